@@ -1,0 +1,63 @@
+# Kiln build, test and benchmark entry points. `make test` is what CI runs.
+GO      ?= go
+GOFILES  = $(shell find . -name '*.go' -not -path './.git/*')
+# Sub-modules with their own go.mod (kept out of the main module's dependencies).
+SUBMODS  = $(wildcard gen bench)
+
+.PHONY: run test fmt-check vet unit isa purego race arm64-test check-generate generate bench fuzz cross cpu
+
+## run: compile and run the bundled example models, print their results and speed.
+run:
+	@$(GO) run ./cmd/kiln examples
+
+## test: everything CI checks (formatting, vet, generated code, unit tests, ISA variants, purego, arm64 under qemu).
+test: fmt-check vet check-generate unit isa purego arm64-test
+
+fmt-check:
+	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+	GOARCH=arm64 $(GO) vet ./...
+	@for m in $(SUBMODS); do (cd $$m && echo "go vet ($$m)" && $(GO) vet ./...) || exit 1; done
+
+unit:
+	$(GO) test -count=1 ./...
+
+# isa: the kernel packages once per forced instruction-set level.
+isa:
+	@for isa in generic avx2 avx512; do echo "KILN_ISA=$$isa"; KILN_ISA=$$isa $(GO) test -count=1 . ./runtime/... || exit 1; done
+
+purego:
+	$(GO) test -count=1 -tags purego . ./runtime/...
+
+race:
+	$(GO) test -race -count=1 . ./runtime/...
+
+arm64-test:
+	@.ci/arm64-test.sh
+
+check-generate:
+	@.ci/check-generate.sh
+
+## generate: regenerate the assembly kernels from the generators in gen/.
+generate:
+	cd gen && $(GO) run . -out ..
+
+## bench: the benchmark suites (bench module), kiln beside its peers.
+bench:
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+
+## fuzz: run each fuzz target for FUZZTIME (default 30s).
+FUZZTIME ?= 30s
+fuzz:
+	@.ci/fuzz.sh $(FUZZTIME)
+
+## cross: build every package for arm64 and with the purego tag.
+cross:
+	GOARCH=arm64 $(GO) build ./...
+	GOARCH=arm64 $(GO) test -c -o /dev/null .
+	$(GO) build -tags purego ./...
+
+cpu:
+	@$(GO) run ./cmd/kiln cpu
