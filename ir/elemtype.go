@@ -1,0 +1,196 @@
+package ir
+
+import "fmt"
+
+// ElementType is the type of the elements of an array shape, or one of the two
+// non-array kinds TOKEN and TUPLE (XLA's PrimitiveType).
+type ElementType uint8
+
+// The element types, in the order of XLA's PrimitiveType where it matters.
+const (
+	InvalidType ElementType = iota
+	PRED                    // boolean, one byte per element (0 or 1)
+	S4                      // signed 4-bit integer, stored one per byte (sign-extended)
+	S8
+	S16
+	S32
+	S64
+	U4 // unsigned 4-bit integer, stored one per byte
+	U8
+	U16
+	U32
+	U64
+	F16  // IEEE binary16
+	BF16 // bfloat16: the top half of a float32
+	F32
+	F64
+	C64  // complex of two float32
+	C128 // complex of two float64
+	F8E5M2
+	F8E4M3FN
+	TOKEN // an ordering token for side-effecting ops; no data
+	TUPLE // a tuple shape; its element shapes are in Shape.Tuple
+	numElementTypes
+)
+
+// elementInfo is one row of the element-type table.
+type elementInfo struct {
+	name     string // as XLA prints it: "f32", "pred", "bf16"
+	bits     int    // logical width in bits; 0 for TOKEN and TUPLE
+	bytes    int    // bytes per element in dense storage (S4/U4 use one byte)
+	class    typeClass
+	exponent int // float formats: exponent bits
+	mantissa int // float formats: explicit mantissa bits
+}
+
+type typeClass uint8
+
+const (
+	classNone typeClass = iota
+	classPred
+	classSigned
+	classUnsigned
+	classFloat
+	classComplex
+)
+
+var elementTable = [numElementTypes]elementInfo{
+	InvalidType: {name: "invalid"},
+	PRED:        {name: "pred", bits: 8, bytes: 1, class: classPred},
+	S4:          {name: "s4", bits: 4, bytes: 1, class: classSigned},
+	S8:          {name: "s8", bits: 8, bytes: 1, class: classSigned},
+	S16:         {name: "s16", bits: 16, bytes: 2, class: classSigned},
+	S32:         {name: "s32", bits: 32, bytes: 4, class: classSigned},
+	S64:         {name: "s64", bits: 64, bytes: 8, class: classSigned},
+	U4:          {name: "u4", bits: 4, bytes: 1, class: classUnsigned},
+	U8:          {name: "u8", bits: 8, bytes: 1, class: classUnsigned},
+	U16:         {name: "u16", bits: 16, bytes: 2, class: classUnsigned},
+	U32:         {name: "u32", bits: 32, bytes: 4, class: classUnsigned},
+	U64:         {name: "u64", bits: 64, bytes: 8, class: classUnsigned},
+	F16:         {name: "f16", bits: 16, bytes: 2, class: classFloat, exponent: 5, mantissa: 10},
+	BF16:        {name: "bf16", bits: 16, bytes: 2, class: classFloat, exponent: 8, mantissa: 7},
+	F32:         {name: "f32", bits: 32, bytes: 4, class: classFloat, exponent: 8, mantissa: 23},
+	F64:         {name: "f64", bits: 64, bytes: 8, class: classFloat, exponent: 11, mantissa: 52},
+	C64:         {name: "c64", bits: 64, bytes: 8, class: classComplex, exponent: 8, mantissa: 23},
+	C128:        {name: "c128", bits: 128, bytes: 16, class: classComplex, exponent: 11, mantissa: 52},
+	F8E5M2:      {name: "f8e5m2", bits: 8, bytes: 1, class: classFloat, exponent: 5, mantissa: 2},
+	F8E4M3FN:    {name: "f8e4m3fn", bits: 8, bytes: 1, class: classFloat, exponent: 4, mantissa: 3},
+	TOKEN:       {name: "token"},
+	TUPLE:       {name: "tuple"},
+}
+
+// ElementTypes lists every valid element type (excluding TOKEN and TUPLE), in
+// table order; tests iterate over it.
+var ElementTypes = []ElementType{PRED, S4, S8, S16, S32, S64, U4, U8, U16, U32, U64,
+	F16, BF16, F32, F64, C64, C128, F8E5M2, F8E4M3FN}
+
+// String returns the type's name as XLA prints it ("f32", "pred", "bf16").
+func (t ElementType) String() string {
+	if t < numElementTypes {
+		return elementTable[t].name
+	}
+	return fmt.Sprintf("ElementType(%d)", uint8(t))
+}
+
+// ParseElementType returns the element type with XLA's printed name s.
+func ParseElementType(s string) (ElementType, bool) {
+	for t := PRED; t < numElementTypes; t++ {
+		if elementTable[t].name == s {
+			return t, true
+		}
+	}
+	return InvalidType, false
+}
+
+// Valid reports whether t is one of the defined types (including TOKEN and TUPLE).
+func (t ElementType) Valid() bool { return t > InvalidType && t < numElementTypes }
+
+// IsArray reports whether t is the element type of an array (not TOKEN or TUPLE).
+func (t ElementType) IsArray() bool { return t.Valid() && t != TOKEN && t != TUPLE }
+
+// ByteSize is the number of bytes one element occupies in Kiln's dense storage.
+// S4 and U4 use one byte per element; TOKEN and TUPLE have no elements (0).
+func (t ElementType) ByteSize() int {
+	if t < numElementTypes {
+		return elementTable[t].bytes
+	}
+	return 0
+}
+
+// BitWidth is the logical width of one element in bits (4 for S4/U4, 8 for PRED).
+func (t ElementType) BitWidth() int {
+	if t < numElementTypes {
+		return elementTable[t].bits
+	}
+	return 0
+}
+
+// IsPred reports whether t is PRED.
+func (t ElementType) IsPred() bool { return t == PRED }
+
+// IsSigned reports whether t is a signed integer type.
+func (t ElementType) IsSigned() bool {
+	return t < numElementTypes && elementTable[t].class == classSigned
+}
+
+// IsUnsigned reports whether t is an unsigned integer type.
+func (t ElementType) IsUnsigned() bool {
+	return t < numElementTypes && elementTable[t].class == classUnsigned
+}
+
+// IsInteger reports whether t is a signed or unsigned integer type (not PRED).
+func (t ElementType) IsInteger() bool { return t.IsSigned() || t.IsUnsigned() }
+
+// IsFloat reports whether t is a real floating-point type.
+func (t ElementType) IsFloat() bool {
+	return t < numElementTypes && elementTable[t].class == classFloat
+}
+
+// IsComplex reports whether t is C64 or C128.
+func (t ElementType) IsComplex() bool {
+	return t < numElementTypes && elementTable[t].class == classComplex
+}
+
+// IsFloatOrComplex reports whether t is a floating-point or complex type.
+func (t ElementType) IsFloatOrComplex() bool { return t.IsFloat() || t.IsComplex() }
+
+// ExponentBits is the exponent width of a float type (of each part for complex); 0 otherwise.
+func (t ElementType) ExponentBits() int {
+	if t < numElementTypes {
+		return elementTable[t].exponent
+	}
+	return 0
+}
+
+// MantissaBits is the explicit mantissa width of a float type (of each part for
+// complex); 0 otherwise.
+func (t ElementType) MantissaBits() int {
+	if t < numElementTypes {
+		return elementTable[t].mantissa
+	}
+	return 0
+}
+
+// ComplexComponent is the real type of each part of a complex type (F32 for
+// C64, F64 for C128); it returns t unchanged for other types.
+func (t ElementType) ComplexComponent() ElementType {
+	switch t {
+	case C64:
+		return F32
+	case C128:
+		return F64
+	}
+	return t
+}
+
+// ComplexOf is the complex type whose parts are t (C64 for F32, C128 for F64),
+// or InvalidType.
+func ComplexOf(t ElementType) ElementType {
+	switch t {
+	case F32:
+		return C64
+	case F64:
+		return C128
+	}
+	return InvalidType
+}
