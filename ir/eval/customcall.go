@@ -1,0 +1,67 @@
+package eval
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// CustomCallFunc implements a custom-call target: it receives the
+// instruction (for its shape, backend_config and other attributes) and the
+// operand values, and returns the result.
+type CustomCallFunc func(in *ir.Instruction, operands []*ir.Literal) (*ir.Literal, error)
+
+// CustomCallRegistry maps custom_call_target names to Go functions. It is
+// safe for concurrent use.
+type CustomCallRegistry struct {
+	mu      sync.RWMutex
+	targets map[string]CustomCallFunc
+}
+
+// NewCustomCallRegistry returns an empty registry.
+func NewCustomCallRegistry() *CustomCallRegistry {
+	return &CustomCallRegistry{targets: map[string]CustomCallFunc{}}
+}
+
+// DefaultCustomCalls is the registry used when Options.CustomCalls is nil.
+var DefaultCustomCalls = NewCustomCallRegistry()
+
+// Register installs f as the implementation of target, replacing any earlier one.
+func (r *CustomCallRegistry) Register(target string, f CustomCallFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.targets[target] = f
+}
+
+// Lookup returns the implementation of target.
+func (r *CustomCallRegistry) Lookup(target string) (CustomCallFunc, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f, ok := r.targets[target]
+	return f, ok
+}
+
+// Targets lists the registered target names, sorted.
+func (r *CustomCallRegistry) Targets() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.targets))
+	for n := range r.targets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func init() { register(evalCustomCall, ir.OpCustomCall) }
+
+func evalCustomCall(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal, error) {
+	f, ok := e.opts.CustomCalls.Lookup(in.CustomCallTarget)
+	if !ok {
+		return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name,
+			Detail: fmt.Sprintf("custom-call target %q is not registered (registered: %v)", in.CustomCallTarget, e.opts.CustomCalls.Targets())}
+	}
+	return f(in, ops)
+}
