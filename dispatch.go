@@ -1,0 +1,170 @@
+package kiln
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// float is the element type of the generic GEMM driver.
+type float interface{ ~float32 | ~float64 }
+
+// microKernel computes one register tile of C = alpha·A·B + beta·C for up to
+// MR rows and NR columns, with the epilogue selected by flags:
+//
+//	A(i,p) = a[p*lda+i] for k-major kernels (packed panels, or A transposed),
+//	A(i,p) = a[i*lda+p] for row-major kernels (A used in place),
+//	B(p,j) = b[p*ldb+j], C(i,j) = c[i*ldc+j], j < NR,
+//
+// and C(i,j) = act(alpha·Σp A(i,p)B(p,j) + beta·C(i,j) + bias[j]), where the
+// beta term is present only with flagLoadC, the bias only with flagBias, and
+// act is chosen by the activation flags. With flagPartial only the columns j
+// with mask[j] != 0 are read or written (mask is a prefix of -1s); kernels of
+// ISAs without masked stores never see flagPartial (the driver stores edge
+// tiles through a scratch tile instead). Every assembly micro-kernel has the
+// same signature, so that the pure-Go twin can stand in for any of them.
+type microKernel[T float] func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint)
+
+// Epilogue flags understood by every micro-kernel.
+const (
+	flagLoadC   uint = 1 << iota // add beta·C; without it C is written, never read
+	flagBias                     // add bias[j]
+	flagReLU                     // max(x, 0), NaN kept
+	flagPartial                  // store only the columns enabled in mask
+)
+
+// maxNR bounds the register tile width of every kernel set (in elements).
+const maxNR = 64
+
+// edgeMasks holds maxNR enabled lanes followed by maxNR disabled ones, so that
+// &edgeMasks[maxNR-n] is the mask of an n-column edge tile.
+var edgeMasks = func() (m [2 * maxNR]int32) {
+	for i := 0; i < maxNR; i++ {
+		m[i] = -1
+	}
+	return
+}()
+
+// gemmKernels is one element type's GEMM machinery for one ISA level: the
+// register tile, the micro-kernels for every row count, and the cache blocking.
+type gemmKernels[T float] struct {
+	mr, nr int
+	// kmajor[r] and rowMajor[r] handle r rows (index 0 unused). rowMajor is
+	// nil when the ISA has no kernel reading A in place; A is then packed.
+	kmajor   []microKernel[T]
+	rowMajor []microKernel[T]
+	// masked reports that the kernels honour flagPartial.
+	masked bool
+	// kc, mc, nc: the depth of a packed block, the rows of an A block kept
+	// in L2, the columns of a B block kept in L3.
+	kc, mc, nc int
+	jobs       jobList[T]
+}
+
+// kernelSet is everything dispatch chooses at once for one ISA level.
+type kernelSet struct {
+	level isaLevel
+	// features names the ISA extensions the set's kernels use, as Features
+	// reports them after the architecture.
+	features string
+	s        *gemmKernels[float32]
+	d        *gemmKernels[float64]
+}
+
+// cpuState is what start-up detection found; active is the kernel set in use.
+var (
+	cpuState = detectCPU()
+	active   = chooseKernels(cpuState)
+)
+
+// chooseKernels picks the set of the chosen level, falling back to the best
+// lower level this build has, and sizes its cache blocking.
+func chooseKernels(info cpuInfo) *kernelSet {
+	var set *kernelSet
+	for _, s := range archKernelSets() {
+		if s.level <= info.chosen && (set == nil || s.level > set.level) {
+			set = s
+		}
+	}
+	if set == nil {
+		set = genericKernelSet()
+	}
+	setBlocking(set.s, 4, info)
+	setBlocking(set.d, 8, info)
+	return set
+}
+
+// genericKernelSet is the pure-Go level: the twin micro-kernel at a 4×8 tile.
+func genericKernelSet() *kernelSet {
+	return &kernelSet{
+		level:    levelGeneric,
+		features: "generic",
+		s:        twinKernels[float32](4, 8, true),
+		d:        twinKernels[float64](4, 8, true),
+	}
+}
+
+// twinKernels builds a kernel table of pure-Go twins for an mr×nr tile.
+func twinKernels[T float](mr, nr int, rowMajor bool) *gemmKernels[T] {
+	g := &gemmKernels[T]{mr: mr, nr: nr, masked: true}
+	g.kmajor = make([]microKernel[T], mr+1)
+	for r := 1; r <= mr; r++ {
+		g.kmajor[r] = twinKernel[T](r, nr, false)
+	}
+	if rowMajor {
+		g.rowMajor = make([]microKernel[T], mr+1)
+		for r := 1; r <= mr; r++ {
+			g.rowMajor[r] = twinKernel[T](r, nr, true)
+		}
+	}
+	return g
+}
+
+// setBlocking derives KC, MC and NC from the cache sizes: a KC×NR micro-panel
+// of B stays in half of L1, an MC×KC block of A in half of L2, and a KC×NC
+// block of B in a quarter of L3 (it is shared between cores).
+func setBlocking[T float](g *gemmKernels[T], size int, info cpuInfo) {
+	kc := info.l1d / 2 / (g.nr * size)
+	kc = clamp(kc&^7, 64, 512)
+	mc := info.l2 / 2 / (kc * size)
+	mc = clamp(mc/g.mr*g.mr, g.mr, 32*g.mr)
+	nc := info.l3 / 4 / (kc * size)
+	nc = clamp(nc/g.nr*g.nr, g.nr, 512*g.nr)
+	g.kc, g.mc, g.nc = kc, mc, nc
+}
+
+func clamp(x, lo, hi int) int {
+	return max(lo, min(x, hi))
+}
+
+// Features reports the architecture and the instruction-set extensions of the
+// kernel set dispatch chose, e.g. "amd64 avx512f avx2 fma", "arm64 neon" or
+// "amd64 generic".
+func Features() string {
+	return runtime.GOARCH + " " + active.features
+}
+
+// CPUReport describes what start-up detection found and chose, for `kiln cpu`.
+func CPUReport() string {
+	var b strings.Builder
+	b.WriteString("cpu:       " + cpuState.brand + "\n")
+	b.WriteString("found:     " + runtime.GOARCH + " " + strings.Join(cpuState.flags, " ") + "\n")
+	b.WriteString("best:      " + cpuState.best.String() + "\n")
+	if cpuState.override != "" {
+		b.WriteString("KILN_ISA:  " + cpuState.override + "\n")
+	}
+	if cpuState.note != "" {
+		b.WriteString("note:      " + cpuState.note + "\n")
+	}
+	b.WriteString("chosen:    " + active.level.String() + " (" + Features() + ")\n")
+	b.WriteString("caches:    L1d " + kib(cpuState.l1d) + ", L2 " + kib(cpuState.l2) + ", L3 " + kib(cpuState.l3) + "\n")
+	s, d := active.s, active.d
+	b.WriteString("sgemm:     " + itoa(s.mr) + "×" + itoa(s.nr) + " tile, KC " + itoa(s.kc) + " MC " + itoa(s.mc) + " NC " + itoa(s.nc) + "\n")
+	b.WriteString("dgemm:     " + itoa(d.mr) + "×" + itoa(d.nr) + " tile, KC " + itoa(d.kc) + " MC " + itoa(d.mc) + " NC " + itoa(d.nc) + "\n")
+	b.WriteString("threads:   " + itoa(Threads()) + "\n")
+	return b.String()
+}
+
+func kib(n int) string { return strconv.Itoa(n>>10) + " KiB" }
+
+func itoa(n int) string { return strconv.Itoa(n) }

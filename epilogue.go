@@ -1,0 +1,86 @@
+package kiln
+
+import "fmt"
+
+// Activation is the elementwise function an epilogue applies after the bias.
+type Activation uint8
+
+// The activations an epilogue can apply. The table below grows with the
+// compiler's fusions; an entry either has a micro-kernel flag (applied in
+// registers, in the kernel's store) or only a Go function (applied by the
+// driver to each tile right after the kernel stored it, while it is hot in L1).
+const (
+	ActNone Activation = iota // identity
+	ActReLU                   // max(x, 0); NaN stays NaN
+	numActivations
+)
+
+// activationInfo describes one activation.
+type activationInfo struct {
+	name string
+	// flag is the micro-kernel epilogue flag, or 0 when kernels lack it.
+	flag uint
+	// apply32/apply64 apply the activation to a row in place; used for the
+	// pure-Go store of edge tiles and for activations without a flag.
+	apply32 func([]float32)
+	apply64 func([]float64)
+}
+
+var activations = [numActivations]activationInfo{
+	ActNone: {name: "none"},
+	ActReLU: {name: "relu", flag: flagReLU, apply32: relu[float32], apply64: relu[float64]},
+}
+
+func relu[T float](x []T) {
+	for i, v := range x {
+		if v < 0 {
+			x[i] = 0
+		}
+	}
+}
+
+// String returns the activation's name as the compiler prints it.
+func (a Activation) String() string {
+	if a < numActivations {
+		return activations[a].name
+	}
+	return fmt.Sprintf("Activation(%d)", uint8(a))
+}
+
+// Epilogue is what a GEMM applies to each element of C after alpha·A·B + beta·C,
+// in the micro-kernel's store: C(i,j) = act(… + Bias[j]). The zero value does
+// nothing. Bias, when not nil, has at least N elements (one per column of C).
+type Epilogue struct {
+	Bias []float32
+	Act  Activation
+}
+
+// epilogue is the element-type-generic form the driver uses.
+type epilogue[T float] struct {
+	bias  []T
+	act   Activation
+	actFn func([]T) // the Go form of act, nil for ActNone
+}
+
+// kernelFlags returns the micro-kernel flags of the epilogue and whether the
+// activation must be applied in Go after the kernel store.
+func (e *epilogue[T]) kernelFlags() (flags uint, goAct bool) {
+	if e.bias != nil {
+		flags |= flagBias
+	}
+	if e.act != ActNone {
+		if f := activations[e.act].flag; f != 0 {
+			flags |= f
+		} else {
+			goAct = true
+		}
+	}
+	return flags, goAct
+}
+
+// applyAct applies the epilogue's activation to row in pure Go.
+func (e *epilogue[T]) applyAct(row []T) {
+	if e.actFn != nil {
+		e.actFn(row)
+	}
+}

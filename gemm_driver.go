@@ -1,0 +1,306 @@
+package kiln
+
+import "sync"
+
+// The GEMM driver, built the way BLIS and OpenBLAS are: C is split into at
+// most Threads() rectangles that run independently on the worker pool; each
+// rectangle walks NC-wide column blocks, KC-deep slices of K and MC-tall row
+// blocks, packs the blocks of A and B into the micro-kernel's panel layouts,
+// and sweeps the register tiles with the micro-kernel. Small M skips the
+// packing of A (the kernels read A in place) and of full-width B panels.
+
+// smallM is the largest M that takes the small-shape path.
+const smallM = 32
+
+// minPartWork is the least M·N·K worth one more thread: below it the cost of
+// waking a worker exceeds what it saves.
+var minPartWork = 1 << 18
+
+// gemmJob is one GEMM call: its arguments, its split into parts and the
+// packing buffers of each part. Jobs are recycled through the kernel set's
+// jobList so that a call in steady state allocates nothing.
+type gemmJob[T float] struct {
+	kern           *gemmKernels[T]
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    T
+	a, b, c        []T
+	lda, ldb, ldc  int
+	pb             []T // prepacked B (panels of nr columns over the whole K), or nil
+	ep             epilogue[T]
+	epFlags        uint
+	goAct          bool
+
+	small  bool
+	splitN bool
+	parts  int
+	bufs   []partBuffers[T]
+	done   sync.WaitGroup
+}
+
+// partBuffers are one part's packing buffers, kept with the job between calls.
+type partBuffers[T float] struct {
+	a, b, tile []T
+}
+
+// jobList is a free list of jobs.
+type jobList[T float] struct {
+	mu   sync.Mutex
+	free []*gemmJob[T]
+}
+
+func (l *jobList[T]) get() *gemmJob[T] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		j := l.free[n-1]
+		l.free = l.free[:n-1]
+		return j
+	}
+	return new(gemmJob[T])
+}
+
+func (l *jobList[T]) put(j *gemmJob[T]) {
+	// Drop the caller's slices so a pooled job does not keep them alive.
+	j.a, j.b, j.c, j.pb, j.ep = nil, nil, nil, nil, epilogue[T]{}
+	l.mu.Lock()
+	l.free = append(l.free, j)
+	l.mu.Unlock()
+}
+
+// grow returns s with length n, reusing its storage when large enough.
+func grow[T float](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// gemm runs C = act(alpha·op(A)·op(B) + beta·C + bias) with validated
+// arguments. pb, when not nil, replaces b: B prepacked by packBPanels.
+func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, pb []T, beta T, c []T, ldc int, ep epilogue[T]) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleC(m, n, beta, c, ldc, &ep)
+		return
+	}
+	j := g.jobs.get()
+	*j = gemmJob[T]{
+		kern: g, transA: transA, transB: transB, m: m, n: n, k: k,
+		alpha: alpha, beta: beta, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
+		pb: pb, ep: ep, bufs: j.bufs,
+	}
+	j.epFlags, j.goAct = j.ep.kernelFlags()
+	j.small = m <= smallM
+	j.splitN = j.small || n >= m
+	j.parts = j.partCount()
+	for len(j.bufs) < j.parts {
+		j.bufs = append(j.bufs, partBuffers[T]{})
+	}
+	runParallel(j, j.parts, &j.done)
+	g.jobs.put(j)
+}
+
+// partCount is how many parts the call is split into: no more than the
+// threads, the work allows, or the tiles along the split dimension.
+func (j *gemmJob[T]) partCount() int {
+	parts := min(Threads(), max(1, j.m*j.n*j.k/minPartWork))
+	if j.splitN {
+		parts = min(parts, (j.n+j.kern.nr-1)/j.kern.nr)
+	} else {
+		parts = min(parts, (j.m+j.kern.mr-1)/j.kern.mr)
+	}
+	return max(parts, 1)
+}
+
+// span returns the half-open range of part p when dim is split into parts
+// at multiples of unit.
+func span(dim, unit, parts, p int) (lo, hi int) {
+	units := (dim + unit - 1) / unit
+	lo = min(dim, p*units/parts*unit)
+	hi = min(dim, (p+1)*units/parts*unit)
+	return lo, hi
+}
+
+func (j *gemmJob[T]) runPart(p int) {
+	m0, m1, n0, n1 := 0, j.m, 0, j.n
+	if j.splitN {
+		n0, n1 = span(j.n, j.kern.nr, j.parts, p)
+	} else {
+		m0, m1 = span(j.m, j.kern.mr, j.parts, p)
+	}
+	if m0 == m1 || n0 == n1 {
+		return
+	}
+	buf := &j.bufs[p]
+	buf.tile = grow(buf.tile, j.kern.mr*j.kern.nr)
+	if j.small {
+		j.runSmall(buf, n0, n1)
+	} else {
+		j.runLarge(buf, m0, m1, n0, n1)
+	}
+}
+
+// runLarge computes C(m0:m1, n0:n1) with packed blocks of A and B.
+func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
+	g := j.kern
+	mr, nr := g.mr, g.nr
+	if j.pb == nil {
+		buf.b = grow(buf.b, g.kc*((min(g.nc, n1-n0)+nr-1)/nr*nr))
+	}
+	buf.a = grow(buf.a, g.kc*min(g.mc, (m1-m0+mr-1)/mr*mr))
+	for jc := n0; jc < n1; jc += g.nc {
+		nc := min(g.nc, n1-jc)
+		for pc := 0; pc < j.k; pc += g.kc {
+			kc := min(g.kc, j.k-pc)
+			bpan, bStride := buf.b, kc*nr
+			if j.pb != nil {
+				bpan, bStride = j.pb[(jc/nr)*j.k*nr+pc*nr:], j.k*nr
+			} else {
+				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc, nc, nr)
+			}
+			beta, flags := j.beta, uint(0)
+			if pc > 0 {
+				beta = 1
+			}
+			if beta != 0 {
+				flags |= flagLoadC
+			}
+			last := pc+kc == j.k
+			if last {
+				flags |= j.epFlags
+			}
+			for ic := m0; ic < m1; ic += g.mc {
+				mc := min(g.mc, m1-ic)
+				packA(buf.a, j.a, j.lda, j.transA, ic, mc, pc, kc, mr)
+				for jr := 0; jr < nc; jr += nr {
+					cols := min(nr, nc-jr)
+					bp := &bpan[(jr/nr)*bStride]
+					for ir := 0; ir < mc; ir += mr {
+						rows := min(mr, mc-ir)
+						j.tile(g.kmajor[rows], rows, cols, kc, &buf.a[ir*kc], rows, bp, nr, ic+ir, jc+jr, beta, flags, last, buf)
+					}
+				}
+			}
+		}
+	}
+}
+
+// runSmall computes C(:, n0:n1) for M ≤ smallM over the whole K at once,
+// reading A in place (row-major kernels, or k-major ones when A is
+// transposed) and full-width panels of an untransposed B in place.
+func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
+	g := j.kern
+	mr, nr, k := g.mr, g.nr, j.k
+	flags := j.epFlags
+	if j.beta != 0 {
+		flags |= flagLoadC
+	}
+	kernels, packedA := g.kmajor, false
+	switch {
+	case j.transA:
+	case g.rowMajor != nil:
+		kernels = g.rowMajor
+	default:
+		packedA = true
+		buf.a = grow(buf.a, k*((j.m+mr-1)/mr*mr))
+		packA(buf.a, j.a, j.lda, false, 0, j.m, 0, k, mr)
+	}
+	for jr := n0; jr < n1; jr += nr {
+		cols := min(nr, n1-jr)
+		var bp *T
+		ldb := nr
+		switch {
+		case j.pb != nil:
+			bp = &j.pb[(jr/nr)*k*nr]
+		case !j.transB && cols == nr:
+			bp, ldb = &j.b[jr], j.ldb
+		default:
+			buf.b = grow(buf.b, k*nr)
+			packB(buf.b, j.b, j.ldb, j.transB, 0, k, jr, cols, nr)
+			bp = &buf.b[0]
+		}
+		for ir := 0; ir < j.m; ir += mr {
+			rows := min(mr, j.m-ir)
+			var ap *T
+			lda := j.lda
+			switch {
+			case packedA:
+				ap, lda = &buf.a[ir*k], rows
+			case j.transA:
+				ap = &j.a[ir]
+			default:
+				ap = &j.a[ir*j.lda]
+			}
+			j.tile(kernels[rows], rows, cols, k, ap, lda, bp, ldb, ir, jr, j.beta, flags, true, buf)
+		}
+	}
+}
+
+// tile runs one micro-kernel call for the rows×cols tile of C at (i0, j0).
+// Edge tiles of kernels without masked stores go through a scratch tile and
+// the pure-Go store; activations without a kernel flag are applied here.
+func (j *gemmJob[T]) tile(kern microKernel[T], rows, cols, kc int, a *T, lda int, b *T, ldb int, i0, j0 int, beta T, flags uint, last bool, buf *partBuffers[T]) {
+	g := j.kern
+	var bias *T
+	if flags&flagBias != 0 {
+		bias = &j.ep.bias[j0]
+	}
+	off := i0*j.ldc + j0
+	switch {
+	case cols == g.nr:
+		kern(kc, a, lda, b, ldb, &j.c[off], j.ldc, j.alpha, beta, bias, nil, flags)
+	case g.masked:
+		kern(kc, a, lda, b, ldb, &j.c[off], j.ldc, j.alpha, beta, bias, &edgeMasks[maxNR-cols], flags|flagPartial)
+	default:
+		t := buf.tile
+		kern(kc, a, lda, b, ldb, &t[0], g.nr, j.alpha, 0, nil, nil, 0)
+		for i := 0; i < rows; i++ {
+			row := j.c[off+i*j.ldc : off+i*j.ldc+cols]
+			trow := t[i*g.nr : i*g.nr+cols]
+			for c := range row {
+				v := trow[c]
+				if flags&flagLoadC != 0 {
+					v += beta * row[c]
+				}
+				if flags&flagBias != 0 {
+					v += j.ep.bias[j0+c]
+				}
+				if flags&flagReLU != 0 && v < 0 {
+					v = 0
+				}
+				row[c] = v
+			}
+		}
+	}
+	if last && j.goAct {
+		for i := 0; i < rows; i++ {
+			j.ep.applyAct(j.c[off+i*j.ldc : off+i*j.ldc+cols])
+		}
+	}
+}
+
+// scaleC applies C = act(beta·C + bias) when alpha·A·B contributes nothing
+// (alpha = 0 or K = 0). beta = 0 writes zeros without reading C.
+func scaleC[T float](m, n int, beta T, c []T, ldc int, ep *epilogue[T]) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		switch beta {
+		case 0:
+			clear(row)
+		case 1:
+		default:
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+		if ep.bias != nil {
+			for j := range row {
+				row[j] += ep.bias[j]
+			}
+		}
+		ep.applyAct(row)
+	}
+}

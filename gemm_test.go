@@ -1,0 +1,258 @@
+package kiln
+
+import (
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRequiredISA fails when KILN_TEST_REQUIRE_ISA names a level that
+// dispatch did not choose, so CI notices a silent fallback (for example the
+// generic kernels running under qemu instead of NEON).
+func TestRequiredISA(t *testing.T) {
+	want := os.Getenv("KILN_TEST_REQUIRE_ISA")
+	if want == "" {
+		t.Skip("KILN_TEST_REQUIRE_ISA not set")
+	}
+	if got := active.level.String(); got != want {
+		t.Fatalf("KILN_TEST_REQUIRE_ISA=%s but dispatch chose %s (Features() = %q)", want, got, Features())
+	}
+}
+
+func TestFeaturesNamesChosenLevel(t *testing.T) {
+	f := Features()
+	if !strings.HasPrefix(f, "amd64 ") && !strings.HasPrefix(f, "arm64 ") && !strings.Contains(f, "generic") {
+		t.Fatalf("Features() = %q, want the architecture first", f)
+	}
+	if env := os.Getenv("KILN_ISA"); env != "" && cpuState.note == "" && active.level.String() != env {
+		t.Fatalf("KILN_ISA=%s honoured without a note, but dispatch chose %s", env, active.level)
+	}
+	if active.level > cpuState.best {
+		t.Fatalf("chose %s above the best level the CPU offers, %s", active.level, cpuState.best)
+	}
+}
+
+// sizeValues is every size each axis must see: the small ones, one around
+// each tile edge, the primes up to 67 and two around 256.
+func sizeValues(mr, nr int) []int {
+	v := []int{0, 1, 2, 3, mr - 1, mr, mr + 1, nr - 1, nr, nr + 1,
+		5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 255, 257}
+	slices.Sort(v)
+	return slices.Compact(v)
+}
+
+var alphaBetas = [][2]float64{{1, 0}, {1, 1}, {0, 1}, {-1.5, 0.5}, {0.5, 0}, {0, 0}, {2, -1}, {1, 0.25}}
+
+// shapeMatrix walks each value of sizeValues on each axis, pairing it with
+// partners drawn from the same list (capped so that the big values do not
+// meet each other), every transpose combination and an alpha/beta pair.
+func forEachShape(mr, nr int, f func(transA, transB bool, m, n, k int, alpha, beta float64, extra, offset int)) {
+	vals := sizeValues(mr, nr)
+	small := slices.DeleteFunc(slices.Clone(vals), func(x int) bool { return x > 67 })
+	idx := 0
+	for axis := 0; axis < 3; axis++ {
+		for vi, v := range vals {
+			for tr := 0; tr < 4; tr++ {
+				p := small[(vi*7+tr*3+axis*5)%len(small)]
+				q := small[(vi*3+tr*11+axis*2+1)%len(small)]
+				dims := [3]int{p, q, p}
+				dims[axis] = v
+				dims[(axis+1)%3] = p
+				dims[(axis+2)%3] = q
+				ab := alphaBetas[idx%len(alphaBetas)]
+				f(tr&1 != 0, tr&2 != 0, dims[0], dims[1], dims[2], ab[0], ab[1], []int{0, 1, 3, 17}[idx%4], []int{0, 1, 3}[idx%3])
+				idx++
+			}
+		}
+	}
+}
+
+// TestSgemmShapes checks Sgemm (the chosen kernels, whole driver) and the
+// pure-Go twin driver against the float64 reference over the shape matrix.
+func TestSgemmShapes(t *testing.T) {
+	twin := genericKernelSet().s
+	setBlocking(twin, 4, cpuState)
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, th := range []int{1, 2} {
+		old := SetThreads(th)
+		forEachShape(active.s.mr, active.s.nr, func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
+			tc := newCase[float32](r, tA, tB, m, n, k, float32(alpha), float32(beta), extra, offset)
+			c := slices.Clone(tc.c0)
+			Sgemm(tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+			tc.check(t, "Sgemm "+tc.String(), c)
+			if th == 1 {
+				c = slices.Clone(tc.c0)
+				gemm(twin, tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
+				tc.check(t, "Go twin "+tc.String(), c)
+			}
+		})
+		SetThreads(old)
+	}
+}
+
+func TestDgemmShapes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	forEachShape(active.d.mr, active.d.nr, func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
+		tc := newCase[float64](r, tA, tB, m, n, k, alpha, beta, extra, offset)
+		c := slices.Clone(tc.c0)
+		Dgemm(tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+		tc.check(t, "Dgemm "+tc.String(), c)
+	})
+}
+
+// TestSgemmBlocking runs the driver with tiny cache blocks so that every
+// loop (NC, KC, MC, partial blocks, K split with beta) runs several times.
+func TestSgemmBlocking(t *testing.T) {
+	g := *active.s
+	g.jobs = jobList[float32]{}
+	g.kc, g.mc, g.nc = 8, 2*g.mr, 2*g.nr
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range [][3]int{{33, 65, 17}, {2*g.mr + 1, 4*g.nr + 3, 3*8 + 5}, {97, 131, 67}} {
+		for tr := 0; tr < 4; tr++ {
+			for _, ab := range alphaBetas[:4] {
+				tc := newCase[float32](r, tr&1 != 0, tr&2 != 0, shape[0], shape[1], shape[2], float32(ab[0]), float32(ab[1]), 2, 1)
+				c := slices.Clone(tc.c0)
+				gemm(&g, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
+				tc.check(t, "blocked "+tc.String(), c)
+			}
+		}
+	}
+}
+
+// TestSgemmEpilogue checks bias and ReLU on both paths, with beta.
+func TestSgemmEpilogue(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, shape := range [][3]int{{1, 77, 33}, {7, active.s.nr*2 + 5, 64}, {31, 100, 50}, {70, 129, 300}} {
+		for _, act := range []Activation{ActNone, ActReLU} {
+			for _, beta := range []float32{0, 0.5} {
+				tc := newCase[float32](r, false, shape[0]%2 == 1, shape[0], shape[1], shape[2], 1.25, beta, 1, 1)
+				tc.bias = randMatrix[float32](r, 1, tc.n, tc.n, 0)
+				tc.act = act
+				c := slices.Clone(tc.c0)
+				SgemmEpilogue(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc, Epilogue{Bias: tc.bias, Act: act})
+				tc.check(t, "SgemmEpilogue "+tc.String(), c)
+				// ReLU must have clipped something for the check to mean anything.
+				if act == ActReLU && !slices.Contains(c, 0) {
+					t.Errorf("SgemmEpilogue %v: no element clipped to 0", tc)
+				}
+			}
+		}
+	}
+}
+
+func TestSgemmPacked(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, shape := range [][3]int{{1, 1, 1}, {1, 300, 129}, {8, 768, 67}, {32, 97, 200}, {33, 65, 17}, {100, 257, 301}, {5, 0, 3}, {3, 4, 0}} {
+		for _, tB := range []bool{false, true} {
+			for _, tA := range []bool{false, true} {
+				tc := newCase[float32](r, tA, tB, shape[0], shape[1], shape[2], 0.75, 0.5, 3, 1)
+				tc.bias = randMatrix[float32](r, 1, tc.n, tc.n, 0)
+				tc.act = ActReLU
+				pb := PackB(tB, tc.k, tc.n, tc.b, tc.ldb)
+				if pb.K() != tc.k || pb.N() != tc.n {
+					t.Fatalf("PackB: K()=%d N()=%d, want %d %d", pb.K(), pb.N(), tc.k, tc.n)
+				}
+				c := slices.Clone(tc.c0)
+				SgemmPackedEpilogue(tA, tc.m, tc.alpha, tc.a, tc.lda, pb, tc.beta, c, tc.ldc, Epilogue{Bias: tc.bias, Act: ActReLU})
+				tc.check(t, "SgemmPackedEpilogue "+tc.String(), c)
+				tc.bias, tc.act = nil, ActNone
+				c = slices.Clone(tc.c0)
+				SgemmPacked(tA, tc.m, tc.alpha, tc.a, tc.lda, pb, tc.beta, c, tc.ldc)
+				tc.check(t, "SgemmPacked "+tc.String(), c)
+			}
+		}
+	}
+}
+
+// TestSgemmThreaded splits even small calls over several goroutines, from
+// several callers at once; run under -race it checks the worker pool.
+func TestSgemmThreaded(t *testing.T) {
+	old, oldWork := SetThreads(3), minPartWork
+	minPartWork = 1
+	defer func() { SetThreads(old); minPartWork = oldWork }()
+	shapes := [][3]int{{5, 200, 31}, {100, 37, 64}, {64, 64, 64}, {257, 129, 70}}
+	done := make(chan bool)
+	for g := 0; g < 3; g++ {
+		go func(seed uint64) {
+			r := rand.New(rand.NewPCG(seed, 11))
+			for i, s := range shapes {
+				tc := newCase[float32](r, i%2 == 0, i%3 == 0, s[0], s[1], s[2], 1, 0.5, 1, 1)
+				c := slices.Clone(tc.c0)
+				Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+				tc.check(t, "threaded "+tc.String(), c)
+			}
+			done <- true
+		}(uint64(g))
+	}
+	for g := 0; g < 3; g++ {
+		<-done
+	}
+}
+
+// TestGemmNoAllocs: the steady state of every entry point allocates nothing.
+func TestGemmNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	r := rand.New(rand.NewPCG(12, 13))
+	for _, th := range []int{1, 2} {
+		old := SetThreads(th)
+		for _, s := range [][3]int{{1, 768, 768}, {8, 300, 200}, {200, 300, 100}, {64, 64, 64}} {
+			tc := newCase[float32](r, false, false, s[0], s[1], s[2], 1, 0, 0, 0)
+			c := slices.Clone(tc.c0)
+			if n := testing.AllocsPerRun(10, func() {
+				Sgemm(false, false, tc.m, tc.n, tc.k, 1, tc.a, tc.lda, tc.b, tc.ldb, 0, c, tc.ldc)
+			}); n != 0 {
+				t.Errorf("Sgemm %v threads=%d: %v allocations per call, want 0", s, th, n)
+			}
+			pb := PackB(false, tc.k, tc.n, tc.b, tc.ldb)
+			bias := make([]float32, tc.n)
+			if n := testing.AllocsPerRun(10, func() {
+				SgemmPackedEpilogue(false, tc.m, 1, tc.a, tc.lda, pb, 0, c, tc.ldc, Epilogue{Bias: bias, Act: ActReLU})
+			}); n != 0 {
+				t.Errorf("SgemmPackedEpilogue %v threads=%d: %v allocations per call, want 0", s, th, n)
+			}
+			d := make([]float64, s[0]*s[1])
+			da, db := make([]float64, s[0]*s[2]), make([]float64, s[2]*s[1])
+			if n := testing.AllocsPerRun(10, func() {
+				Dgemm(false, false, s[0], s[1], s[2], 1, da, s[2], db, s[1], 0, d, s[1])
+			}); n != 0 {
+				t.Errorf("Dgemm %v threads=%d: %v allocations per call, want 0", s, th, n)
+			}
+		}
+		SetThreads(old)
+	}
+}
+
+func TestGemmArgumentPanics(t *testing.T) {
+	a, b, c := make([]float32, 12), make([]float32, 12), make([]float32, 12)
+	cases := []struct {
+		name string
+		call func()
+		want string
+	}{
+		{"negative m", func() { Sgemm(false, false, -1, 3, 4, 1, a, 4, b, 3, 0, c, 3) }, "must not be negative"},
+		{"short lda", func() { Sgemm(false, false, 3, 3, 4, 1, a, 3, b, 3, 0, c, 3) }, "lda must be at least max(1, 4)"},
+		{"short lda transposed", func() { Sgemm(true, false, 3, 3, 4, 1, a, 2, b, 3, 0, c, 3) }, "lda must be at least max(1, 3)"},
+		{"short a", func() { Sgemm(false, false, 3, 3, 4, 1, a[:11], 4, b, 3, 0, c, 3) }, "len(a) must be at least 12"},
+		{"short c", func() { Sgemm(false, false, 4, 3, 3, 1, a, 3, b, 3, 0, c[:10], 3) }, "len(c) must be at least 12"},
+		{"short bias", func() {
+			SgemmEpilogue(false, false, 3, 3, 4, 1, a, 4, b, 3, 0, c, 3, Epilogue{Bias: make([]float32, 2)})
+		}, "len(ep.Bias) must be at least n=3"},
+		{"nil packed", func() { SgemmPacked(false, 1, 1, a, 4, nil, 0, c, 3) }, "packed B is nil"},
+	}
+	for _, tc := range cases {
+		func() {
+			defer func() {
+				r := recover()
+				msg, _ := r.(string)
+				if !strings.Contains(msg, tc.want) {
+					t.Errorf("%s: panic %v, want one containing %q", tc.name, r, tc.want)
+				}
+			}()
+			tc.call()
+		}()
+	}
+}

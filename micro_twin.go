@@ -1,0 +1,73 @@
+package kiln
+
+import "unsafe"
+
+// twinKernel returns the pure-Go twin of the micro-kernel with the given row
+// count and tile width: the fallback of the generic level and the oracle the
+// assembly kernels are tested against. rowMajor selects how A is addressed
+// (see microKernel).
+func twinKernel[T float](rows, nr int, rowMajor bool) microKernel[T] {
+	return func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint) {
+		microTwin(rows, nr, rowMajor, k, a, lda, b, ldb, c, ldc, alpha, beta, bias, mask, flags)
+	}
+}
+
+// twinTile bounds the tile of the twin kernel (rows × columns).
+const twinTile = 16 * maxNR
+
+func microTwin[T float](rows, nr int, rowMajor bool, k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint) {
+	n := nr
+	if flags&flagPartial != 0 {
+		m := unsafe.Slice(mask, nr)
+		n = 0
+		for n < nr && m[n] != 0 {
+			n++
+		}
+	}
+	var acc [twinTile]T
+	if k > 0 {
+		var as []T
+		if rowMajor {
+			as = unsafe.Slice(a, (rows-1)*lda+k)
+		} else {
+			as = unsafe.Slice(a, (k-1)*lda+rows)
+		}
+		bs := unsafe.Slice(b, (k-1)*ldb+n)
+		for p := 0; p < k; p++ {
+			brow := bs[p*ldb : p*ldb+n]
+			for i := 0; i < rows; i++ {
+				var av T
+				if rowMajor {
+					av = as[i*lda+p]
+				} else {
+					av = as[p*lda+i]
+				}
+				row := acc[i*nr : i*nr+n]
+				for j, bv := range brow {
+					row[j] += av * bv
+				}
+			}
+		}
+	}
+	cs := unsafe.Slice(c, (rows-1)*ldc+n)
+	var bs []T
+	if flags&flagBias != 0 {
+		bs = unsafe.Slice(bias, n)
+	}
+	for i := 0; i < rows; i++ {
+		crow := cs[i*ldc : i*ldc+n]
+		for j := range crow {
+			v := alpha * acc[i*nr+j]
+			if flags&flagLoadC != 0 {
+				v += beta * crow[j]
+			}
+			if flags&flagBias != 0 {
+				v += bs[j]
+			}
+			if flags&flagReLU != 0 && v < 0 {
+				v = 0
+			}
+			crow[j] = v
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package kiln
+
+import "fmt"
+
+// PackedB is a k×n float32 matrix packed once into the layout of the chosen
+// micro-kernel, for use as the B operand of many SgemmPacked calls (constant
+// weights packed at compile time). It is immutable and safe for concurrent use.
+type PackedB struct {
+	k, n  int
+	nr    int
+	level isaLevel
+	data  []float32 // panels of nr columns, each k×nr row-major, zero-padded
+}
+
+// PackB packs op(B), a k×n matrix (B itself, or Bᵀ when transB), with leading
+// dimension ldb. It panics on the programmer errors Sgemm panics on.
+func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
+	if k < 0 || n < 0 {
+		panic(fmt.Sprintf("kiln: PackB: sizes must not be negative, found k=%d n=%d", k, n))
+	}
+	rows, cols := k, n
+	if transB {
+		rows, cols = n, k
+	}
+	checkMatrix("PackB", "b", "ldb", rows, cols, len(b), ldb)
+	nr := active.s.nr
+	p := &PackedB{k: k, n: n, nr: nr, level: active.level}
+	p.data = make([]float32, k*((n+nr-1)/nr*nr))
+	if k > 0 && n > 0 {
+		packB(p.data, b, ldb, transB, 0, k, 0, n, nr)
+	}
+	return p
+}
+
+// K returns the number of rows of the packed matrix (the GEMM's depth).
+func (p *PackedB) K() int { return p.k }
+
+// N returns the number of columns of the packed matrix.
+func (p *PackedB) N() int { return p.n }
+
+// SgemmPacked computes C = alpha·op(A)·B + beta·C where B was packed by
+// PackB: op(A) is m×K(), C is m×N(). Semantics and panics are Sgemm's.
+func SgemmPacked(transA bool, m int, alpha float32, a []float32, lda int, b *PackedB, beta float32, c []float32, ldc int) {
+	SgemmPackedEpilogue(transA, m, alpha, a, lda, b, beta, c, ldc, Epilogue{})
+}
+
+// SgemmPackedEpilogue is SgemmPacked followed by the epilogue (see SgemmEpilogue).
+func SgemmPackedEpilogue(transA bool, m int, alpha float32, a []float32, lda int, b *PackedB, beta float32, c []float32, ldc int, ep Epilogue) {
+	if b == nil {
+		panic("kiln: SgemmPacked: packed B is nil")
+	}
+	if b.level != active.level || b.nr != active.s.nr {
+		panic(fmt.Sprintf("kiln: SgemmPacked: B was packed for the %s kernels, the %s kernels are in use", b.level, active.level))
+	}
+	rowsA, colsA := m, b.k
+	if transA {
+		rowsA, colsA = b.k, m
+	}
+	if m < 0 {
+		panic(fmt.Sprintf("kiln: SgemmPacked: m must not be negative, found %d", m))
+	}
+	checkMatrix("SgemmPacked", "a", "lda", rowsA, colsA, len(a), lda)
+	checkMatrix("SgemmPacked", "c", "ldc", m, b.n, len(c), ldc)
+	checkEpilogue("SgemmPacked", b.n, ep)
+	gemm(active.s, transA, false, m, b.n, b.k, alpha, a, lda, nil, b.n, b.data, beta, c, ldc, epilogue32(ep))
+}

@@ -1,0 +1,83 @@
+package kiln
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// threads is the intra-op parallelism of the kernels (SetThreads).
+var threads atomic.Int32
+
+func init() { threads.Store(int32(runtime.GOMAXPROCS(0))) }
+
+// SetThreads sets how many goroutines a kernel call may use and returns the
+// previous value. n < 1 restores the default, GOMAXPROCS at the time of the call.
+func SetThreads(n int) int {
+	if n < 1 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return int(threads.Swap(int32(n)))
+}
+
+// Threads returns the current intra-op parallelism (see SetThreads).
+func Threads() int { return int(threads.Load()) }
+
+// parallelJob is a kernel call split into parts that run independently.
+type parallelJob interface {
+	runPart(part int)
+}
+
+// workItem is one part of a job, queued to the worker pool.
+type workItem struct {
+	job  parallelJob
+	part int
+	done *sync.WaitGroup
+}
+
+// workerPool is a set of long-lived goroutines that run job parts, so that a
+// parallel kernel call costs a channel send per part instead of a goroutine
+// start. Workers never wait on each other, so concurrent callers cannot
+// deadlock the pool: a caller only waits for parts already queued.
+type workerPool struct {
+	mu      sync.Mutex
+	workers atomic.Int32
+	queue   chan workItem
+}
+
+var pool = workerPool{queue: make(chan workItem, 256)}
+
+func (p *workerPool) ensure(n int) {
+	if int(p.workers.Load()) >= n {
+		return
+	}
+	p.mu.Lock()
+	for int(p.workers.Load()) < n {
+		go p.work()
+		p.workers.Add(1)
+	}
+	p.mu.Unlock()
+}
+
+func (p *workerPool) work() {
+	for it := range p.queue {
+		it.job.runPart(it.part)
+		it.done.Done()
+	}
+}
+
+// runParallel runs job.runPart(0), …, job.runPart(parts-1), part 0 on the
+// calling goroutine and the others on the pool, and returns when all are done.
+func runParallel(job parallelJob, parts int, done *sync.WaitGroup) {
+	if parts <= 1 {
+		job.runPart(0)
+		return
+	}
+	pool.ensure(parts - 1)
+	done.Add(parts - 1)
+	for i := 1; i < parts; i++ {
+		pool.queue <- workItem{job: job, part: i, done: done}
+	}
+	job.runPart(0)
+	done.Wait()
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package kiln
+
+const raceEnabled = false
