@@ -105,3 +105,25 @@ func TestVerifyCatchesUseBeforeDef(t *testing.T) {
 		t.Errorf("after Sort: %v", err)
 	}
 }
+
+func TestRaiseRoundTrip(t *testing.T) {
+	m := tinyModule()
+	p, err := Lower(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Raise(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Computations) != 2 || back.Entry.Name != "main" || back.Entry.Root.Opcode != ir.OpCall ||
+		back.Entry.Root.ToApply != back.Computation("callee") {
+		t.Fatalf("raised module does not match the original structure")
+	}
+	for i, in := range back.Entry.Instructions {
+		orig := m.Entry.Instructions[i]
+		if in.Name != orig.Name || in.Opcode != orig.Opcode || len(in.Operands) != len(orig.Operands) {
+			t.Errorf("instruction %d: got %s %s, want %s %s", i, in.Name, in.Opcode, orig.Name, orig.Opcode)
+		}
+	}
+}
