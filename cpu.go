@@ -43,13 +43,13 @@ func parseLevel(s string) (isaLevel, bool) {
 // the build support, the level chosen after KILN_ISA, and the cache sizes
 // that set the GEMM blocking.
 type cpuInfo struct {
-	best     isaLevel
-	chosen   isaLevel
-	override string // the KILN_ISA value, if set
-	note     string // why an override was not honoured, if it was not
-	l1d, l2, l3 int // bytes; defaults when cpuid cannot tell
-	brand    string
-	flags    []string // the hardware features relevant to the kernels
+	best        isaLevel
+	chosen      isaLevel
+	override    string // the KILN_ISA value, if set
+	note        string // why an override was not honoured, if it was not
+	l1d, l2, l3 int    // bytes; defaults when cpuid cannot tell
+	brand       string
+	flags       []string // the hardware features relevant to the kernels
 }
 
 // detectBest returns the highest level this CPU and this build can run.

@@ -2,5 +2,11 @@
 
 package kiln
 
-// archKernelSets lists the assembly kernel sets of this build.
-func archKernelSets() []*kernelSet { return nil }
+// archKernelSets lists the amd64 kernel sets, best first. Each uses the
+// generated tables of gemm_tables_amd64.go.
+func archKernelSets() []*kernelSet {
+	return []*kernelSet{
+		{level: levelAVX512, features: "avx512f avx2 fma", s: sgemmAVX512Kernels(), d: dgemmAVX512Kernels()},
+		{level: levelAVX2, features: "avx2 fma", s: sgemmAVX2Kernels(), d: dgemmAVX2Kernels()},
+	}
+}

@@ -105,9 +105,9 @@ func TestDgemmShapes(t *testing.T) {
 // TestSgemmBlocking runs the driver with tiny cache blocks so that every
 // loop (NC, KC, MC, partial blocks, K split with beta) runs several times.
 func TestSgemmBlocking(t *testing.T) {
-	g := *active.s
-	g.jobs = jobList[float32]{}
-	g.kc, g.mc, g.nc = 8, 2*g.mr, 2*g.nr
+	a := active.s
+	g := gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
+		kc: 8, mc: 2 * a.mr, nc: 2 * a.nr}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, shape := range [][3]int{{33, 65, 17}, {2*g.mr + 1, 4*g.nr + 3, 3*8 + 5}, {97, 131, 67}} {
 		for tr := 0; tr < 4; tr++ {

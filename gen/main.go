@@ -1,0 +1,62 @@
+// Command gen writes Kiln's generated kernel files: the amd64 assembly (from
+// avo templates), the arm64 NEON assembly (from the asm package), their Go
+// declarations and the dispatch tables that list them.
+//
+//	go run . -out ..        # from gen/: regenerate the checked-in files
+//	go run . -out /tmp/x    # write them elsewhere (the CI check compares)
+//
+// See doc.go for how the generators are organised and how files are named.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// generatedBy is the command named in every generated file's header; it is
+// fixed so the output does not depend on the flags or the directory used.
+const generatedBy = "go run ./gen"
+
+func main() {
+	// avo's build package registers its own flags on flag.CommandLine.
+	fs := flag.NewFlagSet("gen", flag.ExitOnError)
+	out := fs.String("out", "..", "root of the module to write into")
+	fs.Parse(os.Args[1:])
+	for _, f := range families {
+		files, err := f.generate()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gen: %s: %v\n", f.name, err)
+			os.Exit(1)
+		}
+		for _, file := range files {
+			path := filepath.Join(*out, file.name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				fmt.Fprintln(os.Stderr, "gen:", err)
+				os.Exit(1)
+			}
+			if err := os.WriteFile(path, file.data, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "gen:", err)
+				os.Exit(1)
+			}
+		}
+	}
+}
+
+// family is one kernel family's generator: it returns every file it owns,
+// named relative to the module root.
+type family struct {
+	name     string
+	generate func() ([]outFile, error)
+}
+
+type outFile struct {
+	name string
+	data []byte
+}
+
+// families lists every kernel family, in the order they are generated.
+var families = []family{
+	{name: "gemm", generate: generateGEMM},
+}

@@ -1,0 +1,117 @@
+package kiln
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// testedSets is every kernel set this CPU can run, the generic one included,
+// whatever level dispatch chose: each assembly kernel is checked against its
+// pure-Go twin even when a higher level is in use.
+func testedSets() []*kernelSet {
+	sets := []*kernelSet{genericKernelSet()}
+	for _, s := range archKernelSets() {
+		if s.level <= cpuState.best {
+			sets = append(sets, s)
+		}
+	}
+	return sets
+}
+
+// TestMicroKernelsAgainstTwin runs every micro-kernel of every runnable set,
+// for every row count, both A layouts, full and partial tiles, k around the
+// unroll, and every epilogue flag, against microTwin.
+func TestMicroKernelsAgainstTwin(t *testing.T) {
+	for _, set := range testedSets() {
+		testMicroKernels(t, set.level.String(), set.s)
+		testMicroKernels(t, set.level.String(), set.d)
+	}
+}
+
+func testMicroKernels[T float](t *testing.T, level string, g *gemmKernels[T]) {
+	r := rand.New(rand.NewPCG(21, 22))
+	u := unitRoundoff[T]()
+	for _, rowMajor := range []bool{false, true} {
+		kernels := g.kmajor
+		if rowMajor {
+			kernels = g.rowMajor
+		}
+		if kernels == nil {
+			continue
+		}
+		for rows := 1; rows <= g.mr; rows++ {
+			for _, k := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 17, 64} {
+				for _, cols := range []int{g.nr, g.nr - 1, 1, 1 + r.IntN(g.nr)} {
+					for flags := uint(0); flags < 8; flags++ {
+						name := fmt.Sprintf("%s %T rowMajor=%v rows=%d k=%d cols=%d flags=%03b", level, T(0), rowMajor, rows, k, cols, flags)
+						checkMicro(t, name, r, u, g, kernels[rows], rowMajor, rows, k, cols, flags)
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkMicro[T float](t *testing.T, name string, r *rand.Rand, u float64, g *gemmKernels[T], kern microKernel[T], rowMajor bool, rows, k, cols int, flags uint) {
+	t.Helper()
+	lda, ldb, ldc := g.mr+3, g.nr+5, g.nr+7
+	if rowMajor {
+		lda = k + 3
+	}
+	fill := func(n int) []T {
+		s := make([]T, n)
+		for i := range s {
+			s[i] = T(r.Float64()*2 - 1)
+		}
+		return s
+	}
+	a, b := fill(lda*max(k, g.mr)+g.mr+1), fill(ldb*(k+1)+1)
+	bias := fill(g.nr)
+	c0 := fill(ldc * (g.mr + 1))
+	alpha, beta := T(1.5), T(-0.75)
+	partial := cols < g.nr
+	f := flags
+	var mask *int32
+	if partial {
+		if !g.masked {
+			return
+		}
+		f |= flagPartial
+		mask = &edgeMasks[maxNR-cols]
+	}
+	want, got := append([]T(nil), c0...), append([]T(nil), c0...)
+	microTwin(rows, g.nr, rowMajor, k, &a[1], lda, &b[1], ldb, &want[0], ldc, alpha, beta, &bias[0], mask, f)
+	kern(k, &a[1], lda, &b[1], ldb, &got[0], ldc, alpha, beta, &bias[0], mask, f)
+	for i := 0; i <= g.mr; i++ {
+		for j := 0; j < ldc; j++ {
+			idx := i*ldc + j
+			if i >= rows || j >= cols {
+				if got[idx] != c0[idx] {
+					t.Fatalf("%s: C(%d,%d) outside the tile changed from %v to %v", name, i, j, c0[idx], got[idx])
+				}
+				continue
+			}
+			var abs float64
+			for p := 0; p < k; p++ {
+				av := a[1+p*lda+i]
+				if rowMajor {
+					av = a[1+i*lda+p]
+				}
+				abs += math.Abs(float64(av) * float64(b[1+p*ldb+j]))
+			}
+			e := math.Abs(float64(alpha)) * abs
+			if f&flagLoadC != 0 {
+				e += math.Abs(float64(beta * c0[idx]))
+			}
+			if f&flagBias != 0 {
+				e += math.Abs(float64(bias[j]))
+			}
+			bound := 2*float64(k+3)*u*e + 0x1p-126
+			if d := math.Abs(float64(got[idx]) - float64(want[idx])); !(d <= bound) {
+				t.Fatalf("%s: C(%d,%d) = %v, twin %v, difference %.3g over %.3g", name, i, j, got[idx], want[idx], d, bound)
+			}
+		}
+	}
+}
