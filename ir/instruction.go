@@ -103,6 +103,11 @@ type Attrs struct {
 	OutfeedShape         *Shape  // outfeed: outfeed_shape=
 	IsComposite          bool    // call: is_composite=true (a CompositeCall)
 	AsyncExecutionThread string  // async-start: async_execution_thread=
+
+	// AsyncWrapped is set on async-start/-update/-done written in XLA's
+	// shorthand form (`custom-call-start`, `fusion-done`): the wrapped op,
+	// whose attributes and called computations the instruction carries itself.
+	AsyncWrapped Opcode
 }
 
 // Operand returns operand i.
