@@ -1,0 +1,950 @@
+package ir
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// This file parses HLO modules in XLA's text format, as
+// `jax.jit(f).lower(…).as_text(dialect="hlo")` and XLA's dumps write them:
+// both the form with `%`-prefixed names, operand shapes and computation
+// signatures, and the newer form without them. Attributes Kiln interprets
+// go into the typed fields of Attrs; the others are kept verbatim in Raw.
+
+// ParseModule parses an HLO module. Errors are *ParseError values with the
+// line and column of the problem.
+func ParseModule(text string) (m *Module, err error) {
+	p := &hloParser{s: hloScanner{src: text}}
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, p.s.errorAt(p.s.pos, "internal error in HLO parser: %v", r)
+		}
+	}()
+	return p.module()
+}
+
+type hloParser struct {
+	s       hloScanner
+	m       *Module
+	comps   map[string]*Computation
+	defined map[string]int // computation name → offset of its definition
+	order   []*Computation // in text order
+	refs    []computationRef
+	callees map[*Computation][]*Computation
+}
+
+// computationRef is a use of a computation by name, resolved once every
+// computation has been read (callees may be defined after their callers).
+type computationRef struct {
+	name string
+	pos  int
+	from *Computation
+	set  func(*Computation)
+}
+
+func (p *hloParser) module() (*Module, error) {
+	s := &p.s
+	if !s.acceptKeyword("HloModule") {
+		return nil, s.errorf("expected 'HloModule' at start of module, found %s", s.found())
+	}
+	name, err := s.name("module name")
+	if err != nil {
+		return nil, err
+	}
+	p.m = &Module{Name: name}
+	p.comps = map[string]*Computation{}
+	p.defined = map[string]int{}
+	p.callees = map[*Computation][]*Computation{}
+	eclPos := -1
+	seen := map[string]bool{}
+	for s.accept(',') {
+		s.skipSpace()
+		attrPos := s.pos
+		key := s.ident()
+		if key == "" {
+			return nil, s.errorf("expected module attribute name, found %s", s.found())
+		}
+		if seen[key] {
+			return nil, s.errorAt(attrPos, "module attribute %s given twice", key)
+		}
+		seen[key] = true
+		if err := s.expect('=', "after module attribute "+key); err != nil {
+			return nil, err
+		}
+		if key == "entry_computation_layout" {
+			eclPos = attrPos
+			ps, err := p.entryLayout()
+			if err != nil {
+				return nil, err
+			}
+			p.m.EntryLayout = &ps
+			continue
+		}
+		v, err := s.rawValue("module attribute " + key)
+		if err != nil {
+			return nil, err
+		}
+		p.m.Attributes = append(p.m.Attributes, RawAttribute{Name: key, Value: v})
+	}
+	var entry *Computation
+	entryPos := 0
+	for !s.atEOF() {
+		compPos := s.pos
+		c, isEntry, err := p.computation()
+		if err != nil {
+			return nil, err
+		}
+		if isEntry {
+			if entry != nil {
+				return nil, s.errorAt(compPos, "second ENTRY computation %q (the first is %q at %s)", c.Name, entry.Name, p.where(entryPos))
+			}
+			entry, entryPos = c, compPos
+		}
+	}
+	if len(p.order) == 0 {
+		return nil, s.errorf("expected a computation, found %s", s.found())
+	}
+	if entry == nil {
+		entry = p.order[len(p.order)-1] // XLA takes the last computation as the entry
+	}
+	for _, r := range p.refs {
+		c, ok := p.comps[r.name]
+		if !ok {
+			return nil, s.errorAt(r.pos, "computation %q is not defined", r.name)
+		}
+		if c == entry {
+			return nil, s.errorAt(r.pos, "the entry computation %q cannot be called", r.name)
+		}
+		r.set(c)
+		p.callees[r.from] = append(p.callees[r.from], c)
+	}
+	if err := p.orderComputations(entry); err != nil {
+		return nil, err
+	}
+	if p.m.EntryLayout != nil {
+		if err := checkEntryLayout(*p.m.EntryLayout, entry); err != nil {
+			return nil, s.errorAt(eclPos, "entry_computation_layout: %v", err)
+		}
+	}
+	return p.m, nil
+}
+
+// where formats an offset as line:column.
+func (p *hloParser) where(pos int) string {
+	e := p.s.errorAt(pos, "")
+	return fmt.Sprintf("%d:%d", e.Line, e.Column)
+}
+
+// entryLayout reads `{(f32[2]{0}, s32[])->f32[2]{0}}`.
+func (p *hloParser) entryLayout() (ProgramShape, error) {
+	s := &p.s
+	var ps ProgramShape
+	if err := s.expect('{', "to open entry_computation_layout"); err != nil {
+		return ps, err
+	}
+	if err := s.expect('(', "to open entry_computation_layout parameters"); err != nil {
+		return ps, err
+	}
+	for !s.accept(')') {
+		sh, err := s.shape(0)
+		if err != nil {
+			return ps, err
+		}
+		ps.Parameters = append(ps.Parameters, sh)
+		if s.peek() != ')' {
+			if err := s.expect(',', "between entry_computation_layout parameters"); err != nil {
+				return ps, err
+			}
+		}
+	}
+	if !s.acceptString("->") {
+		return ps, s.errorf("expected '->' in entry_computation_layout, found %s", s.found())
+	}
+	res, err := s.shape(0)
+	if err != nil {
+		return ps, err
+	}
+	ps.Result = res
+	return ps, s.expect('}', "to close entry_computation_layout")
+}
+
+func checkEntryLayout(ps ProgramShape, entry *Computation) error {
+	if len(ps.Parameters) != len(entry.Parameters) {
+		return fmt.Errorf("%d parameters, but entry computation %q has %d", len(ps.Parameters), entry.Name, len(entry.Parameters))
+	}
+	for i, sh := range ps.Parameters {
+		if !sh.Compatible(entry.Parameters[i].Shape) {
+			return fmt.Errorf("parameter %d has shape %v, but entry computation %q's parameter %d has shape %v",
+				i, sh.StringWithoutLayout(), entry.Name, i, entry.Parameters[i].Shape.StringWithoutLayout())
+		}
+	}
+	if !ps.Result.Compatible(entry.Root.Shape) {
+		return fmt.Errorf("result has shape %v, but entry computation %q returns %v",
+			ps.Result.StringWithoutLayout(), entry.Name, entry.Root.Shape.StringWithoutLayout())
+	}
+	return nil
+}
+
+// orderComputations lists the computations so that each comes after every
+// computation it calls (keeping the text order where it already does), and
+// sets the entry.
+func (p *hloParser) orderComputations(entry *Computation) error {
+	state := map[*Computation]int{} // 1: visiting, 2: done
+	var visit func(c *Computation) error
+	visit = func(c *Computation) error {
+		switch state[c] {
+		case 1:
+			return p.s.errorAt(p.defined[c.Name], "computation %q calls itself (directly or through others)", c.Name)
+		case 2:
+			return nil
+		}
+		state[c] = 1
+		for _, callee := range p.callees[c] {
+			if err := visit(callee); err != nil {
+				return err
+			}
+		}
+		state[c] = 2
+		p.m.AddComputation(c, c == entry)
+		return nil
+	}
+	for _, c := range p.order {
+		if err := visit(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// computation reads `[ENTRY] name [(signature) -> shape] { instructions } [, execution_thread="…"]`.
+func (p *hloParser) computation() (*Computation, bool, error) {
+	s := &p.s
+	s.skipSpace()
+	start := s.pos
+	isEntry := s.acceptKeyword("ENTRY")
+	s.skipSpace()
+	namePos := s.pos
+	name, err := s.name("computation name")
+	if err != nil {
+		return nil, false, err
+	}
+	if prev, dup := p.defined[name]; dup {
+		return nil, false, s.errorAt(namePos, "computation %q is defined twice (first at %s)", name, p.where(prev))
+	}
+	if s.peek() == '(' {
+		if err := p.signature(); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := s.expect('{', "to open the body of computation "+name); err != nil {
+		return nil, false, err
+	}
+	c := &Computation{Name: name}
+	p.comps[name] = c
+	p.defined[name] = start
+	p.order = append(p.order, c)
+	sc := &instrScope{byName: map[string]*Instruction{}, pos: map[string]int{}}
+	rootPos := -1
+	for !s.accept('}') {
+		if s.atEOF() {
+			return nil, false, s.errorf("expected '}' to close computation %s, found %s", name, s.found())
+		}
+		s.skipSpace()
+		instrPos := s.pos
+		in, isRoot, err := p.instruction(c, sc)
+		if err != nil {
+			return nil, false, err
+		}
+		if isRoot {
+			if c.Root != nil {
+				return nil, false, s.errorAt(instrPos, "computation %s has a second ROOT %q (the first is %q at %s)", name, in.Name, c.Root.Name, p.where(rootPos))
+			}
+			c.Root, rootPos = in, instrPos
+		}
+	}
+	if len(c.Instructions) == 0 {
+		return nil, false, s.errorAt(namePos, "computation %s has no instructions", name)
+	}
+	if c.Root == nil {
+		c.Root = c.Instructions[len(c.Instructions)-1] // as XLA does
+	}
+	for i, prm := range c.Parameters {
+		if prm == nil {
+			return nil, false, s.errorAt(namePos, "computation %s has no parameter(%d) but has parameter(%d)", name, i, len(c.Parameters)-1)
+		}
+	}
+	if s.peek() == ',' {
+		save := s.pos
+		s.accept(',')
+		if s.peekIdent() == "execution_thread" {
+			s.ident()
+			if err := s.expect('=', "after execution_thread"); err != nil {
+				return nil, false, err
+			}
+			if c.ExecutionThread, err = s.quoted("execution_thread"); err != nil {
+				return nil, false, err
+			}
+		} else {
+			s.pos = save
+			return nil, false, s.errorf("expected execution_thread=… after computation %s, found %s", name, s.found())
+		}
+	}
+	return c, isEntry, nil
+}
+
+// signature reads and checks the form of `(p0: f32[2], p1: s32[]) -> f32[2]`;
+// the shapes are those of the parameters and root, which the body gives.
+func (p *hloParser) signature() error {
+	s := &p.s
+	s.accept('(')
+	for !s.accept(')') {
+		if _, err := s.name("parameter name in computation signature"); err != nil {
+			return err
+		}
+		if err := s.expect(':', "after parameter name in computation signature"); err != nil {
+			return err
+		}
+		if _, err := s.shape(0); err != nil {
+			return err
+		}
+		if s.peek() != ')' {
+			if err := s.expect(',', "between parameters in computation signature"); err != nil {
+				return err
+			}
+		}
+	}
+	if !s.acceptString("->") {
+		return s.errorf("expected '->' after computation parameters, found %s", s.found())
+	}
+	_, err := s.shape(0)
+	return err
+}
+
+// instrScope holds the instructions of the computation being read, by name.
+type instrScope struct {
+	byName map[string]*Instruction
+	pos    map[string]int // offset of each definition
+}
+
+// asyncSuffixes are XLA's shorthand async forms: `<op>-start` and so on.
+var asyncSuffixes = []struct {
+	suffix string
+	op     Opcode
+}{{"-start", OpAsyncStart}, {"-update", OpAsyncUpdate}, {"-done", OpAsyncDone}}
+
+// instruction reads `[ROOT] name = shape opcode(operands), attributes`.
+func (p *hloParser) instruction(c *Computation, sc *instrScope) (*Instruction, bool, error) {
+	s := &p.s
+	s.skipSpace()
+	start := s.pos
+	isRoot := s.acceptKeyword("ROOT")
+	s.skipSpace()
+	namePos := s.pos
+	name, err := s.name("instruction name")
+	if err != nil {
+		return nil, false, err
+	}
+	if prev, dup := sc.pos[name]; dup {
+		return nil, false, s.errorAt(namePos, "instruction %q is defined twice in computation %s (first at %s)", name, c.Name, p.where(prev))
+	}
+	if err := s.expect('=', "after instruction name "+name); err != nil {
+		return nil, false, err
+	}
+	sh, err := s.shape(0)
+	if err != nil {
+		return nil, false, err
+	}
+	s.skipSpace()
+	opPos := s.pos
+	opName := s.ident()
+	if opName == "" {
+		return nil, false, s.errorf("expected opcode of instruction %s, found %s", name, s.found())
+	}
+	in := &Instruction{Name: name, Shape: sh}
+	op, ok := ParseOpcode(opName)
+	if !ok {
+		for _, a := range asyncSuffixes {
+			if base, found := strings.CutSuffix(opName, a.suffix); found {
+				if wrapped, ok2 := ParseOpcode(base); ok2 {
+					op, ok = a.op, true
+					in.AsyncWrapped = wrapped
+				}
+			}
+		}
+	}
+	if !ok {
+		return nil, false, s.errorAt(opPos, "unknown opcode %q", opName)
+	}
+	in.Opcode = op
+	if err := s.expect('(', "after opcode "+opName); err != nil {
+		return nil, false, err
+	}
+	switch op {
+	case OpParameter:
+		numPos := s.pos
+		n, err := s.nonNegInt("parameter number")
+		if err != nil {
+			return nil, false, err
+		}
+		if n < len(c.Parameters) && c.Parameters[n] != nil {
+			return nil, false, s.errorAt(numPos, "parameter(%d) is defined twice in computation %s (%q and %q)", n, c.Name, c.Parameters[n].Name, name)
+		}
+		if n > 1<<20 {
+			return nil, false, s.errorAt(numPos, "parameter number %d is too large", n)
+		}
+		in.ParameterNumber = n
+		if err := s.expect(')', "after parameter number"); err != nil {
+			return nil, false, err
+		}
+	case OpConstant:
+		open := s.pos - 1
+		text, err := s.balanced('(', open, "constant")
+		if err != nil {
+			return nil, false, err
+		}
+		if err := p.constant(in, text, open+1); err != nil {
+			return nil, false, err
+		}
+	default:
+		if err := p.operands(in, c, sc); err != nil {
+			return nil, false, err
+		}
+		if err := checkArity(s, in, opName, opPos); err != nil {
+			return nil, false, err
+		}
+	}
+	if op == OpTopK {
+		in.Largest = true
+	}
+	seen := map[string]bool{}
+	for s.accept(',') {
+		if err := p.attribute(in, c, sc, seen); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := checkRequired(s, in, opName, opPos, seen); err != nil {
+		return nil, false, err
+	}
+	sc.pos[name] = start
+	sc.byName[name] = in
+	c.Add(in)
+	return in, isRoot, nil
+}
+
+// constant fills in the literal of a constant instruction from the text
+// between its parentheses.
+func (p *hloParser) constant(in *Instruction, text string, pos int) error {
+	s := &p.s
+	if strings.TrimSpace(text) == "{...}" {
+		in.LiteralElided = true
+		return nil
+	}
+	// Every element takes at least one byte of text; checking that first
+	// keeps a hostile shape from allocating a huge literal.
+	if n := in.Shape.ByteSize(); n < 0 || hloElementCount(in.Shape) > len(text) {
+		return s.errorAt(pos, "constant of shape %v has more elements than its text %q can hold", in.Shape, hloAbbreviate(text))
+	}
+	l, err := parseConstantValue(in.Shape, text)
+	if err != nil {
+		if pe, ok := err.(*ParseError); ok {
+			// Positions inside the constant's text, moved to the module's.
+			off := pos
+			for line := 1; line < pe.Line; line++ {
+				off += strings.IndexByte(p.s.src[off:], '\n') + 1
+			}
+			return s.errorAt(off+pe.Column-1, "constant: %s", pe.Msg)
+		}
+		return s.errorAt(pos, "constant: %v", err)
+	}
+	in.Literal = l
+	return nil
+}
+
+func hloElementCount(sh Shape) int {
+	if sh.IsTuple() {
+		n := 0
+		for _, e := range sh.Tuple {
+			c := hloElementCount(e)
+			if c < 0 || n > math.MaxInt-c {
+				return math.MaxInt
+			}
+			n += c
+		}
+		return n
+	}
+	if c := sh.ElementCount(); c >= 0 {
+		return c
+	}
+	return math.MaxInt
+}
+
+func hloAbbreviate(text string) string {
+	if len(text) > 40 {
+		return text[:37] + "..."
+	}
+	return text
+}
+
+// operands reads `(f32[2]{0} %a, %b, c)` after its '('.
+func (p *hloParser) operands(in *Instruction, c *Computation, sc *instrScope) error {
+	s := &p.s
+	if s.accept(')') {
+		return nil
+	}
+	for {
+		s.skipSpace()
+		opStart := s.pos
+		var declared *Shape
+		if s.peek() == '(' || p.shapeFollows() {
+			sh, err := s.shape(0)
+			if err != nil {
+				return err
+			}
+			declared = &sh
+		}
+		s.skipSpace()
+		namePos := s.pos
+		name, err := s.name("operand name")
+		if err != nil {
+			return err
+		}
+		operand := sc.byName[name]
+		if operand == nil {
+			return s.errorAt(namePos, "operand %q of %s is not defined before it in computation %s", name, in.Name, c.Name)
+		}
+		if declared != nil && !declared.Compatible(operand.Shape) {
+			return s.errorAt(opStart, "operand %q is written with shape %v but has shape %v",
+				name, declared.StringWithoutLayout(), operand.Shape.StringWithoutLayout())
+		}
+		in.Operands = append(in.Operands, operand)
+		if s.accept(')') {
+			return nil
+		}
+		if err := s.expect(',', "between operands"); err != nil {
+			return err
+		}
+	}
+}
+
+// shapeFollows reports whether the next token starts an array shape
+// (`f32[`), as opposed to an operand name.
+func (p *hloParser) shapeFollows() bool {
+	save := p.s.pos
+	id := p.s.ident()
+	follows := id != "" && p.s.peek() == '['
+	p.s.pos = save
+	return follows
+}
+
+// checkArity reports a wrong number of operands for fixed-arity opcodes.
+func checkArity(s *hloScanner, in *Instruction, opName string, pos int) error {
+	want := in.Opcode.Arity()
+	switch {
+	case in.AsyncWrapped != OpInvalid && in.Opcode == OpAsyncStart:
+		want = in.AsyncWrapped.Arity()
+	case in.Opcode == OpIota || in.Opcode == OpReplicaID || in.Opcode == OpPartitionID:
+		want = 0
+	}
+	if want != Variadic && len(in.Operands) != want {
+		return s.errorAt(pos, "%s expects %d operands, found %d", opName, want, len(in.Operands))
+	}
+	return nil
+}
+
+// requiredAttributes lists, per opcode, the attributes XLA's parser insists on.
+var requiredAttributes = map[Opcode][]string{
+	OpGetTupleElement:    {"index"},
+	OpIota:               {"iota_dimension"},
+	OpCompare:            {"direction"},
+	OpBroadcast:          {"dimensions"},
+	OpTranspose:          {"dimensions"},
+	OpReverse:            {"dimensions"},
+	OpConcatenate:        {"dimensions"},
+	OpReduce:             {"dimensions", "to_apply"},
+	OpSort:               {"dimensions"},
+	OpMap:                {"to_apply"},
+	OpCall:               {"to_apply"},
+	OpSlice:              {"slice"},
+	OpDynamicSlice:       {"dynamic_slice_sizes"},
+	OpPad:                {"padding"},
+	OpReduceWindow:       {"window", "to_apply"},
+	OpSelectAndScatter:   {"select", "scatter"},
+	OpConvolution:        {"dim_labels"},
+	OpFusion:             {"kind", "calls"},
+	OpWhile:              {"condition", "body"},
+	OpGather:             {"offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim", "slice_sizes"},
+	OpScatter:            {"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "index_vector_dim", "to_apply"},
+	OpCustomCall:         {"custom_call_target"},
+	OpRng:                {"distribution"},
+	OpRngBitGenerator:    {"algorithm"},
+	OpReducePrecision:    {"exponent_bits", "mantissa_bits"},
+	OpBatchNormGrad:      {"epsilon", "feature_index"},
+	OpBatchNormInference: {"epsilon", "feature_index"},
+	OpBatchNormTraining:  {"epsilon", "feature_index"},
+	OpFft:                {"fft_type", "fft_length"},
+	OpAllReduce:          {"to_apply"},
+	OpAllReduceStart:     {"to_apply"},
+	OpReduceScatter:      {"dimensions", "to_apply"},
+	OpAllGather:          {"dimensions"},
+	OpAllGatherStart:     {"dimensions"},
+	OpTopK:               {"k"},
+	OpGetDimensionSize:   {"dimensions"},
+	OpSetDimensionSize:   {"dimensions"},
+}
+
+func checkRequired(s *hloScanner, in *Instruction, opName string, pos int, seen map[string]bool) error {
+	op := in.Opcode
+	if in.AsyncWrapped != OpInvalid {
+		if op != OpAsyncStart {
+			return nil
+		}
+		op = in.AsyncWrapped
+	}
+	for _, a := range requiredAttributes[op] {
+		if !seen[a] {
+			return s.errorAt(pos, "%s: attribute %s is expected but not seen", opName, a)
+		}
+	}
+	switch {
+	case op == OpConditional && in.Branches == nil:
+		return s.errorAt(pos, "%s: attribute branch_computations (or true_computation and false_computation) is expected but not seen", opName)
+	case op == OpConditional && seen["true_computation"] != seen["false_computation"]:
+		return s.errorAt(pos, "%s: true_computation and false_computation must be given together", opName)
+	case op == OpAsyncStart && in.Calls == nil && !seen["calls"]:
+		return s.errorAt(pos, "%s: attribute calls is expected but not seen", opName)
+	}
+	return nil
+}
+
+// attribute reads one `name=value` after an instruction's operands.
+func (p *hloParser) attribute(in *Instruction, c *Computation, sc *instrScope, seen map[string]bool) error {
+	s := &p.s
+	s.skipSpace()
+	pos := s.pos
+	key := s.ident()
+	if key == "" {
+		return s.errorf("expected attribute name, found %s", s.found())
+	}
+	if seen[key] {
+		return s.errorAt(pos, "attribute %s given twice", key)
+	}
+	seen[key] = true
+	if err := s.expect('=', "after attribute "+key); err != nil {
+		return err
+	}
+	op := effectiveOpcode(in)
+	a := &in.Attrs
+	var err error
+	ints := func(dst *[]int) { *dst, err = s.ints(key) }
+	intv := func(dst *int) { *dst, err = s.intValue(key) }
+	boolv := func(dst *bool) { *dst, err = s.boolValue(key) }
+	quoted := func(dst *string) { *dst, err = s.quoted(key) }
+	gather := func() *GatherDimensionNumbers {
+		if a.GatherDims == nil {
+			a.GatherDims = &GatherDimensionNumbers{}
+		}
+		return a.GatherDims
+	}
+	scatter := func() *ScatterDimensionNumbers {
+		if a.ScatterDims == nil {
+			a.ScatterDims = &ScatterDimensionNumbers{}
+		}
+		return a.ScatterDims
+	}
+	dot := func() *DotDimensionNumbers {
+		if a.DotDims == nil {
+			a.DotDims = &DotDimensionNumbers{}
+		}
+		return a.DotDims
+	}
+	tri := func() *TriangularSolveOptions {
+		if a.TriangularSolve == nil {
+			a.TriangularSolve = &TriangularSolveOptions{}
+		}
+		return a.TriangularSolve
+	}
+	enum := func(what string, parse func(string) bool) {
+		s.skipSpace()
+		vpos := s.pos
+		w := s.word()
+		if !parse(w) {
+			err = s.errorAt(vpos, "unknown %s %q", what, w)
+		}
+	}
+	comp := func(set func(*Computation)) {
+		s.skipSpace()
+		npos := s.pos
+		var name string
+		if name, err = s.name("computation name"); err == nil {
+			p.refs = append(p.refs, computationRef{name: name, pos: npos, from: c, set: set})
+		}
+	}
+	compList := func(what string, set func([]*Computation)) {
+		if err = s.expect('{', "to open "+what); err != nil {
+			return
+		}
+		var list []*Computation
+		var refs []computationRef
+		for !s.accept('}') {
+			s.skipSpace()
+			npos := s.pos
+			name, e := s.name("computation name")
+			if e != nil {
+				err = e
+				return
+			}
+			i := len(refs)
+			refs = append(refs, computationRef{name: name, pos: npos, from: c})
+			refs[i].set = func(cc *Computation) { list[i] = cc }
+			if s.peek() != '}' {
+				if err = s.expect(',', "in "+what); err != nil {
+					return
+				}
+			}
+		}
+		list = make([]*Computation, len(refs))
+		set(list)
+		p.refs = append(p.refs, refs...)
+	}
+
+	switch {
+	case key == "index":
+		intv(&a.TupleIndex)
+	case key == "iota_dimension":
+		intv(&a.IotaDimension)
+	case key == "dimensions":
+		ints(&a.Dimensions)
+	case key == "slice":
+		a.Slice, err = s.sliceDims()
+	case key == "dynamic_slice_sizes":
+		ints(&a.DynamicSliceSizes)
+	case key == "padding" && op == OpPad:
+		a.Padding, err = s.padding()
+	case key == "window":
+		a.Window, err = s.window()
+	case key == "dim_labels":
+		s.skipSpace()
+		vpos := s.pos
+		var e error
+		if a.ConvDims, e = parseDimLabels(s.word()); e != nil {
+			err = s.errorAt(vpos, "%v", e)
+		}
+	case key == "feature_group_count":
+		intv(&a.FeatureGroupCount)
+	case key == "batch_group_count":
+		intv(&a.BatchGroupCount)
+	case key == "lhs_batch_dims":
+		ints(&dot().LhsBatch)
+	case key == "rhs_batch_dims":
+		ints(&dot().RhsBatch)
+	case key == "lhs_contracting_dims":
+		ints(&dot().LhsContracting)
+	case key == "rhs_contracting_dims":
+		ints(&dot().RhsContracting)
+	case key == "offset_dims":
+		ints(&gather().OffsetDims)
+	case key == "collapsed_slice_dims":
+		ints(&gather().CollapsedSliceDims)
+	case key == "start_index_map":
+		ints(&gather().StartIndexMap)
+	case key == "operand_batching_dims":
+		ints(&gather().OperandBatchingDims)
+	case key == "start_indices_batching_dims":
+		ints(&gather().StartIndicesBatchingDims)
+	case key == "slice_sizes" && op == OpGather:
+		ints(&a.GatherSliceSizes)
+	case key == "index_vector_dim" && op == OpScatter:
+		intv(&scatter().IndexVectorDim)
+	case key == "index_vector_dim":
+		intv(&gather().IndexVectorDim)
+	case key == "update_window_dims":
+		ints(&scatter().UpdateWindowDims)
+	case key == "inserted_window_dims":
+		ints(&scatter().InsertedWindowDims)
+	case key == "scatter_dims_to_operand_dims":
+		ints(&scatter().ScatterDimsToOperandDims)
+	case key == "input_batching_dims":
+		ints(&scatter().InputBatchingDims)
+	case key == "scatter_indices_batching_dims":
+		ints(&scatter().ScatterIndicesBatchingDims)
+	case key == "indices_are_sorted":
+		boolv(&a.IndicesAreSorted)
+	case key == "unique_indices":
+		boolv(&a.UniqueIndices)
+	case key == "direction":
+		enum("comparison direction", func(w string) (ok bool) { a.Direction, ok = ParseComparisonDirection(w); return })
+	case key == "type" && op == OpCompare:
+		enum("comparison type", func(w string) (ok bool) { a.CompareType, ok = ParseComparisonType(w); return })
+	case key == "distribution":
+		enum("random distribution", func(w string) (ok bool) { a.Distribution, ok = ParseRandomDistribution(w); return })
+	case key == "algorithm" && op == OpRngBitGenerator:
+		enum("random algorithm", func(w string) (ok bool) { a.RngAlgorithm, ok = ParseRandomAlgorithm(w); return })
+	case key == "fft_type":
+		enum("fft_type", func(w string) (ok bool) { a.FFTType, ok = ParseFFTType(w); return })
+	case key == "fft_length":
+		ints(&a.FFTLength)
+	case key == "replica_groups":
+		a.ReplicaGroups, err = s.replicaGroups()
+		if err == nil && a.ReplicaGroups.Iota == nil && len(a.ReplicaGroups.Groups) == 0 {
+			a.ReplicaGroups = nil // `{}`: no groups, XLA's default
+		}
+	case key == "channel_id":
+		s.skipSpace()
+		vpos := s.pos
+		if a.ChannelID, err = s.int64Value(key); err == nil && a.ChannelID <= 0 {
+			err = s.errorAt(vpos, "channel_id must be positive, found %d", a.ChannelID)
+		}
+	case key == "use_global_device_ids":
+		boolv(&a.UseGlobalDeviceIDs)
+	case key == "constrain_layout":
+		boolv(&a.ConstrainLayout)
+	case key == "source_target_pairs":
+		s.skipSpace()
+		vpos := s.pos
+		var pairs [][]int
+		if pairs, err = s.intListList("source-target pair"); err == nil {
+			a.SourceTargetPairs = make([][2]int, len(pairs))
+			for i, pr := range pairs {
+				if len(pr) != 2 {
+					err = s.errorAt(vpos, "source_target_pairs: pair %d has %d entries, expected 2", i, len(pr))
+					break
+				}
+				a.SourceTargetPairs[i] = [2]int{pr[0], pr[1]}
+			}
+		}
+	case key == "is_host_transfer":
+		boolv(&a.IsHostTransfer)
+	case key == "is_stable":
+		boolv(&a.IsStable)
+	case key == "k":
+		intv(&a.K)
+	case key == "largest":
+		boolv(&a.Largest)
+	case key == "exponent_bits":
+		intv(&a.ExponentBits)
+	case key == "mantissa_bits":
+		intv(&a.MantissaBits)
+	case key == "epsilon":
+		var f float64
+		if f, err = s.floatValue("epsilon"); err == nil {
+			a.Epsilon = float32(f)
+		}
+	case key == "feature_index":
+		intv(&a.FeatureIndex)
+	case key == "left_side":
+		boolv(&tri().LeftSide)
+	case key == "unit_diagonal":
+		boolv(&tri().UnitDiagonal)
+	case key == "transpose_a":
+		enum("transpose_a", func(w string) (ok bool) { tri().TransposeA, ok = ParseTransposeKind(w); return })
+	case key == "lower" && op == OpTriangularSolve:
+		boolv(&tri().Lower)
+	case key == "lower":
+		boolv(&a.Lower)
+	case key == "kind" && op == OpFusion:
+		enum("fusion kind", func(w string) (ok bool) { a.FusionKind, ok = ParseFusionKind(w); return })
+	case key == "custom_call_target":
+		quoted(&a.CustomCallTarget)
+	case key == "custom_call_has_side_effect":
+		boolv(&a.HasSideEffect)
+	case key == "api_version":
+		s.skipSpace()
+		if a.APIVersion = s.word(); a.APIVersion == "" {
+			err = s.errorf("expected api_version name, found %s", s.found())
+		}
+	case key == "operand_layout_constraints":
+		if err = s.expect('{', "to open operand_layout_constraints"); err != nil {
+			break
+		}
+		a.OperandLayouts = []Shape{}
+		for !s.accept('}') {
+			var sh Shape
+			if sh, err = s.shape(0); err != nil {
+				break
+			}
+			a.OperandLayouts = append(a.OperandLayouts, sh)
+			if s.peek() != '}' {
+				if err = s.expect(',', "in operand_layout_constraints"); err != nil {
+					break
+				}
+			}
+		}
+	case key == "backend_config":
+		a.BackendConfig, err = s.rawValue(key)
+	case key == "infeed_config":
+		quoted(&a.InfeedConfig)
+	case key == "outfeed_config":
+		quoted(&a.OutfeedConfig)
+	case key == "outfeed_shape":
+		var sh Shape
+		if sh, err = s.shape(0); err == nil {
+			a.OutfeedShape = &sh
+		}
+	case key == "is_composite":
+		boolv(&a.IsComposite)
+	case key == "async_execution_thread":
+		quoted(&a.AsyncExecutionThread)
+	case key == "to_apply":
+		comp(func(cc *Computation) { in.ToApply = cc })
+	case key == "condition":
+		comp(func(cc *Computation) { in.Condition = cc })
+	case key == "body":
+		comp(func(cc *Computation) { in.Body = cc })
+	case key == "select":
+		comp(func(cc *Computation) { in.Select = cc })
+	case key == "scatter":
+		comp(func(cc *Computation) { in.Scatter = cc })
+	case key == "calls":
+		comp(func(cc *Computation) { in.Calls = cc })
+	case key == "true_computation" || key == "false_computation":
+		if seen["branch_computations"] {
+			return s.errorAt(pos, "%s given with branch_computations", key)
+		}
+		if in.Branches == nil {
+			in.Branches = make([]*Computation, 2)
+		}
+		i := 0
+		if key == "false_computation" {
+			i = 1
+		}
+		comp(func(cc *Computation) { in.Branches[i] = cc })
+	case key == "branch_computations":
+		if seen["true_computation"] || seen["false_computation"] {
+			return s.errorAt(pos, "branch_computations given with true_computation/false_computation")
+		}
+		compList(key, func(l []*Computation) { in.Branches = l })
+	case key == "called_computations":
+		compList(key, func(l []*Computation) { in.CalledComputations = l })
+	case key == "control-predecessors":
+		if err = s.expect('{', "to open control-predecessors"); err != nil {
+			break
+		}
+		in.ControlPredecessors = []*Instruction{}
+		for !s.accept('}') {
+			s.skipSpace()
+			npos := s.pos
+			var name string
+			if name, err = s.name("instruction name"); err != nil {
+				break
+			}
+			pred := sc.byName[name]
+			if pred == nil {
+				err = s.errorAt(npos, "control predecessor %q of %s is not defined before it in computation %s", name, in.Name, c.Name)
+				break
+			}
+			in.ControlPredecessors = append(in.ControlPredecessors, pred)
+			if s.peek() != '}' {
+				if err = s.expect(',', "in control-predecessors"); err != nil {
+					break
+				}
+			}
+		}
+	default:
+		var v string
+		if v, err = s.rawValue(key); err == nil {
+			in.Raw = append(in.Raw, RawAttribute{Name: key, Value: v})
+		}
+	}
+	return err
+}

@@ -1,0 +1,634 @@
+package ir
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// This file prints modules, computations and instructions as HLO text in
+// the style of XLA's HloModule::ToString with default HloPrintOptions:
+// `%`-prefixed names, operand shapes, computation signatures, constants in
+// full, attributes in XLA's order and spelling.
+
+// String prints the module as HLO text: the `HloModule` line with its
+// entry_computation_layout, then every computation (callees first, the entry
+// marked ENTRY), separated by blank lines.
+func (m *Module) String() string {
+	var b strings.Builder
+	b.WriteString("HloModule ")
+	b.WriteString(m.Name)
+	var rest []RawAttribute
+	for _, a := range m.Attributes {
+		if a.Name == "is_scheduled" {
+			b.WriteString(", is_scheduled=")
+			b.WriteString(a.Value)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	if ecl, ok := m.entryComputationLayout(); ok {
+		b.WriteString(", entry_computation_layout={")
+		b.WriteString(programShapeLayoutText(ecl))
+		b.WriteByte('}')
+	}
+	for _, a := range rest {
+		b.WriteString(", ")
+		b.WriteString(a.Name)
+		b.WriteByte('=')
+		b.WriteString(a.Value)
+	}
+	b.WriteString("\n")
+	for _, c := range m.Computations {
+		b.WriteString("\n")
+		if c == m.Entry {
+			b.WriteString("ENTRY ")
+		}
+		writeComputation(&b, c)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// entryComputationLayout is the module's entry_computation_layout, or when
+// none was given, the entry's signature with default layouts.
+func (m *Module) entryComputationLayout() (ProgramShape, bool) {
+	if m.EntryLayout != nil {
+		return *m.EntryLayout, true
+	}
+	if m.Entry == nil {
+		return ProgramShape{}, false
+	}
+	var ps ProgramShape
+	for _, p := range m.Entry.Parameters {
+		if p == nil {
+			return ProgramShape{}, false
+		}
+		ps.Parameters = append(ps.Parameters, withDefaultLayouts(p.Shape))
+	}
+	if m.Entry.Root == nil {
+		return ProgramShape{}, false
+	}
+	ps.Result = withDefaultLayouts(m.Entry.Root.Shape)
+	return ps, true
+}
+
+// withDefaultLayouts gives every array in sh without a layout the default one.
+func withDefaultLayouts(sh Shape) Shape {
+	c := sh.Clone()
+	var fill func(s *Shape)
+	fill = func(s *Shape) {
+		switch {
+		case s.IsTuple():
+			for i := range s.Tuple {
+				fill(&s.Tuple[i])
+			}
+		case s.IsArray() && s.Layout == nil:
+			s.Layout = MakeLayout(DefaultMinorToMajor(len(s.Dims))...)
+		}
+	}
+	fill(&c)
+	return c
+}
+
+// programShapeLayoutText prints `(f32[2]{0}, s32[])->f32[2]{0}` as XLA's
+// ComputationLayout does.
+func programShapeLayoutText(ps ProgramShape) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, p := range ps.Parameters {
+		if i > 0 {
+			b.WriteString(", ")
+			if i%5 == 0 {
+				b.WriteString("/*index=" + strconv.Itoa(i) + "*/")
+			}
+		}
+		writeShape(&b, p, true)
+	}
+	b.WriteString(")->")
+	writeShape(&b, ps.Result, true)
+	return b.String()
+}
+
+// String prints the computation as HLO text: its signature, then its
+// instructions one per line with the root marked ROOT.
+func (c *Computation) String() string {
+	var b strings.Builder
+	writeComputation(&b, c)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func writeComputation(b *strings.Builder, c *Computation) {
+	b.WriteByte('%')
+	b.WriteString(c.Name)
+	b.WriteString(" (")
+	for i, p := range c.Parameters {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if p == nil {
+			b.WriteString("(unknown): ")
+			continue
+		}
+		b.WriteString(p.Name)
+		b.WriteString(": ")
+		writeShape(b, p.Shape, false)
+	}
+	b.WriteString(") -> ")
+	if c.Root != nil {
+		writeShape(b, c.Root.Shape, false)
+	}
+	b.WriteString(" {\n")
+	for _, in := range c.Instructions {
+		b.WriteString("  ")
+		if in == c.Root {
+			b.WriteString("ROOT ")
+		}
+		writeInstruction(b, in)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('}')
+	if c.ExecutionThread != "" {
+		b.WriteString(`, execution_thread="`)
+		b.WriteString(cEscape(c.ExecutionThread))
+		b.WriteByte('"')
+	}
+}
+
+// String prints the instruction as one line of HLO text:
+// `%name = f32[2]{0} add(f32[2]{0} %a, f32[2]{0} %b), attributes…`.
+func (in *Instruction) String() string {
+	var b strings.Builder
+	writeInstruction(&b, in)
+	return b.String()
+}
+
+func writeInstruction(b *strings.Builder, in *Instruction) {
+	b.WriteByte('%')
+	b.WriteString(in.Name)
+	b.WriteString(" = ")
+	writeShape(b, in.Shape, true)
+	b.WriteByte(' ')
+	b.WriteString(printedOpcode(in))
+	b.WriteByte('(')
+	switch in.Opcode {
+	case OpParameter:
+		b.WriteString(strconv.Itoa(in.ParameterNumber))
+	case OpConstant:
+		if in.Literal == nil || in.LiteralElided {
+			b.WriteString("{...}")
+		} else {
+			b.WriteString(constantValueString(in.Literal))
+		}
+	default:
+		for i, op := range in.Operands {
+			if i > 0 {
+				b.WriteString(", ")
+				if i%5 == 0 {
+					b.WriteString("/*index=" + strconv.Itoa(i) + "*/")
+				}
+			}
+			if op == nil {
+				b.WriteString("%<nil>")
+				continue
+			}
+			writeShape(b, op.Shape, true)
+			b.WriteString(" %")
+			b.WriteString(op.Name)
+		}
+	}
+	b.WriteByte(')')
+	for _, a := range instructionAttributes(in) {
+		b.WriteString(", ")
+		b.WriteString(a)
+	}
+}
+
+// printedOpcode is the opcode as written: XLA's shorthand `custom-call-start`
+// for async ops that carry their wrapped op.
+func printedOpcode(in *Instruction) string {
+	if in.AsyncWrapped != OpInvalid {
+		switch in.Opcode {
+		case OpAsyncStart:
+			return in.AsyncWrapped.String() + "-start"
+		case OpAsyncUpdate:
+			return in.AsyncWrapped.String() + "-update"
+		case OpAsyncDone:
+			return in.AsyncWrapped.String() + "-done"
+		}
+	}
+	return in.Opcode.String()
+}
+
+// effectiveOpcode is the op whose attributes the instruction carries: the
+// wrapped op of a shorthand async op, else its own.
+func effectiveOpcode(in *Instruction) Opcode {
+	if in.AsyncWrapped != OpInvalid {
+		return in.AsyncWrapped
+	}
+	return in.Opcode
+}
+
+// Attribute slots: the position of each attribute in XLA's printed order
+// (HloInstruction::PrintExtraAttributes and the subclasses' Impl methods,
+// then called computations, sharding and friends, metadata,
+// backend_config). Attributes print sorted by slot.
+const (
+	slotAsyncThread = 5 + iota
+	slotIndex
+	slotIotaDimension
+	slotSlice
+	slotDynamicSliceSizes
+	slotPadding
+	slotExponentBits
+	slotMantissaBits
+	slotEpsilon
+	slotFeatureIndex
+	slotFFTType
+	slotFFTLength
+	slotDistribution
+	slotRngAlgorithm
+	slotDirection
+	slotCompareType
+	slotChannelID
+	slotReplicaGroups
+	slotConstrainLayout
+	slotDimensions
+	slotIsStable
+	slotUseGlobalDeviceIDs
+	slotDimensionsAfterGlobal // reduce-scatter prints dimensions last
+	slotSourceTargetPairs
+	slotIsHostTransfer
+	slotK
+	slotLargest
+	slotWindow
+	slotDimLabels
+	slotFeatureGroupCount
+	slotBatchGroupCount
+	slotDotDims
+	slotPrecision
+	slotDotAlgorithm
+	slotPaddingType
+	slotCustomCallTarget
+	slotOperandLayouts
+	slotHasSideEffect
+	slotCustomCallAliasing
+	slotSchedule
+	slotAPIVersion
+	slotGatherDims
+	slotScatterDims
+	slotGatherSliceSizes
+	slotIndicesAreSorted
+	slotUniqueIndices
+	slotTriangularSolve
+	slotLower
+	slotFusionKind
+	slotFusionAliasing
+	slotInfeedConfig
+	slotOutfeedShape
+	slotOutfeedConfig
+	slotOtherImpl // attributes Kiln does not know, by default
+	slotCondition
+	slotBody
+	slotSelect
+	slotScatter
+	slotBranches
+	slotToApply
+	slotIsComposite
+	slotCalledComputations
+	slotCalls
+	slotSharding
+	slotFrontendAttributes
+	slotControlPredecessors
+	slotStatistics
+	slotMetadata
+	slotBackendConfig
+	slotOrigin
+)
+
+// rawSlot is the slot of an uninterpreted attribute XLA knows, or -1.
+func rawSlot(name string, op Opcode) int {
+	switch name {
+	case "operand_precision":
+		return slotPrecision
+	case "algorithm", "sparsity":
+		return slotDotAlgorithm
+	case "padding_type":
+		return slotPaddingType
+	case "output_to_operand_aliasing":
+		if op == OpFusion {
+			return slotFusionAliasing
+		}
+		return slotCustomCallAliasing
+	case "schedule":
+		return slotSchedule
+	case "sharding":
+		return slotSharding
+	case "frontend_attributes":
+		return slotFrontendAttributes
+	case "statistics":
+		return slotStatistics
+	case "metadata":
+		return slotMetadata
+	case "origin":
+		return slotOrigin
+	}
+	return -1
+}
+
+// opcodesWithDimensions print `dimensions={…}` even when empty.
+var opcodesWithDimensions = map[Opcode]bool{
+	OpBroadcast: true, OpReduce: true, OpTranspose: true, OpReverse: true, OpConcatenate: true,
+	OpSort: true, OpMap: true, OpGetDimensionSize: true, OpSetDimensionSize: true,
+	OpAllGather: true, OpAllGatherStart: true, OpReduceScatter: true,
+}
+
+// collectiveOpcodes print `replica_groups={}` even when no groups are given.
+var collectiveOpcodes = map[Opcode]bool{
+	OpAllReduce: true, OpAllReduceStart: true, OpAllGather: true, OpAllGatherStart: true,
+	OpReduceScatter: true, OpAllToAll: true, OpCollectiveBroadcast: true, OpRaggedAllToAll: true,
+}
+
+type slottedAttr struct {
+	slot int
+	text string
+}
+
+// instructionAttributes returns the instruction's attributes as `name=value`
+// strings in XLA's order.
+func instructionAttributes(in *Instruction) []string {
+	op := effectiveOpcode(in)
+	var attrs []slottedAttr
+	add := func(slot int, text string) { attrs = append(attrs, slottedAttr{slot, text}) }
+	a := &in.Attrs
+
+	if a.AsyncExecutionThread != "" {
+		add(slotAsyncThread, `async_execution_thread="`+cEscape(a.AsyncExecutionThread)+`"`)
+	}
+	if op == OpGetTupleElement || a.TupleIndex != 0 {
+		add(slotIndex, "index="+strconv.Itoa(a.TupleIndex))
+	}
+	if op == OpIota || a.IotaDimension != 0 {
+		add(slotIotaDimension, "iota_dimension="+strconv.Itoa(a.IotaDimension))
+	}
+	if op == OpSlice || a.Slice != nil {
+		add(slotSlice, "slice="+SliceString(a.Slice))
+	}
+	if op == OpDynamicSlice || a.DynamicSliceSizes != nil {
+		add(slotDynamicSliceSizes, "dynamic_slice_sizes="+hloIntList(a.DynamicSliceSizes))
+	}
+	if op == OpPad || a.Padding != nil {
+		add(slotPadding, "padding="+PaddingString(a.Padding))
+	}
+	if op == OpReducePrecision || a.ExponentBits != 0 || a.MantissaBits != 0 {
+		add(slotExponentBits, "exponent_bits="+strconv.Itoa(a.ExponentBits))
+		add(slotMantissaBits, "mantissa_bits="+strconv.Itoa(a.MantissaBits))
+	}
+	if op == OpBatchNormGrad || op == OpBatchNormInference || op == OpBatchNormTraining ||
+		a.Epsilon != 0 || a.FeatureIndex != 0 {
+		add(slotEpsilon, "epsilon="+strconv.FormatFloat(float64(a.Epsilon), 'g', -1, 32))
+		add(slotFeatureIndex, "feature_index="+strconv.Itoa(a.FeatureIndex))
+	}
+	if op == OpFft || a.FFTLength != nil {
+		add(slotFFTType, "fft_type="+a.FFTType.String())
+		add(slotFFTLength, "fft_length="+hloIntList(a.FFTLength))
+	}
+	if op == OpRng || a.Distribution != RngInvalid {
+		add(slotDistribution, "distribution="+a.Distribution.String())
+	}
+	if op == OpRngBitGenerator || a.RngAlgorithm != RngDefault {
+		add(slotRngAlgorithm, "algorithm="+a.RngAlgorithm.String())
+	}
+	if op == OpCompare || a.Direction != CmpInvalid {
+		add(slotDirection, "direction="+a.Direction.String())
+	}
+	if a.CompareType != CmpTypeDefault && !isDefaultCompareType(in) {
+		add(slotCompareType, "type="+a.CompareType.String())
+	}
+	if a.ChannelID != 0 {
+		add(slotChannelID, "channel_id="+strconv.FormatInt(a.ChannelID, 10))
+	}
+	if a.ReplicaGroups != nil {
+		add(slotReplicaGroups, "replica_groups="+a.ReplicaGroups.String())
+	} else if collectiveOpcodes[op] {
+		add(slotReplicaGroups, "replica_groups={}")
+	}
+	if a.ConstrainLayout {
+		add(slotConstrainLayout, "constrain_layout=true")
+	}
+	if opcodesWithDimensions[op] || a.Dimensions != nil {
+		slot := slotDimensions
+		if op == OpReduceScatter {
+			slot = slotDimensionsAfterGlobal
+		}
+		add(slot, "dimensions="+hloIntList(a.Dimensions))
+	}
+	if a.IsStable {
+		add(slotIsStable, "is_stable=true")
+	}
+	if a.UseGlobalDeviceIDs {
+		add(slotUseGlobalDeviceIDs, "use_global_device_ids=true")
+	}
+	if a.SourceTargetPairs != nil {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, p := range a.SourceTargetPairs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(hloIntList(p[:]))
+		}
+		b.WriteByte('}')
+		add(slotSourceTargetPairs, "source_target_pairs="+b.String())
+	}
+	if a.IsHostTransfer {
+		add(slotIsHostTransfer, "is_host_transfer=true")
+	}
+	if op == OpTopK || a.K != 0 {
+		add(slotK, "k="+strconv.Itoa(a.K))
+		add(slotLargest, "largest="+strconv.FormatBool(a.Largest))
+	}
+	if a.Window != nil {
+		add(slotWindow, "window={"+a.Window.String()+"}")
+	}
+	if a.ConvDims != nil {
+		add(slotDimLabels, "dim_labels="+a.ConvDims.String())
+	}
+	if a.FeatureGroupCount > 1 {
+		add(slotFeatureGroupCount, "feature_group_count="+strconv.Itoa(a.FeatureGroupCount))
+	}
+	if a.BatchGroupCount > 1 {
+		add(slotBatchGroupCount, "batch_group_count="+strconv.Itoa(a.BatchGroupCount))
+	}
+	if a.DotDims != nil {
+		add(slotDotDims, a.DotDims.String())
+	} else if op == OpDot {
+		add(slotDotDims, DotDimensionNumbers{}.String())
+	}
+	if op == OpCustomCall || a.CustomCallTarget != "" {
+		add(slotCustomCallTarget, `custom_call_target="`+cEscape(a.CustomCallTarget)+`"`)
+	}
+	if a.OperandLayouts != nil {
+		var b strings.Builder
+		b.WriteString("operand_layout_constraints={")
+		for i, s := range a.OperandLayouts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeShape(&b, s, true)
+		}
+		b.WriteByte('}')
+		add(slotOperandLayouts, b.String())
+	}
+	if a.HasSideEffect {
+		add(slotHasSideEffect, "custom_call_has_side_effect=true")
+	}
+	if a.APIVersion != "" {
+		add(slotAPIVersion, "api_version="+a.APIVersion)
+	}
+	if a.GatherDims != nil {
+		add(slotGatherDims, a.GatherDims.String())
+	}
+	if a.ScatterDims != nil {
+		add(slotScatterDims, a.ScatterDims.String())
+	}
+	if op == OpGather || a.GatherSliceSizes != nil {
+		add(slotGatherSliceSizes, "slice_sizes="+hloIntList(a.GatherSliceSizes))
+	}
+	if a.IndicesAreSorted {
+		add(slotIndicesAreSorted, "indices_are_sorted=true")
+	}
+	if a.UniqueIndices {
+		add(slotUniqueIndices, "unique_indices=true")
+	}
+	if t := a.TriangularSolve; t != nil {
+		var parts []string
+		if t.LeftSide {
+			parts = append(parts, "left_side=true")
+		}
+		if t.Lower {
+			parts = append(parts, "lower=true")
+		}
+		if t.UnitDiagonal {
+			parts = append(parts, "unit_diagonal=true")
+		}
+		parts = append(parts, "transpose_a="+t.TransposeA.String())
+		add(slotTriangularSolve, strings.Join(parts, ", "))
+	}
+	if a.Lower {
+		add(slotLower, "lower=true")
+	}
+	if op == OpFusion {
+		add(slotFusionKind, "kind="+a.FusionKind.String())
+	}
+	if a.InfeedConfig != "" {
+		add(slotInfeedConfig, `infeed_config="`+cEscape(a.InfeedConfig)+`"`)
+	}
+	if a.OutfeedShape != nil {
+		add(slotOutfeedShape, "outfeed_shape="+shapeText(*a.OutfeedShape, true))
+	}
+	if a.OutfeedConfig != "" {
+		add(slotOutfeedConfig, `outfeed_config="`+cEscape(a.OutfeedConfig)+`"`)
+	}
+
+	if in.Condition != nil {
+		add(slotCondition, "condition=%"+in.Condition.Name)
+	}
+	if in.Body != nil {
+		add(slotBody, "body=%"+in.Body.Name)
+	}
+	if in.Select != nil {
+		add(slotSelect, "select=%"+in.Select.Name)
+	}
+	if in.Scatter != nil {
+		add(slotScatter, "scatter=%"+in.Scatter.Name)
+	}
+	if in.Branches != nil {
+		predicated := len(in.Branches) == 2 && len(in.Operands) > 0 && in.Operands[0] != nil &&
+			in.Operands[0].Shape.Elem == PRED
+		if predicated {
+			add(slotBranches, "true_computation="+compName(in.Branches[0])+
+				", false_computation="+compName(in.Branches[1]))
+		} else {
+			add(slotBranches, "branch_computations="+computationList(in.Branches))
+		}
+	}
+	if in.ToApply != nil {
+		add(slotToApply, "to_apply=%"+in.ToApply.Name)
+	}
+	if a.IsComposite {
+		add(slotIsComposite, "is_composite=true")
+	}
+	if in.CalledComputations != nil {
+		add(slotCalledComputations, "called_computations="+computationList(in.CalledComputations))
+	}
+	if in.Calls != nil {
+		add(slotCalls, "calls=%"+in.Calls.Name)
+	}
+	if in.ControlPredecessors != nil {
+		var b strings.Builder
+		b.WriteString("control-predecessors={")
+		for i, p := range in.ControlPredecessors {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('%')
+			if p != nil {
+				b.WriteString(p.Name)
+			}
+		}
+		b.WriteByte('}')
+		add(slotControlPredecessors, b.String())
+	}
+	if a.BackendConfig != "" {
+		add(slotBackendConfig, "backend_config="+a.BackendConfig)
+	}
+
+	// An attribute Kiln does not know keeps its place after the raw
+	// attribute written before it.
+	prev := slotOtherImpl
+	for _, r := range in.Raw {
+		slot := rawSlot(r.Name, op)
+		if slot < 0 {
+			slot = prev
+		}
+		prev = slot
+		add(slot, r.Name+"="+r.Value)
+	}
+	sort.SliceStable(attrs, func(i, j int) bool { return attrs[i].slot < attrs[j].slot })
+	out := make([]string, len(attrs))
+	for i, a := range attrs {
+		out[i] = a.text
+	}
+	return out
+}
+
+// isDefaultCompareType reports whether a compare's type is the one XLA
+// assumes for its operands' element type, which XLA does not print.
+func isDefaultCompareType(in *Instruction) bool {
+	if len(in.Operands) == 0 || in.Operands[0] == nil {
+		return false
+	}
+	return in.CompareType == DefaultComparisonType(in.Operands[0].Shape.Elem)
+}
+
+func compName(c *Computation) string {
+	if c == nil {
+		return "%<nil>"
+	}
+	return "%" + c.Name
+}
+
+func computationList(cs []*Computation) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(compName(c))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
