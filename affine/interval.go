@@ -96,9 +96,12 @@ func (a Interval) Neg() Interval {
 	if a.IsEmpty() {
 		return emptyInterval
 	}
+	// -MinInt64 does not fit: it saturates to MaxInt64, like an unbounded side.
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if a.Hi != math.MaxInt64 {
+	if a.Hi != math.MaxInt64 && a.Hi != math.MinInt64 {
 		lo = -a.Hi
+	} else if a.Hi == math.MinInt64 {
+		lo = math.MaxInt64
 	}
 	if a.Lo != math.MinInt64 {
 		hi = -a.Lo

@@ -1,0 +1,390 @@
+package affine
+
+// The expression simplifier: XLA's AffineExprSimplifier, on canonical linear
+// forms. Every rule rewrites an expression into one with the same value at
+// every point of the box of the variables' bounds; rules that would overflow
+// int64 are skipped. Each rule is named after what it proves:
+//
+//	range      x floordiv k, x ceildiv k and x mod k whose range is one value
+//	           become that constant; x mod k is x - q·k when x stays in one
+//	           period [q·k, q·k + k - 1]. Variables and sums are not replaced
+//	           by their value when their range is a point: XLA keeps d0 with
+//	           d0 in [0, 0].
+//	gcd        (g·x) floordiv (g·k) → x floordiv k; (g·x) mod (g·k) → (x mod k)·g
+//	div-div    (x floordiv a) floordiv b → x floordiv (a·b)
+//	mod-div    (x mod (a·b)) floordiv b → (x floordiv b) mod a
+//	mod-mod    (x mod (a·b)) mod b → x mod b
+//	extract    (a·k·x + y) floordiv k → a·x + y floordiv k, likewise ceildiv;
+//	           (a·k·x + y) mod k → y mod k
+//	split      (g·x + r) floordiv k → x floordiv (k/g) and
+//	           (g·x + r) mod k → (g·x) mod k + r, when g divides k and
+//	           0 ≤ r < g over the box (the seed's (4d1 + d2) with d2 < 4)
+//	inner-div  (x floordiv a + y) floordiv b → (x + a·y) floordiv (a·b)
+//	recombine  (x floordiv k)·k·c + (x mod k)·c → x·c
+
+// maxPasses bounds the rewrites of one expression; the rules shrink
+// expressions, so the limit is only a guard.
+const maxPasses = 16
+
+type exprSimplifier struct {
+	r    rangeEval
+	memo map[*atom]Expr
+}
+
+func newExprSimplifier(m *IndexingMap) *exprSimplifier {
+	return &exprSimplifier{r: rangeEval{m: m}}
+}
+
+// simplify rewrites e until no rule applies.
+func (s *exprSimplifier) simplify(e Expr) Expr {
+	for range maxPasses {
+		f := s.once(e)
+		if f.sameAs(e) || f.Equal(e) {
+			return e
+		}
+		e = f
+	}
+	return e
+}
+
+// once simplifies every operand of e, then the sum.
+func (s *exprSimplifier) once(e Expr) Expr {
+	if len(e.terms) == 0 {
+		return e
+	}
+	var b sumBuilder
+	b.addConst(e.c)
+	changed := false
+	for _, t := range e.terms {
+		if t.atom.isVar() {
+			b.addTerm(t.coef, t.atom)
+			continue
+		}
+		d := s.atom(t.atom)
+		if len(d.terms) == 1 && d.c == 0 && d.terms[0].coef == 1 && d.terms[0].atom == t.atom {
+			b.addTerm(t.coef, t.atom)
+			continue
+		}
+		b.add(d, t.coef)
+		changed = true
+	}
+	if changed {
+		f, err := b.build()
+		if err != nil {
+			return e
+		}
+		e = f
+	}
+	return s.recombine(e)
+}
+
+// atom simplifies a division atom, returning the expression it equals.
+func (s *exprSimplifier) atom(a *atom) Expr {
+	if r, ok := s.memo[a]; ok {
+		return r
+	}
+	lhs := s.simplify(a.lhs)
+	var r Expr
+	var err error
+	switch a.kind {
+	case atomFloorDiv:
+		r, err = s.floorDiv(lhs, a.k)
+	case atomCeilDiv:
+		r, err = s.ceilDiv(lhs, a.k)
+	default:
+		r, err = s.mod(lhs, a.k)
+	}
+	if err != nil {
+		r = atomExpr(a)
+	}
+	if s.memo == nil {
+		s.memo = make(map[*atom]Expr)
+	}
+	s.memo[a] = r
+	return r
+}
+
+// onePeriod reports the q for which the interval lies within [q·k, q·k + k - 1].
+func onePeriod(iv Interval, k int64) (int64, bool) {
+	if iv.IsEmpty() || !iv.IsBounded() {
+		return 0, false
+	}
+	q := floorDiv(iv.Lo, k)
+	return q, q == floorDiv(iv.Hi, k)
+}
+
+// contentGCD is the gcd of k and every coefficient and the constant of e.
+func contentGCD(e Expr, k int64) int64 {
+	g := gcd(k, e.c)
+	for _, t := range e.terms {
+		if g == 1 {
+			break
+		}
+		g = gcd(g, t.coef)
+	}
+	return g
+}
+
+// soleAtom returns the atom of e = 1·atom.
+func soleAtom(e Expr) (*atom, bool) {
+	if len(e.terms) == 1 && e.c == 0 && e.terms[0].coef == 1 {
+		return e.terms[0].atom, true
+	}
+	return nil, false
+}
+
+func (s *exprSimplifier) floorDiv(y Expr, k int64) (Expr, error) {
+	if q, ok := onePeriod(s.r.expr(y), k); ok { // range
+		return Expr{c: q}, nil
+	}
+	if g := contentGCD(y, k); g > 1 { // gcd
+		return s.floorDiv(divExact(y, g), k/g)
+	}
+	if a, ok := soleAtom(y); ok {
+		switch a.kind {
+		case atomFloorDiv: // div-div
+			if kk, ok := mulChecked(a.k, k); ok {
+				return divide(atomFloorDiv, a.lhs, kk)
+			}
+		case atomMod: // mod-div
+			if a.k%k == 0 {
+				q, err := divide(atomFloorDiv, a.lhs, k)
+				if err != nil {
+					return Expr{}, err
+				}
+				return divide(atomMod, q, a.k/k)
+			}
+		}
+	}
+	// extract
+	var out, rest sumBuilder
+	rest.addConst(y.c)
+	for _, t := range y.terms {
+		if t.coef%k == 0 {
+			out.addTerm(t.coef/k, t.atom)
+		} else {
+			rest.addTerm(t.coef, t.atom)
+		}
+	}
+	r, err := rest.build()
+	if err != nil {
+		return Expr{}, err
+	}
+	// split
+	if g, m, _, ok := s.split(r, k); ok {
+		r, k = divExact(m, g), k/g
+	}
+	// inner-div
+	if r2, k2, ok := innerDiv(r, k); ok {
+		r, k = r2, k2
+	}
+	q, err := divide(atomFloorDiv, r, k)
+	if err != nil {
+		return Expr{}, err
+	}
+	out.add(q, 1)
+	return out.build()
+}
+
+// split finds the largest g > 1 dividing k such that y = m + r where g
+// divides every coefficient of m (and its constant) and r stays in [0, g-1]
+// over the box. The constant of y goes to r, or to m when that is needed.
+func (s *exprSimplifier) split(y Expr, k int64) (g int64, m, r Expr, ok bool) {
+	for _, t := range y.terms {
+		cand := gcd(k, t.coef)
+		if cand <= 1 || cand <= g {
+			continue
+		}
+		for _, constInM := range []bool{false, true} {
+			if constInM && (y.c == 0 || y.c%cand != 0) {
+				continue
+			}
+			var mb, rb sumBuilder
+			gm := k
+			if constInM {
+				mb.addConst(y.c)
+				gm = gcd(gm, y.c)
+			} else {
+				rb.addConst(y.c)
+			}
+			for _, u := range y.terms {
+				if u.coef%cand == 0 {
+					mb.addTerm(u.coef, u.atom)
+					gm = gcd(gm, u.coef)
+				} else {
+					rb.addTerm(u.coef, u.atom)
+				}
+			}
+			if gm <= g {
+				continue
+			}
+			me, err1 := mb.build()
+			re, err2 := rb.build()
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			if iv := s.r.expr(re); !iv.IsEmpty() && iv.Lo >= 0 && iv.Hi < gm {
+				g, m, r, ok = gm, me, re, true
+			}
+		}
+	}
+	return g, m, r, ok
+}
+
+// innerDiv rewrites (x floordiv a + y) floordiv k to (x + a·y) floordiv (a·k)
+// when exactly one summand is a floordiv with coefficient 1: with several,
+// the roundings of the inner divisions do not add up.
+func innerDiv(y Expr, k int64) (Expr, int64, bool) {
+	idx := -1
+	for i, t := range y.terms {
+		if t.atom.kind == atomFloorDiv && t.coef == 1 {
+			if idx >= 0 {
+				return Expr{}, 0, false
+			}
+			idx = i
+		}
+	}
+	if idx < 0 || len(y.terms) == 1 && y.c == 0 {
+		return Expr{}, 0, false
+	}
+	inner := y.terms[idx].atom
+	kk, ok := mulChecked(inner.k, k)
+	if !ok {
+		return Expr{}, 0, false
+	}
+	var b sumBuilder
+	b.add(inner.lhs, 1)
+	c, ok := mulChecked(y.c, inner.k)
+	if !ok {
+		return Expr{}, 0, false
+	}
+	b.addConst(c)
+	for i, t := range y.terms {
+		if i == idx {
+			continue
+		}
+		coef, ok := mulChecked(t.coef, inner.k)
+		if !ok {
+			return Expr{}, 0, false
+		}
+		b.addTerm(coef, t.atom)
+	}
+	r, err := b.build()
+	if err != nil {
+		return Expr{}, 0, false
+	}
+	return r, kk, true
+}
+
+func (s *exprSimplifier) ceilDiv(y Expr, k int64) (Expr, error) {
+	if iv := s.r.expr(y); !iv.IsEmpty() && iv.IsBounded() && ceilDiv(iv.Lo, k) == ceilDiv(iv.Hi, k) { // range
+		return Expr{c: ceilDiv(iv.Lo, k)}, nil
+	}
+	if g := contentGCD(y, k); g > 1 { // gcd
+		return s.ceilDiv(divExact(y, g), k/g)
+	}
+	// extract
+	var out, rest sumBuilder
+	rest.addConst(y.c)
+	for _, t := range y.terms {
+		if t.coef%k == 0 {
+			out.addTerm(t.coef/k, t.atom)
+		} else {
+			rest.addTerm(t.coef, t.atom)
+		}
+	}
+	r, err := rest.build()
+	if err != nil {
+		return Expr{}, err
+	}
+	q, err := divide(atomCeilDiv, r, k)
+	if err != nil {
+		return Expr{}, err
+	}
+	out.add(q, 1)
+	return out.build()
+}
+
+func (s *exprSimplifier) mod(y Expr, k int64) (Expr, error) {
+	iv := s.r.expr(y)
+	if iv.IsPoint() { // range
+		return Expr{c: floorMod(iv.Lo, k)}, nil
+	}
+	if q, ok := onePeriod(iv, k); ok { // range
+		qk, ok := mulChecked(q, k)
+		if ok {
+			return addScaled(y, Expr{c: qk}, -1)
+		}
+	}
+	if g := contentGCD(y, k); g > 1 { // gcd
+		r, err := s.mod(divExact(y, g), k/g)
+		if err != nil {
+			return Expr{}, err
+		}
+		return scale(r, g)
+	}
+	if a, ok := soleAtom(y); ok && a.kind == atomMod && a.k%k == 0 { // mod-mod
+		return divide(atomMod, a.lhs, k)
+	}
+	// extract: XLA keeps the sign of the constant (C's remainder), so that
+	// (d0 - 1) mod 2 stays as written.
+	var rest sumBuilder
+	rest.addConst(y.c % k)
+	for _, t := range y.terms {
+		if t.coef%k != 0 {
+			rest.addTerm(t.coef, t.atom)
+		}
+	}
+	r, err := rest.build()
+	if err != nil {
+		return Expr{}, err
+	}
+	// split
+	if _, m, small, ok := s.split(r, k); ok {
+		mm, err := divide(atomMod, m, k)
+		if err != nil {
+			return Expr{}, err
+		}
+		return addScaled(mm, small, 1)
+	}
+	return divide(atomMod, r, k)
+}
+
+// recombine rewrites (x floordiv k)·k·c + (x mod k)·c to x·c.
+func (s *exprSimplifier) recombine(e Expr) Expr {
+	for {
+		di, mi := -1, -1
+	search:
+		for i, t := range e.terms {
+			if t.atom.kind != atomMod {
+				continue
+			}
+			want, ok := mulChecked(t.coef, t.atom.k)
+			if !ok {
+				continue
+			}
+			for j, u := range e.terms {
+				if u.atom.kind == atomFloorDiv && u.coef == want && u.atom.k == t.atom.k && u.atom.lhs.Equal(t.atom.lhs) {
+					di, mi = j, i
+					break search
+				}
+			}
+		}
+		if di < 0 {
+			return e
+		}
+		var b sumBuilder
+		b.addConst(e.c)
+		for i, t := range e.terms {
+			if i != di && i != mi {
+				b.addTerm(t.coef, t.atom)
+			}
+		}
+		b.add(e.terms[mi].atom.lhs, e.terms[mi].coef)
+		f, err := b.build()
+		if err != nil {
+			return e
+		}
+		e = f
+	}
+}
