@@ -40,9 +40,34 @@ func (b *modb) name(prefix string) string {
 	return prefix + "." + strconv.Itoa(*b.n)
 }
 
-// shp parses an XLA shape like "f32[2,3]" or "s32[]".
+// shp parses an XLA shape like "f32[2,3]", "s32[]" or "(f32[2], s32[])".
 func shp(t testing.TB, s string) ir.Shape {
 	t.Helper()
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
+		var elems []ir.Shape
+		depth, start := 0, 1
+		for i := 1; i < len(s); i++ {
+			switch s[i] {
+			case '(', '[':
+				depth++
+			case ']':
+				depth--
+			case ')', ',':
+				if s[i] == ')' && depth > 0 {
+					depth--
+					continue
+				}
+				if depth == 0 {
+					if part := strings.TrimSpace(s[start:i]); part != "" {
+						elems = append(elems, shp(t, part))
+					}
+					start = i + 1
+				}
+			}
+		}
+		return ir.MakeTuple(elems...)
+	}
 	open := strings.IndexByte(s, '[')
 	if open < 0 || !strings.HasSuffix(s, "]") {
 		t.Fatalf("bad shape %q", s)
