@@ -359,6 +359,13 @@ type slottedAttr struct {
 // strings in XLA's order.
 func instructionAttributes(in *Instruction) []string {
 	op := effectiveOpcode(in)
+	// Attributes XLA prints even at their default value are printed for the
+	// op itself and for a shorthand -start, which carries the wrapped op's
+	// attributes; a shorthand -update or -done prints only what it has.
+	always := op
+	if in.Opcode == OpAsyncUpdate || in.Opcode == OpAsyncDone {
+		always = in.Opcode
+	}
 	var attrs []slottedAttr
 	add := func(slot int, text string) { attrs = append(attrs, slottedAttr{slot, text}) }
 	a := &in.Attrs
@@ -366,41 +373,41 @@ func instructionAttributes(in *Instruction) []string {
 	if a.AsyncExecutionThread != "" {
 		add(slotAsyncThread, `async_execution_thread="`+cEscape(a.AsyncExecutionThread)+`"`)
 	}
-	if op == OpGetTupleElement || a.TupleIndex != 0 {
+	if always == OpGetTupleElement || a.TupleIndex != 0 {
 		add(slotIndex, "index="+strconv.Itoa(a.TupleIndex))
 	}
-	if op == OpIota || a.IotaDimension != 0 {
+	if always == OpIota || a.IotaDimension != 0 {
 		add(slotIotaDimension, "iota_dimension="+strconv.Itoa(a.IotaDimension))
 	}
-	if op == OpSlice || a.Slice != nil {
+	if always == OpSlice || a.Slice != nil {
 		add(slotSlice, "slice="+SliceString(a.Slice))
 	}
-	if op == OpDynamicSlice || a.DynamicSliceSizes != nil {
+	if always == OpDynamicSlice || a.DynamicSliceSizes != nil {
 		add(slotDynamicSliceSizes, "dynamic_slice_sizes="+hloIntList(a.DynamicSliceSizes))
 	}
-	if op == OpPad || a.Padding != nil {
+	if always == OpPad || a.Padding != nil {
 		add(slotPadding, "padding="+PaddingString(a.Padding))
 	}
-	if op == OpReducePrecision || a.ExponentBits != 0 || a.MantissaBits != 0 {
+	if always == OpReducePrecision || a.ExponentBits != 0 || a.MantissaBits != 0 {
 		add(slotExponentBits, "exponent_bits="+strconv.Itoa(a.ExponentBits))
 		add(slotMantissaBits, "mantissa_bits="+strconv.Itoa(a.MantissaBits))
 	}
-	if op == OpBatchNormGrad || op == OpBatchNormInference || op == OpBatchNormTraining ||
+	if always == OpBatchNormGrad || always == OpBatchNormInference || always == OpBatchNormTraining ||
 		a.Epsilon != 0 || a.FeatureIndex != 0 {
 		add(slotEpsilon, "epsilon="+strconv.FormatFloat(float64(a.Epsilon), 'g', -1, 32))
 		add(slotFeatureIndex, "feature_index="+strconv.Itoa(a.FeatureIndex))
 	}
-	if op == OpFft || a.FFTLength != nil {
+	if always == OpFft || a.FFTLength != nil {
 		add(slotFFTType, "fft_type="+a.FFTType.String())
 		add(slotFFTLength, "fft_length="+hloIntList(a.FFTLength))
 	}
-	if op == OpRng || a.Distribution != RngInvalid {
+	if always == OpRng || a.Distribution != RngInvalid {
 		add(slotDistribution, "distribution="+a.Distribution.String())
 	}
-	if op == OpRngBitGenerator || a.RngAlgorithm != RngDefault {
+	if always == OpRngBitGenerator || a.RngAlgorithm != RngDefault {
 		add(slotRngAlgorithm, "algorithm="+a.RngAlgorithm.String())
 	}
-	if op == OpCompare || a.Direction != CmpInvalid {
+	if always == OpCompare || a.Direction != CmpInvalid {
 		add(slotDirection, "direction="+a.Direction.String())
 	}
 	if a.CompareType != CmpTypeDefault && !isDefaultCompareType(in) {
@@ -411,13 +418,13 @@ func instructionAttributes(in *Instruction) []string {
 	}
 	if a.ReplicaGroups != nil {
 		add(slotReplicaGroups, "replica_groups="+a.ReplicaGroups.String())
-	} else if collectiveOpcodes[op] {
+	} else if collectiveOpcodes[always] {
 		add(slotReplicaGroups, "replica_groups={}")
 	}
 	if a.ConstrainLayout {
 		add(slotConstrainLayout, "constrain_layout=true")
 	}
-	if opcodesWithDimensions[op] || a.Dimensions != nil {
+	if opcodesWithDimensions[always] || a.Dimensions != nil {
 		slot := slotDimensions
 		if op == OpReduceScatter {
 			slot = slotDimensionsAfterGlobal
@@ -445,7 +452,7 @@ func instructionAttributes(in *Instruction) []string {
 	if a.IsHostTransfer {
 		add(slotIsHostTransfer, "is_host_transfer=true")
 	}
-	if op == OpTopK || a.K != 0 {
+	if always == OpTopK || a.K != 0 {
 		add(slotK, "k="+strconv.Itoa(a.K))
 		add(slotLargest, "largest="+strconv.FormatBool(a.Largest))
 	}
@@ -463,10 +470,10 @@ func instructionAttributes(in *Instruction) []string {
 	}
 	if a.DotDims != nil {
 		add(slotDotDims, a.DotDims.String())
-	} else if op == OpDot {
+	} else if always == OpDot {
 		add(slotDotDims, DotDimensionNumbers{}.String())
 	}
-	if op == OpCustomCall || a.CustomCallTarget != "" {
+	if always == OpCustomCall || a.CustomCallTarget != "" {
 		add(slotCustomCallTarget, `custom_call_target="`+cEscape(a.CustomCallTarget)+`"`)
 	}
 	if a.OperandLayouts != nil {
@@ -493,7 +500,7 @@ func instructionAttributes(in *Instruction) []string {
 	if a.ScatterDims != nil {
 		add(slotScatterDims, a.ScatterDims.String())
 	}
-	if op == OpGather || a.GatherSliceSizes != nil {
+	if always == OpGather || a.GatherSliceSizes != nil {
 		add(slotGatherSliceSizes, "slice_sizes="+hloIntList(a.GatherSliceSizes))
 	}
 	if a.IndicesAreSorted {
@@ -519,7 +526,7 @@ func instructionAttributes(in *Instruction) []string {
 	if a.Lower {
 		add(slotLower, "lower=true")
 	}
-	if op == OpFusion {
+	if always == OpFusion {
 		add(slotFusionKind, "kind="+a.FusionKind.String())
 	}
 	if a.InfeedConfig != "" {

@@ -1,0 +1,119 @@
+package ir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withoutWhitespace drops whitespace outside quoted strings, so that texts
+// equal "modulo whitespace" compare equal.
+func withoutWhitespace(s string) string {
+	var b strings.Builder
+	inQuote := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inQuote && c == '\\' && i+1 < len(s):
+			b.WriteByte(c)
+			i++
+			b.WriteByte(s[i])
+			continue
+		case c == '"':
+			inQuote = !inQuote
+		case !inQuote && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// firstDifference shows where two texts part.
+func firstDifference(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-60)
+	return "\n got: …" + a[from:min(len(a), i+60)] + "\nwant: …" + b[from:min(len(b), i+60)]
+}
+
+func readCorpus(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/hlo/*.hlo")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus files: %v", err)
+	}
+	corpus := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus[filepath.Base(f)] = string(b)
+	}
+	return corpus
+}
+
+// TestHLOCorpusRoundTrip parses every module of testdata/hlo (written as
+// XLA prints them), prints it, and checks that the text is the same modulo
+// whitespace, that the printed text parses back to an equal module, and that
+// printing is then stable. A file named X_newstyle.hlo is written in XLA's
+// newer style (no '%', no operand shapes, no signatures) and must print as
+// X.hlo, its classic twin.
+func TestHLOCorpusRoundTrip(t *testing.T) {
+	corpus := readCorpus(t)
+	for name, text := range corpus {
+		t.Run(name, func(t *testing.T) {
+			m, err := ParseModule(text)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			printed := m.String()
+			want := text
+			if base, ok := strings.CutSuffix(name, "_newstyle.hlo"); ok {
+				want = corpus[base+".hlo"]
+				twin, err := ParseModule(want)
+				if err != nil {
+					t.Fatalf("parse twin: %v", err)
+				}
+				if d := diffModules(twin, m); d != "" {
+					t.Errorf("new-style module differs from its classic twin: %s", d)
+				}
+			}
+			if got, w := withoutWhitespace(printed), withoutWhitespace(want); got != w {
+				t.Errorf("printed text differs from the input modulo whitespace:%s\nfull output:\n%s", firstDifference(got, w), printed)
+			}
+			m2, err := ParseModule(printed)
+			if err != nil {
+				t.Fatalf("re-parse of printed module: %v\n%s", err, printed)
+			}
+			if d := diffModules(m, m2); d != "" {
+				t.Errorf("module changed through print and parse: %s", d)
+			}
+			if again := m2.String(); again != printed {
+				t.Errorf("printing is not stable:%s", firstDifference(again, printed))
+			}
+		})
+	}
+}
+
+// TestHLOCorpusPrefixesDoNotPanic parses prefixes of every corpus module: each
+// must fail with a positioned error or succeed, never panic.
+func TestHLOCorpusPrefixesDoNotPanic(t *testing.T) {
+	for name, text := range readCorpus(t) {
+		for n := 0; n < len(text); n += 13 {
+			_, err := ParseModule(text[:n])
+			if err != nil && strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("%s[:%d]: %v", name, n, err)
+			}
+			if err != nil {
+				if _, ok := err.(*ParseError); !ok {
+					t.Fatalf("%s[:%d]: error is %T, not *ParseError: %v", name, n, err, err)
+				}
+			}
+		}
+	}
+}
