@@ -771,62 +771,14 @@ func evalConvert(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Liter
 }
 
 // convertLiteral converts every element of x to type to with XLA's
-// ConvertElementType semantics (see the file comment of values.go).
+// ConvertElementType semantics (ir.ConvertLiteral). Complex to real is
+// refused, as XLA's shape inference refuses it.
 func convertLiteral(x *ir.Literal, to ir.ElementType) (*ir.Literal, error) {
 	from := x.Shape().Elem
-	if !to.IsArray() {
-		return nil, fmt.Errorf("cannot convert %v to %v", from, to)
-	}
-	out, err := newArrayLike(x.Shape(), to)
-	if err != nil {
-		return nil, err
-	}
-	if from == to {
-		copy(out.Bytes(), x.Bytes())
-		return out, nil
-	}
-	isInt := func(t ir.ElementType) bool { return t == ir.PRED || t.IsInteger() }
-	switch {
-	case from.IsComplex() && to.IsComplex():
-		setComplex(out, complexValues(x))
-	case from.IsComplex():
+	if from.IsComplex() && !to.IsComplex() {
 		return nil, fmt.Errorf("conversion from complex type %v to real type %v is not defined; use real/imag", from, to)
-	case from.IsFloat() && to.IsFloat():
-		setFloats(out, floatValues(x))
-	case from.IsFloat() && to.IsComplex():
-		xs := floatValues(x)
-		res := make([]complex128, len(xs))
-		for i, v := range xs {
-			res[i] = complex(v, 0)
-		}
-		setComplex(out, res)
-	case from.IsFloat() && isInt(to):
-		xs := floatValues(x)
-		res := make([]int64, len(xs))
-		for i, v := range xs {
-			res[i] = floatToInt(to, v)
-		}
-		setInts(out, res)
-	case isInt(from) && isInt(to):
-		setInts(out, intValues(x))
-	case isInt(from) && to.IsFloat():
-		xs := intValues(x)
-		res := make([]float64, len(xs))
-		for i, v := range xs {
-			res[i] = intToFloat(from, to, v)
-		}
-		setFloats(out, res)
-	case isInt(from) && to.IsComplex():
-		xs := intValues(x)
-		res := make([]complex128, len(xs))
-		for i, v := range xs {
-			res[i] = complex(intToFloat(from, to, v), 0)
-		}
-		setComplex(out, res)
-	default:
-		return nil, fmt.Errorf("conversion from %v to %v is not defined", from, to)
 	}
-	return out, nil
+	return ir.ConvertLiteral(x, to)
 }
 
 // ---- bitcast-convert ------------------------------------------------------

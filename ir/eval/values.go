@@ -303,59 +303,18 @@ func intRange(t ir.ElementType) (lo, hi int64) {
 }
 
 // intToFloat converts an integer value of type from (in intValues form) to
-// the float64 that, stored with setFloats into type to, gives XLA's
-// conversion: round-to-nearest-even straight to F64 or F32, and through F32
-// for narrower types.
+// the float64 that, stored with setFloats (or setComplex) into type to,
+// gives XLA's conversion: round-to-nearest-even straight to F64 or F32, and
+// through F32 for narrower types (ir.IntToFloat).
 func intToFloat(from, to ir.ElementType, x int64) float64 {
 	unsigned := from.IsUnsigned() || from == ir.PRED
-	if to == ir.F64 || to == ir.C128 {
-		if unsigned {
-			return float64(uint64(x))
-		}
-		return float64(x)
-	}
-	if unsigned {
-		return float64(float32(uint64(x)))
-	}
-	return float64(float32(x))
+	return ir.IntToFloat(x, unsigned, to.ComplexComponent())
 }
 
-// floatToInt converts a float to integer type t as XLA does: truncation
-// toward zero, saturating at the type's range, NaN to 0. The result is in
-// intValues form.
-func floatToInt(t ir.ElementType, x float64) int64 {
-	if t == ir.PRED {
-		if x != 0 { // NaN is nonzero, as in C++'s static_cast<bool>
-			return 1
-		}
-		return 0
-	}
-	if x != x {
-		return 0
-	}
-	lo, hi := intRange(t)
-	if t.IsUnsigned() {
-		max := float64(hi)
-		if t.BitWidth() == 64 {
-			max = 1 << 64 // hi is -1 as int64 bits
-		}
-		switch {
-		case x <= 0:
-			return 0
-		case x >= max:
-			return hi
-		}
-		return int64(uint64(math.Trunc(x)))
-	}
-	switch {
-	case x <= float64(lo):
-		return lo
-	case x >= float64(hi):
-		// float64(MaxInt64) rounds up to 2^63, so >= also catches 2^63.
-		return hi
-	}
-	return int64(math.Trunc(x))
-}
+// floatToInt converts a float to integer type t (or PRED) as XLA does:
+// truncation toward zero, saturating at the type's range, NaN to 0; PRED is
+// x != 0. The result is in intValues form.
+func floatToInt(t ir.ElementType, x float64) int64 { return ir.SaturateFloatToInt(x, t) }
 
 // scalarIndex reads element i of an integer array literal as an int64 (used
 // for start indices, branch indices and iteration counts). Unsigned values

@@ -1,0 +1,311 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// parseHLO parses an HLO module, failing the test on error.
+func parseHLO(t *testing.T, text string) *ir.Module {
+	t.Helper()
+	m, err := ir.ParseModule(text)
+	if err != nil {
+		t.Fatalf("ParseModule: %v", err)
+	}
+	return m
+}
+
+// runHLO parses and evaluates a module.
+func runHLO(t *testing.T, text string, args ...*ir.Literal) []*ir.Literal {
+	t.Helper()
+	out, err := Run(parseHLO(t, text), args...)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return out
+}
+
+const whileSumHLO = `HloModule sum_loop
+
+cond {
+  p = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  p = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  acc = f32[3] get-tuple-element(p), index=1
+  c = f32[3] constant({1, 2, 3})
+  sum = f32[3] add(acc, c)
+  ROOT t = (s32[], f32[3]) tuple(next, sum)
+}
+
+ENTRY main {
+  z = s32[] constant(0)
+  init = f32[3] parameter(0)
+  t = (s32[], f32[3]) tuple(z, init)
+  w = (s32[], f32[3]) while(t), condition=cond, body=body
+  ROOT r = f32[3] get-tuple-element(w), index=1
+}
+`
+
+func TestWhileAccumulates(t *testing.T) {
+	out := runHLO(t, whileSumHLO, vec[float32](0.5, 0, -1))
+	wantValues(t, out[0], dims(3), float32(10.5), 20, 29)
+}
+
+func TestWhileIterationLimitAndContext(t *testing.T) {
+	m := parseHLO(t, whileSumHLO)
+	_, err := RunWithOptions(m, Options{MaxWhileIterations: 9}, vec[float32](0, 0, 0))
+	if err == nil || !strings.Contains(err.Error(), "9 iterations") {
+		t.Fatalf("limit 9 for a 10-iteration loop: got %v, want an error naming the limit", err)
+	}
+	if _, err := RunWithOptions(m, Options{MaxWhileIterations: 10}, vec[float32](0, 0, 0)); err != nil {
+		t.Fatalf("limit 10 for a 10-iteration loop: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = RunWithOptions(m, Options{Context: ctx}, vec[float32](0, 0, 0))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: got %v, want context.Canceled", err)
+	}
+}
+
+func TestInfiniteWhileStopsAtLimit(t *testing.T) {
+	const hlo = `HloModule forever
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(p, one)
+}
+ENTRY main {
+  p = s32[] parameter(0)
+  ROOT w = s32[] while(p), condition=cond, body=body
+}
+`
+	_, err := RunWithOptions(parseHLO(t, hlo), Options{MaxWhileIterations: 1000}, scalar[int32](0))
+	if err == nil || !strings.Contains(err.Error(), "MaxWhileIterations") {
+		t.Fatalf("got %v, want the while limit error", err)
+	}
+}
+
+func TestConditionalPredAndIndexForms(t *testing.T) {
+	const text = `HloModule jit_cond
+
+true_branch {
+  p.1 = f32[2]{0} parameter(0)
+  ROOT negate.2 = f32[2]{0} negate(p.1)
+}
+
+false_branch {
+  ROOT p.3 = f32[2]{0} parameter(0)
+}
+
+branch_0 {
+  p.4 = f32[2]{0} parameter(0)
+  ROOT exponential.5 = f32[2]{0} exponential(p.4)
+}
+
+branch_1 {
+  p.6 = f32[2]{0} parameter(0)
+  ROOT log.7 = f32[2]{0} log(p.6)
+}
+
+branch_2 {
+  p.8 = f32[2]{0} parameter(0)
+  ROOT tanh.9 = f32[2]{0} tanh(p.8)
+}
+
+ENTRY main.20 {
+  Arg_0.1 = pred[] parameter(0)
+  Arg_2.3 = f32[2]{0} parameter(2)
+  conditional.10 = f32[2]{0} conditional(Arg_0.1, Arg_2.3, Arg_2.3), true_computation=true_branch, false_computation=false_branch
+  Arg_1.2 = s32[] parameter(1)
+  constant.11 = s32[] constant(0)
+  constant.12 = s32[] constant(2)
+  clamp.13 = s32[] clamp(constant.11, Arg_1.2, constant.12)
+  ROOT conditional.14 = f32[2]{0} conditional(clamp.13, conditional.10, conditional.10, Arg_2.3), branch_computations={branch_0, branch_1, branch_2}
+}
+`
+	x := vec[float32](1, 2)
+	for _, c := range []struct {
+		pred  bool
+		index int32
+		f     func(float64) float64
+	}{
+		// pred picks negate or identity; the index (clamped to [0,2] by the
+		// module itself) picks exp, log or tanh.
+		{true, 0, func(v float64) float64 { return math.Exp(-v) }},
+		{false, 1, math.Log},
+		{false, 7, math.Tanh},
+		{true, -3, func(v float64) float64 { return math.Exp(-v) }},
+	} {
+		out := runHLO(t, text, scalar(c.pred), scalar(c.index), x)
+		got := ir.Values[float32](out[0])
+		for i, v := range []float64{1, 2} {
+			if want := float32(c.f(v)); got[i] != want {
+				t.Errorf("pred=%v index=%d: element %d = %g, want %g", c.pred, c.index, i, got[i], want)
+			}
+		}
+	}
+}
+
+func TestConditionalOutOfRangeIndexRunsLastBranch(t *testing.T) {
+	const hlo = `HloModule idx
+b0 {
+  p = s32[] parameter(0)
+  ROOT c = s32[] constant(100)
+}
+b1 {
+  p = s32[] parameter(0)
+  ROOT c = s32[] constant(101)
+}
+b2 {
+  ROOT p = s32[] parameter(0)
+}
+ENTRY main {
+  i = s32[] parameter(0)
+  x = s32[] parameter(1)
+  ROOT r = s32[] conditional(i, x, x, x), branch_computations={b0, b1, b2}
+}
+`
+	m := parseHLO(t, hlo)
+	for _, c := range []struct{ i, want int32 }{{0, 100}, {1, 101}, {2, 7}, {3, 7}, {-1, 7}, {math.MaxInt32, 7}} {
+		out, err := Run(m, scalar(c.i), scalar[int32](7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantValues(t, out[0], nil, c.want)
+	}
+}
+
+func TestCallFusionMapOptBarrier(t *testing.T) {
+	const hlo = `HloModule calls
+square {
+  x = f32[] parameter(0)
+  ROOT m = f32[] multiply(x, x)
+}
+axpy {
+  a = f32[] parameter(0)
+  x = f32[] parameter(1)
+  y = f32[] parameter(2)
+  ax = f32[] multiply(a, x)
+  ROOT r = f32[] add(ax, y)
+}
+fused {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  s = f32[4] subtract(p0, p1)
+  ROOT e = f32[4] exponential(s)
+}
+twice {
+  p = f32[4] parameter(0)
+  ROOT d = f32[4] add(p, p)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  sq = f32[4] map(x), dimensions={0}, to_apply=square
+  two = f32[] constant(2)
+  a = f32[4] broadcast(two), dimensions={}
+  ax = f32[4] map(a, x, y), dimensions={0}, to_apply=axpy
+  f = f32[4] fusion(x, y), kind=kLoop, calls=fused
+  c = f32[4] call(x), to_apply=twice
+  t = (f32[4], f32[4], f32[4], f32[4]) tuple(sq, ax, f, c)
+  ROOT b = (f32[4], f32[4], f32[4], f32[4]) opt-barrier(t)
+}
+`
+	x := vec[float32](1, 2, 3, -4)
+	y := vec[float32](0.5, 0, 1, 2)
+	out := runHLO(t, hlo, x, y)
+	if len(out) != 4 {
+		t.Fatalf("%d outputs, want 4", len(out))
+	}
+	wantValues(t, out[0], dims(4), float32(1), 4, 9, 16)
+	wantValues(t, out[1], dims(4), float32(2.5), 4, 7, -6)
+	wantValues(t, out[2], dims(4), float32(math.Exp(0.5)), float32(math.Exp(2)), float32(math.Exp(2)), float32(math.Exp(-6)))
+	wantValues(t, out[3], dims(4), float32(2), 4, 6, -8)
+}
+
+func TestMapWithNonElementwiseComputationRunsPerElement(t *testing.T) {
+	// The mapped computation calls another computation, so it cannot be
+	// vectorised; the per-element path must give the same answer.
+	const hlo = `HloModule mapcall
+inner {
+  x = s32[] parameter(0)
+  ROOT n = s32[] negate(x)
+}
+outer {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  c = s32[] call(x), to_apply=inner
+  ROOT m = s32[] maximum(c, y)
+}
+ENTRY main {
+  x = s32[5] parameter(0)
+  y = s32[5] parameter(1)
+  ROOT m = s32[5] map(x, y), dimensions={0}, to_apply=outer
+}
+`
+	out := runHLO(t, hlo, vec[int32](1, -2, 3, -4, 5), vec[int32](0, 0, -10, 10, 0))
+	wantValues(t, out[0], dims(5), int32(0), 2, -3, 10, 0)
+}
+
+func TestRunArgumentErrors(t *testing.T) {
+	m := parseHLO(t, whileSumHLO)
+	if _, err := Run(m); err == nil || !strings.Contains(err.Error(), "1 arguments, got 0") {
+		t.Errorf("no arguments: got %v", err)
+	}
+	if _, err := Run(m, vec[float32](1, 2)); err == nil || !strings.Contains(err.Error(), "f32[2]") {
+		t.Errorf("wrong shape: got %v", err)
+	}
+	if _, err := Run(m, vec[int32](1, 2, 3)); err == nil || !strings.Contains(err.Error(), "s32[3]") {
+		t.Errorf("wrong type: got %v", err)
+	}
+}
+
+func TestHugeShapeRefusedBeforeAllocating(t *testing.T) {
+	const hlo = `HloModule huge
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT b = f32[100000,100000,100000] broadcast(p), dimensions={}
+}
+`
+	_, err := Run(parseHLO(t, hlo), scalar[float32](1))
+	if err == nil || !strings.Contains(err.Error(), "bytes") {
+		t.Fatalf("got %v, want a size refusal", err)
+	}
+}
+
+func TestUnsupportedOpIsNamed(t *testing.T) {
+	const hlo = `HloModule unsupported
+ENTRY main {
+  p = f32[4] parameter(0)
+  s = f32[4] parameter(1)
+  ROOT r = f32[4] stochastic-convert(p, s)
+}
+`
+	m, err := ir.ParseModule(hlo)
+	if err != nil {
+		t.Skipf("parser does not accept the op: %v", err)
+	}
+	_, err = Run(m, vec[float32](1, 2, 3, 4), vec[float32](1, 2, 3, 4))
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "stochastic-convert") {
+		t.Fatalf("got %v, want an UnsupportedError naming stochastic-convert", err)
+	}
+}
