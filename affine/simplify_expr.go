@@ -20,7 +20,8 @@ package affine
 //	           (g·x + r) mod k → (g·x) mod k + r, when g divides k and
 //	           0 ≤ r < g over the box (the seed's (4d1 + d2) with d2 < 4)
 //	inner-div  (x floordiv a + y) floordiv b → (x + a·y) floordiv (a·b)
-//	recombine  (x floordiv k)·k·c + (x mod k)·c → x·c
+//	recombine  (x floordiv k)·k·c + (x mod k)·c → x·c, whatever form the
+//	           simplifier gave x floordiv k
 
 // maxPasses bounds the rewrites of one expression; the rules shrink
 // expressions, so the limit is only a guard.
@@ -350,41 +351,91 @@ func (s *exprSimplifier) mod(y Expr, k int64) (Expr, error) {
 	return divide(atomMod, r, k)
 }
 
-// recombine rewrites (x floordiv k)·k·c + (x mod k)·c to x·c.
+// recombine rewrites (y floordiv k)·k·c + (y mod k)·c to y·c. The floordiv
+// may appear in any form the simplifier gives it: when y is x floordiv j (or
+// w floordiv j + r, which is (w + j·r) floordiv j), y floordiv k is
+// x floordiv (j·k), which may have been simplified further; so the quotient
+// is simplified and looked for among the other summands.
 func (s *exprSimplifier) recombine(e Expr) Expr {
+	// Each rewrite replaces a mod and the summands of its quotient by the
+	// smaller dividend, so the loop ends.
 	for {
-		di, mi := -1, -1
-	search:
-		for i, t := range e.terms {
-			if t.atom.kind != atomMod {
-				continue
-			}
-			want, ok := mulChecked(t.coef, t.atom.k)
-			if !ok {
-				continue
-			}
-			for j, u := range e.terms {
-				if u.atom.kind == atomFloorDiv && u.coef == want && u.atom.k == t.atom.k && u.atom.lhs.Equal(t.atom.lhs) {
-					di, mi = j, i
-					break search
-				}
-			}
-		}
-		if di < 0 {
-			return e
-		}
-		var b sumBuilder
-		b.addConst(e.c)
-		for i, t := range e.terms {
-			if i != di && i != mi {
-				b.addTerm(t.coef, t.atom)
-			}
-		}
-		b.add(e.terms[mi].atom.lhs, e.terms[mi].coef)
-		f, err := b.build()
-		if err != nil {
+		f, ok := s.recombineOnce(e)
+		if !ok {
 			return e
 		}
 		e = f
 	}
+}
+
+func (s *exprSimplifier) recombineOnce(e Expr) (Expr, bool) {
+	if len(e.terms) < 2 {
+		return e, false
+	}
+	for _, t := range e.terms {
+		if t.atom.kind != atomMod {
+			continue
+		}
+		y, k := t.atom.lhs, t.atom.k
+		ck, ok := mulChecked(t.coef, k)
+		if !ok {
+			continue
+		}
+		type dividend struct {
+			x Expr
+			k int64
+		}
+		cands := []dividend{{y, k}}
+		if a, ok := soleAtom(y); ok && a.kind == atomFloorDiv {
+			if jk, ok := mulChecked(a.k, k); ok {
+				cands = append(cands, dividend{a.lhs, jk})
+			}
+		} else if z, j, ok := innerDiv(y, 1); ok {
+			if jk, ok := mulChecked(j, k); ok {
+				cands = append(cands, dividend{z, jk})
+			}
+		}
+		for _, c := range cands {
+			q, err := divide(atomFloorDiv, c.x, c.k)
+			if err != nil {
+				continue
+			}
+			q = s.simplify(q)
+			if len(q.terms) == 0 || !containsScaled(e, q, ck) {
+				continue
+			}
+			var b sumBuilder
+			b.add(e, 1)
+			b.add(q, -ck)
+			b.addTerm(-t.coef, t.atom)
+			b.add(y, t.coef)
+			f, err := b.build()
+			if err != nil {
+				continue
+			}
+			return f, true
+		}
+	}
+	return e, false
+}
+
+// containsScaled reports whether every summand of k·q is a summand of e.
+func containsScaled(e, q Expr, k int64) bool {
+	for _, u := range q.terms {
+		want, ok := mulChecked(u.coef, k)
+		if !ok {
+			return false
+		}
+		found := false
+		for _, t := range e.terms {
+			if t.coef == want && atomEqual(t.atom, u.atom) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
