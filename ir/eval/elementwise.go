@@ -110,7 +110,7 @@ var floatUnary = map[ir.Opcode]func(float64) float64{
 	ir.OpExp:    math.Exp,
 	ir.OpExpm1:  math.Expm1,
 	ir.OpFloor:  math.Floor,
-	ir.OpLog:    math.Log,
+	ir.OpLog:    floatLog,
 	ir.OpLog1p:  math.Log1p,
 	ir.OpNegate: func(x float64) float64 { return -x },
 	ir.OpLogistic: func(x float64) float64 {
@@ -333,11 +333,55 @@ var floatBinary = map[ir.Opcode]func(a, b float64) float64{
 		if a == 1 || b == 0 {
 			return 1
 		}
-		return math.Pow(a, b)
+		return floatPow(a, b)
 	},
 	ir.OpMaximum: floatMax,
 	ir.OpMinimum: floatMin,
-	ir.OpAtan2:   math.Atan2,
+	ir.OpAtan2:   floatAtan2,
+}
+
+// floatLog is math.Log, corrected for subnormal arguments, which the amd64
+// assembly version of math.Log mishandles (log(2^-1024) came out near
+// log(2^-1022.7)).
+func floatLog(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
+}
+
+// floatAtan2 is math.Atan2 with the sign of the result always that of y:
+// math.Atan2 computes atan(y/x) and loses y's sign when y/x underflows to
+// zero (atan2(-tiny, -huge) came out +π instead of -π).
+func floatAtan2(y, x float64) float64 {
+	r := math.Atan2(y, x)
+	if r == r {
+		r = math.Copysign(r, y)
+	}
+	return r
+}
+
+// floatPow is C's pow. math.Pow agrees with it except for a subnormal base
+// with a non-integer exponent, where it calls the amd64 math.Log that
+// mishandles subnormals; there the base is split as m·2^e and
+// pow = m^y · 2^(e·y), with the product e·y kept exact through an FMA.
+func floatPow(x, y float64) float64 {
+	ax := math.Abs(x)
+	if ax == 0 || ax >= 0x1p-1022 || ax != ax || y == math.Trunc(y) || math.IsInf(y, 0) || y != y {
+		return math.Pow(x, y)
+	}
+	if x < 0 {
+		return math.NaN() // negative base, non-integer exponent
+	}
+	m, e := math.Frexp(x)
+	p := float64(e) * y
+	perr := math.FMA(float64(e), y, -p) // e·y = p + perr exactly
+	pi := math.Floor(p)
+	if pi > 4096 || pi < -4096 {
+		return math.Pow(m, y) * math.Exp2(p) // certain overflow or underflow
+	}
+	r := math.Pow(m, y) * math.Exp2(p-pi) * math.Exp2(perr)
+	return math.Ldexp(r, int(pi))
 }
 
 // complexPow is XLA's complex power: 1^y = x^0 = 1; inf^(a+0i) is inf for
