@@ -1,10 +1,14 @@
 package eval
 
 import (
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -153,4 +157,67 @@ func scalarComputation(name, op string, ty ir.ElementType) string {
   ROOT r = %s[] %s(a, b)
 }
 `, name, ty, ty, ty, op)
+}
+
+// numericGolden is one case of testdata/eval/numeric_golden.json, written by
+// testdata/gen/gen_numeric.py with numpy.
+type numericGolden struct {
+	Name string          `json:"name"`
+	HLO  string          `json:"hlo"`
+	Args []goldenLiteral `json:"args"`
+	Want []goldenLiteral `json:"want"`
+	Tol  float64         `json:"tol"`
+}
+
+type goldenLiteral struct {
+	Type string `json:"type"`
+	Dims []int  `json:"dims"`
+	Hex  string `json:"hex"`
+}
+
+func (g goldenLiteral) literal() (*ir.Literal, error) {
+	t, ok := ir.ParseElementType(g.Type)
+	if !ok {
+		return nil, fmt.Errorf("unknown element type %q", g.Type)
+	}
+	b, err := hex.DecodeString(g.Hex)
+	if err != nil {
+		return nil, err
+	}
+	return ir.LiteralFromBytes(ir.MakeShape(t, g.Dims...), b)
+}
+
+func TestNumericGolden(t *testing.T) {
+	data, err := os.ReadFile(filepath.FromSlash("../../testdata/eval/numeric_golden.json"))
+	if err != nil {
+		t.Fatalf("%v (regenerate with /usr/bin/python3 testdata/gen/gen_numeric.py)", err)
+	}
+	var cases []numericGolden
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 50 {
+		t.Fatalf("only %d golden cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			args := make([]*ir.Literal, len(c.Args))
+			for i, a := range c.Args {
+				if args[i], err = a.literal(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := runHLO(t, c.HLO, args...)
+			if len(out) != len(c.Want) {
+				t.Fatalf("%d results, want %d", len(out), len(c.Want))
+			}
+			for i, w := range c.Want {
+				wl, err := w.literal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				expectClose(t, out[i], wl.Shape().StringWithoutLayout(), wideOf(wl), c.Tol)
+			}
+		})
+	}
 }
