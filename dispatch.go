@@ -120,14 +120,15 @@ func twinKernels[T float](mr, nr int, rowMajor bool) *gemmKernels[T] {
 	return g
 }
 
-// setBlocking derives KC, MC and NC from the cache sizes: a KC×NR micro-panel
-// of B stays in half of L1, an MC×KC block of A in half of L2, and a KC×NC
-// block of B in a quarter of L3 (it is shared between cores).
+// setBlocking derives KC, MC and NC from the cache sizes. The kernels stream
+// a KC×NR micro-panel of B from L2 (a tenth of it, leaving room for the A
+// block and C), an MC×KC block of A stays in half of L2, and a KC×NC block of
+// B in a quarter of L3 (it is shared between cores).
 func setBlocking[T float](g *gemmKernels[T], size int, info cpuInfo) {
-	kc := info.l1d / 2 / (g.nr * size)
-	kc = clamp(kc&^7, 64, 512)
+	kc := info.l2 / 10 / (g.nr * size)
+	kc = clamp(kc&^63, 64, 512)
 	mc := info.l2 / 2 / (kc * size)
-	mc = clamp(mc/g.mr*g.mr, g.mr, 32*g.mr)
+	mc = clamp(mc/g.mr*g.mr, g.mr, 64*g.mr)
 	nc := info.l3 / 4 / (kc * size)
 	nc = clamp(nc/g.nr*g.nr, g.nr, 512*g.nr)
 	g.kc, g.mc, g.nc = kc, mc, nc

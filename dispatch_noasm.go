@@ -4,3 +4,6 @@ package kiln
 
 // archKernelSets lists the assembly kernel sets of this build: none.
 func archKernelSets() []*kernelSet { return nil }
+
+// fmaPeakKernels are the FMA-throughput loops by level: none.
+var fmaPeakKernels = map[isaLevel]func(iters int){}

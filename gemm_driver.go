@@ -26,7 +26,8 @@ type gemmJob[T float] struct {
 	alpha, beta    T
 	a, b, c        []T
 	lda, ldb, ldc  int
-	pb             []T // prepacked B (panels of nr columns over the whole K), or nil
+	pb             []T // prepacked B: row-major k×pbld, columns padded with zeros to a multiple of nr; or nil
+	pbld           int
 	ep             epilogue[T]
 	epFlags        uint
 	goAct          bool
@@ -77,8 +78,9 @@ func grow[T float](s []T, n int) []T {
 }
 
 // gemm runs C = act(alpha·op(A)·op(B) + beta·C + bias) with validated
-// arguments. pb, when not nil, replaces b: B prepacked by packBPanels.
-func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, pb []T, beta T, c []T, ldc int, ep epilogue[T]) {
+// arguments. pb, when not nil, replaces b: B prepacked by PackB, row-major
+// with leading dimension pbld and its columns padded to a multiple of nr.
+func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, pb []T, pbld int, beta T, c []T, ldc int, ep epilogue[T]) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -90,7 +92,7 @@ func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T,
 	*j = gemmJob[T]{
 		kern: g, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, beta: beta, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
-		pb: pb, ep: ep, bufs: j.bufs,
+		pb: pb, pbld: pbld, ep: ep, bufs: j.bufs,
 	}
 	j.epFlags, j.goAct = j.ep.kernelFlags()
 	j.small = m <= smallM
@@ -143,23 +145,32 @@ func (j *gemmJob[T]) runPart(p int) {
 	}
 }
 
-// runLarge computes C(m0:m1, n0:n1) with packed blocks of A and B.
+// runLarge computes C(m0:m1, n0:n1) in cache blocks. A is packed when
+// transposed and read in place otherwise (the row-major kernels); B is read
+// in place when untransposed or prepacked, and packed otherwise, as is the
+// narrower last panel of an untransposed B.
 func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	g := j.kern
 	mr, nr := g.mr, g.nr
-	if j.pb == nil {
-		buf.b = grow(buf.b, g.kc*((min(g.nc, n1-n0)+nr-1)/nr*nr))
+	inPlaceA := !j.transA && g.rowMajor != nil
+	if !inPlaceA {
+		buf.a = grow(buf.a, g.kc*min(g.mc, (m1-m0+mr-1)/mr*mr))
 	}
-	buf.a = grow(buf.a, g.kc*min(g.mc, (m1-m0+mr-1)/mr*mr))
 	for jc := n0; jc < n1; jc += g.nc {
 		nc := min(g.nc, n1-jc)
 		for pc := 0; pc < j.k; pc += g.kc {
 			kc := min(g.kc, j.k-pc)
-			bpan, bStride := buf.b, kc*nr
-			if j.pb != nil {
-				bpan, bStride = j.pb[(jc/nr)*j.k*nr+pc*nr:], j.k*nr
-			} else {
-				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc, nc, nr)
+			packedFrom := nc // columns from here on come from buf.b
+			switch {
+			case j.pb != nil:
+			case j.transB:
+				packedFrom = 0
+			case nc%nr != 0:
+				packedFrom = nc / nr * nr
+			}
+			if packedFrom < nc {
+				buf.b = grow(buf.b, kc*((nc-packedFrom+nr-1)/nr*nr))
+				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+packedFrom, nc-packedFrom, nr)
 			}
 			beta, flags := j.beta, uint(0)
 			if pc > 0 {
@@ -174,13 +185,19 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			}
 			for ic := m0; ic < m1; ic += g.mc {
 				mc := min(g.mc, m1-ic)
-				packA(buf.a, j.a, j.lda, j.transA, ic, mc, pc, kc, mr)
+				if !inPlaceA {
+					packA(buf.a, j.a, j.lda, j.transA, ic, mc, pc, kc, mr)
+				}
 				for jr := 0; jr < nc; jr += nr {
 					cols := min(nr, nc-jr)
-					bp := &bpan[(jr/nr)*bStride]
+					bp, ldb := j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
 					for ir := 0; ir < mc; ir += mr {
 						rows := min(mr, mc-ir)
-						j.tile(g.kmajor[rows], rows, cols, kc, &buf.a[ir*kc], rows, bp, nr, ic+ir, jc+jr, beta, flags, last, buf)
+						if inPlaceA {
+							j.tile(g.rowMajor[rows], rows, cols, kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
+						} else {
+							j.tile(g.kmajor[rows], rows, cols, kc, &buf.a[ir*kc], rows, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
+						}
 					}
 				}
 			}
@@ -188,16 +205,26 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	}
 }
 
-// runSmall computes C(:, n0:n1) for M ≤ smallM over the whole K at once,
-// reading A in place (row-major kernels, or k-major ones when A is
-// transposed) and full-width panels of an untransposed B in place.
+// bPanel returns where the kernels read the kc×nr panel of B at rows pc…,
+// column col: the prepacked matrix, B itself, or panel q of the packed block.
+func (j *gemmJob[T]) bPanel(buf *partBuffers[T], pc, kc, col int, packed bool, q int) (*T, int) {
+	switch {
+	case j.pb != nil:
+		return &j.pb[pc*j.pbld+col], j.pbld
+	case packed:
+		return &buf.b[q*kc*j.kern.nr], j.kern.nr
+	default:
+		return &j.b[pc*j.ldb+col], j.ldb
+	}
+}
+
+// runSmall computes C(:, n0:n1) for M ≤ smallM, reading A in place
+// (row-major kernels, or k-major ones when A is transposed) and full-width
+// panels of an untransposed B in place. With more than one row tile, K is
+// split into KC blocks so that each B chunk is reused from L1.
 func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 	g := j.kern
 	mr, nr, k := g.mr, g.nr, j.k
-	flags := j.epFlags
-	if j.beta != 0 {
-		flags |= flagLoadC
-	}
 	kernels, packedA := g.kmajor, false
 	switch {
 	case j.transA:
@@ -208,33 +235,45 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 		buf.a = grow(buf.a, k*((j.m+mr-1)/mr*mr))
 		packA(buf.a, j.a, j.lda, false, 0, j.m, 0, k, mr)
 	}
-	for jr := n0; jr < n1; jr += nr {
-		cols := min(nr, n1-jr)
-		var bp *T
-		ldb := nr
-		switch {
-		case j.pb != nil:
-			bp = &j.pb[(jr/nr)*k*nr]
-		case !j.transB && cols == nr:
-			bp, ldb = &j.b[jr], j.ldb
-		default:
-			buf.b = grow(buf.b, k*nr)
-			packB(buf.b, j.b, j.ldb, j.transB, 0, k, jr, cols, nr)
-			bp = &buf.b[0]
+	kcMax := k
+	if j.m > mr {
+		kcMax = g.kc
+	}
+	for pc := 0; pc < k; pc += kcMax {
+		kc := min(kcMax, k-pc)
+		beta, flags := j.beta, uint(0)
+		if pc > 0 {
+			beta = 1
 		}
-		for ir := 0; ir < j.m; ir += mr {
-			rows := min(mr, j.m-ir)
-			var ap *T
-			lda := j.lda
-			switch {
-			case packedA:
-				ap, lda = &buf.a[ir*k], rows
-			case j.transA:
-				ap = &j.a[ir]
-			default:
-				ap = &j.a[ir*j.lda]
+		if beta != 0 {
+			flags |= flagLoadC
+		}
+		last := pc+kc == k
+		if last {
+			flags |= j.epFlags
+		}
+		for jr := n0; jr < n1; jr += nr {
+			cols := min(nr, n1-jr)
+			packed := j.pb == nil && (j.transB || cols < nr)
+			if packed {
+				buf.b = grow(buf.b, kc*nr)
+				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jr, cols, nr)
 			}
-			j.tile(kernels[rows], rows, cols, k, ap, lda, bp, ldb, ir, jr, j.beta, flags, true, buf)
+			bp, ldb := j.bPanel(buf, pc, kc, jr, packed, 0)
+			for ir := 0; ir < j.m; ir += mr {
+				rows := min(mr, j.m-ir)
+				var ap *T
+				lda := j.lda
+				switch {
+				case packedA:
+					ap, lda = &buf.a[ir*k+pc*rows], rows
+				case j.transA:
+					ap = &j.a[pc*j.lda+ir]
+				default:
+					ap = &j.a[ir*j.lda+pc]
+				}
+				j.tile(kernels[rows], rows, cols, kc, ap, lda, bp, ldb, ir, jr, beta, flags, last, buf)
+			}
 		}
 	}
 }

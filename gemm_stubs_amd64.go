@@ -4,145 +4,65 @@
 
 package kiln
 
-// sgemmAVX512KMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// sgemmAVX512KMajor1x64 computes a 1×64 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512KMajor1x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512KMajor1x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512RowMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// sgemmAVX512RowMajor1x64 computes a 1×64 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512RowMajor1x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512RowMajor1x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512KMajor2x32 computes a 2×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// sgemmAVX512KMajor2x64 computes a 2×64 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512KMajor2x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512KMajor2x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512RowMajor2x32 computes a 2×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// sgemmAVX512RowMajor2x64 computes a 2×64 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512RowMajor2x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512RowMajor2x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512KMajor3x32 computes a 3×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// sgemmAVX512KMajor3x64 computes a 3×64 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512KMajor3x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512KMajor3x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512RowMajor3x32 computes a 3×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// sgemmAVX512RowMajor3x64 computes a 3×64 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512RowMajor3x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512RowMajor3x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512KMajor4x32 computes a 4×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// sgemmAVX512KMajor4x64 computes a 4×64 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512KMajor4x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512KMajor4x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512RowMajor4x32 computes a 4×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// sgemmAVX512RowMajor4x64 computes a 4×64 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512RowMajor4x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512RowMajor4x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512KMajor5x32 computes a 5×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// sgemmAVX512KMajor5x64 computes a 5×64 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512KMajor5x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512KMajor5x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512RowMajor5x32 computes a 5×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// sgemmAVX512RowMajor5x64 computes a 5×64 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512RowMajor5x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512RowMajor5x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512KMajor6x32 computes a 6×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// sgemmAVX512KMajor6x64 computes a 6×64 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512KMajor6x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512KMajor6x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// sgemmAVX512RowMajor6x32 computes a 6×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// sgemmAVX512RowMajor6x64 computes a 6×64 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func sgemmAVX512RowMajor6x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512KMajor7x32 computes a 7×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512KMajor7x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512RowMajor7x32 computes a 7×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512RowMajor7x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512KMajor8x32 computes a 8×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512KMajor8x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512RowMajor8x32 computes a 8×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512RowMajor8x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512KMajor9x32 computes a 9×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512KMajor9x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512RowMajor9x32 computes a 9×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512RowMajor9x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512KMajor10x32 computes a 10×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512KMajor10x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512RowMajor10x32 computes a 10×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512RowMajor10x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512KMajor11x32 computes a 11×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512KMajor11x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512RowMajor11x32 computes a 11×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512RowMajor11x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512KMajor12x32 computes a 12×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512KMajor12x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512RowMajor12x32 computes a 12×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512RowMajor12x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512KMajor13x32 computes a 13×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512KMajor13x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512RowMajor13x32 computes a 13×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512RowMajor13x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512KMajor14x32 computes a 14×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512KMajor14x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
-
-// sgemmAVX512RowMajor14x32 computes a 14×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func sgemmAVX512RowMajor14x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+func sgemmAVX512RowMajor6x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
 // sgemmAVX2KMajor1x16 computes a 1×16 tile of C with AVX2, A(i,p) = a[p*lda+i]; see microKernel.
 //
@@ -204,145 +124,65 @@ func sgemmAVX2KMajor6x16(k int, a *float32, lda int, b *float32, ldb int, c *flo
 //go:noescape
 func sgemmAVX2RowMajor6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
-// dgemmAVX512KMajor1x16 computes a 1×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// dgemmAVX512KMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512KMajor1x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512KMajor1x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512RowMajor1x16 computes a 1×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// dgemmAVX512RowMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512RowMajor1x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512RowMajor1x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512KMajor2x16 computes a 2×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// dgemmAVX512KMajor2x32 computes a 2×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512KMajor2x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512KMajor2x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512RowMajor2x16 computes a 2×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// dgemmAVX512RowMajor2x32 computes a 2×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512RowMajor2x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512RowMajor2x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512KMajor3x16 computes a 3×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// dgemmAVX512KMajor3x32 computes a 3×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512KMajor3x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512KMajor3x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512RowMajor3x16 computes a 3×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// dgemmAVX512RowMajor3x32 computes a 3×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512RowMajor3x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512RowMajor3x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512KMajor4x16 computes a 4×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// dgemmAVX512KMajor4x32 computes a 4×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512KMajor4x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512KMajor4x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512RowMajor4x16 computes a 4×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// dgemmAVX512RowMajor4x32 computes a 4×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512RowMajor4x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512RowMajor4x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512KMajor5x16 computes a 5×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// dgemmAVX512KMajor5x32 computes a 5×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512KMajor5x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512KMajor5x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512RowMajor5x16 computes a 5×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// dgemmAVX512RowMajor5x32 computes a 5×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512RowMajor5x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512RowMajor5x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512KMajor6x16 computes a 6×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+// dgemmAVX512KMajor6x32 computes a 6×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512KMajor6x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512KMajor6x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
-// dgemmAVX512RowMajor6x16 computes a 6×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+// dgemmAVX512RowMajor6x32 computes a 6×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
 //
 //go:noescape
-func dgemmAVX512RowMajor6x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512KMajor7x16 computes a 7×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512KMajor7x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512RowMajor7x16 computes a 7×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512RowMajor7x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512KMajor8x16 computes a 8×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512KMajor8x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512RowMajor8x16 computes a 8×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512RowMajor8x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512KMajor9x16 computes a 9×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512KMajor9x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512RowMajor9x16 computes a 9×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512RowMajor9x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512KMajor10x16 computes a 10×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512KMajor10x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512RowMajor10x16 computes a 10×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512RowMajor10x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512KMajor11x16 computes a 11×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512KMajor11x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512RowMajor11x16 computes a 11×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512RowMajor11x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512KMajor12x16 computes a 12×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512KMajor12x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512RowMajor12x16 computes a 12×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512RowMajor12x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512KMajor13x16 computes a 13×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512KMajor13x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512RowMajor13x16 computes a 13×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512RowMajor13x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512KMajor14x16 computes a 14×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512KMajor14x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
-
-// dgemmAVX512RowMajor14x16 computes a 14×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
-//
-//go:noescape
-func dgemmAVX512RowMajor14x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+func dgemmAVX512RowMajor6x32(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
 
 // dgemmAVX2KMajor1x8 computes a 1×8 tile of C with AVX2, A(i,p) = a[p*lda+i]; see microKernel.
 //
@@ -403,3 +243,9 @@ func dgemmAVX2KMajor6x8(k int, a *float64, lda int, b *float64, ldb int, c *floa
 //
 //go:noescape
 func dgemmAVX2RowMajor6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64, bias *float64, mask *int32, flags uint)
+
+// fmaPeakAVX512 runs iters iterations of 12 independent 64-byte float32 FMAs.
+func fmaPeakAVX512(iters int)
+
+// fmaPeakAVX2 runs iters iterations of 12 independent 32-byte float32 FMAs.
+func fmaPeakAVX2(iters int)

@@ -7,41 +7,25 @@ package kiln
 // The generated kernels hard-code the epilogue flag values.
 var _ = [1]struct{}{}[flagLoadC^1|flagBias^2|flagReLU^4|flagPartial^8]
 
-// sgemmAVX512Kernels returns the 14×32 float32 micro-kernels by row count.
+// sgemmAVX512Kernels returns the 6×64 float32 micro-kernels by row count.
 func sgemmAVX512Kernels() *gemmKernels[float32] {
 	return &gemmKernels[float32]{
-		mr: 14, nr: 32, masked: true,
+		mr: 6, nr: 64, masked: true,
 		kmajor: []microKernel[float32]{nil,
-			sgemmAVX512KMajor1x32,
-			sgemmAVX512KMajor2x32,
-			sgemmAVX512KMajor3x32,
-			sgemmAVX512KMajor4x32,
-			sgemmAVX512KMajor5x32,
-			sgemmAVX512KMajor6x32,
-			sgemmAVX512KMajor7x32,
-			sgemmAVX512KMajor8x32,
-			sgemmAVX512KMajor9x32,
-			sgemmAVX512KMajor10x32,
-			sgemmAVX512KMajor11x32,
-			sgemmAVX512KMajor12x32,
-			sgemmAVX512KMajor13x32,
-			sgemmAVX512KMajor14x32,
+			sgemmAVX512KMajor1x64,
+			sgemmAVX512KMajor2x64,
+			sgemmAVX512KMajor3x64,
+			sgemmAVX512KMajor4x64,
+			sgemmAVX512KMajor5x64,
+			sgemmAVX512KMajor6x64,
 		},
 		rowMajor: []microKernel[float32]{nil,
-			sgemmAVX512RowMajor1x32,
-			sgemmAVX512RowMajor2x32,
-			sgemmAVX512RowMajor3x32,
-			sgemmAVX512RowMajor4x32,
-			sgemmAVX512RowMajor5x32,
-			sgemmAVX512RowMajor6x32,
-			sgemmAVX512RowMajor7x32,
-			sgemmAVX512RowMajor8x32,
-			sgemmAVX512RowMajor9x32,
-			sgemmAVX512RowMajor10x32,
-			sgemmAVX512RowMajor11x32,
-			sgemmAVX512RowMajor12x32,
-			sgemmAVX512RowMajor13x32,
-			sgemmAVX512RowMajor14x32,
+			sgemmAVX512RowMajor1x64,
+			sgemmAVX512RowMajor2x64,
+			sgemmAVX512RowMajor3x64,
+			sgemmAVX512RowMajor4x64,
+			sgemmAVX512RowMajor5x64,
+			sgemmAVX512RowMajor6x64,
 		},
 	}
 }
@@ -69,41 +53,25 @@ func sgemmAVX2Kernels() *gemmKernels[float32] {
 	}
 }
 
-// dgemmAVX512Kernels returns the 14×16 float64 micro-kernels by row count.
+// dgemmAVX512Kernels returns the 6×32 float64 micro-kernels by row count.
 func dgemmAVX512Kernels() *gemmKernels[float64] {
 	return &gemmKernels[float64]{
-		mr: 14, nr: 16, masked: true,
+		mr: 6, nr: 32, masked: true,
 		kmajor: []microKernel[float64]{nil,
-			dgemmAVX512KMajor1x16,
-			dgemmAVX512KMajor2x16,
-			dgemmAVX512KMajor3x16,
-			dgemmAVX512KMajor4x16,
-			dgemmAVX512KMajor5x16,
-			dgemmAVX512KMajor6x16,
-			dgemmAVX512KMajor7x16,
-			dgemmAVX512KMajor8x16,
-			dgemmAVX512KMajor9x16,
-			dgemmAVX512KMajor10x16,
-			dgemmAVX512KMajor11x16,
-			dgemmAVX512KMajor12x16,
-			dgemmAVX512KMajor13x16,
-			dgemmAVX512KMajor14x16,
+			dgemmAVX512KMajor1x32,
+			dgemmAVX512KMajor2x32,
+			dgemmAVX512KMajor3x32,
+			dgemmAVX512KMajor4x32,
+			dgemmAVX512KMajor5x32,
+			dgemmAVX512KMajor6x32,
 		},
 		rowMajor: []microKernel[float64]{nil,
-			dgemmAVX512RowMajor1x16,
-			dgemmAVX512RowMajor2x16,
-			dgemmAVX512RowMajor3x16,
-			dgemmAVX512RowMajor4x16,
-			dgemmAVX512RowMajor5x16,
-			dgemmAVX512RowMajor6x16,
-			dgemmAVX512RowMajor7x16,
-			dgemmAVX512RowMajor8x16,
-			dgemmAVX512RowMajor9x16,
-			dgemmAVX512RowMajor10x16,
-			dgemmAVX512RowMajor11x16,
-			dgemmAVX512RowMajor12x16,
-			dgemmAVX512RowMajor13x16,
-			dgemmAVX512RowMajor14x16,
+			dgemmAVX512RowMajor1x32,
+			dgemmAVX512RowMajor2x32,
+			dgemmAVX512RowMajor3x32,
+			dgemmAVX512RowMajor4x32,
+			dgemmAVX512RowMajor5x32,
+			dgemmAVX512RowMajor6x32,
 		},
 	}
 }
@@ -129,4 +97,10 @@ func dgemmAVX2Kernels() *gemmKernels[float64] {
 			dgemmAVX2RowMajor6x8,
 		},
 	}
+}
+
+// fmaPeakKernels are the FMA-throughput loops by level (see FMAPeak).
+var fmaPeakKernels = map[isaLevel]func(iters int){
+	levelAVX2:   fmaPeakAVX2,
+	levelAVX512: fmaPeakAVX512,
 }

@@ -15,13 +15,48 @@ func packA[T float](dst, a []T, lda int, transA bool, ic, mc, pc, kc, mr int) {
 			}
 			continue
 		}
-		for i := 0; i < rows; i++ {
-			src := a[(ic+ir+i)*lda+pc:]
-			src = src[:kc]
-			dst := panel[i:]
-			for p, v := range src {
-				dst[p*rows] = v
-			}
+		packRows(panel, a[(ic+ir)*lda+pc:], lda, rows, kc)
+	}
+}
+
+// packRows transposes rows×kc elements of a row-major source (stride lda)
+// into dst, k-major: dst[p*rows+i] = src[i*lda+p]. The common panel heights
+// are unrolled so that each k step writes one run of consecutive elements and
+// the bounds checks are hoisted out of the loop.
+func packRows[T float](dst, src []T, lda, rows, kc int) {
+	row := func(i int) []T { return src[i*lda : i*lda+kc] }
+	switch rows {
+	case 6:
+		r0, r1, r2, r3, r4, r5 := row(0), row(1), row(2), row(3), row(4), row(5)
+		dst = dst[:6*kc]
+		for p := range r0 {
+			q := dst[p*6 : p*6+6]
+			q[0], q[1], q[2], q[3], q[4], q[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+		}
+		return
+	case 8:
+		r0, r1, r2, r3, r4, r5, r6, r7 := row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)
+		dst = dst[:8*kc]
+		for p := range r0 {
+			q := dst[p*8 : p*8+8]
+			q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p], r6[p], r7[p]
+		}
+		return
+	}
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		r0, r1, r2, r3 := row(i), row(i+1), row(i+2), row(i+3)
+		d := dst[i:]
+		for p := range r0 {
+			q := d[p*rows : p*rows+4]
+			q[0], q[1], q[2], q[3] = r0[p], r1[p], r2[p], r3[p]
+		}
+	}
+	for ; i < rows; i++ {
+		r := row(i)
+		d := dst[i:]
+		for p, v := range r {
+			d[p*rows] = v
 		}
 	}
 }

@@ -9,7 +9,11 @@ type PackedB struct {
 	k, n  int
 	nr    int
 	level isaLevel
-	data  []float32 // panels of nr columns, each k×nr row-major, zero-padded
+	// data is op(B) row-major with leading dimension ld: the transpose is
+	// applied and the columns are padded with zeros to a multiple of the
+	// kernels' tile width, so every panel is full and read in place.
+	data []float32
+	ld   int
 }
 
 // PackB packs op(B), a k×n matrix (B itself, or Bᵀ when transB), with leading
@@ -24,10 +28,17 @@ func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
 	}
 	checkMatrix("PackB", "b", "ldb", rows, cols, len(b), ldb)
 	nr := active.s.nr
-	p := &PackedB{k: k, n: n, nr: nr, level: active.level}
-	p.data = make([]float32, k*((n+nr-1)/nr*nr))
-	if k > 0 && n > 0 {
-		packB(p.data, b, ldb, transB, 0, k, 0, n, nr)
+	p := &PackedB{k: k, n: n, nr: nr, level: active.level, ld: max(1, (n+nr-1)/nr*nr)}
+	p.data = make([]float32, k*p.ld)
+	for i := 0; i < k; i++ {
+		row := p.data[i*p.ld : i*p.ld+n]
+		if !transB {
+			copy(row, b[i*ldb:i*ldb+n])
+			continue
+		}
+		for j := range row {
+			row[j] = b[j*ldb+i]
+		}
 	}
 	return p
 }
@@ -62,5 +73,5 @@ func SgemmPackedEpilogue(transA bool, m int, alpha float32, a []float32, lda int
 	checkMatrix("SgemmPacked", "a", "lda", rowsA, colsA, len(a), lda)
 	checkMatrix("SgemmPacked", "c", "ldc", m, b.n, len(c), ldc)
 	checkEpilogue("SgemmPacked", b.n, ep)
-	gemm(active.s, transA, false, m, b.n, b.k, alpha, a, lda, nil, b.n, b.data, beta, c, ldc, epilogue32(ep))
+	gemm(active.s, transA, false, m, b.n, b.k, alpha, a, lda, nil, b.n, b.data, b.ld, beta, c, ldc, epilogue32(ep))
 }

@@ -57,11 +57,12 @@ type elemType struct {
 	max    op
 	bcast  op // VBROADCASTSx
 	// masked forms (AVX-512 zeroing masking, AVX2 VMASKMOV)
-	fmaZ    func(c *build.Context, m, x, k, dst operand.Op)
-	addZ    func(c *build.Context, m, x, k, dst operand.Op)
-	maskmov func(c *build.Context, a, b, d operand.Op)
-	add     op
-	movu    op // VMOVUPx: the element size sets the granularity of masked stores
+	fmaZ     func(c *build.Context, m, x, k, dst operand.Op)
+	addZ     func(c *build.Context, m, x, k, dst operand.Op)
+	maskmov  func(c *build.Context, a, b, d operand.Op)
+	add      op
+	movu     op // VMOVUPx: the element size sets the granularity of masked stores
+	fmaBcast op // VFMADD231Px.BCST: FMA with an embedded broadcast of a memory element
 }
 
 var (
@@ -70,14 +71,14 @@ var (
 		fma: (*build.Context).VFMADD231PS, mul: (*build.Context).VMULPS, max: (*build.Context).VMAXPS,
 		bcast: (*build.Context).VBROADCASTSS,
 		fmaZ:  (*build.Context).VFMADD231PS_Z, addZ: (*build.Context).VADDPS_Z,
-		maskmov: (*build.Context).VMASKMOVPS, add: (*build.Context).VADDPS, movu: (*build.Context).VMOVUPS,
+		maskmov: (*build.Context).VMASKMOVPS, add: (*build.Context).VADDPS, movu: (*build.Context).VMOVUPS, fmaBcast: (*build.Context).VFMADD231PS_BCST,
 	}
 	f64 = elemType{
 		goType: "float64", prefix: "d", size: 8, shift: 3,
 		fma: (*build.Context).VFMADD231PD, mul: (*build.Context).VMULPD, max: (*build.Context).VMAXPD,
 		bcast: (*build.Context).VBROADCASTSD,
 		fmaZ:  (*build.Context).VFMADD231PD_Z, addZ: (*build.Context).VADDPD_Z,
-		maskmov: (*build.Context).VMASKMOVPD, add: (*build.Context).VADDPD, movu: (*build.Context).VMOVUPD,
+		maskmov: (*build.Context).VMASKMOVPD, add: (*build.Context).VADDPD, movu: (*build.Context).VMOVUPD, fmaBcast: (*build.Context).VFMADD231PD_BCST,
 	}
 )
 
