@@ -1,0 +1,152 @@
+package npy
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// The fixtures were written by numpy (testdata/gen/npy_fixtures.py); every
+// element's value follows from its row-major index i: bool i%2 == 1, complex
+// i - i·1j, signed integers and floats i - 3, unsigned integers i.
+func expected(t ir.ElementType, i int) float64 {
+	switch {
+	case t == ir.PRED:
+		return float64(i % 2)
+	case t.IsUnsigned():
+		return float64(i)
+	}
+	return float64(i - 3)
+}
+
+func checkFixture(t *testing.T, l *ir.Literal, et ir.ElementType, dims []int) {
+	t.Helper()
+	s := l.Shape()
+	if s.Elem != et || !ir.SameDimensions(s, ir.MakeShape(et, dims...)) {
+		t.Fatalf("shape %v, want %v", s, ir.MakeShape(et, dims...))
+	}
+	for i := 0; i < l.ElementCount(); i++ {
+		if et.IsComplex() {
+			c := l.Complex128At(i)
+			if c != complex(float64(i), -float64(i)) {
+				t.Fatalf("element %d = %v, want %v", i, c, complex(float64(i), -float64(i)))
+			}
+			continue
+		}
+		if got, want := l.Float64At(i), expected(et, i); got != want {
+			t.Fatalf("element %d = %v, want %v", i, got, want)
+		}
+	}
+}
+
+func TestReadEveryDtypeOrderAndLayout(t *testing.T) {
+	for code, et := range dtypes {
+		for _, layout := range []string{"c", "fortran", "big"} {
+			path := filepath.Join("testdata", code+"_"+layout+".npy")
+			if layout == "big" && et.ByteSize() == 1 {
+				continue
+			}
+			t.Run(code+"_"+layout, func(t *testing.T) {
+				l, err := ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkFixture(t, l, et, []int{2, 3, 4})
+			})
+		}
+	}
+}
+
+func TestReadScalarEmptyVectorAndVersion2(t *testing.T) {
+	l, err := ReadFile("testdata/scalar_f8.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Shape().Rank() != 0 || l.Float64At(0) != -2.5 {
+		t.Errorf("scalar: got %v %v", l.Shape(), l.Float64At(0))
+	}
+	l, err = ReadFile("testdata/empty_f4.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ir.SameDimensions(l.Shape(), ir.MakeShape(ir.F32, 0, 3)) {
+		t.Errorf("empty: shape %v", l.Shape())
+	}
+	l, err = ReadFile("testdata/vector_i4.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFixture(t, l, ir.S32, []int{5})
+	l, err = ReadFile("testdata/v2_f4.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFixture(t, l, ir.F32, []int{2, 3})
+}
+
+func TestReadArchive(t *testing.T) {
+	names, arrays, err := ReadArchive("testdata/pair.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(names, ",") != "w,b" {
+		t.Fatalf("names %v, want [w b]", names)
+	}
+	checkFixture(t, arrays["w"], ir.F32, []int{3, 2})
+	checkFixture(t, arrays["b"], ir.S64, []int{2})
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	for _, l := range []*ir.Literal{
+		ir.MustLiteralFromSlice([]float32{1, -2, 3.5, 4, 5, 6}, 2, 3),
+		ir.MustLiteralFromSlice([]bool{true, false, true}),
+		ir.MustLiteralFromSlice([]complex128{1 + 2i}, 1, 1),
+		ir.ScalarLiteral[int64](-7),
+		ir.MustLiteralFromSlice([]ir.Float16{0x3c00, 0xc000}),
+	} {
+		var buf bytes.Buffer
+		if err := Write(&buf, l); err != nil {
+			t.Fatal(err)
+		}
+		if buf.Len()%64 != int(l.Shape().ByteSize())%64 {
+			t.Errorf("%v: data does not start on a 64-byte boundary", l.Shape())
+		}
+		got, err := Read(&buf)
+		if err != nil {
+			t.Fatalf("%v: %v", l.Shape(), err)
+		}
+		if !got.Equal(l) {
+			t.Errorf("%v: round trip changed the literal", l.Shape())
+		}
+	}
+	if err := Write(&bytes.Buffer{}, ir.MustLiteralFromSlice([]ir.BFloat16{1})); err == nil || !strings.Contains(err.Error(), "bf16") {
+		t.Errorf("bf16: got %v, want a refusal naming the type", err)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, data, want string
+	}{
+		{"magic", "NOTNUMPY", "not a .npy file"},
+		{"version", "\x93NUMPY\x04\x00", "version 4.0"},
+		{"dtype", npyHeader("{'descr': '<U8', 'fortran_order': False, 'shape': (2,), }"), "dtype"},
+		{"structured", npyHeader("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }"), "structured"},
+		{"short data", npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }") + "abcd", "reading 24 bytes"},
+		{"huge", npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000, 10000), }"), "limit"},
+		{"missing key", npyHeader("{'descr': '<f4', 'shape': (2,), }"), "fortran_order"},
+		{"bad bool", npyHeader("{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }") + "\x07", "byte value 7"},
+	} {
+		_, err := Read(strings.NewReader(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func npyHeader(h string) string {
+	return "\x93NUMPY\x01\x00" + string([]byte{byte(len(h)), byte(len(h) >> 8)}) + h
+}
