@@ -52,7 +52,7 @@ func testEntryLayout(m *Module) ProgramShape {
 			for i := range s.Tuple {
 				s.Tuple[i] = fill(s.Tuple[i])
 			}
-		} else if s.IsArray() && s.Layout == nil {
+		} else if s.IsArray() && s.Layout == nil && len(s.Dims) > 0 {
 			s.Layout = MakeLayout(DefaultMinorToMajor(len(s.Dims))...)
 		}
 		return s

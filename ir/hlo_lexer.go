@@ -274,8 +274,7 @@ func (s *hloScanner) floatValue(what string) (float64, error) {
 	end := s.pos
 	for end < len(s.src) {
 		c := s.src[end]
-		if hloIsDigit(c) || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' ||
-			c >= 'a' && c <= 'z' {
+		if hloIsDigit(c) || c == '.' || c == '-' || c == '+' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
 			end++
 			continue
 		}

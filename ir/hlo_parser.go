@@ -87,6 +87,13 @@ func (p *hloParser) module() (*Module, error) {
 		}
 		p.m.Attributes = append(p.m.Attributes, RawAttribute{Name: key, Value: v})
 	}
+	// XLA writes is_scheduled first; keeping it first makes printing stable.
+	for i, a := range p.m.Attributes {
+		if a.Name == "is_scheduled" {
+			copy(p.m.Attributes[1:i+1], p.m.Attributes[:i])
+			p.m.Attributes[0] = a
+		}
+	}
 	var entry *Computation
 	entryPos := 0
 	for !s.atEOF() {
@@ -609,7 +616,7 @@ func checkRequired(s *hloScanner, in *Instruction, opName string, pos int, seen 
 	switch {
 	case op == OpConditional && in.Branches == nil:
 		return s.errorAt(pos, "%s: attribute branch_computations (or true_computation and false_computation) is expected but not seen", opName)
-	case op == OpConditional && seen["true_computation"] != seen["false_computation"]:
+	case seen["true_computation"] != seen["false_computation"]:
 		return s.errorAt(pos, "%s: true_computation and false_computation must be given together", opName)
 	case op == OpAsyncStart && in.Calls == nil && !seen["calls"]:
 		return s.errorAt(pos, "%s: attribute calls is expected but not seen", opName)
@@ -730,10 +737,18 @@ func (p *hloParser) attribute(in *Instruction, c *Computation, sc *instrScope, s
 		if a.ConvDims, e = parseDimLabels(s.word()); e != nil {
 			err = s.errorAt(vpos, "%v", e)
 		}
-	case key == "feature_group_count":
-		intv(&a.FeatureGroupCount)
-	case key == "batch_group_count":
-		intv(&a.BatchGroupCount)
+	case key == "feature_group_count" || key == "batch_group_count":
+		s.skipSpace()
+		vpos := s.pos
+		var v int
+		if v, err = s.intValue(key); err == nil && v < 1 {
+			err = s.errorAt(vpos, "%s must be at least 1, found %d", key, v)
+		}
+		if key == "feature_group_count" {
+			a.FeatureGroupCount = v
+		} else {
+			a.BatchGroupCount = v
+		}
 	case key == "lhs_batch_dims":
 		ints(&dot().LhsBatch)
 	case key == "rhs_batch_dims":

@@ -83,7 +83,7 @@ func withDefaultLayouts(sh Shape) Shape {
 			for i := range s.Tuple {
 				fill(&s.Tuple[i])
 			}
-		case s.IsArray() && s.Layout == nil:
+		case s.IsArray() && s.Layout == nil && len(s.Dims) > 0:
 			s.Layout = MakeLayout(DefaultMinorToMajor(len(s.Dims))...)
 		}
 	}
@@ -397,8 +397,10 @@ func instructionAttributes(in *Instruction) []string {
 		add(slotEpsilon, "epsilon="+strconv.FormatFloat(float64(a.Epsilon), 'g', -1, 32))
 		add(slotFeatureIndex, "feature_index="+strconv.Itoa(a.FeatureIndex))
 	}
-	if always == OpFft || a.FFTLength != nil {
+	if always == OpFft || a.FFTType != FFT {
 		add(slotFFTType, "fft_type="+a.FFTType.String())
+	}
+	if always == OpFft || a.FFTLength != nil {
 		add(slotFFTLength, "fft_length="+hloIntList(a.FFTLength))
 	}
 	if always == OpRng || a.Distribution != RngInvalid {
@@ -454,6 +456,8 @@ func instructionAttributes(in *Instruction) []string {
 	}
 	if always == OpTopK || a.K != 0 {
 		add(slotK, "k="+strconv.Itoa(a.K))
+	}
+	if always == OpTopK || a.Largest {
 		add(slotLargest, "largest="+strconv.FormatBool(a.Largest))
 	}
 	if a.Window != nil {

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -104,7 +105,9 @@ func (s *hloScanner) shape(depth int) (Shape, error) {
 		if err != nil {
 			return Shape{}, err
 		}
-		if t != TOKEN {
+		// A token has no layout, and a scalar's empty layout is the one it
+		// has by default: XLA prints neither.
+		if t != TOKEN && !(len(sh.Dims) == 0 && layoutString(*l) == "{}") {
 			sh.Layout = l
 		}
 	}
@@ -211,6 +214,7 @@ func (s *hloScanner) layout() (*Layout, error) {
 	if err := s.expect('}', "at end of layout"); err != nil {
 		return nil, err
 	}
+	l.Extra = canonicalLayoutExtra(l.Extra)
 	return l, nil
 }
 
@@ -334,6 +338,25 @@ func layoutString(l Layout) string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// canonicalLayoutExtra orders the items of Layout.Extra as XLA prints them.
+func canonicalLayoutExtra(extra string) string {
+	items := splitLayoutItems(extra)
+	rank := func(it string) int {
+		k := it
+		if i := strings.IndexByte(it, '('); i >= 0 {
+			k = it[:i]
+		}
+		for r, o := range layoutAttrOrder {
+			if o == k {
+				return r
+			}
+		}
+		return len(layoutAttrOrder)
+	}
+	sort.SliceStable(items, func(i, j int) bool { return rank(items[i]) < rank(items[j]) })
+	return strings.Join(items, "")
 }
 
 // splitLayoutItems splits Layout.Extra into its items (`L(2)`, `D(D,C)`,
