@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+func init() {
+	register(&command{
+		name:  "fmt",
+		usage: "fmt FILE.hlo    parse an HLO module and print it back (- reads stdin)",
+		run:   runFmt,
+	})
+}
+
+// runFmt parses an HLO text file and prints the module back. A parse error
+// is written to stderr as FILE:line:col: message, as compilers do, so that
+// editors can jump to it.
+func runFmt(args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 {
+		return fmt.Errorf("expected one argument, the HLO file (usage: kiln fmt FILE.hlo), found %d", len(args))
+	}
+	path := args[0]
+	var text []byte
+	var err error
+	if path == "-" {
+		text, err = io.ReadAll(os.Stdin)
+		path = "<stdin>"
+	} else {
+		text, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return err
+	}
+	m, err := ir.ParseModule(string(text))
+	if err != nil {
+		var pe *ir.ParseError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(stderr, "%s:%d:%d: %s\n", path, pe.Line, pe.Column, pe.Msg)
+			return fmt.Errorf("%s is not valid HLO text", path)
+		}
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	_, err = io.WriteString(stdout, m.String())
+	return err
+}
