@@ -55,7 +55,7 @@ func readGolden(t *testing.T) []goldenCase {
 		case inModule:
 			cur.module += line + "\n"
 		case strings.HasPrefix(line, "arg "), strings.HasPrefix(line, "want "):
-			l, err := goldenLiteral(strings.Fields(line)[1:])
+			l, err := decodeGoldenLiteral(strings.Fields(line)[1:])
 			if err != nil {
 				t.Fatalf("%s:%d: %v", goldenPath, lineNo, err)
 			}
@@ -76,8 +76,8 @@ func readGolden(t *testing.T) []goldenCase {
 	return cases
 }
 
-// goldenLiteral decodes "TYPE DIMS HEX" (DIMS may be missing for scalars).
-func goldenLiteral(f []string) (*ir.Literal, error) {
+// decodeGoldenLiteral decodes "TYPE DIMS HEX" (DIMS may be missing for scalars).
+func decodeGoldenLiteral(f []string) (*ir.Literal, error) {
 	if len(f) == 2 { // scalar: empty DIMS field collapsed by Fields
 		f = []string{f[0], "", f[1]}
 	}
