@@ -351,7 +351,9 @@ func (b *Builder) ternary(op Opcode, x, y, z Op) Op {
 
 // Select adds on_true where pred holds, on_false elsewhere. A scalar pred
 // selects whole operands (tuples too); scalar arrays broadcast.
-func (b *Builder) Select(pred, onTrue, onFalse Op) Op { return b.ternary(OpSelect, pred, onTrue, onFalse) }
+func (b *Builder) Select(pred, onTrue, onFalse Op) Op {
+	return b.ternary(OpSelect, pred, onTrue, onFalse)
+}
 
 // Clamp adds min(max(x, lo), hi); lo and hi may be scalars.
 func (b *Builder) Clamp(lo, x, hi Op) Op { return b.ternary(OpClamp, lo, x, hi) }
