@@ -106,6 +106,135 @@ func stableSort(n int, less func(a, b int) (bool, error)) ([]int, error) {
 	return idx, nil
 }
 
+// sortKeyed is stableSort specialised to "keys[a] < keys[b]": the same
+// merges in the same order, so it returns the same permutation as
+// stableSort with that predicate.
+func sortKeyed[K int64 | uint64 | float64](keys []K) []int {
+	n := len(keys)
+	idx := iotaInts(n)
+	buf := make([]int, n)
+	for width := 1; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			i, j, o := lo, mid, lo
+			for i < mid && j < hi {
+				if keys[idx[j]] < keys[idx[i]] {
+					buf[o] = idx[j]
+					j++
+				} else {
+					buf[o] = idx[i]
+					i++
+				}
+				o++
+			}
+			o += copy(buf[o:], idx[i:mid])
+			copy(buf[o:], idx[j:hi])
+		}
+		idx, buf = buf, idx
+	}
+	return idx
+}
+
+// sortKeys holds one operand's keys transformed so that the comparator is
+// "a < b" on them (GT reverses them), for the typed sort.
+type sortKeys struct {
+	i []int64
+	u []uint64
+	f []float64
+}
+
+// keyedComparator recognises comparators compare(p[2k], p[2k+1]) (or
+// swapped) with direction LT or GT and returns the transformed keys of
+// operand k.
+func keyedComparator(c *ir.Computation, ops []*ir.Literal) (*sortKeys, bool) {
+	r := c.Root
+	if r == nil || r.Opcode != ir.OpCompare || len(r.Operands) != 2 ||
+		r.Operands[0].Opcode != ir.OpParameter || r.Operands[1].Opcode != ir.OpParameter {
+		return nil, false
+	}
+	a, b := r.Operands[0].ParameterNumber, r.Operands[1].ParameterNumber
+	if a/2 != b/2 || a == b || c.Parameters[a] != r.Operands[0] || c.Parameters[b] != r.Operands[1] {
+		return nil, false
+	}
+	var reverse bool
+	switch r.Direction {
+	case ir.CmpLT:
+	case ir.CmpGT:
+		reverse = true
+	default:
+		return nil, false
+	}
+	if a%2 == 1 {
+		reverse = !reverse
+	}
+	x := ops[a/2]
+	t := x.Shape().Elem
+	ct := r.CompareType
+	if ct == ir.CmpTypeDefault {
+		ct = ir.DefaultComparisonType(t)
+	}
+	k := &sortKeys{}
+	switch {
+	case t.IsFloat() && ct == ir.CmpTypeTotalOrder:
+		b, w := floatBits(x)
+		k.i = make([]int64, len(b))
+		for i, v := range b {
+			k.i[i] = totalOrderKey(v, w)
+		}
+	case t.IsFloat() && ct == ir.CmpTypeFloat:
+		k.f = floatValues(x)
+		if reverse {
+			for i := range k.f {
+				k.f[i] = -k.f[i]
+			}
+			reverse = false
+		}
+	case (t.IsInteger() || t == ir.PRED) && ct == ir.CmpTypeSigned:
+		k.i = intValues(x)
+		for i := range k.i {
+			k.i[i] = signExtend(k.i[i], t.BitWidth())
+		}
+	case (t.IsInteger() || t == ir.PRED) && ct == ir.CmpTypeUnsigned:
+		var mask uint64 = math.MaxUint64
+		if w := t.BitWidth(); w < 64 {
+			mask = 1<<w - 1
+		}
+		for _, v := range intValues(x) {
+			k.u = append(k.u, uint64(v)&mask)
+		}
+	default:
+		return nil, false
+	}
+	if reverse {
+		for i := range k.i {
+			k.i[i] = ^k.i[i]
+		}
+		for i := range k.u {
+			k.u[i] = ^k.u[i]
+		}
+	}
+	return k, true
+}
+
+// permutation sorts the slice at positions pos by the keys.
+func (k *sortKeys) permutation(pos []int) []int {
+	switch {
+	case k.i != nil:
+		return sortKeyed(gatherAt(k.i, pos))
+	case k.u != nil:
+		return sortKeyed(gatherAt(k.u, pos))
+	}
+	return sortKeyed(gatherAt(k.f, pos))
+}
+
+func gatherAt[T any](v []T, pos []int) []T {
+	out := make([]T, len(pos))
+	for i, p := range pos {
+		out[i] = v[p]
+	}
+	return out
+}
+
 // sortSlices describes the slices of an array along one dimension: slice s
 // has elements base(s) + i*stride for i < length.
 type sortSlices struct {
@@ -161,6 +290,7 @@ func evalSort(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal,
 	if err != nil {
 		return nil, err
 	}
+	keys, keyed := keyedComparator(in.ToApply, ops)
 	sl := slicesAlong(dims, d)
 	pos := make([]int, sl.length)
 	for s := 0; s < sl.count; s++ {
@@ -168,8 +298,10 @@ func evalSort(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal,
 		for i := range pos {
 			pos[i] = b + i*sl.stride
 		}
-		perm, err := stableSort(sl.length, func(a, b int) (bool, error) { return less(pos[a], pos[b]) })
-		if err != nil {
+		var perm []int
+		if keyed {
+			perm = keys.permutation(pos)
+		} else if perm, err = stableSort(sl.length, func(a, b int) (bool, error) { return less(pos[a], pos[b]) }); err != nil {
 			return nil, err
 		}
 		for k, o := range ops {
@@ -246,37 +378,33 @@ func evalTopK(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal,
 		in.Shape.Tuple[1].Elem != ir.S32 || !sameInts(in.Shape.Tuple[1].Dims, outDims) {
 		return nil, fmt.Errorf("result shape %v, expected (%v%v, s32%v)", in.Shape, t, outDims, outDims)
 	}
-	var keys []int64
-	var ukeys []uint64
+	// Keys whose ascending order is the rank order (largest: reversed).
+	keys := &sortKeys{}
 	switch {
 	case t.IsFloat():
 		b, w := floatBits(x)
-		keys = make([]int64, len(b))
+		keys.i = make([]int64, len(b))
 		for i, v := range b {
-			keys[i] = totalOrderKey(v, w)
+			keys.i[i] = totalOrderKey(v, w)
 		}
 	case t.IsSigned():
-		keys = intValues(x)
+		keys.i = intValues(x)
 	case t.IsUnsigned() || t == ir.PRED:
 		for _, v := range intValues(x) {
-			ukeys = append(ukeys, uint64(v))
+			keys.u = append(keys.u, uint64(v))
 		}
 	default:
 		return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name, Detail: fmt.Sprintf("element type %v has no order", t)}
 	}
-	// before(a, b): a ranks ahead of b.
-	before := func(a, b int) bool {
-		if keys != nil {
-			if in.Largest {
-				return keys[a] > keys[b]
-			}
-			return keys[a] < keys[b]
+	if in.Largest {
+		for i := range keys.i {
+			keys.i[i] = ^keys.i[i]
 		}
-		if in.Largest {
-			return ukeys[a] > ukeys[b]
+		for i := range keys.u {
+			keys.u[i] = ^keys.u[i]
 		}
-		return ukeys[a] < ukeys[b]
 	}
+	pos := make([]int, n)
 	vals, err := newArray(t, outDims)
 	if err != nil {
 		return nil, err
@@ -290,7 +418,10 @@ func evalTopK(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal,
 	rows := numElements(dims[:len(dims)-1])
 	for r := 0; r < rows; r++ {
 		base := r * n
-		perm, _ := stableSort(n, func(a, b int) (bool, error) { return before(base+a, base+b), nil })
+		for i := range pos {
+			pos[i] = base + i
+		}
+		perm := keys.permutation(pos)
 		for j := 0; j < k; j++ {
 			copy(dst[(r*k+j)*es:(r*k+j+1)*es], src[(base+perm[j])*es:(base+perm[j]+1)*es])
 			id[r*k+j] = int32(perm[j])
