@@ -309,3 +309,101 @@ ENTRY main {
 		t.Fatalf("got %v, want an UnsupportedError naming stochastic-convert", err)
 	}
 }
+
+// largeHLO chains the common op families over 4M-element arrays; the test
+// keeps it in the suite so that the evaluator's cost at "a few million
+// elements" stays visible (go test -v prints the time).
+const largeHLO = `HloModule large
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+relu {
+  x = f32[] parameter(0)
+  z = f32[] constant(0)
+  ROOT m = f32[] maximum(x, z)
+}
+ENTRY main {
+  x = f32[2048,2048] parameter(0)
+  i = s32[1024,1] parameter(1)
+  e = f32[2048,2048] exponential(x)
+  m = f32[2048,2048] multiply(e, x)
+  c = pred[2048,2048] compare(m, x), direction=GT
+  s = f32[2048,2048] select(c, m, x)
+  t = f32[2048,2048] transpose(s), dimensions={1,0}
+  r = f32[2048,2048] map(t), dimensions={0,1}, to_apply=relu
+  h = f16[2048,2048] convert(r)
+  g = f16[1024,2048] gather(h, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2048}
+  g32 = f32[1024,2048] convert(g)
+  ROOT sc = f32[2048,2048] scatter(x, i, g32), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}
+`
+
+func TestLargeArraysFinishQuickly(t *testing.T) {
+	m := parseHLO(t, largeHLO)
+	x := ir.MustNewLiteral(ir.MakeShape(ir.F32, 2048, 2048))
+	xs := ir.Values[float32](x)
+	for k := range xs {
+		xs[k] = float32(k%13) - 6
+	}
+	idx := ir.MustNewLiteral(ir.MakeShape(ir.S32, 1024, 1))
+	is := ir.Values[int32](idx)
+	for k := range is {
+		is[k] = int32((k * 7) % 2048)
+	}
+	out, err := Run(m, x, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spot-check one scattered row against the same computation done here.
+	got := ir.Values[float32](out[0])
+	row := int(is[1]) // 7; row 7 receives only update 1 (indices are distinct)
+	for col := 0; col < 2048; col += 511 {
+		// relu(select(e*x > x, e*x, x)) read transposed at (col, row) of s = s[row][col]… then
+		// transposed back by the gather of row `row` of t = s^T: t[row][col] = s[col][row].
+		v := xs[col*2048+row]
+		ev := float32(math.Exp(float64(v))) * v
+		if !(ev > v) {
+			ev = v
+		}
+		ev = max(ev, 0)
+		want := xs[row*2048+col] + ir.Float16FromFloat32(ev).Float32()
+		if got[row*2048+col] != want {
+			t.Fatalf("out[%d,%d] = %g, want %g", row, col, got[row*2048+col], want)
+		}
+	}
+}
+
+func TestWhileSeedExample(t *testing.T) {
+	// The seed's loop: init = {0, zero_vector[10]}; while result(0) < 1000,
+	// add 1 to the counter and a constant vector to the accumulator.
+	const hlo = `HloModule seed_while
+cond {
+  p = (s32[], f32[10]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(1000)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[10]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  iteration = s32[] add(i, one)
+  v = f32[10] get-tuple-element(p), index=1
+  k = f32[10] constant({0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5})
+  new_vector = f32[10] add(v, k)
+  ROOT r = (s32[], f32[10]) tuple(iteration, new_vector)
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  z = f32[] constant(0)
+  zv = f32[10] broadcast(z), dimensions={}
+  init = (s32[], f32[10]) tuple(zero, zv)
+  ROOT w = (s32[], f32[10]) while(init), condition=cond, body=body
+}
+`
+	out := runHLO(t, hlo)
+	wantValues(t, out[0], nil, int32(1000))
+	wantValues(t, out[1], dims(10), float32(0), 500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500)
+}

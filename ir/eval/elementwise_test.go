@@ -424,3 +424,19 @@ func TestElementwiseErrors(t *testing.T) {
 		t.Errorf("shift-left on pred: got %v, want an UnsupportedError", err)
 	}
 }
+
+func TestBitcastConvertSeedShapes(t *testing.T) {
+	// f32[10] → f16[10,2], f32[] → f16[2], f16[10,2] → f32[10], and back.
+	x := make([]float32, 10)
+	for i := range x {
+		x[i] = float32(i) - 4.75
+	}
+	halves := unop(t, ir.OpBitcastConvert, "f32[10]", "f16[10,2]", vec(x...))
+	if !ir.SameDimensions(halves.Shape(), ir.MakeShape(ir.F16, 10, 2)) {
+		t.Fatalf("shape %v", halves.Shape())
+	}
+	back := unop(t, ir.OpBitcastConvert, "f16[10,2]", "f32[10]", halves)
+	wantValues(t, back, dims(10), x...)
+	two := unop(t, ir.OpBitcastConvert, "f32[]", "f16[2]", scalar[float32](-2))
+	wantValues(t, two, dims(2), ir.Float16(0), ir.Float16(0xc000))
+}
