@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -440,27 +441,23 @@ func (p *hloParser) instruction(c *Computation, sc *instrScope) (*Instruction, b
 }
 
 // constant fills in the literal of a constant instruction from the text
-// between its parentheses.
+// between its parentheses, which starts at offset pos.
 func (p *hloParser) constant(in *Instruction, text string, pos int) error {
 	s := &p.s
 	if strings.TrimSpace(text) == "{...}" {
 		in.LiteralElided = true
 		return nil
 	}
-	// Every element takes at least one byte of text; checking that first
-	// keeps a hostile shape from allocating a huge literal.
-	if n := in.Shape.ByteSize(); n < 0 || hloElementCount(in.Shape) > len(text) {
+	// Every element of a static shape takes at least one byte of text;
+	// checking that first refuses a hostile shape at once.
+	if !in.Shape.IsDynamic() && hloElementCount(in.Shape) > len(text) {
 		return s.errorAt(pos, "constant of shape %v has more elements than its text %q can hold", in.Shape, hloAbbreviate(text))
 	}
-	l, err := parseConstantValue(in.Shape, text)
+	l, err := ParseLiteralValue(in.Shape.WithoutLayout(), text)
 	if err != nil {
-		if pe, ok := err.(*ParseError); ok {
-			// Positions inside the constant's text, moved to the module's.
-			off := pos
-			for line := 1; line < pe.Line; line++ {
-				off += strings.IndexByte(p.s.src[off:], '\n') + 1
-			}
-			return s.errorAt(off+pe.Column-1, "constant: %s", pe.Msg)
+		var le *LiteralSyntaxError
+		if errors.As(err, &le) {
+			return s.errorAt(pos+le.Offset, "constant: %s", le.Msg)
 		}
 		return s.errorAt(pos, "constant: %v", err)
 	}

@@ -179,7 +179,7 @@ func writeInstruction(b *strings.Builder, in *Instruction) {
 		if in.Literal == nil || in.LiteralElided {
 			b.WriteString("{...}")
 		} else {
-			b.WriteString(constantValueString(in.Literal))
+			b.WriteString(in.Literal.ValueString())
 		}
 	default:
 		for i, op := range in.Operands {
