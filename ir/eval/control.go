@@ -219,6 +219,18 @@ func mapVectorized(e *evaluator, in *ir.Instruction, c *ir.Computation, ops []*i
 			clone := *ci
 			clone.Shape = ir.MakeShape(ci.Shape.Elem, in.Shape.Dims...)
 			vi = &clone
+			// Spread the uniform operands over the map's dimensions, so that
+			// ops that want equal shapes (select) see them.
+			for i, a := range args {
+				if a.Shape().Rank() == 0 && len(in.Shape.Dims) > 0 {
+					b := &ir.Instruction{Name: in.Name, Opcode: ir.OpBroadcast, Shape: ir.MakeShape(a.Shape().Elem, in.Shape.Dims...)}
+					v, err := evalBroadcast(e, b, []*ir.Literal{a})
+					if err != nil {
+						return nil, true, err
+					}
+					args[i] = v
+				}
+			}
 		}
 		v, err := e.instruction(vi, args)
 		if err != nil {

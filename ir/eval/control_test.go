@@ -241,6 +241,34 @@ ENTRY main {
 	wantValues(t, out[3], dims(4), float32(2), 4, 6, -8)
 }
 
+func TestMapVectorisedWithConstantsAndSelect(t *testing.T) {
+	// select between an array value and a constant: the constant operand is
+	// spread over the map's dimensions.
+	const hlo = `HloModule mapselect
+f {
+  x = f32[] parameter(0)
+  z = f32[] constant(0)
+  neg = pred[] compare(x, z), direction=LT
+  k = f32[] constant(-1)
+  ROOT s = f32[] select(neg, k, x)
+}
+g {
+  x = s32[] parameter(0)
+  ROOT c = s32[] constant(7)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = s32[2,2] parameter(1)
+  a = f32[4] map(x), dimensions={0}, to_apply=f
+  b = s32[2,2] map(y), dimensions={0,1}, to_apply=g
+  ROOT t = (f32[4], s32[2,2]) tuple(a, b)
+}
+`
+	out := runHLO(t, hlo, vec[float32](-3, 2, -0.5, 4), lit(dims(2, 2), int32(1), 2, 3, 4))
+	wantValues(t, out[0], dims(4), float32(-1), 2, -1, 4)
+	wantValues(t, out[1], dims(2, 2), int32(7), 7, 7, 7)
+}
+
 func TestMapWithNonElementwiseComputationRunsPerElement(t *testing.T) {
 	// The mapped computation calls another computation, so it cannot be
 	// vectorised; the per-element path must give the same answer.

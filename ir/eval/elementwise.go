@@ -142,8 +142,8 @@ var complexUnary = map[ir.Opcode]func(complex128) complex128{
 	ir.OpRsqrt:  func(x complex128) complex128 { return 1 / cmplx.Sqrt(x) },
 	ir.OpExp:    cmplx.Exp,
 	ir.OpExpm1:  func(x complex128) complex128 { return cmplx.Exp(x) - 1 },
-	ir.OpLog:    cmplx.Log,
-	ir.OpLog1p:  func(x complex128) complex128 { return cmplx.Log(x + 1) },
+	ir.OpLog:    complexLog,
+	ir.OpLog1p:  func(x complex128) complex128 { return complexLog(x + 1) },
 	ir.OpLogistic: func(x complex128) complex128 {
 		return 1 / (1 + cmplx.Exp(-x))
 	},
@@ -158,6 +158,11 @@ var complexUnary = map[ir.Opcode]func(complex128) complex128{
 		}
 		return x / complex(a, 0)
 	},
+}
+
+// complexLog is log|x| + i·arg(x), with floatLog's care for subnormal |x|.
+func complexLog(x complex128) complex128 {
+	return complex(floatLog(cmplx.Abs(x)), cmplx.Phase(x))
 }
 
 // complexToReal are the unary ops that take a complex operand to its real

@@ -921,7 +921,12 @@ func evalBitcast(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Liter
 	if err != nil {
 		return nil, err
 	}
+	// The operand's layout is its instruction's: literals are row-major
+	// whatever layout they were produced under.
 	xs, rs := x.Shape(), in.Shape
+	if len(in.Operands) == 1 && in.Operands[0].Shape.Layout != nil {
+		xs = xs.WithLayout(in.Operands[0].Shape.Layout)
+	}
 	for _, s := range []ir.Shape{xs, rs} {
 		if s.Layout != nil && (s.Layout.Tiles != nil || s.Layout.PaddedDims != nil || s.Layout.ElementSizeBits != 0) {
 			return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name,

@@ -644,6 +644,12 @@ func TestBitcastUnderLayouts(t *testing.T) {
 	out := shp(t, "s32[3,2]").WithLayout(ir.MakeLayout(0, 1))
 	bc := b.opShape(ir.OpBitcast, out, b.param("s32[2,3]"))
 	wantValues(t, b.run1(bc, lit(dims(2, 3), int32(1), 2, 3, 4, 5, 6)), dims(3, 2), int32(1), 4, 2, 5, 3, 6)
+	// An operand laid out column-major ({0,1}) bitcast to a vector reads its
+	// elements in column-major order.
+	b = newModb(t)
+	colMajor := shp(t, "s32[2,3]").WithLayout(ir.MakeLayout(0, 1))
+	bc = b.op(ir.OpBitcast, "s32[6]", b.paramShape(colMajor))
+	wantValues(t, b.run1(bc, lit(dims(2, 3), int32(1), 2, 3, 4, 5, 6)), dims(6), int32(1), 4, 2, 5, 3, 6)
 	// Tiled layouts are refused clearly.
 	b = newModb(t)
 	tiled := shp(t, "s32[2,3]").WithLayout(&ir.Layout{MinorToMajor: []int{1, 0}, Tiles: [][]int{{8, 128}}})
