@@ -25,6 +25,7 @@ vet:
 
 unit:
 	$(GO) test -count=1 ./...
+	@for m in $(SUBMODS); do (cd $$m && echo "go test ($$m)" && $(GO) test -count=1 ./...) || exit 1; done
 
 # isa: the kernel packages once per forced instruction-set level.
 isa:

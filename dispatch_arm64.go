@@ -2,5 +2,9 @@
 
 package kiln
 
-// archKernelSets lists the assembly kernel sets of this build.
-func archKernelSets() []*kernelSet { return nil }
+// archKernelSets lists the arm64 kernel sets, from gemm_tables_arm64.go.
+func archKernelSets() []*kernelSet {
+	return []*kernelSet{
+		{level: levelNEON, features: "neon", s: sgemmNEONKernels(), d: dgemmNEONKernels()},
+	}
+}

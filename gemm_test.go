@@ -144,7 +144,7 @@ func TestSgemmEpilogue(t *testing.T) {
 
 func TestSgemmPacked(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, shape := range [][3]int{{1, 1, 1}, {1, 300, 129}, {8, 768, 67}, {32, 97, 200}, {33, 65, 17}, {100, 257, 301}, {5, 0, 3}, {3, 4, 0}} {
+	for _, shape := range [][3]int{{1, 1, 1}, {1, 300, 129}, {8, 768, 67}, {32, 97, 200}, {33, 65, 17}, {100, 131, 150}, {5, 0, 3}, {3, 4, 0}} {
 		for _, tB := range []bool{false, true} {
 			for _, tA := range []bool{false, true} {
 				tc := newCase[float32](r, tA, tB, shape[0], shape[1], shape[2], 0.75, 0.5, 3, 1)
@@ -199,24 +199,24 @@ func TestGemmNoAllocs(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
 	for _, th := range []int{1, 2} {
 		old := SetThreads(th)
-		for _, s := range [][3]int{{1, 768, 768}, {8, 300, 200}, {200, 300, 100}, {64, 64, 64}} {
+		for _, s := range [][3]int{{1, 300, 200}, {8, 300, 200}, {100, 150, 70}, {64, 64, 64}} {
 			tc := newCase[float32](r, false, false, s[0], s[1], s[2], 1, 0, 0, 0)
 			c := slices.Clone(tc.c0)
-			if n := testing.AllocsPerRun(10, func() {
+			if n := testing.AllocsPerRun(5, func() {
 				Sgemm(false, false, tc.m, tc.n, tc.k, 1, tc.a, tc.lda, tc.b, tc.ldb, 0, c, tc.ldc)
 			}); n != 0 {
 				t.Errorf("Sgemm %v threads=%d: %v allocations per call, want 0", s, th, n)
 			}
 			pb := PackB(false, tc.k, tc.n, tc.b, tc.ldb)
 			bias := make([]float32, tc.n)
-			if n := testing.AllocsPerRun(10, func() {
+			if n := testing.AllocsPerRun(5, func() {
 				SgemmPackedEpilogue(false, tc.m, 1, tc.a, tc.lda, pb, 0, c, tc.ldc, Epilogue{Bias: bias, Act: ActReLU})
 			}); n != 0 {
 				t.Errorf("SgemmPackedEpilogue %v threads=%d: %v allocations per call, want 0", s, th, n)
 			}
 			d := make([]float64, s[0]*s[1])
 			da, db := make([]float64, s[0]*s[2]), make([]float64, s[2]*s[1])
-			if n := testing.AllocsPerRun(10, func() {
+			if n := testing.AllocsPerRun(5, func() {
 				Dgemm(false, false, s[0], s[1], s[2], 1, da, s[2], db, s[1], 0, d, s[1])
 			}); n != 0 {
 				t.Errorf("Dgemm %v threads=%d: %v allocations per call, want 0", s, th, n)
