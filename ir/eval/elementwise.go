@@ -75,18 +75,29 @@ func checkArity(in *ir.Instruction, ops []*ir.Literal, n int) error {
 }
 
 // elementwiseDims returns the dimensions of an elementwise result over ops:
-// every operand must have the instruction's dimensions or be a scalar
-// (broadcast implicitly, as XLA allows for clamp and select and as the
-// builder's scalar broadcasting produces).
+// the operands that are not scalars must have equal dimensions (their
+// actual sizes, which for a bounded dynamic shape may be below the
+// instruction's bounds); scalars are broadcast implicitly, as XLA allows for
+// clamp and select and as the builder's scalar broadcasting produces.
 func elementwiseDims(in *ir.Instruction, ops []*ir.Literal) ([]int, error) {
-	dims := in.Shape.Dims
+	var dims []int
+	first := -1
 	for i, o := range ops {
 		s := o.Shape()
-		if s.Rank() == 0 || ir.SameDimensions(s, ir.Shape{Dims: dims}) {
+		if s.Rank() == 0 {
 			continue
 		}
-		return nil, fmt.Errorf("operand %d has shape %v, expected dimensions %v or a scalar",
-			i, s.StringWithoutLayout(), dims)
+		if first < 0 {
+			dims, first = s.Dims, i
+			continue
+		}
+		if !ir.SameDimensions(s, ops[first].Shape()) {
+			return nil, fmt.Errorf("operand %d has shape %v and operand %d %v, expected equal dimensions or a scalar",
+				first, ops[first].Shape().StringWithoutLayout(), i, s.StringWithoutLayout())
+		}
+	}
+	if first < 0 {
+		return in.Shape.Dims, nil
 	}
 	return dims, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/cmplx"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -439,4 +440,75 @@ func TestBitcastConvertSeedShapes(t *testing.T) {
 	wantValues(t, back, dims(10), x...)
 	two := unop(t, ir.OpBitcastConvert, "f32[]", "f16[2]", scalar[float32](-2))
 	wantValues(t, two, dims(2), ir.Float16(0), ir.Float16(0xc000))
+}
+
+func TestPropertyNarrowFloatsRoundTripThroughF32Exhaustively(t *testing.T) {
+	// Every f16, bf16 and f8 value converts to f32 and back unchanged (NaNs
+	// stay NaN), and the f32 value is what ir's exact widening gives.
+	for _, c := range []struct {
+		et ir.ElementType
+		n  int
+	}{{ir.F16, 1 << 16}, {ir.BF16, 1 << 16}, {ir.F8E5M2, 256}, {ir.F8E4M3FN, 256}} {
+		x := ir.MustNewLiteral(ir.MakeShape(c.et, c.n))
+		raw := x.Bytes()
+		for i := 0; i < c.n; i++ {
+			if c.et.ByteSize() == 2 {
+				raw[2*i], raw[2*i+1] = byte(i), byte(i>>8)
+			} else {
+				raw[i] = byte(i)
+			}
+		}
+		b := newModb(t)
+		shape := shp(t, c.et.String()+"["+strconv.Itoa(c.n)+"]")
+		up := b.op(ir.OpConvert, "f32["+strconv.Itoa(c.n)+"]", b.paramShape(shape))
+		down := b.opShape(ir.OpConvert, shape, up)
+		tup := b.op(ir.OpTuple, "(f32["+strconv.Itoa(c.n)+"], "+c.et.String()+"["+strconv.Itoa(c.n)+"])", up, down)
+		out := b.run(tup, x)
+		wide, back := out[0], out[1]
+		for i := 0; i < c.n; i++ {
+			w := float64(ir.Values[float32](wide)[i])
+			orig := x.Float64At(i)
+			if orig != orig {
+				if w == w || back.Float64At(i) == back.Float64At(i) {
+					t.Fatalf("%v NaN %#x did not stay NaN", c.et, i)
+				}
+				continue
+			}
+			if w != orig || back.Float64At(i) != orig || math.Signbit(w) != math.Signbit(orig) {
+				t.Fatalf("%v bits %#x: f32 %v, back %v, want %v", c.et, i, w, back.Float64At(i), orig)
+			}
+		}
+	}
+}
+
+func TestPropertyIntegerConversionsWidenAndNarrowBack(t *testing.T) {
+	// Every s8 and u8 value survives s8/u8 → s64 → s8/u8, and every s4/u4
+	// value survives → s32 → back; s8 → u8 wraps to v & 0xff.
+	for _, c := range []struct{ narrow, wide string }{{"s8", "s64"}, {"u8", "s64"}, {"s4", "s32"}, {"u4", "s32"}, {"s8", "u8"}} {
+		et, _ := ir.ParseElementType(c.narrow)
+		lo, hi := intRange(et)
+		n := int(hi - lo + 1)
+		x := ir.MustNewLiteral(ir.MakeShape(et, n))
+		vals := make([]int64, n)
+		for i := range vals {
+			vals[i] = lo + int64(i)
+		}
+		setInts(x, vals)
+		b := newModb(t)
+		ns := c.narrow + "[" + strconv.Itoa(n) + "]"
+		ws := c.wide + "[" + strconv.Itoa(n) + "]"
+		up := b.op(ir.OpConvert, ws, b.param(ns))
+		down := b.op(ir.OpConvert, ns, up)
+		out := b.run(b.op(ir.OpTuple, "("+ws+", "+ns+")", up, down), x)
+		wet, _ := ir.ParseElementType(c.wide)
+		got, back := intValues(out[0]), intValues(out[1])
+		for i, v := range vals {
+			if want := wrapInt(wet, v); got[i] != want {
+				t.Fatalf("%s %d → %s = %d, want %d", c.narrow, v, c.wide, got[i], want)
+			}
+			if back[i] != v {
+				t.Fatalf("%s %d → %s → %s = %d", c.narrow, v, c.wide, c.narrow, back[i])
+			}
+		}
+	}
 }
