@@ -9,7 +9,31 @@ import (
 // This file prints modules, computations and instructions as HLO text in
 // the style of XLA's HloModule::ToString with default HloPrintOptions:
 // `%`-prefixed names, operand shapes, computation signatures, constants in
-// full, attributes in XLA's order and spelling.
+// full, attributes in XLA's order and spelling, `/*index=N*/` before every
+// fifth tuple element and operand. The parser reads this style and XLA's
+// newer one (no `%`, no operand shapes, no signatures) alike.
+//
+// Printing a parsed module gives the input back modulo whitespace, except
+// for these normalisations:
+//   - names print with `%`, operands with their shapes, and each computation
+//     with its signature (recomputed from its parameters and root);
+//   - computations print callees first (the text may define them later);
+//   - a missing ROOT is written on the last instruction, a missing ENTRY on
+//     the last computation, a missing entry_computation_layout as the entry's
+//     signature with default layouts; is_scheduled comes first on the
+//     HloModule line, then entry_computation_layout, then the rest as written;
+//   - attributes print in XLA's order; one Kiln does not interpret follows
+//     the known attribute written before it in Raw (or, first among Raw,
+//     the op's own attributes);
+//   - attributes at their default are dropped (`is_stable=false`,
+//     `feature_group_count=1`, `replica_groups={}` on ops that are not
+//     collectives, `type=` equal to the operands' default comparison type),
+//     and slice strides, pad interiors and window fields print for every
+//     dimension when one dimension needs them, as XLA does;
+//   - layout attributes print in XLA's order (D, T, L, #, *, E, S, P, M, SC),
+//     a scalar's empty layout `{}` is dropped, a token's layout is dropped;
+//   - constants print in the literal text format (`{{1, 2}, {3, 4}}`, floats
+//     as XLA's RoundTripFpToString writes them).
 
 // String prints the module as HLO text: the `HloModule` line with its
 // entry_computation_layout, then every computation (callees first, the entry
