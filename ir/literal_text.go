@@ -21,7 +21,6 @@ package ir
 // size. Floats print as FormatFloat describes.
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -129,35 +128,30 @@ func (l *Literal) writeArray(b *strings.Builder, dim int, next *int) {
 func (l *Literal) writeElement(b *strings.Builder, i int) {
 	t := l.shape.Elem
 	p := unsafe.Pointer(&l.data[i*t.ByteSize()])
-	var buf [32]byte
+	var buf [96]byte
+	out := buf[:0]
 	switch {
 	case t == PRED:
 		if *(*uint8)(p) != 0 {
-			b.WriteString("true")
+			out = append(out, "true"...)
 		} else {
-			b.WriteString("false")
+			out = append(out, "false"...)
 		}
 	case t == U64:
-		b.Write(strconv.AppendUint(buf[:0], *(*uint64)(p), 10))
+		out = strconv.AppendUint(out, *(*uint64)(p), 10)
 	case t.IsInteger():
-		b.Write(strconv.AppendInt(buf[:0], loadInt(t, p), 10))
-	case t == C64:
-		c := *(*[2]uint32)(p)
-		b.WriteByte('(')
-		b.WriteString(formatFloatBits(F32, uint64(c[0])))
-		b.WriteString(", ")
-		b.WriteString(formatFloatBits(F32, uint64(c[1])))
-		b.WriteByte(')')
-	case t == C128:
-		c := *(*[2]uint64)(p)
-		b.WriteByte('(')
-		b.WriteString(formatFloatBits(F64, c[0]))
-		b.WriteString(", ")
-		b.WriteString(formatFloatBits(F64, c[1]))
-		b.WriteByte(')')
+		out = strconv.AppendInt(out, loadInt(t, p), 10)
+	case t.IsComplex():
+		c := t.ComplexComponent()
+		out = append(out, '(')
+		out = appendFloatBits(out, c, floatBitsAt(c, p))
+		out = append(out, ", "...)
+		out = appendFloatBits(out, c, floatBitsAt(c, unsafe.Add(p, c.ByteSize())))
+		out = append(out, ')')
 	default:
-		b.WriteString(formatFloatBits(t, floatBitsAt(t, p)))
+		out = appendFloatBits(out, t, floatBitsAt(t, p))
 	}
+	b.Write(out)
 }
 
 // floatBitsAt reads the raw bits of a real float element.
@@ -219,20 +213,34 @@ func FormatFloat(t ElementType, v float64) string {
 
 // formatFloatBits formats the float of type t with the given bits.
 func formatFloatBits(t ElementType, b uint64) string {
+	var buf [40]byte
+	return string(appendFloatBits(buf[:0], t, b))
+}
+
+var (
+	digitsF64    = []int{15, 17}
+	digitsF32    = []int{6, 9}
+	digitsNarrow = []int{1, 2, 3, 4, 5, 17}
+)
+
+// appendFloatBits appends the text of the float of type t with the given
+// bits to dst.
+func appendFloatBits(dst []byte, t ElementType, b uint64) []byte {
 	var neg, nan, inf, hasPayload bool
 	var payload, quiet uint64
 	var value float64
+	tries := digitsNarrow
 	switch t {
 	case F64:
 		neg, payload, quiet, hasPayload = b>>63 != 0, b&(1<<52-1), 1<<51, true
 		nan = b>>52&0x7ff == 0x7ff && payload != 0
 		inf = b>>52&0x7ff == 0x7ff && payload == 0
-		value = math.Float64frombits(b)
+		value, tries = math.Float64frombits(b), digitsF64
 	case F32:
 		neg, payload, quiet, hasPayload = b>>31&1 != 0, b&(1<<23-1), 1<<22, true
 		nan = b>>23&0xff == 0xff && payload != 0
 		inf = b>>23&0xff == 0xff && payload == 0
-		value = float64(math.Float32frombits(uint32(b)))
+		value, tries = float64(math.Float32frombits(uint32(b))), digitsF32
 	default:
 		f, _ := narrowFormatOf(t)
 		x := uint32(b)
@@ -242,38 +250,29 @@ func formatFloatBits(t ElementType, b uint64) string {
 			value = f.toFloat64(x)
 		}
 	}
+	if (nan || inf) && neg {
+		dst = append(dst, '-')
+	}
 	switch {
+	case nan && hasPayload && payload != quiet:
+		dst = append(dst, "nan(0x"...)
+		dst = strconv.AppendUint(dst, payload, 16)
+		return append(dst, ')')
 	case nan:
-		s := "nan"
-		if hasPayload && payload != quiet {
-			s = fmt.Sprintf("nan(0x%x)", payload)
-		}
-		if neg {
-			s = "-" + s
-		}
-		return s
-	case inf && neg:
-		return "-inf"
+		return append(dst, "nan"...)
 	case inf:
-		return "inf"
+		return append(dst, "inf"...)
 	}
-	var tries []int
-	switch t {
-	case F64:
-		tries = []int{15, 17}
-	case F32:
-		tries = []int{6, 9}
-	default:
-		tries = []int{1, 2, 3, 4, 5, 17}
-	}
-	var s string
+	n := len(dst)
 	for _, prec := range tries {
-		s = strconv.FormatFloat(value, 'g', prec, 64)
-		if parsed, err := strconv.ParseFloat(s, 64); err == nil && floatBitsOf(t, parsed) == b {
+		dst = strconv.AppendFloat(dst[:n], value, 'g', prec, 64)
+		// The digits are parsed in place; ParseFloat keeps no reference.
+		text := unsafe.String(&dst[n], len(dst)-n)
+		if parsed, err := strconv.ParseFloat(text, 64); err == nil && floatBitsOf(t, parsed) == b {
 			break
 		}
 	}
-	return s
+	return dst
 }
 
 // floatBitsOf rounds a parsed float64 to type t, once (Float16FromFloat64

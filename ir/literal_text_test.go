@@ -468,3 +468,48 @@ func TestLiteralTextFloat32Sample(t *testing.T) {
 	}
 	checkLiteralTextRoundTrip(t, d)
 }
+
+// TestParseRoundsDecimalsOnce: a decimal just above a tie of a narrow type
+// rounds up; rounding it through float32 first would land on the tie and
+// round to even.
+func TestParseRoundsDecimalsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want *Literal
+	}{
+		{"f8e5m2[] 1.12500001", ScalarLiteral(Float8E5M2(0x3d))},
+		{"bf16[] 1.0039062500000002", ScalarLiteral(BFloat16(0x3f81))},
+		{"f16[] 1.0004882812500002", ScalarLiteral(Float16(0x3c01))},
+		{"f16[] 1.00048828125", ScalarLiteral(Float16(0x3c00))}, // the tie itself: even
+	} {
+		got := mustParseLiteral(t, tc.text)
+		if !got.Equal(tc.want) {
+			t.Errorf("ParseLiteral(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func BenchmarkLiteralText(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	l := MustNewLiteral(MakeShape(F32, 256, 256))
+	for i := range l.Float32s() {
+		l.Float32s()[i] = float32(rng.NormFloat64())
+	}
+	text := l.String()
+	b.Run("String/f32[256,256]", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			_ = l.String()
+		}
+	})
+	b.Run("Parse/f32[256,256]", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			if _, err := ParseLiteral(text); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

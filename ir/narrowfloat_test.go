@@ -357,3 +357,47 @@ func TestNarrowRoundingMatchesNearestSearch(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkNarrowConversions(b *testing.B) {
+	src := make([]float32, 4096)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range src {
+		src[i] = float32(rng.NormFloat64())
+	}
+	h := make([]Float16, len(src))
+	bf := make([]BFloat16, len(src))
+	e5 := make([]Float8E5M2, len(src))
+	dst := make([]float32, len(src))
+	b.Run("Float16FromFloat32", func(b *testing.B) {
+		b.SetBytes(int64(4 * len(src)))
+		for b.Loop() {
+			for i, f := range src {
+				h[i] = Float16FromFloat32(f)
+			}
+		}
+	})
+	b.Run("Float16.Float32", func(b *testing.B) {
+		b.SetBytes(int64(4 * len(src)))
+		for b.Loop() {
+			for i, x := range h {
+				dst[i] = x.Float32()
+			}
+		}
+	})
+	b.Run("BFloat16FromFloat32", func(b *testing.B) {
+		b.SetBytes(int64(4 * len(src)))
+		for b.Loop() {
+			for i, f := range src {
+				bf[i] = BFloat16FromFloat32(f)
+			}
+		}
+	})
+	b.Run("Float8E5M2FromFloat32", func(b *testing.B) {
+		b.SetBytes(int64(4 * len(src)))
+		for b.Loop() {
+			for i, f := range src {
+				e5[i] = Float8E5M2FromFloat32(f)
+			}
+		}
+	})
+}
