@@ -1,9 +1,11 @@
 package kiln
 
 import (
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // float is the element type of the generic GEMM driver.
@@ -71,27 +73,80 @@ type kernelSet struct {
 	d        *gemmKernels[float64]
 }
 
-// cpuState is what start-up detection found; active is the kernel set in use.
+// cpuState is what start-up detection found; runnable holds the kernel set
+// of every level this CPU and build can run, best first; active is the one in
+// use, chosen at start-up (SetISA may change it).
 var (
 	cpuState = detectCPU()
-	active   = chooseKernels(cpuState)
+	runnable = runnableSets(cpuState)
+	active   atomic.Pointer[kernelSet]
 )
 
-// chooseKernels picks the set of the chosen level, falling back to the best
-// lower level this build has, and sizes its cache blocking.
-func chooseKernels(info cpuInfo) *kernelSet {
-	var set *kernelSet
+func init() { active.Store(chooseKernels(cpuState.chosen)) }
+
+// packPad is the column padding of PackB: a multiple of the float32 tile
+// width of every runnable set.
+var packPad = func() int {
+	l := 1
+	for _, s := range runnable {
+		a, b := l, s.s.nr
+		for b != 0 {
+			a, b = b, a%b
+		}
+		l = l / a * s.s.nr
+	}
+	return l
+}()
+
+// runnableSets builds the kernel sets up to the best level, best first, the
+// generic one last, each with its cache blocking.
+func runnableSets(info cpuInfo) []*kernelSet {
+	var sets []*kernelSet
 	for _, s := range archKernelSets() {
-		if s.level <= info.chosen && (set == nil || s.level > set.level) {
-			set = s
+		if s.level <= info.best {
+			sets = append(sets, s)
 		}
 	}
-	if set == nil {
-		set = genericKernelSet()
+	sets = append(sets, genericKernelSet())
+	for _, s := range sets {
+		setBlocking(s.s, 4, info)
+		setBlocking(s.d, 8, info)
 	}
-	setBlocking(set.s, 4, info)
-	setBlocking(set.d, 8, info)
-	return set
+	return sets
+}
+
+// chooseKernels picks the best runnable set at or below a level.
+func chooseKernels(level isaLevel) *kernelSet {
+	for _, s := range runnable {
+		if s.level <= level {
+			return s
+		}
+	}
+	return runnable[len(runnable)-1]
+}
+
+// ISALevels returns the names of the instruction-set levels this CPU and
+// build can run, best first ("avx512", "avx2", "generic" on this kind of
+// machine), as SetISA and KILN_ISA accept them.
+func ISALevels() []string {
+	names := make([]string, len(runnable))
+	for i, s := range runnable {
+		names[i] = s.level.String()
+	}
+	return names
+}
+
+// SetISA switches every kernel to the named level (one of ISALevels) and
+// returns the previous level's name. It exists to compare levels in one
+// process (benchmarks, tests); kernel calls already running finish on the
+// kernels they started with. KILN_ISA does the same at start-up.
+func SetISA(name string) (previous string, err error) {
+	for _, s := range runnable {
+		if s.level.String() == name {
+			return active.Swap(s).level.String(), nil
+		}
+	}
+	return active.Load().level.String(), fmt.Errorf("kiln: SetISA: level %q is not one this CPU and build can run, want one of %s", name, strings.Join(ISALevels(), ", "))
 }
 
 // genericKernelSet is the pure-Go level: the twin micro-kernel at a 4×8 tile.
@@ -124,13 +179,17 @@ func twinKernels[T float](mr, nr int, rowMajor bool) *gemmKernels[T] {
 // a KC×NR micro-panel of B from L2 (a tenth of it, leaving room for the A
 // block and C), an MC×KC block of A stays in half of L2, and a KC×NC block of
 // B in a quarter of L3 (it is shared between cores).
+//
+// Hypervisors report odd sizes (this code has seen a 480 MiB L3), so the
+// sizes are first clamped to what real cores have.
 func setBlocking[T float](g *gemmKernels[T], size int, info cpuInfo) {
-	kc := info.l2 / 10 / (g.nr * size)
+	l2, l3 := clamp(info.l2, 256<<10, 2<<20), clamp(info.l3, 1<<20, 64<<20)
+	kc := l2 / 10 / (g.nr * size)
 	kc = clamp(kc&^63, 64, 512)
-	mc := info.l2 / 2 / (kc * size)
+	mc := l2 / 2 / (kc * size)
 	mc = clamp(mc/g.mr*g.mr, g.mr, 64*g.mr)
-	nc := info.l3 / 4 / (kc * size)
-	nc = clamp(nc/g.nr*g.nr, g.nr, 512*g.nr)
+	nc := l3 / 4 / (kc * size)
+	nc = clamp(nc/g.nr*g.nr, g.nr, 4096/g.nr*g.nr)
 	g.kc, g.mc, g.nc = kc, mc, nc
 }
 
@@ -142,7 +201,7 @@ func clamp(x, lo, hi int) int {
 // kernel set dispatch chose, e.g. "amd64 avx512f avx2 fma", "arm64 neon" or
 // "amd64 generic".
 func Features() string {
-	return runtime.GOARCH + " " + active.features
+	return runtime.GOARCH + " " + active.Load().features
 }
 
 // CPUReport describes what start-up detection found and chose, for `kiln cpu`.
@@ -157,9 +216,10 @@ func CPUReport() string {
 	if cpuState.note != "" {
 		b.WriteString("note:      " + cpuState.note + "\n")
 	}
-	b.WriteString("chosen:    " + active.level.String() + " (" + Features() + ")\n")
+	set := active.Load()
+	b.WriteString("chosen:    " + set.level.String() + " (" + Features() + ")\n")
 	b.WriteString("caches:    L1d " + kib(cpuState.l1d) + ", L2 " + kib(cpuState.l2) + ", L3 " + kib(cpuState.l3) + "\n")
-	s, d := active.s, active.d
+	s, d := set.s, set.d
 	b.WriteString("sgemm:     " + itoa(s.mr) + "×" + itoa(s.nr) + " tile, KC " + itoa(s.kc) + " MC " + itoa(s.mc) + " NC " + itoa(s.nc) + "\n")
 	b.WriteString("dgemm:     " + itoa(d.mr) + "×" + itoa(d.nr) + " tile, KC " + itoa(d.kc) + " MC " + itoa(d.mc) + " NC " + itoa(d.nc) + "\n")
 	b.WriteString("threads:   " + itoa(Threads()) + "\n")

@@ -16,7 +16,7 @@ func TestRequiredISA(t *testing.T) {
 	if want == "" {
 		t.Skip("KILN_TEST_REQUIRE_ISA not set")
 	}
-	if got := active.level.String(); got != want {
+	if got := active.Load().level.String(); got != want {
 		t.Fatalf("KILN_TEST_REQUIRE_ISA=%s but dispatch chose %s (Features() = %q)", want, got, Features())
 	}
 }
@@ -26,11 +26,11 @@ func TestFeaturesNamesChosenLevel(t *testing.T) {
 	if !strings.HasPrefix(f, "amd64 ") && !strings.HasPrefix(f, "arm64 ") && !strings.Contains(f, "generic") {
 		t.Fatalf("Features() = %q, want the architecture first", f)
 	}
-	if env := os.Getenv("KILN_ISA"); env != "" && cpuState.note == "" && active.level.String() != env {
-		t.Fatalf("KILN_ISA=%s honoured without a note, but dispatch chose %s", env, active.level)
+	if env := os.Getenv("KILN_ISA"); env != "" && cpuState.note == "" && active.Load().level.String() != env {
+		t.Fatalf("KILN_ISA=%s honoured without a note, but dispatch chose %s", env, active.Load().level)
 	}
-	if active.level > cpuState.best {
-		t.Fatalf("chose %s above the best level the CPU offers, %s", active.level, cpuState.best)
+	if active.Load().level > cpuState.best {
+		t.Fatalf("chose %s above the best level the CPU offers, %s", active.Load().level, cpuState.best)
 	}
 }
 
@@ -77,7 +77,7 @@ func TestSgemmShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, th := range []int{1, 2} {
 		old := SetThreads(th)
-		forEachShape(active.s.mr, active.s.nr, func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
+		forEachShape(active.Load().s.mr, active.Load().s.nr, func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
 			tc := newCase[float32](r, tA, tB, m, n, k, float32(alpha), float32(beta), extra, offset)
 			c := slices.Clone(tc.c0)
 			Sgemm(tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
@@ -94,7 +94,7 @@ func TestSgemmShapes(t *testing.T) {
 
 func TestDgemmShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	forEachShape(active.d.mr, active.d.nr, func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
+	forEachShape(active.Load().d.mr, active.Load().d.nr, func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
 		tc := newCase[float64](r, tA, tB, m, n, k, alpha, beta, extra, offset)
 		c := slices.Clone(tc.c0)
 		Dgemm(tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
@@ -105,7 +105,7 @@ func TestDgemmShapes(t *testing.T) {
 // TestSgemmBlocking runs the driver with tiny cache blocks so that every
 // loop (NC, KC, MC, partial blocks, K split with beta) runs several times.
 func TestSgemmBlocking(t *testing.T) {
-	a := active.s
+	a := active.Load().s
 	g := gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
 		kc: 8, mc: 2 * a.mr, nc: 2 * a.nr}
 	r := rand.New(rand.NewPCG(5, 6))
@@ -124,7 +124,7 @@ func TestSgemmBlocking(t *testing.T) {
 // TestSgemmEpilogue checks bias and ReLU on both paths, with beta.
 func TestSgemmEpilogue(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, shape := range [][3]int{{1, 77, 33}, {7, active.s.nr*2 + 5, 64}, {31, 100, 50}, {70, 129, 300}} {
+	for _, shape := range [][3]int{{1, 77, 33}, {7, active.Load().s.nr*2 + 5, 64}, {31, 100, 50}, {70, 129, 300}} {
 		for _, act := range []Activation{ActNone, ActReLU} {
 			for _, beta := range []float32{0, 0.5} {
 				tc := newCase[float32](r, false, shape[0]%2 == 1, shape[0], shape[1], shape[2], 1.25, beta, 1, 1)
@@ -254,5 +254,32 @@ func TestGemmArgumentPanics(t *testing.T) {
 			}()
 			tc.call()
 		}()
+	}
+}
+
+// TestSetISA switches to every runnable level, runs Sgemm and SgemmPacked
+// (with a matrix packed under another level) and checks the results.
+func TestSetISA(t *testing.T) {
+	orig := active.Load().level.String()
+	defer SetISA(orig)
+	r := rand.New(rand.NewPCG(14, 15))
+	tc := newCase[float32](r, false, true, 37, 131, 70, 1, 0.5, 1, 1)
+	pb := PackB(tc.transB, tc.k, tc.n, tc.b, tc.ldb)
+	for _, name := range ISALevels() {
+		if _, err := SetISA(name); err != nil {
+			t.Fatal(err)
+		}
+		if got := active.Load().level.String(); got != name {
+			t.Fatalf("SetISA(%q) left %s active", name, got)
+		}
+		c := slices.Clone(tc.c0)
+		Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+		tc.check(t, name+" Sgemm "+tc.String(), c)
+		c = slices.Clone(tc.c0)
+		SgemmPacked(tc.transA, tc.m, tc.alpha, tc.a, tc.lda, pb, tc.beta, c, tc.ldc)
+		tc.check(t, name+" SgemmPacked "+tc.String(), c)
+	}
+	if _, err := SetISA("sse9"); err == nil || !strings.Contains(err.Error(), `level "sse9" is not one`) {
+		t.Errorf("SetISA(sse9): error %v, want one naming the level", err)
 	}
 }

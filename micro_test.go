@@ -11,13 +11,7 @@ import (
 // whatever level dispatch chose: each assembly kernel is checked against its
 // pure-Go twin even when a higher level is in use.
 func testedSets() []*kernelSet {
-	sets := []*kernelSet{genericKernelSet()}
-	for _, s := range archKernelSets() {
-		if s.level <= cpuState.best {
-			sets = append(sets, s)
-		}
-	}
-	return sets
+	return runnable
 }
 
 // TestMicroKernelsAgainstTwin runs every micro-kernel of every runnable set,

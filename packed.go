@@ -6,9 +6,7 @@ import "fmt"
 // micro-kernel, for use as the B operand of many SgemmPacked calls (constant
 // weights packed at compile time). It is immutable and safe for concurrent use.
 type PackedB struct {
-	k, n  int
-	nr    int
-	level isaLevel
+	k, n int
 	// data is op(B) row-major with leading dimension ld: the transpose is
 	// applied and the columns are padded with zeros to a multiple of the
 	// kernels' tile width, so every panel is full and read in place.
@@ -27,8 +25,10 @@ func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
 		rows, cols = n, k
 	}
 	checkMatrix("PackB", "b", "ldb", rows, cols, len(b), ldb)
-	nr := active.s.nr
-	p := &PackedB{k: k, n: n, nr: nr, level: active.level, ld: max(1, (n+nr-1)/nr*nr)}
+	// Padding to a multiple of every tile width of the build keeps the
+	// packed matrix valid whichever level SetISA selects later.
+	nr := packPad
+	p := &PackedB{k: k, n: n, ld: (max(n, 1) + nr - 1) / nr * nr}
 	p.data = make([]float32, k*p.ld)
 	for i := 0; i < k; i++ {
 		row := p.data[i*p.ld : i*p.ld+n]
@@ -60,8 +60,9 @@ func SgemmPackedEpilogue(transA bool, m int, alpha float32, a []float32, lda int
 	if b == nil {
 		panic("kiln: SgemmPacked: packed B is nil")
 	}
-	if b.level != active.level || b.nr != active.s.nr {
-		panic(fmt.Sprintf("kiln: SgemmPacked: B was packed for the %s kernels, the %s kernels are in use", b.level, active.level))
+	g := active.Load().s
+	if b.ld%g.nr != 0 {
+		panic(fmt.Sprintf("kiln: SgemmPacked: B is padded to %d columns, not a multiple of the %d-column tile in use", b.ld, g.nr))
 	}
 	rowsA, colsA := m, b.k
 	if transA {
@@ -73,5 +74,5 @@ func SgemmPackedEpilogue(transA bool, m int, alpha float32, a []float32, lda int
 	checkMatrix("SgemmPacked", "a", "lda", rowsA, colsA, len(a), lda)
 	checkMatrix("SgemmPacked", "c", "ldc", m, b.n, len(c), ldc)
 	checkEpilogue("SgemmPacked", b.n, ep)
-	gemm(active.s, transA, false, m, b.n, b.k, alpha, a, lda, nil, b.n, b.data, b.ld, beta, c, ldc, epilogue32(ep))
+	gemm(g, transA, false, m, b.n, b.k, alpha, a, lda, nil, b.n, b.data, b.ld, beta, c, ldc, epilogue32(ep))
 }
