@@ -544,3 +544,48 @@ func TestParseDeepNestingDoesNotOverflow(t *testing.T) {
 		t.Errorf("deep braces: %v", err)
 	}
 }
+
+func TestAttributeParsersStandalone(t *testing.T) {
+	w, err := ParseWindow("{size=2x3 stride=1x2}")
+	if err != nil || len(w.Dims) != 2 || w.Dims[1] != (WindowDim{Size: 3, Stride: 2, WindowDilation: 1, BaseDilation: 1}) {
+		t.Errorf("ParseWindow = %+v, %v", w, err)
+	}
+	if w, err := ParseWindow("size=5"); err != nil || len(w.Dims) != 1 || w.Dims[0].Size != 5 {
+		t.Errorf("ParseWindow without braces = %+v, %v", w, err)
+	}
+	if _, err := ParseWindow("{size=2 stride=a}"); err == nil || !strings.Contains(err.Error(), `expected integer in window field stride, found "a"`) {
+		t.Errorf("bad window: %v", err)
+	}
+	if _, err := ParseWindow("{stride=2}"); err == nil || !strings.Contains(err.Error(), "window has no size field") {
+		t.Errorf("window without size: %v", err)
+	}
+	p, err := ParsePadding("1_2x-3_4_5")
+	if err != nil || !reflect.DeepEqual(p, []PaddingDim{{1, 2, 0}, {-3, 4, 5}}) {
+		t.Errorf("ParsePadding = %v, %v", p, err)
+	}
+	if _, err := ParsePadding("1_2_3_4"); err == nil {
+		t.Errorf("ParsePadding accepted four parts")
+	}
+	if got := SliceString([]SliceDim{{1, 3, 1}, {0, 8, 1}}); got != "{[1:3], [0:8]}" {
+		t.Errorf("SliceString = %s", got)
+	}
+	if got := (GatherDimensionNumbers{OffsetDims: []int{1}, CollapsedSliceDims: []int{0}, StartIndexMap: []int{0}, IndexVectorDim: 1}).String(); got != "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1" {
+		t.Errorf("gather dims print %s", got)
+	}
+	if got := (ScatterDimensionNumbers{UpdateWindowDims: []int{1}, InsertedWindowDims: []int{0}, ScatterDimsToOperandDims: []int{0}, IndexVectorDim: 1, InputBatchingDims: []int{2}, ScatterIndicesBatchingDims: []int{0}}).String(); got != "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, input_batching_dims={2}, scatter_indices_batching_dims={0}, index_vector_dim=1" {
+		t.Errorf("scatter dims print %s", got)
+	}
+	for _, name := range []string{"rng_default", "rng_three_fry", "rng_philox"} {
+		if a, ok := ParseRandomAlgorithm(name); !ok || a.String() != name {
+			t.Errorf("ParseRandomAlgorithm(%s) = %v, %v", name, a, ok)
+		}
+	}
+	for _, name := range []string{"FFT", "IFFT", "RFFT", "IRFFT"} {
+		if f, ok := ParseFFTType(name); !ok || f.String() != name {
+			t.Errorf("ParseFFTType(%s) = %v, %v", name, f, ok)
+		}
+	}
+	if _, ok := ParseTransposeKind("SIDEWAYS"); ok {
+		t.Errorf("ParseTransposeKind accepted SIDEWAYS")
+	}
+}
