@@ -300,7 +300,7 @@ func checkResults(in *ir.Instruction, outs []*ir.Literal) error {
 		return err
 	}
 	for i, o := range outs {
-		if !o.Shape().EqualIgnoringLayout(shapes[i]) {
+		if !o.Shape().Compatible(shapes[i]) {
 			return fmt.Errorf("result %d has shape %v, the instruction declares %v", i, o.Shape(), shapes[i])
 		}
 	}

@@ -74,7 +74,7 @@ func evalFft(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal, 
 	default:
 		return nil, fmt.Errorf("unknown fft_type %d", typ)
 	}
-	if in.Shape.Elem != outType || !sameInts(in.Shape.Dims, outDims) {
+	if in.Shape.Elem != outType || !fitsDims(in.Shape, outDims) {
 		return nil, fmt.Errorf("result shape %v, expected %v%v", in.Shape, outType, outDims)
 	}
 	for _, n := range lens {

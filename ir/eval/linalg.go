@@ -97,7 +97,7 @@ func evalCholesky(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Lite
 	if n != m {
 		return nil, fmt.Errorf("operand matrices are %dx%d, expected square", n, m)
 	}
-	if !in.Shape.EqualIgnoringLayout(s) {
+	if !s.Compatible(in.Shape) {
 		return nil, fmt.Errorf("result shape %v, expected the operand's %v", in.Shape, s)
 	}
 	return runMatrices(s.Elem, s.Dims, ops,
@@ -184,7 +184,7 @@ func evalTriangularSolve(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*
 	if opt.LeftSide && br != m || !opt.LeftSide && bc != m {
 		return nil, fmt.Errorf("b %v does not match a's %dx%d matrices with left_side=%v", bs, m, m, opt.LeftSide)
 	}
-	if !in.Shape.EqualIgnoringLayout(bs) {
+	if !bs.Compatible(in.Shape) {
 		return nil, fmt.Errorf("result shape %v, expected b's %v", in.Shape, bs)
 	}
 	return runMatrices(bs.Elem, bs.Dims, ops,

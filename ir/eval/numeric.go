@@ -283,10 +283,25 @@ func sameInts(a, b []int) bool {
 // checkResultDims verifies that the dimensions an op computes equal the ones
 // its instruction declares.
 func checkResultDims(in *ir.Instruction, s ir.Shape, want []int) error {
-	if !sameInts(s.Dims, want) {
+	if !fitsDims(s, want) {
 		return fmt.Errorf("result dimensions are %v, the instruction declares %v", want, s.Dims)
 	}
 	return nil
+}
+
+// fitsDims reports whether an op's actual result dimensions fit the shape
+// its instruction declares: equal, or within the bound of a dynamic
+// dimension (literals of dynamic shapes hold their actual sizes).
+func fitsDims(declared ir.Shape, actual []int) bool {
+	if len(declared.Dims) != len(actual) {
+		return false
+	}
+	for i, d := range declared.Dims {
+		if actual[i] != d && !(declared.IsDynamicDim(i) && actual[i] <= d) {
+			return false
+		}
+	}
+	return true
 }
 
 // scalarLiteralAt returns element i of an array literal as a new scalar

@@ -209,7 +209,7 @@ func evalReduce(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Litera
 		return nil, err
 	}
 	for i, s := range shapes {
-		if !sameInts(s.Dims, outDims) {
+		if !fitsDims(s, outDims) {
 			return nil, fmt.Errorf("result %d has dimensions %v, reducing %v over %v gives %v", i, s.Dims, dims, in.Dimensions, outDims)
 		}
 		if s.Elem != inits[i].Shape().Elem {
@@ -424,7 +424,7 @@ func evalReduceWindow(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.
 		return nil, err
 	}
 	for i, s := range shapes {
-		if !sameInts(s.Dims, p.out) {
+		if !fitsDims(s, p.out) {
 			return nil, fmt.Errorf("result %d has dimensions %v, the window gives %v", i, s.Dims, p.out)
 		}
 		if s.Elem != inits[i].Shape().Elem {
@@ -517,7 +517,7 @@ func evalSelectAndScatter(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (
 	if !sameInts(source.Shape().Dims, p.out) {
 		return nil, fmt.Errorf("source has dimensions %v, the window over the operand gives %v", source.Shape().Dims, p.out)
 	}
-	if in.Shape.Elem != source.Shape().Elem || !sameInts(in.Shape.Dims, operand.Shape().Dims) {
+	if in.Shape.Elem != source.Shape().Elem || !fitsDims(in.Shape, operand.Shape().Dims) {
 		return nil, fmt.Errorf("result shape %v, expected %v with the operand's dimensions %v", in.Shape, source.Shape().Elem, operand.Shape().Dims)
 	}
 	if in.Select == nil || in.Scatter == nil {

@@ -268,7 +268,7 @@ func evalSort(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal,
 		return nil, err
 	}
 	for i, s := range shapes {
-		if s.Elem != ops[i].Shape().Elem || !sameInts(s.Dims, dims) {
+		if s.Elem != ops[i].Shape().Elem || !fitsDims(s, dims) {
 			return nil, fmt.Errorf("result %d has shape %v, operand %d has %v", i, s, i, ops[i].Shape())
 		}
 	}
@@ -374,8 +374,8 @@ func evalTopK(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal,
 	}
 	outDims := append(append([]int{}, dims[:len(dims)-1]...), k)
 	if !in.Shape.IsTuple() || len(in.Shape.Tuple) != 2 ||
-		in.Shape.Tuple[0].Elem != t || !sameInts(in.Shape.Tuple[0].Dims, outDims) ||
-		in.Shape.Tuple[1].Elem != ir.S32 || !sameInts(in.Shape.Tuple[1].Dims, outDims) {
+		in.Shape.Tuple[0].Elem != t || !fitsDims(in.Shape.Tuple[0], outDims) ||
+		in.Shape.Tuple[1].Elem != ir.S32 || !fitsDims(in.Shape.Tuple[1], outDims) {
 		return nil, fmt.Errorf("result shape %v, expected (%v%v, s32%v)", in.Shape, t, outDims, outDims)
 	}
 	// Keys whose ascending order is the rank order (largest: reversed).
