@@ -10,6 +10,7 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kilnml/kiln/ir"
@@ -152,12 +153,22 @@ func evalMap(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal, 
 	if err != nil {
 		return nil, err
 	}
+	n := out.ElementCount()
+	if p := compileScalar(c); p != nil && len(p.results) == 1 && p.resTy[0] == in.Shape.Elem && c.Root.Opcode != ir.OpTuple {
+		for i := 0; i < n; i++ {
+			for k, o := range ops {
+				p.load(p.params[k], o, i)
+			}
+			p.run()
+			p.store(p.results[0], out, i)
+		}
+		return out, nil
+	}
 	app, err := newScalarApplier(e, c, ops)
 	if err != nil {
 		return nil, err
 	}
 	idx := make([]int, len(ops))
-	n := out.ElementCount()
 	for i := 0; i < n; i++ {
 		if i&0xfff == 0 {
 			if err := e.checkContext(); err != nil {
@@ -310,6 +321,8 @@ type combiner struct {
 	// computation that is one binary elementwise op of its parameters (or
 	// returns one of them).
 	fast func(r *ir.Literal, ri int, u *ir.Literal, ui int)
+	// prog, when set, runs the computation as a scalar program.
+	prog *scalarProgram
 	srcs []*ir.Literal
 	idx  []int
 }
@@ -336,12 +349,33 @@ func newCombiner(e *evaluator, c *ir.Computation, operands []*ir.Literal) (*comb
 	if n == 1 {
 		cb.fast = fastCombine(c, operands[0].Shape().Elem)
 	}
+	if cb.fast == nil {
+		if p := compileScalar(c); p != nil && len(p.results) == n {
+			cb.prog = p
+			for j := 0; j < n; j++ {
+				if p.resTy[j] != operands[j].Shape().Elem {
+					cb.prog = nil
+				}
+			}
+		}
+	}
 	return cb, nil
 }
 
 func (c *combiner) combine(results []*ir.Literal, ri int, updates []*ir.Literal, ui int) error {
 	if c.fast != nil {
 		c.fast(results[0], ri, updates[0], ui)
+		return nil
+	}
+	if p := c.prog; p != nil {
+		for j := 0; j < c.n; j++ {
+			p.load(p.params[j], results[j], ri)
+			p.load(p.params[c.n+j], updates[j], ui)
+		}
+		p.run()
+		for j := 0; j < c.n; j++ {
+			p.store(p.results[j], results[j], ri)
+		}
 		return nil
 	}
 	for j := 0; j < c.n; j++ {
@@ -428,4 +462,336 @@ func fastCombine(c *ir.Computation, t ir.ElementType) func(r *ir.Literal, ri int
 		}
 	}
 	return nil
+}
+
+// ---- scalar programs --------------------------------------------------------
+
+// A scalar program runs a computation of scalar parameters made only of
+// elementwise ops (the usual to_apply of map and scatter) without building
+// literals: each instruction becomes a closure over a register file, using
+// the very functions the array handlers use (floatBinary, intBinary, …) and
+// rounding or wrapping each result to its element type as the array path
+// does. Computations with any other op take the general path, a full call
+// of the evaluator per element.
+
+// scalarValue is one register: the value of a scalar of any element type in
+// its wide form (f for real floats, i for integers and PRED in intValues
+// form, c for complex).
+type scalarValue struct {
+	f float64
+	i int64
+	c complex128
+}
+
+// scalarProgram is a compiled scalar computation.
+type scalarProgram struct {
+	regs   []scalarValue
+	params []int // register of each parameter
+	types  []ir.ElementType
+	steps  []func(r []scalarValue)
+	// results lists the registers returned (one, or one per tuple element).
+	results []int
+	resTy   []ir.ElementType
+}
+
+// useScalarPrograms turns scalar programs on; tests turn it off to compare
+// them with the general path.
+var useScalarPrograms = true
+
+// compileScalar compiles c, or returns nil if c has an op or shape the
+// scalar program does not cover.
+func compileScalar(c *ir.Computation) *scalarProgram {
+	if !useScalarPrograms || c == nil || c.Root == nil {
+		return nil
+	}
+	p := &scalarProgram{regs: make([]scalarValue, len(c.Instructions))}
+	reg := make(map[*ir.Instruction]int, len(c.Instructions))
+	for k, in := range c.Instructions {
+		reg[in] = k
+	}
+	p.params = make([]int, len(c.Parameters))
+	p.types = make([]ir.ElementType, len(c.Parameters))
+	for i, prm := range c.Parameters {
+		if prm == nil || !prm.Shape.IsScalar() {
+			return nil
+		}
+		p.params[i] = reg[prm]
+		p.types[i] = prm.Shape.Elem
+	}
+	for k, in := range c.Instructions {
+		if in.Opcode == ir.OpParameter {
+			continue
+		}
+		if in.Opcode == ir.OpTuple && in == c.Root {
+			for _, o := range in.Operands {
+				if !o.Shape.IsScalar() {
+					return nil
+				}
+				p.results = append(p.results, reg[o])
+				p.resTy = append(p.resTy, o.Shape.Elem)
+			}
+			continue
+		}
+		if !in.Shape.IsScalar() {
+			return nil
+		}
+		args := make([]int, len(in.Operands))
+		types := make([]ir.ElementType, len(in.Operands))
+		for j, o := range in.Operands {
+			if !o.Shape.IsScalar() {
+				return nil
+			}
+			args[j], types[j] = reg[o], o.Shape.Elem
+		}
+		step := scalarStep(in, k, args, types)
+		if step == nil {
+			return nil
+		}
+		p.steps = append(p.steps, step)
+	}
+	if c.Root.Opcode != ir.OpTuple {
+		if !c.Root.Shape.IsScalar() {
+			return nil
+		}
+		p.results = []int{reg[c.Root]}
+		p.resTy = []ir.ElementType{c.Root.Shape.Elem}
+	}
+	return p
+}
+
+// load puts element i of l into register r.
+func (p *scalarProgram) load(r int, l *ir.Literal, i int) {
+	v := &p.regs[r]
+	t := l.Shape().Elem
+	switch {
+	case t.IsFloat():
+		v.f = floatAt(l, i)
+	case t.IsComplex():
+		v.c = l.Complex128At(i)
+	default:
+		v.i = intAt(l, i)
+	}
+}
+
+// store writes register r into element i of l.
+func (p *scalarProgram) store(r int, l *ir.Literal, i int) {
+	v := p.regs[r]
+	t := l.Shape().Elem
+	switch {
+	case t.IsFloat():
+		setFloatAt(l, i, v.f)
+	case t.IsComplex():
+		l.SetComplex128At(i, v.c)
+	default:
+		setIntAt(l, i, v.i)
+	}
+}
+
+func (p *scalarProgram) run() {
+	for _, s := range p.steps {
+		s(p.regs)
+	}
+}
+
+// roundFloat returns the function rounding a float64 to real float type t
+// as setFloats stores it.
+func roundFloat(t ir.ElementType) func(float64) float64 {
+	switch t {
+	case ir.F64:
+		return func(x float64) float64 { return x }
+	case ir.F32:
+		return func(x float64) float64 { return float64(float32(x)) }
+	}
+	return func(x float64) float64 { return ir.RoundToFloatType(x, t) }
+}
+
+// roundComplex rounds each part of a complex value to t's component type.
+func roundComplex(t ir.ElementType) func(complex128) complex128 {
+	if t == ir.C128 {
+		return func(x complex128) complex128 { return x }
+	}
+	return func(x complex128) complex128 { return complex128(complex64(x)) }
+}
+
+// scalarStep returns the closure computing instruction in (register out)
+// from registers args of types types, or nil if it is not covered.
+func scalarStep(in *ir.Instruction, out int, args []int, types []ir.ElementType) func(r []scalarValue) {
+	rt := in.Shape.Elem
+	op := in.Opcode
+	isInt := func(t ir.ElementType) bool { return t == ir.PRED || t.IsInteger() }
+	switch {
+	case op == ir.OpConstant:
+		if in.Literal == nil || !in.Literal.Shape().IsScalar() || in.Literal.Shape().Elem != rt {
+			return nil
+		}
+		var v scalarValue
+		switch {
+		case rt.IsFloat():
+			v.f = floatAt(in.Literal, 0)
+		case rt.IsComplex():
+			v.c = in.Literal.Complex128At(0)
+		default:
+			v.i = intAt(in.Literal, 0)
+		}
+		return func(r []scalarValue) { r[out] = v }
+	case op == ir.OpCopy && len(args) == 1 && types[0] == rt:
+		a := args[0]
+		return func(r []scalarValue) { r[out] = r[a] }
+	case op == ir.OpConvert && len(args) == 1:
+		return convertStep(types[0], rt, out, args[0])
+	case op == ir.OpSelect && len(args) == 3 && types[0] == ir.PRED && types[1] == rt && types[2] == rt:
+		p, x, y := args[0], args[1], args[2]
+		return func(r []scalarValue) {
+			if r[p].i != 0 {
+				r[out] = r[x]
+			} else {
+				r[out] = r[y]
+			}
+		}
+	case op == ir.OpClamp && len(args) == 3 && types[0] == rt && types[1] == rt && types[2] == rt:
+		lo, x, hi := args[0], args[1], args[2]
+		switch {
+		case rt.IsFloat():
+			return func(r []scalarValue) { r[out].f = floatMin(floatMax(r[x].f, r[lo].f), r[hi].f) }
+		case isInt(rt):
+			mx, mn := intBinary(ir.OpMaximum, rt), intBinary(ir.OpMinimum, rt)
+			return func(r []scalarValue) { r[out].i = mn(mx(r[x].i, r[lo].i), r[hi].i) }
+		}
+	case op == ir.OpCompare && len(args) == 2 && rt == ir.PRED && types[0] == types[1]:
+		return compareStep(in, types[0], out, args[0], args[1])
+	case op == ir.OpComplex && len(args) == 2 && types[0].IsFloat() && ir.ComplexOf(types[0]) == rt:
+		a, b := args[0], args[1]
+		return func(r []scalarValue) { r[out].c = complex(r[a].f, r[b].f) }
+	case op == ir.OpIsFinite && len(args) == 1 && types[0].IsFloat() && rt == ir.PRED:
+		a := args[0]
+		return func(r []scalarValue) {
+			v := r[a].f
+			r[out].i = 0
+			if !math.IsInf(v, 0) && v == v {
+				r[out].i = 1
+			}
+		}
+	case op.IsElementwiseUnary() && len(args) == 1:
+		a, t := args[0], types[0]
+		switch {
+		case t.IsFloat() && rt == t && floatUnary[op] != nil:
+			f, round := floatUnary[op], roundFloat(rt)
+			return func(r []scalarValue) { r[out].f = round(f(r[a].f)) }
+		case t.IsComplex() && complexToReal[op] != nil && rt == t.ComplexComponent():
+			f, round := complexToReal[op], roundFloat(rt)
+			return func(r []scalarValue) { r[out].f = round(f(r[a].c)) }
+		case t.IsComplex() && rt == t && complexUnary[op] != nil:
+			f, round := complexUnary[op], roundComplex(rt)
+			return func(r []scalarValue) { r[out].c = round(f(r[a].c)) }
+		case t == ir.PRED && op == ir.OpNot && rt == t:
+			return func(r []scalarValue) { r[out].i = 1 - r[a].i }
+		case t.IsInteger() && rt == t && intUnary(op, t) != nil:
+			f := intUnary(op, t)
+			return func(r []scalarValue) { r[out].i = wrapInt(rt, f(r[a].i)) }
+		}
+	case op.IsElementwiseBinary() && len(args) == 2 && types[0] == types[1] && types[0] == rt:
+		a, b := args[0], args[1]
+		switch {
+		case rt.IsFloat() && floatBinary[op] != nil:
+			f, round := floatBinary[op], roundFloat(rt)
+			return func(r []scalarValue) { r[out].f = round(f(r[a].f, r[b].f)) }
+		case rt.IsComplex() && complexBinary[op] != nil:
+			f, round := complexBinary[op], roundComplex(rt)
+			return func(r []scalarValue) { r[out].c = round(f(r[a].c, r[b].c)) }
+		case isInt(rt) && (rt != ir.PRED || predBinary[op]) && intBinary(op, rt) != nil:
+			f := intBinary(op, rt)
+			return func(r []scalarValue) { r[out].i = wrapInt(rt, f(r[a].i, r[b].i)) }
+		}
+	}
+	return nil
+}
+
+func convertStep(from, to ir.ElementType, out, a int) func(r []scalarValue) {
+	isInt := func(t ir.ElementType) bool { return t == ir.PRED || t.IsInteger() }
+	switch {
+	case from.IsComplex() && to.IsComplex():
+		round := roundComplex(to)
+		return func(r []scalarValue) { r[out].c = round(r[a].c) }
+	case from.IsComplex():
+		return nil
+	case from.IsFloat() && to.IsFloat():
+		round := roundFloat(to)
+		return func(r []scalarValue) { r[out].f = round(r[a].f) }
+	case from.IsFloat() && to.IsComplex():
+		round := roundFloat(to.ComplexComponent())
+		return func(r []scalarValue) { r[out].c = complex(round(r[a].f), 0) }
+	case from.IsFloat() && isInt(to):
+		return func(r []scalarValue) { r[out].i = floatToInt(to, r[a].f) }
+	case isInt(from) && isInt(to):
+		return func(r []scalarValue) { r[out].i = wrapInt(to, r[a].i) }
+	case isInt(from) && to.IsFloat():
+		return func(r []scalarValue) { r[out].f = intToFloat(from, to, r[a].i) }
+	case isInt(from) && to.IsComplex():
+		return func(r []scalarValue) { r[out].c = complex(intToFloat(from, to, r[a].i), 0) }
+	}
+	return nil
+}
+
+func compareStep(in *ir.Instruction, t ir.ElementType, out, a, b int) func(r []scalarValue) {
+	d := in.Direction
+	if d == ir.CmpInvalid {
+		return nil
+	}
+	ct := in.CompareType
+	if ct == ir.CmpTypeDefault {
+		ct = ir.DefaultComparisonType(t)
+	}
+	set := func(r []scalarValue, v bool) {
+		r[out].i = 0
+		if v {
+			r[out].i = 1
+		}
+	}
+	switch {
+	case t.IsFloat() && ct == ir.CmpTypeTotalOrder:
+		bitsOf, w := floatBitsFunc(t)
+		return func(r []scalarValue) {
+			set(r, compareResult(d, cmp3(totalOrderKey(bitsOf(r[a].f), w), totalOrderKey(bitsOf(r[b].f), w))))
+		}
+	case t.IsFloat():
+		return func(r []scalarValue) { set(r, compareResult(d, cmp3(r[a].f, r[b].f))) }
+	case t.IsComplex():
+		if d != ir.CmpEQ && d != ir.CmpNE {
+			return nil
+		}
+		return func(r []scalarValue) { set(r, (r[a].c == r[b].c) == (d == ir.CmpEQ)) }
+	case t == ir.PRED || t.IsInteger():
+		w := t.BitWidth()
+		switch ct {
+		case ir.CmpTypeSigned:
+			return func(r []scalarValue) { set(r, compareResult(d, cmp3(signExtend(r[a].i, w), signExtend(r[b].i, w)))) }
+		case ir.CmpTypeUnsigned:
+			var mask uint64 = math.MaxUint64
+			if w < 64 {
+				mask = 1<<w - 1
+			}
+			return func(r []scalarValue) {
+				set(r, compareResult(d, cmp3(uint64(r[a].i)&mask, uint64(r[b].i)&mask)))
+			}
+		}
+	}
+	return nil
+}
+
+// floatBitsFunc returns the function giving the bits of a value of real
+// float type t (exact, as stored) and the type's width.
+func floatBitsFunc(t ir.ElementType) (func(float64) uint64, int) {
+	switch t {
+	case ir.F64:
+		return math.Float64bits, 64
+	case ir.F32:
+		return func(x float64) uint64 { return uint64(math.Float32bits(float32(x))) }, 32
+	case ir.F16:
+		return func(x float64) uint64 { return uint64(ir.Float16FromFloat64(x)) }, 16
+	case ir.BF16:
+		return func(x float64) uint64 { return uint64(ir.BFloat16FromFloat64(x)) }, 16
+	case ir.F8E5M2:
+		return func(x float64) uint64 { return uint64(ir.Float8E5M2FromFloat64(x)) }, 8
+	}
+	return func(x float64) uint64 { return uint64(ir.Float8E4M3FNFromFloat64(x)) }, 8
 }
