@@ -6,7 +6,6 @@ package eval
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/kilnml/kiln/ir"
 )
@@ -318,10 +317,3 @@ func storeScalarAt(l *ir.Literal, i int, s *ir.Literal) {
 	es := l.Shape().Elem.ByteSize()
 	copy(l.Bytes()[i*es:(i+1)*es], s.Bytes())
 }
-
-// roundF32 rounds float32 arithmetic results held in float64 to float32
-// explicitly, so that no multiply-add is fused on any architecture.
-func roundF32(x float64) float32 { return float32(x) }
-
-// nan32 is the float32 quiet NaN.
-var nan32 = float32(math.NaN())
