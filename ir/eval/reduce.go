@@ -34,6 +34,9 @@ func init() {
 // scalarFold is a standard binary reducer applied to wide values of one
 // element type: combine(acc, x) returns the new accumulator.
 type scalarFold struct {
+	// sumType is F32 or F64 when the fold is a plain add of that type, which
+	// foldReduce runs without a call per element.
+	sumType  ir.ElementType
 	floats   func(acc, x float64) float64
 	complexs func(acc, x complex128) complex128
 	ints     func(acc, x int64) int64
@@ -77,7 +80,11 @@ func standardReducer(c *ir.Computation, t ir.ElementType) (scalarFold, bool) {
 		if swapped {
 			return scalarFold{floats: func(acc, x float64) float64 { return round(f(x, acc)) }}, true
 		}
-		return scalarFold{floats: func(acc, x float64) float64 { return round(f(acc, x)) }}, true
+		sf := scalarFold{floats: func(acc, x float64) float64 { return round(f(acc, x)) }}
+		if op == ir.OpAdd && (t == ir.F32 || t == ir.F64) {
+			sf.sumType = t
+		}
+		return sf, true
 	case t.IsComplex():
 		if op != ir.OpAdd && op != ir.OpMultiply {
 			return scalarFold{}, false
@@ -261,6 +268,28 @@ func foldReduce(a, init *ir.Literal, outDims, dims, perm []int, rows, r int, fol
 		return nil, err
 	}
 	switch {
+	case fold.sumType == ir.F32:
+		vals := permutedView(ir.Values[float32](a), dims, perm)
+		init := ir.Values[float32](init)[0]
+		dst := ir.Values[float32](out)
+		for i := range dst {
+			acc := init
+			for _, x := range vals[i*r : (i+1)*r] {
+				acc += x
+			}
+			dst[i] = acc
+		}
+	case fold.sumType == ir.F64:
+		vals := permutedView(ir.Values[float64](a), dims, perm)
+		init := ir.Values[float64](init)[0]
+		dst := ir.Values[float64](out)
+		for i := range dst {
+			acc := init
+			for _, x := range vals[i*r : (i+1)*r] {
+				acc += x
+			}
+			dst[i] = acc
+		}
 	case fold.floats != nil:
 		vals := permutedView(floatValues(a), dims, perm)
 		setFloats(out, foldRows(vals, rows, r, floatValues(init)[0], fold.floats))
