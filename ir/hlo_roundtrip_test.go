@@ -117,3 +117,73 @@ func TestHLOCorpusPrefixesDoNotPanic(t *testing.T) {
 		}
 	}
 }
+
+// requiredForTest gives, per opcode, attributes XLA's parser requires,
+// written by hand so that every opcode can be parsed in isolation.
+var requiredForTest = map[Opcode]string{
+	OpGetTupleElement: "index=0", OpIota: "iota_dimension=0", OpCompare: "direction=EQ",
+	OpBroadcast: "dimensions={0}", OpTranspose: "dimensions={0}", OpReverse: "dimensions={0}",
+	OpConcatenate: "dimensions={0}", OpSort: "dimensions={0}", OpGetDimensionSize: "dimensions={0}",
+	OpSetDimensionSize: "dimensions={0}", OpAllGather: "dimensions={0}", OpAllGatherStart: "dimensions={0}",
+	OpReduce: "dimensions={0}, to_apply=c", OpMap: "to_apply=c", OpCall: "to_apply=c",
+	OpAllReduce: "to_apply=c", OpAllReduceStart: "to_apply=c", OpSlice: "slice={[0:1]}",
+	OpDynamicSlice: "dynamic_slice_sizes={1}", OpPad: "padding=0_0",
+	OpReduceWindow: "window={size=1}, to_apply=c", OpSelectAndScatter: "window={size=1}, select=c, scatter=c",
+	OpConvolution: "dim_labels=b0f_0io->b0f", OpFusion: "kind=kLoop, calls=c", OpWhile: "condition=c, body=c",
+	OpGather:     "offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1}",
+	OpScatter:    "update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=c",
+	OpCustomCall: `custom_call_target="t"`, OpRng: "distribution=rng_uniform", OpRngBitGenerator: "algorithm=rng_default",
+	OpReducePrecision: "exponent_bits=8, mantissa_bits=23", OpBatchNormGrad: "epsilon=0.001, feature_index=0",
+	OpBatchNormInference: "epsilon=0.001, feature_index=0", OpBatchNormTraining: "epsilon=0.001, feature_index=0",
+	OpFft: "fft_type=FFT, fft_length={1}", OpReduceScatter: "dimensions={0}, to_apply=c", OpTopK: "k=1",
+	OpConditional: "branch_computations={c}", OpAsyncStart: "calls=c",
+}
+
+// TestEveryOpcodeRoundTrips parses one instruction of every opcode under
+// XLA's name, prints it and parses it back.
+func TestEveryOpcodeRoundTrips(t *testing.T) {
+	for _, op := range Opcodes() {
+		var line string
+		switch op {
+		case OpParameter:
+			line = "r = f32[] parameter(1)"
+		case OpConstant:
+			line = "r = f32[] constant(0)"
+		default:
+			n := op.Arity()
+			if n == Variadic {
+				n = 1
+			}
+			if op == OpIota || op == OpReplicaID || op == OpPartitionID {
+				n = 0
+			}
+			line = "r = f32[] " + op.String() + "(" + strings.TrimSuffix(strings.Repeat("p, ", n), ", ") + ")"
+			if a := requiredForTest[op]; a != "" {
+				line += ", " + a
+			}
+		}
+		text := "HloModule m\nc {\n  a = f32[] parameter(0)\n}\nENTRY e {\n  p = f32[] parameter(0)\n  " + line + "\n}\n"
+		m, err := ParseModule(text)
+		if err != nil {
+			t.Errorf("%v: %v\n%s", op, err, text)
+			continue
+		}
+		r := m.Entry.Instruction("r")
+		if r == nil || r.Opcode != op {
+			t.Errorf("%v: parsed as %v", op, r)
+			continue
+		}
+		printed := m.String()
+		if !strings.Contains(printed, " "+op.String()+"(") {
+			t.Errorf("%v: printed text lacks the opcode:\n%s", op, printed)
+		}
+		m2, err := ParseModule(printed)
+		if err != nil {
+			t.Errorf("%v: re-parse: %v\n%s", op, err, printed)
+			continue
+		}
+		if d := diffModules(m, m2); d != "" {
+			t.Errorf("%v: %s", op, d)
+		}
+	}
+}
