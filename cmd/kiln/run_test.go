@@ -116,3 +116,73 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRunBundledMLPWithNpyWeights(t *testing.T) {
+	// The bundled MLP (x·W1+b1 → relu → ·W2+b2 → relu → ·W3+b3) with
+	// deterministic weights, checked against the same network computed
+	// here in float64.
+	const model = "../../examples/mlp/mlp_b1.hlo"
+	if _, err := os.Stat(model); err != nil {
+		t.Skipf("bundled model: %v", err)
+	}
+	shapes := [][]int{{1, 784}, {784, 512}, {512}, {512, 512}, {512}, {512, 10}, {10}}
+	dir := t.TempDir()
+	args := []string{"run", model, "--reference"}
+	vals := make([][]float32, len(shapes))
+	for k, s := range shapes {
+		n := 1
+		for _, d := range s {
+			n *= d
+		}
+		v := make([]float32, n)
+		for i := range v {
+			// A fixed pseudo-random pattern in [-0.05, 0.05).
+			v[i] = float32((i*7919+k*104729)%1000-500) / 10000
+		}
+		vals[k] = v
+		p := filepath.Join(dir, "w"+string(rune('0'+k))+".npy")
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := npy.Write(f, ir.MustLiteralFromSlice(v, s...)); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		args = append(args, "--npy", p)
+	}
+	code, out, errs := runKiln(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got, err := ir.ParseLiteral(strings.TrimSpace(out))
+	if err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	layer := func(x []float64, w []float32, b []float32, in, outN int, relu bool) []float64 {
+		y := make([]float64, outN)
+		for j := 0; j < outN; j++ {
+			s := float64(b[j])
+			for i := 0; i < in; i++ {
+				s += x[i] * float64(w[i*outN+j])
+			}
+			if relu && s < 0 {
+				s = 0
+			}
+			y[j] = s
+		}
+		return y
+	}
+	x := make([]float64, 784)
+	for i, v := range vals[0] {
+		x[i] = float64(v)
+	}
+	h := layer(x, vals[1], vals[2], 784, 512, true)
+	h = layer(h, vals[3], vals[4], 512, 512, true)
+	want := layer(h, vals[5], vals[6], 512, 10, false)
+	for j, w := range want {
+		if g := got.Float64At(j); g-w > 1e-4 || w-g > 1e-4 {
+			t.Errorf("logit %d = %v, want %v", j, g, w)
+		}
+	}
+}

@@ -209,8 +209,8 @@ func evalBroadcast(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Lit
 	xs := rowMajorStrides(xd)
 	srcStrides := make([]int, len(dims))
 	for i, d := range in.Dimensions {
-		if d < 0 || d >= len(dims) || (i > 0 && d <= in.Dimensions[i-1]) {
-			return nil, fmt.Errorf("dimensions=%v must be increasing output dimensions below %d", in.Dimensions, len(dims))
+		if d < 0 || d >= len(dims) || slices.Contains(in.Dimensions[:i], d) {
+			return nil, fmt.Errorf("dimensions=%v must be distinct output dimensions below %d", in.Dimensions, len(dims))
 		}
 		switch xd[i] {
 		case dims[d]:
