@@ -252,6 +252,9 @@ func evalReduce(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Litera
 			if accs, err = e.apply(in.ToApply, args, n); err != nil {
 				return nil, err
 			}
+			if err := checkScalars(accs, shapes); err != nil {
+				return nil, err
+			}
 		}
 		for i := range outs {
 			storeScalarAt(outs[i], o, accs[i])
@@ -320,6 +323,17 @@ func (e *evaluator) apply(c *ir.Computation, args []*ir.Literal, n int) ([]*ir.L
 		return nil, fmt.Errorf("computation %s returned one value, expected a tuple of %d", c.Name, n)
 	}
 	return []*ir.Literal{res}, nil
+}
+
+// checkScalars verifies that a reducer returned one scalar of each result's
+// element type.
+func checkScalars(vals []*ir.Literal, shapes []ir.Shape) error {
+	for i, v := range vals {
+		if !v.Shape().IsScalar() || v.Shape().Elem != shapes[i].Elem {
+			return fmt.Errorf("computation returned %v as value %d, expected %v[]", v.Shape(), i, shapes[i].Elem)
+		}
+	}
+	return nil
 }
 
 func invert(b []bool) []bool {
@@ -492,6 +506,9 @@ func evalReduceWindow(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.
 			}
 			var err error
 			if accs, err = e.apply(in.ToApply, args, n); err != nil {
+				return err
+			}
+			if err := checkScalars(accs, shapes); err != nil {
 				return err
 			}
 		}

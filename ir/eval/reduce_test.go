@@ -364,3 +364,20 @@ func BenchmarkReduceAddF32(b *testing.B) {
 		}
 	}
 }
+
+func TestReducerReturningWrongTypeIsAnError(t *testing.T) {
+	err := runErr(t, `HloModule m
+bad {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  s = f32[] add(a, b)
+  ROOT c = f64[] convert(s)
+}
+ENTRY e {
+  x = f32[3] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=bad
+}
+`, vec[float32](1, 2, 3))
+	wantErr(t, err, "f64[]", "expected f32[]")
+}

@@ -309,6 +309,9 @@ func evalRngBitGenerator(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*
 		return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name, Detail: fmt.Sprintf("output element type %v", data.Elem)}
 	}
 	state := ir.Values[uint64](st)
+	if len(state) != 2 && len(state) != 3 {
+		return nil, fmt.Errorf("state has shape %v, expected u64[2] or u64[3]", st.Shape())
+	}
 	n := data.ElementCount()
 	var g rngBits
 	newState := make([]uint64, len(state))

@@ -170,7 +170,7 @@ func TestRngBitGeneratorErrors(t *testing.T) {
 	err := runErr(t, rbgModule("rng_three_fry", "u64[3]", "u32[4]"), vec[uint64](1, 2, 3))
 	wantErr(t, err, "THREE_FRY", "u64[2]")
 	err = runErr(t, rbgModule("rng_philox", "u64[4]", "u32[4]"), vec[uint64](1, 2, 3, 4))
-	wantErr(t, err, "PHILOX", "u64[3]")
+	wantErr(t, err, "u64[4]", "u64[3]")
 	err = runErr(t, rbgModule("rng_philox", "u64[3]", "pred[4]"), vec[uint64](1, 2, 3))
 	wantErr(t, err, "pred")
 }
@@ -271,4 +271,9 @@ func TestRngUniformIntegers(t *testing.T) {
 func typeNamed(s string) ir.ElementType {
 	t, _ := ir.ParseElementType(s)
 	return t
+}
+
+func TestRngBitGeneratorEmptyStateIsAnError(t *testing.T) {
+	err := runErr(t, rbgModule("rng_philox", "u64[0]", "u32[4]"), ir.MustNewLiteral(ir.MakeShape(ir.U64, 0)))
+	wantErr(t, err, "u64[0]", "expected u64[2] or u64[3]")
 }
