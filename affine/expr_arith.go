@@ -7,12 +7,14 @@ import "math"
 // simplifier; the exported methods panic on them, like integer division by
 // zero does in Go.
 
-// sumBuilder accumulates k·e terms and builds one canonical expression.
+// sumBuilder accumulates k·e terms and builds one canonical expression. Its
+// first terms live in the builder itself, which stays on the stack.
 type sumBuilder struct {
-	buf   [8]term
-	terms []term
-	c     int64
-	err   error
+	buf  [8]term
+	n    int
+	more []term // all the terms, once there are more than len(buf)
+	c    int64
+	err  error
 }
 
 func (b *sumBuilder) addConst(c int64) {
@@ -27,12 +29,25 @@ func (b *sumBuilder) addConst(c int64) {
 }
 
 func (b *sumBuilder) addTerm(coef int64, a *atom) {
-	if b.terms == nil {
-		b.terms = b.buf[:0]
+	if coef == 0 {
+		return
 	}
-	if coef != 0 {
-		b.terms = append(b.terms, term{coef, a})
+	if b.more == nil && b.n < len(b.buf) {
+		b.buf[b.n] = term{coef, a}
+		b.n++
+		return
 	}
+	if b.more == nil {
+		b.more = append(make([]term, 0, 2*len(b.buf)), b.buf[:b.n]...)
+	}
+	b.more = append(b.more, term{coef, a})
+}
+
+func (b *sumBuilder) terms() []term {
+	if b.more != nil {
+		return b.more
+	}
+	return b.buf[:b.n]
 }
 
 // add accumulates k·e.
@@ -61,7 +76,7 @@ func (b *sumBuilder) build() (Expr, error) {
 	if b.err != nil {
 		return Expr{}, b.err
 	}
-	ts := b.terms
+	ts := b.terms()
 	for i := 1; i < len(ts); i++ {
 		for j := i; j > 0 && compareAtoms(ts[j-1].atom, ts[j].atom) > 0; j-- {
 			ts[j-1], ts[j] = ts[j], ts[j-1]
