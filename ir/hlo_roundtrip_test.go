@@ -71,6 +71,10 @@ func TestHLOCorpusRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
+			// The corpus is meant to be valid XLA, not only parsable text.
+			if err := m.Verify(); err != nil {
+				t.Errorf("corpus module does not verify: %v", err)
+			}
 			printed := m.String()
 			want := text
 			if base, ok := strings.CutSuffix(name, "_newstyle.hlo"); ok {
