@@ -3,7 +3,6 @@ package ir
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Shape inference of dot and convolution, and the window arithmetic that
@@ -314,31 +313,6 @@ func stridedBound(n, w, s int) int {
 		return 0
 	}
 	return (n-w)/s + 1
-}
-
-// windowString prints a window as XLA's text does
-// (`size=3x3 stride=2x2 pad=1_1x1_1`).
-func windowString(w Window) string {
-	var parts []string
-	field := func(name string, f func(WindowDim) string, skip func(WindowDim) bool) {
-		all := true
-		var vals []string
-		for _, d := range w.Dims {
-			if !skip(d) {
-				all = false
-			}
-			vals = append(vals, f(d))
-		}
-		if !all || name == "size" {
-			parts = append(parts, name+"="+strings.Join(vals, "x"))
-		}
-	}
-	field("size", func(d WindowDim) string { return itoa(d.Size) }, func(WindowDim) bool { return false })
-	field("stride", func(d WindowDim) string { return itoa(d.Stride) }, func(d WindowDim) bool { return d.Stride == 1 })
-	field("pad", func(d WindowDim) string { return itoa(d.PadLow) + "_" + itoa(d.PadHigh) }, func(d WindowDim) bool { return d.PadLow == 0 && d.PadHigh == 0 })
-	field("lhs_dilate", func(d WindowDim) string { return itoa(d.BaseDilation) }, func(d WindowDim) bool { return d.BaseDilation == 1 })
-	field("rhs_dilate", func(d WindowDim) string { return itoa(d.WindowDilation) }, func(d WindowDim) bool { return d.WindowDilation == 1 })
-	return "{" + strings.Join(parts, " ") + "}"
 }
 
 // PaddingType is the client-level padding of a window: PaddingValid (no

@@ -409,8 +409,8 @@ func InferReducePrecisionShape(operand Shape, exponentBits, mantissaBits int) (S
 }
 
 // InferStochasticConvertShape is the shape of stochastic-convert(operand,
-// random) to integer type t: operand floating point, random unsigned of the
-// same width and dimensions.
+// random) to type t: operand floating point, random unsigned of the same
+// width and dimensions.
 func InferStochasticConvertShape(operand, random Shape, t ElementType) (Shape, error) {
 	const op = "stochastic-convert"
 	if err := expectArray(op, "operand", operand); err != nil {
@@ -431,8 +431,8 @@ func InferStochasticConvertShape(operand, random Shape, t ElementType) (Shape, e
 	if !slices.Equal(random.Dims, operand.Dims) {
 		return Shape{}, errf(op, "random %s must have the dimensions of operand %s", human(random), human(operand))
 	}
-	if !t.IsInteger() {
-		return Shape{}, errf(op, "result must have an integer element type, found %v", t)
+	if !t.IsArray() {
+		return Shape{}, errf(op, "result element type %v is not an array element type", t)
 	}
 	return operand.WithElem(t), nil
 }

@@ -631,7 +631,7 @@ func inferCollective(in *Instruction, shapes []Shape, mod *moduleInfo) (Shape, b
 				limit = mod.partitions
 			}
 			for _, p := range in.SourceTargetPairs {
-				if limit > 0 && (p[0] >= limit || p[1] >= limit) {
+				if limit > 1 && (p[0] >= limit || p[1] >= limit) {
 					return Shape{}, true, errf(name, "source-target pair {%d,%d} names a replica beyond the %d taking part", p[0], p[1], limit)
 				}
 			}

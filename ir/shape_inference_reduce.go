@@ -178,7 +178,7 @@ func InferSelectAndScatterShape(operand Shape, selectFn ProgramShape, window Win
 		return Shape{}, err
 	}
 	if !compatible(source, reduced) {
-		return Shape{}, errf(op, "source %s must have the shape of the window-reduced operand %s (window %s)", human(source), human(reduced), windowString(window))
+		return Shape{}, errf(op, "source %s must have the shape of the window-reduced operand %s (window {%v})", human(source), human(reduced), window)
 	}
 	return operand.Clone(), nil
 }
