@@ -285,10 +285,18 @@ func TestInferMapShape(t *testing.T) {
 		{"scalar operand", func() (Shape, error) { return InferMapShape([]Shape{Scalar(F32), sh(F32, 4)}, add, []int{0}) }, "f32[4]", ""},
 		{"no operands", func() (Shape, error) { return InferMapShape(nil, add, nil) }, "", "map: needs at least one operand"},
 		{"shape mismatch", func() (Shape, error) { return InferMapShape([]Shape{sh(F32, 2), sh(F32, 3)}, add, []int{0}) }, "", "operands must have the same dimensions"},
-		{"subset of dims", func() (Shape, error) { return InferMapShape([]Shape{sh(F32, 2, 3)}, prog(Scalar(F32), Scalar(F32)), []int{0}) }, "", "must list all 2 dimensions"},
-		{"dims out of order", func() (Shape, error) { return InferMapShape([]Shape{sh(F32, 2, 3)}, prog(Scalar(F32), Scalar(F32)), []int{1, 0}) }, "", "must be 0, 1"},
+		{"subset of dims", func() (Shape, error) {
+			return InferMapShape([]Shape{sh(F32, 2, 3)}, prog(Scalar(F32), Scalar(F32)), []int{0})
+		}, "", "must list all 2 dimensions"},
+		{"dims out of order", func() (Shape, error) {
+			return InferMapShape([]Shape{sh(F32, 2, 3)}, prog(Scalar(F32), Scalar(F32)), []int{1, 0})
+		}, "", "must be 0, 1"},
 		{"arity", func() (Shape, error) { return InferMapShape([]Shape{sh(F32, 2)}, add, []int{0}) }, "", "computation takes 2 parameters for 1 operands"},
-		{"non-scalar result", func() (Shape, error) { return InferMapShape([]Shape{sh(F32, 2)}, prog(sh(F32, 2), Scalar(F32)), []int{0}) }, "", "computation must return a scalar"},
-		{"parameter type", func() (Shape, error) { return InferMapShape([]Shape{sh(S32, 2)}, prog(Scalar(F32), Scalar(F32)), []int{0}) }, "", "computation parameter 0 has type f32[], operand 0 has element type s32"},
+		{"non-scalar result", func() (Shape, error) {
+			return InferMapShape([]Shape{sh(F32, 2)}, prog(sh(F32, 2), Scalar(F32)), []int{0})
+		}, "", "computation must return a scalar"},
+		{"parameter type", func() (Shape, error) {
+			return InferMapShape([]Shape{sh(S32, 2)}, prog(Scalar(F32), Scalar(F32)), []int{0})
+		}, "", "computation parameter 0 has type f32[], operand 0 has element type s32"},
 	})
 }

@@ -5,7 +5,9 @@ import "testing"
 func TestInferReduceShape(t *testing.T) {
 	add := scalarReducer(F32)
 	red := func(op Shape, dims ...int) func() (Shape, error) {
-		return func() (Shape, error) { return InferReduceShape([]Shape{op}, []Shape{Scalar(op.Elem)}, dims, scalarReducer(op.Elem)) }
+		return func() (Shape, error) {
+			return InferReduceShape([]Shape{op}, []Shape{Scalar(op.Elem)}, dims, scalarReducer(op.Elem))
+		}
 	}
 	// The argmax reducer of the seed: (max, argmax, value, index) -> (max, argmax).
 	argmax := prog(MakeTuple(Scalar(F32), Scalar(S32)), Scalar(F32), Scalar(S32), Scalar(F32), Scalar(S32))
@@ -79,7 +81,9 @@ func TestInferReduceWindowShape(t *testing.T) {
 		return w
 	}
 	rw := func(op Shape, w Window) func() (Shape, error) {
-		return func() (Shape, error) { return InferReduceWindowShape([]Shape{op}, []Shape{Scalar(op.Elem)}, w, scalarReducer(op.Elem)) }
+		return func() (Shape, error) {
+			return InferReduceWindowShape([]Shape{op}, []Shape{Scalar(op.Elem)}, w, scalarReducer(op.Elem))
+		}
 	}
 	runInferCases(t, []inferCase{
 		// The seed: a [4x6] input, window and strides [2x3], VALID.
@@ -143,7 +147,9 @@ func TestInferSortAndTopKShape(t *testing.T) {
 			return InferSortShape([]Shape{sh(S32, 2), sh(S32, 2), sh(F32, 2)}, 0, lt(S32, S32, F32))
 		}, "(s32[2], s32[2], f32[2])", ""},
 		{"dimension", func() (Shape, error) { return InferSortShape([]Shape{sh(F32, 5)}, 1, lt(F32)) }, "", "sort: dimension 1 is out of range for f32[5]"},
-		{"comparator result", func() (Shape, error) { return InferSortShape([]Shape{sh(F32, 5)}, 0, prog(Scalar(F32), Scalar(F32), Scalar(F32))) }, "", "sort: comparator must return pred[], found f32[]"},
+		{"comparator result", func() (Shape, error) {
+			return InferSortShape([]Shape{sh(F32, 5)}, 0, prog(Scalar(F32), Scalar(F32), Scalar(F32)))
+		}, "", "sort: comparator must return pred[], found f32[]"},
 		{"comparator arity", func() (Shape, error) { return InferSortShape([]Shape{sh(F32, 5), sh(S32, 5)}, 0, lt(F32)) }, "", "must take 4 parameters for 2 operands, found 2"},
 		{"comparator types", func() (Shape, error) { return InferSortShape([]Shape{sh(F32, 5), sh(S32, 5)}, 0, lt(F32, F32)) }, "", "comparator parameter 2 has shape f32[], expected s32[] (operand 1's element type)"},
 		{"comparator non-scalar", func() (Shape, error) {

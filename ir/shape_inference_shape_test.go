@@ -122,19 +122,27 @@ func TestInferSliceShapes(t *testing.T) {
 		}, "", "start index 1 must be a scalar"},
 		{"size too big", func() (Shape, error) { return InferDynamicSliceShape(sh(F32, 4), []Shape{Scalar(S32)}, []int{5}) },
 			"", "slice size 0 is 5, larger than dimension 0 of operand f32[4]"},
-		{"whole dynamic stays dynamic", func() (Shape, error) { return InferDynamicSliceShape(dyn(sh(F32, 4), 0), []Shape{Scalar(S32)}, []int{4}) }, "f32[<=4]", ""},
+		{"whole dynamic stays dynamic", func() (Shape, error) {
+			return InferDynamicSliceShape(dyn(sh(F32, 4), 0), []Shape{Scalar(S32)}, []int{4})
+		}, "f32[<=4]", ""},
 
 		// The seed: DynamicUpdateSlice of a 5-vector with a 2-vector, and of a 4x3 matrix with a 3x2 one.
-		{"seed dus 1-D", func() (Shape, error) { return InferDynamicUpdateSliceShape(sh(F32, 5), sh(F32, 2), []Shape{Scalar(S32)}) }, "f32[5]", ""},
+		{"seed dus 1-D", func() (Shape, error) {
+			return InferDynamicUpdateSliceShape(sh(F32, 5), sh(F32, 2), []Shape{Scalar(S32)})
+		}, "f32[5]", ""},
 		{"seed dus 2-D", func() (Shape, error) {
 			return InferDynamicUpdateSliceShape(sh(F32, 4, 3), sh(F32, 3, 2), []Shape{Scalar(S32), Scalar(S32)})
 		}, "f32[4,3]", ""},
 		{"dus too big", func() (Shape, error) {
 			return InferDynamicUpdateSliceShape(sh(F32, 4, 3), sh(F32, 5, 2), []Shape{Scalar(S32), Scalar(S32)})
 		}, "", "dynamic-update-slice: update dimension 0 has size 5, larger than operand dimension 0 of size 4"},
-		{"dus rank", func() (Shape, error) { return InferDynamicUpdateSliceShape(sh(F32, 4, 3), sh(F32, 3), []Shape{Scalar(S32), Scalar(S32)}) },
+		{"dus rank", func() (Shape, error) {
+			return InferDynamicUpdateSliceShape(sh(F32, 4, 3), sh(F32, 3), []Shape{Scalar(S32), Scalar(S32)})
+		},
 			"", "update f32[3] must have the rank of operand f32[4,3]"},
-		{"dus type", func() (Shape, error) { return InferDynamicUpdateSliceShape(sh(F32, 4), sh(S32, 2), []Shape{Scalar(S32)}) },
+		{"dus type", func() (Shape, error) {
+			return InferDynamicUpdateSliceShape(sh(F32, 4), sh(S32, 2), []Shape{Scalar(S32)})
+		},
 			"", "must have the element type of operand"},
 	})
 }
@@ -154,7 +162,9 @@ func TestInferConcatenateAndPadShapes(t *testing.T) {
 		{"rank differs", func() (Shape, error) { return InferConcatenateShape([]Shape{sh(F32, 3, 2), sh(F32, 2)}, 0) }, "", "operand 1 f32[2] has rank 1"},
 		{"type differs", func() (Shape, error) { return InferConcatenateShape([]Shape{sh(F32, 3), sh(S32, 2)}, 0) }, "", "operand 1 has element type s32, operand 0 has f32"},
 
-		{"pad edges", func() (Shape, error) { return InferPadShape(sh(F32, 2, 3), Scalar(F32), []PaddingDim{{1, 2, 0}, {0, 0, 0}}) }, "f32[5,3]", ""},
+		{"pad edges", func() (Shape, error) {
+			return InferPadShape(sh(F32, 2, 3), Scalar(F32), []PaddingDim{{1, 2, 0}, {0, 0, 0}})
+		}, "f32[5,3]", ""},
 		{"pad interior", func() (Shape, error) { return InferPadShape(sh(F32, 3), Scalar(F32), []PaddingDim{{0, 0, 2}}) }, "f32[7]", ""},
 		{"pad negative edges crop", func() (Shape, error) { return InferPadShape(sh(F32, 5), Scalar(F32), []PaddingDim{{-1, -2, 0}}) }, "f32[2]", ""},
 		{"pad negative after interior", func() (Shape, error) { return InferPadShape(sh(F32, 3), Scalar(F32), []PaddingDim{{-1, 1, 1}}) }, "f32[5]", ""},
