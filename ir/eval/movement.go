@@ -651,9 +651,14 @@ func evalGather(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Litera
 		rank int
 	}{{"start_index_map", dn.StartIndexMap, rank}, {"collapsed_slice_dims", dn.CollapsedSliceDims, rank},
 		{"operand_batching_dims", dn.OperandBatchingDims, rank}, {"start_indices_batching_dims", dn.StartIndicesBatchingDims, len(id)},
-		{"offset_dims", dn.OffsetDims, in.Shape.Rank()}} {
+		{"offset_dims", dn.OffsetDims, len(batchDims) + len(dn.OffsetDims)}} {
 		if err := checkDims(c.name, c.dims, c.rank); err != nil {
 			return nil, err
+		}
+	}
+	for i, d := range dn.OperandBatchingDims {
+		if sd := dn.StartIndicesBatchingDims[i]; xd[d] != id[sd] {
+			return nil, fmt.Errorf("operand batching dimension %d has size %d, start indices batching dimension %d has size %d", d, xd[d], sd, id[sd])
 		}
 	}
 	for _, d := range append(slices.Clone(dn.CollapsedSliceDims), dn.OperandBatchingDims...) {
@@ -678,6 +683,9 @@ func evalGather(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Litera
 	out, err := newArray(x.Shape().Elem, outDims)
 	if err != nil {
 		return nil, err
+	}
+	if out.ElementCount() == 0 {
+		return out, nil
 	}
 	// For each operand batching dimension, the position of its partner
 	// (a start_indices dimension) among the batch dimensions.
@@ -793,6 +801,11 @@ func evalScatter(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Liter
 			return nil, err
 		}
 	}
+	for i, d := range dn.InputBatchingDims {
+		if sd := dn.ScatterIndicesBatchingDims[i]; xd[d] != id[sd] {
+			return nil, fmt.Errorf("input batching dimension %d has size %d, scatter indices batching dimension %d has size %d", d, xd[d], sd, id[sd])
+		}
+	}
 	windowOperandDims := complement(rank, dn.InsertedWindowDims, dn.InputBatchingDims)
 	if len(windowOperandDims) != len(dn.UpdateWindowDims) {
 		return nil, fmt.Errorf("update_window_dims=%v has %d entries, the operand has %d dimensions that are neither inserted nor batching",
@@ -841,6 +854,9 @@ func evalScatter(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Liter
 	results := make([]*ir.Literal, n)
 	for i, o := range operands {
 		results[i] = o.Clone()
+	}
+	if slices.Contains(scatterDims, 0) {
+		return scatterResult(results), nil // no updates
 	}
 	xs := rowMajorStrides(xd)
 	us := rowMajorStrides(ud)
@@ -905,10 +921,15 @@ func evalScatter(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Liter
 			break
 		}
 	}
-	if n == 1 {
-		return results[0], nil
+	return scatterResult(results), nil
+}
+
+// scatterResult is the single result of a one-operand scatter, else the tuple.
+func scatterResult(results []*ir.Literal) *ir.Literal {
+	if len(results) == 1 {
+		return results[0]
 	}
-	return ir.NewTupleLiteral(results...), nil
+	return ir.NewTupleLiteral(results...)
 }
 
 // ---- bitcast, copy, tuples, constants -------------------------------------

@@ -693,3 +693,113 @@ func TestTupleGetTupleElementConstantCopy(t *testing.T) {
 		t.Errorf("elided constant: error %q does not explain the elision", err)
 	}
 }
+
+func TestGatherAndScatterWithNoIndices(t *testing.T) {
+	const hlo = `HloModule empty
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4,3] parameter(0)
+  i = s32[0,1] parameter(1)
+  u = f32[0,3] parameter(2)
+  g = f32[0,3] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
+  s = f32[4,3] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT t = (f32[0,3], f32[4,3]) tuple(g, s)
+}
+`
+	x := randomLiteral(rand.New(rand.NewPCG(1, 1)), ir.F32, dims(4, 3))
+	out := runHLO(t, hlo, x, ir.MustNewLiteral(ir.MakeShape(ir.S32, 0, 1)), ir.MustNewLiteral(ir.MakeShape(ir.F32, 0, 3)))
+	if out[0].ElementCount() != 0 || !out[1].Equal(x) {
+		t.Fatalf("gather/scatter with no indices: got %v and %v", out[0], out[1])
+	}
+}
+
+func TestMalformedInstructionsAreErrorsNotPanics(t *testing.T) {
+	// Instructions built directly, never verified: each must fail with an
+	// error naming the problem.
+	x := lit(dims(2, 3), float32(1), 2, 3, 4, 5, 6)
+	cases := []struct {
+		name  string
+		build func(b *modb) *ir.Instruction
+		want  string
+	}{
+		{"transpose perm", func(b *modb) *ir.Instruction {
+			in := b.op(ir.OpTranspose, "f32[3,2]", b.param("f32[2,3]"))
+			in.Dimensions = []int{0, 0}
+			return in
+		}, "permutation"},
+		{"slice limit", func(b *modb) *ir.Instruction {
+			in := b.op(ir.OpSlice, "f32[2,3]", b.param("f32[2,3]"))
+			in.Slice = []ir.SliceDim{{Start: 0, Limit: 2, Stride: 1}, {Start: 0, Limit: 4, Stride: 1}}
+			return in
+		}, "slice [0:4:1]"},
+		{"broadcast size", func(b *modb) *ir.Instruction {
+			in := b.op(ir.OpBroadcast, "f32[2,4]", b.param("f32[2,3]"))
+			in.Dimensions = []int{0, 1}
+			return in
+		}, "output dimension 1 has size 4"},
+		{"dynamic-slice size", func(b *modb) *ir.Instruction {
+			in := b.op(ir.OpDynamicSlice, "f32[2,4]", b.param("f32[2,3]"), b.constant(scalar[int32](0)), b.constant(scalar[int32](0)))
+			in.DynamicSliceSizes = []int{2, 4}
+			return in
+		}, "slice size 4"},
+		{"dynamic-slice index count", func(b *modb) *ir.Instruction {
+			in := b.op(ir.OpDynamicSlice, "f32[1,1]", b.param("f32[2,3]"), b.constant(scalar[int32](0)))
+			in.DynamicSliceSizes = []int{1, 1}
+			return in
+		}, "start index operands"},
+		{"pad interior", func(b *modb) *ir.Instruction {
+			in := b.op(ir.OpPad, "f32[2,3]", b.param("f32[2,3]"), b.constant(scalar[float32](0)))
+			in.Padding = []ir.PaddingDim{{}, {Interior: -1}}
+			return in
+		}, "interior padding -1"},
+		{"concatenate dims", func(b *modb) *ir.Instruction {
+			in := b.op(ir.OpConcatenate, "f32[4,3]", b.param("f32[2,3]"), b.constant(lit(dims(2, 2), float32(0), 0, 0, 0)))
+			in.Dimensions = []int{0}
+			return in
+		}, "dimension 1 differs"},
+		{"gather offset dims", func(b *modb) *ir.Instruction {
+			return gatherOp(b, "f32[1,3]", b.param("f32[2,3]"), b.constant(lit(dims(1, 1), int32(0))),
+				ir.GatherDimensionNumbers{OffsetDims: []int{5}, CollapsedSliceDims: []int{0}, StartIndexMap: []int{0}, IndexVectorDim: 1}, 1, 3)
+		}, "offset_dims"},
+		{"gather batching size", func(b *modb) *ir.Instruction {
+			return gatherOp(b, "f32[5]", b.param("f32[2,3]"), b.constant(lit(dims(5), int32(0), 0, 0, 0, 0)),
+				ir.GatherDimensionNumbers{CollapsedSliceDims: []int{1}, StartIndexMap: []int{1}, IndexVectorDim: 1,
+					OperandBatchingDims: []int{0}, StartIndicesBatchingDims: []int{0}}, 1, 1)
+		}, "batching dimension 0 has size 2"},
+		{"bitcast-convert last dim", func(b *modb) *ir.Instruction {
+			return b.op(ir.OpBitcastConvert, "f64[2]", b.param("f32[2,3]"))
+		}, "last dimension of size 2"},
+		{"get-tuple-element index", func(b *modb) *ir.Instruction {
+			tup := b.op(ir.OpTuple, "(f32[2,3])", b.param("f32[2,3]"))
+			in := b.op(ir.OpGetTupleElement, "f32[2,3]", tup)
+			in.TupleIndex = 3
+			return in
+		}, "index 3"},
+		{"reduce-precision bits", func(b *modb) *ir.Instruction {
+			return b.op(ir.OpReducePrecision, "f32[2,3]", b.param("f32[2,3]"))
+		}, "exponent_bits"},
+		{"iota dimension", func(b *modb) *ir.Instruction {
+			in := b.op(ir.OpIota, "f32[2,3]")
+			in.IotaDimension = 2
+			b.param("f32[2,3]")
+			return in
+		}, "iota_dimension 2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newModb(t)
+			root := c.build(b)
+			if len(b.c.Parameters) == 0 {
+				b.param("f32[2,3]")
+			}
+			err := b.runErr(root, x)
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
