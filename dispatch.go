@@ -149,13 +149,13 @@ func SetISA(name string) (previous string, err error) {
 	return active.Load().level.String(), fmt.Errorf("kiln: SetISA: level %q is not one this CPU and build can run, want one of %s", name, strings.Join(ISALevels(), ", "))
 }
 
-// genericKernelSet is the pure-Go level: the twin micro-kernel at a 4×8 tile.
+// genericKernelSet is the pure-Go level (micro_go.go).
 func genericKernelSet() *kernelSet {
 	return &kernelSet{
 		level:    levelGeneric,
 		features: "generic",
-		s:        twinKernels[float32](4, 8, true),
-		d:        twinKernels[float64](4, 8, true),
+		s:        genericKernels[float32](),
+		d:        genericKernels[float64](),
 	}
 }
 

@@ -72,7 +72,7 @@ func forEachShape(mr, nr int, f func(transA, transB bool, m, n, k int, alpha, be
 // TestSgemmShapes checks Sgemm (the chosen kernels, whole driver) and the
 // pure-Go twin driver against the float64 reference over the shape matrix.
 func TestSgemmShapes(t *testing.T) {
-	twin := genericKernelSet().s
+	twin := twinKernels[float32](4, 8, true)
 	setBlocking(twin, 4, cpuState)
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, th := range []int{1, 2} {

@@ -49,6 +49,12 @@ func microTwin[T float](rows, nr int, rowMajor bool, k int, a *T, lda int, b *T,
 			}
 		}
 	}
+	storeTile(rows, nr, n, acc[:], c, ldc, alpha, beta, bias, flags)
+}
+
+// storeTile applies the epilogue to the accumulators acc (rows×nr, of which
+// the first n columns are stored) and writes them to C.
+func storeTile[T float](rows, nr, n int, acc []T, c *T, ldc int, alpha, beta T, bias *T, flags uint) {
 	cs := unsafe.Slice(c, (rows-1)*ldc+n)
 	var bs []T
 	if flags&flagBias != 0 {
