@@ -12,7 +12,6 @@ type Activation uint8
 const (
 	ActNone Activation = iota // identity
 	ActReLU                   // max(x, 0); NaN stays NaN
-	numActivations
 )
 
 // activationInfo describes one activation.
@@ -26,7 +25,8 @@ type activationInfo struct {
 	apply64 func([]float64)
 }
 
-var activations = [numActivations]activationInfo{
+// activations is indexed by Activation.
+var activations = []activationInfo{
 	ActNone: {name: "none"},
 	ActReLU: {name: "relu", flag: flagReLU, apply32: relu[float32], apply64: relu[float64]},
 }
@@ -41,7 +41,7 @@ func relu[T float](x []T) {
 
 // String returns the activation's name as the compiler prints it.
 func (a Activation) String() string {
-	if a < numActivations {
+	if int(a) < len(activations) {
 		return activations[a].name
 	}
 	return fmt.Sprintf("Activation(%d)", uint8(a))

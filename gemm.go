@@ -71,7 +71,7 @@ func checkEpilogue(fn string, n int, ep Epilogue) {
 	if ep.Bias != nil && len(ep.Bias) < n {
 		panic(fmt.Sprintf("kiln: %s: len(ep.Bias) must be at least n=%d, found %d", fn, n, len(ep.Bias)))
 	}
-	if ep.Act >= numActivations {
-		panic(fmt.Sprintf("kiln: %s: unknown activation %d, want one of 0..%d", fn, ep.Act, numActivations-1))
+	if int(ep.Act) >= len(activations) {
+		panic(fmt.Sprintf("kiln: %s: unknown activation %d, want one of 0..%d", fn, ep.Act, len(activations)-1))
 	}
 }

@@ -145,17 +145,20 @@ func (j *gemmJob[T]) runPart(p int) {
 	}
 }
 
-// runLarge computes C(m0:m1, n0:n1) in cache blocks. A is packed when
-// transposed and read in place otherwise (the row-major kernels); B is read
-// in place when untransposed or prepacked, and packed otherwise, as is the
-// narrower last panel of an untransposed B.
+// rowPad separates the rows of a copied A block (in elements): strides that
+// are multiples of 4 KiB would map every row to the same cache sets.
+const rowPad = 16
+
+// runLarge computes C(m0:m1, n0:n1) in cache blocks. An MC×KC block of A is
+// copied row by row into a compact buffer read by the row-major kernels (or,
+// transposed, packed into k-major panels); B is read in place when
+// untransposed or prepacked, and packed otherwise, as is the narrower last
+// panel of an untransposed B.
 func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	g := j.kern
 	mr, nr := g.mr, g.nr
-	inPlaceA := !j.transA && g.rowMajor != nil
-	if !inPlaceA {
-		buf.a = grow(buf.a, g.kc*min(g.mc, (m1-m0+mr-1)/mr*mr))
-	}
+	rowsA := !j.transA && g.rowMajor != nil
+	buf.a = grow(buf.a, (g.kc+rowPad)*min(g.mc, (m1-m0+mr-1)/mr*mr))
 	for jc := n0; jc < n1; jc += g.nc {
 		nc := min(g.nc, n1-jc)
 		for pc := 0; pc < j.k; pc += g.kc {
@@ -183,9 +186,14 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			if last {
 				flags |= j.epFlags
 			}
+			lda := kc + rowPad
 			for ic := m0; ic < m1; ic += g.mc {
 				mc := min(g.mc, m1-ic)
-				if !inPlaceA {
+				if rowsA {
+					for i := 0; i < mc; i++ {
+						copy(buf.a[i*lda:i*lda+kc], j.a[(ic+i)*j.lda+pc:])
+					}
+				} else {
 					packA(buf.a, j.a, j.lda, j.transA, ic, mc, pc, kc, mr)
 				}
 				for jr := 0; jr < nc; jr += nr {
@@ -193,8 +201,8 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 					bp, ldb := j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
 					for ir := 0; ir < mc; ir += mr {
 						rows := min(mr, mc-ir)
-						if inPlaceA {
-							j.tile(g.rowMajor[rows], rows, cols, kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
+						if rowsA {
+							j.tile(g.rowMajor[rows], rows, cols, kc, &buf.a[ir*lda], lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
 						} else {
 							j.tile(g.kmajor[rows], rows, cols, kc, &buf.a[ir*kc], rows, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
 						}

@@ -283,3 +283,33 @@ func TestSetISA(t *testing.T) {
 		t.Errorf("SetISA(sse9): error %v, want one naming the level", err)
 	}
 }
+
+// TestEpilogueGoActivation covers activations without a kernel flag, which
+// the driver applies in Go right after each tile is stored: a test-only
+// entry (x ↦ 2x) appended to the table.
+func TestEpilogueGoActivation(t *testing.T) {
+	double := func(x []float32) {
+		for i := range x {
+			x[i] *= 2
+		}
+	}
+	activations = append(activations, activationInfo{name: "double", apply32: double})
+	act := Activation(len(activations) - 1)
+	defer func() { activations = activations[:len(activations)-1] }()
+	r := rand.New(rand.NewPCG(16, 17))
+	for _, s := range [][3]int{{3, 70, 20}, {40, 130, 90}} {
+		tc := newCase[float32](r, false, false, s[0], s[1], s[2], 1, 0.5, 1, 1)
+		tc.bias = randMatrix[float32](r, 1, tc.n, tc.n, 0)
+		c := slices.Clone(tc.c0)
+		SgemmEpilogue(false, false, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc, Epilogue{Bias: tc.bias, Act: act})
+		// double(αAB + βC + bias) is the reference with α, β and bias doubled.
+		tc.alpha, tc.beta = 2*tc.alpha, 2*tc.beta
+		for j := range tc.bias {
+			tc.bias[j] *= 2
+		}
+		tc.check(t, "double "+tc.String(), c)
+	}
+	if act.String() != "double" || ActReLU.String() != "relu" {
+		t.Errorf("names: %q %q", act, ActReLU)
+	}
+}
