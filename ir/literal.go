@@ -301,3 +301,23 @@ func (l *Literal) Int64s() []int64 { return Values[int64](l) }
 
 // Bools returns the elements of a PRED literal (shared storage).
 func (l *Literal) Bools() []bool { return Values[bool](l) }
+
+// NewLiteralView returns an array literal of shape s whose storage is data
+// itself (not copied): dense row-major elements in native byte order, as
+// Literal documents. It lets the runtime hand its buffers to code that works
+// on literals without copying them.
+func NewLiteralView(s Shape, data []byte) (*Literal, error) {
+	if !s.IsArray() {
+		return nil, fmt.Errorf("NewLiteralView: shape %v is not an array", s)
+	}
+	if err := s.CheckValid(); err != nil {
+		return nil, err
+	}
+	if n := s.ByteSize(); n != len(data) {
+		return nil, fmt.Errorf("NewLiteralView: shape %v needs %d bytes, got %d", s, n, len(data))
+	}
+	if len(data) > 0 && uintptr(unsafe.Pointer(&data[0]))%uintptr(min(s.Elem.ByteSize(), 8)) != 0 {
+		return nil, fmt.Errorf("NewLiteralView: storage for %v is not aligned to its element size", s)
+	}
+	return &Literal{shape: s.Clone(), data: data}, nil
+}

@@ -41,7 +41,7 @@ func runFmt(args []string, stdout, stderr io.Writer) error {
 		var pe *ir.ParseError
 		if errors.As(err, &pe) {
 			fmt.Fprintf(stderr, "%s:%d:%d: %s\n", path, pe.Line, pe.Column, pe.Msg)
-			return fmt.Errorf("%s is not valid HLO text", path)
+			return errReported
 		}
 		return fmt.Errorf("%s: %v", path, err)
 	}

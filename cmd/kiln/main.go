@@ -11,6 +11,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,11 @@ type command struct {
 var commands = map[string]*command{}
 
 func register(c *command) { commands[c.name] = c }
+
+// errReported is returned (possibly wrapped) by a command that has already
+// written its error to stderr in its own format (such as FILE:line:col), so
+// that the tool exits with status 1 without printing it again.
+var errReported = errors.New("error already reported")
 
 func main() {
 	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
@@ -48,7 +54,9 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := c.run(args[1:], stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "kiln %s: %v\n", c.name, err)
+		if !errors.Is(err, errReported) {
+			fmt.Fprintf(stderr, "kiln %s: %v\n", c.name, err)
+		}
 		return 1
 	}
 	return 0

@@ -220,3 +220,13 @@ func (e *UnsupportedError) Error() string {
 	}
 	return msg
 }
+
+// EvalInstruction evaluates a single instruction of module m on the given
+// operand values (its called computations run as usual). The compiler's
+// runtime uses it for ops that have no dedicated implementation.
+func EvalInstruction(m *ir.Module, in *ir.Instruction, opts Options, operands ...*ir.Literal) (*ir.Literal, error) {
+	if len(operands) != len(in.Operands) {
+		return nil, fmt.Errorf("%s (%v): %d operands given, the instruction has %d", in.Name, in.Opcode, len(operands), len(in.Operands))
+	}
+	return newEvaluator(m, opts, 0, 1).instruction(in, operands)
+}

@@ -1,0 +1,174 @@
+package sched
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kilnml/kiln/affine"
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// Plan is the scheduled form of one SSA function: kernels in execution order
+// and the buffers they read and write.
+type Plan struct {
+	Func    *ssa.Func
+	Kernels []*Kernel
+	Buffers []*Buffer
+	// Params holds one buffer per function parameter; Results one per array
+	// leaf of the root (a tuple root is flattened, depth first).
+	Params  []*Buffer
+	Results []*Buffer
+	// Values maps each SSA value to the buffer holding it.
+	Values map[*ssa.Value]*Buffer
+	// Subplans are the plans of region functions the runtime executes as
+	// plans of their own (while conditions and bodies, conditional branches).
+	Subplans map[*ssa.Func]*Plan
+
+	// ArenaBytes is the size of the arena all Arena buffers are placed in;
+	// IntermediateBytes the sum of the sizes of all Arena buffers;
+	// LowerBoundBytes the largest total of Arena buffers live at once.
+	ArenaBytes, IntermediateBytes, LowerBoundBytes int
+}
+
+// BufferKind says where a buffer's memory comes from.
+type BufferKind uint8
+
+// Buffer kinds.
+const (
+	Arena    BufferKind = iota // scratch memory at Offset in the per-run arena
+	Param                      // the caller's argument Param (read-only)
+	Constant                   // compile-time data in Literal (read-only)
+	Result                     // the caller's output Result
+	Alias                      // the same memory as Of, at byte Offset into it
+	Tuple                      // a tuple: its elements are Elems
+)
+
+var bufferKindNames = [...]string{"arena", "param", "const", "result", "alias", "tuple"}
+
+func (k BufferKind) String() string { return bufferKindNames[k] }
+
+// Buffer is the storage of one array value (or a tuple of them).
+type Buffer struct {
+	ID      int
+	Kind    BufferKind
+	Shape   ir.Shape
+	Offset  int         // Arena: byte offset in the arena; Alias: byte offset into Of
+	Of      *Buffer     // Alias: the buffer whose memory this one shares
+	Literal *ir.Literal // Constant
+	Param   int         // Param: parameter number (leaf index for tuple parameters)
+	Result  int         // Result: leaf index of the root
+	Elems   []*Buffer   // Tuple
+
+	// Live range over the plan's kernels: [First, Last] (Arena buffers).
+	First, Last int
+}
+
+// Size is the buffer's size in bytes.
+func (b *Buffer) Size() int { return b.Shape.ByteSize() }
+
+// Root follows aliases to the buffer that owns the memory, returning it and
+// the byte offset into it.
+func (b *Buffer) Root() (*Buffer, int) {
+	off := 0
+	for b.Kind == Alias {
+		off += b.Offset
+		b = b.Of
+	}
+	return b, off
+}
+
+// String names the buffer for dumps: arena@128[4096], param0, const#3, …
+func (b *Buffer) String() string {
+	switch b.Kind {
+	case Arena:
+		return fmt.Sprintf("arena@%d[%d]", b.Offset, b.Size())
+	case Param:
+		return fmt.Sprintf("param%d", b.Param)
+	case Constant:
+		return fmt.Sprintf("const#%d", b.ID)
+	case Result:
+		return fmt.Sprintf("result%d", b.Result)
+	case Alias:
+		return fmt.Sprintf("alias(%v+%d)", b.Of, b.Offset)
+	}
+	parts := make([]string, len(b.Elems))
+	for i, e := range b.Elems {
+		parts[i] = e.String()
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// KernelKind is the kind of work a kernel does; the runtime has one
+// implementation per kind.
+type KernelKind uint8
+
+// Kernel kinds.
+const (
+	// Loop is a fused elementwise loop: Values are elementwise ops and
+	// index-mapping ops (broadcast, transpose, reshape, slice, iota,
+	// constants) over the output's index space; Maps give, per input, the
+	// output index → input index map.
+	Loop KernelKind = iota
+	// Reduce reduces Root's operand over Root's dimensions, with the
+	// producers in Values fused into the read (input fusion).
+	Reduce
+	// Dot is a (batched) matrix multiplication with the Epilogue fused into
+	// its store.
+	Dot
+	// Conv is a convolution with the Epilogue fused into its store.
+	Conv
+	// Softmax, LayerNorm: the row kernels of Kiln's ops of the same names.
+	Softmax
+	LayerNorm
+	// Copy copies its input into its output (a parameter or constant that is
+	// also a result, or a layout change).
+	Copy
+	// While and Conditional run subplans.
+	While
+	Conditional
+	// Generic is one value executed by a generic implementation.
+	Generic
+)
+
+var kernelKindNames = [...]string{"loop", "reduce", "dot", "conv", "softmax", "layer-norm", "copy", "while", "conditional", "generic"}
+
+func (k KernelKind) String() string { return kernelKindNames[k] }
+
+// Kernel is one unit of execution: a single value or a fused group of values
+// computed in one pass.
+type Kernel struct {
+	Kind KernelKind
+	// Root is the value the kernel produces; Values are every value it
+	// computes, in order, Root last (for Loop and Reduce, the fused ones).
+	Root   *ssa.Value
+	Values []*ssa.Value
+	// Inputs are the values read from outside the kernel, In their buffers
+	// (in the same order); Out is the buffer of Root.
+	Inputs []*ssa.Value
+	In     []*Buffer
+	Out    *Buffer
+	// Maps (Loop, Reduce): for each input, the map from the kernel's output
+	// index to the input index it reads (nil when not computed).
+	Maps []*affine.IndexingMap
+	// Epilogue (Dot, Conv): elementwise values applied to the result in the
+	// kernel's store; Root is then the last of them and Values[0] the dot.
+	Epilogue []*ssa.Value
+	// Parallel is how many ways the runtime may split the kernel.
+	Parallel int
+}
+
+// String describes the kernel for Stats and dumps.
+func (k *Kernel) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", k.Kind, k.Root.Op)
+	if len(k.Values) > 1 {
+		ops := make([]string, len(k.Values))
+		for i, v := range k.Values {
+			ops[i] = v.Op.String()
+		}
+		fmt.Fprintf(&b, " [%s]", strings.Join(ops, " "))
+	}
+	fmt.Fprintf(&b, " -> %v", k.Out)
+	return b.String()
+}
