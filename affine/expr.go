@@ -305,9 +305,8 @@ func mix(h, v uint64) uint64 {
 	return h ^ (h >> 33)
 }
 
-// newDivAtom builds the division atom lhs op k, for k ≥ 2 and a non-constant lhs.
-func newDivAtom(kind atomKind, lhs Expr, k int64) *atom {
-	return &atom{kind: kind, lhs: lhs, k: k, hash: mix(mix(uint64(kind)+1, lhs.Hash()), uint64(k))}
+func divHash(kind atomKind, lhs Expr, k int64) uint64 {
+	return mix(mix(uint64(kind)+1, lhs.Hash()), uint64(k))
 }
 
 // visitVars calls visit for every occurrence of a variable in e.

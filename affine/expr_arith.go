@@ -218,7 +218,21 @@ func divide(kind atomKind, e Expr, k int64) (Expr, error) {
 		}
 		return divExact(e, k), nil
 	}
-	return Expr{terms: []term{{1, newDivAtom(kind, e, k)}}}, nil
+	return divAtomExpr(kind, e, k), nil
+}
+
+// divNode holds a division atom and the one-term sum that refers to it, so
+// that building a division allocates once.
+type divNode struct {
+	a atom
+	t [1]term
+}
+
+// divAtomExpr is the expression 1·(e op k) for k ≥ 2 and a non-constant e.
+func divAtomExpr(kind atomKind, e Expr, k int64) Expr {
+	n := &divNode{a: atom{kind: kind, lhs: e, k: k, hash: divHash(kind, e, k)}}
+	n.t[0] = term{1, &n.a}
+	return Expr{terms: n.t[:]}
 }
 
 // divExact is e/k for a k that divides every coefficient and the constant.

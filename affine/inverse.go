@@ -158,7 +158,8 @@ func (m IndexingMap) inverseLinearized() (IndexingMap, error) {
 	if outTotal != inTotal {
 		return IndexingMap{}, fmt.Errorf("the results range over %d elements, the dimensions over %d", outTotal, inTotal)
 	}
-	if got := newExprSimplifier(&m).simplify(outLin); !got.Equal(inLin) {
+	s := newExprSimplifier(&m)
+	if got := s.simplify(outLin); !got.Equal(inLin) {
 		return IndexingMap{}, fmt.Errorf("the linear index of the results is %s, not %s", got, inLin)
 	}
 	xs := make([]Expr, len(m.results))

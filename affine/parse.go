@@ -28,10 +28,15 @@ type varRef struct {
 	index int
 }
 
+// maxNesting bounds the nesting of parentheses and unary minus, so that
+// hostile input cannot recurse without limit.
+const maxNesting = 1000
+
 type parser struct {
-	lx   lexer
-	tok  token
-	vars map[string]varRef
+	lx    lexer
+	tok   token
+	depth int
+	vars  map[string]varRef
 	// defaultNames resolves d<i>, s<i> and rt<i> for any i (ParseExpr).
 	defaultNames bool
 }
@@ -369,6 +374,11 @@ func (p *parser) parseTerm() Expr {
 // parseUnary parses '-'* primary; negation binds tighter than every binary
 // operator, as in MLIR.
 func (p *parser) parseUnary() Expr {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxNesting {
+		p.errorAt(p.tok.pos, "expression nested more than %d levels deep", maxNesting)
+	}
 	if p.tok.kind == tokMinus {
 		p.advance()
 		return must(scale(p.parseUnary(), -1))

@@ -54,7 +54,8 @@ func Simplify(m IndexingMap) IndexingMap {
 // reports whether anything changed.
 func (m *IndexingMap) simplifyConstraints() bool {
 	old := m.constraints
-	bounds := m.boundsSnapshot()
+	var buf [16]Interval
+	bounds := append(append(append(buf[:0], m.dims...), m.rangeVars...), m.rtVars...)
 	m.constraints = make([]Constraint, 0, len(old))
 	s := newExprSimplifier(m)
 	for _, c := range old {
@@ -65,7 +66,14 @@ func (m *IndexingMap) simplifyConstraints() bool {
 	}
 	return !slices.EqualFunc(old, m.constraints, func(a, b Constraint) bool {
 		return a.Range == b.Range && a.Expr.Equal(b.Expr)
-	}) || !slices.Equal(bounds, m.boundsSnapshot())
+	}) || !m.boundsEqual(bounds)
+}
+
+// boundsEqual reports whether the bounds of the variables, in order, are b.
+func (m *IndexingMap) boundsEqual(b []Interval) bool {
+	n := len(m.dims)
+	nr := n + len(m.rangeVars)
+	return slices.Equal(b[:n], m.dims) && slices.Equal(b[n:nr], m.rangeVars) && slices.Equal(b[nr:], m.rtVars)
 }
 
 func (m *IndexingMap) boundsSnapshot() []Interval {

@@ -28,12 +28,30 @@ package affine
 const maxPasses = 16
 
 type exprSimplifier struct {
-	r    rangeEval
-	memo map[*atom]Expr
+	r rangeEval
+	// Results for atoms already simplified, and quotients already derived
+	// for recombine, found by pointer: a map has few entries, so slices
+	// searched linearly are cheaper than maps.
+	memo      []atomResult
+	quotients []atomResult
 }
 
-func newExprSimplifier(m *IndexingMap) *exprSimplifier {
-	return &exprSimplifier{r: rangeEval{m: m}}
+type atomResult struct {
+	a *atom
+	e Expr
+}
+
+func lookup(rs []atomResult, a *atom) (Expr, bool) {
+	for i := range rs {
+		if rs[i].a == a {
+			return rs[i].e, true
+		}
+	}
+	return Expr{}, false
+}
+
+func newExprSimplifier(m *IndexingMap) exprSimplifier {
+	return exprSimplifier{r: rangeEval{m: m}}
 }
 
 // simplify rewrites e until no rule applies.
@@ -81,7 +99,7 @@ func (s *exprSimplifier) once(e Expr) Expr {
 
 // atom simplifies a division atom, returning the expression it equals.
 func (s *exprSimplifier) atom(a *atom) Expr {
-	if r, ok := s.memo[a]; ok {
+	if r, ok := lookup(s.memo, a); ok {
 		return r
 	}
 	lhs := s.simplify(a.lhs)
@@ -99,9 +117,9 @@ func (s *exprSimplifier) atom(a *atom) Expr {
 		r = atomExpr(a)
 	}
 	if s.memo == nil {
-		s.memo = make(map[*atom]Expr)
+		s.memo = make([]atomResult, 0, 8)
 	}
-	s.memo[a] = r
+	s.memo = append(s.memo, atomResult{a, r})
 	return r
 }
 
@@ -158,18 +176,22 @@ func (s *exprSimplifier) floorDiv(y Expr, k int64) (Expr, error) {
 		}
 	}
 	// extract
-	var out, rest sumBuilder
-	rest.addConst(y.c)
-	for _, t := range y.terms {
-		if t.coef%k == 0 {
-			out.addTerm(t.coef/k, t.atom)
-		} else {
-			rest.addTerm(t.coef, t.atom)
+	var out sumBuilder
+	r := y
+	if anyMultiple(y, k) {
+		var rest sumBuilder
+		rest.addConst(y.c)
+		for _, t := range y.terms {
+			if t.coef%k == 0 {
+				out.addTerm(t.coef/k, t.atom)
+			} else {
+				rest.addTerm(t.coef, t.atom)
+			}
 		}
-	}
-	r, err := rest.build()
-	if err != nil {
-		return Expr{}, err
+		var err error
+		if r, err = rest.build(); err != nil {
+			return Expr{}, err
+		}
 	}
 	// split
 	if g, m, _, ok := s.split(r, k); ok {
@@ -180,56 +202,87 @@ func (s *exprSimplifier) floorDiv(y Expr, k int64) (Expr, error) {
 		r, k = r2, k2
 	}
 	q, err := divide(atomFloorDiv, r, k)
-	if err != nil {
-		return Expr{}, err
+	if err != nil || out.n == 0 && out.more == nil {
+		return q, err
 	}
 	out.add(q, 1)
 	return out.build()
+}
+
+// anyMultiple reports whether k divides some coefficient of e.
+func anyMultiple(e Expr, k int64) bool {
+	for _, t := range e.terms {
+		if t.coef%k == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // split finds the largest g > 1 dividing k such that y = m + r where g
 // divides every coefficient of m (and its constant) and r stays in [0, g-1]
 // over the box. The constant of y goes to r, or to m when that is needed.
 func (s *exprSimplifier) split(y Expr, k int64) (g int64, m, r Expr, ok bool) {
+	if len(y.terms) < 2 && y.c == 0 {
+		return 0, Expr{}, Expr{}, false
+	}
+	var buf [8]Interval
+	ranges := buf[:0]
+	for _, t := range y.terms {
+		ranges = append(ranges, s.r.atom(t.atom).Scale(t.coef))
+	}
+	var bestConstInM bool
+	var best int64
 	for _, t := range y.terms {
 		cand := gcd(k, t.coef)
-		if cand <= 1 || cand <= g {
+		if cand <= 1 || cand <= best {
 			continue
 		}
 		for _, constInM := range []bool{false, true} {
 			if constInM && (y.c == 0 || y.c%cand != 0) {
 				continue
 			}
-			var mb, rb sumBuilder
 			gm := k
+			rr := pointInterval(0)
 			if constInM {
-				mb.addConst(y.c)
 				gm = gcd(gm, y.c)
 			} else {
-				rb.addConst(y.c)
+				rr = pointInterval(y.c)
 			}
-			for _, u := range y.terms {
+			for i, u := range y.terms {
 				if u.coef%cand == 0 {
-					mb.addTerm(u.coef, u.atom)
 					gm = gcd(gm, u.coef)
 				} else {
-					rb.addTerm(u.coef, u.atom)
+					rr = rr.Add(ranges[i])
 				}
 			}
-			if gm <= g {
-				continue
-			}
-			me, err1 := mb.build()
-			re, err2 := rb.build()
-			if err1 != nil || err2 != nil {
-				continue
-			}
-			if iv := s.r.expr(re); !iv.IsEmpty() && iv.Lo >= 0 && iv.Hi < gm {
-				g, m, r, ok = gm, me, re, true
+			if gm > best && !rr.IsEmpty() && rr.Lo >= 0 && rr.Hi < gm {
+				best, g, bestConstInM = gm, cand, constInM
 			}
 		}
 	}
-	return g, m, r, ok
+	if best == 0 {
+		return 0, Expr{}, Expr{}, false
+	}
+	var mb, rb sumBuilder
+	if bestConstInM {
+		mb.addConst(y.c)
+	} else {
+		rb.addConst(y.c)
+	}
+	for _, u := range y.terms {
+		if u.coef%g == 0 {
+			mb.addTerm(u.coef, u.atom)
+		} else {
+			rb.addTerm(u.coef, u.atom)
+		}
+	}
+	me, err1 := mb.build()
+	re, err2 := rb.build()
+	if err1 != nil || err2 != nil {
+		return 0, Expr{}, Expr{}, false
+	}
+	return best, me, re, true
 }
 
 // innerDiv rewrites (x floordiv a + y) floordiv k to (x + a·y) floordiv (a·k)
@@ -376,31 +429,13 @@ func (s *exprSimplifier) recombineOnce(e Expr) (Expr, bool) {
 		if t.atom.kind != atomMod {
 			continue
 		}
-		y, k := t.atom.lhs, t.atom.k
-		ck, ok := mulChecked(t.coef, k)
+		y := t.atom.lhs
+		ck, ok := mulChecked(t.coef, t.atom.k)
 		if !ok {
 			continue
 		}
-		type dividend struct {
-			x Expr
-			k int64
-		}
-		cands := []dividend{{y, k}}
-		if a, ok := soleAtom(y); ok && a.kind == atomFloorDiv {
-			if jk, ok := mulChecked(a.k, k); ok {
-				cands = append(cands, dividend{a.lhs, jk})
-			}
-		} else if z, j, ok := innerDiv(y, 1); ok {
-			if jk, ok := mulChecked(j, k); ok {
-				cands = append(cands, dividend{z, jk})
-			}
-		}
-		for _, c := range cands {
-			q, err := divide(atomFloorDiv, c.x, c.k)
-			if err != nil {
-				continue
-			}
-			q = s.simplify(q)
+		for _, qr := range s.quotientsOf(t.atom) {
+			q := qr.e
 			if len(q.terms) == 0 || !containsScaled(e, q, ck) {
 				continue
 			}
@@ -417,6 +452,56 @@ func (s *exprSimplifier) recombineOnce(e Expr) (Expr, bool) {
 		}
 	}
 	return e, false
+}
+
+// quotientsOf returns the simplified forms of y floordiv k for the atom
+// y mod k: as written, and, when y is x floordiv j (or w floordiv j + r,
+// which is (w + j·r) floordiv j), as x floordiv (j·k).
+func (s *exprSimplifier) quotientsOf(mod *atom) []atomResult {
+	for i := range s.quotients {
+		if s.quotients[i].a == mod {
+			j := i + 1
+			for j < len(s.quotients) && s.quotients[j].a == mod {
+				j++
+			}
+			return s.quotients[i:j]
+		}
+	}
+	y, k := mod.lhs, mod.k
+	type dividend struct {
+		x Expr
+		k int64
+	}
+	cands := []dividend{{y, k}}
+	if a, ok := soleAtom(y); ok && a.kind == atomFloorDiv {
+		if jk, ok := mulChecked(a.k, k); ok {
+			cands = append(cands, dividend{a.lhs, jk})
+		}
+	} else if z, j, ok := innerDiv(y, 1); ok {
+		if jk, ok := mulChecked(j, k); ok {
+			cands = append(cands, dividend{z, jk})
+		}
+	}
+	// Simplifying a quotient may record others: build this atom's list
+	// first, then append it in one piece.
+	var qbuf [2]atomResult
+	qs := qbuf[:0]
+	for _, c := range cands {
+		q, err := divide(atomFloorDiv, c.x, c.k)
+		if err != nil {
+			continue
+		}
+		qs = append(qs, atomResult{mod, s.simplify(q)})
+	}
+	if len(qs) == 0 {
+		qs = append(qs, atomResult{mod, Expr{}}) // remember that there is none
+	}
+	if s.quotients == nil {
+		s.quotients = make([]atomResult, 0, 8)
+	}
+	start := len(s.quotients)
+	s.quotients = append(s.quotients, qs...)
+	return s.quotients[start:]
 }
 
 // containsScaled reports whether every summand of k·q is a summand of e.
