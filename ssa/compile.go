@@ -21,6 +21,7 @@ var passes = [...]pass{
 	{name: "inline", fn: inline},
 	{name: "dce", fn: deadcode},
 	{name: "cse", fn: cse},
+	{name: "fold", fn: constantFold},
 	{name: "dce-late", fn: deadcode},
 }
 
