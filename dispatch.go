@@ -84,19 +84,6 @@ var (
 
 func init() { active.Store(chooseKernels(cpuState.chosen)) }
 
-// packPad is the column padding of PackB: a multiple of the float32 tile
-// width of every runnable set.
-var packPad = func() int {
-	l := 1
-	for _, s := range runnable {
-		a, b := l, s.s.nr
-		for b != 0 {
-			a, b = b, a%b
-		}
-		l = l / a * s.s.nr
-	}
-	return l
-}()
 
 // runnableSets builds the kernel sets up to the best level, best first, the
 // generic one last, each with its cache blocking.

@@ -26,8 +26,7 @@ type gemmJob[T float] struct {
 	alpha, beta    T
 	a, b, c        []T
 	lda, ldb, ldc  int
-	pb             []T // prepacked B: row-major k×pbld, columns padded with zeros to a multiple of nr; or nil
-	pbld           int
+	pb             []T // prepacked B (panels of nr columns over the whole K), or nil
 	ep             epilogue[T]
 	epFlags        uint
 	goAct          bool
@@ -78,9 +77,9 @@ func grow[T float](s []T, n int) []T {
 }
 
 // gemm runs C = act(alpha·op(A)·op(B) + beta·C + bias) with validated
-// arguments. pb, when not nil, replaces b: B prepacked by PackB, row-major
-// with leading dimension pbld and its columns padded to a multiple of nr.
-func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, pb []T, pbld int, beta T, c []T, ldc int, ep epilogue[T]) {
+// arguments. pb, when not nil, replaces b: B prepacked by PackB into panels
+// of nr columns, each k×nr row-major and zero-padded, one after another.
+func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, pb []T, beta T, c []T, ldc int, ep epilogue[T]) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -92,7 +91,7 @@ func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T,
 	*j = gemmJob[T]{
 		kern: g, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, beta: beta, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
-		pb: pb, pbld: pbld, ep: ep, bufs: j.bufs,
+		pb: pb, ep: ep, bufs: j.bufs,
 	}
 	j.epFlags, j.goAct = j.ep.kernelFlags()
 	j.small = m <= smallM
@@ -151,9 +150,8 @@ const rowPad = 16
 
 // runLarge computes C(m0:m1, n0:n1) in cache blocks. An MC×KC block of A is
 // copied row by row into a compact buffer read by the row-major kernels (or,
-// transposed, packed into k-major panels); B is read in place when
-// untransposed or prepacked, and packed otherwise, as is the narrower last
-// panel of an untransposed B.
+// transposed, packed into k-major panels); a KC×NC block of B is packed into
+// contiguous panels unless B was prepacked.
 func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	g := j.kern
 	mr, nr := g.mr, g.nr
@@ -166,10 +164,10 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			packedFrom := nc // columns from here on come from buf.b
 			switch {
 			case j.pb != nil:
-			case j.transB:
+			default:
+				// Rows of B a power of two apart map to the same cache sets,
+				// so B is always packed into contiguous panels.
 				packedFrom = 0
-			case nc%nr != 0:
-				packedFrom = nc / nr * nr
 			}
 			if packedFrom < nc {
 				buf.b = grow(buf.b, kc*((nc-packedFrom+nr-1)/nr*nr))
@@ -218,7 +216,7 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 func (j *gemmJob[T]) bPanel(buf *partBuffers[T], pc, kc, col int, packed bool, q int) (*T, int) {
 	switch {
 	case j.pb != nil:
-		return &j.pb[pc*j.pbld+col], j.pbld
+		return &j.pb[(col/j.kern.nr)*j.k*j.kern.nr+pc*j.kern.nr], j.kern.nr
 	case packed:
 		return &buf.b[q*kc*j.kern.nr], j.kern.nr
 	default:

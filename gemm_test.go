@@ -84,7 +84,7 @@ func TestSgemmShapes(t *testing.T) {
 			tc.check(t, "Sgemm "+tc.String(), c)
 			if th == 1 {
 				c = slices.Clone(tc.c0)
-				gemm(twin, tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, 0, tc.beta, c, tc.ldc, epilogue[float32]{})
+				gemm(twin, tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
 				tc.check(t, "Go twin "+tc.String(), c)
 			}
 		})
@@ -114,7 +114,7 @@ func TestSgemmBlocking(t *testing.T) {
 			for _, ab := range alphaBetas[:4] {
 				tc := newCase[float32](r, tr&1 != 0, tr&2 != 0, shape[0], shape[1], shape[2], float32(ab[0]), float32(ab[1]), 2, 1)
 				c := slices.Clone(tc.c0)
-				gemm(&g, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, 0, tc.beta, c, tc.ldc, epilogue[float32]{})
+				gemm(&g, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
 				tc.check(t, "blocked "+tc.String(), c)
 			}
 		}
@@ -264,7 +264,7 @@ func TestSetISA(t *testing.T) {
 	defer SetISA(orig)
 	r := rand.New(rand.NewPCG(14, 15))
 	tc := newCase[float32](r, false, true, 37, 131, 70, 1, 0.5, 1, 1)
-	pb := PackB(tc.transB, tc.k, tc.n, tc.b, tc.ldb)
+	stale := PackB(tc.transB, tc.k, tc.n, tc.b, tc.ldb)
 	for _, name := range ISALevels() {
 		if _, err := SetISA(name); err != nil {
 			t.Fatal(err)
@@ -275,9 +275,20 @@ func TestSetISA(t *testing.T) {
 		c := slices.Clone(tc.c0)
 		Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
 		tc.check(t, name+" Sgemm "+tc.String(), c)
+		pb := PackB(tc.transB, tc.k, tc.n, tc.b, tc.ldb)
 		c = slices.Clone(tc.c0)
 		SgemmPacked(tc.transA, tc.m, tc.alpha, tc.a, tc.lda, pb, tc.beta, c, tc.ldc)
 		tc.check(t, name+" SgemmPacked "+tc.String(), c)
+		if stale.nr != pb.nr {
+			func() {
+				defer func() {
+					if msg, _ := recover().(string); !strings.Contains(msg, "pack it again after SetISA") {
+						t.Errorf("%s: SgemmPacked with a matrix packed for other tiles: panic %q", name, msg)
+					}
+				}()
+				SgemmPacked(tc.transA, tc.m, tc.alpha, tc.a, tc.lda, stale, tc.beta, c, tc.ldc)
+			}()
+		}
 	}
 	if _, err := SetISA("sse9"); err == nil || !strings.Contains(err.Error(), `level "sse9" is not one`) {
 		t.Errorf("SetISA(sse9): error %v, want one naming the level", err)

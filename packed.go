@@ -4,14 +4,16 @@ import "fmt"
 
 // PackedB is a k×n float32 matrix packed once into the layout of the chosen
 // micro-kernel, for use as the B operand of many SgemmPacked calls (constant
-// weights packed at compile time). It is immutable and safe for concurrent use.
+// weights packed at compile time). It is immutable and safe for concurrent
+// use. It is tied to the kernel set in use when it was packed (see SetISA).
 type PackedB struct {
-	k, n int
-	// data is op(B) row-major with leading dimension ld: the transpose is
-	// applied and the columns are padded with zeros to a multiple of the
-	// kernels' tile width, so every panel is full and read in place.
+	k, n  int
+	nr    int
+	level isaLevel
+	// data holds op(B) as panels of nr columns, each k×nr row-major with the
+	// columns past n zeroed, one after another: the layout the micro-kernels
+	// stream, contiguous so that no two rows compete for a cache set.
 	data []float32
-	ld   int
 }
 
 // PackB packs op(B), a k×n matrix (B itself, or Bᵀ when transB), with leading
@@ -25,20 +27,12 @@ func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
 		rows, cols = n, k
 	}
 	checkMatrix("PackB", "b", "ldb", rows, cols, len(b), ldb)
-	// Padding to a multiple of every tile width of the build keeps the
-	// packed matrix valid whichever level SetISA selects later.
-	nr := packPad
-	p := &PackedB{k: k, n: n, ld: (max(n, 1) + nr - 1) / nr * nr}
-	p.data = make([]float32, k*p.ld)
-	for i := 0; i < k; i++ {
-		row := p.data[i*p.ld : i*p.ld+n]
-		if !transB {
-			copy(row, b[i*ldb:i*ldb+n])
-			continue
-		}
-		for j := range row {
-			row[j] = b[j*ldb+i]
-		}
+	set := active.Load()
+	nr := set.s.nr
+	p := &PackedB{k: k, n: n, nr: nr, level: set.level}
+	p.data = hugeAlloc(k*((n+nr-1)/nr*nr), p)
+	if k > 0 && n > 0 {
+		packB(p.data, b, ldb, transB, 0, k, 0, n, nr)
 	}
 	return p
 }
@@ -60,9 +54,10 @@ func SgemmPackedEpilogue(transA bool, m int, alpha float32, a []float32, lda int
 	if b == nil {
 		panic("kiln: SgemmPacked: packed B is nil")
 	}
-	g := active.Load().s
-	if b.ld%g.nr != 0 {
-		panic(fmt.Sprintf("kiln: SgemmPacked: B is padded to %d columns, not a multiple of the %d-column tile in use", b.ld, g.nr))
+	set := active.Load()
+	g := set.s
+	if b.nr != g.nr {
+		panic(fmt.Sprintf("kiln: SgemmPacked: B was packed for the %d-column tiles of the %s kernels, the %s kernels use %d; pack it again after SetISA", b.nr, b.level, set.level, g.nr))
 	}
 	rowsA, colsA := m, b.k
 	if transA {
@@ -74,5 +69,5 @@ func SgemmPackedEpilogue(transA bool, m int, alpha float32, a []float32, lda int
 	checkMatrix("SgemmPacked", "a", "lda", rowsA, colsA, len(a), lda)
 	checkMatrix("SgemmPacked", "c", "ldc", m, b.n, len(c), ldc)
 	checkEpilogue("SgemmPacked", b.n, ep)
-	gemm(g, transA, false, m, b.n, b.k, alpha, a, lda, nil, b.n, b.data, b.ld, beta, c, ldc, epilogue32(ep))
+	gemm(g, transA, false, m, b.n, b.k, alpha, a, lda, nil, b.n, b.data, beta, c, ldc, epilogue32(ep))
 }
