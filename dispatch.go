@@ -84,7 +84,6 @@ var (
 
 func init() { active.Store(chooseKernels(cpuState.chosen)) }
 
-
 // runnableSets builds the kernel sets up to the best level, best first, the
 // generic one last, each with its cache blocking.
 func runnableSets(info cpuInfo) []*kernelSet {
