@@ -7,7 +7,8 @@ import (
 )
 
 // Verify checks that the module is well formed: it has an entry among its
-// computations; computation and instruction names are unique; every called
+// computations; computation names are unique (instruction names need only be
+// unique within their computation, as in XLA's parser); every called
 // computation belongs to the module and comes before its callers; the entry
 // layout, if written, matches the entry's signature; and every computation
 // passes (*Computation).Verify, with the collective ops also checked against
@@ -38,16 +39,11 @@ func (m *Module) Verify() error {
 	if _, ok := pos[m.Entry]; !ok {
 		return fmt.Errorf("module %s: entry computation %q is not among the module's computations", m.Name, m.Entry.Name)
 	}
-	instNames := make(map[string]string)
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
 			if in == nil {
 				continue
 			}
-			if other, dup := instNames[in.Name]; dup && in.Name != "" {
-				return fmt.Errorf("module %s: instruction name %q is used in computation %q and in %q", m.Name, in.Name, other, c.Name)
-			}
-			instNames[in.Name] = c.Name
 			for _, callee := range in.Called() {
 				at, ok := pos[callee]
 				if !ok {
