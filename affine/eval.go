@@ -11,6 +11,7 @@ type Point struct {
 	Runtime []int64 // rt_i
 }
 
+// String formats the point for messages: d=[...] s=[...] rt=[...].
 func (p Point) String() string {
 	return fmt.Sprintf("d=%v s=%v rt=%v", p.Dims, p.Range, p.Runtime)
 }

@@ -76,6 +76,7 @@ const (
 
 var kindNames = [...]string{"constant", "dim", "range var", "runtime var", "add", "mul", "floordiv", "ceildiv", "mod"}
 
+// String names the kind: "constant", "dim", "floordiv", ...
 func (k ExprKind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]

@@ -34,6 +34,7 @@ type Constraint struct {
 	Range Interval
 }
 
+// String prints the constraint as XLA does: "d1 mod 8 in [0, 0]".
 func (c Constraint) String() string { return c.Expr.String() + " in " + c.Range.String() }
 
 // NewIndexingMap builds the map with the given results, the bounds of its

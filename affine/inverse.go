@@ -6,7 +6,7 @@ import (
 )
 
 // Inverse returns the map from the results of m back to its dimensions: the
-// input-to-output maps of the seed's examples, obtained from their
+// input-to-output maps of XLA's indexing analysis, obtained from their
 // output-to-input maps. Two kinds of maps are inverted:
 //
 //   - maps whose results are each a constant or a·v + c for a variable v used

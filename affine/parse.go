@@ -15,6 +15,7 @@ type ParseError struct {
 	Msg    string
 }
 
+// Error formats the error as "line:column: message".
 func (e *ParseError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg) }
 
 // keywords cannot name variables.

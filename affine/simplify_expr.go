@@ -3,7 +3,9 @@ package affine
 // The expression simplifier: XLA's AffineExprSimplifier, on canonical linear
 // forms. Every rule rewrites an expression into one with the same value at
 // every point of the box of the variables' bounds; rules that would overflow
-// int64 are skipped. Each rule is named after what it proves:
+// int64 are skipped. The rules for divisions are listed in divRules, in the
+// order they are tried, each named after what it proves; recombine works on
+// sums:
 //
 //	range      x floordiv k, x ceildiv k and x mod k whose range is one value
 //	           become that constant; x mod k is x - q·k when x stays in one
@@ -18,7 +20,8 @@ package affine
 //	           (a·k·x + y) mod k → y mod k
 //	split      (g·x + r) floordiv k → x floordiv (k/g) and
 //	           (g·x + r) mod k → (g·x) mod k + r, when g divides k and
-//	           0 ≤ r < g over the box (the seed's (4d1 + d2) with d2 < 4)
+//	           0 ≤ r < g over the box: (d1 * 4 + d2) mod 8 with d2 < 4 is
+//	           (d1 mod 2) * 4 + d2
 //	inner-div  (x floordiv a + y) floordiv b → (x + a·y) floordiv (a·b)
 //	recombine  (x floordiv k)·k·c + (x mod k)·c → x·c, whatever form the
 //	           simplifier gave x floordiv k
@@ -102,26 +105,73 @@ func (s *exprSimplifier) atom(a *atom) Expr {
 	if r, ok := lookup(s.memo, a); ok {
 		return r
 	}
-	lhs := s.simplify(a.lhs)
-	var r Expr
-	var err error
-	switch a.kind {
-	case atomFloorDiv:
-		r, err = s.floorDiv(lhs, a.k)
-	case atomCeilDiv:
-		r, err = s.ceilDiv(lhs, a.k)
-	default:
-		r, err = s.mod(lhs, a.k)
-	}
-	if err != nil {
-		r = atomExpr(a)
-	}
+	r := s.division(a.kind, s.simplify(a.lhs), a.k, a)
 	if s.memo == nil {
 		s.memo = make([]atomResult, 0, 8)
 	}
 	s.memo = append(s.memo, atomResult{a, r})
 	return r
 }
+
+// division simplifies y op k for a simplified y and k ≥ 2: the first rule of
+// divRules[op] that applies rewrites it, and its result is simplified in
+// turn. orig, if not nil, is the atom y op k came from, kept when nothing
+// changes.
+func (s *exprSimplifier) division(kind atomKind, y Expr, k int64, orig *atom) Expr {
+	for _, rule := range divRules[kind] {
+		if r, ok := rule.rewrite(s, y, k); ok {
+			return s.simplify(r)
+		}
+	}
+	if orig != nil && y.sameAs(orig.lhs) {
+		return atomExpr(orig)
+	}
+	r, err := divide(kind, y, k)
+	if err != nil {
+		return atomExpr(orig)
+	}
+	return r
+}
+
+// A divRule rewrites y op k, for a simplified dividend y and k ≥ 2, into an
+// expression with the same value at every point of the box, or reports that
+// it does not apply. A rule that would overflow int64 does not apply.
+type divRule struct {
+	name    string
+	rewrite func(s *exprSimplifier, y Expr, k int64) (Expr, bool)
+}
+
+// divRules are the rules for floordiv, ceildiv and mod, in the order they are
+// tried; the first that applies wins. (They are set in init because they
+// call back into the simplifier.)
+var divRules [atomMod + 1][]divRule
+
+func init() {
+	divRules[atomFloorDiv] = []divRule{
+		{"range", (*exprSimplifier).floorDivRange},
+		{"gcd", (*exprSimplifier).floorDivGCD},
+		{"div-div", (*exprSimplifier).floorDivOfFloorDiv},
+		{"mod-div", (*exprSimplifier).floorDivOfMod},
+		{"extract", (*exprSimplifier).floorDivExtract},
+		{"split", (*exprSimplifier).floorDivSplit},
+		{"inner-div", (*exprSimplifier).floorDivInnerDiv},
+	}
+	divRules[atomCeilDiv] = []divRule{
+		{"range", (*exprSimplifier).ceilDivRange},
+		{"gcd", (*exprSimplifier).ceilDivGCD},
+		{"extract", (*exprSimplifier).ceilDivExtract},
+	}
+	divRules[atomMod] = []divRule{
+		{"range", (*exprSimplifier).modRange},
+		{"gcd", (*exprSimplifier).modGCD},
+		{"mod-mod", (*exprSimplifier).modOfMod},
+		{"extract", (*exprSimplifier).modExtract},
+		{"split", (*exprSimplifier).modSplit},
+	}
+}
+
+// ok turns the result of a checked construction into a rule's answer.
+func ok(e Expr, err error) (Expr, bool) { return e, err == nil }
 
 // onePeriod reports the q for which the interval lies within [q·k, q·k + k - 1].
 func onePeriod(iv Interval, k int64) (int64, bool) {
@@ -152,63 +202,6 @@ func soleAtom(e Expr) (*atom, bool) {
 	return nil, false
 }
 
-func (s *exprSimplifier) floorDiv(y Expr, k int64) (Expr, error) {
-	if q, ok := onePeriod(s.r.expr(y), k); ok { // range
-		return Expr{c: q}, nil
-	}
-	if g := contentGCD(y, k); g > 1 { // gcd
-		return s.floorDiv(divExact(y, g), k/g)
-	}
-	if a, ok := soleAtom(y); ok {
-		switch a.kind {
-		case atomFloorDiv: // div-div
-			if kk, ok := mulChecked(a.k, k); ok {
-				return divide(atomFloorDiv, a.lhs, kk)
-			}
-		case atomMod: // mod-div
-			if a.k%k == 0 {
-				q, err := divide(atomFloorDiv, a.lhs, k)
-				if err != nil {
-					return Expr{}, err
-				}
-				return divide(atomMod, q, a.k/k)
-			}
-		}
-	}
-	// extract
-	var out sumBuilder
-	r := y
-	if anyMultiple(y, k) {
-		var rest sumBuilder
-		rest.addConst(y.c)
-		for _, t := range y.terms {
-			if t.coef%k == 0 {
-				out.addTerm(t.coef/k, t.atom)
-			} else {
-				rest.addTerm(t.coef, t.atom)
-			}
-		}
-		var err error
-		if r, err = rest.build(); err != nil {
-			return Expr{}, err
-		}
-	}
-	// split
-	if g, m, _, ok := s.split(r, k); ok {
-		r, k = divExact(m, g), k/g
-	}
-	// inner-div
-	if r2, k2, ok := innerDiv(r, k); ok {
-		r, k = r2, k2
-	}
-	q, err := divide(atomFloorDiv, r, k)
-	if err != nil || out.n == 0 && out.more == nil {
-		return q, err
-	}
-	out.add(q, 1)
-	return out.build()
-}
-
 // anyMultiple reports whether k divides some coefficient of e.
 func anyMultiple(e Expr, k int64) bool {
 	for _, t := range e.terms {
@@ -217,6 +210,187 @@ func anyMultiple(e Expr, k int64) bool {
 		}
 	}
 	return false
+}
+
+// extractMultiples splits y into Σ (a/k)·t over its summands a·t with k | a,
+// and the rest.
+func extractMultiples(y Expr, k int64) (quotient, rest Expr, err error) {
+	var qb, rb sumBuilder
+	rb.addConst(y.c)
+	for _, t := range y.terms {
+		if t.coef%k == 0 {
+			qb.addTerm(t.coef/k, t.atom)
+		} else {
+			rb.addTerm(t.coef, t.atom)
+		}
+	}
+	if quotient, err = qb.build(); err != nil {
+		return
+	}
+	rest, err = rb.build()
+	return
+}
+
+// range: y floordiv k is constant when y stays within one quotient.
+func (s *exprSimplifier) floorDivRange(y Expr, k int64) (Expr, bool) {
+	q, ok := onePeriod(s.r.expr(y), k)
+	return Expr{c: q}, ok
+}
+
+// gcd: (g·x) floordiv (g·k) → x floordiv k.
+func (s *exprSimplifier) floorDivGCD(y Expr, k int64) (Expr, bool) {
+	if g := contentGCD(y, k); g > 1 {
+		return ok(divide(atomFloorDiv, divExact(y, g), k/g))
+	}
+	return Expr{}, false
+}
+
+// div-div: (x floordiv a) floordiv k → x floordiv (a·k).
+func (s *exprSimplifier) floorDivOfFloorDiv(y Expr, k int64) (Expr, bool) {
+	if a, isAtom := soleAtom(y); isAtom && a.kind == atomFloorDiv {
+		if ak, fits := mulChecked(a.k, k); fits {
+			return ok(divide(atomFloorDiv, a.lhs, ak))
+		}
+	}
+	return Expr{}, false
+}
+
+// mod-div: (x mod (a·k)) floordiv k → (x floordiv k) mod a.
+func (s *exprSimplifier) floorDivOfMod(y Expr, k int64) (Expr, bool) {
+	if a, isAtom := soleAtom(y); isAtom && a.kind == atomMod && a.k%k == 0 {
+		q, err := divide(atomFloorDiv, a.lhs, k)
+		if err != nil {
+			return Expr{}, false
+		}
+		return ok(divide(atomMod, q, a.k/k))
+	}
+	return Expr{}, false
+}
+
+// extract: (a·k·x + y) floordiv k → a·x + y floordiv k.
+func (s *exprSimplifier) floorDivExtract(y Expr, k int64) (Expr, bool) {
+	if !anyMultiple(y, k) {
+		return Expr{}, false
+	}
+	q, rest, err := extractMultiples(y, k)
+	if err != nil {
+		return Expr{}, false
+	}
+	d, err := divide(atomFloorDiv, rest, k)
+	if err != nil {
+		return Expr{}, false
+	}
+	return ok(addScaled(q, d, 1))
+}
+
+// split: (g·x + r) floordiv k → x floordiv (k/g) when g | k and 0 ≤ r < g.
+func (s *exprSimplifier) floorDivSplit(y Expr, k int64) (Expr, bool) {
+	if g, m, _, found := s.split(y, k); found {
+		return ok(divide(atomFloorDiv, divExact(m, g), k/g))
+	}
+	return Expr{}, false
+}
+
+// inner-div: (x floordiv a + y) floordiv k → (x + a·y) floordiv (a·k).
+func (s *exprSimplifier) floorDivInnerDiv(y Expr, k int64) (Expr, bool) {
+	if r, rk, found := innerDiv(y, k); found {
+		return ok(divide(atomFloorDiv, r, rk))
+	}
+	return Expr{}, false
+}
+
+// range: y ceildiv k is constant when y stays within one quotient.
+func (s *exprSimplifier) ceilDivRange(y Expr, k int64) (Expr, bool) {
+	iv := s.r.expr(y)
+	if !iv.IsEmpty() && iv.IsBounded() && ceilDiv(iv.Lo, k) == ceilDiv(iv.Hi, k) {
+		return Expr{c: ceilDiv(iv.Lo, k)}, true
+	}
+	return Expr{}, false
+}
+
+// gcd: (g·x) ceildiv (g·k) → x ceildiv k.
+func (s *exprSimplifier) ceilDivGCD(y Expr, k int64) (Expr, bool) {
+	if g := contentGCD(y, k); g > 1 {
+		return ok(divide(atomCeilDiv, divExact(y, g), k/g))
+	}
+	return Expr{}, false
+}
+
+// extract: (a·k·x + y) ceildiv k → a·x + y ceildiv k.
+func (s *exprSimplifier) ceilDivExtract(y Expr, k int64) (Expr, bool) {
+	if !anyMultiple(y, k) {
+		return Expr{}, false
+	}
+	q, rest, err := extractMultiples(y, k)
+	if err != nil {
+		return Expr{}, false
+	}
+	d, err := divide(atomCeilDiv, rest, k)
+	if err != nil {
+		return Expr{}, false
+	}
+	return ok(addScaled(q, d, 1))
+}
+
+// range: y mod k is constant when y is, and y - q·k when y stays within one
+// period [q·k, q·k + k - 1].
+func (s *exprSimplifier) modRange(y Expr, k int64) (Expr, bool) {
+	iv := s.r.expr(y)
+	if iv.IsPoint() {
+		return Expr{c: floorMod(iv.Lo, k)}, true
+	}
+	if q, found := onePeriod(iv, k); found {
+		if qk, fits := mulChecked(q, k); fits {
+			return ok(addScaled(y, Expr{c: qk}, -1))
+		}
+	}
+	return Expr{}, false
+}
+
+// gcd: (g·x) mod (g·k) → (x mod k)·g.
+func (s *exprSimplifier) modGCD(y Expr, k int64) (Expr, bool) {
+	if g := contentGCD(y, k); g > 1 {
+		r, err := divide(atomMod, divExact(y, g), k/g)
+		if err != nil {
+			return Expr{}, false
+		}
+		return ok(scale(r, g))
+	}
+	return Expr{}, false
+}
+
+// mod-mod: (x mod (a·k)) mod k → x mod k.
+func (s *exprSimplifier) modOfMod(y Expr, k int64) (Expr, bool) {
+	if a, isAtom := soleAtom(y); isAtom && a.kind == atomMod && a.k%k == 0 {
+		return ok(divide(atomMod, a.lhs, k))
+	}
+	return Expr{}, false
+}
+
+// extract: (a·k·x + y) mod k → y mod k. The constant is reduced keeping its
+// sign (C's remainder), as XLA does, so that (d0 - 1) mod 2 stays as written.
+func (s *exprSimplifier) modExtract(y Expr, k int64) (Expr, bool) {
+	if !anyMultiple(y, k) && y.c%k == y.c {
+		return Expr{}, false
+	}
+	_, rest, err := extractMultiples(y, k)
+	if err != nil {
+		return Expr{}, false
+	}
+	rest.c %= k
+	return ok(divide(atomMod, rest, k))
+}
+
+// split: (g·x + r) mod k → (g·x) mod k + r when g | k and 0 ≤ r < g.
+func (s *exprSimplifier) modSplit(y Expr, k int64) (Expr, bool) {
+	if _, m, small, found := s.split(y, k); found {
+		mm, err := divide(atomMod, m, k)
+		if err != nil {
+			return Expr{}, false
+		}
+		return ok(addScaled(mm, small, 1))
+	}
+	return Expr{}, false
 }
 
 // split finds the largest g > 1 dividing k such that y = m + r where g
@@ -328,80 +502,6 @@ func innerDiv(y Expr, k int64) (Expr, int64, bool) {
 		return Expr{}, 0, false
 	}
 	return r, kk, true
-}
-
-func (s *exprSimplifier) ceilDiv(y Expr, k int64) (Expr, error) {
-	if iv := s.r.expr(y); !iv.IsEmpty() && iv.IsBounded() && ceilDiv(iv.Lo, k) == ceilDiv(iv.Hi, k) { // range
-		return Expr{c: ceilDiv(iv.Lo, k)}, nil
-	}
-	if g := contentGCD(y, k); g > 1 { // gcd
-		return s.ceilDiv(divExact(y, g), k/g)
-	}
-	// extract
-	var out, rest sumBuilder
-	rest.addConst(y.c)
-	for _, t := range y.terms {
-		if t.coef%k == 0 {
-			out.addTerm(t.coef/k, t.atom)
-		} else {
-			rest.addTerm(t.coef, t.atom)
-		}
-	}
-	r, err := rest.build()
-	if err != nil {
-		return Expr{}, err
-	}
-	q, err := divide(atomCeilDiv, r, k)
-	if err != nil {
-		return Expr{}, err
-	}
-	out.add(q, 1)
-	return out.build()
-}
-
-func (s *exprSimplifier) mod(y Expr, k int64) (Expr, error) {
-	iv := s.r.expr(y)
-	if iv.IsPoint() { // range
-		return Expr{c: floorMod(iv.Lo, k)}, nil
-	}
-	if q, ok := onePeriod(iv, k); ok { // range
-		qk, ok := mulChecked(q, k)
-		if ok {
-			return addScaled(y, Expr{c: qk}, -1)
-		}
-	}
-	if g := contentGCD(y, k); g > 1 { // gcd
-		r, err := s.mod(divExact(y, g), k/g)
-		if err != nil {
-			return Expr{}, err
-		}
-		return scale(r, g)
-	}
-	if a, ok := soleAtom(y); ok && a.kind == atomMod && a.k%k == 0 { // mod-mod
-		return divide(atomMod, a.lhs, k)
-	}
-	// extract: XLA keeps the sign of the constant (C's remainder), so that
-	// (d0 - 1) mod 2 stays as written.
-	var rest sumBuilder
-	rest.addConst(y.c % k)
-	for _, t := range y.terms {
-		if t.coef%k != 0 {
-			rest.addTerm(t.coef, t.atom)
-		}
-	}
-	r, err := rest.build()
-	if err != nil {
-		return Expr{}, err
-	}
-	// split
-	if _, m, small, ok := s.split(r, k); ok {
-		mm, err := divide(atomMod, m, k)
-		if err != nil {
-			return Expr{}, err
-		}
-		return addScaled(mm, small, 1)
-	}
-	return divide(atomMod, r, k)
 }
 
 // recombine rewrites (y floordiv k)·k·c + (y mod k)·c to y·c. The floordiv
