@@ -90,6 +90,26 @@ func (b *Builder) AllReduce(x Op, comp *Computation, groups [][]int, opts ...Col
 	return b.Tuple(elems...)
 }
 
+// CrossReplicaSum adds the sum of x across the replicas of each group: an
+// all-reduce with addition.
+func (b *Builder) CrossReplicaSum(x Op, groups [][]int) Op {
+	const op = "all-reduce"
+	if !b.use(op, x) {
+		return Op{b: b}
+	}
+	t := x.in.Shape.Elem
+	if x.in.Shape.IsTuple() && len(x.in.Shape.Tuple) > 0 {
+		t = x.in.Shape.Tuple[0].Elem
+	}
+	sb := b.CreateSubBuilder("sum")
+	sb.Add(sb.Parameter(0, Scalar(t), "x"), sb.Parameter(1, Scalar(t), "y"))
+	sum, err := sb.Build()
+	if err != nil {
+		return b.fail(err)
+	}
+	return b.AllReduce(x, sum, groups)
+}
+
 // flattenTuple returns x's tuple elements (of one element type) or x.
 func (b *Builder) flattenTuple(op string, x Op) ([]Op, bool, bool) {
 	s := x.in.Shape

@@ -193,6 +193,7 @@ func buildEveryOp(t *testing.T) *Module {
 	check("RngBitGenerator", b.RngBitGenerator(RngThreeFry, ConstantR1(b, []uint64{1, 2}), sh(F32, 3)), "(u64[2], u32[3])")
 
 	check("AllReduce", b.AllReduce(f, add, [][]int{{0, 1, 2, 3}}), "f32[4,4]")
+	check("CrossReplicaSum", b.CrossReplicaSum(i, nil), "s32[4,4]")
 	check("AllGather", b.AllGather(f, 0, 4, nil), "f32[16,4]")
 	check("ReduceScatter", b.ReduceScatter(f, add, 0, 2, [][]int{{0, 1}, {2, 3}}), "f32[2,4]")
 	check("AllToAll", b.AllToAll(f, 0, 1, 2, [][]int{{0, 1}, {2, 3}}), "f32[2,8]")
