@@ -38,6 +38,7 @@ type parser struct {
 	tok   token
 	depth int
 	vars  map[string]varRef
+	names []string // declared variable names, in order
 	// defaultNames resolves d<i>, s<i> and rt<i> for any i (ParseExpr).
 	defaultNames bool
 }
@@ -260,6 +261,7 @@ func (p *parser) parseVarList(kind atomKind, open, close tokKind, what string) [
 			p.errorAt(t.pos, "variable %s is declared twice", t.text)
 		}
 		p.vars[t.text] = varRef{kind, len(names)}
+		p.names = append(p.names, t.text)
 		names = append(names, t.text)
 		p.advance()
 		if p.tok.kind != tokComma {
@@ -415,10 +417,24 @@ func (p *parser) parsePrimary() Expr {
 				return varExpr(v.kind, v.index)
 			}
 		}
-		p.errorAt(t.pos, "unknown variable %s", t.text)
+		p.errorAt(t.pos, "unknown variable %s: expected %s", t.text, p.declaredNames())
 	}
 	p.errorAt(t.pos, "expected an expression, found %s", t.describe())
 	return Expr{}
+}
+
+// declaredNames describes the variables an expression may use.
+func (p *parser) declaredNames() string {
+	if p.defaultNames {
+		return "d<i>, s<i> or rt<i>"
+	}
+	if len(p.names) == 0 {
+		return "no variable: the map declares none"
+	}
+	if len(p.names) > 8 {
+		return "one of the map's " + strconv.Itoa(len(p.names)) + " variables, " + strings.Join(p.names[:8], ", ") + ", ..."
+	}
+	return "one of " + strings.Join(p.names, ", ")
 }
 
 func (p *parser) position(pos int) string {

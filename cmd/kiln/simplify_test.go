@@ -33,7 +33,7 @@ func TestSimplifyPrintsTheSimplifiedMap(t *testing.T) {
 func TestSimplifyReportsPositionedErrors(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"(d0) -> (d1), domain: d0 in [0, 9]",
-			"kiln simplify: 1:10: unknown variable d1\n  (d0) -> (d1), domain: d0 in [0, 9]\n           ^\n"},
+			"kiln simplify: 1:10: unknown variable d1: expected one of d0\n  (d0) -> (d1), domain: d0 in [0, 9]\n           ^\n"},
 		{"(d0 -> (d0)",
 			"kiln simplify: 1:5: expected ',' or ')' after a variable name, found '->'\n  (d0 -> (d0)\n      ^\n"},
 		{"(d0) -> (d0),\ndomain:\n\td0 in [9, 0]",
