@@ -98,11 +98,6 @@ func compatible(a, b Shape) bool {
 	return slices.Equal(a.Dims, b.Dims)
 }
 
-// compatibleIgnoringElem is ShapeUtil::CompatibleIgnoringElementType for arrays.
-func compatibleIgnoringElem(a, b Shape) bool {
-	return a.IsArray() == b.IsArray() && slices.Equal(a.Dims, b.Dims)
-}
-
 // scalarOf returns the rank-0 shape of t.
 func scalarOf(t ElementType) Shape { return Shape{Elem: t} }
 
@@ -149,16 +144,6 @@ func firstDuplicate(v []int) (int, bool) {
 		seen[x] = true
 	}
 	return 0, false
-}
-
-// strictlyIncreasing reports whether v is sorted with no repeats.
-func strictlyIncreasing(v []int) bool {
-	for i := 1; i < len(v); i++ {
-		if v[i] <= v[i-1] {
-			return false
-		}
-	}
-	return true
 }
 
 // addInts returns a+b, or false if the sum overflows an int.
