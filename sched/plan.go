@@ -151,11 +151,16 @@ type Kernel struct {
 	// Maps (Loop, Reduce): for each input, the map from the kernel's output
 	// index to the input index it reads (nil when not computed).
 	Maps []*affine.IndexingMap
+	// Loop (Loop kernels): the program the runtime evaluates per element.
+	Loop *LoopProgram
 	// Epilogue (Dot, Conv): elementwise values applied to the result in the
 	// kernel's store; Root is then the last of them and Values[0] the dot.
 	Epilogue []*ssa.Value
 	// Parallel is how many ways the runtime may split the kernel.
 	Parallel int
+	// Impl names the implementation the runtime chose for the kernel
+	// (set by the runtime, reported by its Stats).
+	Impl string
 }
 
 // String describes the kernel for Stats and dumps.

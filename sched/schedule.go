@@ -36,10 +36,15 @@ func scheduleFunc(f *ssa.Func, opts Options) (*Plan, error) {
 		pl.Params = append(pl.Params, b)
 		pl.Values[prm] = b
 	}
-	groups := s.group(f)
-	for _, g := range groups {
-		if err := s.addKernel(g); err != nil {
-			return nil, err
+	groups := s.groups(f)
+	for _, v := range f.Values {
+		if s.bindWithoutKernel(v) {
+			continue
+		}
+		if g, ok := groups[v]; ok {
+			if err := s.addKernel(g); err != nil {
+				return nil, err
+			}
 		}
 	}
 	s.assignResults(f.Root)
@@ -90,39 +95,54 @@ func (s *scheduler) outputBuffer(shape ir.Shape) *Buffer {
 	return s.newBuffer(Arena, shape)
 }
 
-// group splits a function's values into kernels, in execution order. Values
-// that need no kernel (parameters, constants, tuples, tuple elements,
-// reshapes that keep the bytes) get buffers here and no group.
-func (s *scheduler) group(f *ssa.Func) [][]*ssa.Value {
-	var groups [][]*ssa.Value
-	for _, v := range f.Values {
-		switch {
-		case v.Op == ssa.OpParameter:
-			continue
-		case v.Op == ssa.OpConstant && v.Attrs.Literal != nil:
-			b := s.newBuffer(Constant, v.Shape)
-			b.Literal = v.Attrs.Literal
-			s.plan.Values[v] = b
-			continue
-		case v.Op == ssa.OpTuple:
-			t := s.newBuffer(Tuple, v.Shape)
-			for _, a := range v.Args {
-				t.Elems = append(t.Elems, s.plan.Values[a])
-			}
-			s.plan.Values[v] = t
-			continue
-		case v.Op == ssa.OpGetTupleElement:
-			s.plan.Values[v] = s.plan.Values[v.Args[0]].Elems[v.Attrs.TupleIndex]
-			continue
-		case isByteReinterpretation(v):
-			b := s.newBuffer(Alias, v.Shape)
-			b.Of = s.plan.Values[v.Args[0]]
-			s.plan.Values[v] = b
-			continue
+// bindWithoutKernel gives v its buffer if v needs no kernel: parameters
+// (bound already), constants, tuples, tuple elements and reshapes that keep
+// the bytes. It reports whether v was handled.
+func (s *scheduler) bindWithoutKernel(v *ssa.Value) bool {
+	switch {
+	case v.Op == ssa.OpParameter:
+		return true
+	case v.Op == ssa.OpConstant && v.Attrs.Literal != nil:
+		b := s.newBuffer(Constant, v.Shape)
+		b.Literal = v.Attrs.Literal
+		s.plan.Values[v] = b
+		return true
+	case v.Op == ssa.OpTuple:
+		t := s.newBuffer(Tuple, v.Shape)
+		for _, a := range v.Args {
+			t.Elems = append(t.Elems, s.plan.Values[a])
 		}
-		groups = append(groups, []*ssa.Value{v})
+		s.plan.Values[v] = t
+		return true
+	case v.Op == ssa.OpGetTupleElement:
+		s.plan.Values[v] = s.plan.Values[v.Args[0]].Elems[v.Attrs.TupleIndex]
+		return true
+	case isByteReinterpretation(v):
+		b := s.newBuffer(Alias, v.Shape)
+		b.Of = s.plan.Values[v.Args[0]]
+		s.plan.Values[v] = b
+		return true
 	}
-	return groups
+	return false
+}
+
+// groups decides which values are computed together: it returns, for the
+// root of every kernel, the values the kernel computes (root last). Values
+// that need no kernel are in no group.
+func (s *scheduler) groups(f *ssa.Func) map[*ssa.Value][]*ssa.Value {
+	g := map[*ssa.Value][]*ssa.Value{}
+	for _, v := range f.Values {
+		if !needsNoKernel(v) {
+			g[v] = []*ssa.Value{v}
+		}
+	}
+	return g
+}
+
+// needsNoKernel mirrors bindWithoutKernel's cases.
+func needsNoKernel(v *ssa.Value) bool {
+	return v.Op == ssa.OpParameter || (v.Op == ssa.OpConstant && v.Attrs.Literal != nil) ||
+		v.Op == ssa.OpTuple || v.Op == ssa.OpGetTupleElement || isByteReinterpretation(v)
 }
 
 // isByteReinterpretation reports whether v's result has exactly its
@@ -163,6 +183,14 @@ func (s *scheduler) addKernel(g []*ssa.Value) error {
 	}
 	k.Out = s.outputBuffer(root.Shape)
 	s.plan.Values[root] = k.Out
+	if k.Kind == Loop {
+		lp, err := buildLoop(k)
+		if err != nil {
+			k.Kind = Generic
+		} else {
+			k.Loop = lp
+		}
+	}
 	s.plan.Kernels = append(s.plan.Kernels, k)
 	return nil
 }

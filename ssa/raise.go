@@ -111,3 +111,53 @@ func opBaseName(op Op) string {
 	}
 	return s
 }
+
+// RaiseValue builds an HLO module whose entry computation applies v's op to
+// parameters of v's argument shapes, with v's regions raised as called
+// computations. The runtime evaluates such modules for ops that have no
+// dedicated implementation. It returns the module and the instruction.
+func RaiseValue(v *Value) (*ir.Module, *ir.Instruction, error) {
+	r := &raiser{comps: map[*Func]*ir.Computation{}}
+	m := &ir.Module{Name: "kiln_" + opBaseName(v.Op)}
+	var add func(f *Func) error
+	add = func(f *Func) error {
+		if _, ok := r.comps[f]; ok {
+			return nil
+		}
+		for _, w := range f.Values {
+			for _, g := range w.Funcs {
+				if err := add(g); err != nil {
+					return err
+				}
+			}
+		}
+		c, err := r.raise(f)
+		if err != nil {
+			return err
+		}
+		m.AddComputation(c, false)
+		return nil
+	}
+	for _, g := range v.Funcs {
+		if err := add(g); err != nil {
+			return nil, nil, err
+		}
+	}
+	entry := &ir.Computation{Name: "entry"}
+	insts := map[*Value]*ir.Instruction{}
+	for i, a := range v.Args {
+		if _, dup := insts[a]; dup {
+			continue
+		}
+		p := &ir.Instruction{Name: fmt.Sprintf("arg%d", i), Opcode: ir.OpParameter, Shape: a.Shape.Clone()}
+		p.ParameterNumber = len(entry.Parameters)
+		insts[a] = entry.Add(p)
+	}
+	in, err := r.instruction(v, insts)
+	if err != nil {
+		return nil, nil, err
+	}
+	entry.Root = entry.Add(in)
+	m.AddComputation(entry, true)
+	return m, in, nil
+}

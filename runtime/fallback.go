@@ -1,0 +1,150 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/eval"
+	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// fallbackStep runs one value through the reference evaluator, on views of
+// its buffers. It is the implementation of every op without a dedicated one:
+// always correct (it is the oracle), but it allocates and is slow, so Stats
+// reports it as "reference" and the example models never use it.
+type fallbackStep struct {
+	module *ir.Module
+	inst   *ir.Instruction
+	params []fallbackParam // one per parameter of the raised computation
+	out    []loc           // the result's array leaves
+	shapes []ir.Shape      // their shapes
+}
+
+// fallbackParam is one operand: its shape and its array leaves.
+type fallbackParam struct {
+	shape  ir.Shape
+	leaves []loc
+}
+
+func (c *compiler) fallbackStep(k *sched.Kernel) (step, error) {
+	if len(k.Values) != 1 {
+		return nil, fmt.Errorf("no implementation for a fused kernel of %d values", len(k.Values))
+	}
+	v := k.Root
+	if _, isIR := v.Op.IR(); !isIR {
+		return nil, fmt.Errorf("op %s has no implementation", v.Op)
+	}
+	if !eval.Supported(mustIR(v.Op)) {
+		return nil, fmt.Errorf("op %q is not supported by the compiler", v.Op)
+	}
+	m, inst, err := ssa.RaiseValue(v)
+	if err != nil {
+		return nil, err
+	}
+	s := &fallbackStep{module: m, inst: inst}
+	seen := map[*ssa.Value]bool{}
+	for _, a := range v.Args {
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		i := indexOf(k.Inputs, a)
+		if i < 0 {
+			return nil, fmt.Errorf("argument %v has no buffer", a)
+		}
+		s.params = append(s.params, fallbackParam{shape: a.Shape, leaves: c.leaves(k.In[i])})
+	}
+	s.out = c.leaves(k.Out)
+	s.shapes = leafShapes(v.Shape)
+	return s, nil
+}
+
+func (s *fallbackStep) name() string { return "reference" }
+
+func (s *fallbackStep) exec(fr *frame) error {
+	ops := make([]*ir.Literal, len(s.params))
+	for i, p := range s.params {
+		l, _, err := literalOf(fr, p.shape, p.leaves)
+		if err != nil {
+			return err
+		}
+		ops[i] = l
+	}
+	res, err := eval.EvalInstruction(s.module, s.inst, eval.Options{Context: fr.ctx}, ops...)
+	if err != nil {
+		return err
+	}
+	leaves := literalLeaves(res, nil)
+	for i, l := range leaves {
+		copy(fr.bytes(s.out[i]), l.Bytes())
+	}
+	return nil
+}
+
+// literalOf builds a literal of shape s over the frame memory of its leaves
+// (consumed from the front); it returns the unconsumed leaves.
+func literalOf(fr *frame, s ir.Shape, leaves []loc) (*ir.Literal, []loc, error) {
+	if s.IsTuple() {
+		elems := make([]*ir.Literal, len(s.Tuple))
+		for i, e := range s.Tuple {
+			var err error
+			if elems[i], leaves, err = literalOf(fr, e, leaves); err != nil {
+				return nil, nil, err
+			}
+		}
+		return ir.NewTupleLiteral(elems...), leaves, nil
+	}
+	if s.IsToken() {
+		return ir.NewTokenLiteral(), leaves[1:], nil
+	}
+	l, err := ir.NewLiteralView(s.WithoutLayout(), fr.bytes(leaves[0]))
+	return l, leaves[1:], err
+}
+
+// literalLeaves lists a literal's array leaves, depth first.
+func literalLeaves(l *ir.Literal, out []*ir.Literal) []*ir.Literal {
+	if l.Shape().IsTuple() {
+		for _, e := range l.Elements() {
+			out = literalLeaves(e, out)
+		}
+		return out
+	}
+	return append(out, l)
+}
+
+// leafShapes lists a shape's array (and token) leaves, depth first.
+func leafShapes(s ir.Shape) []ir.Shape {
+	if !s.IsTuple() {
+		return []ir.Shape{s}
+	}
+	var out []ir.Shape
+	for _, e := range s.Tuple {
+		out = append(out, leafShapes(e)...)
+	}
+	return out
+}
+
+func mustIR(op ssa.Op) ir.Opcode {
+	o, _ := op.IR()
+	return o
+}
+
+func indexOf[T comparable](s []T, x T) int {
+	for i, y := range s {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// named is implemented by steps to report their implementation in Stats.
+type named interface{ name() string }
+
+func implName(s step) string {
+	if n, ok := s.(named); ok {
+		return n.name()
+	}
+	return fmt.Sprintf("%T", s)
+}

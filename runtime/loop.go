@@ -1,0 +1,467 @@
+package runtime
+
+import (
+	"unsafe"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// maxLoopOps bounds the ops of one compiled loop (the scheduler keeps
+// fusions below it), so a tile's operands fit in a fixed array.
+const maxLoopOps = 64
+
+// loopTile is the number of elements a fused loop computes at a time: small
+// enough that the tile's live registers stay in L1, large enough that the
+// per-tile overhead and the vector kernels' setup vanish.
+const loopTile = 1024
+
+// loopStep evaluates a LoopProgram over float32 values and PRED masks, tile
+// by tile: loads are resolved to slices of the input (no copy) when the
+// input is traversed in the output's order, to scalars when it is constant
+// across the loop, and gathered into a register otherwise; each op then runs
+// over the tile with a vector kernel, the last one writing straight into the
+// output.
+type loopStep struct {
+	out     loc
+	dims    []int // collapsed output dimensions
+	total   int
+	instrs  []loopInstr
+	loads   []loc // input buffers, by sched.Access.Input
+	regs    int   // scratch registers per worker
+	parts   int   // parallel parts (whole tiles each)
+	perPart int   // elements per part
+	threads int
+}
+
+// loopInstr is one op of the compiled program.
+type loopInstr struct {
+	op    ssa.Op
+	typ   ir.ElementType // F32 or PRED
+	kind  instrKind
+	args  []int // earlier instructions
+	reg   int   // register holding the result for tiles (-1: none needed)
+	value *ssa.Value
+	// loads and iotas
+	acc    *sched.Access
+	linear bool // load is a contiguous run of the input
+	scalar bool // load or constant is one value for the whole loop
+	c      float32
+	cmask  bool
+	// compare
+	dir   ir.ComparisonDirection
+	total bool // TOTALORDER
+	// convert
+	fromMask bool // the operand is PRED
+}
+
+type instrKind uint8
+
+const (
+	instrOp instrKind = iota
+	instrLoad
+	instrConst
+	instrIota
+)
+
+// val is an operand of a tile op: a slice of the tile's length, or a scalar.
+type val struct {
+	f  []float32
+	m  []bool
+	s  float32
+	sm bool
+}
+
+// loopStep compiles a Loop kernel, or returns nil when its types are outside
+// what the executor handles (float32 values and PRED masks).
+func (c *compiler) loopStep(k *sched.Kernel, p *program) (step, error) {
+	lp := k.Loop
+	if lp == nil || !loopTypeOK(k.Root.Shape.Elem) || len(lp.Ops) > maxLoopOps {
+		return nil, nil
+	}
+	for _, in := range k.Inputs {
+		if !in.Shape.IsArray() || !loopTypeOK(in.Shape.Elem) || !in.Shape.HasDefaultLayout() {
+			return nil, nil
+		}
+	}
+	s := &loopStep{out: c.loc(k.Out), threads: c.cfg.threads}
+	for _, b := range k.In {
+		s.loads = append(s.loads, c.loc(b))
+	}
+	dims, strides := collapseDims(lp)
+	s.dims = dims
+	s.total = prod(dims)
+	for i, op := range lp.Ops {
+		if !loopTypeOK(op.Type) {
+			return nil, nil
+		}
+		in := loopInstr{op: op.Op, typ: op.Type, args: op.Args, value: op.Value, reg: -1}
+		switch op.Op {
+		case ssa.OpParameter, ssa.OpIota:
+			in.kind = instrLoad
+			if op.Op == ssa.OpIota {
+				in.kind = instrIota
+			}
+			in.acc = &sched.Access{Input: op.Access.Input, Strides: strides[i], Offset: op.Access.Offset}
+			in.scalar = in.acc.IsScalar()
+			in.linear = op.Op == ssa.OpParameter && in.acc.IsLinear(dims)
+			if in.scalar && op.Op == ssa.OpIota {
+				in.kind, in.c = instrConst, float32(in.acc.Offset)
+			}
+		case ssa.OpConstant:
+			in.kind, in.scalar = instrConst, true
+			switch op.Type {
+			case ir.F32:
+				in.c = op.Scalar.Float32s()[0]
+			case ir.PRED:
+				in.cmask = op.Scalar.Bools()[0]
+			}
+		default:
+			if !loopOpSupported(op) || !loopArgTypesOK(lp, op) {
+				return nil, nil
+			}
+			if op.Op == ssa.OpConvert {
+				in.fromMask = lp.Ops[op.Args[0]].Type == ir.PRED
+			}
+			if op.Op == ssa.OpCompare {
+				in.dir = op.Value.Attrs.Direction
+				in.total = op.Value.Attrs.CompareType == ir.CmpTypeTotalOrder
+			}
+		}
+		s.instrs = append(s.instrs, in)
+	}
+	s.assignRegisters()
+	need := s.regs * loopTile * 4
+	p.scratch = max(p.scratch, need)
+	tiles := (s.total + loopTile - 1) / loopTile
+	s.parts = 1
+	if s.threads > 1 && s.total >= 1<<15 {
+		s.parts = min(tiles, s.threads*4)
+	}
+	tilesPer := (tiles + s.parts - 1) / max(s.parts, 1)
+	s.perPart = tilesPer * loopTile
+	if s.perPart > 0 {
+		s.parts = (s.total + s.perPart - 1) / s.perPart
+	}
+	return s, nil
+}
+
+func loopTypeOK(t ir.ElementType) bool { return t == ir.F32 || t == ir.PRED }
+
+// loopArgTypesOK checks the operand types the executor assumes: PRED for
+// logical ops and for select's predicate, float32 for the rest (convert
+// takes either).
+func loopArgTypesOK(lp *sched.LoopProgram, op sched.LoopOp) bool {
+	for i, a := range op.Args {
+		t := lp.Ops[a].Type
+		want := ir.F32
+		switch {
+		case op.Op == ssa.OpConvert:
+			continue
+		case op.Op == ssa.OpSelect && i == 0:
+			want = ir.PRED
+		case op.Op == ssa.OpSelect:
+			want = op.Type
+		case op.Type == ir.PRED && op.Op != ssa.OpCompare && op.Op != ssa.Op(ir.OpIsFinite):
+			want = ir.PRED
+		}
+		if t != want {
+			return false
+		}
+	}
+	return true
+}
+
+// collapseDims merges neighbouring output dimensions that every access
+// walks contiguously (and drops dimensions of size 1), returning the
+// collapsed dimensions and each op's strides over them.
+func collapseDims(lp *sched.LoopProgram) ([]int, [][]int) {
+	var dims []int
+	strides := make([][]int, len(lp.Ops))
+	// keep[d] is the index of the collapsed dim that absorbs original dim d.
+	for d, n := range lp.Dims {
+		if n == 1 {
+			continue
+		}
+		merge := len(dims) > 0
+		if merge {
+			// The previous kept dimension p merges with d when every
+			// access has stride[p] == stride[d]·dims[d].
+			p := lastKept(lp.Dims, d)
+			for _, op := range lp.Ops {
+				if op.Access == nil {
+					continue
+				}
+				if op.Access.Strides[p] != op.Access.Strides[d]*n {
+					merge = false
+					break
+				}
+			}
+		}
+		if merge {
+			dims[len(dims)-1] *= n
+			for i, op := range lp.Ops {
+				if op.Access != nil {
+					strides[i][len(strides[i])-1] = op.Access.Strides[d]
+				}
+			}
+			continue
+		}
+		dims = append(dims, n)
+		for i, op := range lp.Ops {
+			if op.Access != nil {
+				strides[i] = append(strides[i], op.Access.Strides[d])
+			}
+		}
+	}
+	if len(dims) == 0 {
+		dims = []int{1}
+		for i, op := range lp.Ops {
+			if op.Access != nil {
+				strides[i] = []int{0}
+			}
+		}
+	}
+	return dims, strides
+}
+
+// lastKept is the last dimension before d whose size is not 1.
+func lastKept(dims []int, d int) int {
+	for p := d - 1; p >= 0; p-- {
+		if dims[p] != 1 {
+			return p
+		}
+	}
+	return -1
+}
+
+// assignRegisters gives each instruction whose result is a tile-sized value
+// a scratch register, reusing registers after their last use. Linear loads
+// and scalars need none; the last instruction writes to the output.
+func (s *loopStep) assignRegisters() {
+	last := make([]int, len(s.instrs))
+	for i, in := range s.instrs {
+		for _, a := range in.args {
+			last[a] = i
+		}
+	}
+	var free []int
+	for i := range s.instrs {
+		in := &s.instrs[i]
+		for _, a := range in.args {
+			if last[a] == i && s.instrs[a].reg >= 0 {
+				free = append(free, s.instrs[a].reg)
+			}
+		}
+		if in.scalar || (in.kind == instrLoad && in.linear) || i == len(s.instrs)-1 {
+			continue
+		}
+		if len(free) > 0 {
+			in.reg, free = free[len(free)-1], free[:len(free)-1]
+		} else {
+			in.reg = s.regs
+			s.regs++
+		}
+	}
+}
+
+func (s *loopStep) name() string { return "loop" }
+
+func (s *loopStep) exec(fr *frame) error {
+	if s.total == 0 {
+		return nil
+	}
+	parallelFor(fr, &fr.task, s, s.parts, s.threads)
+	return nil
+}
+
+// part computes the elements [p·perPart, min((p+1)·perPart, total)).
+func (s *loopStep) part(fr *frame, p, w int) {
+	lo := p * s.perPart
+	hi := min(lo+s.perPart, s.total)
+	scratch := fr.scratch[w]
+	var small [maxLoopOps]val
+	vs := small[:len(s.instrs)]
+	out := fr.bytes(s.out)
+	for start := lo; start < hi; start += loopTile {
+		n := min(loopTile, hi-start)
+		for i := range s.instrs {
+			s.eval(fr, &s.instrs[i], vs, i, start, n, scratch, out)
+		}
+	}
+}
+
+// reg returns register r of a worker's scratch as float32s or bools.
+func regF32(scratch []byte, r, n int) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(&scratch[r*loopTile*4])), n)
+}
+
+func regBool(scratch []byte, r, n int) []bool {
+	return unsafe.Slice((*bool)(unsafe.Pointer(&scratch[r*loopTile*4])), n)
+}
+
+// eval computes instruction i for the tile [start, start+n).
+func (s *loopStep) eval(fr *frame, in *loopInstr, vs []val, i, start, n int, scratch, out []byte) {
+	isLast := i == len(s.instrs)-1
+	var dstF []float32
+	var dstM []bool
+	switch {
+	case isLast && in.typ == ir.F32:
+		dstF = f32s(out)[start : start+n]
+	case isLast:
+		dstM = bools(out)[start : start+n]
+	case in.reg >= 0 && in.typ == ir.F32:
+		dstF = regF32(scratch, in.reg, n)
+	case in.reg >= 0:
+		dstM = regBool(scratch, in.reg, n)
+	}
+	switch in.kind {
+	case instrConst:
+		vs[i] = val{s: in.c, sm: in.cmask}
+		if isLast {
+			fillVal(dstF, dstM, vs[i])
+		}
+		return
+	case instrIota:
+		iota32(dstF, s.dims, in.acc.Strides, in.acc.Offset, start)
+		vs[i] = val{f: dstF}
+		return
+	case instrLoad:
+		src := fr.bytes(s.loads[in.acc.Input])
+		switch {
+		case in.scalar:
+			if in.typ == ir.F32 {
+				vs[i] = val{s: f32s(src)[in.acc.Offset]}
+			} else {
+				vs[i] = val{sm: bools(src)[in.acc.Offset]}
+			}
+			if isLast {
+				fillVal(dstF, dstM, vs[i])
+			}
+		case in.linear && !isLast:
+			if in.typ == ir.F32 {
+				vs[i] = val{f: f32s(src)[in.acc.Offset+start : in.acc.Offset+start+n]}
+			} else {
+				vs[i] = val{m: bools(src)[in.acc.Offset+start : in.acc.Offset+start+n]}
+			}
+		case in.typ == ir.F32:
+			gather(dstF, f32s(src), s.dims, in.acc.Strides, in.acc.Offset, start)
+			vs[i] = val{f: dstF}
+		default:
+			gather(dstM, bools(src), s.dims, in.acc.Strides, in.acc.Offset, start)
+			vs[i] = val{m: dstM}
+		}
+		return
+	}
+	var a, b, c val
+	if len(in.args) > 0 {
+		a = vs[in.args[0]]
+	}
+	if len(in.args) > 1 {
+		b = vs[in.args[1]]
+	}
+	if len(in.args) > 2 {
+		c = vs[in.args[2]]
+	}
+	if in.typ == ir.F32 {
+		opF32(in, dstF, a, b, c, n)
+		vs[i] = val{f: dstF}
+	} else {
+		opMask(in, dstM, a, b, c, n)
+		vs[i] = val{m: dstM}
+	}
+}
+
+func fillVal(f []float32, m []bool, v val) {
+	for i := range f {
+		f[i] = v.s
+	}
+	for i := range m {
+		m[i] = v.sm
+	}
+}
+
+// gather copies the elements of src at offset + Σ strides[d]·idx[d] for the
+// output indices start, start+1, … (row-major over dims) into dst, in runs
+// along the innermost dimension.
+func gather[T any](dst, src []T, dims, strides []int, offset, start int) {
+	r := len(dims)
+	var idxBuf [16]int
+	idx := idxBuf[:r]
+	if r > len(idxBuf) {
+		idx = make([]int, r)
+	}
+	pos, rem := offset, start
+	for d := r - 1; d >= 0; d-- {
+		idx[d] = rem % dims[d]
+		rem /= dims[d]
+		pos += idx[d] * strides[d]
+	}
+	inner, is := dims[r-1], strides[r-1]
+	for i := 0; i < len(dst); {
+		run := min(inner-idx[r-1], len(dst)-i)
+		switch is {
+		case 1:
+			copy(dst[i:i+run], src[pos:pos+run])
+		case 0:
+			v := src[pos]
+			for j := i; j < i+run; j++ {
+				dst[j] = v
+			}
+		default:
+			q := pos
+			for j := i; j < i+run; j++ {
+				dst[j] = src[q]
+				q += is
+			}
+		}
+		i += run
+		pos += run * is
+		idx[r-1] += run
+		if idx[r-1] == inner {
+			pos -= inner * is
+			idx[r-1] = 0
+			for d := r - 2; d >= 0; d-- {
+				idx[d]++
+				pos += strides[d]
+				if idx[d] < dims[d] {
+					break
+				}
+				pos -= dims[d] * strides[d]
+				idx[d] = 0
+			}
+		}
+	}
+}
+
+// iota32 writes offset + Σ strides[d]·idx[d] as float32 for the output
+// indices start, start+1, ….
+func iota32(dst []float32, dims, strides []int, offset, start int) {
+	r := len(dims)
+	var idxBuf [16]int
+	idx := idxBuf[:r]
+	if r > len(idxBuf) {
+		idx = make([]int, r)
+	}
+	rem := start
+	for d := r - 1; d >= 0; d-- {
+		idx[d] = rem % dims[d]
+		rem /= dims[d]
+	}
+	for i := range dst {
+		v := offset
+		for d := range idx {
+			v += idx[d] * strides[d]
+		}
+		dst[i] = float32(v)
+		ir.NextIndex(dims, idx)
+	}
+}
+
+func bools(b []byte) []bool {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*bool)(unsafe.Pointer(&b[0])), len(b))
+}

@@ -1,0 +1,324 @@
+package runtime
+
+import (
+	"math"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// loopOpSupported reports whether the loop executor implements op for its
+// operand and result types.
+func loopOpSupported(op sched.LoopOp) bool {
+	switch op.Op {
+	case ssa.OpAdd, ssa.OpSubtract, ssa.OpMultiply, ssa.OpDivide, ssa.OpMaximum, ssa.OpMinimum,
+		ssa.Op(ir.OpPower), ssa.Op(ir.OpAtan2), ssa.Op(ir.OpRemainder),
+		ssa.OpNegate, ssa.Op(ir.OpAbs), ssa.OpExp, ssa.Op(ir.OpExpm1), ssa.Op(ir.OpLog), ssa.Op(ir.OpLog1p),
+		ssa.OpTanh, ssa.Op(ir.OpLogistic), ssa.Op(ir.OpSqrt), ssa.OpRsqrt, ssa.Op(ir.OpCbrt),
+		ssa.Op(ir.OpSin), ssa.Op(ir.OpCos), ssa.Op(ir.OpTan), ssa.Op(ir.OpFloor), ssa.Op(ir.OpCeil),
+		ssa.Op(ir.OpRoundNearestAfz), ssa.Op(ir.OpRoundNearestEven), ssa.Op(ir.OpSign), ssa.OpErf,
+		ssa.OpSelect, ssa.OpClamp, ssa.OpGelu, ssa.OpCopy:
+		return op.Type == ir.F32 || op.Op == ssa.OpSelect
+	case ssa.OpConvert:
+		return true // F32/PRED to F32/PRED
+	case ssa.OpCompare, ssa.Op(ir.OpIsFinite):
+		return op.Type == ir.PRED
+	case ssa.Op(ir.OpAnd), ssa.Op(ir.OpOr), ssa.Op(ir.OpXor), ssa.Op(ir.OpNot):
+		return op.Type == ir.PRED
+	}
+	return false
+}
+
+// unaryF32 are the float32 functions computed through float64, as the
+// reference evaluator computes them (so the two agree exactly).
+var unaryF32 = map[ssa.Op]func(float64) float64{
+	ssa.OpExp:                     math.Exp,
+	ssa.Op(ir.OpExpm1):            math.Expm1,
+	ssa.Op(ir.OpLog):              math.Log,
+	ssa.Op(ir.OpLog1p):            math.Log1p,
+	ssa.OpTanh:                    math.Tanh,
+	ssa.Op(ir.OpLogistic):         func(x float64) float64 { return 1 / (1 + math.Exp(-x)) },
+	ssa.Op(ir.OpSqrt):             math.Sqrt,
+	ssa.OpRsqrt:                   func(x float64) float64 { return 1 / math.Sqrt(x) },
+	ssa.Op(ir.OpCbrt):             math.Cbrt,
+	ssa.Op(ir.OpSin):              math.Sin,
+	ssa.Op(ir.OpCos):              math.Cos,
+	ssa.Op(ir.OpTan):              math.Tan,
+	ssa.Op(ir.OpFloor):            math.Floor,
+	ssa.Op(ir.OpCeil):             math.Ceil,
+	ssa.Op(ir.OpRoundNearestAfz):  math.Round,
+	ssa.Op(ir.OpRoundNearestEven): math.RoundToEven,
+	ssa.OpErf:                     math.Erf,
+	ssa.Op(ir.OpAbs):              math.Abs,
+	ssa.OpNegate:                  func(x float64) float64 { return -x },
+	ssa.Op(ir.OpSign):             signF64,
+	ssa.OpCopy:                    func(x float64) float64 { return x },
+	ssa.OpConvert:                 func(x float64) float64 { return x },
+}
+
+func signF64(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return x
+}
+
+// geluErf and geluTanh are the two forms of GELU, in float64.
+func geluErf(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
+
+func geluTanh(x float64) float64 {
+	return 0.5 * x * (1 + math.Tanh(0.7978845608028654*(x+0.044715*x*x*x)))
+}
+
+// maxF32 and minF32 are XLA's maximum and minimum: NaN propagates, -0 < +0.
+func maxF32(a, b float32) float32 {
+	switch {
+	case a != a:
+		return a
+	case b != b:
+		return b
+	case a == b:
+		if math.Signbit(float64(a)) {
+			return b
+		}
+		return a
+	case a > b:
+		return a
+	}
+	return b
+}
+
+func minF32(a, b float32) float32 {
+	switch {
+	case a != a:
+		return a
+	case b != b:
+		return b
+	case a == b:
+		if math.Signbit(float64(a)) {
+			return a
+		}
+		return b
+	case a < b:
+		return a
+	}
+	return b
+}
+
+// at returns element i of a slice operand or the scalar.
+func (v val) at(i int) float32 {
+	if v.f != nil {
+		return v.f[i]
+	}
+	return v.s
+}
+
+func (v val) mask(i int) bool {
+	if v.m != nil {
+		return v.m[i]
+	}
+	return v.sm
+}
+
+// opF32 computes a float32-valued op over a tile.
+func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
+	switch in.op {
+	case ssa.OpAdd:
+		binF32(dst, a, b, func(x, y float32) float32 { return x + y })
+	case ssa.OpSubtract:
+		binF32(dst, a, b, func(x, y float32) float32 { return x - y })
+	case ssa.OpMultiply:
+		binF32(dst, a, b, func(x, y float32) float32 { return x * y })
+	case ssa.OpDivide:
+		binF32(dst, a, b, func(x, y float32) float32 { return x / y })
+	case ssa.OpMaximum:
+		binF32(dst, a, b, maxF32)
+	case ssa.OpMinimum:
+		binF32(dst, a, b, minF32)
+	case ssa.Op(ir.OpPower):
+		binF32(dst, a, b, func(x, y float32) float32 {
+			if x == 1 || y == 0 {
+				return 1
+			}
+			return float32(math.Pow(float64(x), float64(y)))
+		})
+	case ssa.Op(ir.OpAtan2):
+		binF32(dst, a, b, func(y, x float32) float32 {
+			r := math.Atan2(float64(y), float64(x))
+			if r == r {
+				r = math.Copysign(r, float64(y))
+			}
+			return float32(r)
+		})
+	case ssa.Op(ir.OpRemainder):
+		binF32(dst, a, b, func(x, y float32) float32 { return float32(math.Mod(float64(x), float64(y))) })
+	case ssa.OpSelect:
+		for i := range dst {
+			if a.mask(i) {
+				dst[i] = b.at(i)
+			} else {
+				dst[i] = c.at(i)
+			}
+		}
+	case ssa.OpClamp: // clamp(lo, x, hi) = min(max(x, lo), hi)
+		for i := range dst {
+			dst[i] = minF32(maxF32(b.at(i), a.at(i)), c.at(i))
+		}
+	case ssa.OpConvert:
+		if in.fromMask {
+			for i := range dst {
+				if a.mask(i) {
+					dst[i] = 1
+				} else {
+					dst[i] = 0
+				}
+			}
+			return
+		}
+		unaryF32Loop(dst, a, unaryF32[ssa.OpCopy])
+	case ssa.OpGelu:
+		f := geluErf
+		if in.value.Aux == ssa.GeluTanh {
+			f = geluTanh
+		}
+		unaryF32Loop(dst, a, f)
+	default:
+		unaryF32Loop(dst, a, unaryF32[in.op])
+	}
+}
+
+func unaryF32Loop(dst []float32, a val, f func(float64) float64) {
+	if a.f == nil {
+		v := float32(f(float64(a.s)))
+		for i := range dst {
+			dst[i] = v
+		}
+		return
+	}
+	for i, x := range a.f[:len(dst)] {
+		dst[i] = float32(f(float64(x)))
+	}
+}
+
+func binF32(dst []float32, a, b val, f func(x, y float32) float32) {
+	switch {
+	case a.f != nil && b.f != nil:
+		x, y := a.f[:len(dst)], b.f[:len(dst)]
+		for i := range dst {
+			dst[i] = f(x[i], y[i])
+		}
+	case a.f != nil:
+		x, s := a.f[:len(dst)], b.s
+		for i := range dst {
+			dst[i] = f(x[i], s)
+		}
+	case b.f != nil:
+		s, y := a.s, b.f[:len(dst)]
+		for i := range dst {
+			dst[i] = f(s, y[i])
+		}
+	default:
+		v := f(a.s, b.s)
+		for i := range dst {
+			dst[i] = v
+		}
+	}
+}
+
+// opMask computes a PRED-valued op over a tile.
+func opMask(in *loopInstr, dst []bool, a, b, c val, n int) {
+	switch in.op {
+	case ssa.OpCompare:
+		for i := range dst {
+			dst[i] = compareF32(in.dir, in.total, a.at(i), b.at(i))
+		}
+	case ssa.Op(ir.OpIsFinite):
+		for i := range dst {
+			x := float64(a.at(i))
+			dst[i] = !math.IsInf(x, 0) && !math.IsNaN(x)
+		}
+	case ssa.Op(ir.OpAnd):
+		for i := range dst {
+			dst[i] = a.mask(i) && b.mask(i)
+		}
+	case ssa.Op(ir.OpOr):
+		for i := range dst {
+			dst[i] = a.mask(i) || b.mask(i)
+		}
+	case ssa.Op(ir.OpXor):
+		for i := range dst {
+			dst[i] = a.mask(i) != b.mask(i)
+		}
+	case ssa.Op(ir.OpNot):
+		for i := range dst {
+			dst[i] = !a.mask(i)
+		}
+	case ssa.OpSelect:
+		for i := range dst {
+			if a.mask(i) {
+				dst[i] = b.mask(i)
+			} else {
+				dst[i] = c.mask(i)
+			}
+		}
+	case ssa.OpConvert: // F32 or PRED to PRED: x != 0
+		for i := range dst {
+			if in.fromMask {
+				dst[i] = a.mask(i)
+			} else {
+				dst[i] = a.at(i) != 0
+			}
+		}
+	}
+}
+
+// compareF32 is XLA's compare: IEEE for FLOAT (NaN unordered, so only NE is
+// true), or the total order -NaN < -Inf < … < -0 < +0 < … < +Inf < +NaN.
+func compareF32(d ir.ComparisonDirection, total bool, x, y float32) bool {
+	if total {
+		kx, ky := totalKey(x), totalKey(y)
+		switch d {
+		case ir.CmpEQ:
+			return kx == ky
+		case ir.CmpNE:
+			return kx != ky
+		case ir.CmpLT:
+			return kx < ky
+		case ir.CmpLE:
+			return kx <= ky
+		case ir.CmpGT:
+			return kx > ky
+		case ir.CmpGE:
+			return kx >= ky
+		}
+		return false
+	}
+	switch d {
+	case ir.CmpEQ:
+		return x == y
+	case ir.CmpNE:
+		return x != y
+	case ir.CmpLT:
+		return x < y
+	case ir.CmpLE:
+		return x <= y
+	case ir.CmpGT:
+		return x > y
+	case ir.CmpGE:
+		return x >= y
+	}
+	return false
+}
+
+// totalKey maps a float32 to an integer with the same total order.
+func totalKey(x float32) int32 {
+	b := int32(math.Float32bits(x))
+	if b < 0 {
+		return math.MinInt32 - b
+	}
+	return b
+}

@@ -1,0 +1,214 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/sched"
+)
+
+// step is one unit of a compiled program. Everything a step needs is fixed
+// when it is compiled; per-run state lives in the frame, so one step serves
+// concurrent runs, and exec allocates nothing.
+type step interface {
+	exec(fr *frame) error
+}
+
+// program is a compiled plan: its steps and the memory a run of it needs.
+type program struct {
+	plan     *sched.Plan
+	steps    []step
+	arena    int // bytes of this program's own arena
+	nParams  int
+	nResults int
+	id       int        // index of this program's frame in frame.sub
+	subs     []*program // programs of subplans (while bodies, branches), recursively
+	all      []*program // on the entry program: every program of the tree, by id
+	scratch  int        // bytes of per-worker scratch any step of the tree needs
+	workers  int
+}
+
+// frame is the state of one run of a program tree: the arena, the bound
+// parameters and results of each program, and per-worker scratch.
+type frame struct {
+	ctx     context.Context
+	arena   []byte
+	params  [][]byte
+	results [][]byte
+	sub     []*frame // frames of every program of the tree, by program id (shared)
+	scratch [][]byte // one scratch area per worker (shared by the tree)
+	task    task     // this frame's parallel task (steps of one program run one at a time)
+}
+
+// loc is where a buffer lives at run time, resolved at compile time: which
+// memory (arena, a parameter, a result, or constant data) and the byte
+// range within it.
+type loc struct {
+	kind  sched.BufferKind
+	index int // parameter or result index
+	off   int
+	size  int
+	data  []byte // Constant
+}
+
+// bytes returns the memory of l in this frame.
+func (fr *frame) bytes(l loc) []byte {
+	switch l.kind {
+	case sched.Arena:
+		return fr.arena[l.off : l.off+l.size : l.off+l.size]
+	case sched.Param:
+		return fr.params[l.index][l.off : l.off+l.size : l.off+l.size]
+	case sched.Result:
+		return fr.results[l.index][l.off : l.off+l.size : l.off+l.size]
+	}
+	return l.data
+}
+
+// run executes the program's steps in order, checking the context between them.
+func (p *program) run(fr *frame) error {
+	for _, s := range p.steps {
+		if fr.ctx != nil {
+			if err := fr.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := s.exec(fr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newFrame allocates the frames of the whole program tree: one arena holding
+// every program's arena, and one scratch area per worker.
+func (p *program) newFrame() *frame {
+	total := 0
+	for _, q := range p.all {
+		total += roundUp(q.arena, 64)
+	}
+	arena := alignedBytes(total)
+	frames := make([]*frame, len(p.all))
+	scratch := make([][]byte, max(p.workers, 1))
+	for i := range scratch {
+		scratch[i] = alignedBytes(p.scratch)
+	}
+	off := 0
+	for i, q := range p.all {
+		n := roundUp(q.arena, 64)
+		frames[i] = &frame{
+			arena:   arena[off : off+q.arena : off+q.arena],
+			params:  make([][]byte, q.nParams),
+			results: make([][]byte, q.nResults),
+			sub:     frames,
+			scratch: scratch,
+		}
+		off += n
+	}
+	return frames[p.id]
+}
+
+// countLeafParams is the number of array leaves of the plan's parameters:
+// frames hold parameters leaf by leaf.
+func countLeafParams(plan *sched.Plan) int {
+	n := 0
+	for _, b := range plan.Buffers {
+		if b.Kind == sched.Param {
+			n++
+		}
+	}
+	return n
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
+
+// compiler turns plans into programs.
+type compiler struct {
+	module *ir.Module
+	cfg    *config
+	all    []*program
+}
+
+// program compiles a plan and, recursively, its subplans.
+func (c *compiler) program(plan *sched.Plan) (*program, error) {
+	p := &program{plan: plan, arena: plan.ArenaBytes, nParams: countLeafParams(plan), nResults: len(plan.Results),
+		id: len(c.all), workers: c.cfg.threads}
+	c.all = append(c.all, p)
+	for _, k := range plan.Kernels {
+		s, err := c.kernel(plan, k, p)
+		if err != nil {
+			return nil, err
+		}
+		p.steps = append(p.steps, s)
+	}
+	if p.id == 0 {
+		p.all = c.all
+		for _, q := range c.all {
+			p.scratch = max(p.scratch, q.scratch)
+		}
+	}
+	return p, nil
+}
+
+// loc resolves an array buffer to where it lives, following aliases.
+func (c *compiler) loc(b *sched.Buffer) loc {
+	root, off := b.Root()
+	l := loc{kind: root.Kind, off: off, size: b.Size()}
+	switch root.Kind {
+	case sched.Arena:
+		l.off += root.Offset
+	case sched.Param:
+		l.index = root.Param
+	case sched.Result:
+		l.index = root.Result
+	case sched.Constant:
+		l.data = root.Literal.Bytes()[off : off+b.Size()]
+	}
+	return l
+}
+
+// leaves resolves a buffer to the locations of its array leaves, depth first.
+func (c *compiler) leaves(b *sched.Buffer) []loc {
+	if b.Kind != sched.Tuple {
+		return []loc{c.loc(b)}
+	}
+	var out []loc
+	for _, e := range b.Elems {
+		out = append(out, c.leaves(e)...)
+	}
+	return out
+}
+
+// kernel compiles one kernel into a step: a dedicated implementation when
+// one applies, the generic one otherwise.
+func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
+	var s step
+	var err error
+	switch k.Kind {
+	case sched.Copy:
+		s, err = c.copyStep(k)
+	case sched.While:
+		s, err = c.whileStep(plan, k)
+	case sched.Conditional:
+		s, err = c.conditionalStep(plan, k)
+	case sched.Dot:
+		s, err = c.dotStep(k)
+	case sched.Loop:
+		s, err = c.loopStep(k, p)
+	case sched.Reduce:
+		s, err = c.reduceStep(k, p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k, err)
+	}
+	if s != nil {
+		k.Impl = implName(s)
+		return s, nil
+	}
+	s, err = c.fallbackStep(k)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k, err)
+	}
+	k.Impl = "reference"
+	return s, nil
+}

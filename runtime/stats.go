@@ -1,0 +1,67 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kilnml/kiln/sched"
+)
+
+// Stats describes a compiled plan: its memory and its kernels.
+type Stats struct {
+	// ArenaBytes is the scratch memory one run uses (the entry plan's arena
+	// and those of its subplans); IntermediateBytes the sum of the sizes of
+	// all intermediate values; LowerBoundBytes the largest total of
+	// intermediates live at one time, which no placement can go below.
+	ArenaBytes, IntermediateBytes, LowerBoundBytes int
+	// Fusions counts kernels that compute more than one value.
+	Fusions int
+	// Kernels lists the entry plan's kernels in execution order.
+	Kernels []KernelStat
+}
+
+// KernelStat is one kernel of the plan.
+type KernelStat struct {
+	Kind string   // sched's kernel kind: loop, reduce, dot, …
+	Impl string   // the implementation the runtime chose ("gemm", "loop", "reference", …)
+	Ops  []string // the ops it computes, in order (HLO names; kiln.* for Kiln's ops)
+	Out  string   // its output buffer
+}
+
+func (k KernelStat) String() string {
+	return fmt.Sprintf("%-8s %-12s %-40s -> %s", k.Kind, k.Impl, strings.Join(k.Ops, " "), k.Out)
+}
+
+// String prints the stats, one kernel per line.
+func (s Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "arena %d B, intermediates %d B, lower bound %d B, %d kernels, %d fusions\n",
+		s.ArenaBytes, s.IntermediateBytes, s.LowerBoundBytes, len(s.Kernels), s.Fusions)
+	for _, k := range s.Kernels {
+		b.WriteString("  ")
+		b.WriteString(k.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func collectStats(plan *sched.Plan, p *program) Stats {
+	s := Stats{IntermediateBytes: plan.IntermediateBytes, LowerBoundBytes: plan.LowerBoundBytes}
+	for _, q := range p.all {
+		s.ArenaBytes += q.arena
+	}
+	for _, k := range plan.Kernels {
+		ks := KernelStat{Kind: k.Kind.String(), Impl: k.Impl, Out: k.Out.String()}
+		for _, v := range k.Values {
+			ks.Ops = append(ks.Ops, v.Op.String())
+		}
+		if len(ks.Ops) == 0 {
+			ks.Ops = []string{k.Root.Op.String()}
+		}
+		if len(k.Values) > 1 {
+			s.Fusions++
+		}
+		s.Kernels = append(s.Kernels, ks)
+	}
+	return s
+}
