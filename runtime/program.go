@@ -6,6 +6,7 @@ import (
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
 )
 
 // step is one unit of a compiled program. Everything a step needs is fixed
@@ -179,6 +180,14 @@ func (c *compiler) leaves(b *sched.Buffer) []loc {
 	return out
 }
 
+// genericSteps holds, per op, the builder of its dedicated Go
+// implementation: loops over strides for ops without a vector kernel
+// (gather, scatter, sort, pad, …) and for element types the vector paths do
+// not cover. A builder returns nil when it does not handle a particular
+// form; the reference evaluator then runs the value. Each op family's file
+// registers its builders from an init function.
+var genericSteps = map[ssa.Op]func(c *compiler, k *sched.Kernel, p *program) (step, error){}
+
 // kernel compiles one kernel into a step: a dedicated implementation when
 // one applies, the generic one otherwise.
 func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
@@ -197,6 +206,11 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 		s, err = c.loopStep(k, p)
 	case sched.Reduce:
 		s, err = c.reduceStep(k, p)
+	}
+	if s == nil && err == nil && len(k.Values) == 1 {
+		if build, ok := genericSteps[k.Root.Op]; ok {
+			s, err = build(c, k, p)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", k, err)
