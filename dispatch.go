@@ -57,10 +57,17 @@ type gemmKernels[T float] struct {
 	rowMajor []microKernel[T]
 	// masked reports that the kernels honour flagPartial.
 	masked bool
+	// small, when not nil, is a taller and narrower tile for the small-M
+	// path; its nr divides this set's nr (B is packed for this set).
+	small *gemmKernels[T]
 	// kc, mc, nc: the depth of a packed block, the rows of an A block kept
 	// in L2, the columns of a B block kept in L3.
 	kc, mc, nc int
-	jobs       jobList[T]
+	// kcSmall is the K block of the small-M path when it has several row
+	// tiles (C is tiny there, so it could be shorter than kc; measurements
+	// on Zen 5 found no gain).
+	kcSmall int
+	jobs    jobList[T]
 }
 
 // kernelSet is everything dispatch chooses at once for one ISA level.
@@ -177,6 +184,7 @@ func setBlocking[T float](g *gemmKernels[T], size int, info cpuInfo) {
 	nc := l3 / 4 / (kc * size)
 	nc = clamp(nc/g.nr*g.nr, g.nr, 4096/g.nr*g.nr)
 	g.kc, g.mc, g.nc = kc, mc, nc
+	g.kcSmall = kc
 }
 
 func clamp(x, lo, hi int) int {

@@ -1,6 +1,9 @@
 package kiln
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // The GEMM driver, built the way BLIS and OpenBLAS are: C is split into at
 // most Threads() rectangles that run independently on the worker pool; each
@@ -136,7 +139,11 @@ func (j *gemmJob[T]) runPart(p int) {
 		return
 	}
 	buf := &j.bufs[p]
-	buf.tile = grow(buf.tile, j.kern.mr*j.kern.nr)
+	tile := j.kern.mr * j.kern.nr
+	if s := j.kern.small; s != nil {
+		tile = max(tile, s.mr*s.nr)
+	}
+	buf.tile = grow(buf.tile, tile)
 	if j.small {
 		j.runSmall(buf, n0, n1)
 	} else {
@@ -227,23 +234,30 @@ func (j *gemmJob[T]) bPanel(buf *partBuffers[T], pc, kc, col int, packed bool, q
 // runSmall computes C(:, n0:n1) for M ≤ smallM, reading A in place
 // (row-major kernels, or k-major ones when A is transposed) and full-width
 // panels of an untransposed B in place. With more than one row tile, K is
-// split into KC blocks so that each B chunk is reused from L1.
+// split into KC blocks so that the row tiles after the first find the block
+// of B in cache. When M exceeds one row tile and the set has a small-M tile,
+// each panel of B is swept in narrower slices by its taller tiles, so that B
+// streams from memory once for more rows.
 func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 	g := j.kern
-	mr, nr, k := g.mr, g.nr, j.k
-	kernels, packedA := g.kmajor, false
+	t := g
+	if g.small != nil && j.m > g.mr {
+		t = g.small
+	}
+	nr, k := g.nr, j.k
+	kernels, packedA := t.kmajor, false
 	switch {
 	case j.transA:
-	case g.rowMajor != nil:
-		kernels = g.rowMajor
+	case t.rowMajor != nil:
+		kernels = t.rowMajor
 	default:
 		packedA = true
-		buf.a = grow(buf.a, k*((j.m+mr-1)/mr*mr))
-		packA(buf.a, j.a, j.lda, false, 0, j.m, 0, k, mr)
+		buf.a = grow(buf.a, k*((j.m+t.mr-1)/t.mr*t.mr))
+		packA(buf.a, j.a, j.lda, false, 0, j.m, 0, k, t.mr)
 	}
 	kcMax := k
-	if j.m > mr {
-		kcMax = g.kc
+	if j.m > t.mr {
+		kcMax = g.kcSmall
 	}
 	for pc := 0; pc < k; pc += kcMax {
 		kc := min(kcMax, k-pc)
@@ -266,19 +280,23 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jr, cols, nr)
 			}
 			bp, ldb := j.bPanel(buf, pc, kc, jr, packed, 0)
-			for ir := 0; ir < j.m; ir += mr {
-				rows := min(mr, j.m-ir)
-				var ap *T
-				lda := j.lda
-				switch {
-				case packedA:
-					ap, lda = &buf.a[ir*k+pc*rows], rows
-				case j.transA:
-					ap = &j.a[pc*j.lda+ir]
-				default:
-					ap = &j.a[ir*j.lda+pc]
+			panel := unsafe.Slice(bp, (kc-1)*ldb+nr)
+			for sub := 0; sub < cols; sub += t.nr {
+				subCols := min(t.nr, cols-sub)
+				for ir := 0; ir < j.m; ir += t.mr {
+					rows := min(t.mr, j.m-ir)
+					var ap *T
+					lda := j.lda
+					switch {
+					case packedA:
+						ap, lda = &buf.a[ir*k+pc*rows], rows
+					case j.transA:
+						ap = &j.a[pc*j.lda+ir]
+					default:
+						ap = &j.a[ir*j.lda+pc]
+					}
+					j.tileOf(t, kernels[rows], rows, subCols, kc, ap, lda, &panel[sub], ldb, ir, jr+sub, beta, flags, last, buf)
 				}
-				j.tile(kernels[rows], rows, cols, kc, ap, lda, bp, ldb, ir, jr, beta, flags, last, buf)
 			}
 		}
 	}
@@ -288,7 +306,11 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 // Edge tiles of kernels without masked stores go through a scratch tile and
 // the pure-Go store; activations without a kernel flag are applied here.
 func (j *gemmJob[T]) tile(kern microKernel[T], rows, cols, kc int, a *T, lda int, b *T, ldb int, i0, j0 int, beta T, flags uint, last bool, buf *partBuffers[T]) {
-	g := j.kern
+	j.tileOf(j.kern, kern, rows, cols, kc, a, lda, b, ldb, i0, j0, beta, flags, last, buf)
+}
+
+// tileOf is tile for a kernel of the tile set g (the job's, or its small one).
+func (j *gemmJob[T]) tileOf(g *gemmKernels[T], kern microKernel[T], rows, cols, kc int, a *T, lda int, b *T, ldb int, i0, j0 int, beta T, flags uint, last bool, buf *partBuffers[T]) {
 	var bias *T
 	if flags&flagBias != 0 {
 		bias = &j.ep.bias[j0]

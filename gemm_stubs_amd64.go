@@ -64,6 +64,146 @@ func sgemmAVX512KMajor6x64(k int, a *float32, lda int, b *float32, ldb int, c *f
 //go:noescape
 func sgemmAVX512RowMajor6x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
+// sgemmAVX512KMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor1x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor1x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor2x32 computes a 2×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor2x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor2x32 computes a 2×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor2x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor3x32 computes a 3×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor3x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor3x32 computes a 3×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor3x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor4x32 computes a 4×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor4x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor4x32 computes a 4×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor4x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor5x32 computes a 5×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor5x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor5x32 computes a 5×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor5x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor6x32 computes a 6×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor6x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor6x32 computes a 6×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor6x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor7x32 computes a 7×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor7x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor7x32 computes a 7×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor7x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor8x32 computes a 8×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor8x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor8x32 computes a 8×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor8x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor9x32 computes a 9×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor9x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor9x32 computes a 9×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor9x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor10x32 computes a 10×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor10x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor10x32 computes a 10×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor10x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor11x32 computes a 11×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor11x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor11x32 computes a 11×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor11x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor12x32 computes a 12×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor12x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor12x32 computes a 12×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor12x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor13x32 computes a 13×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor13x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor13x32 computes a 13×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor13x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor14x32 computes a 14×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor14x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor14x32 computes a 14×32 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor14x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
 // sgemmAVX2KMajor1x16 computes a 1×16 tile of C with AVX2, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape

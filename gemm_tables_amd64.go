@@ -30,6 +30,45 @@ func sgemmAVX512Kernels() *gemmKernels[float32] {
 	}
 }
 
+// sgemmAVX512SmallKernels returns the 14×32 float32 micro-kernels by row count.
+func sgemmAVX512SmallKernels() *gemmKernels[float32] {
+	return &gemmKernels[float32]{
+		mr: 14, nr: 32, masked: true,
+		kmajor: []microKernel[float32]{nil,
+			sgemmAVX512KMajor1x32,
+			sgemmAVX512KMajor2x32,
+			sgemmAVX512KMajor3x32,
+			sgemmAVX512KMajor4x32,
+			sgemmAVX512KMajor5x32,
+			sgemmAVX512KMajor6x32,
+			sgemmAVX512KMajor7x32,
+			sgemmAVX512KMajor8x32,
+			sgemmAVX512KMajor9x32,
+			sgemmAVX512KMajor10x32,
+			sgemmAVX512KMajor11x32,
+			sgemmAVX512KMajor12x32,
+			sgemmAVX512KMajor13x32,
+			sgemmAVX512KMajor14x32,
+		},
+		rowMajor: []microKernel[float32]{nil,
+			sgemmAVX512RowMajor1x32,
+			sgemmAVX512RowMajor2x32,
+			sgemmAVX512RowMajor3x32,
+			sgemmAVX512RowMajor4x32,
+			sgemmAVX512RowMajor5x32,
+			sgemmAVX512RowMajor6x32,
+			sgemmAVX512RowMajor7x32,
+			sgemmAVX512RowMajor8x32,
+			sgemmAVX512RowMajor9x32,
+			sgemmAVX512RowMajor10x32,
+			sgemmAVX512RowMajor11x32,
+			sgemmAVX512RowMajor12x32,
+			sgemmAVX512RowMajor13x32,
+			sgemmAVX512RowMajor14x32,
+		},
+	}
+}
+
 // sgemmAVX2Kernels returns the 6×16 float32 micro-kernels by row count.
 func sgemmAVX2Kernels() *gemmKernels[float32] {
 	return &gemmKernels[float32]{

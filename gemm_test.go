@@ -36,9 +36,12 @@ func TestFeaturesNamesChosenLevel(t *testing.T) {
 
 // sizeValues is every size each axis must see: the small ones, one around
 // each tile edge, the primes up to 67 and two around 256.
-func sizeValues(mr, nr int) []int {
-	v := []int{0, 1, 2, 3, mr - 1, mr, mr + 1, nr - 1, nr, nr + 1,
+func sizeValues[T float](g *gemmKernels[T]) []int {
+	v := []int{0, 1, 2, 3, g.mr - 1, g.mr, g.mr + 1, g.nr - 1, g.nr, g.nr + 1,
 		5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 255, 257}
+	if s := g.small; s != nil {
+		v = append(v, s.mr-1, s.mr, s.mr+1, s.nr-1, s.nr, s.nr+1)
+	}
 	slices.Sort(v)
 	return slices.Compact(v)
 }
@@ -48,8 +51,7 @@ var alphaBetas = [][2]float64{{1, 0}, {1, 1}, {0, 1}, {-1.5, 0.5}, {0.5, 0}, {0,
 // shapeMatrix walks each value of sizeValues on each axis, pairing it with
 // partners drawn from the same list (capped so that the big values do not
 // meet each other), every transpose combination and an alpha/beta pair.
-func forEachShape(mr, nr int, f func(transA, transB bool, m, n, k int, alpha, beta float64, extra, offset int)) {
-	vals := sizeValues(mr, nr)
+func forEachShape(vals []int, f func(transA, transB bool, m, n, k int, alpha, beta float64, extra, offset int)) {
 	small := slices.DeleteFunc(slices.Clone(vals), func(x int) bool { return x > 67 })
 	idx := 0
 	for axis := 0; axis < 3; axis++ {
@@ -77,7 +79,7 @@ func TestSgemmShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, th := range []int{1, 2} {
 		old := SetThreads(th)
-		forEachShape(active.Load().s.mr, active.Load().s.nr, func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
+		forEachShape(sizeValues(active.Load().s), func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
 			tc := newCase[float32](r, tA, tB, m, n, k, float32(alpha), float32(beta), extra, offset)
 			c := slices.Clone(tc.c0)
 			Sgemm(tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
@@ -94,7 +96,7 @@ func TestSgemmShapes(t *testing.T) {
 
 func TestDgemmShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	forEachShape(active.Load().d.mr, active.Load().d.nr, func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
+	forEachShape(sizeValues(active.Load().d), func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
 		tc := newCase[float64](r, tA, tB, m, n, k, alpha, beta, extra, offset)
 		c := slices.Clone(tc.c0)
 		Dgemm(tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
@@ -107,9 +109,9 @@ func TestDgemmShapes(t *testing.T) {
 func TestSgemmBlocking(t *testing.T) {
 	a := active.Load().s
 	g := gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
-		kc: 8, mc: 2 * a.mr, nc: 2 * a.nr}
+		kc: 8, mc: 2 * a.mr, nc: 2 * a.nr, kcSmall: 8}
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, shape := range [][3]int{{33, 65, 17}, {2*g.mr + 1, 4*g.nr + 3, 3*8 + 5}, {97, 131, 67}} {
+	for _, shape := range [][3]int{{33, 65, 17}, {2*g.mr + 1, 4*g.nr + 3, 3*8 + 5}, {97, 131, 67}, {g.mr + 1, 2*g.nr + 1, 29}} {
 		for tr := 0; tr < 4; tr++ {
 			for _, ab := range alphaBetas[:4] {
 				tc := newCase[float32](r, tr&1 != 0, tr&2 != 0, shape[0], shape[1], shape[2], float32(ab[0]), float32(ab[1]), 2, 1)

@@ -21,6 +21,9 @@ func TestMicroKernelsAgainstTwin(t *testing.T) {
 	for _, set := range testedSets() {
 		testMicroKernels(t, set.level.String(), set.s)
 		testMicroKernels(t, set.level.String(), set.d)
+		if set.s.small != nil {
+			testMicroKernels(t, set.level.String()+" small-M", set.s.small)
+		}
 	}
 }
 

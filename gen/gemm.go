@@ -37,6 +37,8 @@ type gemmTile struct {
 	// embedded uses FMAs with an embedded broadcast of A (AVX-512) instead
 	// of a broadcast into a register followed by register FMAs.
 	embedded bool
+	// small marks a tile used only by the small-M path (setName "…SmallKernels").
+	small bool
 	// prefetch is how many k steps ahead the loop prefetches A and B into L1
 	// (0: none); C is prefetched before the loop either way.
 	prefetch int
@@ -46,6 +48,9 @@ type gemmTile struct {
 // as accumulators (14 rows × 2 vectors), AVX2 12 of its 16 ymm (6 × 2).
 var gemmAMD64 = []gemmTile{
 	{v: avx512, e: f32, mr: 6, nr: 64, unroll: 4, rowMajor: true, prefetch: 16},
+	// The small-M tile: 14 rows in one pass, so B streams from memory once
+	// for up to 14 rows instead of once per 6.
+	{v: avx512, e: f32, mr: 14, nr: 32, unroll: 4, rowMajor: true, prefetch: 16, small: true},
 	{v: avx2, e: f32, mr: 6, nr: 16, unroll: 4, rowMajor: true},
 	{v: avx512, e: f64, mr: 6, nr: 32, unroll: 4, rowMajor: true, prefetch: 16},
 	{v: avx2, e: f64, mr: 6, nr: 8, unroll: 4, rowMajor: true},
@@ -59,7 +64,12 @@ func (t gemmTile) kernelName(rows int, rowMajor bool) string {
 	return fmt.Sprintf("%sgemm%s%s%dx%d", t.e.prefix, t.v.name, mode, rows, t.nr)
 }
 
-func (t gemmTile) setName() string { return fmt.Sprintf("%sgemm%sKernels", t.e.prefix, t.v.name) }
+func (t gemmTile) setName() string {
+	if t.small {
+		return fmt.Sprintf("%sgemm%sSmallKernels", t.e.prefix, t.v.name)
+	}
+	return fmt.Sprintf("%sgemm%sKernels", t.e.prefix, t.v.name)
+}
 
 func generateGEMM() ([]outFile, error) {
 	f := newAMD64File()
