@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"slices"
+	"fmt"
 	"unsafe"
 
 	kiln "github.com/kilnml/kiln"
@@ -10,115 +10,58 @@ import (
 	"github.com/kilnml/kiln/ssa"
 )
 
-// gemmShape is a dot as a batch of row-major matrix products
-// C[b] = op(A[b])·op(B[b]), C[b] being m×n.
-type gemmShape struct {
-	batch          int
-	m, n, k        int
-	transA, transB bool
-}
-
-// gemmOf decides whether dot v is a batched GEMM over its operands' bytes as
-// they are: batch dimensions leading in both operands in the same order,
-// then each operand's free and contracting dimensions as two contiguous
-// groups (either order: the other order is a transposed operand), contracting
-// dimensions in the order they pair up.
-func gemmOf(v *ssa.Value) (gemmShape, bool) {
-	dn := v.Attrs.DotDims
-	if dn == nil {
-		return gemmShape{}, false
-	}
-	ls, rs := v.Args[0].Shape, v.Args[1].Shape
-	if !ls.HasDefaultLayout() || !rs.HasDefaultLayout() || !v.Shape.HasDefaultLayout() {
-		return gemmShape{}, false
-	}
-	nb := len(dn.LhsBatch)
-	for i := 0; i < nb; i++ {
-		if dn.LhsBatch[i] != i || dn.RhsBatch[i] != i {
-			return gemmShape{}, false
-		}
-	}
-	g := gemmShape{batch: prod(ls.Dims[:nb])}
-	var ok bool
-	// lhs: [batch, M…, K…] or [batch, K…, M…].
-	if g.m, g.k, g.transA, ok = splitOperand(ls.Dims, nb, dn.LhsContracting, false); !ok {
-		return gemmShape{}, false
-	}
-	// rhs: [batch, K…, N…] or [batch, N…, K…].
-	var k2 int
-	if g.n, k2, g.transB, ok = splitOperand(rs.Dims, nb, dn.RhsContracting, true); !ok || k2 != g.k {
-		return gemmShape{}, false
-	}
-	return g, true
-}
-
-// splitOperand checks that the non-batch dimensions of an operand are its
-// free dimensions and its contracting dimensions (in listed order) as two
-// contiguous groups, and returns the free size, the contracting size and
-// whether the operand is transposed relative to GEMM's natural layout
-// (A: m×k, B: k×n). rhs says which operand it is.
-func splitOperand(dims []int, nb int, contracting []int, rhs bool) (free, k int, trans, ok bool) {
-	rank, nc := len(dims), len(contracting)
-	free, k = 1, 1
-	for d := nb; d < rank; d++ {
-		if slices.Contains(contracting, d) {
-			k *= dims[d]
-		} else {
-			free *= dims[d]
-		}
-	}
-	isSeq := func(start int) bool {
-		for i, d := range contracting {
-			if d != start+i {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case isSeq(rank - nc): // contracting last: A as m×k, or B transposed (n×k)
-		return free, k, rhs, true
-	case isSeq(nb): // contracting first: A transposed (k×m), or B as k×n
-		return free, k, !rhs, true
-	}
-	return 0, 0, false, false
-}
-
-func prod(dims []int) int {
-	n := 1
-	for _, d := range dims {
-		n *= d
-	}
-	return n
-}
-
 // dotStep is a float32 or float64 dot run as batched GEMM calls, with the
-// constant right-hand side of an unbatched float32 dot packed at compile time.
+// constant right-hand side of an unbatched float32 dot packed at compile
+// time, and a fused epilogue (bias, residual, activation) applied in the
+// GEMM's store.
 type dotStep struct {
-	g       gemmShape
+	g       sched.GemmShape
 	elem    ir.ElementType
 	a, b, c loc
 	packed  *kiln.PackedB
+	// epilogue
+	bias     loc
+	hasBias  bool
+	residual loc
+	hasRes   bool
+	act      kiln.Activation
 }
 
 func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
 	v := k.Root
-	if len(k.Values) != 1 || (v.Shape.Elem != ir.F32 && v.Shape.Elem != ir.F64) ||
+	if k.Dot != nil {
+		v = k.Dot
+	} else if len(k.Values) != 1 {
+		return nil, nil
+	}
+	if (v.Shape.Elem != ir.F32 && v.Shape.Elem != ir.F64) ||
 		v.Args[0].Shape.Elem != v.Shape.Elem || v.Args[1].Shape.Elem != v.Shape.Elem {
 		return nil, nil
 	}
-	g, ok := gemmOf(v)
+	g, ok := sched.GemmOf(v)
 	if !ok {
 		return nil, nil
 	}
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
 	s := &dotStep{g: g, elem: v.Shape.Elem, a: c.loc(bufOf(v.Args[0])), b: c.loc(bufOf(v.Args[1])), c: c.loc(k.Out)}
-	if s.elem == ir.F32 && g.batch == 1 && s.b.kind == sched.Constant && g.k > 0 && g.n > 0 {
-		ldb := g.n
-		if g.transB {
-			ldb = g.k
+	for _, st := range k.Epilogue {
+		switch st.Kind {
+		case sched.EpilogueBias:
+			s.bias, s.hasBias = c.loc(bufOf(st.Operand)), true
+		case sched.EpilogueResidual:
+			s.residual, s.hasRes = c.loc(bufOf(st.Operand)), true
+		case sched.EpilogueReLU:
+			s.act = kiln.ActReLU
+		default:
+			return nil, fmt.Errorf("epilogue stage %d has no GEMM implementation", st.Kind)
 		}
-		s.packed = kiln.PackB(g.transB, g.k, g.n, f32s(s.b.data), ldb)
+	}
+	if s.elem == ir.F32 && g.Batch == 1 && s.b.kind == sched.Constant && g.K > 0 && g.N > 0 {
+		ldb := g.N
+		if g.TransB {
+			ldb = g.K
+		}
+		s.packed = kiln.PackB(g.TransB, g.K, g.N, f32s(s.b.data), ldb)
 	}
 	return s, nil
 }
@@ -132,30 +75,41 @@ func (s *dotStep) name() string {
 
 func (s *dotStep) exec(fr *frame) error {
 	g := s.g
-	lda, ldb := g.k, g.n
-	if g.transA {
-		lda = g.m
+	lda, ldb := g.K, g.N
+	if g.TransA {
+		lda = g.M
 	}
-	if g.transB {
-		ldb = g.k
+	if g.TransB {
+		ldb = g.K
 	}
-	if g.m == 0 || g.n == 0 || g.batch == 0 {
+	if g.M == 0 || g.N == 0 || g.Batch == 0 {
 		return nil
 	}
 	switch s.elem {
 	case ir.F32:
 		a, b, c := f32s(fr.bytes(s.a)), f32s(fr.bytes(s.b)), f32s(fr.bytes(s.c))
+		var ep kiln.Epilogue
+		ep.Act = s.act
+		if s.hasBias {
+			ep.Bias = f32s(fr.bytes(s.bias))
+		}
+		beta := float32(0)
+		if s.hasRes {
+			// C = A·B + residual: start C as the residual and accumulate.
+			copy(c, f32s(fr.bytes(s.residual)))
+			beta = 1
+		}
 		if s.packed != nil {
-			kiln.SgemmPacked(g.transA, g.m, 1, a, lda, s.packed, 0, c, g.n)
+			kiln.SgemmPackedEpilogue(g.TransA, g.M, 1, a, lda, s.packed, beta, c, g.N, ep)
 			return nil
 		}
-		for i := 0; i < g.batch; i++ {
-			kiln.Sgemm(g.transA, g.transB, g.m, g.n, g.k, 1, a[i*g.m*g.k:], lda, b[i*g.k*g.n:], ldb, 0, c[i*g.m*g.n:], g.n)
+		for i := 0; i < g.Batch; i++ {
+			kiln.SgemmEpilogue(g.TransA, g.TransB, g.M, g.N, g.K, 1, a[i*g.M*g.K:], lda, b[i*g.K*g.N:], ldb, beta, c[i*g.M*g.N:], g.N, ep)
 		}
 	case ir.F64:
 		a, b, c := f64s(fr.bytes(s.a)), f64s(fr.bytes(s.b)), f64s(fr.bytes(s.c))
-		for i := 0; i < g.batch; i++ {
-			kiln.Dgemm(g.transA, g.transB, g.m, g.n, g.k, 1, a[i*g.m*g.k:], lda, b[i*g.k*g.n:], ldb, 0, c[i*g.m*g.n:], g.n)
+		for i := 0; i < g.Batch; i++ {
+			kiln.Dgemm(g.TransA, g.TransB, g.M, g.N, g.K, 1, a[i*g.M*g.K:], lda, b[i*g.K*g.N:], ldb, 0, c[i*g.M*g.N:], g.N)
 		}
 	}
 	return nil

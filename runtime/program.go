@@ -226,3 +226,11 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 	k.Impl = "reference"
 	return s, nil
 }
+
+func prod(dims []int) int {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	return n
+}

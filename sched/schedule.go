@@ -36,13 +36,13 @@ func scheduleFunc(f *ssa.Func, opts Options) (*Plan, error) {
 		pl.Params = append(pl.Params, b)
 		pl.Values[prm] = b
 	}
-	groups := s.groups(f)
+	groups, epilogues := fuse(f, opts.NoFusion)
 	for _, v := range f.Values {
 		if s.bindWithoutKernel(v) {
 			continue
 		}
 		if g, ok := groups[v]; ok {
-			if err := s.addKernel(g); err != nil {
+			if err := s.addKernel(g, epilogues[v]); err != nil {
 				return nil, err
 			}
 		}
@@ -126,19 +126,6 @@ func (s *scheduler) bindWithoutKernel(v *ssa.Value) bool {
 	return false
 }
 
-// groups decides which values are computed together: it returns, for the
-// root of every kernel, the values the kernel computes (root last). Values
-// that need no kernel are in no group.
-func (s *scheduler) groups(f *ssa.Func) map[*ssa.Value][]*ssa.Value {
-	g := map[*ssa.Value][]*ssa.Value{}
-	for _, v := range f.Values {
-		if !needsNoKernel(v) {
-			g[v] = []*ssa.Value{v}
-		}
-	}
-	return g
-}
-
 // needsNoKernel mirrors bindWithoutKernel's cases.
 func needsNoKernel(v *ssa.Value) bool {
 	return v.Op == ssa.OpParameter || (v.Op == ssa.OpConstant && v.Attrs.Literal != nil) ||
@@ -159,9 +146,17 @@ func isByteReinterpretation(v *ssa.Value) bool {
 }
 
 // addKernel creates the kernel of one group of values.
-func (s *scheduler) addKernel(g []*ssa.Value) error {
+func (s *scheduler) addKernel(g []*ssa.Value, stages []EpilogueStage) error {
 	root := g[len(g)-1]
 	k := &Kernel{Kind: kindOf(root), Root: root, Values: g, Parallel: 1}
+	if stages != nil {
+		k.Kind, k.Epilogue = Dot, stages
+		for _, v := range g {
+			if v.Op == ssa.OpDot {
+				k.Dot = v
+			}
+		}
+	}
 	inGroup := map[*ssa.Value]bool{}
 	for _, v := range g {
 		inGroup[v] = true

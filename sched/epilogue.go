@@ -1,0 +1,150 @@
+package sched
+
+import (
+	"math"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// EpilogueKind names one stage of a GEMM epilogue.
+type EpilogueKind uint8
+
+// Epilogue stages, in the order they may appear after the dot.
+const (
+	EpilogueBias     EpilogueKind = iota // + bias[n]: a per-column vector broadcast along the rows
+	EpilogueResidual                     // + r, a tensor of the dot's shape
+	EpilogueReLU                         // max(x, 0)
+	EpilogueGelu                         // kiln.gelu (erf or tanh form)
+)
+
+// EpilogueStage is one fused value of a GEMM epilogue: its kind, the value,
+// and the operand it adds (the bias vector or the residual), if any.
+type EpilogueStage struct {
+	Kind    EpilogueKind
+	Value   *ssa.Value
+	Operand *ssa.Value
+}
+
+// MatchEpilogue recognises v as the end of a chain dot → [+ bias] →
+// [+ residual] → [relu | gelu] over a float32 dot that runs as a GEMM,
+// where each value in the chain is used only by the next. It returns the dot
+// and the chain's stages in order.
+func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value, []EpilogueStage, bool) {
+	var stages []EpilogueStage
+	cur := v
+	for {
+		if cur != v && len(users[cur]) != 1 {
+			return nil, nil, false
+		}
+		if cur.Op == ssa.OpDot {
+			if cur == v || cur.Shape.Elem != ir.F32 || cur.Args[0].Shape.Elem != ir.F32 || cur.Args[1].Shape.Elem != ir.F32 {
+				return nil, nil, false
+			}
+			if _, ok := GemmOf(cur); !ok {
+				return nil, nil, false
+			}
+			// Stages were collected from the end backwards.
+			for i, j := 0, len(stages)-1; i < j; i, j = i+1, j-1 {
+				stages[i], stages[j] = stages[j], stages[i]
+			}
+			if !epilogueOrderOK(stages) {
+				return nil, nil, false
+			}
+			return cur, stages, true
+		}
+		st, next, ok := epilogueStage(cur, users)
+		if !ok {
+			return nil, nil, false
+		}
+		stages = append(stages, st)
+		cur = next
+	}
+}
+
+// epilogueStage matches one value of the chain and returns the value below it.
+func epilogueStage(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (EpilogueStage, *ssa.Value, bool) {
+	if v.Shape.Elem != ir.F32 || !v.Shape.HasDefaultLayout() {
+		return EpilogueStage{}, nil, false
+	}
+	switch v.Op {
+	case ssa.OpAdd:
+		for i := 0; i < 2; i++ {
+			x, o := v.Args[i], v.Args[1-i]
+			if isColumnBias(o, v.Shape) {
+				return EpilogueStage{Kind: EpilogueBias, Value: v, Operand: o.Args[0]}, x, true
+			}
+		}
+		// A residual: the chain continues through the operand that is a dot
+		// or a bias add (tried first), the other is added as a tensor.
+		for _, i := range residualOrder(v, users) {
+			x, o := v.Args[i], v.Args[1-i]
+			if o.Shape.EqualIgnoringLayout(v.Shape) && o.Op != ssa.OpBroadcast {
+				return EpilogueStage{Kind: EpilogueResidual, Value: v, Operand: o}, x, true
+			}
+		}
+	case ssa.OpMaximum:
+		for i := 0; i < 2; i++ {
+			if isScalarZero(v.Args[1-i]) {
+				return EpilogueStage{Kind: EpilogueReLU, Value: v}, v.Args[i], true
+			}
+		}
+	case ssa.OpGelu:
+		return EpilogueStage{Kind: EpilogueGelu, Value: v}, v.Args[0], true
+	}
+	return EpilogueStage{}, nil, false
+}
+
+// residualOrder lists which operand of an add may continue the chain: a
+// dot, or an add of a bias, used only by this add.
+func residualOrder(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) []int {
+	chainLike := func(x *ssa.Value) bool {
+		if len(users[x]) != 1 {
+			return false
+		}
+		return x.Op == ssa.OpDot || (x.Op == ssa.OpAdd && (isColumnBias(x.Args[0], x.Shape) || isColumnBias(x.Args[1], x.Shape)))
+	}
+	switch {
+	case chainLike(v.Args[0]):
+		return []int{0}
+	case chainLike(v.Args[1]):
+		return []int{1}
+	}
+	return nil
+}
+
+// epilogueOrderOK accepts bias, then residual, then one activation, each
+// at most once.
+func epilogueOrderOK(stages []EpilogueStage) bool {
+	last := EpilogueKind(0)
+	for i, s := range stages {
+		if i > 0 && s.Kind <= last {
+			return false
+		}
+		if (s.Kind == EpilogueReLU || s.Kind == EpilogueGelu) && i != len(stages)-1 {
+			return false
+		}
+		last = s.Kind
+	}
+	return len(stages) > 0
+}
+
+// isColumnBias reports whether b broadcasts a rank-1 vector along the last
+// dimension of shape s (the N dimension of a GEMM output).
+func isColumnBias(b *ssa.Value, s ir.Shape) bool {
+	return b.Op == ssa.OpBroadcast && b.Args[0].Shape.Rank() == 1 && len(b.Attrs.Dimensions) == 1 &&
+		b.Attrs.Dimensions[0] == s.Rank()-1 && b.Args[0].Shape.Elem == ir.F32
+}
+
+// isScalarZero reports whether v is +0 broadcast from a scalar constant (or
+// a scalar constant itself).
+func isScalarZero(v *ssa.Value) bool {
+	if v.Op == ssa.OpBroadcast && v.Args[0].Shape.IsScalar() {
+		v = v.Args[0]
+	}
+	if !v.IsConstant() || !v.Shape.IsScalar() || v.Shape.Elem != ir.F32 {
+		return false
+	}
+	x := v.Attrs.Literal.Float32s()[0]
+	return x == 0 && !math.Signbit(float64(x))
+}

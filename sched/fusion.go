@@ -1,0 +1,201 @@
+package sched
+
+import (
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// maxFusedOps bounds the program of one fused loop (the runtime evaluates
+// at most this many ops per element).
+const maxFusedOps = 64
+
+// fuser decides the kernels of one function. It visits values from the
+// last to the first, so that every value is seen after all its users: a
+// value becomes the root of a kernel when some user reads it from memory
+// (or it is the function's result), and each new kernel then absorbs the
+// producers it can compute on the fly.
+type fuser struct {
+	f       *ssa.Func
+	users   map[*ssa.Value][]*ssa.Value
+	groupOf map[*ssa.Value]*group // the kernel computing each value as its root
+	// inside[v] lists the kernels that compute v internally (fused, not
+	// materialised).
+	inside map[*ssa.Value][]*group
+	noFuse bool
+}
+
+type group struct {
+	root    *ssa.Value
+	members map[*ssa.Value]bool
+	stages  []EpilogueStage // Dot kernels: the fused epilogue, in order
+}
+
+// fuse returns the kernels of f: for each kernel root, the values it
+// computes, in f's order (root last), and the epilogues of dot kernels.
+func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage) {
+	fu := &fuser{f: f, users: f.Users(), groupOf: map[*ssa.Value]*group{}, inside: map[*ssa.Value][]*group{}, noFuse: noFuse}
+	for i := len(f.Values) - 1; i >= 0; i-- {
+		v := f.Values[i]
+		if needsNoKernel(v) || !fu.materialised(v) {
+			continue
+		}
+		g := &group{root: v, members: map[*ssa.Value]bool{v: true}}
+		fu.groupOf[v] = g
+		if noFuse {
+			continue
+		}
+		if dot, stages, ok := MatchEpilogue(v, fu.users); ok {
+			fu.absorb(g, dot)
+			for _, st := range stages {
+				if st.Value != v {
+					fu.absorb(g, st.Value)
+				}
+				for _, a := range st.Value.Args {
+					if a.Op == ssa.OpBroadcast && a != st.Operand {
+						fu.absorb(g, a) // the bias or zero broadcast: read through, never materialised
+					}
+				}
+			}
+			g.stages = stages
+			continue
+		}
+		if kindOf(v) == Loop {
+			fu.growLoop(g)
+		}
+	}
+	kernels := map[*ssa.Value][]*ssa.Value{}
+	epilogues := map[*ssa.Value][]EpilogueStage{}
+	for _, v := range f.Values {
+		for _, g := range fu.inside[v] {
+			kernels[g.root] = append(kernels[g.root], v)
+		}
+		if g, ok := fu.groupOf[v]; ok {
+			kernels[v] = append(kernels[v], v)
+			if g.stages != nil {
+				epilogues[v] = g.stages
+			}
+		}
+	}
+	return kernels, epilogues
+}
+
+// materialised reports whether v must be computed into a buffer: it is the
+// function's result, a user reads it outside any kernel that computes it,
+// or it has side effects.
+func (fu *fuser) materialised(v *ssa.Value) bool {
+	if v == fu.f.Root || v.Op.HasSideEffect() {
+		return true
+	}
+	for _, u := range fu.users[v] {
+		if !fu.computesInside(u, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// computesInside reports whether the kernel that computes user u (as root
+// or inside) also computes v inside it.
+func (fu *fuser) computesInside(u, v *ssa.Value) bool {
+	for _, g := range fu.kernelsOf(u) {
+		if !g.members[v] || g.root == v {
+			return false
+		}
+	}
+	return len(fu.kernelsOf(u)) > 0
+}
+
+func (fu *fuser) kernelsOf(v *ssa.Value) []*group {
+	gs := fu.inside[v]
+	if g, ok := fu.groupOf[v]; ok {
+		gs = append(append([]*group(nil), gs...), g)
+	}
+	return gs
+}
+
+// growLoop absorbs into a loop kernel the producers it can compute on the
+// fly: elementwise and index-mapping values whose every user is already in
+// the kernel, and cheap data movement (broadcasts, iotas, transposes,
+// slices) even when other kernels read it too. A producer joins only if the
+// loop program still derives (every access strided) and stays small.
+func (fu *fuser) growLoop(g *group) {
+	for changed := true; changed; {
+		changed = false
+		for m := range g.members {
+			for _, a := range m.Args {
+				if g.members[a] || !fusibleIntoLoop(a) {
+					continue
+				}
+				if !cheapToRecompute(a) && !fu.allUsersIn(a, g) {
+					continue
+				}
+				g.members[a] = true
+				if !fu.loopDerives(g) {
+					delete(g.members, a)
+					continue
+				}
+				delete(g.members, a)
+				fu.absorb(g, a)
+				changed = true
+			}
+		}
+	}
+}
+
+// absorb makes v part of kernel g (computed inside it).
+func (fu *fuser) absorb(g *group, v *ssa.Value) {
+	if !g.members[v] {
+		g.members[v] = true
+		fu.inside[v] = append(fu.inside[v], g)
+	}
+}
+
+func (fu *fuser) allUsersIn(v *ssa.Value, g *group) bool {
+	for _, u := range fu.users[v] {
+		if !g.members[u] {
+			return false
+		}
+	}
+	return true
+}
+
+// loopDerives checks that the group's loop program can be built.
+func (fu *fuser) loopDerives(g *group) bool {
+	k := &Kernel{Root: g.root}
+	for _, v := range fu.f.Values {
+		if g.members[v] {
+			k.Values = append(k.Values, v)
+		}
+	}
+	seen := map[*ssa.Value]bool{}
+	for _, v := range k.Values {
+		for _, a := range v.Args {
+			if !g.members[a] && !seen[a] {
+				seen[a] = true
+				k.Inputs = append(k.Inputs, a)
+			}
+		}
+	}
+	lp, err := buildLoop(k)
+	return err == nil && len(lp.Ops) <= maxFusedOps
+}
+
+// fusibleIntoLoop reports whether v can be computed inside a loop kernel.
+func fusibleIntoLoop(v *ssa.Value) bool {
+	if needsNoKernel(v) || v.Op.HasSideEffect() || !v.Shape.IsArray() {
+		return false
+	}
+	return kindOf(v) == Loop && v.Op != ssa.OpCopy
+}
+
+// cheapToRecompute reports whether recomputing v in every kernel that reads
+// it costs no arithmetic: pure data movement and index generation.
+func cheapToRecompute(v *ssa.Value) bool {
+	switch v.Op {
+	case ssa.OpBroadcast, ssa.OpIota, ssa.OpTranspose, ssa.OpSlice, ssa.Op(ir.OpReverse):
+		return true
+	case ssa.OpConstant:
+		return v.Shape.IsScalar()
+	}
+	return false
+}
