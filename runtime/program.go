@@ -202,6 +202,8 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 		s, err = c.conditionalStep(plan, k)
 	case sched.Dot:
 		s, err = c.dotStep(k)
+	case sched.Conv:
+		s, err = c.convStep(k, p)
 	case sched.Loop:
 		s, err = c.loopStep(k, p)
 	case sched.Reduce:
