@@ -6,7 +6,7 @@
 //	kiln indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse]
 //	kiln simplify 'MAP'
 //	kiln fmt FILE.hlo
-//	kiln bench FILE.hlo [--json]
+//	kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json]
 //	kiln cpu
 package main
 

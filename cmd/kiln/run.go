@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:  "run",
-		usage: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--reference]   run the entry computation and print its outputs",
+		usage: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference]   run the entry computation and print its outputs",
 		run:   runCommand,
 	})
 }
@@ -37,23 +37,33 @@ func (a runArg) String() string {
 	return "--arg " + s
 }
 
-// runOptions are the parsed arguments of `kiln run`.
-type runOptions struct {
-	file      string
-	args      []runArg
-	reference bool
+// moduleArgs are the arguments kiln run and kiln bench share: the module
+// file, the values of its entry parameters in order (--arg, --npy), and a
+// file of named weights that bind parameters by name (--weights).
+type moduleArgs struct {
+	file    string
+	args    []runArg
+	weights string
 }
 
-func parseRunArgs(args []string) (runOptions, error) {
-	var o runOptions
+// extraFlag handles a flag particular to one command: name is the flag
+// without dashes, hasValue says whether it was written --name=value, and
+// value returns the value (from `=` or the next argument). It reports
+// whether the command knows the flag.
+type extraFlag func(name string, hasValue bool, value func() (string, error)) (bool, error)
+
+// parseModuleArgs parses args into m, passing the flags it does not know to
+// extra; want lists every flag the command takes, for the error about an
+// unknown one.
+func parseModuleArgs(args []string, m *moduleArgs, want string, extra extraFlag) error {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !strings.HasPrefix(a, "-") {
-			if o.file != "" {
-				return o, fmt.Errorf("more than one module file: %q and %q", o.file, a)
+			if m.file != "" {
+				return fmt.Errorf("more than one module file: %q and %q", m.file, a)
 			}
-			o.file = a
+			m.file = a
 			continue
 		}
 		needValue := func() (string, error) {
@@ -67,31 +77,59 @@ func parseRunArgs(args []string) (runOptions, error) {
 			return args[i], nil
 		}
 		switch name {
-		case "arg":
+		case "arg", "npy", "weights":
 			v, err := needValue()
 			if err != nil {
-				return o, err
+				return err
 			}
-			o.args = append(o.args, runArg{literal: v})
-		case "npy":
-			v, err := needValue()
-			if err != nil {
-				return o, err
+			switch name {
+			case "arg":
+				m.args = append(m.args, runArg{literal: v})
+			case "npy":
+				m.args = append(m.args, runArg{npyPath: v})
+			case "weights":
+				if m.weights != "" {
+					return fmt.Errorf("--weights given twice: %q and %q", m.weights, v)
+				}
+				m.weights = v
 			}
-			o.args = append(o.args, runArg{npyPath: v})
-		case "reference":
-			if hasValue {
-				return o, fmt.Errorf("--reference takes no value")
-			}
-			o.reference = true
-		case "weights":
-			return o, fmt.Errorf("--weights is not supported yet: pass each parameter with --npy or --arg")
 		default:
-			return o, fmt.Errorf("unknown flag %s (want --arg, --npy or --reference)", a)
+			known, err := extra(name, hasValue, needValue)
+			if err != nil {
+				return err
+			}
+			if !known {
+				return fmt.Errorf("unknown flag %s (want %s)", a, want)
+			}
 		}
 	}
+	return nil
+}
+
+// runOptions are the parsed arguments of `kiln run`.
+type runOptions struct {
+	moduleArgs
+	reference bool
+}
+
+func parseRunArgs(args []string) (runOptions, error) {
+	var o runOptions
+	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights or --reference",
+		func(name string, hasValue bool, _ func() (string, error)) (bool, error) {
+			if name != "reference" {
+				return false, nil
+			}
+			if hasValue {
+				return true, fmt.Errorf("--reference takes no value")
+			}
+			o.reference = true
+			return true, nil
+		})
+	if err != nil {
+		return o, err
+	}
 	if o.file == "" {
-		return o, errors.New("no module file: usage: kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--reference]")
+		return o, errors.New("no module file: usage: kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference]")
 	}
 	return o, nil
 }
@@ -112,23 +150,15 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err := m.Verify(); err != nil {
 		return fmt.Errorf("%s: %w", o.file, err)
 	}
-	params := m.Entry.Parameters
-	if len(o.args) != len(params) {
-		return fmt.Errorf("%s: the entry computation %s takes %d arguments (%s), %d given",
-			o.file, m.Entry.Name, len(params), paramList(params), len(o.args))
+	var w *weightFile
+	if o.weights != "" {
+		if w, err = loadWeightFile(m, o.weights); err != nil {
+			return err
+		}
 	}
-	lits := make([]*ir.Literal, len(o.args))
-	for i, a := range o.args {
-		l, err := readRunArg(a)
-		if err != nil {
-			return fmt.Errorf("argument %d (%s): %w", i, a, err)
-		}
-		p := params[i]
-		if !l.Shape().Compatible(p.Shape) {
-			return fmt.Errorf("argument %d (%s) has shape %v, parameter %d (%s) is %v",
-				i, a, l.Shape().StringWithoutLayout(), i, p.Name, p.Shape.StringWithoutLayout())
-		}
-		lits[i] = l
+	lits, err := entryArguments(m, o.moduleArgs, w, nil)
+	if err != nil {
+		return err
 	}
 	if !o.reference {
 		// Until the compiler lands, the reference evaluator runs every module.
@@ -144,6 +174,61 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// entryArguments returns one literal per entry parameter of m: the tensor
+// of w bound to it by name (w may be nil), or else the next of the --arg and
+// --npy arguments. Those must cover exactly the parameters left, unless fill
+// is given: it then supplies the value of each parameter left over.
+func entryArguments(m *ir.Module, o moduleArgs, w *weightFile, fill func(i int) *ir.Literal) ([]*ir.Literal, error) {
+	params := m.Entry.Parameters
+	free := freeParameters(params, w)
+	if len(o.args) > len(free) || fill == nil && len(o.args) != len(free) {
+		if w != nil {
+			return nil, fmt.Errorf("%s: the entry computation %s takes %d arguments besides the %d bound by name from %s (%s), %d given",
+				o.file, m.Entry.Name, len(free), len(w.bound), w.path, paramList(free), len(o.args))
+		}
+		return nil, fmt.Errorf("%s: the entry computation %s takes %d arguments (%s), %d given",
+			o.file, m.Entry.Name, len(params), paramList(params), len(o.args))
+	}
+	lits := make([]*ir.Literal, len(params))
+	next := 0
+	for i, p := range params {
+		if l, ok := w.literal(i); ok {
+			lits[i] = l
+			continue
+		}
+		if next == len(o.args) {
+			lits[i] = fill(i)
+			continue
+		}
+		a := o.args[next]
+		l, err := readRunArg(a)
+		if err != nil {
+			return nil, fmt.Errorf("argument %d (%s): %w", next, a, err)
+		}
+		if !l.Shape().Compatible(p.Shape) {
+			return nil, fmt.Errorf("argument %d (%s) has shape %v, parameter %d (%s) is %v",
+				next, a, l.Shape().StringWithoutLayout(), i, p.Name, p.Shape.StringWithoutLayout())
+		}
+		lits[i] = l
+		next++
+	}
+	return lits, nil
+}
+
+// freeParameters are the entry parameters w does not bind, in order.
+func freeParameters(params []*ir.Instruction, w *weightFile) []*ir.Instruction {
+	if w == nil {
+		return params
+	}
+	var free []*ir.Instruction
+	for i, p := range params {
+		if _, ok := w.bound[i]; !ok {
+			free = append(free, p)
+		}
+	}
+	return free
 }
 
 func readRunArg(a runArg) (*ir.Literal, error) {
