@@ -29,7 +29,7 @@ type fallbackParam struct {
 
 func (c *compiler) fallbackStep(k *sched.Kernel) (step, error) {
 	if len(k.Values) != 1 {
-		return nil, fmt.Errorf("no implementation for a fused kernel of %d values", len(k.Values))
+		return c.fallbackGroupStep(k)
 	}
 	v := k.Root
 	if _, isIR := v.Op.IR(); !isIR {
@@ -147,4 +147,87 @@ func implName(s step) string {
 		return n.name()
 	}
 	return fmt.Sprintf("%T", s)
+}
+
+// fallbackGroupStep runs a fused kernel that no dedicated implementation
+// took value by value through the reference evaluator, keeping the fused
+// intermediates as literals.
+type fallbackGroupStep struct {
+	parts []fallbackPart
+	out   []loc
+}
+
+// fallbackPart is one value of the group: its raised instruction and where
+// each of its (distinct) arguments comes from: an earlier part, or a kernel
+// input's leaves.
+type fallbackPart struct {
+	module *ir.Module
+	inst   *ir.Instruction
+	from   []int // index of an earlier part, or -1
+	param  []fallbackParam
+}
+
+func (c *compiler) fallbackGroupStep(k *sched.Kernel) (step, error) {
+	s := &fallbackGroupStep{out: c.leaves(k.Out)}
+	index := map[*ssa.Value]int{}
+	for i, v := range k.Values {
+		if _, isIR := v.Op.IR(); !isIR || !eval.Supported(mustIR(v.Op)) {
+			return nil, fmt.Errorf("op %s has no implementation", v.Op)
+		}
+		m, inst, err := ssa.RaiseValue(v)
+		if err != nil {
+			return nil, err
+		}
+		part := fallbackPart{module: m, inst: inst}
+		seen := map[*ssa.Value]bool{}
+		for _, a := range v.Args {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			if j, ok := index[a]; ok {
+				part.from = append(part.from, j)
+				part.param = append(part.param, fallbackParam{})
+				continue
+			}
+			in := indexOf(k.Inputs, a)
+			if in < 0 {
+				return nil, fmt.Errorf("argument %v has no buffer", a)
+			}
+			part.from = append(part.from, -1)
+			part.param = append(part.param, fallbackParam{shape: a.Shape, leaves: c.leaves(k.In[in])})
+		}
+		index[v] = i
+		s.parts = append(s.parts, part)
+	}
+	return s, nil
+}
+
+func (s *fallbackGroupStep) name() string { return "reference" }
+
+func (s *fallbackGroupStep) exec(fr *frame) error {
+	results := make([]*ir.Literal, len(s.parts))
+	for i, p := range s.parts {
+		ops := make([]*ir.Literal, len(p.from))
+		for j, from := range p.from {
+			if from >= 0 {
+				ops[j] = results[from]
+				continue
+			}
+			l, _, err := literalOf(fr, p.param[j].shape, p.param[j].leaves)
+			if err != nil {
+				return err
+			}
+			ops[j] = l
+		}
+		res, err := eval.EvalInstruction(p.module, p.inst, eval.Options{Context: fr.ctx}, ops...)
+		if err != nil {
+			return err
+		}
+		results[i] = res
+	}
+	for i, l := range literalLeaves(results[len(results)-1], nil) {
+		copy(fr.bytes(s.out[i]), l.Bytes())
+	}
+	return nil
 }

@@ -25,6 +25,7 @@ const loopTile = 1024
 // output.
 type loopStep struct {
 	out     loc
+	outSize int   // bytes per output element
 	dims    []int // collapsed output dimensions
 	total   int
 	instrs  []loopInstr
@@ -76,16 +77,40 @@ type val struct {
 // loopStep compiles a Loop kernel, or returns nil when its types are outside
 // what the executor handles (float32 values and PRED masks).
 func (c *compiler) loopStep(k *sched.Kernel, p *program) (step, error) {
-	lp := k.Loop
-	if lp == nil || !loopTypeOK(k.Root.Shape.Elem) || len(lp.Ops) > maxLoopOps {
+	if k.Loop == nil || !loopTypeOK(k.Root.Shape.Elem) {
 		return nil, nil
+	}
+	s := c.compileLoop(k.Loop, k, p)
+	if s == nil {
+		return nil, nil
+	}
+	s.out, s.outSize = c.loc(k.Out), k.Root.Shape.Elem.ByteSize()
+	tiles := (s.total + loopTile - 1) / loopTile
+	s.parts = 1
+	if s.threads > 1 && s.total >= 1<<15 {
+		s.parts = min(tiles, s.threads*4)
+	}
+	tilesPer := (tiles + s.parts - 1) / max(s.parts, 1)
+	s.perPart = tilesPer * loopTile
+	if s.perPart > 0 {
+		s.parts = (s.total + s.perPart - 1) / s.perPart
+	}
+	return s, nil
+}
+
+// compileLoop compiles a loop program reading kernel k's inputs (its
+// result's destination is set by the caller), or returns nil when its types
+// or ops are outside what the executor handles.
+func (c *compiler) compileLoop(lp *sched.LoopProgram, k *sched.Kernel, p *program) *loopStep {
+	if len(lp.Ops) > maxLoopOps {
+		return nil
 	}
 	for _, in := range k.Inputs {
 		if !in.Shape.IsArray() || !loopTypeOK(in.Shape.Elem) || !in.Shape.HasDefaultLayout() {
-			return nil, nil
+			return nil
 		}
 	}
-	s := &loopStep{out: c.loc(k.Out), threads: c.cfg.threads}
+	s := &loopStep{threads: c.cfg.threads}
 	for _, b := range k.In {
 		s.loads = append(s.loads, c.loc(b))
 	}
@@ -94,7 +119,7 @@ func (c *compiler) loopStep(k *sched.Kernel, p *program) (step, error) {
 	s.total = prod(dims)
 	for i, op := range lp.Ops {
 		if !loopTypeOK(op.Type) {
-			return nil, nil
+			return nil
 		}
 		in := loopInstr{op: op.Op, typ: op.Type, args: op.Args, value: op.Value, reg: -1}
 		switch op.Op {
@@ -119,7 +144,7 @@ func (c *compiler) loopStep(k *sched.Kernel, p *program) (step, error) {
 			}
 		default:
 			if !loopOpSupported(op) || !loopArgTypesOK(lp, op) {
-				return nil, nil
+				return nil
 			}
 			if op.Op == ssa.OpConvert {
 				in.fromMask = lp.Ops[op.Args[0]].Type == ir.PRED
@@ -132,19 +157,8 @@ func (c *compiler) loopStep(k *sched.Kernel, p *program) (step, error) {
 		s.instrs = append(s.instrs, in)
 	}
 	s.assignRegisters()
-	need := s.regs * loopTile * 4
-	p.scratch = max(p.scratch, need)
-	tiles := (s.total + loopTile - 1) / loopTile
-	s.parts = 1
-	if s.threads > 1 && s.total >= 1<<15 {
-		s.parts = min(tiles, s.threads*4)
-	}
-	tilesPer := (tiles + s.parts - 1) / max(s.parts, 1)
-	s.perPart = tilesPer * loopTile
-	if s.perPart > 0 {
-		s.parts = (s.total + s.perPart - 1) / s.perPart
-	}
-	return s, nil
+	p.scratch = max(p.scratch, (s.regs+1)*loopTile*4)
+	return s
 }
 
 func loopTypeOK(t ir.ElementType) bool { return t == ir.F32 || t == ir.PRED }
@@ -286,9 +300,15 @@ func (s *loopStep) part(fr *frame, p, w int) {
 	out := fr.bytes(s.out)
 	for start := lo; start < hi; start += loopTile {
 		n := min(loopTile, hi-start)
-		for i := range s.instrs {
-			s.eval(fr, &s.instrs[i], vs, i, start, n, scratch, out)
-		}
+		s.tile(fr, vs, start, n, scratch, out[start*s.outSize:(start+n)*s.outSize])
+	}
+}
+
+// tile evaluates the program for the output elements [start, start+n),
+// writing the result into dst (n elements of the result type).
+func (s *loopStep) tile(fr *frame, vs []val, start, n int, scratch, dst []byte) {
+	for i := range s.instrs {
+		s.eval(fr, &s.instrs[i], vs, i, start, n, scratch, dst)
 	}
 }
 
@@ -301,16 +321,17 @@ func regBool(scratch []byte, r, n int) []bool {
 	return unsafe.Slice((*bool)(unsafe.Pointer(&scratch[r*loopTile*4])), n)
 }
 
-// eval computes instruction i for the tile [start, start+n).
+// eval computes instruction i for the tile [start, start+n); the last
+// instruction writes into out, the tile's destination.
 func (s *loopStep) eval(fr *frame, in *loopInstr, vs []val, i, start, n int, scratch, out []byte) {
 	isLast := i == len(s.instrs)-1
 	var dstF []float32
 	var dstM []bool
 	switch {
 	case isLast && in.typ == ir.F32:
-		dstF = f32s(out)[start : start+n]
+		dstF = f32s(out)[:n]
 	case isLast:
-		dstM = bools(out)[start : start+n]
+		dstM = bools(out)[:n]
 	case in.reg >= 0 && in.typ == ir.F32:
 		dstF = regF32(scratch, in.reg, n)
 	case in.reg >= 0:

@@ -8,122 +8,149 @@ import (
 	"github.com/kilnml/kiln/ssa"
 )
 
-// reducerOp recognises the standard scalar reducers: a function of two
-// scalar parameters whose root is add, multiply, maximum or minimum of them.
-func reducerOp(f *ssa.Func) (ssa.Op, bool) {
-	if len(f.Params) != 2 || f.Root == nil || len(f.Root.Args) != 2 {
-		return 0, false
-	}
-	r := f.Root
-	switch r.Op {
-	case ssa.OpAdd, ssa.OpMultiply, ssa.OpMaximum, ssa.OpMinimum:
-	default:
-		return 0, false
-	}
-	p0, p1 := f.Params[0], f.Params[1]
-	if (r.Args[0] == p0 && r.Args[1] == p1) || (r.Args[0] == p1 && r.Args[1] == p0) {
-		return r.Op, true
-	}
-	return 0, false
-}
-
-// reduceStep is a float32 reduce with a standard reducer: the output is
-// laid out over the kept dimensions; each output element folds the reduced
-// elements, in row-major order of the reduced dimensions, onto the initial
-// value — the order the reference evaluator uses, so the two agree exactly.
+// reduceStep is a float32 reduce with a standard reducer, reading its
+// operand from memory or computing it on the fly with a fused loop program
+// (input fusion). Each output element folds its reduced elements, in
+// row-major order of the reduced dimensions, onto the initial value — the
+// order the reference evaluator uses, so the two agree exactly.
+//
+// When the reduced dimensions are the innermost ones, every output element
+// folds one contiguous run of the operand (a row): rows are split across
+// workers. Otherwise the operand is walked in its row-major order and each
+// element folded into the output element it belongs to.
 type reduceStep struct {
 	op      ssa.Op
 	in, out loc
 	init    loc
-	// The input is walked as [outer, reduced, inner] after the dimensions
-	// are sorted: kept dims (outer), reduced dims, then kept dims faster
-	// than every reduced dim (inner).
-	keptDims, keptStrides []int // over output elements, input strides
-	redDims, redStrides   []int
-	count                 int // output elements
+	loop    *loopStep // the fused producer of the operand, or nil
+	rows    bool      // reduced dimensions are the innermost ones
+	rowLen  int
+	count   int // output elements
+	xDims   []int
+	outStr  []int // per operand dimension, its stride in the output (0 for reduced dims)
+	parts   int
+	threads int
 }
 
 func (c *compiler) reduceStep(k *sched.Kernel, p *program) (step, error) {
 	v := k.Root
-	if len(k.Values) != 1 || len(v.Args) != 2 || v.Shape.Elem != ir.F32 || !v.Args[0].Shape.HasDefaultLayout() {
+	if len(v.Args) != 2 || v.Shape.Elem != ir.F32 || v.Args[0].Shape.Elem != ir.F32 || !v.Args[0].Shape.HasDefaultLayout() {
 		return nil, nil
 	}
-	op, ok := reducerOp(v.Funcs[0])
+	op, ok := sched.StandardReducer(v.Funcs[0])
 	if !ok {
 		return nil, nil
 	}
 	x := v.Args[0].Shape
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
-	s := &reduceStep{op: op, in: c.loc(bufOf(v.Args[0])), init: c.loc(bufOf(v.Args[1])), out: c.loc(k.Out), count: v.Shape.ElementCount()}
-	strides := rowMajorStrides(x.Dims)
-	for d := range x.Dims {
-		if slices.Contains(v.Attrs.Dimensions, d) {
-			s.redDims = append(s.redDims, x.Dims[d])
-			s.redStrides = append(s.redStrides, strides[d])
-		} else {
-			s.keptDims = append(s.keptDims, x.Dims[d])
-			s.keptStrides = append(s.keptStrides, strides[d])
+	s := &reduceStep{op: op, init: c.loc(bufOf(v.Args[1])), out: c.loc(k.Out), count: v.Shape.ElementCount(),
+		xDims: x.Dims, threads: c.cfg.threads}
+	if len(k.Values) > 1 {
+		if k.Loop == nil {
+			return nil, nil
 		}
+		if s.loop = c.compileLoop(k.Loop, k, p); s.loop == nil {
+			return nil, nil
+		}
+	} else {
+		s.in = c.loc(bufOf(v.Args[0]))
+	}
+	// Output strides of the kept dimensions, in operand order.
+	s.outStr = make([]int, x.Rank())
+	st := 1
+	for d := x.Rank() - 1; d >= 0; d-- {
+		if !slices.Contains(v.Attrs.Dimensions, d) {
+			s.outStr[d] = st
+			st *= x.Dims[d]
+		}
+	}
+	nr := len(v.Attrs.Dimensions)
+	s.rows = true
+	for d := x.Rank() - nr; d < x.Rank(); d++ {
+		if !slices.Contains(v.Attrs.Dimensions, d) {
+			s.rows = false
+		}
+	}
+	s.rowLen = prod(x.Dims[x.Rank()-nr:])
+	s.parts = 1
+	if s.rows && s.threads > 1 && s.count*s.rowLen >= 1<<15 {
+		s.parts = min(s.count, s.threads*4)
 	}
 	return s, nil
 }
 
-func rowMajorStrides(dims []int) []int {
-	s := make([]int, len(dims))
-	st := 1
-	for d := len(dims) - 1; d >= 0; d-- {
-		s[d] = st
-		st *= dims[d]
+func (s *reduceStep) name() string {
+	if s.loop != nil {
+		return "reduce-fused-" + s.op.String()
 	}
-	return s
+	return "reduce-" + s.op.String()
 }
 
-func (s *reduceStep) name() string { return "reduce-" + s.op.String() }
-
 func (s *reduceStep) exec(fr *frame) error {
-	x, out := f32s(fr.bytes(s.in)), f32s(fr.bytes(s.out))
+	if s.count == 0 {
+		return nil
+	}
+	if s.rows {
+		parallelFor(fr, &fr.task, s, s.parts, s.threads)
+		return nil
+	}
+	out := f32s(fr.bytes(s.out))[:s.count]
 	init := f32s(fr.bytes(s.init))[0]
-	var kidx, ridx [16]int
-	kept := kidx[:len(s.keptDims)]
-	red := ridx[:len(s.redDims)]
-	redCount := prod(s.redDims)
-	contiguous := len(s.redDims) > 0 && s.redStrides[len(s.redStrides)-1] == 1 && isRowMajorTail(s.redDims, s.redStrides)
-	for o := 0; o < s.count; o++ {
-		base := 0
-		for d, i := range kept {
-			base += i * s.keptStrides[d]
+	for i := range out {
+		out[i] = init
+	}
+	total := prod(s.xDims)
+	var idxBuf [16]int
+	idx := idxBuf[:len(s.xDims)]
+	var x []float32
+	if s.loop == nil {
+		x = f32s(fr.bytes(s.in))
+	}
+	var vs [maxLoopOps]val
+	for start := 0; start < total; start += loopTile {
+		n := min(loopTile, total-start)
+		tile := x[min(start, len(x)):min(start+n, len(x))]
+		if s.loop != nil {
+			buf := fr.scratch[0][s.loop.regs*loopTile*4:]
+			s.loop.tile(fr, vs[:len(s.loop.instrs)], start, n, fr.scratch[0], buf)
+			tile = f32s(buf)[:n]
 		}
-		acc := init
-		if contiguous {
-			acc = foldF32(s.op, acc, x[base:base+redCount])
-		} else {
-			clear(red)
-			for r := 0; r < redCount; r++ {
-				off := base
-				for d, i := range red {
-					off += i * s.redStrides[d]
-				}
-				acc = applyF32(s.op, acc, x[off])
-				ir.NextIndex(s.redDims, red)
+		for _, e := range tile {
+			o := 0
+			for d, i := range idx {
+				o += i * s.outStr[d]
 			}
+			out[o] = applyF32(s.op, out[o], e)
+			ir.NextIndex(s.xDims, idx)
 		}
-		out[o] = acc
-		ir.NextIndex(s.keptDims, kept)
 	}
 	return nil
 }
 
-// isRowMajorTail reports whether the reduced dimensions are the innermost
-// ones of the input, so each output element's inputs are one contiguous run.
-func isRowMajorTail(dims, strides []int) bool {
-	st := 1
-	for d := len(dims) - 1; d >= 0; d-- {
-		if strides[d] != st {
-			return false
+// part folds the rows of part p: rows [p·count/parts, (p+1)·count/parts).
+func (s *reduceStep) part(fr *frame, p, w int) {
+	r0, r1 := p*s.count/s.parts, (p+1)*s.count/s.parts
+	out := f32s(fr.bytes(s.out))
+	init := f32s(fr.bytes(s.init))[0]
+	if s.loop == nil {
+		x := f32s(fr.bytes(s.in))
+		for r := r0; r < r1; r++ {
+			out[r] = foldF32(s.op, init, x[r*s.rowLen:(r+1)*s.rowLen])
 		}
-		st *= dims[d]
+		return
 	}
-	return true
+	var vs [maxLoopOps]val
+	scratch := fr.scratch[w]
+	buf := scratch[s.loop.regs*loopTile*4:]
+	for r := r0; r < r1; r++ {
+		acc := init
+		for start := r * s.rowLen; start < (r+1)*s.rowLen; start += loopTile {
+			n := min(loopTile, (r+1)*s.rowLen-start)
+			s.loop.tile(fr, vs[:len(s.loop.instrs)], start, n, scratch, buf)
+			acc = foldF32(s.op, acc, f32s(buf)[:n])
+		}
+		out[r] = acc
+	}
 }
 
 func applyF32(op ssa.Op, acc, x float32) float32 {

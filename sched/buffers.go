@@ -1,6 +1,10 @@
 package sched
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/kilnml/kiln/ssa"
+)
 
 // arenaAlign is the alignment of every arena buffer: a cache line, which is
 // also the widest vector load.
@@ -39,6 +43,46 @@ func (s *scheduler) liveness() {
 			touch(b, i)
 		}
 	}
+}
+
+// reuseInPlace lets a loop kernel write its result over an input it is the
+// last to read, when the input has the output's size and element width and
+// the loop reads it only element for element (at the position it writes):
+// the output then aliases the input, whose live range grows to cover it.
+func (s *scheduler) reuseInPlace() {
+	for i, k := range s.plan.Kernels {
+		if k.Kind != Loop || k.Loop == nil || k.Out.Kind != Arena {
+			continue
+		}
+		for in, b := range k.In {
+			root, off := b.Root()
+			if root.Kind != Arena || off != 0 || root.Last != i || b.Size() != k.Out.Size() ||
+				root.Size() != b.Size() || b.Shape.Elem.ByteSize() != k.Out.Shape.Elem.ByteSize() ||
+				!readsElementwise(k.Loop, in) {
+				continue
+			}
+			last := k.Out.Last
+			k.Out.Kind, k.Out.Of, k.Out.Offset = Alias, root, 0
+			root.Last = max(root.Last, last)
+			break
+		}
+	}
+}
+
+// readsElementwise reports whether every load of input `in` in the loop
+// reads the element at the output position being written.
+func readsElementwise(lp *LoopProgram, in int) bool {
+	found := false
+	for _, op := range lp.Ops {
+		if op.Op != ssa.OpParameter || op.Access.Input != in {
+			continue
+		}
+		if op.Access.Offset != 0 || !op.Access.IsLinear(lp.Dims) {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // placeArena gives every arena buffer an offset such that buffers whose live

@@ -59,7 +59,17 @@ func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value
 			g.stages = stages
 			continue
 		}
-		if kindOf(v) == Loop {
+		switch {
+		case kindOf(v) == Loop:
+			fu.growLoop(g)
+		case fusibleReduce(v) && fusibleIntoLoop(v.Args[0]) && (cheapToRecompute(v.Args[0]) || len(fu.users[v.Args[0]]) == 1):
+			// Input fusion: the reduce computes its operand on the fly.
+			fu.absorb(g, v.Args[0])
+			if !fu.loopDerives(g) {
+				delete(g.members, v.Args[0])
+				fu.inside[v.Args[0]] = fu.inside[v.Args[0]][:len(fu.inside[v.Args[0]])-1]
+				break
+			}
 			fu.growLoop(g)
 		}
 	}
@@ -122,6 +132,9 @@ func (fu *fuser) growLoop(g *group) {
 	for changed := true; changed; {
 		changed = false
 		for m := range g.members {
+			if m.Op == ssa.OpReduce {
+				continue // its operand joins explicitly; its init is read from memory
+			}
 			for _, a := range m.Args {
 				if g.members[a] || !fusibleIntoLoop(a) {
 					continue
@@ -178,6 +191,16 @@ func (fu *fuser) loopDerives(g *group) bool {
 	}
 	lp, err := buildLoop(k)
 	return err == nil && len(lp.Ops) <= maxFusedOps
+}
+
+// fusibleReduce reports whether a reduce can compute its operand inside its
+// kernel: one float32 operand folded by a standard reducer.
+func fusibleReduce(v *ssa.Value) bool {
+	if v.Op != ssa.OpReduce || len(v.Args) != 2 || v.Shape.Elem != ir.F32 || len(v.Funcs) != 1 {
+		return false
+	}
+	_, ok := StandardReducer(v.Funcs[0])
+	return ok
 }
 
 // fusibleIntoLoop reports whether v can be computed inside a loop kernel.

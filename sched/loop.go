@@ -181,16 +181,32 @@ func isIndexOp(op ssa.Op) bool {
 // value's index. A value reached through different maps is computed once
 // per map (it is elementwise, so recomputing it is cheap); a value reached
 // twice through the same map is computed once.
+//
+// For a Loop kernel the program computes the root; for a Reduce kernel it
+// computes the reduce's operand, over the operand's index space.
 func buildLoop(k *Kernel) (*LoopProgram, error) {
 	b := &loopBuilder{k: k, inGroup: map[*ssa.Value]bool{}, memo: map[string]int{}}
 	for _, v := range k.Values {
 		b.inGroup[v] = true
 	}
-	b.prog.Dims = append([]int(nil), k.Root.Shape.Dims...)
-	if _, err := b.node(k.Root, identityMap(k.Root.Shape.Rank())); err != nil {
+	root := loopRoot(k.Root)
+	if !b.inGroup[root] && root != k.Root {
+		return nil, fmt.Errorf("reduce operand %v is not fused", root)
+	}
+	b.prog.Dims = append([]int(nil), root.Shape.Dims...)
+	if _, err := b.node(root, identityMap(root.Shape.Rank())); err != nil {
 		return nil, err
 	}
 	return &b.prog, nil
+}
+
+// loopRoot is the value a kernel's loop program computes: the root of a
+// loop, or the operand of a reduction.
+func loopRoot(root *ssa.Value) *ssa.Value {
+	if root.Op == ssa.OpReduce {
+		return root.Args[0]
+	}
+	return root
 }
 
 type loopBuilder struct {

@@ -52,6 +52,7 @@ func scheduleFunc(f *ssa.Func, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	s.liveness()
+	s.reuseInPlace()
 	s.placeArena()
 	return pl, nil
 }
@@ -178,7 +179,7 @@ func (s *scheduler) addKernel(g []*ssa.Value, stages []EpilogueStage) error {
 	}
 	k.Out = s.outputBuffer(root.Shape)
 	s.plan.Values[root] = k.Out
-	if k.Kind == Loop {
+	if k.Kind == Loop || (k.Kind == Reduce && len(g) > 1) {
 		lp, err := buildLoop(k)
 		if err != nil {
 			k.Kind = Generic
