@@ -6,5 +6,11 @@
 //	go test -run '^$' -bench 'Sgemm|FMAPeak' -count 6 . | tee new.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /impl new.txt
 //
+// The example models (MLP, CNN, encoder layer) run beside straightforward
+// gonum versions of the same networks, on the same deterministic weights:
+//
+//	go test -run '^$' -bench 'Model|Compile' -count 6 . | tee models.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col /impl models.txt
+//
 // It is its own module so that gonum never becomes a dependency of Kiln.
 package bench
