@@ -105,6 +105,10 @@ func operandMap(v *ssa.Value, arg int, m indexMap) (indexMap, bool) {
 	case v.Op == ssa.OpBroadcast:
 		out := indexMap{A: make([][]int, a.Rank()), C: make([]int, a.Rank())}
 		for i, d := range v.Attrs.Dimensions {
+			if a.Dims[i] == 1 && v.Shape.Dims[d] != 1 {
+				out.A[i] = zeroRow() // a degenerate dimension repeats its one element
+				continue
+			}
 			out.A[i], out.C[i] = m.A[d], m.C[d]
 		}
 		return out, true
@@ -141,12 +145,9 @@ func operandMap(v *ssa.Value, arg int, m indexMap) (indexMap, bool) {
 }
 
 // access turns a map onto a row-major array of shape s into element
-// strides over the output.
-func (m indexMap) access(input int, s ir.Shape) *Access {
-	outRank := 0
-	if len(m.A) > 0 {
-		outRank = len(m.A[0])
-	}
+// strides over the output, which has rank outRank (a scalar's map has no
+// rows to read the rank from).
+func (m indexMap) access(input int, s ir.Shape, outRank int) *Access {
 	acc := &Access{Input: input, Strides: make([]int, outRank)}
 	stride := 1
 	for j := s.Rank() - 1; j >= 0; j-- {
@@ -243,7 +244,7 @@ func (b *loopBuilder) build(v *ssa.Value, m indexMap) (int, error) {
 		if in < 0 || !v.Shape.IsArray() {
 			return 0, fmt.Errorf("loop reads %v (%s), which is not one of its inputs", v, v.Op)
 		}
-		return b.emit(LoopOp{Op: ssa.OpParameter, Type: v.Shape.Elem, Access: m.access(in, v.Shape)}), nil
+		return b.emit(LoopOp{Op: ssa.OpParameter, Type: v.Shape.Elem, Access: m.access(in, v.Shape, len(b.prog.Dims))}), nil
 	}
 	switch {
 	case v.Op == ssa.OpConstant && v.Shape.IsScalar() && v.Attrs.Literal != nil:
