@@ -13,7 +13,7 @@ type copyStep struct {
 }
 
 func (c *compiler) copyStep(k *sched.Kernel) (step, error) {
-	if k.Root.Op.String() == "copy" && len(k.In) == 1 && k.Root.Args[0].Shape.Layout != nil && !k.Root.Args[0].Shape.HasDefaultLayout() {
+	if k.Root.Op.String() == "copy" && len(k.In) == 1 && (!k.Root.Args[0].Shape.HasDefaultLayout() || !k.Root.Shape.HasDefaultLayout()) {
 		return nil, nil // a layout-changing copy: the generic implementation handles layouts
 	}
 	src, dst := c.leaves(k.In[0]), c.leaves(k.Out)
