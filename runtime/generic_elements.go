@@ -427,3 +427,14 @@ func (s *scratchPlan) take(n int) int {
 
 // reserve makes the program's per-worker scratch at least the plan's size.
 func (s *scratchPlan) reserve(p *program) { p.scratch = max(p.scratch, roundUp(s.size, 64)) }
+
+// denseStrides returns the element strides of dense row-major storage.
+func denseStrides(dims []int) []int {
+	s := make([]int, len(dims))
+	st := 1
+	for d := len(dims) - 1; d >= 0; d-- {
+		s[d] = st
+		st *= dims[d]
+	}
+	return s
+}
