@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/kilnml/kiln/affine"
@@ -118,6 +119,9 @@ func (g *Group) outputToInput(output int) (*Indexing, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s (node %d): %w", n.Op.Opcode, i, err)
 			}
+			if producer == nil {
+				producer = unknownIndexing(len(n.Args))
+			}
 			for k, arg := range n.Args {
 				target := at(arg, 0)
 				if consumer.unknown || producer.Unknown[k] || (arg >= 0 && g.Nodes[arg].Op.Shape.IsTuple()) {
@@ -224,6 +228,9 @@ func (g *Group) inputToOutput(input int) (*Indexing, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s (node %d): %w", n.Op.Opcode, i, err)
 			}
+			if consumer == nil {
+				consumer = unknownIndexing(len(nodes[i]))
+			}
 			for o := range nodes[i] {
 				target := &nodes[i][o]
 				if src.unknown || consumer.Unknown[o] {
@@ -249,10 +256,12 @@ func (g *Group) inputToOutput(input int) (*Indexing, error) {
 }
 
 // outputToInput is the node's own output-to-input indexing, through its
-// body if it has one.
+// body if it has one. A form of an op the analysis does not support gives
+// (nil, nil): its operands are unknown, and the rest of the group is still
+// analysed.
 func (n *Node) outputToInput(output int) (*Indexing, error) {
 	if n.Body == nil {
-		return n.Op.outputToInput(output)
+		return unsupportedAsUnknown(n.Op.outputToInput(output))
 	}
 	x, err := n.Body.outputToInput(output)
 	if err != nil {
@@ -268,9 +277,17 @@ func (n *Node) outputToInput(output int) (*Indexing, error) {
 // body if it has one.
 func (n *Node) inputToOutput(operand int) (*Indexing, error) {
 	if n.Body == nil {
-		return n.Op.inputToOutput(operand)
+		return unsupportedAsUnknown(n.Op.inputToOutput(operand))
 	}
 	return n.Body.inputToOutput(operand)
+}
+
+func unsupportedAsUnknown(x *Indexing, err error) (*Indexing, error) {
+	var u *UnsupportedError
+	if errors.As(err, &u) {
+		return nil, nil
+	}
+	return x, err
 }
 
 // check reports an error unless every argument names an earlier node or an

@@ -753,6 +753,9 @@ func mustParse(t testing.TB, text string) *ir.Module {
 func operandSets(text string) [][]string {
 	var sets [][]string
 	var cur []string
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
 		if strings.HasPrefix(line, "operand id = ") {
 			sets = append(sets, nil)
