@@ -22,6 +22,7 @@ var passes = [...]pass{
 	{name: "dce", fn: deadcode},
 	{name: "cse", fn: cse},
 	{name: "fold", fn: constantFold},
+	{name: "simplify", fn: simplify},
 	{name: "dce-late", fn: deadcode},
 }
 

@@ -135,7 +135,7 @@ func shortInstruction(t *testing.T, in *ir.Instruction) string {
 		out = "ROOT " + out
 	}
 	rest := strings.TrimPrefix(s[end+1:], ", ")
-	rest = stripAttr(rest, "metadata={")
+	rest = strings.ReplaceAll(stripAttr(rest, "metadata={"), "%", "")
 	if rest != "" {
 		out += ", " + rest
 	}
