@@ -360,7 +360,7 @@ func TestSimplifySlices(t *testing.T) {
 			want: `
 			ROOT x = f32[4,1] parameter(0)
 			e = f32[0,1] parameter(1)`},
-		{name: "reduce over no dimensions; +0 is not the identity of add",  passes: []string{"simplify"}, in: `
+		{name: "reduce over no dimensions; +0 is not the identity of add", passes: []string{"simplify"}, in: `
 			max {
 			  a = f32[] parameter(0)
 			  b = f32[] parameter(1)
