@@ -1,0 +1,238 @@
+package runtime
+
+// Fused loops of any element type: the loop program sched derived (loads
+// through strided accesses, iotas, scalar constants and elementwise ops) run
+// tile by tile over wide registers, each op's result rounded to its type as
+// the evaluator rounds it, the last one stored into the output. The float32
+// loop takes the float32/PRED programs; this one takes the rest (integer
+// index arithmetic, f64, f16/bf16, complex, conversions between them).
+
+import (
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// genericLoopTile is the number of output elements a generic loop computes
+// at a time.
+const genericLoopTile = 256
+
+type loopInstrKind uint8
+
+const (
+	loopLoad loopInstrKind = iota
+	loopIota
+	loopConst
+	loopOp
+)
+
+// genericLoopInstr is one op of a compiled generic loop.
+type genericLoopInstr struct {
+	kind    loopInstrKind
+	t       ir.ElementType
+	reg     int
+	args    [3]int // argument registers
+	nargs   int
+	kernel  wideKernel
+	input   int // load: index into the step's inputs
+	strides []int
+	offset  int
+	linear  bool // load: a contiguous run of the input
+	scalar  bool // load or iota: one value for the whole loop
+	value   []byte
+}
+
+type genericLoopStep struct {
+	out    loc
+	outT   ir.ElementType
+	dims   []int
+	total  int
+	ins    []loc
+	instrs []genericLoopInstr
+	regs   int // scratch offset of the registers
+	raw    int // scratch offset of the gather buffer
+}
+
+// genericLoopStep compiles a Loop kernel's program over wide registers, or
+// returns nil when an op or type is outside what wide programs cover.
+func (c *compiler) genericLoopStep(k *sched.Kernel, p *program) (step, error) {
+	lp := k.Loop
+	if lp == nil || !denseArray(k.Root.Shape) || len(lp.Ops) == 0 || len(lp.Dims) > maxGenericRank {
+		return nil, nil
+	}
+	for _, in := range k.Inputs {
+		if in.Shape.IsArray() && !denseArray(in.Shape) {
+			return nil, nil
+		}
+	}
+	s := &genericLoopStep{out: c.loc(k.Out), outT: k.Root.Shape.Elem}
+	for _, b := range k.In {
+		if b.Kind == sched.Tuple {
+			s.ins = append(s.ins, loc{})
+			continue
+		}
+		s.ins = append(s.ins, c.loc(b))
+	}
+	dims, strides := collapseDims(lp)
+	s.dims, s.total = dims, prod(dims)
+	last := make([]int, len(lp.Ops))
+	for i, op := range lp.Ops {
+		for _, a := range op.Args {
+			last[a] = i
+		}
+	}
+	last[len(lp.Ops)-1] = len(lp.Ops)
+	var ra regAllocator
+	regOf := make([]int, len(lp.Ops))
+	for i, op := range lp.Ops {
+		in := genericLoopInstr{t: op.Type}
+		switch op.Op {
+		case ssa.OpParameter, ssa.OpIota:
+			in.kind = loopLoad
+			if op.Op == ssa.OpIota {
+				in.kind = loopIota
+			} else {
+				in.input = op.Access.Input
+			}
+			in.strides, in.offset = strides[i], op.Access.Offset
+			in.scalar = op.Access.IsScalar()
+			in.linear = op.Op == ssa.OpParameter && (&sched.Access{Strides: in.strides}).IsLinear(dims)
+		case ssa.OpConstant:
+			if op.Scalar == nil || !op.Scalar.Shape().IsScalar() {
+				return nil, nil
+			}
+			in.kind, in.value = loopConst, op.Scalar.Bytes()
+		default:
+			if op.Value == nil || len(op.Args) > 3 {
+				return nil, nil
+			}
+			argT := make([]ir.ElementType, len(op.Args))
+			for j, a := range op.Args {
+				argT[j] = lp.Ops[a].Type
+				in.args[j] = regOf[a]
+			}
+			in.nargs = len(op.Args)
+			if in.kernel = opKernel(op.Value, argT); in.kernel == nil {
+				return nil, nil
+			}
+			in.kind = loopOp
+		}
+		in.reg = ra.get()
+		regOf[i] = in.reg
+		for _, a := range op.Args {
+			if last[a] == i {
+				ra.put(regOf[a])
+			}
+		}
+		s.instrs = append(s.instrs, in)
+	}
+	var sp scratchPlan
+	s.regs = sp.take(ra.next * genericLoopTile * wideBytes)
+	s.raw = sp.take(genericLoopTile * wideBytes)
+	sp.reserve(p)
+	return s, nil
+}
+
+func (s *genericLoopStep) name() string { return "loop-generic" }
+
+func (s *genericLoopStep) exec(fr *frame) error {
+	scratch := fr.scratch[0]
+	regs, raw := scratch[s.regs:], scratch[s.raw:s.raw+genericLoopTile*wideBytes]
+	out := fr.bytes(s.out)
+	var args [3]wideReg
+	for start := 0; start < s.total; start += genericLoopTile {
+		n := min(genericLoopTile, s.total-start)
+		var dst wideReg
+		for i := range s.instrs {
+			in := &s.instrs[i]
+			dst = regAt(regs, in.reg, genericLoopTile, n)
+			switch in.kind {
+			case loopLoad:
+				src := fr.bytes(s.ins[in.input])
+				switch {
+				case in.scalar:
+					loadWide(dst, 1, src, in.t, in.offset)
+					fillWide(dst, wideKindOf(in.t), n)
+				case in.linear:
+					loadWide(dst, n, src, in.t, in.offset+start)
+				default:
+					gatherRaw(raw, src, in.t.ByteSize(), n, s.dims, in.strides, in.offset, start)
+					loadWide(dst, n, raw, in.t, 0)
+				}
+			case loopIota:
+				iotaWide(dst.i[:n], s.dims, in.strides, in.offset, start)
+				toWide(dst, in.t, n)
+			case loopConst:
+				loadWide(dst, 1, in.value, in.t, 0)
+				fillWide(dst, wideKindOf(in.t), n)
+			default:
+				for j := 0; j < in.nargs; j++ {
+					args[j] = regAt(regs, in.args[j], genericLoopTile, n)
+				}
+				in.kernel(dst, &args, n)
+				roundWide(dst, in.t, n)
+			}
+		}
+		storeWide(out, s.outT, start, dst, n)
+	}
+	return nil
+}
+
+// gatherRaw copies n elements of es bytes, at the positions a strided
+// access reads for the output elements start, start+1, …, into raw.
+func gatherRaw(raw, src []byte, es, n int, dims, strides []int, offset, start int) {
+	switch es {
+	case 1:
+		gather(raw[:n], src, dims, strides, offset, start)
+	case 2:
+		gather(elems[uint16](raw)[:n], elems[uint16](src), dims, strides, offset, start)
+	case 4:
+		gather(elems[uint32](raw)[:n], elems[uint32](src), dims, strides, offset, start)
+	case 8:
+		gather(elems[uint64](raw)[:n], elems[uint64](src), dims, strides, offset, start)
+	case 16:
+		gather(elems[[2]uint64](raw)[:n], elems[[2]uint64](src), dims, strides, offset, start)
+	}
+}
+
+// iotaWide writes offset + Σ strides[d]·idx[d] for the output indices
+// start, start+1, ….
+func iotaWide(dst []int64, dims, strides []int, offset, start int) {
+	var idxBuf [maxGenericRank]int
+	idx := idxBuf[:len(dims)]
+	rem := start
+	for d := len(dims) - 1; d >= 0; d-- {
+		idx[d] = rem % dims[d]
+		rem /= dims[d]
+	}
+	for i := range dst {
+		v := offset
+		for d := range idx {
+			v += idx[d] * strides[d]
+		}
+		dst[i] = int64(v)
+		ir.NextIndex(dims, idx)
+	}
+}
+
+// toWide converts n int64 index values in r.i to the wide form of type t
+// in place, as an s64 iota converts to t.
+func toWide(r wideReg, t ir.ElementType, n int) {
+	switch wideKindOf(t) {
+	case wideFloat:
+		for j, x := range r.i[:n] {
+			r.f[j] = ir.IntToFloat(x, false, t)
+		}
+	case wideComplex:
+		// Backwards: complex value j covers the int64 values 2j and 2j+1,
+		// which are read before it is written.
+		c := t.ComplexComponent()
+		for j := n - 1; j >= 0; j-- {
+			r.c[j] = complex(ir.IntToFloat(r.i[j], false, c), 0)
+		}
+	default:
+		for j, x := range r.i[:n] {
+			r.i[j] = wrapInt(t, x)
+		}
+	}
+}
