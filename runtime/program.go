@@ -214,6 +214,9 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 			s, err = build(c, k, p)
 		}
 	}
+	if s == nil && err == nil && k.Kind == sched.Loop {
+		s, err = c.genericLoopStep(k, p)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", k, err)
 	}
