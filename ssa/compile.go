@@ -23,6 +23,7 @@ var passes = [...]pass{
 	{name: "cse", fn: cse},
 	{name: "fold", fn: constantFold},
 	{name: "simplify", fn: simplify},
+	{name: "canon-dot", fn: canonDot},
 	{name: "dce-late", fn: deadcode},
 }
 

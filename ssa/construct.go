@@ -365,3 +365,55 @@ func identityOf(op Op, t ir.ElementType) (*ir.Literal, bool) {
 	}
 	return l, true
 }
+
+// rewriteFunc visits f's values once, in order, and replaces each value for
+// which fn returns another value (built with the builder fn receives).
+// A new replacement takes the replaced value's layout. Afterwards every use
+// is redirected and f is sorted; replaced values stay until dead-code
+// elimination.
+func rewriteFunc(f *Func, fn func(b *builder, v *Value) *Value) error {
+	b := &builder{f: f}
+	repl := map[*Value]*Value{}
+	resolve := func(v *Value) *Value {
+		for {
+			r, ok := repl[v]
+			if !ok {
+				return v
+			}
+			v = r
+		}
+	}
+	n := len(f.Values)
+	for i := 0; i < n; i++ {
+		v := f.Values[i]
+		for j, a := range v.Args {
+			v.Args[j] = resolve(a)
+		}
+		mark := f.Program.nextID
+		w := fn(b, v)
+		if b.err != nil {
+			return fmt.Errorf("%v (%s): %w", v, v.Op, b.err)
+		}
+		if w == nil || w == v {
+			continue
+		}
+		if w.ID > mark && w.Shape.EqualIgnoringLayout(v.Shape) {
+			w.Shape = v.Shape.Clone()
+		}
+		if !w.Shape.Equal(v.Shape) {
+			return fmt.Errorf("%v (%s) of shape %v would be replaced by %v of shape %v", v, v.Op, v.Shape, w, w.Shape)
+		}
+		repl[v] = w
+	}
+	if len(repl) == 0 {
+		return nil
+	}
+	for _, v := range f.Values {
+		for j, a := range v.Args {
+			v.Args[j] = resolve(a)
+		}
+	}
+	f.Root = resolve(f.Root)
+	f.Sort()
+	return nil
+}
