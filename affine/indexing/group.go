@@ -130,11 +130,11 @@ func (g *Group) outputToInput(output int) (*Indexing, error) {
 				}
 				for _, c := range consumer.maps {
 					for _, p := range producer.Operands[k] {
-						m, err := c.Compose(*p)
+						m, err := compose(c, p)
 						if err != nil {
 							return nil, fmt.Errorf("%s (node %d), operand %d: %w", n.Op.Opcode, i, k, err)
 						}
-						target.add(&m)
+						target.add(m)
 					}
 				}
 			}
@@ -239,11 +239,11 @@ func (g *Group) inputToOutput(input int) (*Indexing, error) {
 				}
 				for _, p := range src.maps {
 					for _, c := range consumer.Operands[o] {
-						m, err := p.Compose(*c)
+						m, err := compose(p, c)
 						if err != nil {
 							return nil, fmt.Errorf("%s (node %d), operand %d: %w", n.Op.Opcode, i, k, err)
 						}
-						target.add(&m)
+						target.add(m)
 					}
 				}
 			}
@@ -253,6 +253,44 @@ func (g *Group) inputToOutput(input int) (*Indexing, error) {
 		x.Operands[o], x.Unknown[o] = nodes[root][o].maps, nodes[root][o].unknown
 	}
 	return x, nil
+}
+
+// compose is first.Compose(second), without the work when second is an
+// identity whose domain holds every result of first — an elementwise op,
+// the most common link of a fusion: first, already simplified, is then the
+// composition.
+func compose(first, second *affine.IndexingMap) (*affine.IndexingMap, error) {
+	if isIdentity(second) && first.NumResults() == second.NumDims() {
+		inside := true
+		for i := range first.NumResults() {
+			if !second.DimBound(i).ContainsInterval(first.RangeOf(first.Result(i))) {
+				inside = false
+				break
+			}
+		}
+		if inside {
+			return first, nil
+		}
+	}
+	m, err := first.Compose(*second)
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// isIdentity reports whether m is (d0, ..., dn) -> (d0, ..., dn) over a
+// box, without variables or constraints of other kinds.
+func isIdentity(m *affine.IndexingMap) bool {
+	if m.NumRangeVars() != 0 || m.NumRuntimeVars() != 0 || m.NumConstraints() != 0 || m.NumResults() != m.NumDims() || m.IsKnownEmpty() {
+		return false
+	}
+	for i := range m.NumResults() {
+		if r := m.Result(i); r.Kind() != affine.KindDim || r.Index() != i {
+			return false
+		}
+	}
+	return true
 }
 
 // outputToInput is the node's own output-to-input indexing, through its

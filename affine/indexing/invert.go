@@ -22,6 +22,9 @@ func invert(m *affine.IndexingMap, target []int) *affine.IndexingMap {
 		e := affine.KnownEmpty(len(target), 0, 0, m.NumDims())
 		return &e
 	}
+	if p := invertPermutation(m, target); p != nil {
+		return p
+	}
 	nd, ns := m.NumDims(), m.NumRangeVars()
 	// While solving, m's dimension and range variables are the unknowns
 	// u_0..u_{nd+ns-1}, written as range variables; x_i is dimension i.
@@ -93,6 +96,31 @@ func invert(m *affine.IndexingMap, target []int) *affine.IndexingMap {
 	inv := affine.Simplify(*newMap(results, bounds(target), ranges, m.RuntimeVarBounds(), cs...))
 	inv, _ = inv.RemoveUnusedSymbols()
 	return &inv
+}
+
+// invertPermutation inverts, without simplifying, a map that only permutes
+// the dimensions of a box onto the whole of target — elementwise ops,
+// transposes — or returns nil.
+func invertPermutation(m *affine.IndexingMap, target []int) *affine.IndexingMap {
+	n := m.NumDims()
+	if m.NumRangeVars() != 0 || m.NumRuntimeVars() != 0 || m.NumConstraints() != 0 || m.NumResults() != n || len(target) != n {
+		return nil
+	}
+	res := make([]affine.Expr, n)
+	seen := make([]bool, n)
+	for i := range n {
+		r := m.Result(i)
+		if r.Kind() != affine.KindDim {
+			return nil
+		}
+		j := r.Index()
+		if seen[j] || m.DimBound(j) != (affine.Interval{Lo: 0, Hi: int64(target[i]) - 1}) {
+			return nil
+		}
+		seen[j] = true
+		res[j] = affine.Dim(i)
+	}
+	return newMap(res, bounds(target), nil, nil)
 }
 
 // solveFor solves eq = 0 for an unsolved unknown that occurs in eq once,
