@@ -153,7 +153,7 @@ func (s *movementStep) exec(fr *frame) error {
 // are dense arrays.
 func singleOperand(c *compiler, k *sched.Kernel) (in loc, x ir.Shape, ok bool) {
 	v := k.Root
-	if len(v.Args) < 1 || !denseArray(v.Shape) || !denseArray(v.Args[0].Shape) || v.Args[0].Shape.Elem != v.Shape.Elem {
+	if len(v.Args) < 1 || !plainLayout(v.Shape) || !plainLayout(v.Args[0].Shape) || v.Args[0].Shape.Elem != v.Shape.Elem {
 		return loc{}, ir.Shape{}, false
 	}
 	b := inputBuffer(k, v.Args[0])
@@ -170,7 +170,7 @@ func buildTranspose(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	if !ok || len(perm) != x.Rank() {
 		return nil, nil
 	}
-	xs := denseStrides(x.Dims)
+	xs := x.Strides()
 	dims := make([]int, len(perm))
 	src := make([]int, len(perm))
 	for i, d := range perm {
@@ -180,7 +180,7 @@ func buildTranspose(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		return nil, nil
 	}
 	return &movementStep{op: "transpose", in: in, out: c.loc(k.Out),
-		copy: newStrided(x.Elem.ByteSize(), dims, denseStrides(dims), src, 0, 0)}, nil
+		copy: newStrided(x.Elem.ByteSize(), dims, v.Shape.Strides(), src, 0, 0)}, nil
 }
 
 func buildBroadcast(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -190,7 +190,7 @@ func buildBroadcast(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		return nil, nil
 	}
 	dims := v.Shape.Dims
-	xs := denseStrides(x.Dims)
+	xs := x.Strides()
 	src := make([]int, len(dims))
 	for i, d := range v.Attrs.Dimensions {
 		switch {
@@ -203,7 +203,7 @@ func buildBroadcast(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		}
 	}
 	return &movementStep{op: "broadcast", in: in, out: c.loc(k.Out),
-		copy: newStrided(x.Elem.ByteSize(), dims, denseStrides(dims), src, 0, 0)}, nil
+		copy: newStrided(x.Elem.ByteSize(), dims, v.Shape.Strides(), src, 0, 0)}, nil
 }
 
 func buildSlice(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -212,7 +212,7 @@ func buildSlice(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	if !ok || len(v.Attrs.Slice) != x.Rank() {
 		return nil, nil
 	}
-	xs := denseStrides(x.Dims)
+	xs := x.Strides()
 	src := make([]int, x.Rank())
 	base := 0
 	for i, sd := range v.Attrs.Slice {
@@ -226,7 +226,7 @@ func buildSlice(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	}
 	dims := v.Shape.Dims
 	return &movementStep{op: "slice", in: in, out: c.loc(k.Out),
-		copy: newStrided(x.Elem.ByteSize(), dims, denseStrides(dims), src, 0, base)}, nil
+		copy: newStrided(x.Elem.ByteSize(), dims, v.Shape.Strides(), src, 0, base)}, nil
 }
 
 func buildReverse(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -235,7 +235,7 @@ func buildReverse(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	if !ok || !slices.Equal(x.Dims, v.Shape.Dims) {
 		return nil, nil
 	}
-	src := denseStrides(x.Dims)
+	src := x.Strides()
 	base := 0
 	for _, d := range v.Attrs.Dimensions {
 		if d < 0 || d >= x.Rank() || src[d] < 0 {
@@ -249,7 +249,7 @@ func buildReverse(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	}
 	dims := x.Dims
 	return &movementStep{op: "reverse", in: in, out: c.loc(k.Out),
-		copy: newStrided(x.Elem.ByteSize(), dims, denseStrides(dims), src, 0, base)}, nil
+		copy: newStrided(x.Elem.ByteSize(), dims, v.Shape.Strides(), src, 0, base)}, nil
 }
 
 // padStep fills the output with the padding value, then copies the part of
@@ -270,7 +270,7 @@ func buildPad(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	}
 	dims := v.Shape.Dims
 	xd := x.Dims
-	os, xs := denseStrides(dims), denseStrides(xd)
+	os, xs := v.Shape.Strides(), x.Strides()
 	block := make([]int, len(xd))
 	dst := make([]int, len(xd))
 	s := &padStep{in: in, value: c.loc(vb), out: c.loc(k.Out), es: x.Elem.ByteSize()}
@@ -363,7 +363,7 @@ type concatStep struct {
 
 func buildConcatenate(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	v := k.Root
-	if !denseArray(v.Shape) || len(v.Attrs.Dimensions) != 1 {
+	if !plainLayout(v.Shape) || len(v.Attrs.Dimensions) != 1 {
 		return nil, nil
 	}
 	d := v.Attrs.Dimensions[0]
@@ -371,16 +371,16 @@ func buildConcatenate(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	if d < 0 || d >= len(dims) {
 		return nil, nil
 	}
-	os := denseStrides(dims)
+	os := v.Shape.Strides()
 	s := &concatStep{out: c.loc(k.Out)}
 	offset := 0
 	for _, a := range v.Args {
 		b := inputBuffer(k, a)
-		if b == nil || !denseArray(a.Shape) || a.Shape.Elem != v.Shape.Elem || a.Shape.Rank() != len(dims) {
+		if b == nil || !plainLayout(a.Shape) || a.Shape.Elem != v.Shape.Elem || a.Shape.Rank() != len(dims) {
 			return nil, nil
 		}
 		s.ins = append(s.ins, c.loc(b))
-		s.parts = append(s.parts, newStrided(a.Shape.Elem.ByteSize(), a.Shape.Dims, os, denseStrides(a.Shape.Dims), offset*os[d], 0))
+		s.parts = append(s.parts, newStrided(a.Shape.Elem.ByteSize(), a.Shape.Dims, os, a.Shape.Strides(), offset*os[d], 0))
 		offset += a.Shape.Dims[d]
 	}
 	if offset != dims[d] {
@@ -411,7 +411,7 @@ func buildIota(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	v := k.Root
 	s := v.Shape
 	d := v.Attrs.IotaDimension
-	if !denseArray(s) || d < 0 || d >= s.Rank() {
+	if !plainLayout(s) || d < 0 || d >= s.Rank() {
 		return nil, nil
 	}
 	t := s.Elem
@@ -424,7 +424,7 @@ func buildIota(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	}
 	src := make([]int, s.Rank())
 	src[d] = 1
-	return &iotaStep{out: c.loc(k.Out), row: row, copy: newStrided(es, s.Dims, denseStrides(s.Dims), src, 0, 0)}, nil
+	return &iotaStep{out: c.loc(k.Out), row: row, copy: newStrided(es, s.Dims, s.Strides(), src, 0, 0)}, nil
 }
 
 func (s *iotaStep) name() string { return "iota" }
@@ -511,9 +511,9 @@ func buildDynamicSlice(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	if !ok {
 		return nil, nil
 	}
-	xs := denseStrides(x.Dims)
+	xs := x.Strides()
 	return &dynamicSliceStep{in: in, out: c.loc(k.Out), starts: starts, dims: x.Dims, sizes: sizes, strides: xs,
-		copy: newStrided(x.Elem.ByteSize(), sizes, denseStrides(sizes), xs, 0, 0)}, nil
+		copy: newStrided(x.Elem.ByteSize(), sizes, v.Shape.Strides(), xs, 0, 0)}, nil
 }
 
 func (s *dynamicSliceStep) name() string { return "dynamic-slice" }
@@ -545,7 +545,7 @@ func buildDynamicUpdateSlice(c *compiler, k *sched.Kernel, p *program) (step, er
 	}
 	u := v.Args[1].Shape
 	ub := inputBuffer(k, v.Args[1])
-	if ub == nil || !denseArray(u) || u.Elem != x.Elem || u.Rank() != x.Rank() {
+	if ub == nil || !plainLayout(u) || u.Elem != x.Elem || u.Rank() != x.Rank() || !slices.Equal(x.MinorToMajor(), v.Shape.MinorToMajor()) {
 		return nil, nil
 	}
 	for i := range u.Dims {
@@ -557,9 +557,9 @@ func buildDynamicUpdateSlice(c *compiler, k *sched.Kernel, p *program) (step, er
 	if !ok {
 		return nil, nil
 	}
-	xs := denseStrides(x.Dims)
+	xs := x.Strides()
 	return &dynamicUpdateSliceStep{in: in, update: c.loc(ub), out: c.loc(k.Out), starts: starts, dims: x.Dims, sizes: u.Dims,
-		strides: xs, copy: newStrided(x.Elem.ByteSize(), u.Dims, xs, denseStrides(u.Dims), 0, 0)}, nil
+		strides: xs, copy: newStrided(x.Elem.ByteSize(), u.Dims, xs, u.Strides(), 0, 0)}, nil
 }
 
 func (s *dynamicUpdateSliceStep) name() string { return "dynamic-update-slice" }

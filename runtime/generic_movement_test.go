@@ -188,12 +188,16 @@ func TestGenericLayoutCopiesAgreeWithEvaluator(t *testing.T) {
 	}
 }
 
-func TestGenericBitcastAndReshapeWithLayouts(t *testing.T) {
+func TestGenericMovementWithLayouts(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
 	for _, hlo := range []string{
 		"HloModule m\nENTRY e {\n  p = s16[4,6]{0,1} parameter(0)\n  ROOT r = s16[6,4]{1,0} bitcast(p)\n}\n",
 		"HloModule m\nENTRY e {\n  p = s16[4,6]{0,1} parameter(0)\n  ROOT r = s16[24]{0} reshape(p)\n}\n",
 		"HloModule m\nENTRY e {\n  p = s16[4,6]{1,0} parameter(0)\n  ROOT r = s16[2,3,4]{0,2,1} reshape(p)\n}\n",
+		"HloModule m\nENTRY e {\n  p = s16[4,6]{0,1} parameter(0)\n  ROOT r = s16[6,4]{0,1} transpose(p), dimensions={1,0}\n}\n",
+		"HloModule m\nENTRY e {\n  p = s16[4,6]{0,1} parameter(0)\n  ROOT r = s16[2,3] slice(p), slice={[1:3], [0:6:2]}\n}\n",
+		"HloModule m\nENTRY e {\n  p = s16[4,6]{0,1} parameter(0)\n  ROOT r = s16[4,2,6]{1,0,2} broadcast(p), dimensions={0,2}\n}\n",
+		"HloModule m\nENTRY e {\n  p = s16[4,6]{0,1} parameter(0)\n  ROOT r = s16[8,6]{0,1} concatenate(p, p), dimensions={0}\n}\n",
 	} {
 		m, err := ir.ParseModule(hlo)
 		if err != nil {
