@@ -82,6 +82,19 @@ func TestCanonDot(t *testing.T) {
 			reshape.2 = s8[1,10,4] reshape(transpose.2)
 			dot.1 = s32[1,3,4] dot(reshape.1, reshape.2), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
 			ROOT reshape.3 = s32[3,4] reshape(dot.1)`},
+		{name: "float accumulation order is kept (row-major over the lhs contracting order)", passes: []string{"canon-dot", "dce"}, in: `
+			a = f32[3,5,7] parameter(0)
+			b = f32[7,4,5] parameter(1)
+			ROOT d = f32[3,4] dot(a, b), lhs_contracting_dims={2,1}, rhs_contracting_dims={0,2}`,
+			want: `
+			a = f32[3,5,7] parameter(0)
+			b = f32[7,4,5] parameter(1)
+			transpose.1 = f32[3,7,5] transpose(a), dimensions={0,2,1}
+			reshape.1 = f32[1,3,35] reshape(transpose.1)
+			transpose.2 = f32[7,5,4] transpose(b), dimensions={0,2,1}
+			reshape.2 = f32[1,35,4] reshape(transpose.2)
+			dot.1 = f32[1,3,4] dot(reshape.1, reshape.2), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+			ROOT reshape.3 = f32[3,4] reshape(dot.1)`},
 		{name: "canonical dots stay", passes: []string{"canon-dot", "dce"}, in: `
 			a = f32[2,3,4] parameter(0)
 			b = f32[2,4,5] parameter(1)

@@ -24,6 +24,7 @@ var passes = [...]pass{
 	{name: "fold", fn: constantFold},
 	{name: "simplify", fn: simplify},
 	{name: "canon-dot", fn: canonDot},
+	{name: "canon-conv", fn: canonConv},
 	{name: "dce-late", fn: deadcode},
 }
 
