@@ -78,7 +78,7 @@ func (op *Op) InputToOutput(operand int) (x *Indexing, err error) {
 // int64 on absurd shapes) into an error.
 func recoverInternal(op ir.Opcode, err *error) {
 	if r := recover(); r != nil {
-		*err = fmt.Errorf("indexing of %s: %v", op, r)
+		*err = fmt.Errorf("indexing of %s: internal error: %v", op, r)
 	}
 }
 
