@@ -25,6 +25,7 @@ var passes = [...]pass{
 	{name: "simplify", fn: simplify},
 	{name: "canon-dot", fn: canonDot},
 	{name: "canon-conv", fn: canonConv},
+	{name: "decompose", fn: decompose},
 	{name: "dce-late", fn: deadcode},
 }
 
