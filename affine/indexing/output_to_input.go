@@ -445,6 +445,9 @@ func pad(op *Op, out ir.Shape) (*Indexing, error) {
 	}
 	in := op.Operands[0]
 	p := op.attrs().Padding
+	if err := checkScalars(op, 1); err != nil {
+		return nil, err
+	}
 	if len(p) != len(in.Dims) || len(out.Dims) != len(in.Dims) {
 		return nil, fmt.Errorf("pad: padding %s has %d dimensions, operand %v, result %v", ir.PaddingString(p), len(p), in, out)
 	}
@@ -491,6 +494,9 @@ func reduce(op *Op, out ir.Shape) (*Indexing, error) {
 	}
 	in := op.Operands[0]
 	dims := op.attrs().Dimensions
+	if err := checkScalars(op, n); err != nil {
+		return nil, err
+	}
 	for k := range n {
 		if err := checkArray(op.Opcode, fmt.Sprintf("input %d", k), op.Operands[k]); err != nil {
 			return nil, err
@@ -634,8 +640,22 @@ func transpose(op *Op, out ir.Shape) (*Indexing, error) {
 	return fromMaps(newMap(res, bounds(out.Dims), nil, nil)), nil
 }
 
+// checkScalars reports an error unless the operands from first on (inits,
+// padding values) are scalars.
+func checkScalars(op *Op, first int) error {
+	for k := first; k < len(op.Operands); k++ {
+		if s := op.Operands[k]; !s.IsArray() || len(s.Dims) != 0 {
+			return fmt.Errorf("%s: operand %d must be a scalar, found %v", op.Opcode, k, s)
+		}
+	}
+	return nil
+}
+
 // tuple: output k is operand k; the other operands are not read by it.
 func tuple(op *Op, output int) (*Indexing, error) {
+	if len(op.Operands) != op.NumOutputs() {
+		return nil, fmt.Errorf("tuple: %d operands for a result of %d elements", len(op.Operands), op.NumOutputs())
+	}
 	x := newIndexing(len(op.Operands))
 	s := op.Operands[output]
 	if !s.IsArray() {

@@ -64,6 +64,9 @@ func reduceWindow(op *Op, out ir.Shape) (*Indexing, error) {
 		return nil, fmt.Errorf("reduce-window: no window")
 	}
 	in := op.Operands[0]
+	if err := checkScalars(op, n); err != nil {
+		return nil, err
+	}
 	for k := range n {
 		if !op.Operands[k].IsArray() || !sameDims(op.Operands[k].Dims, in.Dims) {
 			return nil, fmt.Errorf("reduce-window: input %d has shape %v, input 0 %v", k, op.Operands[k], in)
