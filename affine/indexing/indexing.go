@@ -113,6 +113,7 @@ type UnsupportedError struct {
 	Reason string
 }
 
+// Error says which op, or form of it, is not analysed and why.
 func (e *UnsupportedError) Error() string {
 	return fmt.Sprintf("indexing of %s: %s", e.Op, e.Reason)
 }
