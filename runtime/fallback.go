@@ -16,7 +16,7 @@ import (
 type fallbackStep struct {
 	module *ir.Module
 	inst   *ir.Instruction
-	params []fallbackParam // one per parameter of the raised computation
+	params []fallbackParam // one per operand of the instruction
 	out    []loc           // the result's array leaves
 	shapes []ir.Shape      // their shapes
 }
@@ -43,12 +43,9 @@ func (c *compiler) fallbackStep(k *sched.Kernel) (step, error) {
 		return nil, err
 	}
 	s := &fallbackStep{module: m, inst: inst}
-	seen := map[*ssa.Value]bool{}
+	// EvalInstruction takes one literal per operand of the instruction, so
+	// a value used twice (map(x, x)) is passed twice.
 	for _, a := range v.Args {
-		if seen[a] {
-			continue
-		}
-		seen[a] = true
 		i := indexOf(k.Inputs, a)
 		if i < 0 {
 			return nil, fmt.Errorf("argument %v has no buffer", a)
@@ -158,7 +155,7 @@ type fallbackGroupStep struct {
 }
 
 // fallbackPart is one value of the group: its raised instruction and where
-// each of its (distinct) arguments comes from: an earlier part, or a kernel
+// each of its arguments comes from: an earlier part, or a kernel
 // input's leaves.
 type fallbackPart struct {
 	module *ir.Module
@@ -179,12 +176,7 @@ func (c *compiler) fallbackGroupStep(k *sched.Kernel) (step, error) {
 			return nil, err
 		}
 		part := fallbackPart{module: m, inst: inst}
-		seen := map[*ssa.Value]bool{}
 		for _, a := range v.Args {
-			if seen[a] {
-				continue
-			}
-			seen[a] = true
 			if j, ok := index[a]; ok {
 				part.from = append(part.from, j)
 				part.param = append(part.param, fallbackParam{})

@@ -1,0 +1,105 @@
+package runtime_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/eval"
+	"github.com/kilnml/kiln/runtime"
+)
+
+// Regression tests for bugs the differential test found, each reduced to
+// the smallest module that showed it.
+
+// runBoth compiles and runs the module text on args and returns the
+// compiled outputs and ir/eval's.
+func runBoth(t *testing.T, hlo string, args ...*ir.Literal) (got, want []*ir.Literal) {
+	t.Helper()
+	m, err := ir.ParseModule(hlo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = eval.Run(m, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := runtime.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := make([]*runtime.Tensor, len(args))
+	for i, a := range args {
+		ts[i] = runtime.TensorFromLiteral(a)
+	}
+	outs, err := exe.Run(context.Background(), ts...)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, exe.Stats())
+	}
+	for _, o := range outs {
+		got = append(got, o.Literal())
+	}
+	return got, want
+}
+
+// An instruction run by the reference evaluator with the same value as two
+// operands (compare(x, x)) must get it twice: the evaluator takes one
+// literal per operand.
+func TestRegressionRepeatedOperand(t *testing.T) {
+	for _, hlo := range []string{
+		`HloModule m
+ENTRY e {
+  p = s4[3] parameter(0)
+  ROOT c = pred[3] compare(p, p), direction=LT
+}`,
+		`HloModule m
+ENTRY e {
+  p = s32[2,2] parameter(0)
+  ROOT d = s32[2,2] dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`,
+		`HloModule m
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] subtract(x, y)
+}
+ENTRY e {
+  p = s32[4] parameter(0)
+  ROOT m = s32[4] map(p, p), dimensions={0}, to_apply=add
+}`,
+		`HloModule m
+less {
+  a = s16[] parameter(0)
+  b = s16[] parameter(1)
+  c = s16[] parameter(2)
+  d = s16[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  p = s16[5] parameter(0)
+  ROOT s = (s16[5], s16[5]) sort(p, p), dimensions={0}, to_apply=less
+}`,
+		`HloModule m
+ENTRY e {
+  p = u8[3] parameter(0)
+  n = u8[3] not(p)
+  ROOT c = u8[6] concatenate(n, n), dimensions={0}
+}`,
+	} {
+		m, err := ir.ParseModule(hlo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := m.Entry.Parameters[0].Shape
+		arg := ir.MustNewLiteral(p)
+		for i := range arg.ElementCount() {
+			arg.SetInt64At(i, int64(i+1))
+		}
+		got, want := runBoth(t, hlo, arg)
+		for i := range want {
+			if !got[i].Equal(want[i]) {
+				t.Errorf("%s\ncompiled %v, ir/eval %v", hlo, got[i], want[i])
+			}
+		}
+	}
+}
