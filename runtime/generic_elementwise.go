@@ -76,7 +76,7 @@ func operandLocs(c *compiler, k *sched.Kernel) ([]loc, bool) {
 }
 
 // wideKernel computes a tile: dst from the operand registers, n values.
-type wideKernel func(dst wideReg, a *[3]wideReg, n int)
+type wideKernel func(dst wideReg, a [3]wideReg, n int)
 
 // elementwiseStep runs an elementwise op over wide registers.
 type elementwiseStep struct {
@@ -145,7 +145,7 @@ func (s *elementwiseStep) exec(fr *frame) error {
 				s.load(regs[j], n, fr.bytes(l), j, start)
 			}
 		}
-		s.kernel(dst, &regs, n)
+		s.kernel(dst, regs, n)
 		storeWide(out, s.outT, start, dst, n)
 	}
 	return nil
@@ -188,7 +188,7 @@ func elementwiseKernel(v *ssa.Value, argT []ir.ElementType, outT ir.ElementType,
 		}
 		switch {
 		case t.IsFloat():
-			return func(d wideReg, a *[3]wideReg, n int) {
+			return func(d wideReg, a [3]wideReg, n int) {
 				lo, x, hi := a[0].f[:n], a[1].f[:n], a[2].f[:n]
 				for j := range lo {
 					d.f[j] = floatMin(floatMax(x[j], lo[j]), hi[j])
@@ -196,7 +196,7 @@ func elementwiseKernel(v *ssa.Value, argT []ir.ElementType, outT ir.ElementType,
 			}, nil
 		case t.IsInteger() || t == ir.PRED:
 			mx, mn := intBinaryFn(ir.OpMaximum, t), intBinaryFn(ir.OpMinimum, t)
-			return func(d wideReg, a *[3]wideReg, n int) {
+			return func(d wideReg, a [3]wideReg, n int) {
 				lo, x, hi := a[0].i[:n], a[1].i[:n], a[2].i[:n]
 				for j := range lo {
 					d.i[j] = mn(mx(x[j], lo[j]), hi[j])
@@ -208,7 +208,7 @@ func elementwiseKernel(v *ssa.Value, argT []ir.ElementType, outT ir.ElementType,
 		if len(argT) != 2 || !t.IsFloat() || argT[1] != t || ir.ComplexOf(t) != outT {
 			return nil, nil
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			x, y := a[0].f[:n], a[1].f[:n]
 			for j := range x {
 				d.c[j] = complex(x[j], y[j])
@@ -218,7 +218,7 @@ func elementwiseKernel(v *ssa.Value, argT []ir.ElementType, outT ir.ElementType,
 		if !t.IsFloat() || outT != ir.PRED {
 			return nil, nil
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].f[:n] {
 				d.i[j] = 0
 				if !math.IsInf(x, 0) && x == x {
@@ -244,7 +244,7 @@ func unaryKernel(op ir.Opcode, t, outT ir.ElementType) wideKernel {
 		if f == nil || outT != t {
 			return nil
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].f[:n] {
 				d.f[j] = f(x)
 			}
@@ -254,7 +254,7 @@ func unaryKernel(op ir.Opcode, t, outT ir.ElementType) wideKernel {
 			if outT != t.ComplexComponent() {
 				return nil
 			}
-			return func(d wideReg, a *[3]wideReg, n int) {
+			return func(d wideReg, a [3]wideReg, n int) {
 				for j, x := range a[0].c[:n] {
 					d.f[j] = f(x)
 				}
@@ -264,7 +264,7 @@ func unaryKernel(op ir.Opcode, t, outT ir.ElementType) wideKernel {
 		if f == nil || outT != t {
 			return nil
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].c[:n] {
 				d.c[j] = f(x)
 			}
@@ -277,7 +277,7 @@ func unaryKernel(op ir.Opcode, t, outT ir.ElementType) wideKernel {
 		if op == ir.OpNot {
 			flip = 1
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].i[:n] {
 				d.i[j] = x ^ flip
 			}
@@ -287,7 +287,7 @@ func unaryKernel(op ir.Opcode, t, outT ir.ElementType) wideKernel {
 		if f == nil || outT != t {
 			return nil
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].i[:n] {
 				d.i[j] = f(x)
 			}
@@ -301,28 +301,28 @@ func binaryKernel(op ir.Opcode, t ir.ElementType) wideKernel {
 	case t.IsFloat():
 		switch op {
 		case ir.OpAdd:
-			return func(d wideReg, a *[3]wideReg, n int) {
+			return func(d wideReg, a [3]wideReg, n int) {
 				x, y := a[0].f[:n], a[1].f[:n]
 				for j := range x {
 					d.f[j] = x[j] + y[j]
 				}
 			}
 		case ir.OpSubtract:
-			return func(d wideReg, a *[3]wideReg, n int) {
+			return func(d wideReg, a [3]wideReg, n int) {
 				x, y := a[0].f[:n], a[1].f[:n]
 				for j := range x {
 					d.f[j] = x[j] - y[j]
 				}
 			}
 		case ir.OpMultiply:
-			return func(d wideReg, a *[3]wideReg, n int) {
+			return func(d wideReg, a [3]wideReg, n int) {
 				x, y := a[0].f[:n], a[1].f[:n]
 				for j := range x {
 					d.f[j] = x[j] * y[j]
 				}
 			}
 		case ir.OpDivide:
-			return func(d wideReg, a *[3]wideReg, n int) {
+			return func(d wideReg, a [3]wideReg, n int) {
 				x, y := a[0].f[:n], a[1].f[:n]
 				for j := range x {
 					d.f[j] = x[j] / y[j]
@@ -333,7 +333,7 @@ func binaryKernel(op ir.Opcode, t ir.ElementType) wideKernel {
 		if f == nil {
 			return nil
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			x, y := a[0].f[:n], a[1].f[:n]
 			for j := range x {
 				d.f[j] = f(x[j], y[j])
@@ -344,7 +344,7 @@ func binaryKernel(op ir.Opcode, t ir.ElementType) wideKernel {
 		if f == nil {
 			return nil
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			x, y := a[0].c[:n], a[1].c[:n]
 			for j := range x {
 				d.c[j] = f(x[j], y[j])
@@ -355,7 +355,7 @@ func binaryKernel(op ir.Opcode, t ir.ElementType) wideKernel {
 		if f == nil || (t == ir.PRED && !predBinary[op]) {
 			return nil
 		}
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			x, y := a[0].i[:n], a[1].i[:n]
 			for j := range x {
 				d.i[j] = f(x[j], y[j])
@@ -385,14 +385,14 @@ func compareKernel(v *ssa.Value, t ir.ElementType, keys []bool) wideKernel {
 	switch {
 	case t.IsFloat() && ct == ir.CmpTypeTotalOrder:
 		keys[0], keys[1] = true, true
-		return func(r wideReg, a *[3]wideReg, n int) {
+		return func(r wideReg, a [3]wideReg, n int) {
 			x, y := a[0].i[:n], a[1].i[:n]
 			for j := range x {
 				r.i[j] = set(compareResult(d, cmp3(x[j], y[j])))
 			}
 		}
 	case t.IsFloat():
-		return func(r wideReg, a *[3]wideReg, n int) {
+		return func(r wideReg, a [3]wideReg, n int) {
 			x, y := a[0].f[:n], a[1].f[:n]
 			for j := range x {
 				r.i[j] = set(compareResult(d, cmp3(x[j], y[j])))
@@ -403,7 +403,7 @@ func compareKernel(v *ssa.Value, t ir.ElementType, keys []bool) wideKernel {
 			return nil
 		}
 		eq := d == ir.CmpEQ
-		return func(r wideReg, a *[3]wideReg, n int) {
+		return func(r wideReg, a [3]wideReg, n int) {
 			x, y := a[0].c[:n], a[1].c[:n]
 			for j := range x {
 				r.i[j] = set((x[j] == y[j]) == eq)
@@ -413,7 +413,7 @@ func compareKernel(v *ssa.Value, t ir.ElementType, keys []bool) wideKernel {
 		w := t.BitWidth()
 		switch ct {
 		case ir.CmpTypeSigned:
-			return func(r wideReg, a *[3]wideReg, n int) {
+			return func(r wideReg, a [3]wideReg, n int) {
 				x, y := a[0].i[:n], a[1].i[:n]
 				for j := range x {
 					r.i[j] = set(compareResult(d, cmp3(signExtend(x[j], w), signExtend(y[j], w))))
@@ -424,7 +424,7 @@ func compareKernel(v *ssa.Value, t ir.ElementType, keys []bool) wideKernel {
 			if w < 64 {
 				mask = 1<<w - 1
 			}
-			return func(r wideReg, a *[3]wideReg, n int) {
+			return func(r wideReg, a [3]wideReg, n int) {
 				x, y := a[0].i[:n], a[1].i[:n]
 				for j := range x {
 					r.i[j] = set(compareResult(d, cmp3(uint64(x[j])&mask, uint64(y[j])&mask)))

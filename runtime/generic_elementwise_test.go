@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
@@ -30,8 +31,8 @@ func resultType(op string, t ir.ElementType) ir.ElementType {
 	return t
 }
 
-// nonF32Types are the element types the float32 loop leaves to the generic
-// elementwise step (f32 itself is covered where the loop lacks an op).
+// elementTypes are every element type (float32 ops the loop covers run
+// there; the rest run on the generic steps).
 var elementTypes = ir.ElementTypes
 
 func TestGenericElementwiseUnaryAgreesWithEvaluator(t *testing.T) {
@@ -185,4 +186,36 @@ func TestGenericReducePrecisionAgreesWithEvaluator(t *testing.T) {
 func validModule(hlo string) bool {
 	m, err := ir.ParseModule(hlo)
 	return err == nil && m.Verify() == nil
+}
+
+func TestGenericMapAgreesWithEvaluator(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, c := range []struct {
+		body string
+		typ  ir.ElementType
+	}{
+		{"c = T[] constant(3)\n  m = T[] multiply(a, c)\n  ROOT r = T[] add(m, b)", ir.S32},
+		{"c = T[] constant(0.5)\n  m = T[] multiply(a, c)\n  e = T[] exponential(m)\n  ROOT r = T[] maximum(e, b)", ir.F16},
+		{"c = T[] constant(0.5)\n  m = T[] multiply(a, c)\n  e = T[] exponential(m)\n  ROOT r = T[] maximum(e, b)", ir.F32},
+		{"g = pred[] compare(a, b), direction=LT\n  ROOT r = T[] select(g, a, b)", ir.F64},
+		{"ROOT r = T[] constant(7)", ir.U8},
+	} {
+		ts := strings.TrimSuffix(ir.Scalar(c.typ).StringWithoutLayout(), "[]")
+		for _, dims := range [][]int{{}, {0}, {3, 5}, {elementwiseTile + 9}} {
+			s := shapeText(c.typ, dims...)
+			hlo := fmt.Sprintf("HloModule m\nf {\n  a = T[] parameter(0)\n  b = T[] parameter(1)\n  %s\n}\nENTRY e {\n  p = %s parameter(0)\n  q = %s parameter(1)\n  ROOT r = %s map(p, q), dimensions=%s, to_apply=f\n}\n",
+				c.body, s, s, s, dimsText(iotaDims(len(dims))))
+			hlo = strings.ReplaceAll(hlo, "T[]", ts+"[]")
+			x := ir.MakeShape(c.typ, dims...)
+			checkGeneric(t, genericCase{hlo: hlo, args: randomArgs(r, x, x)})
+		}
+	}
+}
+
+func iotaDims(n int) []int {
+	d := make([]int, n)
+	for i := range d {
+		d[i] = i
+	}
+	return d
 }

@@ -169,7 +169,7 @@ func (s *genericLoopStep) exec(fr *frame) error {
 				for j := 0; j < in.nargs; j++ {
 					args[j] = regAt(regs, in.args[j], genericLoopTile, n)
 				}
-				in.kernel(dst, &args, n)
+				in.kernel(dst, args, n)
 				roundWide(dst, in.t, n)
 			}
 		}

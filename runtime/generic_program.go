@@ -41,7 +41,7 @@ func (p *wideProgram) run(scratch []byte, stride, n int) {
 			args[j] = regAt(scratch, in.args[j], stride, n)
 		}
 		dst := regAt(scratch, in.reg, stride, n)
-		in.kernel(dst, &args, n)
+		in.kernel(dst, args, n)
 		roundWide(dst, in.t, n)
 	}
 }
@@ -109,7 +109,7 @@ func opKernel(v *ssa.Value, argT []ir.ElementType) wideKernel {
 func selectKernel(k wideKind) wideKernel {
 	switch k {
 	case wideFloat:
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			p, x, y := a[0].i[:n], a[1].f[:n], a[2].f[:n]
 			for j := range p {
 				if p[j] != 0 {
@@ -120,7 +120,7 @@ func selectKernel(k wideKind) wideKernel {
 			}
 		}
 	case wideComplex:
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			p, x, y := a[0].i[:n], a[1].c[:n], a[2].c[:n]
 			for j := range p {
 				if p[j] != 0 {
@@ -131,7 +131,7 @@ func selectKernel(k wideKind) wideKernel {
 			}
 		}
 	}
-	return func(d wideReg, a *[3]wideReg, n int) {
+	return func(d wideReg, a [3]wideReg, n int) {
 		p, x, y := a[0].i[:n], a[1].i[:n], a[2].i[:n]
 		for j := range p {
 			if p[j] != 0 {
@@ -152,7 +152,7 @@ func convertKernel(from, to ir.ElementType) wideKernel {
 	case fk == wideComplex && tk != wideComplex:
 		return nil
 	case fk == tk:
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			switch fk {
 			case wideFloat:
 				copy(d.f[:n], a[0].f[:n])
@@ -163,26 +163,26 @@ func convertKernel(from, to ir.ElementType) wideKernel {
 			}
 		}
 	case fk == wideFloat && tk == wideInt:
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].f[:n] {
 				d.i[j] = ir.SaturateFloatToInt(x, to)
 			}
 		}
 	case fk == wideFloat && tk == wideComplex:
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].f[:n] {
 				d.c[j] = complex(x, 0)
 			}
 		}
 	case fk == wideInt && tk == wideFloat:
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].i[:n] {
 				d.f[j] = ir.IntToFloat(x, unsigned, to)
 			}
 		}
 	case fk == wideInt && tk == wideComplex:
 		c := to.ComplexComponent()
-		return func(d wideReg, a *[3]wideReg, n int) {
+		return func(d wideReg, a [3]wideReg, n int) {
 			for j, x := range a[0].i[:n] {
 				d.c[j] = complex(ir.IntToFloat(x, unsigned, c), 0)
 			}
@@ -198,7 +198,7 @@ func totalOrderKernel(v *ssa.Value, t ir.ElementType) wideKernel {
 		return nil
 	}
 	bitsOf, w := floatBitsFunc(t)
-	return func(r wideReg, a *[3]wideReg, n int) {
+	return func(r wideReg, a [3]wideReg, n int) {
 		x, y := a[0].f[:n], a[1].f[:n]
 		for j := range x {
 			r.i[j] = 0

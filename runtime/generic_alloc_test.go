@@ -1,0 +1,94 @@
+package runtime
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// genericAllocModule exercises the generic implementations: elementwise ops
+// of several types, fused generic loops, conversions, data movement,
+// gather/scatter with a standard and a general update, map.
+const genericAllocModule = `HloModule m
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT r = s32[] add(a, b)
+}
+general {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  c = f64[] constant(0.5)
+  m = f64[] multiply(a, c)
+  ROOT r = f64[] maximum(m, b)
+}
+ENTRY e {
+  x = s32[8,16] parameter(0)
+  y = f64[8,16] parameter(1)
+  i = s32[5,1] parameter(2)
+  j = s32[] parameter(3)
+  k = s16[8,16] convert(x)
+  t = s16[16,8] transpose(k), dimensions={1,0}
+  io = s32[8,16] iota(), iota_dimension=1
+  s = s32[8,16] multiply(x, io)
+  c = pred[8,16] compare(s, x), direction=GT
+  z = s32[8,16] select(c, s, io)
+  f = f64[8,16] convert(z)
+  g = f64[8,16] add(f, y)
+  rv = f64[8,16] reverse(g), dimensions={0,1}
+  zero = f64[] constant(0)
+  pd = f64[10,20] pad(rv, zero), padding=1_1x2_2
+  ds = f64[4,4] dynamic-slice(pd, j, j), dynamic_slice_sizes={4,4}
+  u = f64[10,20] dynamic-update-slice(pd, ds, j, j)
+  ga = s32[5,16] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}
+  sc = s32[8,16] scatter(x, i, ga), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  gy = f64[5,16] gather(y, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}
+  sy = f64[8,16] scatter(y, i, gy), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=general
+  cc = s32[16,16] concatenate(sc, x), dimensions={0}
+  mp = f64[8,16] map(sy, y), dimensions={0,1}, to_apply=general
+  ROOT r = (s16[16,8], f64[10,20], s32[16,16], f64[8,16]) tuple(t, u, cc, mp)
+}`
+
+func TestGenericStepsRunWithoutAllocating(t *testing.T) {
+	m, err := ir.ParseModule(genericAllocModule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range exe.Stats().Kernels {
+		if k.Impl == "reference" {
+			t.Errorf("kernel %v runs on the reference fallback", k)
+		}
+	}
+	r := rand.New(rand.NewPCG(61, 62))
+	lits := []*ir.Literal{randomLiteral(r, ir.MakeShape(ir.S32, 8, 16)), randomLiteral(r, ir.MakeShape(ir.F64, 8, 16)),
+		indexLiteral(r, ir.S32, 8, 5, 1), ir.ScalarLiteral(int32(3))}
+	args := make([]*Tensor, len(lits))
+	for i, l := range lits {
+		args[i] = TensorFromLiteral(l)
+	}
+	outs := make([]*Tensor, len(exe.ResultShapes()))
+	for i, s := range exe.ResultShapes() {
+		if outs[i], err = NewTensor(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if err := exe.RunInto(ctx, outs, args...); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := exe.RunInto(ctx, outs, args...); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("RunInto allocates %v times per run, want 0\n%v", allocs, exe.Stats())
+	}
+	checkGeneric(t, genericCase{hlo: genericAllocModule, args: lits})
+}
