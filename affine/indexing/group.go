@@ -104,10 +104,16 @@ func (g *Group) outputToInput(output int) (*Indexing, error) {
 			}
 			if n.Op.Opcode == ir.OpGetTupleElement && n.Body == nil {
 				// The element's maps are those of one output of the tuple.
+				if len(n.Args) != 1 {
+					return nil, fmt.Errorf("get-tuple-element (node %d): %d operands", i, len(n.Args))
+				}
 				src := n.Args[0]
 				idx := n.Op.attrs().TupleIndex
-				if src < 0 || idx < 0 || idx >= len(nodes[src]) || consumer.unknown {
-					at(src, max(idx, 0)).setUnknown()
+				if src >= 0 && (idx < 0 || idx >= len(nodes[src])) {
+					return nil, fmt.Errorf("get-tuple-element (node %d): index %d of a tuple of %d", i, idx, len(nodes[src]))
+				}
+				if src < 0 || consumer.unknown {
+					at(src, idx).setUnknown()
 					continue
 				}
 				for _, m := range consumer.maps {

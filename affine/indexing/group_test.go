@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
@@ -52,10 +53,27 @@ domain:
 s0 in [0, 15],
 s1 in [0, 7]
 `)
-	// Malformed groups are errors.
-	bad := Group{NumInputs: 1, Nodes: []Node{{Op: Op{Opcode: ir.OpExp, Operands: []ir.Shape{x}, Shape: x}, Args: []int{0}}}}
-	if _, err := bad.OutputToInput(0); err == nil {
-		t.Error("a node reading itself: no error")
+	// Malformed groups are errors, not panics.
+	pair := ir.MakeTuple(x, x)
+	for _, bad := range []Group{
+		{NumInputs: 1, Nodes: []Node{{Op: Op{Opcode: ir.OpExp, Operands: []ir.Shape{x}, Shape: x}, Args: []int{0}}}},
+		{NumInputs: 1, Nodes: []Node{{Op: Op{Opcode: ir.OpExp, Operands: []ir.Shape{x}, Shape: x}, Args: []int{Input(3)}}}},
+		{NumInputs: 2, Nodes: []Node{
+			{Op: Op{Opcode: ir.OpTuple, Operands: []ir.Shape{x, x}, Shape: pair}, Args: []int{Input(0), Input(1)}},
+			{Op: Op{Opcode: ir.OpGetTupleElement, Attrs: &ir.Attrs{TupleIndex: 2}, Operands: []ir.Shape{pair}, Shape: x}, Args: []int{0}},
+		}},
+		{},
+	} {
+		_, err := bad.OutputToInput(0)
+		if err == nil || strings.Contains(err.Error(), "internal error") {
+			t.Errorf("group %+v: error %v", bad, err)
+		}
+		if bad.NumInputs > 0 {
+			_, err = bad.InputToOutput(0)
+			if err == nil || strings.Contains(err.Error(), "internal error") {
+				t.Errorf("group %+v, inverse: error %v", bad, err)
+			}
+		}
 	}
 }
 
