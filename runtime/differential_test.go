@@ -1,0 +1,684 @@
+package runtime_test
+
+// The differential test: for every op of the operation-semantics seed and
+// every element type the op takes, small random modules (random shapes with
+// size-0 and size-1 dimensions, random valid attributes, random inputs with
+// special values) are compiled with runtime.Compile, run, and each output is
+// compared with the reference evaluator ir/eval, the oracle.
+//
+// Bounds, compiled result against ir/eval, element by element:
+//
+//	exact      bit-for-bit equal. A NaN must meet a NaN (sign and payload may
+//	           differ); everything else, ±0 included, must have the same bits.
+//	ulp(n)     floats within n units in the last place of the result type,
+//	           counted along the ordered list of the type's values (+0 and −0
+//	           count as one value); NaN meets NaN, ±Inf must match exactly.
+//	           For results narrower than f32 the bound is max(n, 1) where n > 0:
+//	           an implementation may round through f32 where ir/eval rounds
+//	           through f64.
+//	accum(K)   sums of K products or terms (dot, convolution, add-reductions,
+//	           scatter-add): |got − want| ≤ (K+1)·ε·M, where ε = 2^−mantissa
+//	           of the result type and M is the same module evaluated on the
+//	           absolute values of its inputs (Σ|terms|; for complex inputs
+//	           |re|+|im|), plus one ULP for results narrower than f32. Any
+//	           summation order and any FMA use stays inside it.
+//	rel(c)     complex results: |got − want| ≤ c·ε·|want| per part (|want|
+//	           the modulus), or within c ULPs part by part.
+//	norm(c)    linear algebra and composite ops (cholesky, triangular-solve,
+//	           fft, batch-norm): |got − want| ≤ c·n·ε·max(1, max|want|), n the
+//	           problem size, on well-conditioned inputs.
+//
+// Per op (the table opBounds below is the one the test uses):
+//
+//	exact:   every op on integer and PRED types; every data-movement op
+//	         (broadcast, reshape, transpose, reverse, slice, dynamic-slice,
+//	         dynamic-update-slice, concatenate, pad, gather, scatter with
+//	         overwrite, sort, top-k, tuple, get-tuple-element, copy, iota,
+//	         constant, bitcast-convert, while/conditional/call plumbing);
+//	         add, subtract, multiply, divide, remainder, sqrt, negate, abs,
+//	         sign, maximum, minimum, clamp, select, compare, floor, ceil,
+//	         round-*, convert, reduce-precision, is-finite, real, imag,
+//	         complex on floats; maximum/minimum reductions.
+//	ulp(2):  rsqrt, cbrt.
+//	ulp(4):  exponential, exponential-minus-one, log, log-plus-one, logistic,
+//	         tanh, erf, sine, cosine, atan2.
+//	ulp(8):  tan, power.
+//	rel(8):  complex multiply, divide, sqrt, rsqrt, abs, sign;
+//	rel(32): complex transcendental ops and power.
+//	accum:   dot, convolution, reduce/reduce-window/all-reduce/map with an add
+//	         reducer, scatter and select-and-scatter with add; multiply
+//	         reductions are ulp(2K).
+//	norm(32): cholesky, triangular-solve, fft, batch-norm-*.
+//	rng / rng-normal / rng-uniform have no reference values (the stream is
+//	         the implementation's): their outputs are checked for shape and
+//	         range only.
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kilnml/kiln/internal/detrand"
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/eval"
+	"github.com/kilnml/kiln/runtime"
+)
+
+// casesPerType is how many random modules each op gets per element type:
+// one with a size-0 dimension, one with size-1 dimensions, and random ones
+// (the last of which may be large enough to cross the loop tile size).
+const casesPerType = 4
+
+// caseTimeout is how long one case may take before the watchdog reports it.
+const caseTimeout = 20 * time.Second
+
+// boundKind says how a float output is compared.
+type boundKind uint8
+
+const (
+	boundExact boundKind = iota
+	boundULP
+	boundAccum
+	boundRel
+	boundNorm
+	boundRange // rng: range and shape only
+)
+
+// bound is how closely an op's compiled float results must match ir/eval.
+type bound struct {
+	kind boundKind
+	n    float64 // ULPs (ulp), or the constant c (rel, norm)
+}
+
+var (
+	exact = bound{kind: boundExact}
+	accum = bound{kind: boundAccum}
+)
+
+func ulp(n float64) bound  { return bound{kind: boundULP, n: n} }
+func rel(c float64) bound  { return bound{kind: boundRel, n: c} }
+func norm(c float64) bound { return bound{kind: boundNorm, n: c} }
+
+func (b bound) String() string {
+	switch b.kind {
+	case boundExact:
+		return "exact"
+	case boundULP:
+		return fmt.Sprintf("%g ULP", b.n)
+	case boundAccum:
+		return "(K+1)·ε·Σ|terms|"
+	case boundRel:
+		return fmt.Sprintf("%g·ε·|want|", b.n)
+	case boundNorm:
+		return fmt.Sprintf("%g·n·ε·max|want|", b.n)
+	}
+	return "range"
+}
+
+// opBounds are the bounds of the ops whose float results may differ from
+// ir/eval's; every other op is exact. Complex results use complexBounds.
+var opBounds = map[string]bound{
+	"rsqrt": ulp(2), "cbrt": ulp(2),
+	"exponential": ulp(4), "exponential-minus-one": ulp(4), "log": ulp(4), "log-plus-one": ulp(4),
+	"logistic": ulp(4), "tanh": ulp(4), "erf": ulp(4), "sine": ulp(4), "cosine": ulp(4), "atan2": ulp(4),
+	"tan": ulp(8), "power": ulp(8),
+	"dot": accum, "convolution": accum, "reduce-add": accum, "reduce-window-add": accum,
+	"all-reduce": accum, "cross-replica-sum": accum, "reduce-scatter": accum, "map": accum,
+	"scatter-add": accum, "select-and-scatter": accum,
+	"cholesky": norm(32), "triangular-solve": norm(32), "fft": norm(32),
+	"batch-norm-training": norm(32), "batch-norm-inference": norm(32), "batch-norm-grad": norm(32),
+	"rng-normal": {kind: boundRange}, "rng-uniform": {kind: boundRange},
+}
+
+// complexBounds are the bounds of ops on complex values (per real part).
+var complexBounds = map[string]bound{
+	"multiply": rel(8), "divide": rel(8), "sqrt": rel(8), "rsqrt": rel(8), "abs": rel(8), "sign": rel(8),
+	"exponential": rel(32), "exponential-minus-one": rel(32), "log": rel(32), "log-plus-one": rel(32),
+	"logistic": rel(32), "tanh": rel(32), "sine": rel(32), "cosine": rel(32), "tan": rel(32),
+	"cbrt": rel(32), "power": rel(32), "atan2": rel(32),
+}
+
+// boundFor is the bound of the op named by a generator for element type t.
+func boundFor(op string, t ir.ElementType) bound {
+	if t.IsComplex() {
+		if b, ok := complexBounds[op]; ok {
+			return b
+		}
+	}
+	if b, ok := opBounds[op]; ok {
+		return b
+	}
+	return exact
+}
+
+// knownFailures lists the cases that fail today, keyed "op/type" (or "op/*"
+// for every type), with their cause. A listed case still runs; when it fails
+// the test is skipped with the reason and the failure, when it passes the
+// test says so in its log (the entry can then be removed).
+var knownFailures = map[string]string{
+	"clamp/c64":  "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
+	"clamp/c128": "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
+}
+
+// compilerUnsupported lists ops the compiler documents as unsupported:
+// Compile must fail with an error naming the op.
+var compilerUnsupported = map[string]string{}
+
+// TestDifferential runs every generator of opTable over every element type.
+func TestDifferential(t *testing.T) {
+	impls := &implLog{seen: map[string]map[string]bool{}}
+	t.Cleanup(func() { t.Logf("implementations the plans used, by op:\n%s", impls) })
+	for _, og := range opTable {
+		t.Run(og.name, func(t *testing.T) {
+			t.Parallel()
+			for _, et := range ir.ElementTypes {
+				if !og.types(et) {
+					if !og.variant {
+						checkRejected(t, og, et)
+					}
+					continue
+				}
+				t.Run(et.String(), func(t *testing.T) {
+					for i := range og.caseCount() {
+						runCase(t, og, et, i, impls)
+					}
+				})
+			}
+		})
+	}
+}
+
+// checkRejected asserts that the builder refuses an op for an element type
+// the table says the op does not take, so that the table's type lists cover
+// every type each op accepts.
+func checkRejected(t *testing.T, og *opGen, et ir.ElementType) {
+	t.Helper()
+	g := newGen(detrand.Seed(t.Name()+"/"+et.String(), 0), modeRandom)
+	c, err := g.build(og, et)
+	if err == nil && c != nil {
+		t.Errorf("%s accepts element type %s, which the differential table does not cover:\n%s", og.name, et, c.m)
+	}
+}
+
+// runCase builds case i of generator og for element type et, compiles it
+// (fused, and unfused for the first cases), runs it and compares with ir/eval.
+func runCase(t *testing.T, og *opGen, et ir.ElementType, i int, impls *implLog) {
+	t.Helper()
+	seed := detrand.Seed(t.Name(), i)
+	g := newGen(seed, caseMode(i))
+	c, err := g.build(og, et)
+	if err != nil {
+		t.Fatalf("case %d (seed %#x): the generator built an invalid module: %v", i, seed, err)
+	}
+	key := og.name + "/" + et.String()
+	reason, known := knownFailures[key]
+	if !known {
+		reason, known = knownFailures[og.name+"/*"]
+	}
+	r := &reporter{t: t, og: og, et: et, idx: i, seed: seed, c: c, impls: impls}
+	// A compiler that loops forever would only show as the test binary's
+	// timeout; the watchdog names the case and prints its module first.
+	watchdog := time.AfterFunc(caseTimeout, func() {
+		fmt.Fprintf(os.Stderr, "%s: case %d (seed %#x) has run for %v:\n%s\n", t.Name(), i, seed, caseTimeout, c.m)
+	})
+	defer watchdog.Stop()
+	want, err := evalFlat(c.m, c.args)
+	var unsupported *eval.UnsupportedError
+	switch {
+	case errors.As(err, &unsupported):
+		r.expectRefusal(unsupported)
+	case err != nil:
+		r.failf("ir/eval fails on the module: %v", err)
+	default:
+		r.compileAndCompare(want, c.bound(og, et), false)
+		if i < 2 || og.fusion {
+			r.compileAndCompare(want, c.bound(og, et), true)
+		}
+	}
+	switch {
+	case r.failed && known:
+		t.Skipf("known failure (%s):\n%s", reason, r.msg.String())
+	case r.failed:
+		t.Error(r.msg.String())
+	case known && i == og.caseCount()-1:
+		t.Logf("listed as a known failure (%s) but every case passed", reason)
+	}
+}
+
+// reporter runs one case and collects its failure report.
+type reporter struct {
+	t      *testing.T
+	og     *opGen
+	et     ir.ElementType
+	idx    int
+	seed   uint64
+	c      *dcase
+	failed bool
+	msg    strings.Builder
+	stats  string
+	impls  *implLog
+}
+
+// implLog records, per op, the kernel implementations its plans used
+// ("loop", "gemm", "reference", …), for the test log.
+type implLog struct {
+	mu   sync.Mutex
+	seen map[string]map[string]bool
+}
+
+func (l *implLog) add(op string, s runtime.Stats) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen[op] == nil {
+		l.seen[op] = map[string]bool{}
+	}
+	for _, k := range s.Kernels {
+		l.seen[op][k.Impl] = true
+	}
+}
+
+func (l *implLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var sb strings.Builder
+	for _, op := range slices.Sorted(maps.Keys(l.seen)) {
+		fmt.Fprintf(&sb, "  %-28s %s\n", op, strings.Join(slices.Sorted(maps.Keys(l.seen[op])), " "))
+	}
+	return sb.String()
+}
+
+func (r *reporter) failf(format string, args ...any) {
+	if r.failed {
+		return // the first failure of a case is the one worth reading
+	}
+	r.failed = true
+	fmt.Fprintf(&r.msg, "op %s, element type %s, case %d (seed %#x): ", r.og.name, r.et, r.idx, r.seed)
+	fmt.Fprintf(&r.msg, format, args...)
+	r.msg.WriteString("\n  parameters:")
+	for _, a := range r.c.args {
+		fmt.Fprintf(&r.msg, " %s", a.Shape().StringWithoutLayout())
+	}
+	if r.c.note != "" {
+		fmt.Fprintf(&r.msg, "\n  attributes: %s", r.c.note)
+	}
+	if r.stats != "" {
+		fmt.Fprintf(&r.msg, "\n  plan: %s", strings.ReplaceAll(strings.TrimSpace(r.stats), "\n", "\n  "))
+	}
+	fmt.Fprintf(&r.msg, "\n  module:\n    %s", strings.ReplaceAll(strings.TrimSpace(r.c.m.String()), "\n", "\n    "))
+}
+
+// compileAndCompare compiles the case (without fusion if unfused), runs it
+// three times (Run on fresh outputs, then RunInto twice on outputs filled
+// with garbage, so that an element a kernel forgets to write shows), checks
+// the arguments were not modified, and compares the outputs with want.
+func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) {
+	how := "compiled"
+	var opts []runtime.Option
+	if unfused {
+		how = "compiled without fusion"
+		opts = append(opts, runtime.WithoutFusion())
+	}
+	exe, err := compileSafely(r.c.m, opts...)
+	if err != nil {
+		if why, ok := compilerUnsupported[r.og.name]; ok {
+			if !strings.Contains(err.Error(), r.og.hloName()) {
+				r.failf("Compile refuses the op (documented: %s) with an error that does not name %q: %v", why, r.og.hloName(), err)
+			}
+			return
+		}
+		r.failf("Compile (%s) fails: %v", how, err)
+		return
+	}
+	if why, ok := compilerUnsupported[r.og.name]; ok {
+		r.failf("Compile accepts the op, documented as unsupported (%s)", why)
+		return
+	}
+	r.stats = exe.Stats().String()
+	r.impls.add(r.og.name, exe.Stats())
+	args := r.tensors()
+	if shapes := exe.ResultShapes(); len(shapes) != len(want) {
+		r.failf("%s: %d results, ir/eval returns %d", how, len(shapes), len(want))
+		return
+	}
+	for run, poison := range []int{-1, 0xff, 0x5a} {
+		var outs []*runtime.Tensor
+		if poison < 0 {
+			outs, err = runSafely(func() ([]*runtime.Tensor, error) { return exe.Run(context.Background(), args...) })
+		} else {
+			outs = make([]*runtime.Tensor, len(want))
+			for i, s := range exe.ResultShapes() {
+				outs[i], err = runtime.NewTensor(s)
+				if err != nil {
+					r.failf("NewTensor(%v): %v", s, err)
+					return
+				}
+				for j := range outs[i].Bytes() {
+					outs[i].Bytes()[j] = byte(poison)
+				}
+			}
+			_, err = runSafely(func() ([]*runtime.Tensor, error) {
+				return nil, exe.RunInto(context.Background(), outs, args...)
+			})
+		}
+		if err != nil {
+			r.failf("%s: run %d fails: %v", how, run+1, err)
+			return
+		}
+		for i, o := range outs {
+			got := o.Literal()
+			if !got.Shape().EqualIgnoringLayout(want[i].Shape().WithoutLayout()) && !ir.SameDimensions(got.Shape(), want[i].Shape()) {
+				r.failf("%s: output %d has shape %v, ir/eval's has %v", how, i, got.Shape(), want[i].Shape())
+				return
+			}
+			if msg := compareLiteral(got, want[i], b, r.c, i); msg != "" {
+				r.failf("%s, run %d (%s): output %d (%s): %s", how, run+1, []string{"Run", "RunInto over 0xff", "RunInto over 0x5a"}[run],
+					i, want[i].Shape().StringWithoutLayout(), msg)
+				return
+			}
+		}
+	}
+	for i, a := range r.c.args {
+		if got := args[i].Literal(); !sameBits(got, a) {
+			r.failf("%s: argument %d was modified by the run", how, i)
+			return
+		}
+	}
+}
+
+// expectRefusal checks a module ir/eval does not define (an op or type it
+// reports unsupported): the compiled path has no reference to match, so it
+// must refuse too — Compile or Run fails with an error naming the op — and
+// never return values.
+func (r *reporter) expectRefusal(u *eval.UnsupportedError) {
+	name := u.Op.String()
+	exe, err := compileSafely(r.c.m)
+	if err == nil {
+		r.stats = exe.Stats().String()
+		_, err = runSafely(func() ([]*runtime.Tensor, error) { return exe.Run(context.Background(), r.tensors()...) })
+	}
+	switch {
+	case err == nil:
+		r.failf("ir/eval does not define the module (%v), but the compiled plan runs it and returns values", u)
+	case !strings.Contains(err.Error(), name):
+		r.failf("ir/eval does not define the module (%v); the compiled path refuses it with an error that does not name %q: %v", u, name, err)
+	}
+}
+
+// tensors returns the case's arguments as tensors over copies of their
+// storage.
+func (r *reporter) tensors() []*runtime.Tensor {
+	args := make([]*runtime.Tensor, len(r.c.args))
+	for i, a := range r.c.args {
+		args[i] = runtime.TensorFromLiteral(a.Clone())
+	}
+	return args
+}
+
+// compileSafely is runtime.Compile with a panic turned into an error, so
+// that one broken op does not stop the whole table.
+func compileSafely(m *ir.Module, opts ...runtime.Option) (exe *runtime.Executable, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return runtime.Compile(m, opts...)
+}
+
+func runSafely(f func() ([]*runtime.Tensor, error)) (out []*runtime.Tensor, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return f()
+}
+
+// evalFlat runs the module on ir/eval and returns its array results, tuples
+// flattened depth first as runtime.Executable returns them.
+func evalFlat(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
+	out, err := eval.Run(m, args...)
+	if err != nil {
+		return nil, err
+	}
+	var flat []*ir.Literal
+	for _, l := range out {
+		flat = flattenLiteral(l, flat)
+	}
+	return flat, nil
+}
+
+func flattenLiteral(l *ir.Literal, out []*ir.Literal) []*ir.Literal {
+	if l.Shape().IsTuple() {
+		for _, e := range l.Elements() {
+			out = flattenLiteral(e, out)
+		}
+		return out
+	}
+	return append(out, l)
+}
+
+func sameBits(a, b *ir.Literal) bool {
+	ab, bb := a.Bytes(), b.Bytes()
+	if len(ab) != len(bb) {
+		return false
+	}
+	for i := range ab {
+		if ab[i] != bb[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compareLiteral compares output i of a case, got against want, under bound
+// b; it returns "" when they agree, or a description of the first element
+// that does not.
+func compareLiteral(got, want *ir.Literal, b bound, c *dcase, out int) string {
+	t := want.Shape().Elem
+	n := want.ElementCount()
+	if got.ElementCount() != n {
+		return fmt.Sprintf("%d elements, want %d", got.ElementCount(), n)
+	}
+	if !t.IsFloatOrComplex() || b.kind == boundExact {
+		for i := range n {
+			if !sameElement(got, want, t, i) {
+				return describe(got, want, t, i, "bit-exact")
+			}
+		}
+		return ""
+	}
+	if b.kind == boundRange {
+		return c.checkRange(got)
+	}
+	var mag []float64
+	if b.kind == boundAccum {
+		var err error
+		if mag, err = c.magnitudes(out); err != nil {
+			return fmt.Sprintf("cannot evaluate the magnitude bound: %v", err)
+		}
+	}
+	maxWant := 1.0
+	if b.kind == boundNorm {
+		for i := range n {
+			for _, v := range parts(want, i) {
+				if !math.IsInf(v, 0) && !math.IsNaN(v) {
+					maxWant = math.Max(maxWant, math.Abs(v))
+				}
+			}
+		}
+	}
+	pt := t
+	if t.IsComplex() {
+		pt = t.ComplexComponent()
+	}
+	eps := math.Ldexp(1, -pt.MantissaBits())
+	narrow := pt.BitWidth() < 32
+	for i := range n {
+		g, w := parts(got, i), parts(want, i)
+		modulus := 0.0
+		if t.IsComplex() {
+			modulus = math.Hypot(w[0], w[1])
+		}
+		for p := range g {
+			gv, wv := g[p], w[p]
+			if math.IsNaN(gv) || math.IsNaN(wv) {
+				if math.IsNaN(gv) != math.IsNaN(wv) {
+					return describe(got, want, t, i, b.String())
+				}
+				continue
+			}
+			if math.IsInf(gv, 0) || math.IsInf(wv, 0) {
+				if gv != wv {
+					return describe(got, want, t, i, b.String())
+				}
+				continue
+			}
+			d := math.Abs(gv - wv)
+			u := ulpDistance(pt, gv, wv)
+			var ok bool
+			switch b.kind {
+			case boundULP:
+				lim := b.n
+				if narrow {
+					lim = math.Max(lim, 1)
+				}
+				ok = u <= lim
+			case boundAccum:
+				ok = d <= float64(c.terms+1)*eps*mag[i] || (narrow && u <= 1)
+			case boundRel:
+				ok = d <= b.n*eps*modulus || u <= b.n || (narrow && u <= 1)
+			case boundNorm:
+				ok = d <= b.n*float64(max(c.terms, 1))*eps*maxWant || (narrow && u <= 1)
+			}
+			if !ok {
+				return describe(got, want, t, i, b.String())
+			}
+		}
+	}
+	return ""
+}
+
+// parts returns element i as float64 parts: one for a real type, two for
+// complex.
+func parts(l *ir.Literal, i int) []float64 {
+	if l.Shape().Elem.IsComplex() {
+		c := l.Complex128At(i)
+		return []float64{real(c), imag(c)}
+	}
+	return []float64{l.Float64At(i)}
+}
+
+// sameElement compares element i bit for bit, NaN matching any NaN.
+func sameElement(got, want *ir.Literal, t ir.ElementType, i int) bool {
+	size := t.ByteSize()
+	gb, wb := got.Bytes()[i*size:(i+1)*size], want.Bytes()[i*size:(i+1)*size]
+	if string(gb) == string(wb) {
+		return true
+	}
+	if t.IsFloatOrComplex() {
+		g, w := parts(got, i), parts(want, i)
+		for p := range g {
+			if math.IsNaN(g[p]) != math.IsNaN(w[p]) {
+				return false
+			}
+			if !math.IsNaN(g[p]) && math.Float64bits(g[p]) != math.Float64bits(w[p]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// ulpDistance is the number of representable values of float type t between
+// a and b (both finite, exactly representable in t), +0 and −0 counting once.
+func ulpDistance(t ir.ElementType, a, b float64) float64 {
+	return math.Abs(float64(orderedKey(t, a) - orderedKey(t, b)))
+}
+
+// orderedKey maps a value of float type t to an integer that orders like
+// the values: consecutive representable values get consecutive keys.
+func orderedKey(t ir.ElementType, v float64) int64 {
+	l := ir.MustNewLiteral(ir.Scalar(t))
+	l.SetFloat64At(0, v)
+	raw := l.Bytes()
+	var u uint64
+	switch len(raw) {
+	case 1:
+		u = uint64(raw[0])
+	case 2:
+		u = uint64(binary.NativeEndian.Uint16(raw))
+	case 4:
+		u = uint64(binary.NativeEndian.Uint32(raw))
+	default:
+		u = binary.NativeEndian.Uint64(raw)
+	}
+	w := t.BitWidth()
+	sign := uint64(1) << (w - 1)
+	mag := int64(u &^ sign)
+	if u&sign != 0 {
+		return -mag
+	}
+	return mag
+}
+
+// describe reports element i of got and want: index, values and bits.
+func describe(got, want *ir.Literal, t ir.ElementType, i int, what string) string {
+	idx := want.Shape().MultiIndex(i)
+	size := t.ByteSize()
+	gb, wb := got.Bytes()[i*size:(i+1)*size], want.Bytes()[i*size:(i+1)*size]
+	var extra string
+	if t.IsFloat() {
+		g, w := got.Float64At(i), want.Float64At(i)
+		if !math.IsNaN(g) && !math.IsNaN(w) && !math.IsInf(g, 0) && !math.IsInf(w, 0) {
+			extra = fmt.Sprintf(", %g ULP apart", ulpDistance(t, g, w))
+		}
+	}
+	return fmt.Sprintf("first difference at element %d %v: compiled %s (%s), ir/eval %s (%s)%s; bound %s",
+		i, idx, elemString(got, i), hexBytes(gb), elemString(want, i), hexBytes(wb), extra, what)
+}
+
+func elemString(l *ir.Literal, i int) string {
+	t := l.Shape().Elem
+	switch {
+	case t.IsComplex():
+		return fmt.Sprint(l.Complex128At(i))
+	case t.IsFloat():
+		return fmt.Sprint(l.Float64At(i))
+	case t.IsUnsigned():
+		return fmt.Sprint(l.Uint64At(i))
+	}
+	return fmt.Sprint(l.Int64At(i))
+}
+
+// hexBytes prints an element's storage as one hex number (little-endian
+// machines store the low byte first).
+func hexBytes(b []byte) string {
+	var sb strings.Builder
+	sb.WriteString("0x")
+	for i := len(b) - 1; i >= 0; i-- {
+		fmt.Fprintf(&sb, "%02x", b[i])
+	}
+	return sb.String()
+}
+
+// opTable is every generator, by op family.
+var opTable = concatGens(elementwiseGens())
+
+func concatGens(lists ...[]*opGen) []*opGen {
+	var all []*opGen
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	return all
+}
