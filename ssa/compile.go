@@ -26,6 +26,11 @@ var passes = [...]pass{
 	{name: "canon-dot", fn: canonDot},
 	{name: "canon-conv", fn: canonConv},
 	{name: "decompose", fn: decompose},
+	{name: "patterns", fn: recognisePatterns},
+	{name: "layout", fn: assignLayouts},
+	{name: "fold-late", fn: constantFold},
+	{name: "simplify-late", fn: simplify},
+	{name: "cse-late", fn: cse},
 	{name: "dce-late", fn: deadcode},
 }
 

@@ -231,6 +231,13 @@ var exact = tolerance{}
 // randomLiteral fills an array of shape s with deterministic random values:
 // normal floats, small integers, random booleans.
 func randomLiteral(s ir.Shape, r *rand.Rand) *ir.Literal {
+	if s.IsTuple() {
+		elems := make([]*ir.Literal, len(s.Tuple))
+		for i, e := range s.Tuple {
+			elems[i] = randomLiteral(e, r)
+		}
+		return ir.NewTupleLiteral(elems...)
+	}
 	l := ir.MustNewLiteral(s.WithoutLayout())
 	n := l.ElementCount()
 	for i := 0; i < n; i++ {
