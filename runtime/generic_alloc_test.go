@@ -24,6 +24,31 @@ general {
   m = f64[] multiply(a, c)
   ROOT r = f64[] maximum(m, b)
 }
+maxf {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] maximum(a, b)
+}
+addf {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+gef {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=GE
+}
+argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  v = f32[] select(gt, a, b)
+  i = s32[] select(gt, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
 ENTRY e {
   x = s32[8,16] parameter(0)
   y = f64[8,16] parameter(1)
@@ -48,7 +73,18 @@ ENTRY e {
   sy = f64[8,16] scatter(y, i, gy), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=general
   cc = s32[16,16] concatenate(sc, x), dimensions={0}
   mp = f64[8,16] map(sy, y), dimensions={0,1}, to_apply=general
-  ROOT r = (s16[16,8], f64[10,20], s32[16,16], f64[8,16]) tuple(t, u, cc, mp)
+  zf = f32[8,16] convert(z)
+  img = f32[1,8,16,1] reshape(zf)
+  ninf = f32[] constant(-inf)
+  pool = f32[1,4,8,1] reduce-window(img, ninf), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=maxf
+  fz = f32[] constant(0)
+  bwd = f32[1,8,16,1] select-and-scatter(img, pool, fz), window={size=1x2x2x1 stride=1x2x2x1}, select=gef, scatter=addf
+  flat = f32[8,16] reshape(bwd)
+  izero = s32[] constant(0)
+  am = (f32[8], s32[8]) reduce(flat, io, ninf, izero), dimensions={1}, to_apply=argmax
+  ai = s32[8] get-tuple-element(am), index=1
+  sum = s32[16] reduce(x, izero), dimensions={0}, to_apply=add
+  ROOT r = (s16[16,8], f64[10,20], s32[16,16], f64[8,16], s32[8], s32[16]) tuple(t, u, cc, mp, ai, sum)
 }`
 
 func TestGenericStepsRunWithoutAllocating(t *testing.T) {

@@ -1,0 +1,167 @@
+package runtime
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// reducers are reduce computations of two scalars of type T, by name: the
+// standard ones (accumulator first or second) and a general one.
+var reducers = map[string]string{
+	"add":     "ROOT r = T[] add(a, b)",
+	"mul":     "ROOT r = T[] multiply(b, a)",
+	"max":     "ROOT r = T[] maximum(a, b)",
+	"min":     "ROOT r = T[] minimum(b, a)",
+	"and":     "ROOT r = T[] and(a, b)",
+	"or":      "ROOT r = T[] or(a, b)",
+	"general": "s = T[] subtract(a, b)\n  ROOT r = T[] maximum(s, b)",
+}
+
+func typeName(t ir.ElementType) string {
+	return strings.TrimSuffix(ir.Scalar(t).StringWithoutLayout(), "[]")
+}
+
+// withReducer prepends computation `red` of the given body to a module's
+// entry and instantiates the placeholder type T.
+func withReducer(hlo, body string, t ir.ElementType) string {
+	hlo = fmt.Sprintf("HloModule m\nred {\n  a = T[] parameter(0)\n  b = T[] parameter(1)\n  %s\n}\n%s", body, hlo)
+	return strings.ReplaceAll(hlo, "T[]", typeName(t)+"[]")
+}
+
+var reduceTypes = []ir.ElementType{ir.F32, ir.F64, ir.F16, ir.BF16, ir.S32, ir.U8, ir.S64, ir.PRED, ir.C64}
+
+func TestGenericReduceAgreesWithEvaluator(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	for _, typ := range reduceTypes {
+		for _, body := range reducers {
+			for _, c := range []struct {
+				in, dims []int
+			}{{[]int{4, 5, 6}, []int{1}}, {[]int{4, 5, 6}, []int{0, 2}}, {[]int{7, 300}, []int{1}}, {[]int{3, 0}, []int{1}},
+				{[]int{0, 3}, []int{1}}, {[]int{5}, []int{}}, {[]int{2, 3}, []int{0, 1}}} {
+				var out []int
+				for d, n := range c.in {
+					if !slices.Contains(c.dims, d) {
+						out = append(out, n)
+					}
+				}
+				x := ir.MakeShape(typ, c.in...)
+				hlo := withReducer(fmt.Sprintf("ENTRY e {\n  p = %s parameter(0)\n  i = T[] parameter(1)\n  ROOT r = %s reduce(p, i), dimensions=%s, to_apply=red\n}\n",
+					x.StringWithoutLayout(), shapeText(typ, out...), dimsText(c.dims)), body, typ)
+				if !validModule(hlo) {
+					continue
+				}
+				checkGeneric(t, genericCase{hlo: hlo, args: randomArgs(r, x, ir.Scalar(typ))})
+			}
+		}
+	}
+}
+
+func TestGenericVariadicReduceAgreesWithEvaluator(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	// argmax over the last dimension: the larger value, the lower index on ties.
+	hlo := `HloModule m
+argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  eq = pred[] compare(a, b), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  keep = pred[] or(gt, tie)
+  v = f32[] select(keep, a, b)
+  i = s32[] select(keep, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  p = f32[6,33] parameter(0)
+  io = s32[6,33] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  z = s32[] constant(0)
+  ROOT r = (f32[6], s32[6]) reduce(p, io, lo, z), dimensions={1}, to_apply=argmax
+}`
+	for trial := 0; trial < 3; trial++ {
+		x := randomLiteral(r, ir.MakeShape(ir.F32, 6, 33))
+		copy(x.Bytes()[4*40:4*44], x.Bytes()[4*33:4*37]) // repeated values: ties
+		checkGeneric(t, genericCase{hlo: hlo, args: []*ir.Literal{x}})
+	}
+}
+
+// windowForms are reduce-window operand shapes and windows: pooling as the
+// CNN example does it, padding, base and window dilation, negative padding,
+// windows wholly in padding, empty and rank-0 operands.
+var windowForms = []struct {
+	in     []int
+	window string
+}{
+	{[]int{1, 8, 8, 3}, "size=1x2x2x1 stride=1x2x2x1"},
+	{[]int{2, 7, 9, 2}, "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0"},
+	{[]int{10}, "size=3 stride=2 pad=2_1 lhs_dilate=2 rhs_dilate=2"},
+	{[]int{4, 5}, "size=2x3 stride=3x1 pad=-1_2x0_0 rhs_dilate=1x2"},
+	{[]int{3, 3}, "size=5x5 pad=4_4x4_4"},
+	{[]int{0, 4}, "size=1x2"},
+	{[]int{}, ""},
+}
+
+func TestGenericReduceWindowAgreesWithEvaluator(t *testing.T) {
+	r := rand.New(rand.NewPCG(75, 76))
+	for _, typ := range reduceTypes {
+		for _, body := range reducers {
+			for _, w := range windowForms {
+				x := ir.MakeShape(typ, w.in...)
+				ws, err := ir.ParseWindow(w.window)
+				if err != nil {
+					t.Fatal(err)
+				}
+				os, err := ir.InferWindowOutputShape(x, *ws, typ)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hlo := withReducer(fmt.Sprintf("ENTRY e {\n  p = %s parameter(0)\n  i = T[] parameter(1)\n  ROOT r = %s reduce-window(p, i), window={%s}, to_apply=red\n}\n",
+					x.StringWithoutLayout(), os.StringWithoutLayout(), w.window), body, typ)
+				if !validModule(hlo) {
+					continue
+				}
+				checkGeneric(t, genericCase{hlo: hlo, args: randomArgs(r, x, ir.Scalar(typ))})
+			}
+		}
+	}
+}
+
+func TestGenericSelectAndScatterAgreesWithEvaluator(t *testing.T) {
+	r := rand.New(rand.NewPCG(77, 78))
+	for _, typ := range []ir.ElementType{ir.F32, ir.F64, ir.BF16, ir.S32, ir.U8} {
+		for _, sel := range []string{"ROOT r = pred[] compare(a, b), direction=GE", "ROOT r = pred[] compare(b, a), direction=GT",
+			"ROOT r = pred[] compare(a, b), direction=LE, type=TOTALORDER", "n = pred[] compare(a, b), direction=LT\n  ROOT r = pred[] not(n)"} {
+			for _, sc := range []string{"add", "max", "general"} {
+				for _, w := range []struct {
+					in     []int
+					window string
+				}{{[]int{1, 6, 6, 2}, "size=1x2x2x1 stride=1x2x2x1"}, {[]int{7, 5}, "size=3x2 stride=2x2 pad=1_1x0_1"}, {[]int{4}, "size=3 pad=5_5"}} {
+					x := ir.MakeShape(typ, w.in...)
+					ws, err := ir.ParseWindow(w.window)
+					if err != nil {
+						t.Fatal(err)
+					}
+					src, err := ir.InferWindowOutputShape(x, *ws, typ)
+					if err != nil {
+						t.Fatal(err)
+					}
+					hlo := fmt.Sprintf("HloModule m\nsel {\n  a = T[] parameter(0)\n  b = T[] parameter(1)\n  %s\n}\nscat {\n  a = T[] parameter(0)\n  b = T[] parameter(1)\n  %s\n}\nENTRY e {\n  p = %s parameter(0)\n  s = %s parameter(1)\n  i = T[] parameter(2)\n  ROOT r = %s select-and-scatter(p, s, i), window={%s}, select=sel, scatter=scat\n}\n",
+						sel, reducers[sc], x.StringWithoutLayout(), src.StringWithoutLayout(), x.StringWithoutLayout(), w.window)
+					hlo = strings.ReplaceAll(hlo, "T[]", typeName(typ)+"[]")
+					if !validModule(hlo) {
+						continue // total order on integers
+					}
+					checkGeneric(t, genericCase{hlo: hlo, args: []*ir.Literal{randomLiteral(r, x), randomLiteral(r, src), randomLiteral(r, ir.Scalar(typ))}})
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,364 @@
+package runtime
+
+// reduce-window and select-and-scatter over strided, padded and dilated
+// windows. For each output position the window's base elements are listed
+// in window order (row-major over the window dimensions), skipping those in
+// padding or between base-dilated elements — the evaluator's rule — and
+// folded (reduce-window) or searched for the selected element
+// (select-and-scatter) exactly as the evaluator does. The per-dimension tap
+// lists are computed at compile time.
+
+import (
+	"slices"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
+)
+
+func init() {
+	genericSteps[ssa.OpReduceWindow] = buildReduceWindow
+	genericSteps[ssa.OpSelectAndScatter] = buildSelectAndScatter
+}
+
+// maxWindowElems bounds the elements of one window (its position list
+// lives in scratch).
+const maxWindowElems = 1 << 20
+
+// windowPlan maps each output position to the base positions its window
+// covers.
+type windowPlan struct {
+	out      []int     // output dimensions
+	taps     [][][]int // taps[d][o]: base indices along d for output index o, in window order
+	strides  []int     // base strides
+	maxElems int
+}
+
+func newWindowPlan(w *ir.Window, base []int) (*windowPlan, bool) {
+	if w == nil || len(w.Dims) != len(base) || len(base) > maxGenericRank {
+		return nil, false
+	}
+	p := &windowPlan{out: make([]int, len(base)), taps: make([][][]int, len(base)), strides: denseStrides(base), maxElems: 1}
+	for d, wd := range w.Dims {
+		if wd.Stride == 0 {
+			wd.Stride = 1
+		}
+		if wd.BaseDilation == 0 {
+			wd.BaseDilation = 1
+		}
+		if wd.WindowDilation == 0 {
+			wd.WindowDilation = 1
+		}
+		if wd.Size < 0 || wd.Stride < 1 || wd.BaseDilation < 1 || wd.WindowDilation < 1 || wd.Reversal {
+			return nil, false
+		}
+		padded := dilated(base[d], wd.BaseDilation) + wd.PadLow + wd.PadHigh
+		if padded < 0 {
+			return nil, false
+		}
+		win := dilated(wd.Size, wd.WindowDilation)
+		if padded >= win {
+			p.out[d] = (padded-win)/wd.Stride + 1
+		}
+		p.taps[d] = make([][]int, p.out[d])
+		for o := range p.taps[d] {
+			for k := 0; k < wd.Size; k++ {
+				u := o*wd.Stride - wd.PadLow + k*wd.WindowDilation
+				if u < 0 || u%wd.BaseDilation != 0 || u/wd.BaseDilation >= base[d] {
+					continue
+				}
+				p.taps[d][o] = append(p.taps[d][o], u/wd.BaseDilation)
+			}
+		}
+		p.maxElems *= max(wd.Size, 1)
+		if p.maxElems > maxWindowElems {
+			return nil, false
+		}
+	}
+	return p, true
+}
+
+func dilated(n, d int) int {
+	if n == 0 {
+		return 0
+	}
+	return (n-1)*d + 1
+}
+
+// positions writes the base positions of the window of output position
+// opos (window order) into buf and returns them.
+func (p *windowPlan) positions(opos []int, buf []int64) []int64 {
+	rank := len(p.out)
+	if rank == 0 {
+		buf[0] = 0
+		return buf[:1]
+	}
+	var tap [maxGenericRank]int
+	for d := 0; d < rank; d++ {
+		if len(p.taps[d][opos[d]]) == 0 {
+			return buf[:0]
+		}
+	}
+	n := 0
+	for {
+		lin := 0
+		for d := 0; d < rank; d++ {
+			lin += p.taps[d][opos[d]][tap[d]] * p.strides[d]
+		}
+		buf[n] = int64(lin)
+		n++
+		d := rank - 1
+		for ; d >= 0; d-- {
+			tap[d]++
+			if tap[d] < len(p.taps[d][opos[d]]) {
+				break
+			}
+			tap[d] = 0
+		}
+		if d < 0 {
+			return buf[:n]
+		}
+	}
+}
+
+// reduceWindowStep folds each window onto the init values.
+type reduceWindowStep struct {
+	n          int
+	ins, inits []loc
+	outs       []loc
+	fold       *folder
+	plan       *windowPlan
+	count      int
+	win        int // scratch offset of the position list
+}
+
+func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
+	v := k.Root
+	if len(v.Args) == 0 || len(v.Args)%2 != 0 || len(v.Funcs) != 1 {
+		return nil, nil
+	}
+	n := len(v.Args) / 2
+	if n > maxVariadic {
+		return nil, nil
+	}
+	x := v.Args[0].Shape
+	s := &reduceWindowStep{n: n, outs: c.leaves(k.Out)}
+	ts := make([]ir.ElementType, n)
+	for i := 0; i < n; i++ {
+		a, init := v.Args[i], v.Args[n+i]
+		ab, ib := inputBuffer(k, a), inputBuffer(k, init)
+		if ab == nil || ib == nil || !denseArray(a.Shape) || !slices.Equal(a.Shape.Dims, x.Dims) || !init.Shape.IsScalar() || init.Shape.Elem != a.Shape.Elem {
+			return nil, nil
+		}
+		s.ins = append(s.ins, c.loc(ab))
+		s.inits = append(s.inits, c.loc(ib))
+		ts[i] = a.Shape.Elem
+	}
+	plan, ok := newWindowPlan(v.Attrs.Window, x.Dims)
+	if !ok || len(s.outs) != n {
+		return nil, nil
+	}
+	for i, os := range leafShapes(v.Shape) {
+		if !denseArray(os) || os.Elem != ts[i] || !slices.Equal(os.Dims, plan.out) {
+			return nil, nil
+		}
+	}
+	s.plan, s.count = plan, prod(plan.out)
+	var sp scratchPlan
+	if s.fold = newFolder(v.Funcs[0], ts, &sp); s.fold == nil {
+		if s.count == 0 || plan.maxElems == 0 {
+			return &initFillStep{inits: s.inits, outs: s.outs, es: ts}, nil
+		}
+		return nil, nil
+	}
+	s.win = sp.take(plan.maxElems * 8)
+	sp.reserve(p)
+	return s, nil
+}
+
+func (s *reduceWindowStep) name() string { return "reduce-window" }
+
+func (s *reduceWindowStep) exec(fr *frame) error {
+	var ins, inits, outs [maxVariadic][]byte
+	for i := 0; i < s.n; i++ {
+		ins[i], inits[i], outs[i] = fr.bytes(s.ins[i]), fr.bytes(s.inits[i]), fr.bytes(s.outs[i])
+	}
+	buf := elems[int64](fr.scratch[0][s.win : s.win+s.plan.maxElems*8])
+	var opos [maxGenericRank]int
+	rank := len(s.plan.out)
+	for o := 0; o < s.count; o++ {
+		var st foldState
+		s.fold.start(fr, &st, &inits)
+		pos := s.plan.positions(opos[:rank], buf)
+		for start := 0; start < len(pos); start += foldTile {
+			s.fold.fold(fr, &st, &ins, pos[start:min(start+foldTile, len(pos))])
+		}
+		s.fold.finish(fr, &st, &outs, o)
+		ir.NextIndex(s.plan.out, opos[:rank])
+	}
+	return nil
+}
+
+// selectAndScatterStep fills the result with the init value, then, window
+// by window in row-major order, selects one element of the operand's
+// window and combines the window's source value into that position.
+type selectAndScatterStep struct {
+	operand, source, init, out loc
+	t, st                      ir.ElementType // operand and source/result types
+	plan                       *windowPlan
+	count                      int
+	win                        int // scratch offset of the position list
+	// selection: compare of the two parameters, or a scalar function
+	cmpDir   ir.ComparisonDirection
+	cmpTotal bool
+	cmpSwap  bool
+	sel      *scalarFunc
+	selRegs  int
+	comb     *combiner
+}
+
+func buildSelectAndScatter(c *compiler, k *sched.Kernel, p *program) (step, error) {
+	v := k.Root
+	if len(v.Args) != 3 || len(v.Funcs) != 2 {
+		return nil, nil
+	}
+	op, src, init := v.Args[0], v.Args[1], v.Args[2]
+	ob, sb, ib := inputBuffer(k, op), inputBuffer(k, src), inputBuffer(k, init)
+	if ob == nil || sb == nil || ib == nil || !denseArray(op.Shape) || !denseArray(src.Shape) || !denseArray(v.Shape) ||
+		!init.Shape.IsScalar() || init.Shape.Elem != src.Shape.Elem || v.Shape.Elem != src.Shape.Elem || !slices.Equal(v.Shape.Dims, op.Shape.Dims) {
+		return nil, nil
+	}
+	plan, ok := newWindowPlan(v.Attrs.Window, op.Shape.Dims)
+	if !ok || !slices.Equal(src.Shape.Dims, plan.out) {
+		return nil, nil
+	}
+	s := &selectAndScatterStep{operand: c.loc(ob), source: c.loc(sb), init: c.loc(ib), out: c.loc(k.Out),
+		t: op.Shape.Elem, st: src.Shape.Elem, plan: plan, count: prod(plan.out)}
+	var sp scratchPlan
+	if !s.standardSelect(v.Funcs[0]) {
+		fn := compileScalarFunc(v.Funcs[0])
+		if fn == nil || len(fn.params) != 2 || fn.paramT[0] != s.t || fn.paramT[1] != s.t || len(fn.results) != 1 || fn.resultT[0] != ir.PRED {
+			return nil, nil
+		}
+		s.sel = fn
+		s.selRegs = sp.take(fn.size())
+	}
+	if s.comb = newCombiner(v.Funcs[1], []ir.ElementType{s.st}, &sp); s.comb == nil {
+		return nil, nil
+	}
+	s.win = sp.take(plan.maxElems * 8)
+	sp.reserve(p)
+	return s, nil
+}
+
+// standardSelect recognises a select computation that is one compare of
+// its two parameters.
+func (s *selectAndScatterStep) standardSelect(f *ssa.Func) bool {
+	r := f.Root
+	if len(f.Params) != 2 || r.Op != ssa.OpCompare || len(r.Args) != 2 || !f.Params[0].Shape.IsScalar() ||
+		f.Params[0].Shape.Elem != s.t || f.Params[1].Shape.Elem != s.t || r.Attrs.Direction == ir.CmpInvalid {
+		return false
+	}
+	switch {
+	case r.Args[0] == f.Params[0] && r.Args[1] == f.Params[1]:
+	case r.Args[0] == f.Params[1] && r.Args[1] == f.Params[0]:
+		s.cmpSwap = true
+	default:
+		return false
+	}
+	ct := r.Attrs.CompareType
+	if ct == ir.CmpTypeDefault {
+		ct = ir.DefaultComparisonType(s.t)
+	}
+	switch {
+	case s.t.IsFloat():
+		if ct != ir.CmpTypeFloat && ct != ir.CmpTypeTotalOrder {
+			return false
+		}
+	case s.t.IsSigned():
+		if ct != ir.CmpTypeSigned {
+			return false
+		}
+	case s.t.IsUnsigned() || s.t == ir.PRED:
+		// PRED's 0 and 1 order alike either way; unsigned types must compare
+		// unsigned for the wide int64 form to order as the values do.
+		if ct != ir.CmpTypeUnsigned && s.t != ir.PRED {
+			return false
+		}
+	default:
+		return false
+	}
+	s.cmpDir, s.cmpTotal = r.Attrs.Direction, ct == ir.CmpTypeTotalOrder
+	return true
+}
+
+func (s *selectAndScatterStep) name() string { return "select-and-scatter" }
+
+func (s *selectAndScatterStep) exec(fr *frame) error {
+	operand, source, out := fr.bytes(s.operand), fr.bytes(s.source), fr.bytes(s.out)
+	fillElements(out, fr.bytes(s.init)[:s.st.ByteSize()])
+	buf := elems[int64](fr.scratch[0][s.win : s.win+s.plan.maxElems*8])
+	var selRegs []byte
+	if s.sel != nil {
+		selRegs = fr.scratch[0][s.selRegs:]
+		s.sel.loadConsts(selRegs)
+	}
+	s.comb.begin(fr)
+	var cur, upd [maxVariadic][]byte
+	cur[0], upd[0] = out, source
+	var opos [maxGenericRank]int
+	rank := len(s.plan.out)
+	for o := 0; o < s.count; o++ {
+		pos := s.plan.positions(opos[:rank], buf)
+		ir.NextIndex(s.plan.out, opos[:rank])
+		if len(pos) == 0 {
+			continue
+		}
+		sel := int(pos[0])
+		for _, x := range pos[1:] {
+			if !s.keep(operand, selRegs, sel, int(x)) {
+				sel = int(x)
+			}
+		}
+		s.comb.apply(fr, &cur, sel, &upd, o)
+	}
+	return nil
+}
+
+// keep evaluates select(operand[cur], operand[cand]): true keeps the
+// current selection.
+func (s *selectAndScatterStep) keep(operand, regs []byte, cur, cand int) bool {
+	if s.sel != nil {
+		s.sel.load(regs, 0, operand, cur)
+		s.sel.load(regs, 1, operand, cand)
+		s.sel.run(regs)
+		return s.sel.truth(regs, 0)
+	}
+	a, b := cur, cand
+	if s.cmpSwap {
+		a, b = b, a
+	}
+	t := s.t
+	switch {
+	case s.cmpTotal:
+		var x, y [1]uint64
+		loadBits(x[:], operand, t, a)
+		loadBits(y[:], operand, t, b)
+		w := t.BitWidth()
+		return compareResult(s.cmpDir, cmp3(totalOrderKey(x[0], w), totalOrderKey(y[0], w)))
+	case t.IsFloat():
+		var x, y [1]float64
+		loadFloats(x[:], operand, t, a)
+		loadFloats(y[:], operand, t, b)
+		return compareResult(s.cmpDir, cmp3(x[0], y[0]))
+	case t.IsUnsigned():
+		var x, y [1]int64
+		loadInts(x[:], operand, t, a)
+		loadInts(y[:], operand, t, b)
+		return compareResult(s.cmpDir, cmp3(uint64(x[0]), uint64(y[0])))
+	}
+	var x, y [1]int64
+	loadInts(x[:], operand, t, a)
+	loadInts(y[:], operand, t, b)
+	return compareResult(s.cmpDir, cmp3(x[0], y[0]))
+}
