@@ -2,6 +2,7 @@ package ssa
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kilnml/kiln/ir"
 )
@@ -33,7 +34,9 @@ import (
 // i, laid out as its declared layout says, are exactly the dense row-major
 // array of Entry.Params[i].Shape and are bound as they are; the row-major
 // bytes of the result are the result in its declared layout. For default
-// layouts physical and logical shapes coincide. Tiled, padded and sub-byte
+// layouts physical and logical shapes coincide. Elements are stored as Kiln
+// stores them (S4 and U4 one per byte: a sub-byte element size E(n) in a
+// layout is not followed; memory spaces S(n) are ignored). Tiled and padded
 // layouts are refused with an error.
 func assignLayouts(p *Program) error {
 	entry := p.Entry
@@ -118,7 +121,7 @@ func checkDense(s ir.Shape) error {
 		return nil
 	}
 	if !denseLayout(s) {
-		return fmt.Errorf("layout %v is tiled, padded or sub-byte; Kiln runs dense layouts only", s.Layout)
+		return fmt.Errorf("layout %v is tiled or padded; Kiln runs dense layouts only", s.Layout)
 	}
 	if !allDefaultLayouts(s) && s.IsDynamic() {
 		return fmt.Errorf("shape %v: a non-default layout on a dynamic shape is not supported", s)
@@ -135,7 +138,13 @@ func allDefaultLayouts(s ir.Shape) bool {
 		}
 		return true
 	}
-	return !s.IsArray() || s.HasDefaultLayout()
+	return !s.IsArray() || defaultOrder(s)
+}
+
+// defaultOrder reports whether s's dimensions are laid out major to minor
+// (the layout's other attributes aside).
+func defaultOrder(s ir.Shape) bool {
+	return s.Layout == nil || slices.Equal(s.MinorToMajor(), ir.DefaultMinorToMajor(s.Rank()))
 }
 
 // physicalPerm is the transpose from a shape's logical dimensions to its
@@ -160,7 +169,7 @@ func physicalShape(s ir.Shape) ir.Shape {
 		}
 		return ir.MakeTuple(elems...)
 	}
-	if !s.IsArray() || s.HasDefaultLayout() {
+	if !s.IsArray() || defaultOrder(s) {
 		return s.WithoutLayout()
 	}
 	perm := physicalPerm(s)
@@ -216,7 +225,7 @@ func logicalBitcast(b *builder, v *Value) *Value {
 		return nil
 	}
 	x := v.Args[0]
-	if x.Shape.HasDefaultLayout() && v.Shape.HasDefaultLayout() {
+	if defaultOrder(x.Shape) && defaultOrder(v.Shape) {
 		return nil
 	}
 	if !denseLayout(x.Shape) || !denseLayout(v.Shape) || x.Shape.Elem != v.Shape.Elem || x.Shape.IsDynamic() || v.Shape.IsDynamic() {

@@ -85,11 +85,13 @@ func hasZeroDim(s ir.Shape) bool {
 	return false
 }
 
-// denseLayout reports whether s's layout (if any) is a plain permutation:
-// no tiling, padding or sub-byte element size.
+// denseLayout reports whether s's layout (if any) is a plain permutation of
+// the dimensions: no tiling and no padding. A sub-byte element size (E(4))
+// is not a difference: Kiln stores S4 and U4 one element per byte whatever
+// the layout says, as ir.Literal does.
 func denseLayout(s ir.Shape) bool {
 	l := s.Layout
-	return l == nil || (l.Tiles == nil && l.PaddedDims == nil && l.ElementSizeBits == 0)
+	return l == nil || (l.Tiles == nil && l.PaddedDims == nil)
 }
 
 // isIdentityMap reports whether m maps every index to itself.

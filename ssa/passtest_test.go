@@ -368,9 +368,33 @@ func compareLiterals(got, want *ir.Literal, tol tolerance) string {
 	if !got.Shape().EqualIgnoringLayout(want.Shape()) {
 		return fmt.Sprintf("shape %v, want %v", got.Shape(), want.Shape())
 	}
-	if tol == exact || !want.Shape().Elem.IsFloat() {
+	if want.Shape().IsTuple() {
+		for i := range want.Elements() {
+			if msg := compareLiterals(got.Element(i), want.Element(i), tol); msg != "" {
+				return fmt.Sprintf("element %d: %s", i, msg)
+			}
+		}
+		return ""
+	}
+	if !want.Shape().Elem.IsFloat() {
 		if !got.Equal(want) {
 			return fmt.Sprintf("values differ:\ngot  %v\nwant %v", got, want)
+		}
+		return ""
+	}
+	if tol == exact {
+		// Bit for bit (so -0 and +0 differ), except that any NaN equals any
+		// NaN: IEEE leaves NaN payloads and signs to the implementation.
+		es := want.Shape().Elem.ByteSize()
+		gb, wb := got.Bytes(), want.Bytes()
+		for i := 0; i < want.ElementCount(); i++ {
+			g, w := got.Float64At(i), want.Float64At(i)
+			if math.IsNaN(g) && math.IsNaN(w) {
+				continue
+			}
+			if string(gb[i*es:(i+1)*es]) != string(wb[i*es:(i+1)*es]) {
+				return fmt.Sprintf("element %d is %g, want %g (bit for bit)", i, g, w)
+			}
 		}
 		return ""
 	}
