@@ -28,34 +28,48 @@ type EpilogueStage struct {
 
 // MatchEpilogue recognises v as the end of a chain dot → [+ bias] →
 // [+ residual] → [relu | gelu] over a float32 dot that runs as a GEMM,
-// where each value in the chain is used only by the next. It returns the dot
-// and the chain's stages in order.
-func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value, []EpilogueStage, bool) {
+// where each value in the chain is used only by the next; reshapes that keep
+// the bytes and the GEMM's N as the last dimension may sit between them (the
+// canonical dot is rank 3). It returns the dot, the chain's stages in order,
+// and the reshapes passed through.
+func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value, []EpilogueStage, []*ssa.Value, bool) {
 	var stages []EpilogueStage
+	var through []*ssa.Value
 	cur := v
 	for {
 		if cur != v && len(users[cur]) != 1 {
-			return nil, nil, false
+			return nil, nil, nil, false
+		}
+		if cur.Op == ssa.OpReshape && cur != v && isByteReinterpretation(cur) {
+			through = append(through, cur)
+			cur = cur.Args[0]
+			continue
 		}
 		if cur.Op == ssa.OpDot {
 			if cur == v || cur.Shape.Elem != ir.F32 || cur.Args[0].Shape.Elem != ir.F32 || cur.Args[1].Shape.Elem != ir.F32 {
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
-			if _, ok := GemmOf(cur); !ok {
-				return nil, nil, false
+			g, ok := GemmOf(cur)
+			if !ok {
+				return nil, nil, nil, false
+			}
+			for _, st := range stages {
+				if d := st.Value.Shape.Dims; len(d) == 0 || d[len(d)-1] != g.N {
+					return nil, nil, nil, false
+				}
 			}
 			// Stages were collected from the end backwards.
 			for i, j := 0, len(stages)-1; i < j; i, j = i+1, j-1 {
 				stages[i], stages[j] = stages[j], stages[i]
 			}
 			if !epilogueOrderOK(stages) {
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
-			return cur, stages, true
+			return cur, stages, through, true
 		}
 		st, next, ok := epilogueStage(cur, users)
 		if !ok {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		stages = append(stages, st)
 		cur = next
@@ -101,6 +115,9 @@ func residualOrder(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) []int {
 	chainLike := func(x *ssa.Value) bool {
 		if len(users[x]) != 1 {
 			return false
+		}
+		for x.Op == ssa.OpReshape && isByteReinterpretation(x) && len(users[x.Args[0]]) == 1 {
+			x = x.Args[0]
 		}
 		return x.Op == ssa.OpDot || (x.Op == ssa.OpAdd && (isColumnBias(x.Args[0], x.Shape) || isColumnBias(x.Args[1], x.Shape)))
 	}

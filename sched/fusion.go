@@ -44,8 +44,11 @@ func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value
 		if noFuse {
 			continue
 		}
-		if dot, stages, ok := MatchEpilogue(v, fu.users); ok {
+		if dot, stages, through, ok := MatchEpilogue(v, fu.users); ok {
 			fu.absorb(g, dot)
+			for _, r := range through {
+				fu.absorb(g, r)
+			}
 			for _, st := range stages {
 				if st.Value != v {
 					fu.absorb(g, st.Value)
@@ -97,7 +100,17 @@ func (fu *fuser) materialised(v *ssa.Value) bool {
 		return true
 	}
 	for _, u := range fu.users[v] {
-		if !fu.computesInside(u, v) {
+		switch {
+		case isByteReinterpretation(u):
+			// A reshape that keeps the bytes is free: it aliases v when
+			// something reads it from memory, and is computed inside the
+			// kernels that absorbed it otherwise.
+			if fu.materialised(u) || !fu.computesInside(u, v) {
+				return true
+			}
+		case needsNoKernel(u):
+			return true // a tuple or tuple element holds v's buffer
+		case !fu.computesInside(u, v):
 			return true
 		}
 	}
@@ -205,6 +218,9 @@ func fusibleReduce(v *ssa.Value) bool {
 
 // fusibleIntoLoop reports whether v can be computed inside a loop kernel.
 func fusibleIntoLoop(v *ssa.Value) bool {
+	if isByteReinterpretation(v) {
+		return true
+	}
 	if needsNoKernel(v) || v.Op.HasSideEffect() || !v.Shape.IsArray() {
 		return false
 	}

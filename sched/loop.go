@@ -3,6 +3,8 @@ package sched
 import (
 	"fmt"
 
+	"github.com/kilnml/kiln/affine"
+	"github.com/kilnml/kiln/affine/indexing"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ssa"
 )
@@ -68,110 +70,103 @@ func (a *Access) IsScalar() bool {
 	return true
 }
 
-// indexMap is how one value's elements are reached from a loop's output
-// index: value index j = Σ_d A[j][d]·out[d] + C[j]. Broadcast, transpose,
-// slice and reverse compose into such maps; elementwise ops keep them.
-type indexMap struct {
-	A [][]int
-	C []int
-}
+// Maps from a loop's output index to the index of each value it reads are
+// XLA indexing maps (package affine/indexing): the map of a value is the
+// composition, from the loop's root down to the value, of each op's
+// output-to-input map, simplified. A value can be read inside a loop only
+// when that map is strided — every result a linear combination of the
+// output's dimension variables, without floordiv, mod, range or runtime
+// variables — which is what the fusion decisions test.
 
 // identityMap is the map of the loop's output onto itself.
-func identityMap(rank int) indexMap {
-	m := indexMap{A: make([][]int, rank), C: make([]int, rank)}
-	for j := range m.A {
-		m.A[j] = make([]int, rank)
-		m.A[j][j] = 1
+func identityMap(dims []int) affine.IndexingMap {
+	sizes := make([]int64, len(dims))
+	for i, d := range dims {
+		sizes[i] = int64(d)
 	}
-	return m
+	return affine.Identity(sizes...)
 }
 
-// operandMap composes m (out → index of v) with v's own map to operand
-// `arg`, returning out → index of the operand, or false when v's operand map
-// is not of this strided form.
-func operandMap(v *ssa.Value, arg int, m indexMap) (indexMap, bool) {
-	a := v.Args[arg].Shape
-	outRank := 0
-	if len(m.A) > 0 {
-		outRank = len(m.A[0])
+// operandMap composes m (output → index of v) with v's own output-to-input
+// map for operand arg, returning output → index of the operand, or false
+// when the analysis has no single map for it.
+func operandMap(v *ssa.Value, arg int, m affine.IndexingMap) (affine.IndexingMap, bool) {
+	op, isIR := v.Op.IR()
+	if !isIR {
+		return affine.IndexingMap{}, false
 	}
-	zeroRow := func() []int { return make([]int, outRank) }
-	switch {
-	case v.Op.IsElementwise() && v.Op != ssa.OpMap:
-		if a.IsScalar() && !v.Shape.IsScalar() { // scalar operand of clamp/select
-			return indexMap{}, true
-		}
-		return m, true
-	case v.Op == ssa.OpBroadcast:
-		out := indexMap{A: make([][]int, a.Rank()), C: make([]int, a.Rank())}
-		for i, d := range v.Attrs.Dimensions {
-			if a.Dims[i] == 1 && v.Shape.Dims[d] != 1 {
-				out.A[i] = zeroRow() // a degenerate dimension repeats its one element
-				continue
-			}
-			out.A[i], out.C[i] = m.A[d], m.C[d]
-		}
-		return out, true
-	case v.Op == ssa.OpTranspose:
-		out := indexMap{A: make([][]int, a.Rank()), C: make([]int, a.Rank())}
-		for i, p := range v.Attrs.Dimensions {
-			out.A[p], out.C[p] = m.A[i], m.C[i]
-		}
-		return out, true
-	case v.Op == ssa.OpSlice:
-		out := indexMap{A: make([][]int, a.Rank()), C: make([]int, a.Rank())}
-		for j, sd := range v.Attrs.Slice {
-			row := zeroRow()
-			for d := range row {
-				row[d] = m.A[j][d] * sd.Stride
-			}
-			out.A[j], out.C[j] = row, sd.Start+m.C[j]*sd.Stride
-		}
-		return out, true
-	case v.Op == ssa.Op(ir.OpReverse):
-		out := indexMap{A: make([][]int, a.Rank()), C: make([]int, a.Rank())}
-		copy(out.A, m.A)
-		copy(out.C, m.C)
-		for _, j := range v.Attrs.Dimensions {
-			row := zeroRow()
-			for d := range row {
-				row[d] = -m.A[j][d]
-			}
-			out.A[j], out.C[j] = row, a.Dims[j]-1-m.C[j]
-		}
-		return out, true
+	shapes := make([]ir.Shape, len(v.Args))
+	for i, a := range v.Args {
+		shapes[i] = a.Shape
 	}
-	return indexMap{}, false
+	iop := indexing.Op{Opcode: op, Attrs: &v.Attrs, Operands: shapes, Shape: v.Shape}
+	x, err := iop.OutputToInput(0)
+	if err != nil || x.IsUnknown(arg) || len(x.Operands[arg]) != 1 {
+		return affine.IndexingMap{}, false
+	}
+	composed, err := m.Compose(*x.Operands[arg][0])
+	if err != nil {
+		return affine.IndexingMap{}, false
+	}
+	return composed, true
 }
 
-// access turns a map onto a row-major array of shape s into element
-// strides over the output, which has rank outRank (a scalar's map has no
-// rows to read the rank from).
-func (m indexMap) access(input int, s ir.Shape, outRank int) *Access {
-	acc := &Access{Input: input, Strides: make([]int, outRank)}
+// stridedRows returns, for each result of m, its coefficients over m's
+// dimension variables and its constant, or false if m is not strided.
+func stridedRows(m affine.IndexingMap) (rows [][]int, consts []int, ok bool) {
+	if m.NumRangeVars() != 0 || m.NumRuntimeVars() != 0 || m.NumConstraints() != 0 || m.IsKnownEmpty() {
+		return nil, nil, false
+	}
+	for j := 0; j < m.NumResults(); j++ {
+		row := make([]int, m.NumDims())
+		e := m.Result(j)
+		for c, t := range e.Terms() {
+			if t.Kind() != affine.KindDim {
+				return nil, nil, false
+			}
+			row[t.Index()] += int(c)
+		}
+		rows = append(rows, row)
+		consts = append(consts, int(e.Offset()))
+	}
+	return rows, consts, true
+}
+
+// access turns a strided map onto a row-major array of shape s into
+// element strides over the output, or false if m is not strided.
+func access(m affine.IndexingMap, input int, s ir.Shape) (*Access, bool) {
+	rows, consts, ok := stridedRows(m)
+	if !ok {
+		return nil, false
+	}
+	acc := &Access{Input: input, Strides: make([]int, m.NumDims())}
 	stride := 1
 	for j := s.Rank() - 1; j >= 0; j-- {
 		for d := range acc.Strides {
-			acc.Strides[d] += m.A[j][d] * stride
+			acc.Strides[d] += rows[j][d] * stride
 		}
-		acc.Offset += m.C[j] * stride
+		acc.Offset += consts[j] * stride
 		stride *= s.Dims[j]
 	}
-	return acc
+	return acc, true
 }
 
 // iotaAccess is the access whose value is the iota of v along its iota
 // dimension, reached from the output through m.
-func iotaAccess(v *ssa.Value, m indexMap) *Access {
+func iotaAccess(v *ssa.Value, m affine.IndexingMap) (*Access, bool) {
+	rows, consts, ok := stridedRows(m)
+	if !ok {
+		return nil, false
+	}
 	d := v.Attrs.IotaDimension
-	return &Access{Input: -1, Strides: append([]int(nil), m.A[d]...), Offset: m.C[d]}
+	return &Access{Input: -1, Strides: rows[d], Offset: consts[d]}, true
 }
 
 // isIndexOp reports whether op only moves elements, with a strided map
 // from its output index to its operand index.
 func isIndexOp(op ssa.Op) bool {
 	switch op {
-	case ssa.OpBroadcast, ssa.OpTranspose, ssa.OpSlice, ssa.Op(ir.OpReverse):
+	case ssa.OpBroadcast, ssa.OpTranspose, ssa.OpSlice, ssa.Op(ir.OpReverse), ssa.OpReshape, ssa.OpBitcast:
 		return true
 	}
 	return false
@@ -195,7 +190,7 @@ func buildLoop(k *Kernel) (*LoopProgram, error) {
 		return nil, fmt.Errorf("reduce operand %v is not fused", root)
 	}
 	b.prog.Dims = append([]int(nil), root.Shape.Dims...)
-	if _, err := b.node(root, identityMap(root.Shape.Rank())); err != nil {
+	if _, err := b.node(root, identityMap(root.Shape.Dims)); err != nil {
 		return nil, err
 	}
 	return &b.prog, nil
@@ -222,8 +217,8 @@ func (b *loopBuilder) emit(op LoopOp) int {
 	return len(b.prog.Ops) - 1
 }
 
-func (b *loopBuilder) node(v *ssa.Value, m indexMap) (int, error) {
-	key := fmt.Sprint(v.ID, m.A, m.C)
+func (b *loopBuilder) node(v *ssa.Value, m affine.IndexingMap) (int, error) {
+	key := fmt.Sprint(v.ID, " ", m.String())
 	if i, ok := b.memo[key]; ok {
 		return i, nil
 	}
@@ -235,7 +230,7 @@ func (b *loopBuilder) node(v *ssa.Value, m indexMap) (int, error) {
 	return i, nil
 }
 
-func (b *loopBuilder) build(v *ssa.Value, m indexMap) (int, error) {
+func (b *loopBuilder) build(v *ssa.Value, m affine.IndexingMap) (int, error) {
 	if !b.inGroup[v] {
 		in := indexOfValue(b.k.Inputs, v)
 		if v.Shape.IsScalar() && v.IsConstant() {
@@ -244,25 +239,33 @@ func (b *loopBuilder) build(v *ssa.Value, m indexMap) (int, error) {
 		if in < 0 || !v.Shape.IsArray() {
 			return 0, fmt.Errorf("loop reads %v (%s), which is not one of its inputs", v, v.Op)
 		}
-		return b.emit(LoopOp{Op: ssa.OpParameter, Type: v.Shape.Elem, Access: m.access(in, v.Shape, len(b.prog.Dims))}), nil
+		acc, ok := access(m, in, v.Shape)
+		if !ok {
+			return 0, fmt.Errorf("loop reads %v (%s) through the map %v, which is not strided", v, v.Op, m)
+		}
+		return b.emit(LoopOp{Op: ssa.OpParameter, Type: v.Shape.Elem, Access: acc}), nil
 	}
 	switch {
 	case v.Op == ssa.OpConstant && v.Shape.IsScalar() && v.Attrs.Literal != nil:
 		return b.emit(LoopOp{Op: ssa.OpConstant, Type: v.Shape.Elem, Scalar: v.Attrs.Literal, Value: v}), nil
 	case v.Op == ssa.OpIota:
-		return b.emit(LoopOp{Op: ssa.OpIota, Type: v.Shape.Elem, Access: iotaAccess(v, m), Value: v}), nil
+		acc, ok := iotaAccess(v, m)
+		if !ok {
+			return 0, fmt.Errorf("iota reached through the map %v, which is not strided", m)
+		}
+		return b.emit(LoopOp{Op: ssa.OpIota, Type: v.Shape.Elem, Access: acc, Value: v}), nil
 	case isIndexOp(v.Op):
 		am, ok := operandMap(v, 0, m)
 		if !ok {
-			return 0, fmt.Errorf("%s has no strided map", v.Op)
+			return 0, fmt.Errorf("%s has no indexing map", v.Op)
 		}
 		return b.node(v.Args[0], am)
 	case v.Op.IsElementwise() && v.Op != ssa.OpMap:
 		op := LoopOp{Op: v.Op, Type: v.Shape.Elem, Value: v}
 		for i, a := range v.Args {
-			am, _ := operandMap(v, i, m)
-			if a.Shape.IsScalar() {
-				am = indexMap{}
+			am, ok := operandMap(v, i, m)
+			if !ok {
+				return 0, fmt.Errorf("%s operand %d has no indexing map", v.Op, i)
 			}
 			j, err := b.node(a, am)
 			if err != nil {

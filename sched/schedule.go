@@ -119,8 +119,12 @@ func (s *scheduler) bindWithoutKernel(v *ssa.Value) bool {
 		s.plan.Values[v] = s.plan.Values[v.Args[0]].Elems[v.Attrs.TupleIndex]
 		return true
 	case isByteReinterpretation(v):
+		of, ok := s.plan.Values[v.Args[0]]
+		if !ok {
+			return true // computed only inside the kernels that read it
+		}
 		b := s.newBuffer(Alias, v.Shape)
-		b.Of = s.plan.Values[v.Args[0]]
+		b.Of = of
 		s.plan.Values[v] = b
 		return true
 	}
