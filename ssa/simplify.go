@@ -97,7 +97,6 @@ var simplifyRules = [...]rule{
 	{anyOp, "(reshape|transpose|bitcast … x) ⇒ x, (transpose x p) or (reshape x) when the chain's composed indexing map is proved so", movementChain},
 	{OpBroadcast, "(broadcast x {0,1,…}) ⇒ x when the dimensions are x's", broadcastIdentity},
 	{OpBroadcast, "(broadcast (broadcast x d) e) ⇒ (broadcast x e∘d)", broadcastBroadcast},
-	{OpBroadcast, "(broadcast x) ⇒ (reshape x) when it only inserts dimensions of size 1", broadcastAsReshape},
 	{OpBroadcast, "(broadcast (reshape x) d) ⇒ (broadcast x d') when the reshape only inserts or removes dimensions of size 1", broadcastOfUnitReshape},
 
 	// Slices, pads, concatenations, reversals.
@@ -747,14 +746,6 @@ func broadcastBroadcast(b *builder, v *Value) *Value {
 		dims[i] = v.Attrs.Dimensions[d]
 	}
 	return b.broadcast(x.Args[0], v.Shape.Dims, dims)
-}
-
-func broadcastAsReshape(b *builder, v *Value) *Value {
-	x := v.Args[0]
-	if n := x.Shape.ElementCount(); n == 0 || n != v.Shape.ElementCount() || ir.SameDimensions(x.Shape, v.Shape) {
-		return nil
-	}
-	return b.reshape(x, v.Shape.Dims)
 }
 
 func broadcastOfUnitReshape(b *builder, v *Value) *Value {

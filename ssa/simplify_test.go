@@ -263,12 +263,12 @@ func TestSimplifyMovement(t *testing.T) {
 			want: `
 			x = f32[3] parameter(0)
 			ROOT broadcast.1 = f32[2,3,4] broadcast(x), dimensions={1}`},
-		{name: "broadcast inserting unit dimensions is a reshape", passes: []string{"simplify"}, in: `
+		{name: "a broadcast inserting unit dimensions stays a broadcast", passes: []string{"simplify"}, in: `
 			x = f32[3,4] parameter(0)
 			ROOT b = f32[1,3,1,4] broadcast(x), dimensions={1,3}`,
 			want: `
 			x = f32[3,4] parameter(0)
-			ROOT reshape.1 = f32[1,3,1,4] reshape(x)`},
+			ROOT b = f32[1,3,1,4] broadcast(x), dimensions={1,3}`},
 		{name: "keepdims broadcast", passes: []string{"simplify"}, in: `
 			x = f32[2,3] parameter(0)
 			r = f32[2,3,1] reshape(x)
@@ -383,6 +383,40 @@ func TestSimplifySlices(t *testing.T) {
 			x = f32[4,1] parameter(0)
 			z = f32[] constant(0)
 			ROOT s = f32[4] reduce(x, z), dimensions={1}, to_apply=sum`},
+		{name: "reduce over dimensions of size 1 with the identity as init; over none with another init", passes: []string{"simplify"}, in: `
+			sum {
+			  a = s32[] parameter(0)
+			  b = s32[] parameter(1)
+			  ROOT s = s32[] add(a, b)
+			}
+			ENTRY main {
+			  x = s32[4,1,3] parameter(0)
+			  z = s32[] constant(0)
+			  five = s32[] constant(5)
+			  r = s32[4,3] reduce(x, z), dimensions={1}, to_apply=sum
+			  ROOT q = s32[4,3] reduce(r, five), dimensions={}, to_apply=sum
+			}`,
+			want: `
+			x = s32[4,1,3] parameter(0)
+			five = s32[] constant(5)
+			reshape.1 = s32[4,3] reshape(x)
+			broadcast.1 = s32[4,3] broadcast(five), dimensions={}
+			ROOT add.1 = s32[4,3] add(broadcast.1, reshape.1)`},
+		{name: "dynamic-update-slice of the whole operand", passes: []string{"simplify"}, in: `
+			x = f32[3,2] parameter(0)
+			u = f32[3,2] parameter(1)
+			i = s32[] parameter(2)
+			ROOT d = f32[3,2] dynamic-update-slice(x, u, i, i)`,
+			want: `
+			x = f32[3,2] parameter(0)
+			ROOT u = f32[3,2] parameter(1)
+			i = s32[] parameter(2)`},
+		{name: "a replacement must keep the layout", passes: []string{"simplify"}, in: `
+			x = f32[2,3]{1,0} parameter(0)
+			ROOT c = f32[2,3]{0,1} copy(x)`,
+			want: `
+			x = f32[2,3]{1,0} parameter(0)
+			ROOT c = f32[2,3]{0,1} copy(x)`},
 		{name: "tuples", passes: []string{"simplify"}, in: `
 			x = f32[4] parameter(0)
 			y = s32[2] parameter(1)
