@@ -207,9 +207,11 @@ func TestGenericMovementWithLayouts(t *testing.T) {
 	}
 }
 
-// checkLayoutModule runs a one-parameter module whose parameter may have a
-// non-default layout: the argument is handed over in that layout's physical
-// order, and the result read back in row-major order.
+// checkLayoutModule runs a one-parameter module whose parameter and result
+// may have non-default layouts: the argument is handed over as the
+// physical storage of the declared parameter layout, and the result's bytes
+// must be the physical storage, under the declared result layout, of the
+// evaluator's result.
 func checkLayoutModule(t *testing.T, m *ir.Module, arg *ir.Literal) {
 	t.Helper()
 	want, err := eval.Run(m, arg)
@@ -225,16 +227,7 @@ func checkLayoutModule(t *testing.T, m *ir.Module, arg *ir.Literal) {
 			t.Errorf("kernel %v runs on the reference fallback", k)
 		}
 	}
-	ps := exe.ParameterShapes()[0]
-	phys := make([]byte, len(arg.Bytes()))
-	es := ps.Elem.ByteSize()
-	idx := make([]int, ps.Rank())
-	for i := 0; i < ps.ElementCount(); i++ {
-		p := ps.LinearIndex(idx)
-		copy(phys[p*es:(p+1)*es], arg.Bytes()[i*es:(i+1)*es])
-		ir.NextIndex(ps.Dims, idx)
-	}
-	in, err := TensorFromBytes(ps, alignedCopyOf(phys))
+	in, err := TensorFromBytes(exe.ParameterShapes()[0], alignedCopyOf(physical(arg, m.Entry.Parameters[0].Shape)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,9 +235,30 @@ func checkLayoutModule(t *testing.T, m *ir.Module, arg *ir.Literal) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if msg := compareLiterals(got[0].Literal(), want[0], 0); msg != "" {
-		t.Errorf("%s\n%s", msg, m)
+	rs := m.Entry.Root.Shape
+	wantPhys := physical(want[0], rs)
+	gotLit, err := ir.LiteralFromBytes(ir.MakeShape(rs.Elem, rs.ElementCount()), got[0].Bytes())
+	if err != nil {
+		t.Fatal(err)
 	}
+	wantLit, _ := ir.LiteralFromBytes(ir.MakeShape(rs.Elem, rs.ElementCount()), wantPhys)
+	if msg := compareLiterals(gotLit, wantLit, 0); msg != "" {
+		t.Errorf("physical storage under %v: %s\n%s", rs, msg, m)
+	}
+}
+
+// physical returns the storage of row-major literal l laid out under shape
+// s's layout.
+func physical(l *ir.Literal, s ir.Shape) []byte {
+	out := make([]byte, len(l.Bytes()))
+	es := s.Elem.ByteSize()
+	idx := make([]int, s.Rank())
+	for i := 0; i < s.ElementCount(); i++ {
+		p := s.LinearIndex(idx)
+		copy(out[p*es:(p+1)*es], l.Bytes()[i*es:(i+1)*es])
+		ir.NextIndex(s.Dims, idx)
+	}
+	return out
 }
 
 func alignedCopyOf(b []byte) []byte {
