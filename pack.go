@@ -65,17 +65,28 @@ func packRows[T float](dst, src []T, lda, rows, kc int) {
 // columns, each kc×nr row-major with the columns past nc zeroed: panel q
 // starts at q*kc*nr, the layout the micro-kernels read with ldb = nr.
 func packB[T float](dst, b []T, ldb int, transB bool, pc, kc, jc, nc, nr int) {
+	panels := (nc + nr - 1) / nr
+	if !transB {
+		// Row by row, so that B is read sequentially; each row scatters one
+		// run of nr elements into every panel.
+		full := nc / nr
+		for p := 0; p < kc; p++ {
+			src := b[(pc+p)*ldb+jc:]
+			src = src[:nc]
+			for q := 0; q < full; q++ {
+				copy(dst[q*kc*nr+p*nr:q*kc*nr+p*nr+nr], src[q*nr:])
+			}
+			if full < panels {
+				row := dst[full*kc*nr+p*nr : full*kc*nr+p*nr+nr]
+				n := copy(row, src[full*nr:])
+				clear(row[n:])
+			}
+		}
+		return
+	}
 	for jr := 0; jr < nc; jr += nr {
 		cols := min(nr, nc-jr)
 		panel := dst[(jr/nr)*kc*nr : (jr/nr+1)*kc*nr]
-		if !transB {
-			for p := 0; p < kc; p++ {
-				row := panel[p*nr : p*nr+nr]
-				copy(row[:cols], b[(pc+p)*ldb+jc+jr:])
-				clear(row[cols:])
-			}
-			continue
-		}
 		// B(p,j) = b[j*ldb+p]: each source row is one column of the panel.
 		if cols < nr {
 			clear(panel)
