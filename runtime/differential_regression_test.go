@@ -103,3 +103,50 @@ ENTRY e {
 		}
 	}
 }
+
+// A dot with an empty contracting dimension is all zeros (plus its fused
+// epilogue); the GEMM call must still get leading dimensions of at least 1.
+func TestRegressionDotEmptyContraction(t *testing.T) {
+	for _, hlo := range []string{
+		`HloModule m
+ENTRY e {
+  a = f32[0] parameter(0)
+  b = f32[0] parameter(1)
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}`,
+		`HloModule m
+ENTRY e {
+  a = f64[2,0] parameter(0)
+  b = f64[0,3] parameter(1)
+  ROOT d = f64[2,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`,
+		`HloModule m
+ENTRY e {
+  a = f32[2,0] parameter(0)
+  b = f32[3,0] parameter(1)
+  bias = f32[3] parameter(2)
+  d = f32[2,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  bb = f32[2,3] broadcast(bias), dimensions={1}
+  ROOT r = f32[2,3] add(d, bb)
+}`,
+	} {
+		m, err := ir.ParseModule(hlo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var args []*ir.Literal
+		for _, p := range m.Entry.Parameters {
+			a := ir.MustNewLiteral(p.Shape)
+			for i := range a.ElementCount() {
+				a.SetFloat64At(i, float64(i+1))
+			}
+			args = append(args, a)
+		}
+		got, want := runBoth(t, hlo, args...)
+		for i := range want {
+			if !got[i].Equal(want[i]) {
+				t.Errorf("%s\ncompiled %v, ir/eval %v", hlo, got[i], want[i])
+			}
+		}
+	}
+}

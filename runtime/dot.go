@@ -82,6 +82,9 @@ func (s *dotStep) exec(fr *frame) error {
 	if g.TransB {
 		ldb = g.K
 	}
+	// BLAS wants leading dimensions of at least 1, even for an empty K
+	// (where C is just the epilogue of zero).
+	lda, ldb = max(lda, 1), max(ldb, 1)
 	if g.M == 0 || g.N == 0 || g.Batch == 0 {
 		return nil
 	}
