@@ -376,6 +376,9 @@ const (
 	smallValues
 	// shiftValues: shift amounts in [-2, bits+2] and random bits.
 	shiftValues
+	// powerOfTwoValues: ±1 mostly, some ±2 and ±½ (products are exact and
+	// stay in range whatever the order); integers as anyValues.
+	powerOfTwoValues
 )
 
 // specialFloats are values every float op must get right.
@@ -475,6 +478,8 @@ func (g *gen) putFloat(dst []byte, t ir.ElementType, d dist) {
 		if r == 0 {
 			v = pickOne(g, 0, math.Inf(1), math.NaN(), 1e-40)
 		}
+	case powerOfTwoValues:
+		v = pickOne(g, 1, -1, 1, -1, 1, -1, 1, -1, 2, -0.5)
 	default:
 		v = float64(g.between(-8, 8))
 	}
