@@ -138,3 +138,28 @@ func TestExampleModelsEvaluate(t *testing.T) {
 		})
 	}
 }
+
+// TestExamplePassByPass evaluates the example models after every prefix of
+// the pipeline, so that a pass that changed results is named.
+func TestExamplePassByPass(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		text string
+	}{
+		{"mlp", readExample(t, "mlp/mlp_b1.hlo")},
+		{"cnn", readExample(t, "cnn/cnn_b1.hlo")},
+		{"small encoder", smallEncoder(t)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, p := lowerText(t, c.text)
+			tol := exact
+			for _, ps := range passes {
+				runPasses(t, p, ps.name)
+				if ps.name == "patterns" && c.name == "small encoder" {
+					tol = tolerance{1e-5, 1e-4}
+				}
+				t.Run(ps.name, func(t *testing.T) { checkEquivalentSeeds(t, m, p, tol, 1) })
+			}
+		})
+	}
+}
