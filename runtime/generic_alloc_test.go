@@ -49,6 +49,22 @@ argmax {
   i = s32[] select(gt, ai, bi)
   ROOT t = (f32[], s32[]) tuple(v, i)
 }
+lexi {
+  x0 = f64[] parameter(0)
+  x1 = f64[] parameter(1)
+  y0 = s32[] parameter(2)
+  y1 = s32[] parameter(3)
+  g = pred[] compare(x0, x1), direction=GT
+  e = pred[] compare(x0, x1), direction=EQ
+  l = pred[] compare(y0, y1), direction=LT
+  a = pred[] and(e, l)
+  ROOT r = pred[] or(g, a)
+}
+lts {
+  x0 = s32[] parameter(0)
+  x1 = s32[] parameter(1)
+  ROOT r = pred[] compare(x0, x1), direction=LT
+}
 ENTRY e {
   x = s32[8,16] parameter(0)
   y = f64[8,16] parameter(1)
@@ -84,7 +100,12 @@ ENTRY e {
   am = (f32[8], s32[8]) reduce(flat, io, ninf, izero), dimensions={1}, to_apply=argmax
   ai = s32[8] get-tuple-element(am), index=1
   sum = s32[16] reduce(x, izero), dimensions={0}, to_apply=add
-  ROOT r = (s16[16,8], f64[10,20], s32[16,16], f64[8,16], s32[8], s32[16]) tuple(t, u, cc, mp, ai, sum)
+  srt = (f64[8,16], s32[8,16]) sort(mp, io), dimensions={1}, to_apply=lexi
+  perm = s32[8,16] get-tuple-element(srt), index=1
+  sx = s32[8,16] sort(x), dimensions={0}, to_apply=lts
+  tk = (s32[8,3], s32[8,3]) topk(sx), k=3, largest=true
+  tkv = s32[8,3] get-tuple-element(tk), index=0
+  ROOT r = (s16[16,8], f64[10,20], s32[16,16], f64[8,16], s32[8], s32[16], s32[8,16], s32[8,3]) tuple(t, u, cc, mp, ai, sum, perm, tkv)
 }`
 
 func TestGenericStepsRunWithoutAllocating(t *testing.T) {
