@@ -158,6 +158,7 @@ func simplifyFunc(f *Func) error {
 		}
 		// Values the rules create are appended to f.Values and visited in
 		// the same round.
+		before := len(f.Values)
 		for i := 0; i < len(f.Values); i++ {
 			v := f.Values[i]
 			for j, a := range v.Args {
@@ -171,6 +172,9 @@ func simplifyFunc(f *Func) error {
 			}
 		}
 		if len(repl) == 0 {
+			if len(f.Values) != before {
+				deadcodeFunc(f) // values of rules whose result was refused
+			}
 			return nil
 		}
 		for _, v := range f.Values {
