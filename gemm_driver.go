@@ -15,6 +15,9 @@ import (
 // smallM is the largest M that takes the small-shape path.
 const smallM = 32
 
+// directKC is the K block of the small-M path when it reads B in place.
+const directKC = 256
+
 // minPartWork is the least M·N·K worth one more thread: below it the cost of
 // waking a worker exceeds what it saves.
 var minPartWork = 1 << 18
@@ -258,6 +261,12 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 	kcMax := k
 	if j.m > t.mr {
 		kcMax = g.kcSmall
+	}
+	if j.pb == nil && !j.transB {
+		// B read in place: short K blocks walk its rows nearly in order
+		// (each block's rows panel after panel) instead of one panel down
+		// all of K, a row stride apart; 10–60 % faster in A/B runs.
+		kcMax = min(kcMax, directKC)
 	}
 	for pc := 0; pc < k; pc += kcMax {
 		kc := min(kcMax, k-pc)
