@@ -109,7 +109,38 @@ ENTRY e {
 }`
 
 func TestGenericStepsRunWithoutAllocating(t *testing.T) {
-	m, err := ir.ParseModule(genericAllocModule)
+	r := rand.New(rand.NewPCG(61, 62))
+	checkNoAllocs(t, genericAllocModule, []*ir.Literal{randomLiteral(r, ir.MakeShape(ir.S32, 8, 16)), randomLiteral(r, ir.MakeShape(ir.F64, 8, 16)),
+		indexLiteral(r, ir.S32, 8, 5, 1), ir.ScalarLiteral(int32(3))})
+}
+
+// linalgAllocModule exercises the numeric generic steps: fft (mixed radix
+// and Bluestein), cholesky and triangular-solve.
+const linalgAllocModule = `HloModule m
+ENTRY e {
+  x = c64[4,12] parameter(0)
+  f = c64[4,12] fft(x), fft_type=FFT, fft_length={12}
+  y = f32[3,37] parameter(1)
+  g = c64[3,19] fft(y), fft_type=RFFT, fft_length={37}
+  a = f64[2,5,5] parameter(2)
+  l = f64[2,5,5] cholesky(a), lower=true
+  b = f64[2,5,3] parameter(3)
+  s = f64[2,5,3] triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+  ROOT r = (c64[4,12], c64[3,19], f64[2,5,3]) tuple(f, g, s)
+}`
+
+func TestNumericGenericStepsRunWithoutAllocating(t *testing.T) {
+	r := rand.New(rand.NewPCG(63, 64))
+	checkNoAllocs(t, linalgAllocModule, []*ir.Literal{randomLiteral(r, ir.MakeShape(ir.C64, 4, 12)), randomLiteral(r, ir.MakeShape(ir.F32, 3, 37)),
+		spdLiteral(r, ir.F64, 2, 5), randomLiteral(r, ir.MakeShape(ir.F64, 2, 5, 3))})
+}
+
+// checkNoAllocs compiles a module, checks that no kernel runs on the
+// reference fallback, that RunInto allocates nothing in steady state, and
+// that the results agree with the evaluator.
+func checkNoAllocs(t *testing.T, hlo string, lits []*ir.Literal) {
+	t.Helper()
+	m, err := ir.ParseModule(hlo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +153,6 @@ func TestGenericStepsRunWithoutAllocating(t *testing.T) {
 			t.Errorf("kernel %v runs on the reference fallback", k)
 		}
 	}
-	r := rand.New(rand.NewPCG(61, 62))
-	lits := []*ir.Literal{randomLiteral(r, ir.MakeShape(ir.S32, 8, 16)), randomLiteral(r, ir.MakeShape(ir.F64, 8, 16)),
-		indexLiteral(r, ir.S32, 8, 5, 1), ir.ScalarLiteral(int32(3))}
 	args := make([]*Tensor, len(lits))
 	for i, l := range lits {
 		args[i] = TensorFromLiteral(l)
@@ -147,5 +175,5 @@ func TestGenericStepsRunWithoutAllocating(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("RunInto allocates %v times per run, want 0\n%v", allocs, exe.Stats())
 	}
-	checkGeneric(t, genericCase{hlo: genericAllocModule, args: lits})
+	checkGeneric(t, genericCase{hlo: hlo, args: lits})
 }
