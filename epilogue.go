@@ -1,6 +1,9 @@
 package kiln
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Activation is the elementwise function an epilogue applies after the bias.
 type Activation uint8
@@ -10,8 +13,10 @@ type Activation uint8
 // registers, in the kernel's store) or only a Go function (applied by the
 // driver to each tile right after the kernel stored it, while it is hot in L1).
 const (
-	ActNone Activation = iota // identity
-	ActReLU                   // max(x, 0); NaN stays NaN
+	ActNone     Activation = iota // identity
+	ActReLU                       // max(x, 0); NaN stays NaN
+	ActGeluTanh                   // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+	ActGeluErf                    // 0.5·x·(1 + erf(x/√2))
 )
 
 // activationInfo describes one activation.
@@ -27,8 +32,25 @@ type activationInfo struct {
 
 // activations is indexed by Activation.
 var activations = []activationInfo{
-	ActNone: {name: "none"},
-	ActReLU: {name: "relu", flag: flagReLU, apply32: relu[float32], apply64: relu[float64]},
+	ActNone:     {name: "none"},
+	ActReLU:     {name: "relu", flag: flagReLU, apply32: relu[float32], apply64: relu[float64]},
+	ActGeluTanh: {name: "gelu-tanh", apply32: geluTanh[float32], apply64: geluTanh[float64]},
+	ActGeluErf:  {name: "gelu-erf", apply32: geluErf[float32], apply64: geluErf[float64]},
+}
+
+// geluTanh and geluErf compute GELU in float64 and round once.
+func geluTanh[T float](x []T) {
+	for i, v := range x {
+		f := float64(v)
+		x[i] = T(0.5 * f * (1 + math.Tanh(0.7978845608028654*(f+0.044715*f*f*f))))
+	}
+}
+
+func geluErf[T float](x []T) {
+	for i, v := range x {
+		f := float64(v)
+		x[i] = T(0.5 * f * (1 + math.Erf(f/math.Sqrt2)))
+	}
 }
 
 func relu[T float](x []T) {

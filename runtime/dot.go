@@ -52,6 +52,11 @@ func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
 			s.residual, s.hasRes = c.loc(bufOf(st.Operand)), true
 		case sched.EpilogueReLU:
 			s.act = kiln.ActReLU
+		case sched.EpilogueGelu:
+			s.act = kiln.ActGeluErf
+			if st.Value.Aux == ssa.GeluTanh {
+				s.act = kiln.ActGeluTanh
+			}
 		default:
 			return nil, fmt.Errorf("epilogue stage %d has no GEMM implementation", st.Kind)
 		}

@@ -204,6 +204,10 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 		s, err = c.dotStep(k)
 	case sched.Conv:
 		s, err = c.convStep(k, p)
+	case sched.Softmax:
+		s, err = c.softmaxStep(k)
+	case sched.LayerNorm:
+		s, err = c.layerNormStep(k)
 	case sched.Loop:
 		s, err = c.loopStep(k, p)
 	case sched.Reduce:

@@ -1,0 +1,141 @@
+package runtime
+
+import (
+	"math"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// rowsStep is the shared part of the row kernels (softmax, layer-norm): an
+// operand viewed as rows of n contiguous float32 values, split across
+// workers by rows.
+type rowsStep struct {
+	x, y    loc
+	rows, n int
+	parts   int
+	threads int
+}
+
+func (c *compiler) rowsOf(k *sched.Kernel) (rowsStep, bool) {
+	v := k.Root
+	x := v.Args[0].Shape
+	if v.Shape.Elem != ir.F32 || x.Elem != ir.F32 || x.Rank() == 0 || !x.HasDefaultLayout() || !v.Shape.HasDefaultLayout() {
+		return rowsStep{}, false
+	}
+	r := rowsStep{x: c.loc(k.In[indexOf(k.Inputs, v.Args[0])]), y: c.loc(k.Out), n: x.Dims[x.Rank()-1], threads: c.cfg.threads}
+	r.rows = x.ElementCount() / max(r.n, 1)
+	r.parts = 1
+	if r.threads > 1 && r.rows*r.n >= 1<<15 {
+		r.parts = min(r.rows, r.threads*4)
+	}
+	return r, true
+}
+
+func (r *rowsStep) span(p int) (int, int) { return p * r.rows / r.parts, (p + 1) * r.rows / r.parts }
+
+// softmaxStep computes softmax along the last dimension as JAX's graph
+// does: m = max(row), e = exp(x - m), y = e / Σe, with the max and the sum
+// folded in order like the reductions they replace.
+type softmaxStep struct{ rowsStep }
+
+func (c *compiler) softmaxStep(k *sched.Kernel) (step, error) {
+	if len(k.Values) != 1 || k.Root.Op != ssa.OpSoftmax {
+		return nil, nil
+	}
+	r, ok := c.rowsOf(k)
+	if !ok {
+		return nil, nil
+	}
+	return &softmaxStep{r}, nil
+}
+
+func (s *softmaxStep) name() string { return "softmax" }
+
+func (s *softmaxStep) exec(fr *frame) error {
+	if s.rows*s.n == 0 {
+		return nil
+	}
+	parallelFor(fr, &fr.task, s, s.parts, s.threads)
+	return nil
+}
+
+func (s *softmaxStep) part(fr *frame, p, w int) {
+	x, y := f32s(fr.bytes(s.x)), f32s(fr.bytes(s.y))
+	r0, r1 := s.span(p)
+	for r := r0; r < r1; r++ {
+		xr, yr := x[r*s.n:(r+1)*s.n], y[r*s.n:(r+1)*s.n]
+		m := float32(math.Inf(-1))
+		for _, v := range xr {
+			m = maxF32(m, v)
+		}
+		sum := float32(0)
+		for i, v := range xr {
+			e := float32(math.Exp(float64(v - m)))
+			yr[i] = e
+			sum += e
+		}
+		for i := range yr {
+			yr[i] /= sum
+		}
+	}
+}
+
+// layerNormStep computes (x - mean)·rsqrt(var + ε)·scale + bias along the
+// last dimension, with the mean and the centred variance accumulated in
+// float64 (more accurate than the E[x²] − E[x]² form the pattern may have
+// replaced; the compiler's tests bound the difference).
+type layerNormStep struct {
+	rowsStep
+	scale, bias loc
+	eps         float64
+}
+
+func (c *compiler) layerNormStep(k *sched.Kernel) (step, error) {
+	v := k.Root
+	if len(k.Values) != 1 || v.Op != ssa.OpLayerNorm || len(v.Args) != 3 {
+		return nil, nil
+	}
+	r, ok := c.rowsOf(k)
+	if !ok {
+		return nil, nil
+	}
+	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
+	return &layerNormStep{rowsStep: r, scale: c.loc(bufOf(v.Args[1])), bias: c.loc(bufOf(v.Args[2])), eps: float64(v.Attrs.Epsilon)}, nil
+}
+
+func (s *layerNormStep) name() string { return "layer-norm" }
+
+func (s *layerNormStep) exec(fr *frame) error {
+	if s.rows*s.n == 0 {
+		return nil
+	}
+	parallelFor(fr, &fr.task, s, s.parts, s.threads)
+	return nil
+}
+
+func (s *layerNormStep) part(fr *frame, p, w int) {
+	x, y := f32s(fr.bytes(s.x)), f32s(fr.bytes(s.y))
+	scale, bias := f32s(fr.bytes(s.scale)), f32s(fr.bytes(s.bias))
+	r0, r1 := s.span(p)
+	inv := 1 / float64(s.n)
+	for r := r0; r < r1; r++ {
+		xr, yr := x[r*s.n:(r+1)*s.n], y[r*s.n:(r+1)*s.n]
+		mean := 0.0
+		for _, v := range xr {
+			mean += float64(v)
+		}
+		mean *= inv
+		variance := 0.0
+		for _, v := range xr {
+			d := float64(v) - mean
+			variance += d * d
+		}
+		variance *= inv
+		rstd := 1 / math.Sqrt(variance+s.eps)
+		for i, v := range xr {
+			yr[i] = float32((float64(v)-mean)*rstd)*scale[i] + bias[i]
+		}
+	}
+}
