@@ -83,13 +83,19 @@ type kernelSet struct {
 // cpuState is what start-up detection found; runnable holds the kernel set
 // of every level this CPU and build can run, best first; active is the one in
 // use, chosen at start-up (SetISA may change it).
+// (active is set by a variable initializer, not init, so that other
+// package-level initializers may already use it.)
 var (
 	cpuState = detectCPU()
 	runnable = runnableSets(cpuState)
-	active   atomic.Pointer[kernelSet]
+	active   = newActive(chooseKernels(cpuState.chosen))
 )
 
-func init() { active.Store(chooseKernels(cpuState.chosen)) }
+func newActive(s *kernelSet) *atomic.Pointer[kernelSet] {
+	p := new(atomic.Pointer[kernelSet])
+	p.Store(s)
+	return p
+}
 
 // runnableSets builds the kernel sets up to the best level, best first, the
 // generic one last, each with its cache blocking.
