@@ -30,6 +30,9 @@ type opGen struct {
 	fusion bool
 	// cases overrides casesPerType.
 	cases int
+	// needsHost: the op talks to a host (infeed, outfeed, send, recv);
+	// without one, ir/eval fails, and the compiled path must refuse too.
+	needsHost bool
 	// variant marks a second generator of an op another one covers (other
 	// value ranges, a fused chain): its type list is not checked against
 	// the builder's.
@@ -68,7 +71,15 @@ type dcase struct {
 	rng    string
 	lo, hi float64
 
+	// ignore, if set, reports elements of output out whose values the op
+	// leaves implementation-defined (cholesky's other triangle).
+	ignore func(out int, idx []int) bool
+
 	mag []*ir.Literal // memoised magnitude results
+}
+
+func (c *dcase) ignored(out, i int, s ir.Shape) bool {
+	return c.ignore != nil && c.ignore(out, s.MultiIndex(i))
 }
 
 func (c *dcase) bound(og *opGen, t ir.ElementType) bound {
@@ -724,7 +735,9 @@ func predOrInt(t ir.ElementType) bool   { return t == ir.PRED || t.IsInteger() }
 func signedNum(t ir.ElementType) bool   { return t.IsSigned() || t.IsFloat() }
 func signedOrC(t ir.ElementType) bool   { return t.IsSigned() || t.IsFloatOrComplex() }
 func notPred(t ir.ElementType) bool     { return t != ir.PRED }
+func notComplex(t ir.ElementType) bool  { return !t.IsComplex() }
 func f32f64(t ir.ElementType) bool      { return t == ir.F32 || t == ir.F64 }
+func bitTypes(t ir.ElementType) bool    { return t.BitWidth() >= 8 && t.BitWidth() <= 64 }
 func linalgTypes(t ir.ElementType) bool {
 	return t == ir.F32 || t == ir.F64 || t == ir.C64 || t == ir.C128
 }

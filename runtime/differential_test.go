@@ -165,8 +165,11 @@ func boundFor(op string, t ir.ElementType) bound {
 // the test is skipped with the reason and the failure, when it passes the
 // test says so in its log (the entry can then be removed).
 var knownFailures = map[string]string{
-	"clamp/c64":  "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
-	"clamp/c128": "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
+	"after-all/*":         "a token among the results: Compile accepts it, Run fails (NewTensor: tensor shape token[] is not an array)",
+	"rng-normal/f8e5m2":   "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
+	"rng-normal/f8e4m3fn": "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
+	"clamp/c64":           "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
+	"clamp/c128":          "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
 }
 
 // compilerUnsupported lists ops the compiler documents as unsupported:
@@ -234,8 +237,12 @@ func runCase(t *testing.T, og *opGen, et ir.ElementType, i int, impls *implLog) 
 	want, err := evalFlat(c.m, c.args)
 	var unsupported *eval.UnsupportedError
 	switch {
+	case og.needsHost && err == nil:
+		r.failf("ir/eval ran an op that needs a host on the other side, with none given")
+	case og.needsHost:
+		r.expectRefusal(err.Error(), og.hloName())
 	case errors.As(err, &unsupported):
-		r.expectRefusal(unsupported)
+		r.expectRefusal(unsupported.Error(), unsupported.Op.String())
 	case err != nil:
 		r.failf("ir/eval fails on the module: %v", err)
 	default:
@@ -374,6 +381,13 @@ func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) 
 			return
 		}
 		for i, o := range outs {
+			if want[i].Shape().IsToken() {
+				if !o.Shape().IsToken() {
+					r.failf("%s: output %d has shape %v, ir/eval's is a token", how, i, o.Shape())
+					return
+				}
+				continue
+			}
 			got := o.Literal()
 			if !got.Shape().EqualIgnoringLayout(want[i].Shape().WithoutLayout()) && !ir.SameDimensions(got.Shape(), want[i].Shape()) {
 				r.failf("%s: output %d has shape %v, ir/eval's has %v", how, i, got.Shape(), want[i].Shape())
@@ -395,11 +409,10 @@ func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) 
 }
 
 // expectRefusal checks a module ir/eval does not define (an op or type it
-// reports unsupported): the compiled path has no reference to match, so it
-// must refuse too — Compile or Run fails with an error naming the op — and
-// never return values.
-func (r *reporter) expectRefusal(u *eval.UnsupportedError) {
-	name := u.Op.String()
+// reports unsupported, or an op that needs a host): the compiled path has
+// no reference to match, so it must refuse too — Compile or Run fails with
+// an error naming the op — and never return values.
+func (r *reporter) expectRefusal(why, name string) {
 	exe, err := compileSafely(r.c.m)
 	if err == nil {
 		r.stats = exe.Stats().String()
@@ -407,9 +420,9 @@ func (r *reporter) expectRefusal(u *eval.UnsupportedError) {
 	}
 	switch {
 	case err == nil:
-		r.failf("ir/eval does not define the module (%v), but the compiled plan runs it and returns values", u)
+		r.failf("ir/eval does not define the module (%s), but the compiled plan runs it and returns values", why)
 	case !strings.Contains(err.Error(), name):
-		r.failf("ir/eval does not define the module (%v); the compiled path refuses it with an error that does not name %q: %v", u, name, err)
+		r.failf("ir/eval does not define the module (%s); the compiled path refuses it with an error that does not name %q: %v", why, name, err)
 	}
 }
 
@@ -491,7 +504,7 @@ func compareLiteral(got, want *ir.Literal, b bound, c *dcase, out int) string {
 	}
 	if !t.IsFloatOrComplex() || b.kind == boundExact {
 		for i := range n {
-			if !sameElement(got, want, t, i) {
+			if !sameElement(got, want, t, i) && !c.ignored(out, i, want.Shape()) {
 				return describe(got, want, t, i, "bit-exact")
 			}
 		}
@@ -510,6 +523,9 @@ func compareLiteral(got, want *ir.Literal, b bound, c *dcase, out int) string {
 	maxWant := 1.0
 	if b.kind == boundNorm {
 		for i := range n {
+			if c.ignored(out, i, want.Shape()) {
+				continue
+			}
 			for _, v := range parts(want, i) {
 				if !math.IsInf(v, 0) && !math.IsNaN(v) {
 					maxWant = math.Max(maxWant, math.Abs(v))
@@ -524,6 +540,9 @@ func compareLiteral(got, want *ir.Literal, b bound, c *dcase, out int) string {
 	eps := math.Ldexp(1, -pt.MantissaBits())
 	narrow := pt.BitWidth() < 32
 	for i := range n {
+		if c.ignored(out, i, want.Shape()) {
+			continue
+		}
 		g, w := parts(got, i), parts(want, i)
 		modulus := 0.0
 		if t.IsComplex() {
@@ -677,7 +696,8 @@ func hexBytes(b []byte) string {
 }
 
 // opTable is every generator, by op family.
-var opTable = concatGens(elementwiseGens(), movementGens(), reduceGens())
+var opTable = concatGens(elementwiseGens(), movementGens(), reduceGens(), controlGens(), collectiveGens(),
+	linalgGens(), ioGens())
 
 func concatGens(lists ...[]*opGen) []*opGen {
 	var all []*opGen
