@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
@@ -148,5 +149,30 @@ ENTRY e {
 				t.Errorf("%s\ncompiled %v, ir/eval %v", hlo, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TOTALORDER compare puts −0 below +0 (and −NaN below −Inf): float32 keys
+// once mapped −0 and +0 to the same integer.
+func TestRegressionTotalOrderSignedZero(t *testing.T) {
+	hlo := `HloModule m
+ENTRY e {
+  a = f32[6] parameter(0)
+  b = f32[6] parameter(1)
+  eq = pred[6] compare(a, b), direction=EQ, type=TOTALORDER
+  lt = pred[6] compare(a, b), direction=LT, type=TOTALORDER
+  ROOT t = (pred[6], pred[6]) tuple(eq, lt)
+}`
+	negZero := math.Copysign(0, -1)
+	a := ir.MustLiteralFromSlice([]float32{float32(negZero), 0, float32(negZero), float32(math.Copysign(math.NaN(), -1)), -1e-45, 1})
+	b := ir.MustLiteralFromSlice([]float32{0, float32(negZero), float32(negZero), float32(math.Inf(-1)), float32(negZero), 1})
+	got, want := runBoth(t, hlo, a, b)
+	for i := range want {
+		if !got[i].Equal(want[i]) {
+			t.Errorf("output %d: compiled %v, ir/eval %v", i, got[i], want[i])
+		}
+	}
+	if want[0].String() != "pred[6] {false, false, true, false, false, true}" || want[1].String() != "pred[6] {true, false, false, true, true, false}" {
+		t.Errorf("ir/eval: %v, %v", want[0], want[1])
 	}
 }

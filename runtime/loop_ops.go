@@ -314,11 +314,13 @@ func compareF32(d ir.ComparisonDirection, total bool, x, y float32) bool {
 	return false
 }
 
-// totalKey maps a float32 to an integer with the same total order.
+// totalKey maps a float32 to an integer with the same total order. A
+// negative float's magnitude bits are flipped, so −0 (key −1) sorts below
+// +0 (key 0) and larger magnitudes further down.
 func totalKey(x float32) int32 {
 	b := int32(math.Float32bits(x))
 	if b < 0 {
-		return math.MinInt32 - b
+		return b ^ math.MaxInt32
 	}
 	return b
 }
