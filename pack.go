@@ -15,18 +15,19 @@ func packA[T float](dst, a []T, lda int, transA bool, ic, mc, pc, kc, mr int) {
 			}
 			continue
 		}
-		packRows(panel, a[(ic+ir)*lda+pc:], lda, rows, kc)
+		packRows(panel, rows, a[(ic+ir)*lda+pc:], lda, rows, kc)
 	}
 }
 
 // packRows transposes rows×kc elements of a row-major source (stride lda)
-// into dst, k-major: dst[p*rows+i] = src[i*lda+p]. The common panel heights
-// are unrolled so that each k step writes one run of consecutive elements and
-// the bounds checks are hoisted out of the loop.
-func packRows[T float](dst, src []T, lda, rows, kc int) {
+// into dst, k-major with stride ds: dst[p*ds+i] = src[i*lda+p]. Four rows at
+// a time (six or eight for the common panel heights when ds == rows), so
+// each k step writes one run of consecutive elements and the bounds checks
+// are hoisted out of the loop.
+func packRows[T float](dst []T, ds int, src []T, lda, rows, kc int) {
 	row := func(i int) []T { return src[i*lda : i*lda+kc] }
-	switch rows {
-	case 6:
+	switch {
+	case rows == 6 && ds == 6:
 		r0, r1, r2, r3, r4, r5 := row(0), row(1), row(2), row(3), row(4), row(5)
 		dst = dst[:6*kc]
 		for p := range r0 {
@@ -34,7 +35,7 @@ func packRows[T float](dst, src []T, lda, rows, kc int) {
 			q[0], q[1], q[2], q[3], q[4], q[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 		}
 		return
-	case 8:
+	case rows == 8 && ds == 8:
 		r0, r1, r2, r3, r4, r5, r6, r7 := row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)
 		dst = dst[:8*kc]
 		for p := range r0 {
@@ -48,7 +49,7 @@ func packRows[T float](dst, src []T, lda, rows, kc int) {
 		r0, r1, r2, r3 := row(i), row(i+1), row(i+2), row(i+3)
 		d := dst[i:]
 		for p := range r0 {
-			q := d[p*rows : p*rows+4]
+			q := d[p*ds : p*ds+4]
 			q[0], q[1], q[2], q[3] = r0[p], r1[p], r2[p], r3[p]
 		}
 	}
@@ -56,7 +57,7 @@ func packRows[T float](dst, src []T, lda, rows, kc int) {
 		r := row(i)
 		d := dst[i:]
 		for p, v := range r {
-			d[p*rows] = v
+			d[p*ds] = v
 		}
 	}
 }
@@ -84,20 +85,21 @@ func packB[T float](dst, b []T, ldb int, transB bool, pc, kc, jc, nc, nr int) {
 		}
 		return
 	}
+	// B(p,j) = b[j*ldb+p]: column j of a panel is a run of row j+… of b.
+	// Transposed in blocks of transposeBlock k steps, so that the block of
+	// the panel being written (and the runs being read) stay in L1; column by
+	// column over all of K, every store would miss.
 	for jr := 0; jr < nc; jr += nr {
 		cols := min(nr, nc-jr)
 		panel := dst[(jr/nr)*kc*nr : (jr/nr+1)*kc*nr]
-		// B(p,j) = b[j*ldb+p]: each source row is one column of the panel.
 		if cols < nr {
 			clear(panel)
 		}
-		for j := 0; j < cols; j++ {
-			src := b[(jc+jr+j)*ldb+pc:]
-			src = src[:kc]
-			dst := panel[j:]
-			for p, v := range src {
-				dst[p*nr] = v
-			}
+		for p0 := 0; p0 < kc; p0 += transposeBlock {
+			packRows(panel[p0*nr:], nr, b[(jc+jr)*ldb+pc+p0:], ldb, cols, min(transposeBlock, kc-p0))
 		}
 	}
 }
+
+// transposeBlock is the k extent of the blocks packB transposes at once.
+const transposeBlock = 64
