@@ -39,3 +39,24 @@ func runCompiled(m *ir.Module, args []*ir.Literal, runs int) (out []*ir.Literal,
 	}
 	return out, times, "compiled in " + compileTime.Round(10*time.Microsecond).String(), nil
 }
+
+// runCompiledOnce compiles m and runs it once on args.
+func runCompiledOnce(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
+	exe, err := runtime.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]*runtime.Tensor, len(args))
+	for i, a := range args {
+		ins[i] = runtime.TensorFromLiteral(a)
+	}
+	outs, err := exe.Run(context.Background(), ins...)
+	if err != nil {
+		return nil, err
+	}
+	lits := make([]*ir.Literal, len(outs))
+	for i, o := range outs {
+		lits[i] = o.Literal()
+	}
+	return lits, nil
+}

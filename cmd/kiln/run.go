@@ -160,11 +160,12 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !o.reference {
-		// Until the compiler lands, the reference evaluator runs every module.
-		fmt.Fprintln(stderr, "kiln run: the compiled path is not available yet; ran the reference evaluator (ir/eval)")
+	var outs []*ir.Literal
+	if o.reference {
+		outs, err = eval.Run(m, lits...)
+	} else {
+		outs, err = runCompiledOnce(m, lits)
 	}
-	outs, err := eval.Run(m, lits...)
 	if err != nil {
 		return err
 	}
