@@ -115,7 +115,8 @@ func TestGenericStepsRunWithoutAllocating(t *testing.T) {
 }
 
 // linalgAllocModule exercises the numeric generic steps: fft (mixed radix
-// and Bluestein), cholesky and triangular-solve.
+// and Bluestein), cholesky, triangular-solve, an integer dot and a float16
+// convolution.
 const linalgAllocModule = `HloModule m
 ENTRY e {
   x = c64[4,12] parameter(0)
@@ -126,13 +127,21 @@ ENTRY e {
   l = f64[2,5,5] cholesky(a), lower=true
   b = f64[2,5,3] parameter(3)
   s = f64[2,5,3] triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
-  ROOT r = (c64[4,12], c64[3,19], f64[2,5,3]) tuple(f, g, s)
+  i = s8[4,6] parameter(4)
+  j = s8[6,3] parameter(5)
+  d = s32[4,3] dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  h = f16[1,6,6,2] parameter(6)
+  w = f16[3,3,2,4] parameter(7)
+  cv = f16[1,6,6,4] convolution(h, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT r = (c64[4,12], c64[3,19], f64[2,5,3], s32[4,3], f16[1,6,6,4]) tuple(f, g, s, d, cv)
 }`
 
 func TestNumericGenericStepsRunWithoutAllocating(t *testing.T) {
 	r := rand.New(rand.NewPCG(63, 64))
 	checkNoAllocs(t, linalgAllocModule, []*ir.Literal{randomLiteral(r, ir.MakeShape(ir.C64, 4, 12)), randomLiteral(r, ir.MakeShape(ir.F32, 3, 37)),
-		spdLiteral(r, ir.F64, 2, 5), randomLiteral(r, ir.MakeShape(ir.F64, 2, 5, 3))})
+		spdLiteral(r, ir.F64, 2, 5), randomLiteral(r, ir.MakeShape(ir.F64, 2, 5, 3)),
+		randomLiteral(r, ir.MakeShape(ir.S8, 4, 6)), randomLiteral(r, ir.MakeShape(ir.S8, 6, 3)),
+		randomLiteral(r, ir.MakeShape(ir.F16, 1, 6, 6, 2)), randomLiteral(r, ir.MakeShape(ir.F16, 3, 3, 2, 4))})
 }
 
 // checkNoAllocs compiles a module, checks that no kernel runs on the
