@@ -176,3 +176,36 @@ ENTRY e {
 		t.Errorf("ir/eval: %v, %v", want[0], want[1])
 	}
 }
+
+// A result declared with a non-default layout is returned with its logical
+// dimensions and that layout (the plan writes its physical order); it was
+// returned as a row-major array of the physical dimensions.
+func TestRegressionResultLayout(t *testing.T) {
+	m, err := ir.ParseModule(`HloModule m, entry_computation_layout={(s32[2,3]{1,0})->s32[2,3]{0,1}}
+ENTRY e {
+  p = s32[2,3]{1,0} parameter(0)
+  ROOT c = s32[2,3]{0,1} copy(p)
+}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := runtime.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ir.MustLiteralFromSlice([]int32{1, 2, 3, 4, 5, 6}, 2, 3)
+	if s := exe.ResultShapes()[0]; s.String() != "s32[2,3]{0,1}" {
+		t.Errorf("result shape %v, want s32[2,3]{0,1}", s)
+	}
+	outs, err := exe.Run(context.Background(), runtime.TensorFromLiteral(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outs[0].Literal(); !got.Equal(want) {
+		t.Errorf("compiled %v, want %v", got, want)
+	}
+	// Column-major bytes: 1, 4, 2, 5, 3, 6.
+	if b := outs[0].Bytes(); b[4] != 4 || b[8] != 2 {
+		t.Errorf("result bytes are not column-major: % x", b)
+	}
+}

@@ -60,9 +60,39 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	for _, r := range plan.Results {
 		e.results = append(e.results, r.Shape)
 	}
+	if err := e.declareResultLayouts(m); err != nil {
+		return nil, err
+	}
 	e.frames.New = func() any { return e.entry.newFrame() }
 	e.stats = collectStats(plan, e.entry)
 	return e, nil
+}
+
+// declareResultLayouts replaces the plan's shape of each result the module
+// declares with a non-default layout by the declared shape. The plan writes
+// such a result as the dense row-major array of its physical shape (the
+// dimensions in the layout's major-to-minor order), which is exactly the
+// declared shape's bytes; the caller must see the logical dimensions and
+// the layout, as for parameters.
+func (e *Executable) declareResultLayouts(m *ir.Module) error {
+	declared := m.Entry.Root.Shape
+	if m.EntryLayout != nil {
+		declared = m.EntryLayout.Result
+	}
+	leaves := leafShapes(declared)
+	if len(leaves) != len(e.results) {
+		return fmt.Errorf("runtime: the module declares %d results, the plan has %d", len(leaves), len(e.results))
+	}
+	for i, d := range leaves {
+		if !d.IsArray() || d.Layout == nil || d.HasDefaultLayout() {
+			continue
+		}
+		if d.ByteSize() != e.results[i].ByteSize() {
+			return fmt.Errorf("runtime: result %d is declared %v, the plan writes %v", i, d, e.results[i])
+		}
+		e.results[i] = d.Clone()
+	}
+	return nil
 }
 
 // bindParameters replaces the parameters bound by options with constants and
@@ -150,7 +180,7 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 		}
 	}
 	for i, o := range outs {
-		if o == nil || !o.shape.EqualIgnoringLayout(e.results[i]) {
+		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) {
 			return argShapeError("result tensor", i, o, e.results[i])
 		}
 	}
