@@ -47,7 +47,7 @@ type gemmTile struct {
 // gemmAMD64 lists the amd64 tiles: AVX-512 uses 28 of its 32 zmm registers
 // as accumulators (14 rows × 2 vectors), AVX2 12 of its 16 ymm (6 × 2).
 var gemmAMD64 = []gemmTile{
-	{v: avx512, e: f32, mr: 6, nr: 64, unroll: 4, rowMajor: true, prefetch: 16},
+	{v: avx512, e: f32, mr: 6, nr: 64, unroll: 4, rowMajor: true},
 	// The small-M tile: 14 rows in one pass, so B streams from memory once
 	// for up to 14 rows instead of once per 6.
 	{v: avx512, e: f32, mr: 14, nr: 32, unroll: 4, rowMajor: true, prefetch: 16, small: true},
