@@ -59,4 +59,5 @@ type outFile struct {
 // families lists every kernel family, in the order they are generated.
 var families = []family{
 	{name: "gemm", generate: generateGEMM},
+	{name: "eltwise", generate: generateEltwise},
 }

@@ -1,0 +1,35 @@
+package kiln
+
+import "fmt"
+
+// eltwiseByLevel holds the eltwise kernels of every level this CPU and build
+// can run (the twins at the others), chosen once; eltwise returns those of
+// the active level.
+var eltwiseByLevel = func() (t [levelAVX512 + 1]*eltwiseKernels) {
+	for i := range t {
+		t[i] = eltwiseGo
+	}
+	for _, s := range runnable {
+		if k := eltwiseArch(s.level); k != nil {
+			t[s.level] = k
+		}
+	}
+	return t
+}()
+
+func eltwise() *eltwiseKernels { return eltwiseByLevel[active.Load().level] }
+
+// vectorPart is the length of the part of an n-element operand that the
+// assembly kernels of a level take: whole vectors of lanes elements (a power
+// of two); the twins take the rest.
+func vectorPart(n, lanes int) int { return n &^ (lanes - 1) }
+
+// checkLen panics unless every length equals the first, naming the function
+// and the arguments (a programmer error, like a BLAS size mismatch).
+func checkLen(fn string, names string, lens ...int) {
+	for _, l := range lens[1:] {
+		if l != lens[0] {
+			panic(fmt.Sprintf("kiln: %s: the lengths of %s must be equal, found %v", fn, names, lens))
+		}
+	}
+}

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"math"
+
+	"github.com/kilnml/kiln/asm"
+)
+
+// The eltwise family: elementwise kernels (arithmetic, comparisons, select,
+// elementary functions, conversions) as vector programs (vprog.go), each
+// emitted for AVX-512, AVX2 and NEON and as its pure-Go twin. The root
+// package's exported functions call them through the table of the chosen
+// level (eltwise_tables_<arch>.go, eltwise_twin.go).
+
+func unaryF32(name, doc string, f func(b *vb, x val) val) *vkernel {
+	return &vkernel{name: name + "F32", doc: doc, lane: vF32, unroll: 4,
+		args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32)},
+		body: func(c *kctx) { c.out(0, f(c.b, c.in(1))) }}
+}
+
+func binaryF32(name, doc string, f func(b *vb, x, y val) val) *vkernel {
+	return &vkernel{name: name + "F32", doc: doc, lane: vF32, unroll: 4,
+		args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), sliceArg("y", eF32)},
+		body: func(c *kctx) { c.out(0, f(c.b, c.in(1), c.in(2))) }}
+}
+
+func binaryF64(name, doc string, f func(b *vb, x, y val) val) *vkernel {
+	return &vkernel{name: name + "F64", doc: doc, lane: vF64, unroll: 4,
+		args: []karg{sliceArg("dst", eF64), sliceArg("x", eF64), sliceArg("y", eF64)},
+		body: func(c *kctx) { c.out(0, f(c.b, c.in(1), c.in(2))) }}
+}
+
+// scalarF32 is f(x[i], s) for a scalar s.
+func scalarF32(name, doc string, f func(b *vb, x, s val) val) *vkernel {
+	return &vkernel{name: name + "F32", doc: doc, lane: vF32, unroll: 4,
+		args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), f32Arg("s")},
+		body: func(c *kctx) { c.out(0, f(c.b, c.in(1), c.scalar(2))) }}
+}
+
+// scalars2F32 is f(x[i], a, b) for scalars a, b.
+func scalars2F32(name, doc string, f func(b *vb, x, s, t val) val) *vkernel {
+	return &vkernel{name: name + "F32", doc: doc, lane: vF32, unroll: 4,
+		args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), f32Arg("a"), f32Arg("b")},
+		body: func(c *kctx) { c.out(0, f(c.b, c.in(1), c.scalar(2), c.scalar(3))) }}
+}
+
+func compareF32(name, doc string, pred int) *vkernel {
+	return &vkernel{name: name + "F32", doc: doc, lane: vF32, unroll: 4,
+		args: []karg{sliceArg("dst", eMask), sliceArg("x", eF32), sliceArg("y", eF32)},
+		body: func(c *kctx) { c.out(0, c.b.cmp(pred, c.in(1), c.in(2))) }}
+}
+
+func compareScalarF32(name, doc string, pred int) *vkernel {
+	return &vkernel{name: name + "F32", doc: doc, lane: vF32, unroll: 4,
+		args: []karg{sliceArg("dst", eMask), sliceArg("x", eF32), f32Arg("s")},
+		body: func(c *kctx) { c.out(0, c.b.cmp(pred, c.in(1), c.scalar(2))) }}
+}
+
+// convert is a conversion kernel between element types.
+func convert(name, doc string, to, from elem, f func(b *vb, x val) val) *vkernel {
+	return &vkernel{name: name, doc: doc, lane: vF32, unroll: 4,
+		args: []karg{sliceArg("dst", to), sliceArg("x", from)},
+		body: func(c *kctx) { c.out(0, f(c.b, c.in(1))) }}
+}
+
+func flip(f func(b *vb, x, y val) val) func(b *vb, x, y val) val {
+	return func(b *vb, x, y val) val { return f(b, y, x) }
+}
+
+// eltwiseKernels lists the family's kernels.
+func eltwiseKernels() []*vkernel {
+	one := func(b *vb) val { return b.f32(1) }
+	return []*vkernel{
+		binaryF32("add", "sets dst[i] = x[i] + y[i]", (*vb).add),
+		binaryF32("sub", "sets dst[i] = x[i] - y[i]", (*vb).sub),
+		binaryF32("mul", "sets dst[i] = x[i] * y[i]", (*vb).mul),
+		binaryF32("div", "sets dst[i] = x[i] / y[i]", (*vb).div),
+		binaryF32("max", "sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0)", (*vb).max),
+		binaryF32("min", "sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0)", (*vb).min),
+		binaryF32("pow", "sets dst[i] = x[i]^y[i]", vpow),
+
+		scalarF32("addScalar", "sets dst[i] = x[i] + s", (*vb).add),
+		scalarF32("subScalar", "sets dst[i] = x[i] - s", (*vb).sub),
+		scalarF32("rsubScalar", "sets dst[i] = s - x[i]", flip((*vb).sub)),
+		scalarF32("mulScalar", "sets dst[i] = x[i] * s", (*vb).mul),
+		scalarF32("divScalar", "sets dst[i] = x[i] / s", (*vb).div),
+		scalarF32("rdivScalar", "sets dst[i] = s / x[i]", flip((*vb).div)),
+		scalarF32("maxScalar", "sets dst[i] = max(x[i], s) (XLA semantics)", (*vb).max),
+		scalarF32("minScalar", "sets dst[i] = min(x[i], s) (XLA semantics)", (*vb).min),
+		scalarF32("powScalar", "sets dst[i] = x[i]^s", vpow),
+		scalarF32("rpowScalar", "sets dst[i] = s^x[i]", flip(vpow)),
+		scalars2F32("clamp", "sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b)", func(b *vb, x, lo, hi val) val {
+			return b.min(b.max(x, lo), hi)
+		}),
+		scalars2F32("mulAddScalars", "sets dst[i] = x[i]*a + b, rounded once", func(b *vb, x, s, t val) val { return b.fma(x, s, t) }),
+		{name: "mulAddF32", doc: "sets dst[i] = x[i]*y[i] + z[i], rounded once", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), sliceArg("y", eF32), sliceArg("z", eF32)},
+			body: func(c *kctx) { c.out(0, c.b.fma(c.in(1), c.in(2), c.in(3))) }},
+		{name: "mulScalarAddF32", doc: "sets dst[i] = x[i]*s + y[i], rounded once", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), f32Arg("s"), sliceArg("y", eF32)},
+			body: func(c *kctx) { c.out(0, c.b.fma(c.in(1), c.scalar(2), c.in(3))) }},
+
+		compareF32("equal", "sets dst[i] = 1 if x[i] == y[i], else 0", cmpEQ),
+		compareF32("notEqual", "sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0", cmpNE),
+		compareF32("less", "sets dst[i] = 1 if x[i] < y[i], else 0", cmpLT),
+		compareF32("lessEqual", "sets dst[i] = 1 if x[i] <= y[i], else 0", cmpLE),
+		compareF32("greater", "sets dst[i] = 1 if x[i] > y[i], else 0", cmpGT),
+		compareF32("greaterEqual", "sets dst[i] = 1 if x[i] >= y[i], else 0", cmpGE),
+		compareScalarF32("equalScalar", "sets dst[i] = 1 if x[i] == s, else 0", cmpEQ),
+		compareScalarF32("notEqualScalar", "sets dst[i] = 1 if x[i] != s, else 0", cmpNE),
+		compareScalarF32("lessScalar", "sets dst[i] = 1 if x[i] < s, else 0", cmpLT),
+		compareScalarF32("lessEqualScalar", "sets dst[i] = 1 if x[i] <= s, else 0", cmpLE),
+		compareScalarF32("greaterScalar", "sets dst[i] = 1 if x[i] > s, else 0", cmpGT),
+		compareScalarF32("greaterEqualScalar", "sets dst[i] = 1 if x[i] >= s, else 0", cmpGE),
+		{name: "selectF32", doc: "sets dst[i] = x[i] if mask[i] != 0, else y[i]", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eF32), sliceArg("mask", eMask), sliceArg("x", eF32), sliceArg("y", eF32)},
+			body: func(c *kctx) { c.out(0, c.b.blend(c.in(1), c.in(2), c.in(3))) }},
+
+		unaryF32("neg", "sets dst[i] = -x[i]", (*vb).neg),
+		unaryF32("abs", "sets dst[i] = |x[i]|", (*vb).abs),
+		unaryF32("sqrt", "sets dst[i] = sqrt(x[i])", (*vb).sqrt),
+		unaryF32("rsqrt", "sets dst[i] = 1/sqrt(x[i])", func(b *vb, x val) val { return b.div(one(b), b.sqrt(x)) }),
+		unaryF32("reciprocal", "sets dst[i] = 1/x[i]", func(b *vb, x val) val { return b.div(one(b), x) }),
+		unaryF32("exp", "sets dst[i] = e^x[i]", vexp),
+		unaryF32("expm1", "sets dst[i] = e^x[i] - 1", vexpm1),
+		unaryF32("log", "sets dst[i] = ln(x[i])", vlog),
+		unaryF32("log1p", "sets dst[i] = ln(1 + x[i])", vlog1p),
+		unaryF32("tanh", "sets dst[i] = tanh(x[i])", vtanh),
+		unaryF32("logistic", "sets dst[i] = 1/(1 + e^-x[i])", vlogistic),
+		unaryF32("erf", "sets dst[i] = erf(x[i])", verf),
+		unaryF32("gelu", "sets dst[i] = x[i]·Φ(x[i]) (the erf form)", vgelu),
+		unaryF32("geluTanh", "sets dst[i] to the tanh approximation of GELU at x[i]", vgeluTanh),
+		unaryF32("sinCore", "sets dst[i] = sin(x[i]) for |x[i]| < 2^28, x[i] for larger finite x[i]", vsin),
+		unaryF32("cosCore", "sets dst[i] = cos(x[i]) for |x[i]| < 2^28, x[i] for larger finite x[i]", vcos),
+		unaryF32("floor", "sets dst[i] = floor(x[i])", func(b *vb, x val) val { return b.round(x, roundFloor) }),
+		unaryF32("ceil", "sets dst[i] = ceil(x[i])", func(b *vb, x val) val { return b.round(x, roundCeil) }),
+		unaryF32("roundToEven", "rounds x[i] to the nearest integer, ties to even", func(b *vb, x val) val { return b.round(x, roundNearest) }),
+		unaryF32("round", "rounds x[i] to the nearest integer, ties away from zero", vroundAway),
+		unaryF32("sign", "sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN)", vsign),
+		unaryF32("relu", "sets dst[i] = max(x[i], 0) (XLA semantics)", func(b *vb, x val) val { return b.max(x, b.f32(0)) }),
+
+		convert("f32ToF16", "rounds x[i] to IEEE binary16 bits, to nearest even", eU16, eF32, vf32ToF16),
+		convert("f16ToF32", "widens IEEE binary16 bits x[i] to float32", eF32, eU16, vf16ToF32),
+		convert("f32ToBF16", "rounds x[i] to bfloat16 bits, to nearest even", eU16, eF32, vf32ToBF16),
+		convert("bf16ToF32", "widens bfloat16 bits x[i] to float32", eF32, eU16, func(b *vb, x val) val { return b.asF32(b.shl(x, 16)) }),
+		convert("f32ToS32", "converts x[i] to int32 as XLA does (toward zero, saturating, NaN to 0)", eI32, eF32, vf32ToS32),
+		convert("s32ToF32", "converts x[i] to float32, to nearest even", eF32, eI32, (*vb).cvtif),
+		convert("u8ToF32", "converts x[i] to float32", eF32, eU8, (*vb).cvtif),
+		convert("s8ToF32", "converts x[i] to float32", eF32, eS8, (*vb).cvtif),
+
+		binaryF64("add", "sets dst[i] = x[i] + y[i]", (*vb).add),
+		binaryF64("sub", "sets dst[i] = x[i] - y[i]", (*vb).sub),
+		binaryF64("mul", "sets dst[i] = x[i] * y[i]", (*vb).mul),
+		binaryF64("div", "sets dst[i] = x[i] / y[i]", (*vb).div),
+		binaryF64("max", "sets dst[i] = max(x[i], y[i]) (XLA semantics)", (*vb).max),
+		binaryF64("min", "sets dst[i] = min(x[i], y[i]) (XLA semantics)", (*vb).min),
+	}
+}
+
+// vf32ToF16 rounds to binary16 in hardware and writes NaNs as the root
+// package's conversion (and XLA's) does: sign, 0x7c00 and the top 10 payload
+// bits, or the quiet bit when those are zero.
+func vf32ToF16(b *vb, x val) val {
+	h := b.cvtf16(x)
+	bits := b.asI32(x)
+	sign := b.and(b.shr(bits, 16), b.i32(0x8000))
+	payload := b.shr(b.and(bits, b.i32(0x7fffff)), 13)
+	nan := b.or(b.or(sign, b.i32(0x7c00)), payload)
+	nan = b.blend(b.cmpeq(payload, b.i32(0)), b.or(nan, b.i32(0x200)), nan)
+	return b.blend(b.isNaN(x), nan, h)
+}
+
+// vf16ToF32 widens binary16 bits exactly with integer operations: normal
+// numbers rebias the exponent, Inf and NaN keep their payload (shifted to
+// the top), subnormals are their 10-bit integer times 2^-24.
+func vf16ToF32(b *vb, h val) val {
+	sign := b.shl(b.and(h, b.i32(0x8000)), 16)
+	em := b.and(h, b.i32(0x7fff))
+	t := b.shl(em, 13)
+	r := b.blend(b.cmpgt(em, b.i32(0x7bff)), b.addi(t, b.i32(0x70000000)), b.addi(t, b.i32(0x38000000)))
+	sub := b.asI32(b.mul(b.cvtif(em), b.f32(0x1p-24)))
+	r = b.blend(b.cmpgt(b.i32(0x400), em), sub, r)
+	return b.asF32(b.or(r, sign))
+}
+
+// vf32ToBF16 rounds to bfloat16 (the top half of float32) to nearest even
+// by adding 0x7fff plus the lowest kept bit; NaNs keep sign and top 7
+// payload bits, or get the quiet bit when those are zero.
+func vf32ToBF16(b *vb, x val) val {
+	bits := b.asI32(x)
+	top := b.shr(bits, 16)
+	r := b.shr(b.addi(bits, b.addi(b.i32(0x7fff), b.and(top, b.i32(1)))), 16)
+	nan := b.blend(b.cmpeq(b.and(top, b.i32(0x7f)), b.i32(0)), b.or(top, b.i32(0x40)), top)
+	return b.blend(b.isNaN(x), nan, r)
+}
+
+// vf32ToS32 converts toward zero, saturating at the int32 range, NaN to 0.
+func vf32ToS32(b *vb, x val) val {
+	r := b.cvtfi(x)
+	r = b.blend(b.cmp(cmpGE, x, b.f32(0x1p31)), b.i32(math.MaxInt32), r)
+	r = b.blend(b.cmp(cmpLT, x, b.f32(-0x1p31)), b.i32(math.MinInt32), r)
+	return b.blend(b.isNaN(x), b.i32(0), r)
+}
+
+func generateEltwise() ([]outFile, error) {
+	return generateStreamFamily("eltwise", eltwiseKernels())
+}
+
+// generateStreamFamily writes a family of vector-program kernels: the amd64
+// and arm64 assembly with their stubs, the tables that list them per level,
+// and the Go file with the kernel-set type and the twins.
+func generateStreamFamily(family string, ks []*vkernel) ([]outFile, error) {
+	typ := family + "Kernels"
+	// amd64
+	f := newAMD64File()
+	pool := newConstPool(f, family+"Consts")
+	x86Names := map[*target][]string{}
+	for _, t := range []*target{tAVX512, tAVX2} {
+		for _, k := range ks {
+			name, err := emitX86VKernel(f, pool, k, t)
+			if err != nil {
+				return nil, err
+			}
+			x86Names[t] = append(x86Names[t], name)
+		}
+	}
+	pool.emit(f)
+	asmAMD64, stubsAMD64, err := f.render()
+	if err != nil {
+		return nil, err
+	}
+	// arm64
+	af := asm.NewFile(generatedBy, "!purego")
+	var neonNames []string
+	for _, k := range ks {
+		name, err := emitNEONVKernel(af, k)
+		if err != nil {
+			return nil, err
+		}
+		neonNames = append(neonNames, name)
+	}
+	tables := func(arch string, sets []struct {
+		t     *target
+		level string
+		names []string
+	}) []byte {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "// Code generated by command: %s. DO NOT EDIT.\n\n//go:build !purego\n\npackage kiln\n\n", generatedBy)
+		fmt.Fprintf(&b, "// %sArch returns the %s kernels of an instruction-set level, or nil.\n", family, arch)
+		fmt.Fprintf(&b, "func %sArch(level isaLevel) *%s {\n\tswitch level {\n", family, typ)
+		for _, s := range sets {
+			fmt.Fprintf(&b, "\tcase %s:\n\t\treturn &%s{\n\t\t\tlanes: %d,\n", s.level, typ, s.t.lanes(vF32))
+			for i, k := range ks {
+				fmt.Fprintf(&b, "\t\t\t%s: %s,\n", k.name, s.names[i])
+			}
+			b.WriteString("\t\t}\n")
+		}
+		b.WriteString("\t}\n\treturn nil\n}\n")
+		return mustFormat(b.Bytes())
+	}
+	type set = struct {
+		t     *target
+		level string
+		names []string
+	}
+	files := []outFile{
+		{family + "_amd64.s", asmAMD64},
+		{family + "_stubs_amd64.go", stubsAMD64},
+		{family + "_tables_amd64.go", tables("amd64", []set{{tAVX512, "levelAVX512", x86Names[tAVX512]}, {tAVX2, "levelAVX2", x86Names[tAVX2]}})},
+		{family + "_arm64.s", af.Bytes()},
+		{family + "_stubs_arm64.go", af.Stubs("kiln")},
+		{family + "_tables_arm64.go", tables("arm64", []set{{tNEON, "levelNEON", neonNames}})},
+		{family + "_twin.go", streamTwins(family, typ, ks)},
+	}
+	return files, nil
+}
+
+// streamTwins writes the Go file shared by every build: the type of a
+// family's kernel set, the set of twins (the generic level) and the twins.
+func streamTwins(family, typ string, ks []*vkernel) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "// Code generated by command: %s. DO NOT EDIT.\n\npackage kiln\n\nimport \"math\"\n\n", generatedBy)
+	fmt.Fprintf(&b, "// %s is the %s family's kernels of one instruction-set level. The\n", typ, family)
+	b.WriteString("// assembly kernels take whole vectors only: their slices' length must be a\n")
+	b.WriteString("// multiple of lanes (float32 lanes; half as many float64 lanes), and the\n")
+	b.WriteString("// Go twin handles the rest. The twins' set has lanes 1.\n")
+	fmt.Fprintf(&b, "type %s struct {\n\tlanes int\n", typ)
+	for _, k := range ks {
+		fmt.Fprintf(&b, "\t%s func%s\n", k.name, k.signature())
+	}
+	b.WriteString("}\n\n")
+	fmt.Fprintf(&b, "// %sGo is the set of pure-Go twins, the generic level.\n", family)
+	fmt.Fprintf(&b, "var %sGo = &%s{\n\tlanes: 1,\n", family, typ)
+	for _, k := range ks {
+		fmt.Fprintf(&b, "\t%s: %sGo,\n", k.name, k.name)
+	}
+	b.WriteString("}\n")
+	for _, k := range ks {
+		if !k.noTwin {
+			goTwin(&b, k)
+		}
+	}
+	b.WriteString("\nvar _ = math.Float32bits\n")
+	return mustFormat(b.Bytes())
+}
+
+func mustFormat(src []byte) []byte {
+	out, err := format.Source(src)
+	if err != nil {
+		panic(fmt.Sprintf("generated Go does not parse: %v\n%s", err, src))
+	}
+	return out
+}

@@ -1,0 +1,171 @@
+package kiln
+
+import "math"
+
+// Scalar helpers of the generated pure-Go twins (eltwise_twin.go,
+// reduce_twin.go): each gives one vector-program operation the meaning the
+// assembly gives it, so that the twins and the assembly agree bit for bit.
+
+// fma32 is a·b + c rounded once to float32. The product is exact in
+// float64; the sum is rounded to odd (the float64 neighbour with an odd last
+// bit when it is inexact), which makes the final rounding to float32 correct.
+func fma32(a, b, c float32) float32 {
+	p := float64(a) * float64(b)
+	cc := float64(c)
+	s := p + cc
+	if math.IsInf(s, 0) || s != s {
+		return float32(s)
+	}
+	// TwoSum: s + e is exactly p + c.
+	bb := s - p
+	e := (p - (s - bb)) + (cc - bb)
+	if e != 0 {
+		u := math.Float64bits(s)
+		if u&1 == 0 {
+			if (e > 0) == (s > 0) {
+				u++
+			} else {
+				u--
+			}
+			s = math.Float64frombits(u)
+		}
+	}
+	return float32(s)
+}
+
+// fma64 is a·b + c rounded once.
+func fma64(a, b, c float64) float64 { return math.FMA(a, b, c) }
+
+// maxXLA32 is XLA's maximum: NaN if either is NaN, and −0 < +0.
+func maxXLA32(a, b float32) float32 {
+	switch {
+	case a != a:
+		return a
+	case b != b:
+		return b
+	case a == b:
+		return math.Float32frombits(math.Float32bits(a) & math.Float32bits(b))
+	case a > b:
+		return a
+	}
+	return b
+}
+
+// minXLA32 is XLA's minimum: NaN if either is NaN, and −0 < +0.
+func minXLA32(a, b float32) float32 {
+	switch {
+	case a != a:
+		return a
+	case b != b:
+		return b
+	case a == b:
+		return math.Float32frombits(math.Float32bits(a) | math.Float32bits(b))
+	case a < b:
+		return a
+	}
+	return b
+}
+
+func maxXLA64(a, b float64) float64 {
+	switch {
+	case a != a:
+		return a
+	case b != b:
+		return b
+	case a == b:
+		return math.Float64frombits(math.Float64bits(a) & math.Float64bits(b))
+	case a > b:
+		return a
+	}
+	return b
+}
+
+func minXLA64(a, b float64) float64 {
+	switch {
+	case a != a:
+		return a
+	case b != b:
+		return b
+	case a == b:
+		return math.Float64frombits(math.Float64bits(a) | math.Float64bits(b))
+	case a < b:
+		return a
+	}
+	return b
+}
+
+// maxc32 is the clamp of the vector programs: c > x ? c : x, which keeps a
+// NaN x (c is never NaN or zero).
+func maxc32(x, c float32) float32 {
+	if c > x {
+		return c
+	}
+	return x
+}
+
+func minc32(x, c float32) float32 {
+	if c < x {
+		return c
+	}
+	return x
+}
+
+func maxc64(x, c float64) float64 {
+	if c > x {
+		return c
+	}
+	return x
+}
+
+func minc64(x, c float64) float64 {
+	if c < x {
+		return c
+	}
+	return x
+}
+
+// cvtfi converts toward zero as x86's CVTTPS2DQ does: out of range and NaN
+// give math.MinInt32. The vector programs use it only in range.
+func cvtfi(x float32) int32 {
+	if !(x > -2147483904 && x < 2147483648) {
+		return math.MinInt32
+	}
+	return int32(x)
+}
+
+// cvtfir converts to nearest, ties to even, as CVTPS2DQ does.
+func cvtfir(x float32) int32 {
+	r := math.RoundToEven(float64(x))
+	if !(r >= -2147483648 && r < 2147483648) {
+		return math.MinInt32
+	}
+	return int32(r)
+}
+
+func selF32(m bool, a, b float32) float32 {
+	if m {
+		return a
+	}
+	return b
+}
+
+func selF64(m bool, a, b float64) float64 {
+	if m {
+		return a
+	}
+	return b
+}
+
+func selI32(m bool, a, b int32) int32 {
+	if m {
+		return a
+	}
+	return b
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
