@@ -209,3 +209,34 @@ ENTRY e {
 		t.Errorf("result bytes are not column-major: % x", b)
 	}
 }
+
+// A GELU recognised into kiln.gelu with nothing to fuse it with is a loop
+// kernel of its own: the scheduler found no indexing map for Kiln's op, made
+// it a generic kernel, and Compile failed ("kiln.gelu has no implementation").
+func TestRegressionGeluAlone(t *testing.T) {
+	hlo := `HloModule m
+ENTRY e {
+  x = f32[2,3,4] parameter(0)
+  half = f32[] constant(0.5)
+  one = f32[] constant(1)
+  r = f32[] constant(0.707106769)
+  hb = f32[2,3,4] broadcast(half), dimensions={}
+  ob = f32[2,3,4] broadcast(one), dimensions={}
+  rb = f32[2,3,4] broadcast(r), dimensions={}
+  s = f32[2,3,4] multiply(x, rb)
+  e = f32[2,3,4] erf(s)
+  p = f32[2,3,4] add(ob, e)
+  hx = f32[2,3,4] multiply(hb, x)
+  ROOT g = f32[2,3,4] multiply(hx, p)
+}`
+	x := ir.MustNewLiteral(ir.MakeShape(ir.F32, 2, 3, 4))
+	for i := range x.ElementCount() {
+		x.SetFloat64At(i, float64(i-12)/4)
+	}
+	got, want := runBoth(t, hlo, x)
+	for i := range want[0].ElementCount() {
+		if d := math.Abs(got[0].Float64At(i) - want[0].Float64At(i)); d > 1e-6 {
+			t.Errorf("element %d: compiled %v, ir/eval %v", i, got[0].Float64At(i), want[0].Float64At(i))
+		}
+	}
+}

@@ -93,6 +93,11 @@ func identityMap(dims []int) affine.IndexingMap {
 func operandMap(v *ssa.Value, arg int, m affine.IndexingMap) (affine.IndexingMap, bool) {
 	op, isIR := v.Op.IR()
 	if !isIR {
+		// Kiln's elementwise ops (kiln.gelu) have no HLO indexing rule:
+		// element i reads operand element i.
+		if v.Op.IsElementwise() && ir.SameDimensions(v.Args[arg].Shape, v.Shape) {
+			return m, true
+		}
 		return affine.IndexingMap{}, false
 	}
 	shapes := make([]ir.Shape, len(v.Args))
