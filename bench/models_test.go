@@ -3,7 +3,9 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/kilnml/kiln/ir/eval"
 	"github.com/kilnml/kiln/runtime"
@@ -138,7 +140,7 @@ var modelCases = []struct {
 // BenchmarkModel times one forward pass of each example model, Kiln (weights
 // bound at compile time, RunInto into preallocated outputs) beside the gonum
 // version, at 1 and 2 threads. Compare with benchstat -col /impl; ns/op is
-// the latency, samples/s the throughput.
+// the mean latency, p50-us the median one, samples/s the throughput.
 func BenchmarkModel(b *testing.B) {
 	for _, c := range modelCases {
 		m, err := loadModel(c.name, c.batch)
@@ -162,29 +164,41 @@ func BenchmarkModel(b *testing.B) {
 					if err := k.Run(); err != nil { // warm the frame pool and the workers
 						b.Fatal(err)
 					}
-					b.ReportAllocs()
-					b.ResetTimer()
-					for i := 0; i < b.N; i++ {
+					timeRuns(b, func() {
 						if err := k.Run(); err != nil {
 							b.Fatal(err)
 						}
-					}
+					})
 					report(b)
 				})
 				b.Run(prefix+"/impl=gonum", func(b *testing.B) {
 					g := newGonum(m)
 					x := m.input()
 					g.forward(x)
-					b.ReportAllocs()
-					b.ResetTimer()
-					for i := 0; i < b.N; i++ {
-						g.forward(x)
-					}
+					timeRuns(b, func() { g.forward(x) })
 					report(b)
 				})
 			})
 		}
 	}
+}
+
+// timeRuns calls run b.N times, timing each call, and reports the median
+// call as p50-us beside the mean (ns/op): on a shared machine the median is
+// the steadier figure, as a few descheduled runs move the mean. Allocations
+// are reported per call.
+func timeRuns(b *testing.B, run func()) {
+	times := make([]time.Duration, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range times {
+		start := time.Now()
+		run()
+		times[i] = time.Since(start)
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "p50-us")
 }
 
 // BenchmarkCompile times runtime.Compile of each example model at batch 1,
