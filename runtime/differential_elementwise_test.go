@@ -15,7 +15,7 @@ type binaryFn = func(x, y ir.Op, bdims ...int) ir.Op
 // of a parameter), and sometimes feeds the result through a negate or copy
 // so the op sits inside a fused chain.
 func unaryGen(name string, types func(ir.ElementType) bool, d dist, f func(b *ir.Builder) unaryFn) *opGen {
-	return &opGen{name: name, types: types, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: name, types: types, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
 		y := f(g.b)(g.operand(s, d))
 		if g.intn(4) == 0 {
@@ -29,7 +29,7 @@ func unaryGen(name string, types func(ir.ElementType) bool, d dist, f func(b *ir
 // scalar on either side, a lower-rank rhs mapped with broadcast dimensions,
 // or an rhs with degenerate (size-1) dimensions.
 func binaryGen(name string, types func(ir.ElementType) bool, dl, dr dist, f func(b *ir.Builder) binaryFn) *opGen {
-	return &opGen{name: name, types: types, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: name, types: types, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
 		x, y, bdims := g.binaryOperands(s, dl, dr)
 		return f(g.b)(x, y, bdims...)
@@ -137,7 +137,7 @@ func elementwiseGens() []*opGen {
 // compareGen compares two operands in every direction with the default
 // comparison type (and TOTALORDER for floats), as one tuple.
 func compareGen() *opGen {
-	return &opGen{name: "compare", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: "compare", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
 		x, y, bdims := g.binaryOperands(s, anyValues, anyValues)
 		if g.intn(3) == 0 {
@@ -162,7 +162,7 @@ func compareGen() *opGen {
 }
 
 func selectGen() *opGen {
-	return &opGen{name: "select", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: "select", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
 		var p ir.Op
 		if g.intn(4) == 0 {
@@ -175,7 +175,7 @@ func selectGen() *opGen {
 }
 
 func clampGen() *opGen {
-	return &opGen{name: "clamp", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: "clamp", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
 		bound := func() ir.Op {
 			if g.coin() {
@@ -190,7 +190,7 @@ func clampGen() *opGen {
 // convertGen converts one operand to every element type (but real from
 // complex, which XLA refuses), as one tuple.
 func convertGen() *opGen {
-	return &opGen{name: "convert", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: "convert", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
 		x := g.operand(s, anyValues)
 		var outs []ir.Op
@@ -281,7 +281,7 @@ func mapGen() *opGen {
 // chainGen builds a chain of ten elementwise ops over views of parameters:
 // the fusion the scheduler must get right, compared with and without it.
 func chainGen() *opGen {
-	return &opGen{name: "fused-chain", hlo: "add", types: floatOnly, fusion: true, variant: true, cases: 8, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: "fused-chain", hlo: "add", types: floatOnly, fusion: true, variant: true, huge: true, cases: 8, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
 		b := g.b
 		x := g.operand(s, niceValues)

@@ -30,6 +30,9 @@ type opGen struct {
 	fusion bool
 	// cases overrides casesPerType.
 	cases int
+	// huge: case 4 draws shapes of 32 Ki elements and more, which the
+	// runtime splits across threads (it is compiled for 4 threads).
+	huge bool
 	// needsHost: the op talks to a host (infeed, outfeed, send, recv);
 	// without one, ir/eval fails, and the compiled path must refuse too.
 	needsHost bool
@@ -40,10 +43,14 @@ type opGen struct {
 }
 
 func (og *opGen) caseCount() int {
+	n := casesPerType
 	if og.cases > 0 {
-		return og.cases
+		n = og.cases
 	}
-	return casesPerType
+	if og.huge {
+		n = max(n, 5) // case 4 is the modeHuge one
+	}
+	return n
 }
 
 func (og *opGen) hloName() string {
@@ -74,6 +81,9 @@ type dcase struct {
 	// ignore, if set, reports elements of output out whose values the op
 	// leaves implementation-defined (cholesky's other triangle).
 	ignore func(out int, idx []int) bool
+
+	// rootLayout, if set, is the layout of the root (a copy).
+	rootLayout *ir.Layout
 
 	mag []*ir.Literal // memoised magnitude results
 }
@@ -165,6 +175,7 @@ const (
 	modeZero             // the first shape drawn has a size-0 dimension
 	modeOne              // dimensions are often 1
 	modeBig              // the op's main shape crosses the loop tile size
+	modeHuge             // the op's main shape is big enough to be split across threads
 )
 
 func caseMode(i int) shapeMode {
@@ -175,6 +186,8 @@ func caseMode(i int) shapeMode {
 		return modeOne
 	case 3:
 		return modeBig
+	case 4:
+		return modeHuge
 	}
 	return modeRandom
 }
@@ -210,6 +223,9 @@ func (g *gen) build(og *opGen, t ir.ElementType) (c *dcase, err error) {
 	comp, err := g.b.BuildWithRoot(root)
 	if err != nil {
 		return nil, err
+	}
+	if g.c.rootLayout != nil {
+		comp.Root.Shape = comp.Root.Shape.WithLayout(g.c.rootLayout)
 	}
 	m, err := ir.NewModuleFromComputation(comp)
 	if err != nil {
@@ -302,6 +318,17 @@ func (g *gen) posDims(r int) []int {
 // 4; in modeBig one of 1023, 1024, 1025 or 2049+ elements, so that loops
 // run several tiles and a partial one.
 func (g *gen) mainDims() []int {
+	if g.mode == modeHuge {
+		total := pickOne(g, 32771, 40961, 65537)
+		switch g.intn(3) {
+		case 0:
+			return []int{total}
+		case 1:
+			return []int{3, total / 3}
+		default:
+			return []int{2, 17, total / 34}
+		}
+	}
 	if g.mode == modeBig {
 		total := pickOne(g, 1023, 1025, 2049, 2500, 4099)
 		switch g.intn(3) {
@@ -514,7 +541,9 @@ func putBits(dst []byte, u uint64) {
 
 // param adds the next entry parameter, of shape s, with a random argument.
 func (g *gen) param(s ir.Shape, d dist) ir.Op {
-	return g.paramOf(g.literal(s, d))
+	n := len(g.args)
+	g.args = append(g.args, g.literal(s, d))
+	return g.b.Parameter(n, s, fmt.Sprintf("p%d", n))
 }
 
 // paramOf adds the next entry parameter with argument l.

@@ -18,7 +18,7 @@ func movementGens() []*opGen {
 			x := g.operand(ir.MakeShape(t, g.dims(g.intn(3))...), anyValues)
 			return g.b.Broadcast(x, g.dims(g.intn(3)))
 		}},
-		{name: "broadcast-in-dim", hlo: "broadcast", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+		{name: "broadcast-in-dim", hlo: "broadcast", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 			out := g.mainDims()
 			kept := g.subset(len(out))
 			in := make([]int, len(kept))
@@ -44,15 +44,15 @@ func movementGens() []*opGen {
 			}
 			return g.b.Collapse(g.param(ir.MakeShape(t, d...), anyValues), dims)
 		}},
-		{name: "transpose", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+		{name: "transpose", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 			s := ir.MakeShape(t, g.mainDims()...)
 			return g.b.Transpose(g.operand(s, anyValues), g.perm(s.Rank()))
 		}},
-		{name: "reverse", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+		{name: "reverse", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 			s := ir.MakeShape(t, g.mainDims()...)
 			return g.b.Rev(g.operand(s, anyValues), g.subset(s.Rank()))
 		}},
-		{name: "slice", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+		{name: "slice", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 			s := ir.MakeShape(t, g.mainDims()...)
 			r := s.Rank()
 			starts, limits, strides := make([]int, r), make([]int, r), make([]int, r)
@@ -98,7 +98,7 @@ func movementGens() []*opGen {
 			}
 			return g.b.ConcatInDim(ops, dim)
 		}},
-		{name: "pad", types: anyType, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
+		{name: "pad", types: anyType, fusion: true, huge: true, build: func(g *gen, t ir.ElementType) ir.Op {
 			s := ir.MakeShape(t, g.mainDims()...)
 			pads := make([]ir.PaddingDim, s.Rank())
 			for i, n := range s.Dims {
@@ -186,7 +186,7 @@ func (g *gen) startIndices(dims, sizes []int) []ir.Op {
 // anywhere (or implicit), offset dimensions anywhere in the output, and
 // indices out of range (clamped).
 func gatherGen() *opGen {
-	return &opGen{name: "gather", types: anyType, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: "gather", types: anyType, cases: 8, build: func(g *gen, t ir.ElementType) ir.Op {
 		od := g.posDims(g.between(1, 4))
 		if g.mode == modeZero {
 			od[g.intn(len(od))] = 0
@@ -270,7 +270,7 @@ func scatterGen(overwrite bool) *opGen {
 	if overwrite {
 		name = "scatter-overwrite"
 	}
-	return &opGen{name: name, hlo: "scatter", types: anyType, variant: overwrite, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: name, hlo: "scatter", types: anyType, variant: overwrite, cases: 8, build: func(g *gen, t ir.ElementType) ir.Op {
 		od := g.posDims(g.between(1, 4))
 		r := len(od)
 		var dn ir.ScatterDimensionNumbers

@@ -14,7 +14,7 @@ import (
 
 func reduceGens() []*opGen {
 	return []*opGen{
-		{name: "reduce", types: anyType, fusion: true, cases: 6, build: func(g *gen, t ir.ElementType) ir.Op {
+		{name: "reduce", types: anyType, fusion: true, huge: true, cases: 6, build: func(g *gen, t ir.ElementType) ir.Op {
 			s := ir.MakeShape(t, g.mainDims()...)
 			rd := g.reducerFor(t)
 			dims := g.subset(s.Rank())
@@ -252,8 +252,11 @@ func (g *gen) preferredType(t ir.ElementType) ir.ElementType {
 // dotGen is the client Dot: vector·vector, matrix·vector, vector·matrix
 // and matrix·matrix, K possibly 0.
 func dotGen() *opGen {
-	return &opGen{name: "dot", types: anyType, cases: 6, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: "dot", types: anyType, huge: true, cases: 6, build: func(g *gen, t ir.ElementType) ir.Op {
 		d := g.dims(3)
+		if g.mode == modeHuge {
+			d = []int{g.between(60, 130), g.between(60, 130), g.between(60, 130)}
+		}
 		m, k, n := d[0], d[1], d[2]
 		var ls, rs []int
 		switch g.intn(4) {

@@ -135,6 +135,7 @@ var opBounds = map[string]bound{
 	"all-reduce": accum, "cross-replica-sum": accum, "reduce-scatter": accum, "map": accum,
 	"scatter-add": accum, "select-and-scatter": accum,
 	"cholesky": norm(32), "triangular-solve": norm(32), "fft": norm(32),
+	"softmax": norm(8), "layer-norm": norm(16), "gelu": norm(32),
 	"batch-norm-training": norm(32), "batch-norm-inference": norm(32), "batch-norm-grad": norm(32),
 	"rng-normal": {kind: boundRange}, "rng-uniform": {kind: boundRange},
 }
@@ -334,6 +335,10 @@ func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) 
 		how = "compiled without fusion"
 		opts = append(opts, runtime.WithoutFusion())
 	}
+	if caseMode(r.idx) == modeHuge {
+		how += " for 4 threads"
+		opts = append(opts, runtime.WithThreads(4))
+	}
 	exe, err := compileSafely(r.c.m, opts...)
 	if err != nil {
 		if why, ok := compilerUnsupported[r.og.name]; ok {
@@ -352,6 +357,10 @@ func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) 
 	r.stats = exe.Stats().String()
 	r.impls.add(r.og.name, exe.Stats())
 	args := r.tensors()
+	if pshapes := exe.ParameterShapes(); len(pshapes) != len(args) {
+		r.failf("%s: the executable takes %d arguments, the module has %d parameters", how, len(pshapes), len(args))
+		return
+	}
 	if shapes := exe.ResultShapes(); len(shapes) != len(want) {
 		r.failf("%s: %d results, ir/eval returns %d", how, len(shapes), len(want))
 		return
@@ -427,11 +436,27 @@ func (r *reporter) expectRefusal(why, name string) {
 }
 
 // tensors returns the case's arguments as tensors over copies of their
-// storage.
+// storage, laid out as the entry parameters' layouts say.
 func (r *reporter) tensors() []*runtime.Tensor {
 	args := make([]*runtime.Tensor, len(r.c.args))
 	for i, a := range r.c.args {
-		args[i] = runtime.TensorFromLiteral(a.Clone())
+		s := r.c.m.Entry.Parameters[i].Shape
+		if s.Layout == nil || s.HasDefaultLayout() {
+			args[i] = runtime.TensorFromLiteral(a.Clone())
+			continue
+		}
+		t, err := runtime.NewTensor(s)
+		if err != nil {
+			panic(err)
+		}
+		size := s.Elem.ByteSize()
+		idx := make([]int, s.Rank())
+		for j := range a.ElementCount() {
+			p := s.LinearIndex(idx)
+			copy(t.Bytes()[p*size:(p+1)*size], a.Bytes()[j*size:(j+1)*size])
+			ir.NextIndex(s.Dims, idx)
+		}
+		args[i] = t
 	}
 	return args
 }
@@ -697,7 +722,7 @@ func hexBytes(b []byte) string {
 
 // opTable is every generator, by op family.
 var opTable = concatGens(elementwiseGens(), movementGens(), reduceGens(), controlGens(), collectiveGens(),
-	linalgGens(), ioGens())
+	linalgGens(), ioGens(), patternGens())
 
 func concatGens(lists ...[]*opGen) []*opGen {
 	var all []*opGen
