@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -162,6 +163,44 @@ func TestGenericSelectAndScatterAgreesWithEvaluator(t *testing.T) {
 					checkGeneric(t, genericCase{hlo: hlo, args: []*ir.Literal{randomLiteral(r, x), randomLiteral(r, src), randomLiteral(r, ir.Scalar(typ))}})
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkMaxPool is the CNN example's pooling at batch 32: a 2×2
+// stride-2 max pool over NHWC float32, reported as input bytes per second.
+func BenchmarkMaxPool(b *testing.B) {
+	m, err := ir.ParseModule(`HloModule m
+maxf {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[32,32,32,16] parameter(0)
+  ninf = f32[] constant(-inf)
+  ROOT pool = f32[32,16,16,16] reduce-window(x, ninf), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=maxf
+}`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := Compile(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	x := TensorFromLiteral(randomLiteral(r, ir.MakeShape(ir.F32, 32, 32, 32, 16)))
+	out, err := NewTensor(ir.MakeShape(ir.F32, 32, 16, 16, 16))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.SetBytes(int64(len(x.Bytes())))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := e.RunInto(ctx, []*Tensor{out}, x); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -171,12 +171,200 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		}
 		return nil, nil
 	}
+	if f := s.fold; f.f32op != 0 && s.count > 0 {
+		if fast := newReduceWindowF32(v.Attrs.Window, x.Dims, plan.out, f, s.ins[0], s.inits[0], s.outs[0]); fast != nil {
+			return fast, nil
+		}
+	}
 	s.win = sp.take(plan.maxElems * 8)
 	sp.reserve(p)
 	return s, nil
 }
 
 func (s *reduceWindowStep) name() string { return "reduce-window" }
+
+// reduceWindowF32Step is a float32 reduce-window with a standard reducer
+// and no base dilation (pooling). It fills the output with the init value,
+// then, for each window offset in row-major window order, folds the shifted
+// input block into the outputs that offset reaches: every output still
+// folds its taps in window order, as the evaluator does, and each pass is a
+// strided loop over contiguous rows.
+type reduceWindowF32Step struct {
+	in, init, out loc
+	op            ir.Opcode
+	swap          bool
+	passes        []strided // per window offset: out (dst) ← in (src) block
+}
+
+func newReduceWindowF32(w *ir.Window, base, out []int, f *folder, in, init, outLoc loc) *reduceWindowF32Step {
+	rank := len(base)
+	for _, wd := range w.Dims {
+		if wd.BaseDilation > 1 {
+			return nil
+		}
+	}
+	s := &reduceWindowF32Step{in: in, init: init, out: outLoc, op: f.f32op, swap: f.swap}
+	xs, os := denseStrides(base), denseStrides(out)
+	sizes := make([]int, rank)
+	for d, wd := range w.Dims {
+		sizes[d] = wd.Size
+	}
+	if prod(sizes) > 1<<12 {
+		return nil
+	}
+	var k [maxGenericRank]int
+	for n := prod(sizes); n > 0; n-- {
+		dims := make([]int, rank)
+		inBase, outBase := 0, 0
+		empty := false
+		for d, wd := range w.Dims {
+			stride, dil := max(wd.Stride, 1), max(wd.WindowDilation, 1)
+			off := k[d]*dil - wd.PadLow // input index of output 0
+			// Outputs o with 0 <= o*stride + off < base[d].
+			lo := 0
+			if off < 0 {
+				lo = (-off + stride - 1) / stride
+			}
+			hi := out[d]
+			if last := base[d] - 1 - off; last < 0 {
+				hi = 0
+			} else {
+				hi = min(hi, last/stride+1)
+			}
+			if hi <= lo {
+				empty = true
+				break
+			}
+			dims[d] = hi - lo
+			outBase += lo * os[d]
+			inBase += (lo*stride + off) * xs[d]
+		}
+		if !empty {
+			src := make([]int, rank)
+			for d, wd := range w.Dims {
+				src[d] = xs[d] * max(wd.Stride, 1)
+			}
+			s.passes = append(s.passes, newStrided(4, dims, os, src, outBase, inBase))
+		}
+		ir.NextIndex(sizes, k[:rank])
+	}
+	return s
+}
+
+func (s *reduceWindowF32Step) name() string { return "reduce-window-f32" }
+
+func (s *reduceWindowF32Step) exec(fr *frame) error {
+	out, x := f32s(fr.bytes(s.out)), f32s(fr.bytes(s.in))
+	fillT(out, f32s(fr.bytes(s.init))[0])
+	for i := range s.passes {
+		p := &s.passes[i]
+		foldBlockF32(s.op, s.swap, out, x, p.dims, p.dst, p.src, p.dstBase, p.srcBase)
+	}
+	return nil
+}
+
+// foldBlockF32 folds x into out over a strided block: out[d] = f(out[d],
+// x[s]) (f(x[s], out[d]) when swapped), the innermost dimension as a run.
+func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int, db, sb int) {
+	rank := len(dims)
+	if rank == 0 {
+		out[db] = applyF32Op(op, swap, out[db], x[sb])
+		return
+	}
+	inner := dims[rank-1]
+	di, si := ds[rank-1], ss[rank-1]
+	// The two innermost dimensions run in place; the counter walks the rest.
+	rows, dr, sr := 1, 0, 0
+	outerRank := rank - 1
+	if rank >= 2 {
+		rows, dr, sr = dims[rank-2], ds[rank-2], ss[rank-2]
+		outerRank = rank - 2
+	}
+	var idx [maxGenericRank]int
+	d, s := db, sb
+	for {
+		for r, dd, sd := 0, d, s; r < rows; r, dd, sd = r+1, dd+dr, sd+sr {
+			if di == 1 && si == 1 && !swap {
+				foldRunF32(op, out[dd:dd+inner], x[sd:sd+inner])
+				continue
+			}
+			for j, dj, sj := 0, dd, sd; j < inner; j, dj, sj = j+1, dj+di, sj+si {
+				out[dj] = applyF32Op(op, swap, out[dj], x[sj])
+			}
+		}
+		k := outerRank - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			d += ds[k]
+			s += ss[k]
+			if idx[k] < dims[k] {
+				break
+			}
+			d -= dims[k] * ds[k]
+			s -= dims[k] * ss[k]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// foldRunF32 folds a contiguous run: o[j] = f(o[j], v[j]). Maximum and
+// minimum take the ordered case with two compares and leave ties, signed
+// zeros and NaNs to the full rule.
+func foldRunF32(op ir.Opcode, o, v []float32) {
+	v = v[:len(o)]
+	switch op {
+	case ir.OpAdd:
+		for j, b := range v {
+			o[j] += b
+		}
+	case ir.OpMultiply:
+		for j, b := range v {
+			o[j] *= b
+		}
+	case ir.OpMaximum:
+		for j, b := range v {
+			a := o[j]
+			switch {
+			case a > b:
+			case b > a:
+				o[j] = b
+			default:
+				o[j] = maxF32(a, b)
+			}
+		}
+	default:
+		for j, b := range v {
+			a := o[j]
+			switch {
+			case a < b:
+			case b < a:
+				o[j] = b
+			default:
+				o[j] = minF32(a, b)
+			}
+		}
+	}
+}
+
+// applyF32Op is a standard float32 reducer step f(acc, x), or f(x, acc)
+// when swapped (which matters only for which NaN maximum/minimum return).
+func applyF32Op(op ir.Opcode, swap bool, acc, x float32) float32 {
+	if swap {
+		acc, x = x, acc
+	}
+	switch op {
+	case ir.OpAdd:
+		return acc + x
+	case ir.OpMultiply:
+		return acc * x
+	case ir.OpMaximum:
+		return maxF32(acc, x)
+	}
+	return minF32(acc, x)
+}
 
 func (s *reduceWindowStep) exec(fr *frame) error {
 	var ins, inits, outs [maxVariadic][]byte
