@@ -63,6 +63,10 @@ type gemmKernels[T float] struct {
 	// kc, mc, nc: the depth of a packed block, the rows of an A block kept
 	// in L2, the columns of a B block kept in L3.
 	kc, mc, nc int
+	// dot4, when not nil, is the four-row dot-product kernel of the single-row
+	// transposed-B path (gemv.go), dotLanes its vector width.
+	dot4     func(k int, x *T, b *T, ldb int, out *T)
+	dotLanes int
 	// kcSmall is the K block of the small-M path when it has several row
 	// tiles (C is tiny there, so it could be shorter than kc; measurements
 	// on Zen 5 found no gain).
@@ -110,6 +114,9 @@ func runnableSets(info cpuInfo) []*kernelSet {
 	for _, s := range sets {
 		setBlocking(s.s, 4, info)
 		setBlocking(s.d, 8, info)
+		if f := sdot4Kernels[s.level]; f != nil {
+			s.s.dot4, s.s.dotLanes = f, dot4Lanes[s.level]
+		}
 	}
 	return sets
 }

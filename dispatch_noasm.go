@@ -7,3 +7,6 @@ func archKernelSets() []*kernelSet { return nil }
 
 // fmaPeakKernels are the FMA-throughput loops by level: none.
 var fmaPeakKernels = map[isaLevel]func(iters int){}
+
+// sdot4Kernels are the four-row dot-product kernels by level: none.
+var sdot4Kernels = map[isaLevel]func(k int, x *float32, b *float32, ldb int, out *float32){}

@@ -22631,3 +22631,119 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func sdot4AVX512(k int, x *float32, b *float32, ldb int, out *float32)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdot4AVX512(SB), NOSPLIT, $0-40
+	MOVQ   k+0(FP), AX
+	MOVQ   x+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   ldb+24(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+
+loop:
+	CMPQ        AX, $0x20
+	JL          tail
+	VMOVUPS     (CX), Z8
+	VFMADD231PS (DX), Z8, Z0
+	VFMADD231PS (DX)(BX*1), Z8, Z1
+	VFMADD231PS (DX)(BX*2), Z8, Z2
+	VFMADD231PS (DX)(SI*1), Z8, Z3
+	VMOVUPS     64(CX), Z8
+	VFMADD231PS 64(DX), Z8, Z4
+	VFMADD231PS 64(DX)(BX*1), Z8, Z5
+	VFMADD231PS 64(DX)(BX*2), Z8, Z6
+	VFMADD231PS 64(DX)(SI*1), Z8, Z7
+	ADDQ        $0x80, CX
+	ADDQ        $0x80, DX
+	SUBQ        $0x20, AX
+	JMP         loop
+
+tail:
+	TESTQ       AX, AX
+	JE          done
+	VMOVUPS     (CX), Z8
+	VFMADD231PS (DX), Z8, Z0
+	VFMADD231PS (DX)(BX*1), Z8, Z1
+	VFMADD231PS (DX)(BX*2), Z8, Z2
+	VFMADD231PS (DX)(SI*1), Z8, Z3
+
+done:
+	MOVQ    out+32(FP), AX
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS Z0, (AX)
+	VADDPS  Z5, Z1, Z1
+	VMOVUPS Z1, 64(AX)
+	VADDPS  Z6, Z2, Z2
+	VMOVUPS Z2, 128(AX)
+	VADDPS  Z7, Z3, Z3
+	VMOVUPS Z3, 192(AX)
+	VZEROUPPER
+	RET
+
+// func sdot4AVX2(k int, x *float32, b *float32, ldb int, out *float32)
+// Requires: AVX, FMA3
+TEXT ·sdot4AVX2(SB), NOSPLIT, $0-40
+	MOVQ   k+0(FP), AX
+	MOVQ   x+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   ldb+24(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+loop:
+	CMPQ        AX, $0x10
+	JL          tail
+	VMOVUPS     (CX), Y8
+	VFMADD231PS (DX), Y8, Y0
+	VFMADD231PS (DX)(BX*1), Y8, Y1
+	VFMADD231PS (DX)(BX*2), Y8, Y2
+	VFMADD231PS (DX)(SI*1), Y8, Y3
+	VMOVUPS     32(CX), Y8
+	VFMADD231PS 32(DX), Y8, Y4
+	VFMADD231PS 32(DX)(BX*1), Y8, Y5
+	VFMADD231PS 32(DX)(BX*2), Y8, Y6
+	VFMADD231PS 32(DX)(SI*1), Y8, Y7
+	ADDQ        $0x40, CX
+	ADDQ        $0x40, DX
+	SUBQ        $0x10, AX
+	JMP         loop
+
+tail:
+	TESTQ       AX, AX
+	JE          done
+	VMOVUPS     (CX), Y8
+	VFMADD231PS (DX), Y8, Y0
+	VFMADD231PS (DX)(BX*1), Y8, Y1
+	VFMADD231PS (DX)(BX*2), Y8, Y2
+	VFMADD231PS (DX)(SI*1), Y8, Y3
+
+done:
+	MOVQ    out+32(FP), AX
+	VADDPS  Y4, Y0, Y0
+	VMOVUPS Y0, (AX)
+	VADDPS  Y5, Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	VADDPS  Y6, Y2, Y2
+	VMOVUPS Y2, 64(AX)
+	VADDPS  Y7, Y3, Y3
+	VMOVUPS Y3, 96(AX)
+	VZEROUPPER
+	RET

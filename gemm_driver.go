@@ -38,6 +38,7 @@ type gemmJob[T float] struct {
 	goAct          bool
 
 	small  bool
+	gemv   bool
 	splitN bool
 	parts  int
 	bufs   []partBuffers[T]
@@ -101,6 +102,7 @@ func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T,
 	}
 	j.epFlags, j.goAct = j.ep.kernelFlags()
 	j.small = m <= smallM
+	j.gemv = useGemv(g, transA, transB, m, lda, pb)
 	j.splitN = j.small || n >= m
 	j.parts = j.partCount()
 	for len(j.bufs) < j.parts {
@@ -147,9 +149,12 @@ func (j *gemmJob[T]) runPart(p int) {
 		tile = max(tile, s.mr*s.nr)
 	}
 	buf.tile = grow(buf.tile, tile)
-	if j.small {
+	switch {
+	case j.gemv:
+		j.runGemv(n0, n1)
+	case j.small:
 		j.runSmall(buf, n0, n1)
-	} else {
+	default:
 		j.runLarge(buf, m0, m1, n0, n1)
 	}
 }

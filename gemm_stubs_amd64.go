@@ -389,3 +389,13 @@ func fmaPeakAVX512(iters int)
 
 // fmaPeakAVX2 runs iters iterations of 12 independent 32-byte float32 FMAs.
 func fmaPeakAVX2(iters int)
+
+// sdot4AVX512 adds x[p]·b[r*ldb+p] over p < k (a multiple of 16) into four vectors of partial sums, out[r*16:], r < 4.
+//
+//go:noescape
+func sdot4AVX512(k int, x *float32, b *float32, ldb int, out *float32)
+
+// sdot4AVX2 adds x[p]·b[r*ldb+p] over p < k (a multiple of 8) into four vectors of partial sums, out[r*8:], r < 4.
+//
+//go:noescape
+func sdot4AVX2(k int, x *float32, b *float32, ldb int, out *float32)

@@ -143,3 +143,9 @@ var fmaPeakKernels = map[isaLevel]func(iters int){
 	levelAVX2:   fmaPeakAVX2,
 	levelAVX512: fmaPeakAVX512,
 }
+
+// sdot4Kernels are the four-row dot-product kernels by level (see gemv.go).
+var sdot4Kernels = map[isaLevel]func(k int, x *float32, b *float32, ldb int, out *float32){
+	levelAVX2:   sdot4AVX2,
+	levelAVX512: sdot4AVX512,
+}

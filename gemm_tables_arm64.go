@@ -45,3 +45,6 @@ func dgemmNEONKernels() *gemmKernels[float64] {
 var fmaPeakKernels = map[isaLevel]func(iters int){
 	levelNEON: fmaPeakNEON,
 }
+
+// sdot4Kernels are the four-row dot-product kernels by level (see gemv.go).
+var sdot4Kernels = map[isaLevel]func(k int, x *float32, b *float32, ldb int, out *float32){}

@@ -1,6 +1,7 @@
 package kiln
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -324,5 +325,65 @@ func TestEpilogueGoActivation(t *testing.T) {
 	}
 	if act.String() != "double" || ActReLU.String() != "relu" {
 		t.Errorf("names: %q %q", act, ActReLU)
+	}
+}
+
+// TestGemvTransposedB covers the single-row transposed-B path (gemv.go) at
+// every runnable level: every n modulo the 4-row kernel, k around the vector
+// widths, the epilogue, and A as a row or as a column with lda 1 (the path)
+// or lda > 1 (the GEMM path).
+func TestGemvTransposedB(t *testing.T) {
+	orig := active.Load().level.String()
+	defer SetISA(orig)
+	r := rand.New(rand.NewPCG(18, 19))
+	for _, level := range ISALevels() {
+		SetISA(level)
+		for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 65} {
+			for _, k := range []int{1, 7, 8, 15, 16, 17, 31, 32, 33, 100} {
+				for i, tA := range []bool{false, true, true} {
+					tc := newCase[float32](r, tA, true, 1, n, k, 1.5, []float32{0, 0.5, 1}[i], 0, 1)
+					if tA && i == 2 {
+						tc.lda = 3 // a column of A with a stride: not the dot path
+						tc.a = randMatrix[float32](r, k, 1, 3, 1)
+					}
+					tc.bias = randMatrix[float32](r, 1, n, n, 0)
+					tc.act = ActReLU
+					c := slices.Clone(tc.c0)
+					SgemmEpilogue(tc.transA, true, 1, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc, Epilogue{Bias: tc.bias, Act: ActReLU})
+					tc.check(t, level+" gemv "+tc.String(), c)
+				}
+			}
+		}
+	}
+}
+
+// TestDot4AgainstLoop checks each level's four-row dot kernel on its own.
+func TestDot4AgainstLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 21))
+	for _, set := range runnable {
+		g := set.s
+		if g.dot4 == nil {
+			continue
+		}
+		for _, k := range []int{g.dotLanes, 2 * g.dotLanes, 3 * g.dotLanes, 16 * g.dotLanes} {
+			ldb := k + 5
+			x := randMatrix[float32](r, 1, k, k, 1)
+			b := randMatrix[float32](r, 4, k, ldb, 3)
+			var out [64]float32
+			g.dot4(k, &x[0], &b[0], ldb, &out[0])
+			for row := 0; row < 4; row++ {
+				var got, want, abs float64
+				for l := 0; l < g.dotLanes; l++ {
+					got += float64(out[row*g.dotLanes+l])
+				}
+				for p := 0; p < k; p++ {
+					want += float64(x[p]) * float64(b[row*ldb+p])
+					abs += math.Abs(float64(x[p]) * float64(b[row*ldb+p]))
+				}
+				if d := math.Abs(got - want); d > float64(k+g.dotLanes)*0x1p-24*abs {
+					t.Errorf("%s sdot4 k=%d row %d: %g, want %g", set.level, k, row, got, want)
+				}
+			}
+		}
 	}
 }
