@@ -310,9 +310,9 @@ func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int,
 	}
 }
 
-// foldRunF32 folds a contiguous run: o[j] = f(o[j], v[j]). Maximum and
-// minimum take the ordered case with two compares and leave ties, signed
-// zeros and NaNs to the full rule.
+// foldRunF32 folds a contiguous run: o[j] = f(o[j], v[j]). Go's max and
+// min on floats are XLA's maximum and minimum (a NaN operand gives NaN,
+// -0 < +0) and compile without branches.
 func foldRunF32(op ir.Opcode, o, v []float32) {
 	v = v[:len(o)]
 	switch op {
@@ -326,25 +326,11 @@ func foldRunF32(op ir.Opcode, o, v []float32) {
 		}
 	case ir.OpMaximum:
 		for j, b := range v {
-			a := o[j]
-			switch {
-			case a > b:
-			case b > a:
-				o[j] = b
-			default:
-				o[j] = maxF32(a, b)
-			}
+			o[j] = max(o[j], b)
 		}
 	default:
 		for j, b := range v {
-			a := o[j]
-			switch {
-			case a < b:
-			case b < a:
-				o[j] = b
-			default:
-				o[j] = minF32(a, b)
-			}
+			o[j] = min(o[j], b)
 		}
 	}
 }
