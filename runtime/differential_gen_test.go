@@ -681,27 +681,33 @@ func (g *gen) reducerFor(t ir.ElementType) reducer {
 
 func (g *gen) reducerNamed(t ir.ElementType, name string) reducer {
 	r := reducer{name: name, init: ir.MustNewLiteral(ir.Scalar(t))}
-	var f func(b *ir.Builder, x, y ir.Op) ir.Op
 	switch name {
-	case "add":
-		f = func(b *ir.Builder, x, y ir.Op) ir.Op { return b.Add(x, y) }
-	case "multiply":
-		f = func(b *ir.Builder, x, y ir.Op) ir.Op { return b.Mul(x, y) }
+	case "multiply", "and":
 		r.init.SetInt64At(0, 1)
 	case "maximum":
-		f = func(b *ir.Builder, x, y ir.Op) ir.Op { return b.Max(x, y) }
 		setLowest(r.init)
 	case "minimum":
-		f = func(b *ir.Builder, x, y ir.Op) ir.Op { return b.Min(x, y) }
 		setHighest(r.init)
-	case "and":
-		f = func(b *ir.Builder, x, y ir.Op) ir.Op { return b.And(x, y) }
-		r.init.SetInt64At(0, 1)
-	case "or":
-		f = func(b *ir.Builder, x, y ir.Op) ir.Op { return b.Or(x, y) }
 	}
-	r.comp = g.binaryComputation(name, t, f)
+	r.comp = g.binaryComputation(name, t, func(b *ir.Builder, x, y ir.Op) ir.Op { return applyReducer(b, name, x, y) })
 	return r
+}
+
+// applyReducer adds the standard reduction op name of x and y.
+func applyReducer(b *ir.Builder, name string, x, y ir.Op) ir.Op {
+	switch name {
+	case "add":
+		return b.Add(x, y)
+	case "multiply":
+		return b.Mul(x, y)
+	case "maximum":
+		return b.Max(x, y)
+	case "minimum":
+		return b.Min(x, y)
+	case "and":
+		return b.And(x, y)
+	}
+	return b.Or(x, y)
 }
 
 // setLowest stores the lowest value of the literal's type (−Inf for floats).

@@ -341,19 +341,35 @@ func scatterGen(overwrite bool) *opGen {
 			}
 		}
 		var comp *ir.Computation
+		rname := "overwrite"
 		if overwrite {
 			comp = g.binaryComputation("overwrite", t, func(b *ir.Builder, x, y ir.Op) ir.Op { return y })
 		} else {
 			rd := g.reducerFor(t)
-			comp = rd.comp
+			comp, rname = rd.comp, rd.name
 			g.accumulate(rd.name, count+1)
 			if rd.name == "add" {
 				g.c.boundKey = "scatter-add"
 			}
 		}
 		g.c.note = dn.String()
-		return g.b.Scatter(g.param(ir.MakeShape(t, od...), niceValues), g.paramOf(idx),
-			g.param(ir.MakeShape(t, udims...), niceValues), comp, dn, false, overwrite)
+		operand := g.param(ir.MakeShape(t, od...), niceValues)
+		indices := g.paramOf(idx)
+		updates := g.param(ir.MakeShape(t, udims...), niceValues)
+		if g.intn(3) == 0 {
+			// Variadic: an s32 companion scattered with the same indices,
+			// combined by the same rule (add for the counts).
+			comp = g.computation("pair", []ir.ElementType{t, ir.S32, t, ir.S32}, func(b *ir.Builder, ps []ir.Op) ir.Op {
+				first := ps[2]
+				if rname != "overwrite" {
+					first = applyReducer(b, rname, ps[0], ps[2])
+				}
+				return b.Tuple(first, b.Add(ps[1], ps[3]))
+			})
+			return g.b.ScatterVariadic([]ir.Op{operand, g.param(ir.MakeShape(ir.S32, od...), anyValues)}, indices,
+				[]ir.Op{updates, g.param(ir.MakeShape(ir.S32, udims...), anyValues)}, comp, dn, false, overwrite)
+		}
+		return g.b.Scatter(operand, indices, updates, comp, dn, false, overwrite)
 	}}
 }
 

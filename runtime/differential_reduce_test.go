@@ -35,6 +35,9 @@ func reduceGens() []*opGen {
 					x = g.b.Not(g.b.Not(x))
 				}
 			}
+			if len(dims) == s.Rank() && g.coin() {
+				return g.b.ReduceAll(x, g.reduceInit(rd, t), rd.comp)
+			}
 			return g.b.Reduce(x, g.reduceInit(rd, t), rd.comp, dims)
 		}},
 		{name: "reduce-variadic", hlo: "reduce", types: anyType, build: func(g *gen, t ir.ElementType) ir.Op {
@@ -225,6 +228,21 @@ func selectAndScatterGen() *opGen {
 		rd := g.reducerNamed(t, sc)
 		g.accumulate(sc, terms+1)
 		g.c.note = fmt.Sprintf("window %v strides %v padding %v", sizes, strides, pad)
+		if g.intn(3) == 0 { // the client form, VALID or SAME padding
+			padding := pickOne(g, ir.PaddingValid, ir.PaddingSame)
+			pads, err := ir.MakePadding(s.Dims, sizes, strides, padding)
+			if err != nil {
+				panic(err)
+			}
+			out = out[:0]
+			for i, n := range s.Dims {
+				w := windowDim{size: sizes[i], stride: strides[i], baseDil: 1, winDil: 1, lo: pads[i][0], hi: pads[i][1]}
+				out = append(out, w.outSize(n))
+			}
+			g.c.note = fmt.Sprintf("window %v strides %v padding %v", sizes, strides, padding)
+			return g.b.SelectAndScatter(g.param(s, anyValues), sel, sizes, strides, padding,
+				g.param(ir.MakeShape(t, out...), niceValues), g.param(ir.Scalar(t), niceValues), rd.comp)
+		}
 		src := g.param(ir.MakeShape(t, out...), niceValues)
 		return g.b.SelectAndScatterWithGeneralPadding(g.param(s, anyValues), sel, sizes, strides, pad, src,
 			g.param(ir.Scalar(t), niceValues), rd.comp)

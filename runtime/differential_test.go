@@ -415,6 +415,56 @@ func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) 
 			return
 		}
 	}
+	if r.idx == 2 {
+		r.runConcurrently(exe, args, want, b, how)
+	}
+}
+
+// runConcurrently runs the executable from several goroutines at once, each
+// into its own outputs (per-call arenas must not be shared), and compares
+// every result.
+func (r *reporter) runConcurrently(exe *runtime.Executable, args []*runtime.Tensor, want []*ir.Literal, b bound, how string) {
+	const goroutines = 4
+	outs := make([][]*runtime.Tensor, goroutines)
+	errs := make([]error, goroutines)
+	var wg sync.WaitGroup
+	for gi := range goroutines {
+		outs[gi] = make([]*runtime.Tensor, len(want))
+		for i, s := range exe.ResultShapes() {
+			outs[gi][i], errs[gi] = runtime.NewTensor(s)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[gi] != nil {
+				return
+			}
+			for range 3 {
+				_, errs[gi] = runSafely(func() ([]*runtime.Tensor, error) {
+					return nil, exe.RunInto(context.Background(), outs[gi], args...)
+				})
+				if errs[gi] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for gi := range goroutines {
+		if errs[gi] != nil {
+			r.failf("%s: concurrent run %d fails: %v", how, gi, errs[gi])
+			return
+		}
+		for i, o := range outs[gi] {
+			if want[i].Shape().IsToken() {
+				continue
+			}
+			if msg := compareLiteral(o.Literal(), want[i], b, r.c, i); msg != "" {
+				r.failf("%s, concurrent run %d: output %d (%s): %s", how, gi, i, want[i].Shape().StringWithoutLayout(), msg)
+				return
+			}
+		}
+	}
 }
 
 // expectRefusal checks a module ir/eval does not define (an op or type it
