@@ -2,7 +2,9 @@
 // implementations interleaved round by round, so that a shared or throttled
 // machine slows them alike, and prints median GFLOP/s with the ratios to the
 // FMA peak (measured in the same rounds), OpenBLAS and gonum as a Markdown
-// table.
+// table. By default each window is timed in the process's CPU time, so that
+// on a shared machine the time slices given to other tenants do not count
+// (their use of shared caches, memory and FP units still does).
 //
 //	go run ./gemmreport -rounds 15                      # kiln (each level) and gonum
 //	env -u OPENBLAS_CORETYPE go run -tags openblas ./gemmreport
@@ -22,6 +24,7 @@ import (
 
 	"github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/bench"
+	"golang.org/x/sys/unix"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -49,7 +52,9 @@ func main() {
 	window := flag.Duration("window", 20*time.Millisecond, "time each contender runs per round")
 	threadList := flag.String("threads", "1,2", "thread counts")
 	only := flag.String("shapes", "", "comma-separated shapes (MxNxK) to run instead of all")
+	clock := flag.String("clock", "cpu", "cpu: time windows in this process's CPU time divided by the threads, so that other tenants' time slices do not count; wall: elapsed time")
 	flag.Parse()
+	useCPUClock = *clock == "cpu"
 
 	var threads []int
 	for _, t := range strings.Split(*threadList, ",") {
@@ -58,7 +63,7 @@ func main() {
 		threads = append(threads, n)
 	}
 	levels := kiln.ISALevels()
-	fmt.Printf("# Sgemm, median GFLOP/s over %d interleaved rounds of %v; %s; GOMAXPROCS %d\n\n", *rounds, *window, kiln.Features(), runtime.GOMAXPROCS(0))
+	fmt.Printf("# Sgemm, median GFLOP/s over %d interleaved rounds of %v (%s clock); %s\n\n", *rounds, *window, *clock, kiln.Features())
 	header := []string{"shape", "thr", "FMA peak"}
 	for _, l := range levels {
 		if l != "generic" {
@@ -175,13 +180,13 @@ func measure(impls []impl, flops float64, rounds int, window time.Duration, thre
 			if im.name == "peak" {
 				work = peakFlops(threads)
 			}
-			start := time.Now()
+			start := now(threads)
 			n := 0
-			for time.Since(start) < window || n == 0 {
+			for now(threads)-start < window.Seconds() || n == 0 {
 				im.run()
 				n++
 			}
-			rates[im.name] = append(rates[im.name], work*float64(n)/time.Since(start).Seconds()/1e9)
+			rates[im.name] = append(rates[im.name], work*float64(n)/(now(threads)-start)/1e9)
 		}
 	}
 	med := map[string]float64{}
@@ -190,6 +195,21 @@ func measure(impls []impl, flops float64, rounds int, window time.Duration, thre
 		med[k] = v[len(v)/2]
 	}
 	return med
+}
+
+// useCPUClock selects now's clock.
+var useCPUClock bool
+
+// now is the time in seconds by the chosen clock: the process's CPU time
+// divided by the threads at work (the time the call would take on that many
+// cores of its own), or the wall clock.
+func now(threads int) float64 {
+	if !useCPUClock {
+		return float64(time.Now().UnixNano()) * 1e-9
+	}
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts)
+	return (float64(ts.Sec) + float64(ts.Nsec)*1e-9) / float64(threads)
 }
 
 // peakFlops is the work of one peakRun at the chosen level: FMAPeak(1)
