@@ -7,7 +7,7 @@ package runtime
 // collective-broadcast and collective-permute from replica 0 to itself); a
 // collective-permute with no pair targeting replica 0 gives zeros.
 // replica-id and partition-id are 0; after-all makes a token (no data);
-// add-dependency and opt-barrier pass their values through. Replica groups
+// add-dependency, opt-barrier and domain pass their values through. Replica groups
 // naming any replica but 0 are left to the evaluator, which reports them.
 
 import (
@@ -26,6 +26,7 @@ func init() {
 	genericSteps[ssa.Op(ir.OpAfterAll)] = buildAfterAll
 	genericSteps[ssa.Op(ir.OpAddDependency)] = buildPassThrough
 	genericSteps[ssa.OpOptBarrier] = buildPassThrough
+	genericSteps[ssa.Op(ir.OpDomain)] = buildPassThrough
 }
 
 // leafCopyStep copies leaves onto leaves (a nil source clears).

@@ -91,6 +91,21 @@ ENTRY e {
   x = bf16[2,4,5] multiply(b, b)
   ROOT r = pred[2,4,5] compare(x, b), direction=GT, type=TOTALORDER
 }`, []ir.Shape{ir.MakeShape(ir.BF16, 2, 3, 4)}},
+		{`HloModule m
+ENTRY e {
+  p = f32[700] parameter(0)
+  q = f32[700] parameter(1)
+  m = f32[700] multiply(p, q)
+  r1 = f32[700] reduce-precision(m), exponent_bits=5, mantissa_bits=10
+  a = f32[700] add(r1, p)
+  ROOT r = f32[700] reduce-precision(a), exponent_bits=8, mantissa_bits=7
+}`, []ir.Shape{ir.MakeShape(ir.F32, 700), ir.MakeShape(ir.F32, 700)}},
+		{`HloModule m
+ENTRY e {
+  p = f64[9] parameter(0)
+  r1 = f64[9] reduce-precision(p), exponent_bits=8, mantissa_bits=23
+  ROOT r = f64[9] sqrt(r1)
+}`, []ir.Shape{ir.MakeShape(ir.F64, 9)}},
 	}
 	for _, c := range cases {
 		checkGeneric(t, genericCase{hlo: c.hlo, args: randomArgs(r, c.shapes...)})

@@ -96,7 +96,9 @@ func opKernel(v *ssa.Value, argT []ir.ElementType) wideKernel {
 		if t.IsFloat() && ct == ir.CmpTypeTotalOrder {
 			return totalOrderKernel(v, t)
 		}
-	case ir.OpBitcastConvert, ir.OpReducePrecision, ir.OpStochasticConvert, ir.OpMap:
+	case ir.OpReducePrecision:
+		return reducePrecisionKernel(argT[0], outT, v.Attrs.ExponentBits, v.Attrs.MantissaBits)
+	case ir.OpBitcastConvert, ir.OpStochasticConvert, ir.OpMap:
 		return nil
 	}
 	k, err := elementwiseKernel(v, argT, outT, make([]bool, len(argT)))
@@ -104,6 +106,28 @@ func opKernel(v *ssa.Value, argT []ir.ElementType) wideKernel {
 		return nil
 	}
 	return k
+}
+
+// reducePrecisionKernel is reduce-precision on wide floats of type t, on
+// the bits of the value in t (float64 and float32) or in float32 (narrower
+// types), as the evaluator computes it.
+func reducePrecisionKernel(t, outT ir.ElementType, eb, mb int) wideKernel {
+	if !t.IsFloat() || outT != t || eb < 1 || mb < 0 {
+		return nil
+	}
+	if t == ir.F64 {
+		return func(d wideReg, a [3]wideReg, n int) {
+			for j, x := range a[0].f[:n] {
+				d.f[j] = math.Float64frombits(reducePrecisionBits(math.Float64bits(x), 11, 52, eb, mb))
+			}
+		}
+	}
+	return func(d wideReg, a [3]wideReg, n int) {
+		for j, x := range a[0].f[:n] {
+			b := reducePrecisionBits(uint64(math.Float32bits(float32(x))), 8, 23, eb, mb)
+			d.f[j] = float64(math.Float32frombits(uint32(b)))
+		}
+	}
 }
 
 func selectKernel(k wideKind) wideKernel {
