@@ -1,0 +1,41 @@
+// Package runtime compiles HLO modules into executables and runs them.
+//
+//	m, _ := ir.ParseModule(text)               // or build one with ir.NewBuilder
+//	exe, err := runtime.Compile(m,
+//		runtime.WithWeights(weights))           // bind parameters by name: they become constants
+//	outs, err := exe.Run(ctx, input)           // or RunInto with caller-owned outputs
+//
+// Compile verifies the module, lowers it to SSA (package ssa), runs the pass
+// pipeline (folding, simplification, canonical dot and convolution forms,
+// pattern recognition of softmax, layer-norm and GELU, layouts), schedules it
+// (package sched: fusion decided from indexing maps, buffer assignment into
+// one arena, in-place reuse), and turns each kernel of the plan into a step
+// whose every parameter — kernel functions, strides, offsets, weights packed
+// for the GEMM — is fixed at compile time.
+//
+// # Running
+//
+// An Executable is safe for concurrent use: each run takes a frame (its
+// arena, bound arguments and per-worker scratch) from a pool, so runs from
+// many goroutines never share memory, and RunInto allocates nothing once the
+// pool is warm. A run checks its context between steps and in every
+// while-loop iteration.
+//
+// Tensors hold their elements in the physical order of their shape's layout
+// (row-major for the default layout) in the machine's byte order, with the
+// encodings of ir.Literal. Run takes one tensor per array leaf of every
+// parameter not bound at compile time, in order, and returns one per array
+// leaf of the result.
+//
+// # Steps
+//
+// GEMM steps run dots over kiln.Sgemm with bias, residual and activation
+// epilogues; convolutions run as im2col blocks over the GEMM; fused
+// elementwise loops evaluate a small program tile by tile over strided views
+// of their inputs; reductions, softmax and layer-norm run row by row across
+// workers; while and conditional run compiled subplans. Ops without a
+// dedicated implementation run through generic Go code, and as a last resort
+// through the reference evaluator on views of their buffers; Stats names the
+// implementation of every kernel ("reference" for the last kind), so a model
+// that must not allocate can be checked for it.
+package runtime
