@@ -4,7 +4,7 @@ package runtime
 // dimensions), for real and complex floating-point types, computed in
 // float64 (complex128) with the evaluator's algorithms and operation order
 // and rounded once to the type — so the two agree bit for bit. The working
-// matrices live in scratch.
+// matrices live in the program's arena.
 
 import (
 	"math"
@@ -61,7 +61,7 @@ type choleskyStep struct {
 	t       ir.ElementType
 	m       matrices
 	lower   bool
-	scratch int // a, L, out: n·n wide values each
+	area    loc // a, L, out: n·n wide values each (in the arena)
 }
 
 func buildCholesky(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -73,9 +73,7 @@ func buildCholesky(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		return nil, nil
 	}
 	s := &choleskyStep{in: c.loc(b), out: c.loc(k.Out), t: x.Elem, m: m, lower: v.Attrs.Lower}
-	var sp scratchPlan
-	s.scratch = sp.take(3 * m.rows * m.rows * wideBytes)
-	sp.reserve(p)
+	s.area = privateArena(p, 3*m.rows*m.rows*wideBytes)
 	return s, nil
 }
 
@@ -85,7 +83,7 @@ func (s *choleskyStep) exec(fr *frame) error {
 	n := s.m.rows
 	nn := n * n
 	src, dst := fr.bytes(s.in), fr.bytes(s.out)
-	area := fr.scratch[0][s.scratch : s.scratch+3*nn*wideBytes]
+	area := fr.bytes(s.area)
 	for b := 0; b < s.m.batch; b++ {
 		if s.t.IsComplex() {
 			a, l, out := elems[complex128](area)[:nn], elems[complex128](area)[nn:2*nn], elems[complex128](area)[2*nn:3*nn]
@@ -154,7 +152,7 @@ type triangularSolveStep struct {
 	m         int // a's matrices are m×m
 	br, bc    int // b's matrices
 	opt       ir.TriangularSolveOptions
-	scratch   int
+	area      loc // working matrices (in the arena)
 }
 
 func buildTriangularSolve(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -177,10 +175,8 @@ func buildTriangularSolve(c *compiler, k *sched.Kernel, p *program) (step, error
 	}
 	s := &triangularSolveStep{a: c.loc(ab), b: c.loc(bb), out: c.loc(k.Out), t: as.Elem, batch: am.batch, m: m,
 		br: bm.rows, bc: bm.cols, opt: opt}
-	var sp scratchPlan
 	// a, tri, tm (m·m each); b, c, y, x (br·bc each).
-	s.scratch = sp.take((3*m*m + 4*bm.rows*bm.cols) * wideBytes)
-	sp.reserve(p)
+	s.area = privateArena(p, (3*m*m+4*bm.rows*bm.cols)*wideBytes)
 	return s, nil
 }
 
@@ -189,7 +185,7 @@ func (s *triangularSolveStep) name() string { return "triangular-solve" }
 func (s *triangularSolveStep) exec(fr *frame) error {
 	mm, bn := s.m*s.m, s.br*s.bc
 	as, bs, dst := fr.bytes(s.a), fr.bytes(s.b), fr.bytes(s.out)
-	area := fr.scratch[0][s.scratch : s.scratch+(3*mm+4*bn)*wideBytes]
+	area := fr.bytes(s.area)
 	for k := 0; k < s.batch; k++ {
 		if s.t.IsComplex() {
 			w := elems[complex128](area)

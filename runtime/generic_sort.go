@@ -180,17 +180,17 @@ func mergeSortKeys[K int64 | uint64 | float64](idx, buf []int, keys []K) []int {
 
 // sortStep sorts every slice of its operands along one dimension.
 type sortStep struct {
-	n          int
-	ins, outs  []loc
-	es         []int
-	count      int // slices
-	length     int // elements per slice
-	stride     int // element step along the dimension
-	inner      int // elements of the dimensions after it
-	keys       *sortKeys
-	cmp        *scalarFunc
-	cmpRegs    int
-	scratchOff int // pos, idx, buf, keys: length entries of 8 bytes each
+	n         int
+	ins, outs []loc
+	es        []int
+	count     int // slices
+	length    int // elements per slice
+	stride    int // element step along the dimension
+	inner     int // elements of the dimensions after it
+	keys      *sortKeys
+	cmp       *scalarFunc
+	cmpRegs   int
+	area      loc // pos, idx, buf, keys: length entries of 8 bytes each (in the arena)
 }
 
 func buildSort(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -254,7 +254,7 @@ func buildSort(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		s.cmp = fn
 		s.cmpRegs = sp.take(fn.size())
 	}
-	s.scratchOff = sp.take(4 * max(s.length, 1) * 8)
+	s.area = privateArena(p, 4*max(s.length, 1)*8)
 	sp.reserve(p)
 	return s, nil
 }
@@ -271,7 +271,7 @@ func (s *sortStep) exec(fr *frame) error {
 	if L <= 1 {
 		return nil
 	}
-	area := fr.scratch[0][s.scratchOff:]
+	area := fr.bytes(s.area)
 	pos := elems[int](area[:L*8])
 	idx := elems[int](area[L*8 : 2*L*8])
 	buf := elems[int](area[2*L*8 : 3*L*8])
@@ -354,7 +354,7 @@ type topKStep struct {
 	t              ir.ElementType
 	keys           sortKeys
 	rows, n, k     int
-	scratchOff     int
+	area           loc
 }
 
 func buildTopK(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -382,9 +382,7 @@ func buildTopK(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	default:
 		return nil, nil
 	}
-	var sp scratchPlan
-	s.scratchOff = sp.take(4 * max(n, 1) * 8)
-	sp.reserve(p)
+	s.area = privateArena(p, 4*max(n, 1)*8)
 	return s, nil
 }
 
@@ -396,7 +394,7 @@ func (s *topKStep) exec(fr *frame) error {
 	}
 	src, vals, ids := fr.bytes(s.in), fr.bytes(s.vals), elems[int32](fr.bytes(s.idxs))
 	n := s.n
-	area := fr.scratch[0][s.scratchOff:]
+	area := fr.bytes(s.area)
 	pos := elems[int](area[:n*8])
 	idx := elems[int](area[n*8 : 2*n*8])
 	buf := elems[int](area[2*n*8 : 3*n*8])

@@ -129,7 +129,7 @@ type reduceWindowStep struct {
 	fold       *folder
 	plan       *windowPlan
 	count      int
-	win        int // scratch offset of the position list
+	win        loc // the position list (in the arena)
 }
 
 func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -176,7 +176,7 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 			return fast, nil
 		}
 	}
-	s.win = sp.take(plan.maxElems * 8)
+	s.win = privateArena(p, plan.maxElems*8)
 	sp.reserve(p)
 	return s, nil
 }
@@ -357,7 +357,7 @@ func (s *reduceWindowStep) exec(fr *frame) error {
 	for i := 0; i < s.n; i++ {
 		ins[i], inits[i], outs[i] = fr.bytes(s.ins[i]), fr.bytes(s.inits[i]), fr.bytes(s.outs[i])
 	}
-	buf := elems[int64](fr.scratch[0][s.win : s.win+s.plan.maxElems*8])
+	buf := elems[int64](fr.bytes(s.win))
 	var opos [maxGenericRank]int
 	rank := len(s.plan.out)
 	for o := 0; o < s.count; o++ {
@@ -381,7 +381,7 @@ type selectAndScatterStep struct {
 	t, st                      ir.ElementType // operand and source/result types
 	plan                       *windowPlan
 	count                      int
-	win                        int // scratch offset of the position list
+	win                        loc // the position list (in the arena)
 	// selection: compare of the two parameters, or a scalar function
 	cmpDir   ir.ComparisonDirection
 	cmpTotal bool
@@ -420,7 +420,7 @@ func buildSelectAndScatter(c *compiler, k *sched.Kernel, p *program) (step, erro
 	if s.comb = newCombiner(v.Funcs[1], []ir.ElementType{s.st}, &sp); s.comb == nil {
 		return nil, nil
 	}
-	s.win = sp.take(plan.maxElems * 8)
+	s.win = privateArena(p, plan.maxElems*8)
 	sp.reserve(p)
 	return s, nil
 }
@@ -471,7 +471,7 @@ func (s *selectAndScatterStep) name() string { return "select-and-scatter" }
 func (s *selectAndScatterStep) exec(fr *frame) error {
 	operand, source, out := fr.bytes(s.operand), fr.bytes(s.source), fr.bytes(s.out)
 	fillElements(out, fr.bytes(s.init)[:s.st.ByteSize()])
-	buf := elems[int64](fr.scratch[0][s.win : s.win+s.plan.maxElems*8])
+	buf := elems[int64](fr.bytes(s.win))
 	var selRegs []byte
 	if s.sel != nil {
 		selRegs = fr.scratch[0][s.selRegs:]
