@@ -53,11 +53,55 @@ type genericLoopStep struct {
 	raw    int // scratch offset of the gather buffer
 }
 
-// genericLoopStep compiles a Loop kernel's program over wide registers, or
-// returns nil when an op or type is outside what wide programs cover.
-func (c *compiler) genericLoopStep(k *sched.Kernel, p *program) (step, error) {
-	lp := k.Loop
-	if lp == nil || !denseArray(k.Root.Shape) || len(lp.Ops) == 0 || len(lp.Dims) > maxGenericRank {
+// genericFusedStep compiles a fused kernel the dedicated paths did not
+// take: a Loop kernel as a generic loop; a Reduce kernel with fused
+// producers as a generic loop computing the reduce's operand into the
+// arena, then the generic reduce.
+func (c *compiler) genericFusedStep(k *sched.Kernel, p *program) (step, error) {
+	switch {
+	case k.Kind == sched.Loop:
+		return c.genericLoopStep(k, k.Loop, c.loc(k.Out), k.Root.Shape, p)
+	case k.Kind == sched.Reduce && k.Loop != nil && len(k.Values) > 1 && len(k.Root.Args) == 2:
+		x := k.Root.Args[0].Shape
+		if !denseArray(x) {
+			return nil, nil
+		}
+		operand := privateArena(p, x.ByteSize())
+		loop, err := c.genericLoopStep(k, k.Loop, operand, x, p)
+		if loop == nil || err != nil {
+			return nil, err
+		}
+		red, err := buildReduceOver(c, k, p, []loc{operand})
+		if red == nil || err != nil {
+			return nil, err
+		}
+		return &sequenceStep{steps: []step{loop, red}, names: "loop-generic+" + implName(red)}, nil
+	}
+	return nil, nil
+}
+
+// sequenceStep runs steps one after another.
+type sequenceStep struct {
+	steps []step
+	names string
+}
+
+func (s *sequenceStep) name() string { return s.names }
+
+func (s *sequenceStep) exec(fr *frame) error {
+	for _, st := range s.steps {
+		if err := st.exec(fr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// genericLoopStep compiles loop program lp of kernel k, writing a value of
+// shape outShape at out, over wide registers; it returns nil when an op or
+// type is outside what wide programs cover.
+func (c *compiler) genericLoopStep(k *sched.Kernel, lp *sched.LoopProgram, out loc, outShape ir.Shape, p *program) (step, error) {
+	if lp == nil || !denseArray(outShape) || len(lp.Ops) == 0 || len(lp.Dims) > maxGenericRank || prod(lp.Dims) != outShape.ElementCount() {
 		return nil, nil
 	}
 	for _, in := range k.Inputs {
@@ -65,7 +109,7 @@ func (c *compiler) genericLoopStep(k *sched.Kernel, p *program) (step, error) {
 			return nil, nil
 		}
 	}
-	s := &genericLoopStep{out: c.loc(k.Out), outT: k.Root.Shape.Elem}
+	s := &genericLoopStep{out: out, outT: outShape.Elem}
 	for _, b := range k.In {
 		if b.Kind == sched.Tuple {
 			s.ins = append(s.ins, loc{})

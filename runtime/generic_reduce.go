@@ -309,6 +309,12 @@ type reduceGenericStep struct {
 }
 
 func buildReduce(c *compiler, k *sched.Kernel, p *program) (step, error) {
+	return buildReduceOver(c, k, p, nil)
+}
+
+// buildReduceOver compiles reduce k.Root reading its operands from
+// operands (nil: from the kernel's inputs).
+func buildReduceOver(c *compiler, k *sched.Kernel, p *program, operands []loc) (step, error) {
 	v := k.Root
 	if len(v.Args) == 0 || len(v.Args)%2 != 0 || len(v.Funcs) != 1 {
 		return nil, nil
@@ -322,11 +328,17 @@ func buildReduce(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	ts := make([]ir.ElementType, n)
 	for i := 0; i < n; i++ {
 		a, init := v.Args[i], v.Args[n+i]
-		ab, ib := inputBuffer(k, a), inputBuffer(k, init)
-		if ab == nil || ib == nil || !denseArray(a.Shape) || !slices.Equal(a.Shape.Dims, x.Dims) || !init.Shape.IsScalar() || init.Shape.Elem != a.Shape.Elem {
+		ib := inputBuffer(k, init)
+		if ib == nil || !denseArray(a.Shape) || !slices.Equal(a.Shape.Dims, x.Dims) || !init.Shape.IsScalar() || init.Shape.Elem != a.Shape.Elem {
 			return nil, nil
 		}
-		s.ins = append(s.ins, c.loc(ab))
+		if operands != nil {
+			s.ins = append(s.ins, operands[i])
+		} else if ab := inputBuffer(k, a); ab != nil {
+			s.ins = append(s.ins, c.loc(ab))
+		} else {
+			return nil, nil
+		}
 		s.inits = append(s.inits, c.loc(ib))
 		ts[i] = a.Shape.Elem
 	}

@@ -204,3 +204,17 @@ ENTRY e {
 		}
 	}
 }
+
+// TestGenericFusedReduceAgreesWithEvaluator covers a float32 reduction
+// whose fused producer the float32 loop cannot compute (a bfloat16 input
+// converted, reduce-precision): the generic loop computes the operand, the
+// generic reduce folds it.
+func TestGenericFusedReduceAgreesWithEvaluator(t *testing.T) {
+	r := rand.New(rand.NewPCG(79, 80))
+	for _, body := range []string{"c = f32[6,50] convert(p)\n  m = f32[6,50] multiply(c, c)",
+		"c = f32[6,50] convert(p)\n  m = f32[6,50] reduce-precision(c), exponent_bits=5, mantissa_bits=3"} {
+		hlo := withReducer("ENTRY e {\n  p = bf16[6,50] parameter(0)\n  "+body+"\n  z = f32[] constant(0)\n  ROOT r = f32[6] reduce(m, z), dimensions={1}, to_apply=red\n}\n",
+			"ROOT r = f32[] add(a, b)", ir.F32)
+		checkGeneric(t, genericCase{hlo: hlo, args: randomArgs(r, ir.MakeShape(ir.BF16, 6, 50))})
+	}
+}

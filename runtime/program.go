@@ -218,8 +218,8 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 			s, err = build(c, k, p)
 		}
 	}
-	if s == nil && err == nil && k.Kind == sched.Loop {
-		s, err = c.genericLoopStep(k, p)
+	if s == nil && err == nil && (k.Kind == sched.Loop || k.Kind == sched.Reduce) {
+		s, err = c.genericFusedStep(k, p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", k, err)
