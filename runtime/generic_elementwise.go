@@ -90,6 +90,8 @@ type elementwiseStep struct {
 	n      int
 	regs   int // scratch offset of the registers
 	kernel wideKernel
+	// Big arrays are split into parts of whole tiles, run by the workers.
+	parts, perPart, threads int
 }
 
 func buildElementwise(c *compiler, k *sched.Kernel, p *program) (step, error) {
@@ -119,13 +121,25 @@ func buildElementwise(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	var sp scratchPlan
 	s.regs = sp.take((len(args) + 1) * elementwiseTile * wideBytes)
 	sp.reserve(p)
+	s.threads = c.cfg.threads
+	s.parts, s.perPart = splitTiles(s.n, elementwiseTile, s.threads)
 	return s, nil
 }
 
 func (s *elementwiseStep) name() string { return "elementwise" }
 
 func (s *elementwiseStep) exec(fr *frame) error {
-	scratch := fr.scratch[0][s.regs:]
+	if s.n == 0 {
+		return nil
+	}
+	parallelFor(fr, &fr.task, s, s.parts, s.threads)
+	return nil
+}
+
+// part computes the elements [p·perPart, min((p+1)·perPart, n)) on worker w.
+func (s *elementwiseStep) part(fr *frame, p, w int) {
+	lo, hi := p*s.perPart, min((p+1)*s.perPart, s.n)
+	scratch := fr.scratch[w][s.regs:]
 	var regs [3]wideReg
 	for j := range s.args {
 		regs[j] = regAt(scratch, j, elementwiseTile, elementwiseTile)
@@ -138,8 +152,8 @@ func (s *elementwiseStep) exec(fr *frame) error {
 			fillWide(regs[j], s.kind(j), min(elementwiseTile, s.n))
 		}
 	}
-	for start := 0; start < s.n; start += elementwiseTile {
-		n := min(elementwiseTile, s.n-start)
+	for start := lo; start < hi; start += elementwiseTile {
+		n := min(elementwiseTile, hi-start)
 		for j, l := range s.args {
 			if !s.scalar[j] {
 				s.load(regs[j], n, fr.bytes(l), j, start)
@@ -148,7 +162,6 @@ func (s *elementwiseStep) exec(fr *frame) error {
 		s.kernel(dst, regs, n)
 		storeWide(out, s.outT, start, dst, n)
 	}
-	return nil
 }
 
 func (s *elementwiseStep) kind(j int) wideKind {

@@ -51,6 +51,8 @@ type genericLoopStep struct {
 	instrs []genericLoopInstr
 	regs   int // scratch offset of the registers
 	raw    int // scratch offset of the gather buffer
+	// Big loops are split into parts of whole tiles, run by the workers.
+	parts, perPart, threads int
 }
 
 // genericFusedStep compiles a fused kernel the dedicated paths did not
@@ -174,18 +176,46 @@ func (c *compiler) genericLoopStep(k *sched.Kernel, lp *sched.LoopProgram, out l
 	s.regs = sp.take(ra.next * genericLoopTile * wideBytes)
 	s.raw = sp.take(genericLoopTile * wideBytes)
 	sp.reserve(p)
+	s.threads = c.cfg.threads
+	s.parts, s.perPart = splitTiles(s.total, genericLoopTile, s.threads)
 	return s, nil
+}
+
+// splitTiles cuts total elements into parts of whole tiles for up to
+// threads workers; loops below 32K elements stay in one part.
+func splitTiles(total, tile, threads int) (parts, perPart int) {
+	tiles := (total + tile - 1) / tile
+	parts = 1
+	if threads > 1 && total >= 1<<15 {
+		parts = min(tiles, threads*4)
+	}
+	perPart = (tiles + parts - 1) / max(parts, 1) * tile
+	if perPart > 0 {
+		parts = (total + perPart - 1) / perPart
+	}
+	return parts, perPart
 }
 
 func (s *genericLoopStep) name() string { return "loop-generic" }
 
 func (s *genericLoopStep) exec(fr *frame) error {
-	scratch := fr.scratch[0]
+	if s.total == 0 {
+		return nil
+	}
+	parallelFor(fr, &fr.task, s, s.parts, s.threads)
+	return nil
+}
+
+// part computes the elements [p·perPart, min((p+1)·perPart, total)) on
+// worker w.
+func (s *genericLoopStep) part(fr *frame, p, w int) {
+	lo, hi := p*s.perPart, min((p+1)*s.perPart, s.total)
+	scratch := fr.scratch[w]
 	regs, raw := scratch[s.regs:], scratch[s.raw:s.raw+genericLoopTile*wideBytes]
 	out := fr.bytes(s.out)
 	var args [3]wideReg
-	for start := 0; start < s.total; start += genericLoopTile {
-		n := min(genericLoopTile, s.total-start)
+	for start := lo; start < hi; start += genericLoopTile {
+		n := min(genericLoopTile, hi-start)
 		var dst wideReg
 		for i := range s.instrs {
 			in := &s.instrs[i]
@@ -219,7 +249,6 @@ func (s *genericLoopStep) exec(fr *frame) error {
 		}
 		storeWide(out, s.outT, start, dst, n)
 	}
-	return nil
 }
 
 // gatherRaw copies n elements of es bytes, at the positions a strided

@@ -111,3 +111,24 @@ ENTRY e {
 		checkGeneric(t, genericCase{hlo: c.hlo, args: randomArgs(r, c.shapes...)})
 	}
 }
+
+// TestGenericParallelLoops covers elementwise steps and generic loops big
+// enough to be split across workers, and checks that the split runs
+// allocate nothing.
+func TestGenericParallelLoops(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 48))
+	hlo := `HloModule m
+ENTRY e {
+  p = s32[300,300] parameter(0)
+  q = s32[300,300] parameter(1)
+  m = s32[300,300] multiply(p, q)
+  h = bf16[300,300] parameter(2)
+  c = f32[300,300] convert(h)
+  i = f32[300,300] iota(), iota_dimension=1
+  a = f32[300,300] add(c, i)
+  b = bf16[300,300] convert(a)
+  s = bf16[300,300] sqrt(b)
+  ROOT r = (s32[300,300], bf16[300,300]) tuple(m, s)
+}`
+	checkNoAllocs(t, hlo, randomArgs(r, ir.MakeShape(ir.S32, 300, 300), ir.MakeShape(ir.S32, 300, 300), ir.MakeShape(ir.BF16, 300, 300)))
+}
