@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -383,6 +384,44 @@ func TestDot4AgainstLoop(t *testing.T) {
 				if d := math.Abs(got - want); d > float64(k+g.dotLanes)*0x1p-24*abs {
 					t.Errorf("%s sdot4 k=%d row %d: %g, want %g", set.level, k, row, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestPackedBOutsideHeap runs SgemmPacked on a large packed matrix (mapped
+// outside the Go heap on Linux) that nothing else references, while the
+// collector runs: the call must keep it alive until the kernels are done.
+func TestPackedBOutsideHeap(t *testing.T) {
+	const k, n = 1024, 1024 // 4 MiB: above hugeAlloc's threshold
+	r := rand.New(rand.NewPCG(22, 23))
+	b := randMatrix[float32](r, k, n, n, 0)
+	a := randMatrix[float32](r, 1, k, k, 0)
+	stop := make(chan bool)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	defer close(stop)
+	want, abs := make([]float64, n), make([]float64, n)
+	for p := 0; p < k; p++ {
+		for j := 0; j < n; j++ {
+			want[j] += float64(a[p]) * float64(b[p*n+j])
+			abs[j] += math.Abs(float64(a[p]) * float64(b[p*n+j]))
+		}
+	}
+	for i := 0; i < 3; i++ {
+		c := make([]float32, n)
+		SgemmPacked(false, 1, 1, a, k, PackB(false, k, n, b, n), 0, c, n)
+		for j := range c {
+			if d := math.Abs(float64(c[j]) - want[j]); d > float64(k+3)*0x1p-24*abs[j] {
+				t.Fatalf("C[%d] = %v, want %v", j, c[j], want[j])
 			}
 		}
 	}

@@ -1,6 +1,9 @@
 package kiln
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+)
 
 // PackedB is a k×n float32 matrix packed once into the layout of the chosen
 // micro-kernel, for use as the B operand of many SgemmPacked calls (constant
@@ -70,4 +73,7 @@ func SgemmPackedEpilogue(transA bool, m int, alpha float32, a []float32, lda int
 	checkMatrix("SgemmPacked", "c", "ldc", m, b.n, len(c), ldc)
 	checkEpilogue("SgemmPacked", b.n, ep)
 	gemm(g, transA, false, m, b.n, b.k, alpha, a, lda, nil, b.n, b.data, beta, c, ldc, epilogue32(ep))
+	// b.data may live outside the Go heap (hugeAlloc), released by b's
+	// finalizer: b must stay reachable until the kernels are done with it.
+	runtime.KeepAlive(b)
 }
