@@ -87,18 +87,18 @@ func Div(dst, x, y []float32) {
 	binary(k.divF32, divF32Go, k.lanes, dst, x, y)
 }
 
-// Max sets dst[i] = max(x[i], y[i]).
+// Maximum sets dst[i] = max(x[i], y[i]), XLA's maximum (Max is the reduction).
 // XLA's maximum: NaN if either operand is NaN, and -0 < +0.
-func Max(dst, x, y []float32) {
-	checkLen("Max", "dst, x, y", len(dst), len(x), len(y))
+func Maximum(dst, x, y []float32) {
+	checkLen("Maximum", "dst, x, y", len(dst), len(x), len(y))
 	k := eltwise()
 	binary(k.maxF32, maxF32Go, k.lanes, dst, x, y)
 }
 
-// Min sets dst[i] = min(x[i], y[i]).
+// Minimum sets dst[i] = min(x[i], y[i]), XLA's minimum (Min is the reduction).
 // XLA's minimum: NaN if either operand is NaN, and -0 < +0.
-func Min(dst, x, y []float32) {
-	checkLen("Min", "dst, x, y", len(dst), len(x), len(y))
+func Minimum(dst, x, y []float32) {
+	checkLen("Minimum", "dst, x, y", len(dst), len(x), len(y))
 	k := eltwise()
 	binary(k.minF32, minF32Go, k.lanes, dst, x, y)
 }
@@ -157,18 +157,18 @@ func RDivScalar(dst, x []float32, s float32) {
 	withScalar(k.rdivScalarF32, rdivScalarF32Go, k.lanes, dst, x, s)
 }
 
-// MaxScalar sets dst[i] = max(x[i], s).
-// With Max's (XLA's) semantics.
-func MaxScalar(dst, x []float32, s float32) {
-	checkLen("MaxScalar", "dst, x", len(dst), len(x))
+// MaximumScalar sets dst[i] = max(x[i], s).
+// With Maximum's (XLA's) semantics.
+func MaximumScalar(dst, x []float32, s float32) {
+	checkLen("MaximumScalar", "dst, x", len(dst), len(x))
 	k := eltwise()
 	withScalar(k.maxScalarF32, maxScalarF32Go, k.lanes, dst, x, s)
 }
 
-// MinScalar sets dst[i] = min(x[i], s).
-// With Min's (XLA's) semantics.
-func MinScalar(dst, x []float32, s float32) {
-	checkLen("MinScalar", "dst, x", len(dst), len(x))
+// MinimumScalar sets dst[i] = min(x[i], s).
+// With Minimum's (XLA's) semantics.
+func MinimumScalar(dst, x []float32, s float32) {
+	checkLen("MinimumScalar", "dst, x", len(dst), len(x))
 	k := eltwise()
 	withScalar(k.minScalarF32, minScalarF32Go, k.lanes, dst, x, s)
 }
@@ -341,15 +341,15 @@ func Sign(dst, x []float32) {
 }
 
 // Relu sets dst[i] = max(x[i], 0).
-// With Max's (XLA's) semantics: Relu(-0) = +0, NaN is kept.
+// With Maximum's (XLA's) semantics: Relu(-0) = +0, NaN is kept.
 func Relu(dst, x []float32) {
 	checkLen("Relu", "dst, x", len(dst), len(x))
 	k := eltwise()
 	unary(k.reluF32, reluF32Go, k.lanes, dst, x)
 }
 
-// Clamp sets dst[i] = min(max(x[i], lo), hi), XLA's clamp: with Max's and
-// Min's semantics, so a NaN x[i], lo or hi gives NaN.
+// Clamp sets dst[i] = min(max(x[i], lo), hi), XLA's clamp: with Maximum's and
+// Minimum's semantics, so a NaN x[i], lo or hi gives NaN.
 func Clamp(dst, x []float32, lo, hi float32) {
 	checkLen("Clamp", "dst, x", len(dst), len(x))
 	k := eltwise()
@@ -411,7 +411,11 @@ func Cos(dst, x []float32) {
 // finishTrig computes the elements the kernels left holding their argument
 // (|x| ≥ 2^28, beyond their float64 reduction): the only values outside
 // [-1, 1] a result can hold. Go's math reduces those exactly (Payne–Hanek).
+// A vector pass finds whether there are any.
 func finishTrig(dst []float32, f func(float64) float64) {
+	if m := maxAbs(dst); m <= 1 {
+		return
+	}
 	for i, v := range dst {
 		if v > 1 || v < -1 {
 			dst[i] = float32(f(float64(v)))

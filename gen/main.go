@@ -60,4 +60,5 @@ type outFile struct {
 var families = []family{
 	{name: "gemm", generate: generateGEMM},
 	{name: "eltwise", generate: generateEltwise},
+	{name: "reduce", generate: generateReduce},
 }

@@ -36,9 +36,10 @@ type allocation struct {
 	p                 *prog
 	reg               map[val]int // pinned values
 	pro, body, tail   []pinst
-	epi               []pinst
+	flush, epi        []pinst
 	bodyMoves         []pinst // copies that close the main loop's state updates
 	tailMoves         []pinst
+	flushMoves        []pinst
 	hoisted           []val
 	vecUsed, maskUsed int
 }
@@ -48,7 +49,7 @@ func (t *target) isMaskReg(k vkind) bool { return k.isMask() && t.maskRegs > 0 }
 // allocate assigns registers, hoisting the given constants into registers
 // for the whole kernel. bodyStates and tailStates are the accumulator
 // updates of the two loop blocks.
-func allocate(t *target, p *prog, hoist []val, bodyStates, tailStates []stateUpdate) (*allocation, error) {
+func allocate(t *target, p *prog, hoist []val, bodyStates, tailStates, flushStates []stateUpdate) (*allocation, error) {
 	a := &allocation{t: t, p: p, reg: map[val]int{}}
 	hoisted := map[val]bool{}
 	for _, c := range hoist {
@@ -110,6 +111,7 @@ func allocate(t *target, p *prog, hoist []val, bodyStates, tailStates []stateUpd
 	a.pro, _ = run(pro, nil)
 	a.body, a.bodyMoves = run(p.body, bodyStates)
 	a.tail, a.tailMoves = run(p.tail, tailStates)
+	a.flush, a.flushMoves = run(p.flush, flushStates)
 	a.epi, _ = run(p.epi, nil)
 	if err != nil {
 		return nil, err
@@ -203,9 +205,13 @@ func (a *allocation) block(b block, hoisted map[val]bool, states []stateUpdate, 
 		if !ok {
 			return
 		}
+		// A value may sit in an accumulator's register (the state hint):
+		// that register is not the block's to give back.
 		if t.isMaskReg(p.kind(v)) {
-			busyMask[r] = false
-		} else {
+			if r < len(busyMask) {
+				busyMask[r] = false
+			}
+		} else if r < len(busyVec) {
 			busyVec[r] = false
 		}
 	}
@@ -325,8 +331,10 @@ func (a *allocation) block(b block, hoisted map[val]bool, states []stateUpdate, 
 			regOf[in.res] = pi.rd
 			if !isPinned(in.res) {
 				if t.isMaskReg(p.kind(in.res)) {
-					busyMask[pi.rd] = true
-				} else {
+					if pi.rd < len(busyMask) {
+						busyMask[pi.rd] = true
+					}
+				} else if pi.rd < len(busyVec) {
 					busyVec[pi.rd] = true
 				}
 				if _, ok := last[in.res]; !ok {
@@ -381,7 +389,7 @@ func constUses(p *prog) []val {
 	for _, blk := range []struct {
 		b block
 		w int
-	}{{p.body, 100}, {p.tail, 10}, {p.pro, 1}, {p.epi, 1}} {
+	}{{p.body, 100}, {p.tail, 10}, {p.flush, 2}, {p.pro, 1}, {p.epi, 1}} {
 		for _, in := range blk.b {
 			for _, v := range in.args {
 				if p.vals[v].konst {

@@ -21,12 +21,20 @@ type vkernel struct {
 	lane vkind
 	// unroll is the most vectors one main-loop iteration handles.
 	unroll int
-	// states is the number of accumulators per unrolled copy; kernels with
+	// states is the number of accumulators per unrolled copy, shared the
+	// number of accumulators common to all copies; kernels with
 	// accumulators prefer unrolling (independent chains) to hoisting.
-	states int
-	init   func(c *kctx) []val // the accumulators' initial values
-	body   func(c *kctx)       // one vector
-	finish func(c *kctx, states [][]val)
+	states, shared int
+	init           func(c *kctx) []val // a copy's accumulators' initial values
+	initShared     func(c *kctx) []val
+	body           func(c *kctx) // one vector
+	// flush, when flushEvery > 0, runs after every flushEvery main-loop
+	// iterations (and is the place to fold float32 partial sums into
+	// float64 totals); finish runs once at the end. Both see every
+	// accumulator (c.all, c.sharedAll) and set them with c.update.
+	flushEvery int
+	flush      func(c *kctx)
+	finish     func(c *kctx)
 	// noTwin: the kernel's Go twin is written by hand (reductions).
 	noTwin bool
 }
@@ -96,12 +104,15 @@ func (k *vkernel) signature() string {
 
 // kctx is what a kernel's code sees while one copy of it is built.
 type kctx struct {
-	b     *vb
-	k     *vkernel
-	copy  int
-	loads map[int]val
-	st    []val
-	next  []val
+	b      *vb
+	k      *vkernel
+	copy   int // this copy
+	copies int // copies in this block
+	loads  map[int]val
+	st     [][]val     // every copy's accumulators
+	sh     []val       // the shared accumulators
+	cur    map[val]val // accumulator → its value so far in this block
+	order  *[]val      // accumulators in the order they were first updated
 }
 
 // in is the vector of slice argument i at this copy's position.
@@ -141,57 +152,113 @@ func (c *kctx) scalar(i int) val {
 	panic(fmt.Sprintf("%s: argument %s is not a scalar", c.k.name, c.k.args[i].name))
 }
 
-func (c *kctx) state(j int) val     { return c.st[j] }
-func (c *kctx) set(j int, v val)    { c.next[j] = v }
+// get is an accumulator's current value in this block.
+func (c *kctx) get(s val) val {
+	if v, ok := c.cur[s]; ok {
+		return v
+	}
+	return s
+}
+
+// update sets an accumulator's value at the end of this block.
+func (c *kctx) update(s, v val) {
+	if !c.b.p.vals[s].pinned {
+		panic(fmt.Sprintf("%s: update of a value that is not an accumulator", c.k.name))
+	}
+	c.b.check(c.b.p.kind(s), v)
+	if c.b.p.vals[v].konst {
+		// A constant becomes a value of the block (the allocator loads
+		// constants only for the instructions that read them).
+		v = c.b.emit(opMove, c.b.p.kind(v), c.b.p.kind(v), v)
+	}
+	if _, ok := c.cur[s]; !ok {
+		*c.order = append(*c.order, s)
+	}
+	c.cur[s] = v
+}
+
+func (c *kctx) state(j int) val       { return c.get(c.st[c.copy][j]) }
+func (c *kctx) set(j int, v val)      { c.update(c.st[c.copy][j], v) }
+func (c *kctx) sharedState(j int) val { return c.get(c.sh[j]) }
+func (c *kctx) setShared(j int, v val) {
+	c.update(c.sh[j], v)
+}
 func (c *kctx) lanes() int          { return c.b.t.lanes(c.k.lane) }
 func (c *kctx) laneIndex() val      { return c.b.iota() }
 func (c *kctx) ret(i int, v val)    { c.b.ret(i, v) }
 func (c *kctx) retVec(i int, v val) { c.b.retVec(i, v) }
 
+// all returns every copy's accumulator j, current in this block.
+func (c *kctx) all(j int) []val {
+	vs := make([]val, len(c.st))
+	for u := range c.st {
+		vs[u] = c.get(c.st[u][j])
+	}
+	return vs
+}
+
 // build writes the kernel's program for a target with u copies per main-loop
-// iteration, and returns the accumulator updates of the two loops.
-func (k *vkernel) build(t *target, u int) (*prog, []stateUpdate, []stateUpdate) {
-	p := newProg()
+// iteration, and returns the accumulator updates of the loop blocks.
+func (k *vkernel) build(t *target, u int) (p *prog, bodyUps, tailUps, flushUps []stateUpdate) {
+	p = newProg()
 	b := &vb{t: t, p: p, cur: &p.pro}
+	pin := func(v val) val {
+		s := p.newVal(p.kind(v))
+		p.vals[s].pinned = true
+		p.pro = append(p.pro, inst{op: opMove, kind: p.kind(v), args: []val{v}, res: s})
+		return s
+	}
 	states := make([][]val, u)
+	var shared []val
+	ctx := func(cp, copies int) *kctx {
+		return &kctx{b: b, k: k, copy: cp, copies: copies, loads: map[int]val{}, st: states, sh: shared, cur: map[val]val{}, order: new([]val)}
+	}
 	for cp := 0; cp < u && k.states > 0; cp++ {
-		c := &kctx{b: b, k: k, copy: cp, loads: map[int]val{}}
-		init := k.init(c)
+		init := k.init(ctx(cp, u))
 		if len(init) != k.states {
 			panic(fmt.Sprintf("%s: init returned %d values for %d states", k.name, len(init), k.states))
 		}
 		for _, v := range init {
-			s := p.newVal(p.kind(v))
-			p.vals[s].pinned = true
-			p.pro = append(p.pro, inst{op: opMove, kind: p.kind(v), args: []val{v}, res: s})
-			states[cp] = append(states[cp], s)
+			states[cp] = append(states[cp], pin(v))
 		}
+	}
+	if k.shared > 0 {
+		for _, v := range k.initShared(ctx(0, u)) {
+			shared = append(shared, pin(v))
+		}
+	}
+	ups := func(c *kctx) []stateUpdate {
+		var us []stateUpdate
+		for _, s := range *c.order {
+			if c.cur[s] != s {
+				us = append(us, stateUpdate{s, c.cur[s]})
+			}
+		}
+		return us
 	}
 	run := func(blk *block, copies int) []stateUpdate {
 		b.cur = blk
-		var ups []stateUpdate
+		c := ctx(0, copies)
 		for cp := 0; cp < copies; cp++ {
-			c := &kctx{b: b, k: k, copy: cp, loads: map[int]val{}}
-			if k.states > 0 {
-				c.st = states[cp]
-				c.next = append([]val(nil), states[cp]...)
-			}
+			c.copy = cp
+			c.loads = map[int]val{}
 			k.body(c)
-			for j := range c.next {
-				if c.next[j] != c.st[j] {
-					ups = append(ups, stateUpdate{c.st[j], c.next[j]})
-				}
-			}
 		}
-		return ups
+		return ups(c)
 	}
-	bodyUps := run(&p.body, u)
-	tailUps := run(&p.tail, 1)
+	bodyUps = run(&p.body, u)
+	tailUps = run(&p.tail, 1)
+	if k.flushEvery > 0 {
+		b.cur = &p.flush
+		c := ctx(0, u)
+		k.flush(c)
+		flushUps = ups(c)
+	}
 	b.cur = &p.epi
 	if k.finish != nil {
-		k.finish(&kctx{b: b, k: k, loads: map[int]val{}}, states)
+		k.finish(ctx(0, u))
 	}
-	return p, bodyUps, tailUps
+	return p, bodyUps, tailUps, flushUps
 }
 
 // compile builds and allocates the kernel for a target, choosing how far to
@@ -200,15 +267,15 @@ func (k *vkernel) build(t *target, u int) (*prog, []stateUpdate, []stateUpdate) 
 // unroll first.
 func (k *vkernel) compile(t *target) (*allocation, int, error) {
 	try := func(u, h int) (*allocation, error) {
-		p, bs, ts := k.build(t, u)
+		p, bs, ts, fs := k.build(t, u)
 		cs := constUses(p)
 		if h > len(cs) {
 			h = len(cs)
 		}
-		return allocate(t, p, cs[:h], bs, ts)
+		return allocate(t, p, cs[:h], bs, ts, fs)
 	}
 	var lastErr error
-	if k.states == 0 {
+	if k.states == 0 && k.shared == 0 {
 		for u := k.unroll; u >= 1; u-- {
 			a, err := try(u, 1<<20)
 			if err == nil {

@@ -136,7 +136,26 @@ func emitNEONVKernel(file *asm.File, k *vkernel) (string, error) {
 		}
 		fn.Op("SUB $%d, R0, R0", copies*lanes)
 	}
-	if u > 1 {
+	switch {
+	case k.flushEvery > 0:
+		// main: up to flushEvery iterations, then the flush.
+		fn.Label("main")
+		fn.Op("CMP $%d, R0", u*lanes)
+		fn.Op("BLT tail")
+		fn.Op("MOVD $%d, R15", k.flushEvery)
+		fn.Label("inner")
+		g.code(a.body)
+		g.code(a.bodyMoves)
+		advance(u)
+		fn.Op("SUBS $1, R15, R15")
+		fn.Op("BEQ flush")
+		fn.Op("CMP $%d, R0", u*lanes)
+		fn.Op("BGE inner")
+		fn.Label("flush")
+		g.code(a.flush)
+		g.code(a.flushMoves)
+		fn.Op("B main")
+	case u > 1:
 		fn.Label("main")
 		fn.Op("CMP $%d, R0", u*lanes)
 		fn.Op("BLT tail")
@@ -144,7 +163,7 @@ func emitNEONVKernel(file *asm.File, k *vkernel) (string, error) {
 		g.code(a.bodyMoves)
 		advance(u)
 		fn.Op("B main")
-	} else {
+	default:
 		a.tail, a.tailMoves = a.body, a.bodyMoves
 	}
 	fn.Label("tail")

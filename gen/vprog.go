@@ -201,6 +201,7 @@ type prog struct {
 	pro    block
 	body   block
 	tail   block
+	flush  block
 	epi    block
 }
 

@@ -116,7 +116,26 @@ func emitX86VKernel(f *amd64File, pool *constPool, k *vkernel, t *target) (strin
 		}
 		f.SUBQ(operand.U32(copies*lanes), count)
 	}
-	if u > 1 {
+	switch {
+	case k.flushEvery > 0:
+		// main: up to flushEvery iterations, then the flush.
+		f.Label("main")
+		f.CMPQ(count, operand.U32(u*lanes))
+		f.JL(operand.LabelRef("tail"))
+		f.MOVQ(operand.U32(k.flushEvery), reg.RAX)
+		f.Label("inner")
+		g.code(a.body)
+		g.code(a.bodyMoves)
+		advance(u)
+		f.DECQ(reg.RAX)
+		f.JZ(operand.LabelRef("flush"))
+		f.CMPQ(count, operand.U32(u*lanes))
+		f.JGE(operand.LabelRef("inner"))
+		f.Label("flush")
+		g.code(a.flush)
+		g.code(a.flushMoves)
+		f.JMP(operand.LabelRef("main"))
+	case u > 1:
 		f.Label("main")
 		f.CMPQ(count, operand.U32(u*lanes))
 		f.JL(operand.LabelRef("tail"))
@@ -124,7 +143,7 @@ func emitX86VKernel(f *amd64File, pool *constPool, k *vkernel, t *target) (strin
 		g.code(a.bodyMoves)
 		advance(u)
 		f.JMP(operand.LabelRef("main"))
-	} else {
+	default:
 		// With one copy the tail loop is the main loop.
 		a.tail, a.tailMoves = a.body, a.bodyMoves
 	}
