@@ -307,7 +307,7 @@ func compileScalarFunc(f *ssa.Func) *scalarFunc {
 	}
 	next := len(f.Params)
 	// Constants get registers after the parameters; the user loads them
-	// once (loadConstants).
+	// once per run (loadConsts).
 	for _, v := range f.Values {
 		if v.Op == ssa.OpConstant {
 			if !v.IsConstant() || !v.Shape.IsScalar() {

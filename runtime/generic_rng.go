@@ -253,9 +253,9 @@ func (s *rngBitGeneratorStep) exec(fr *frame) error {
 	return nil
 }
 
-// rngCounters assigns each rng op of the entry function the counter it
-// starts at (the sum of the words the ops before it consume), or reports
-// an error when rng ops sit where the counter depends on the run.
+// rngCounter is the counter rng op v starts at: the words the stateful rng
+// ops before it in the entry function consume. It reports an error when
+// stateful rng ops sit where the counter depends on the run.
 func rngCounter(v *ssa.Value) (uint64, error) {
 	f := v.Func
 	if f == nil || f.Program == nil || f != f.Program.Entry {
