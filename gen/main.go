@@ -59,6 +59,8 @@ type outFile struct {
 // families lists every kernel family, in the order they are generated.
 var families = []family{
 	{name: "gemm", generate: generateGEMM},
+	{name: "conv", generate: generateConv},
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
+	{name: "transpose", generate: generateTranspose},
 }

@@ -1,0 +1,276 @@
+package kiln
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// Convolution over channels-last (NHWC) float32 tensors with weights packed
+// once, the way a compiled model runs it: PackConv takes the HWIO weights
+// and the geometry at compile time, Conv (or Conv2D, Conv1D) runs the
+// convolution into a caller-owned output, with the GEMM's epilogue (bias,
+// activation) plus a residual add, on up to Threads() goroutines and without
+// allocating in steady state.
+//
+// Dense and grouped convolutions run as an implicit GEMM: each register tile
+// of output pixels × output channels reads its rows of the patch matrix in
+// place from the input (runs of input channels, one per kernel tap) and
+// accumulates over all the taps in registers before one store, so there is
+// no im2col buffer and no per-tap store. Padding taps are skipped, not
+// multiplied by zeros: the output is cut into boxes within which every pixel
+// has the same valid taps, and each box into tiles along one dimension. A
+// 1×1 convolution is the GEMM of the input by the weights (one tap). A
+// depthwise convolution (one input channel per group and output channel)
+// runs a direct kernel vectorised over channels.
+
+// maxConvDims bounds the number of spatial dimensions.
+const maxConvDims = 4
+
+// ConvParams is the geometry of a convolution with N spatial dimensions
+// (N = len(Kernel), 1 ≤ N ≤ 4). Input and output are channels-last
+// (batch, spatial…, channels) and the weights are (spatial…, InChannels/Groups,
+// OutChannels) — HWIO for N = 2 — all row-major. Along spatial dimension d the
+// output has
+//
+//	out[d] = (in[d] + PadLow[d] + PadHigh[d] − Dilation[d]·(Kernel[d]−1) − 1) / Strides[d] + 1
+//
+// elements (at least 0), and output element o reads input element
+// o·Strides[d] − PadLow[d] + k·Dilation[d] for kernel element k; input
+// elements outside [0, in[d]) are zeros. Padding may be negative (cropping).
+// Groups splits the input channels into Groups runs of InChannels/Groups and
+// the output channels into Groups runs of OutChannels/Groups, run g of the
+// output reading run g of the input (XLA's feature_group_count).
+type ConvParams struct {
+	InChannels, OutChannels int
+	Kernel                  []int // kernel size per spatial dimension
+	Strides                 []int // nil: 1 everywhere
+	Dilation                []int // kernel (rhs) dilation; nil: 1 everywhere
+	PadLow, PadHigh         []int // nil: 0 everywhere
+	Groups                  int   // 0 or 1: a dense convolution
+}
+
+// ConvEpilogue is what a convolution applies to each output element after the
+// sum over the taps: y = Act(conv + Residual + Bias[channel]). The zero
+// value does nothing.
+type ConvEpilogue struct {
+	// Bias, when not nil, has one element per output channel.
+	Bias []float32
+	// Residual, when not nil, has the output's shape; it may be the output
+	// itself (each element is read before it is written).
+	Residual []float32
+	Act      Activation
+}
+
+// PackedConv is a convolution's weights packed for the kernels, with its
+// geometry. It is immutable and safe for concurrent use. It runs on the
+// kernels of the instruction-set level that was active when it was packed.
+type PackedConv struct {
+	nd                  int
+	ci, co, groups      int
+	ciG, coG            int
+	kernel, stride, dil [maxConvDims]int
+	padLo, padHi        [maxConvDims]int
+	taps                int // Π kernel
+	level               isaLevel
+	kern                *convKernels
+	depthwise           bool
+	// Dense: per group, panels of nr output channels, each taps·ciG rows
+	// of nr elements (zero past the group's channels); the row of input
+	// channel c of tap t is t·ciG + c. Depthwise: the weights as given,
+	// taps rows of co elements.
+	nr, panels int
+	data       []float32
+	// plan caches the tiling of the last input shape seen.
+	plan atomic.Pointer[convPlan]
+}
+
+// PackConv packs the weights of a convolution with the given geometry. It
+// returns an error naming the parameter when the geometry is invalid or the
+// weights do not have Π Kernel · InChannels/Groups · OutChannels elements.
+func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
+	nd := len(p.Kernel)
+	if nd < 1 || nd > maxConvDims {
+		return nil, fmt.Errorf("kiln: PackConv: want 1 to %d spatial dimensions (len(Kernel)), found %d", maxConvDims, nd)
+	}
+	groups := max(p.Groups, 1)
+	if p.Groups < 0 {
+		return nil, fmt.Errorf("kiln: PackConv: Groups must not be negative, found %d", p.Groups)
+	}
+	if p.InChannels < 0 || p.OutChannels < 0 {
+		return nil, fmt.Errorf("kiln: PackConv: channel counts must not be negative, found InChannels=%d OutChannels=%d", p.InChannels, p.OutChannels)
+	}
+	if p.InChannels%groups != 0 || p.OutChannels%groups != 0 {
+		return nil, fmt.Errorf("kiln: PackConv: InChannels=%d and OutChannels=%d must both be multiples of Groups=%d", p.InChannels, p.OutChannels, groups)
+	}
+	pc := &PackedConv{nd: nd, ci: p.InChannels, co: p.OutChannels, groups: groups, ciG: p.InChannels / groups, coG: p.OutChannels / groups, taps: 1}
+	vec := func(name string, v []int, def int) ([maxConvDims]int, error) {
+		var out [maxConvDims]int
+		if v != nil && len(v) != nd {
+			return out, fmt.Errorf("kiln: PackConv: %s must have one element per spatial dimension (%d), found %d", name, nd, len(v))
+		}
+		for d := 0; d < nd; d++ {
+			out[d] = def
+			if v != nil {
+				out[d] = v[d]
+			}
+		}
+		return out, nil
+	}
+	var err error
+	if pc.kernel, err = vec("Kernel", p.Kernel, 1); err != nil {
+		return nil, err
+	}
+	if pc.stride, err = vec("Strides", p.Strides, 1); err != nil {
+		return nil, err
+	}
+	if pc.dil, err = vec("Dilation", p.Dilation, 1); err != nil {
+		return nil, err
+	}
+	if pc.padLo, err = vec("PadLow", p.PadLow, 0); err != nil {
+		return nil, err
+	}
+	if pc.padHi, err = vec("PadHigh", p.PadHigh, 0); err != nil {
+		return nil, err
+	}
+	for d := 0; d < nd; d++ {
+		switch {
+		case pc.kernel[d] < 0:
+			return nil, fmt.Errorf("kiln: PackConv: Kernel[%d] must not be negative, found %d", d, pc.kernel[d])
+		case pc.stride[d] < 1:
+			return nil, fmt.Errorf("kiln: PackConv: Strides[%d] must be at least 1, found %d", d, pc.stride[d])
+		case pc.dil[d] < 1:
+			return nil, fmt.Errorf("kiln: PackConv: Dilation[%d] must be at least 1, found %d", d, pc.dil[d])
+		}
+		pc.taps *= pc.kernel[d]
+	}
+	if want := pc.taps * pc.ciG * pc.co; len(weights) != want {
+		return nil, fmt.Errorf("kiln: PackConv: the weights must have %d elements (kernel %v × %d input channels per group × %d output channels), found %d", want, p.Kernel, pc.ciG, pc.co, len(weights))
+	}
+	set := active.Load()
+	pc.level, pc.kern = set.level, convByLevel[set.level]
+	pc.depthwise = pc.ciG == 1 && pc.coG == 1
+	if pc.depthwise {
+		pc.data = make([]float32, len(weights))
+		copy(pc.data, weights)
+		return pc, nil
+	}
+	// The panel width: the widest tile, narrower when a group has fewer
+	// output channels (so that zero columns do not cost whole vectors).
+	tiles := pc.kern.gemm
+	pc.nr = tiles[0].nr
+	for _, t := range tiles[1:] {
+		if pc.coG <= t.nr {
+			pc.nr = t.nr
+		}
+	}
+	pc.panels = (pc.coG + pc.nr - 1) / pc.nr
+	k := pc.taps * pc.ciG
+	pc.data = make([]float32, groups*pc.panels*k*pc.nr)
+	if k > 0 && pc.coG > 0 {
+		for g := 0; g < groups; g++ {
+			packB(pc.data[g*pc.panels*k*pc.nr:], weights, pc.co, false, 0, k, g*pc.coG, pc.coG, pc.nr)
+		}
+	}
+	return pc, nil
+}
+
+// Dims returns the number of spatial dimensions.
+func (p *PackedConv) Dims() int { return p.nd }
+
+// InChannels returns the number of input channels.
+func (p *PackedConv) InChannels() int { return p.ci }
+
+// OutChannels returns the number of output channels.
+func (p *PackedConv) OutChannels() int { return p.co }
+
+// OutSize returns the output size along spatial dimension d for an input of
+// size in along it (see ConvParams), or 0 when the window does not fit.
+func (p *PackedConv) OutSize(d, in int) int {
+	span := in + p.padLo[d] + p.padHi[d] - p.dil[d]*(p.kernel[d]-1) - 1
+	if span < 0 || in < 0 {
+		return 0
+	}
+	return span/p.stride[d] + 1
+}
+
+// Conv computes the convolution of x, batch images of spatial size in
+// (len(in) = Dims()) and InChannels() channels, into y, batch images of
+// spatial size OutSize(d, in[d]) and OutChannels() channels:
+//
+//	y[n, o…, c] = Act(Σ x[n, o·stride − padLow + k·dilation…, ci]·w[k…, ci, c] + Residual[n, o…, c] + Bias[c])
+//
+// (see ConvParams and ConvEpilogue). y must not overlap x. Like Sgemm, Conv
+// panics on programmer errors: slices shorter than the shapes, a size
+// count other than Dims(), a bias shorter than OutChannels().
+func Conv(y, x []float32, batch int, in []int, p *PackedConv, ep ConvEpilogue) {
+	if p == nil {
+		panic("kiln: Conv: the packed convolution is nil")
+	}
+	if len(in) != p.nd {
+		panic(fmt.Sprintf("kiln: Conv: the convolution has %d spatial dimensions, found %d input sizes", p.nd, len(in)))
+	}
+	var sz [maxConvDims]int
+	copy(sz[:], in)
+	conv(y, x, batch, &sz, p, &ep)
+}
+
+// Conv2D is Conv for two spatial dimensions: x is batch×h×w×InChannels().
+func Conv2D(y, x []float32, batch, h, w int, p *PackedConv, ep ConvEpilogue) {
+	if p == nil {
+		panic("kiln: Conv2D: the packed convolution is nil")
+	}
+	if p.nd != 2 {
+		panic(fmt.Sprintf("kiln: Conv2D: the convolution has %d spatial dimensions, want 2", p.nd))
+	}
+	sz := [maxConvDims]int{h, w}
+	conv(y, x, batch, &sz, p, &ep)
+}
+
+// Conv1D is Conv for one spatial dimension: x is batch×w×InChannels().
+func Conv1D(y, x []float32, batch, w int, p *PackedConv, ep ConvEpilogue) {
+	if p == nil {
+		panic("kiln: Conv1D: the packed convolution is nil")
+	}
+	if p.nd != 1 {
+		panic(fmt.Sprintf("kiln: Conv1D: the convolution has %d spatial dimensions, want 1", p.nd))
+	}
+	sz := [maxConvDims]int{w}
+	conv(y, x, batch, &sz, p, &ep)
+}
+
+// conv checks the call and runs it.
+func conv(y, x []float32, batch int, in *[maxConvDims]int, p *PackedConv, ep *ConvEpilogue) {
+	if batch < 0 {
+		panic(fmt.Sprintf("kiln: Conv: batch must not be negative, found %d", batch))
+	}
+	inPixels, outPixels := 1, 1
+	for d := 0; d < p.nd; d++ {
+		if in[d] < 0 {
+			panic(fmt.Sprintf("kiln: Conv: input size %d must not be negative, found %d", d, in[d]))
+		}
+		inPixels *= in[d]
+		outPixels *= p.OutSize(d, in[d])
+	}
+	if need := batch * inPixels * p.ci; len(x) < need {
+		dims := *in
+		panic(fmt.Sprintf("kiln: Conv: len(x) must be at least %d for %d images of %v×%d, found %d", need, batch, dims[:p.nd], p.ci, len(x)))
+	}
+	outLen := batch * outPixels * p.co
+	if len(y) < outLen {
+		panic(fmt.Sprintf("kiln: Conv: len(y) must be at least %d for %d output images of %d pixels × %d channels, found %d", outLen, batch, outPixels, p.co, len(y)))
+	}
+	if ep.Bias != nil && len(ep.Bias) < p.co {
+		panic(fmt.Sprintf("kiln: Conv: len(Bias) must be at least OutChannels()=%d, found %d", p.co, len(ep.Bias)))
+	}
+	if ep.Residual != nil && len(ep.Residual) < outLen {
+		panic(fmt.Sprintf("kiln: Conv: len(Residual) must be at least %d, the output's size, found %d", outLen, len(ep.Residual)))
+	}
+	if int(ep.Act) >= len(activations) {
+		panic(fmt.Sprintf("kiln: Conv: unknown activation %d, want one of 0..%d", ep.Act, len(activations)-1))
+	}
+	if outLen == 0 {
+		return
+	}
+	plan := p.planFor(in)
+	runConv(plan, y[:outLen], x, batch, ep)
+}

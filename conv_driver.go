@@ -1,0 +1,319 @@
+package kiln
+
+import "sync"
+
+// The convolution driver: a call is split into parts that run on the worker
+// pool — runs of tiles of similar cost (all images' tiles in raster order),
+// or, when there are too few tiles to balance, ranges of column tiles. A
+// part walks blocks of column tiles whose packed weights fit in L2, in them
+// blocks of taps (for large kernels), and in them its tiles, each tile
+// calling the kernel once per column tile while its input rows are in L1.
+
+// minConvWork is the least work (multiply-adds) worth one more thread.
+var minConvWork = 1 << 18
+
+// convJob is one Conv call. Jobs are recycled through convJobs so that a
+// call in steady state allocates nothing.
+type convJob struct {
+	pl              *convPlan
+	k               *convKernels
+	x, y, res, bias []float32
+	flags           uint            // epilogue flags of the kernels
+	actFn           func([]float32) // an activation applied in Go, or nil
+	batch           int
+	parts           int
+	splitN          bool
+	scratch         [][]float32 // per part: a tile for kernels without masked stores
+	done            sync.WaitGroup
+}
+
+type convJobList struct {
+	mu   sync.Mutex
+	free []*convJob
+}
+
+var convJobs convJobList
+
+func (l *convJobList) get() *convJob {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		j := l.free[n-1]
+		l.free = l.free[:n-1]
+		return j
+	}
+	return new(convJob)
+}
+
+func (l *convJobList) put(j *convJob) {
+	j.x, j.y, j.res, j.bias, j.pl, j.actFn = nil, nil, nil, nil, nil, nil
+	l.mu.Lock()
+	l.free = append(l.free, j)
+	l.mu.Unlock()
+}
+
+// convZero stands in for the data pointer of an empty slice the kernels do not read.
+var convZero [maxNR]float32
+
+func runConv(pl *convPlan, y, x []float32, batch int, ep *ConvEpilogue) {
+	p := pl.p
+	j := convJobs.get()
+	*j = convJob{pl: pl, k: p.kern, x: x, y: y, res: ep.Residual, bias: ep.Bias, batch: batch, scratch: j.scratch}
+	if ep.Bias != nil {
+		j.flags |= flagBias
+	}
+	if ep.Residual != nil {
+		j.flags |= flagResidual
+	}
+	if ep.Act != ActNone {
+		if f := activations[ep.Act].flag; f != 0 {
+			j.flags |= f
+		} else {
+			j.actFn = activations[ep.Act].apply32
+		}
+	}
+	// The cost counts multiply-adds per output channel of a group (every
+	// channel, for a depthwise convolution).
+	channels := p.coG
+	if p.depthwise {
+		channels = p.co
+	}
+	work := int64(batch) * pl.cost[len(pl.tiles)] * int64(max(channels, 1))
+	j.parts = int(min(int64(Threads()), max(1, work/int64(minConvWork))))
+	units := batch * len(pl.tiles)
+	if !p.depthwise && units < 4*j.parts && len(pl.cols) >= j.parts {
+		j.splitN = true
+	} else {
+		j.parts = max(1, min(j.parts, units))
+	}
+	for len(j.scratch) < j.parts {
+		j.scratch = append(j.scratch, nil)
+	}
+	for i := range j.parts {
+		j.scratch[i] = grow(j.scratch[i], pl.maxTile)
+	}
+	runParallel(j, j.parts, &j.done)
+	convJobs.put(j)
+}
+
+// tileRange returns the part's tiles as indices into all images' tiles
+// (image·len(tiles) + tile), cut where the cumulative cost crosses
+// part/parts of the total.
+func (j *convJob) tileRange(part int) (int, int) {
+	if j.splitN {
+		return 0, j.batch * len(j.pl.tiles)
+	}
+	return j.costIndex(part), j.costIndex(part + 1)
+}
+
+// costIndex is the first tile index whose cumulative cost reaches
+// part/parts of the whole call's.
+func (j *convJob) costIndex(part int) int {
+	t := len(j.pl.tiles)
+	total := int64(j.batch * t)
+	if part >= j.parts {
+		return int(total)
+	}
+	perImage := j.pl.cost[t]
+	target := int64(part) * (int64(j.batch) * perImage) / int64(j.parts)
+	lo, hi := int64(0), total
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if (mid/int64(t))*perImage+j.pl.cost[mid%int64(t)] < target {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return int(lo)
+}
+
+func (j *convJob) runPart(part int) {
+	u0, u1 := j.tileRange(part)
+	if j.pl.p.depthwise {
+		j.runDepthwise(u0, u1)
+		return
+	}
+	c0, c1 := 0, len(j.pl.cols)
+	if j.splitN {
+		c0, c1 = part*len(j.pl.cols)/j.parts, (part+1)*len(j.pl.cols)/j.parts
+	}
+	j.runDense(u0, u1, c0, c1, j.scratch[part])
+}
+
+// image returns the address of image n of x (or a stand-in when x has no
+// elements, which the kernels then do not read).
+func (j *convJob) image(n int) *float32 {
+	if off := n * j.pl.inImage; off < len(j.x) {
+		return &j.x[off]
+	}
+	return &convZero[0]
+}
+
+func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
+	pl := j.pl
+	p := pl.p
+	t := len(pl.tiles)
+	k := p.taps * p.ciG
+	for nb := 0; nb+1 < len(pl.nblocks); nb++ {
+		ca, cb := max(pl.nblocks[nb], c0), min(pl.nblocks[nb+1], c1)
+		if ca >= cb {
+			continue
+		}
+		for kb := 0; kb < pl.kblocks; kb++ {
+			for u := u0; u < u1; u++ {
+				img, tile := u/t, &pl.tiles[u%t]
+				box := &pl.boxes[tile.box]
+				starts := pl.kbStart[int(tile.box)*(pl.kblocks+1):]
+				ta, tb := starts[kb], starts[kb+1]
+				if ta == tb {
+					if box.first < 0 && kb == 0 {
+						for ci := ca; ci < cb; ci++ {
+							c := &pl.cols[ci]
+							j.fill(img, tile, box, c.g*p.coG+c.q*p.nr+c.sub, c.cols)
+						}
+					}
+					continue
+				}
+				var flags uint
+				if kb != box.first {
+					flags |= flagLoadC
+				} else {
+					flags |= j.flags & flagResidual
+				}
+				last := kb == box.last
+				if last {
+					flags |= j.flags &^ flagResidual
+				}
+				a := j.image(img)
+				tab := &pl.tabs[2*(box.tab0+ta)]
+				for ci := ca; ci < cb; ci++ {
+					c := &pl.cols[ci]
+					ch := c.g*p.coG + c.q*p.nr + c.sub
+					off := img*pl.outImage + tile.coff + ch
+					b := &convZero[0]
+					if k > 0 {
+						b = &p.data[(c.g*p.panels+c.q)*k*p.nr+c.sub]
+					}
+					var res, bias *float32
+					if flags&flagResidual != 0 {
+						res = &j.res[off]
+					}
+					if flags&flagBias != 0 {
+						bias = &j.bias[ch]
+					}
+					kern := j.k.gemm[c.set].rows[tile.rows]
+					aoff := tile.aoff + c.g*p.ciG
+					switch {
+					case c.cols == c.width:
+						kern(tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, &j.y[off], box.ldc, res, bias, nil, flags)
+					case j.k.masked:
+						kern(tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, &j.y[off], box.ldc, res, bias, &edgeMasks[maxNR-c.cols], flags|flagPartial)
+					default:
+						j.scratchTile(kern, tb-ta, tab, a, aoff, box, b, p.nr, tile, off, ch, c.width, c.cols, flags, scratch)
+					}
+					if last && j.actFn != nil {
+						for i := 0; i < int(tile.rows); i++ {
+							j.actFn(j.y[off+i*box.ldc : off+i*box.ldc+c.cols])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// scratchTile runs a partial tile through a scratch tile, for kernels
+// without masked loads and stores, and applies the epilogue in Go.
+func (j *convJob) scratchTile(kern convKernel, taps int, tab *int, a *float32, aoff int, box *convBox, b *float32, ldb int, tile *convTileRef, off, ch, width, cols int, flags uint, s []float32) {
+	rows := int(tile.rows)
+	if flags&flagLoadC != 0 {
+		for i := 0; i < rows; i++ {
+			copy(s[i*width:i*width+cols], j.y[off+i*box.ldc:])
+		}
+	}
+	kern(taps, tab, a, aoff, box.lda, b, ldb, box.kc, &s[0], width, nil, nil, nil, flags&flagLoadC)
+	for i := 0; i < rows; i++ {
+		j.storeRow(j.y[off+i*box.ldc:off+i*box.ldc+cols], s[i*width:i*width+cols], off+i*box.ldc, ch, flags)
+	}
+}
+
+// storeRow writes row = act(acc + residual + bias) for the epilogue flags
+// given (the part of the epilogue a kernel did not apply).
+func (j *convJob) storeRow(row, acc []float32, off, ch int, flags uint) {
+	for c := range row {
+		v := acc[c]
+		if flags&flagResidual != 0 {
+			v += j.res[off+c]
+		}
+		if flags&flagBias != 0 {
+			v += j.bias[ch+c]
+		}
+		if flags&flagReLU != 0 && v < 0 {
+			v = 0
+		}
+		row[c] = v
+	}
+}
+
+// fill writes the output of pixels that no tap reaches: the epilogue of zero.
+func (j *convJob) fill(img int, tile *convTileRef, box *convBox, ch, cols int) {
+	pl := j.pl
+	var zeros [maxNR]float32
+	for i := 0; i < int(tile.rows); i++ {
+		off := img*pl.outImage + tile.coff + i*box.ldc + ch
+		for c0 := 0; c0 < cols; c0 += maxNR {
+			n := min(maxNR, cols-c0)
+			row := j.y[off+c0 : off+c0+n]
+			j.storeRow(row, zeros[:n], off+c0, ch+c0, j.flags)
+			if j.actFn != nil {
+				j.actFn(row)
+			}
+		}
+	}
+}
+
+func (j *convJob) runDepthwise(u0, u1 int) {
+	pl := j.pl
+	p := pl.p
+	t := len(pl.tiles)
+	for u := u0; u < u1; u++ {
+		img, tile := u/t, &pl.tiles[u%t]
+		box := &pl.boxes[tile.box]
+		if box.ntaps == 0 {
+			j.fill(img, tile, box, 0, p.co)
+			continue
+		}
+		a := j.image(img)
+		tab := &pl.tabs[2*box.tab0]
+		for ci := range pl.chans {
+			c := &pl.chans[ci]
+			off := img*pl.outImage + tile.coff + c.c0
+			var res, bias *float32
+			if j.flags&flagResidual != 0 {
+				res = &j.res[off]
+			}
+			if j.flags&flagBias != 0 {
+				bias = &j.bias[c.c0]
+			}
+			w := &p.data[c.c0]
+			aoff := tile.aoff + c.c0
+			rows := int(tile.rows)
+			switch {
+			case c.set < 0:
+				dwTwin(rows, c.width, c.width, box.ntaps, tab, a, aoff, box.lda, w, &j.y[off], box.ldc, res, bias, nil, j.flags)
+			case c.n == c.width:
+				j.k.dw[c.set].rows[rows](box.ntaps, tab, a, aoff, box.lda, w, &j.y[off], box.ldc, res, bias, nil, j.flags)
+			default:
+				lanes := j.k.lanes
+				mask := &edgeMasks[maxNR-(c.n-(c.width-lanes))]
+				j.k.dw[c.set].rows[rows](box.ntaps, tab, a, aoff, box.lda, w, &j.y[off], box.ldc, res, bias, mask, j.flags|flagPartial)
+			}
+			if j.actFn != nil {
+				for i := 0; i < rows; i++ {
+					j.actFn(j.y[off+i*box.ldc : off+i*box.ldc+c.n])
+				}
+			}
+		}
+	}
+}
