@@ -9930,6 +9930,125 @@ done:
 	VZEROUPPER
 	RET
 
+// func fillF32AVX512(dst []float32, s float32)
+// Requires: AVX, AVX512F
+TEXT ·fillF32AVX512(SB), NOSPLIT, $0-28
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dst_base+0(FP), SI
+	VBROADCASTSS s+24(FP), Z31
+
+main:
+	CMPQ    CX, $0x00000040
+	JL      tail
+	VMOVUPS Z31, (SI)
+	VMOVUPS Z31, 64(SI)
+	VMOVUPS Z31, 128(SI)
+	VMOVUPS Z31, 192(SI)
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000040, CX
+	JMP     main
+
+tail:
+	CMPQ    CX, $0x00000010
+	JL      done
+	VMOVUPS Z31, (SI)
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000010, CX
+	JMP     tail
+
+done:
+	VZEROUPPER
+	RET
+
+// func iotaF32AVX512(dst []float32, start int32)
+// Requires: AVX, AVX512F
+TEXT ·iotaF32AVX512(SB), NOSPLIT, $0-28
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dst_base+0(FP), SI
+	VBROADCASTSS eltwiseConsts<>+756(SB), Z28
+	VBROADCASTSS eltwiseConsts<>+760(SB), Z27
+	VBROADCASTSS eltwiseConsts<>+764(SB), Z26
+	VBROADCASTSS eltwiseConsts<>+740(SB), Z25
+	VMOVDQU32    eltwiseConsts<>+768(SB), Z31
+	VBROADCASTSS start+24(FP), Z30
+	VPADDD       Z30, Z31, Z0
+	VMOVAPS      Z0, Z29
+
+main:
+	CMPQ      CX, $0x00000040
+	JL        tail
+	VCVTDQ2PS Z29, Z0
+	VMOVUPS   Z0, (SI)
+	VPADDD    Z28, Z29, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, 64(SI)
+	VPADDD    Z27, Z29, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, 128(SI)
+	VPADDD    Z26, Z29, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z0, 192(SI)
+	VPADDD    Z25, Z29, Z29
+	ADDQ      $0x00000100, SI
+	SUBQ      $0x00000040, CX
+	JMP       main
+
+tail:
+	CMPQ      CX, $0x00000010
+	JL        done
+	VCVTDQ2PS Z29, Z0
+	VMOVUPS   Z0, (SI)
+	VPADDD    Z28, Z29, Z29
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000010, CX
+	JMP       tail
+
+done:
+	VZEROUPPER
+	RET
+
+// func iotaS32AVX512(dst []int32, start int32)
+// Requires: AVX, AVX512F
+TEXT ·iotaS32AVX512(SB), NOSPLIT, $0-28
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dst_base+0(FP), SI
+	VBROADCASTSS eltwiseConsts<>+756(SB), Z28
+	VBROADCASTSS eltwiseConsts<>+760(SB), Z27
+	VBROADCASTSS eltwiseConsts<>+764(SB), Z26
+	VBROADCASTSS eltwiseConsts<>+740(SB), Z25
+	VMOVDQU32    eltwiseConsts<>+768(SB), Z31
+	VBROADCASTSS start+24(FP), Z30
+	VPADDD       Z30, Z31, Z0
+	VMOVAPS      Z0, Z29
+
+main:
+	CMPQ    CX, $0x00000040
+	JL      tail
+	VMOVUPS Z29, (SI)
+	VPADDD  Z28, Z29, Z0
+	VMOVUPS Z0, 64(SI)
+	VPADDD  Z27, Z29, Z0
+	VMOVUPS Z0, 128(SI)
+	VPADDD  Z26, Z29, Z0
+	VMOVUPS Z0, 192(SI)
+	VPADDD  Z25, Z29, Z29
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000040, CX
+	JMP     main
+
+tail:
+	CMPQ    CX, $0x00000010
+	JL      done
+	VMOVUPS Z29, (SI)
+	VPADDD  Z28, Z29, Z29
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000010, CX
+	JMP     tail
+
+done:
+	VZEROUPPER
+	RET
+
 // func addF64AVX512(dst []float64, x []float64, y []float64)
 // Requires: AVX, AVX512F
 TEXT ·addF64AVX512(SB), NOSPLIT, $0-72
@@ -21472,6 +21591,125 @@ done:
 	VZEROUPPER
 	RET
 
+// func fillF32AVX2(dst []float32, s float32)
+// Requires: AVX
+TEXT ·fillF32AVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dst_base+0(FP), SI
+	VBROADCASTSS s+24(FP), Y15
+
+main:
+	CMPQ    CX, $0x00000020
+	JL      tail
+	VMOVUPS Y15, (SI)
+	VMOVUPS Y15, 32(SI)
+	VMOVUPS Y15, 64(SI)
+	VMOVUPS Y15, 96(SI)
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000020, CX
+	JMP     main
+
+tail:
+	CMPQ    CX, $0x00000008
+	JL      done
+	VMOVUPS Y15, (SI)
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000008, CX
+	JMP     tail
+
+done:
+	VZEROUPPER
+	RET
+
+// func iotaF32AVX2(dst []float32, start int32)
+// Requires: AVX, AVX2
+TEXT ·iotaF32AVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dst_base+0(FP), SI
+	VBROADCASTSS eltwiseConsts<>+832(SB), Y12
+	VBROADCASTSS eltwiseConsts<>+756(SB), Y11
+	VBROADCASTSS eltwiseConsts<>+836(SB), Y10
+	VBROADCASTSS eltwiseConsts<>+760(SB), Y9
+	VMOVDQU      eltwiseConsts<>+768(SB), Y15
+	VBROADCASTSS start+24(FP), Y14
+	VPADDD       Y14, Y15, Y0
+	VMOVAPS      Y0, Y13
+
+main:
+	CMPQ      CX, $0x00000020
+	JL        tail
+	VCVTDQ2PS Y13, Y0
+	VMOVUPS   Y0, (SI)
+	VPADDD    Y12, Y13, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, 32(SI)
+	VPADDD    Y11, Y13, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, 64(SI)
+	VPADDD    Y10, Y13, Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, 96(SI)
+	VPADDD    Y9, Y13, Y13
+	ADDQ      $0x00000080, SI
+	SUBQ      $0x00000020, CX
+	JMP       main
+
+tail:
+	CMPQ      CX, $0x00000008
+	JL        done
+	VCVTDQ2PS Y13, Y0
+	VMOVUPS   Y0, (SI)
+	VPADDD    Y12, Y13, Y13
+	ADDQ      $0x00000020, SI
+	SUBQ      $0x00000008, CX
+	JMP       tail
+
+done:
+	VZEROUPPER
+	RET
+
+// func iotaS32AVX2(dst []int32, start int32)
+// Requires: AVX, AVX2
+TEXT ·iotaS32AVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dst_base+0(FP), SI
+	VBROADCASTSS eltwiseConsts<>+832(SB), Y12
+	VBROADCASTSS eltwiseConsts<>+756(SB), Y11
+	VBROADCASTSS eltwiseConsts<>+836(SB), Y10
+	VBROADCASTSS eltwiseConsts<>+760(SB), Y9
+	VMOVDQU      eltwiseConsts<>+768(SB), Y15
+	VBROADCASTSS start+24(FP), Y14
+	VPADDD       Y14, Y15, Y0
+	VMOVAPS      Y0, Y13
+
+main:
+	CMPQ    CX, $0x00000020
+	JL      tail
+	VMOVUPS Y13, (SI)
+	VPADDD  Y12, Y13, Y0
+	VMOVUPS Y0, 32(SI)
+	VPADDD  Y11, Y13, Y0
+	VMOVUPS Y0, 64(SI)
+	VPADDD  Y10, Y13, Y0
+	VMOVUPS Y0, 96(SI)
+	VPADDD  Y9, Y13, Y13
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000020, CX
+	JMP     main
+
+tail:
+	CMPQ    CX, $0x00000008
+	JL      done
+	VMOVUPS Y13, (SI)
+	VPADDD  Y12, Y13, Y13
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000008, CX
+	JMP     tail
+
+done:
+	VZEROUPPER
+	RET
+
 // func addF64AVX2(dst []float64, x []float64, y []float64)
 // Requires: AVX
 TEXT ·addF64AVX2(SB), NOSPLIT, $0-72
@@ -21969,7 +22207,39 @@ DATA eltwiseConsts<>+740(SB)/4, $0x00000040
 DATA eltwiseConsts<>+744(SB)/4, $0x4f000000
 DATA eltwiseConsts<>+748(SB)/4, $0x7fffffff
 DATA eltwiseConsts<>+752(SB)/4, $0xcf000000
-DATA eltwiseConsts<>+756(SB)/4, $0x00000000
-DATA eltwiseConsts<>+760(SB)/4, $0x00000000
-DATA eltwiseConsts<>+764(SB)/4, $0x00000000
-GLOBL eltwiseConsts<>(SB), RODATA|NOPTR, $768
+DATA eltwiseConsts<>+756(SB)/4, $0x00000010
+DATA eltwiseConsts<>+760(SB)/4, $0x00000020
+DATA eltwiseConsts<>+764(SB)/4, $0x00000030
+DATA eltwiseConsts<>+768(SB)/4, $0x00000000
+DATA eltwiseConsts<>+772(SB)/4, $0x00000001
+DATA eltwiseConsts<>+776(SB)/4, $0x00000002
+DATA eltwiseConsts<>+780(SB)/4, $0x00000003
+DATA eltwiseConsts<>+784(SB)/4, $0x00000004
+DATA eltwiseConsts<>+788(SB)/4, $0x00000005
+DATA eltwiseConsts<>+792(SB)/4, $0x00000006
+DATA eltwiseConsts<>+796(SB)/4, $0x00000007
+DATA eltwiseConsts<>+800(SB)/4, $0x00000008
+DATA eltwiseConsts<>+804(SB)/4, $0x00000009
+DATA eltwiseConsts<>+808(SB)/4, $0x0000000a
+DATA eltwiseConsts<>+812(SB)/4, $0x0000000b
+DATA eltwiseConsts<>+816(SB)/4, $0x0000000c
+DATA eltwiseConsts<>+820(SB)/4, $0x0000000d
+DATA eltwiseConsts<>+824(SB)/4, $0x0000000e
+DATA eltwiseConsts<>+828(SB)/4, $0x0000000f
+DATA eltwiseConsts<>+832(SB)/4, $0x00000008
+DATA eltwiseConsts<>+836(SB)/4, $0x00000018
+DATA eltwiseConsts<>+840(SB)/4, $0x00000000
+DATA eltwiseConsts<>+844(SB)/4, $0x00000000
+DATA eltwiseConsts<>+848(SB)/4, $0x00000000
+DATA eltwiseConsts<>+852(SB)/4, $0x00000000
+DATA eltwiseConsts<>+856(SB)/4, $0x00000000
+DATA eltwiseConsts<>+860(SB)/4, $0x00000000
+DATA eltwiseConsts<>+864(SB)/4, $0x00000000
+DATA eltwiseConsts<>+868(SB)/4, $0x00000000
+DATA eltwiseConsts<>+872(SB)/4, $0x00000000
+DATA eltwiseConsts<>+876(SB)/4, $0x00000000
+DATA eltwiseConsts<>+880(SB)/4, $0x00000000
+DATA eltwiseConsts<>+884(SB)/4, $0x00000000
+DATA eltwiseConsts<>+888(SB)/4, $0x00000000
+DATA eltwiseConsts<>+892(SB)/4, $0x00000000
+GLOBL eltwiseConsts<>(SB), RODATA|NOPTR, $896

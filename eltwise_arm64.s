@@ -11588,6 +11588,136 @@ tail:
 done:
 	RET
 
+// func fillF32NEON(dst []float32, s float32)
+TEXT ·fillF32NEON(SB), NOSPLIT, $0-28
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	FMOVS s+24(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ F31, 0(R1)
+	FMOVQ F31, 16(R1)
+	FMOVQ F31, 32(R1)
+	FMOVQ F31, 48(R1)
+	ADD $64, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ F31, 0(R1)
+	ADD $16, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func iotaF32NEON(dst []float32, start int32)
+TEXT ·iotaF32NEON(SB), NOSPLIT, $0-28
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVW $0x00000004, R14
+	VDUP R14, V28.S4
+	MOVW $0x00000008, R14
+	VDUP R14, V27.S4
+	MOVW $0x0000000c, R14
+	VDUP R14, V26.S4
+	MOVW $0x00000010, R14
+	VDUP R14, V25.S4
+	MOVD $0x0000000100000000, R14
+	VMOV R14, V31.D[0]
+	MOVD $0x0000000300000002, R14
+	VMOV R14, V31.D[1]
+	FMOVS start+24(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+	WORD $0x4ebe87e0 // add v0.4s, v31.4s, v30.4s
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	WORD $0x4e21dba0 // scvtf v0.4s, v29.4s
+	FMOVQ F0, 0(R1)
+	WORD $0x4ebc87a0 // add v0.4s, v29.4s, v28.4s
+	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
+	FMOVQ F0, 16(R1)
+	WORD $0x4ebb87a0 // add v0.4s, v29.4s, v27.4s
+	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
+	FMOVQ F0, 32(R1)
+	WORD $0x4eba87a0 // add v0.4s, v29.4s, v26.4s
+	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
+	FMOVQ F0, 48(R1)
+	WORD $0x4eb987bd // add v29.4s, v29.4s, v25.4s
+	ADD $64, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	WORD $0x4e21dba0 // scvtf v0.4s, v29.4s
+	FMOVQ F0, 0(R1)
+	WORD $0x4ebc87bd // add v29.4s, v29.4s, v28.4s
+	ADD $16, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func iotaS32NEON(dst []int32, start int32)
+TEXT ·iotaS32NEON(SB), NOSPLIT, $0-28
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVW $0x00000004, R14
+	VDUP R14, V28.S4
+	MOVW $0x00000008, R14
+	VDUP R14, V27.S4
+	MOVW $0x0000000c, R14
+	VDUP R14, V26.S4
+	MOVW $0x00000010, R14
+	VDUP R14, V25.S4
+	MOVD $0x0000000100000000, R14
+	VMOV R14, V31.D[0]
+	MOVD $0x0000000300000002, R14
+	VMOV R14, V31.D[1]
+	FMOVS start+24(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+	WORD $0x4ebe87e0 // add v0.4s, v31.4s, v30.4s
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ F29, 0(R1)
+	WORD $0x4ebc87a0 // add v0.4s, v29.4s, v28.4s
+	FMOVQ F0, 16(R1)
+	WORD $0x4ebb87a0 // add v0.4s, v29.4s, v27.4s
+	FMOVQ F0, 32(R1)
+	WORD $0x4eba87a0 // add v0.4s, v29.4s, v26.4s
+	FMOVQ F0, 48(R1)
+	WORD $0x4eb987bd // add v29.4s, v29.4s, v25.4s
+	ADD $64, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ F29, 0(R1)
+	WORD $0x4ebc87bd // add v29.4s, v29.4s, v28.4s
+	ADD $16, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
 // func addF64NEON(dst []float64, x []float64, y []float64)
 TEXT ·addF64NEON(SB), NOSPLIT, $0-72
 	MOVD dst_len+8(FP), R0

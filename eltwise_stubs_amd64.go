@@ -324,6 +324,21 @@ func u8ToF32AVX512(dst []float32, x []uint8)
 //go:noescape
 func s8ToF32AVX512(dst []float32, x []int8)
 
+// fillF32AVX512 sets every dst[i] = s, with AVX512 (whole vectors of 16 lanes; see the Go twin fillF32Go).
+//
+//go:noescape
+func fillF32AVX512(dst []float32, s float32)
+
+// iotaF32AVX512 sets dst[i] = float32(start + i), with AVX512 (whole vectors of 16 lanes; see the Go twin iotaF32Go).
+//
+//go:noescape
+func iotaF32AVX512(dst []float32, start int32)
+
+// iotaS32AVX512 sets dst[i] = start + i, with AVX512 (whole vectors of 16 lanes; see the Go twin iotaS32Go).
+//
+//go:noescape
+func iotaS32AVX512(dst []int32, start int32)
+
 // addF64AVX512 sets dst[i] = x[i] + y[i], with AVX512 (whole vectors of 8 lanes; see the Go twin addF64Go).
 //
 //go:noescape
@@ -673,6 +688,21 @@ func u8ToF32AVX2(dst []float32, x []uint8)
 //
 //go:noescape
 func s8ToF32AVX2(dst []float32, x []int8)
+
+// fillF32AVX2 sets every dst[i] = s, with AVX2 (whole vectors of 8 lanes; see the Go twin fillF32Go).
+//
+//go:noescape
+func fillF32AVX2(dst []float32, s float32)
+
+// iotaF32AVX2 sets dst[i] = float32(start + i), with AVX2 (whole vectors of 8 lanes; see the Go twin iotaF32Go).
+//
+//go:noescape
+func iotaF32AVX2(dst []float32, start int32)
+
+// iotaS32AVX2 sets dst[i] = start + i, with AVX2 (whole vectors of 8 lanes; see the Go twin iotaS32Go).
+//
+//go:noescape
+func iotaS32AVX2(dst []int32, start int32)
 
 // addF64AVX2 sets dst[i] = x[i] + y[i], with AVX2 (whole vectors of 4 lanes; see the Go twin addF64Go).
 //

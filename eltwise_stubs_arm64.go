@@ -324,6 +324,21 @@ func u8ToF32NEON(dst []float32, x []uint8)
 //go:noescape
 func s8ToF32NEON(dst []float32, x []int8)
 
+// fillF32NEON sets every dst[i] = s, with NEON (whole vectors of 4 lanes; see the Go twin fillF32Go).
+//
+//go:noescape
+func fillF32NEON(dst []float32, s float32)
+
+// iotaF32NEON sets dst[i] = float32(start + i), with NEON (whole vectors of 4 lanes; see the Go twin iotaF32Go).
+//
+//go:noescape
+func iotaF32NEON(dst []float32, start int32)
+
+// iotaS32NEON sets dst[i] = start + i, with NEON (whole vectors of 4 lanes; see the Go twin iotaS32Go).
+//
+//go:noescape
+func iotaS32NEON(dst []int32, start int32)
+
 // addF64NEON sets dst[i] = x[i] + y[i], with NEON (whole vectors of 2 lanes; see the Go twin addF64Go).
 //
 //go:noescape

@@ -74,6 +74,9 @@ type eltwiseKernels struct {
 	s32ToF32              func(dst []float32, x []int32)
 	u8ToF32               func(dst []float32, x []uint8)
 	s8ToF32               func(dst []float32, x []int8)
+	fillF32               func(dst []float32, s float32)
+	iotaF32               func(dst []float32, start int32)
+	iotaS32               func(dst []int32, start int32)
 	addF64                func(dst []float64, x []float64, y []float64)
 	subF64                func(dst []float64, x []float64, y []float64)
 	mulF64                func(dst []float64, x []float64, y []float64)
@@ -149,6 +152,9 @@ var eltwiseGo = &eltwiseKernels{
 	s32ToF32:              s32ToF32Go,
 	u8ToF32:               u8ToF32Go,
 	s8ToF32:               s8ToF32Go,
+	fillF32:               fillF32Go,
+	iotaF32:               iotaF32Go,
+	iotaS32:               iotaS32Go,
 	addF64:                addF64Go,
 	subF64:                subF64Go,
 	mulF64:                mulF64Go,
@@ -1772,6 +1778,14 @@ func s8ToF32Go(dst []float32, x []int8) {
 		v1 := int32(x[i])
 		v2 := float32(v1)
 		dst[i] = v2
+	}
+}
+
+// fillF32Go sets every dst[i] = s, one element at a time: the pure-Go twin of the assembly kernels fillF32….
+func fillF32Go(dst []float32, s float32) {
+	for i := range dst {
+		v1 := s
+		dst[i] = v1
 	}
 }
 

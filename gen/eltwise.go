@@ -66,6 +66,27 @@ func convert(name, doc string, to, from elem, f func(b *vb, x val) val) *vkernel
 		body: func(c *kctx) { c.out(0, f(c.b, c.in(1))) }}
 }
 
+// iotaKernel is a kernel writing the index sequence start, start+1, … through f.
+func iotaKernel(name, doc string, e elem, f func(b *vb, idx val) val) *vkernel {
+	return &vkernel{name: name, doc: doc, lane: vF32, unroll: 4, noTwin: true,
+		args:       []karg{sliceArg("dst", e), i32Arg("start")},
+		shared:     1,
+		initShared: func(c *kctx) []val { return []val{c.b.addi(c.b.iota(), c.scalar(1))} },
+		body: func(c *kctx) {
+			b := c.b
+			pos := c.sharedState(0)
+			idx := pos
+			if c.copy > 0 {
+				idx = b.addi(pos, b.i32(int32(c.copy*c.lanes())))
+			}
+			c.out(0, f(b, idx))
+			if c.copy == c.copies-1 {
+				c.setShared(0, b.addi(pos, b.i32(int32(c.copies*c.lanes()))))
+			}
+		},
+	}
+}
+
 func flip(f func(b *vb, x, y val) val) func(b *vb, x, y val) val {
 	return func(b *vb, x, y val) val { return f(b, y, x) }
 }
@@ -150,6 +171,12 @@ func eltwiseKernels() []*vkernel {
 		convert("s32ToF32", "converts x[i] to float32, to nearest even", eF32, eI32, (*vb).cvtif),
 		convert("u8ToF32", "converts x[i] to float32", eF32, eU8, (*vb).cvtif),
 		convert("s8ToF32", "converts x[i] to float32", eF32, eS8, (*vb).cvtif),
+
+		{name: "fillF32", doc: "sets every dst[i] = s", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eF32), f32Arg("s")},
+			body: func(c *kctx) { c.out(0, c.scalar(1)) }},
+		iotaKernel("iotaF32", "sets dst[i] = float32(start + i)", eF32, (*vb).cvtif),
+		iotaKernel("iotaS32", "sets dst[i] = start + i", eI32, func(b *vb, v val) val { return v }),
 
 		binaryF64("add", "sets dst[i] = x[i] + y[i]", (*vb).add),
 		binaryF64("sub", "sets dst[i] = x[i] - y[i]", (*vb).sub),

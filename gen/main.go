@@ -63,4 +63,5 @@ var families = []family{
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
 	{name: "transpose", generate: generateTranspose},
+	{name: "transpose", generate: generateTranspose},
 }

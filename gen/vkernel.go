@@ -46,6 +46,7 @@ const (
 	aSlice argKind = iota
 	aF32
 	aF64
+	aI32
 )
 
 type karg struct {
@@ -57,6 +58,7 @@ type karg struct {
 func sliceArg(name string, e elem) karg { return karg{name: name, kind: aSlice, elem: e} }
 func f32Arg(name string) karg           { return karg{name: name, kind: aF32} }
 func f64Arg(name string) karg           { return karg{name: name, kind: aF64} }
+func i32Arg(name string) karg           { return karg{name: name, kind: aI32} }
 
 // kres is a kernel result.
 type kres struct {
@@ -89,6 +91,8 @@ func (k *vkernel) signature() string {
 			ps = append(ps, a.name+" float32")
 		case aF64:
 			ps = append(ps, a.name+" float64")
+		case aI32:
+			ps = append(ps, a.name+" int32")
 		}
 	}
 	s := "(" + strings.Join(ps, ", ") + ")"
@@ -148,6 +152,8 @@ func (c *kctx) scalar(i int) val {
 		return c.b.param(i, vF32)
 	case aF64:
 		return c.b.param(i, vF64)
+	case aI32:
+		return c.b.param(i, vI32)
 	}
 	panic(fmt.Sprintf("%s: argument %s is not a scalar", c.k.name, c.k.args[i].name))
 }

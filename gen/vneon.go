@@ -57,7 +57,7 @@ func newNeonFrame(k *vkernel) *neonFrame {
 			at(a.name+"_base", 8, 8)
 			at(a.name+"_len", 8, 8)
 			at(a.name+"_cap", 8, 8)
-		case aF32:
+		case aF32, aI32:
 			at(a.name, 4, 4)
 		case aF64:
 			at(a.name, 8, 8)
