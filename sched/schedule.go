@@ -51,6 +51,7 @@ func scheduleFunc(f *ssa.Func, opts Options) (*Plan, error) {
 	if err := s.subplans(); err != nil {
 		return nil, err
 	}
+	s.order()
 	s.liveness()
 	s.reuseInPlace()
 	s.placeArena()
