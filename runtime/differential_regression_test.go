@@ -240,3 +240,52 @@ ENTRY e {
 		}
 	}
 }
+
+// A fused loop op that reads one value twice (subtract(x, x), x·x) freed
+// that value's register twice, so two later values shared a register and
+// one overwrote the other: float64 (generic loop) and float32 (vector loop).
+func TestRegressionLoopRegisterFreedTwice(t *testing.T) {
+	for _, hlo := range []string{
+		`HloModule m
+ENTRY e {
+  p = f64[1,3,4,1] parameter(0)
+  bias = f64[1] parameter(1)
+  q = f64[1,1,4,3] parameter(2)
+  tq = f64[1,3,4,1] transpose(q), dimensions={0,3,2,1}
+  s = f64[1,3,4,1] subtract(p, p)
+  b = f64[1,3,4,1] broadcast(bias), dimensions={3}
+  a = f64[1,3,4,1] add(s, b)
+  ROOT r = f64[1,3,4,1] add(a, tq)
+}`,
+		`HloModule m
+ENTRY e {
+  p = f32[3,4] parameter(0)
+  bias = f32[4] parameter(1)
+  q = f32[4,3] parameter(2)
+  tq = f32[3,4] transpose(q), dimensions={1,0}
+  e = f32[3,4] exponential(tq)
+  s = f32[3,4] multiply(e, e)
+  b = f32[3,4] broadcast(bias), dimensions={1}
+  n = f32[3,4] negate(b)
+  a = f32[3,4] add(s, n)
+  ROOT r = f32[3,4] add(a, tq)
+}`,
+	} {
+		m, err := ir.ParseModule(hlo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var args []*ir.Literal
+		for _, p := range m.Entry.Parameters {
+			a := ir.MustNewLiteral(p.Shape)
+			for i := range a.ElementCount() {
+				a.SetFloat64At(i, float64(i+1)/8+float64(len(args)))
+			}
+			args = append(args, a)
+		}
+		got, want := runBoth(t, hlo, args...)
+		if !got[0].Equal(want[0]) {
+			t.Errorf("%s\ncompiled %v\nir/eval  %v", hlo, got[0], want[0])
+		}
+	}
+}

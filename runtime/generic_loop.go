@@ -8,6 +8,8 @@ package runtime
 // index arithmetic, f64, f16/bf16, complex, conversions between them).
 
 import (
+	"slices"
+
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
@@ -165,8 +167,11 @@ func (c *compiler) genericLoopStep(k *sched.Kernel, lp *sched.LoopProgram, out l
 		}
 		in.reg = ra.get()
 		regOf[i] = in.reg
-		for _, a := range op.Args {
-			if last[a] == i {
+		for j, a := range op.Args {
+			// An op reading a value twice (subtract(x, x)) frees its
+			// register once: a register freed twice would be handed to
+			// two live values.
+			if last[a] == i && !slices.Contains(op.Args[:j], a) {
 				ra.put(regOf[a])
 			}
 		}

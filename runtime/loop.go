@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/kilnml/kiln/ir"
@@ -263,8 +264,9 @@ func (s *loopStep) assignRegisters() {
 	var free []int
 	for i := range s.instrs {
 		in := &s.instrs[i]
-		for _, a := range in.args {
-			if last[a] == i && s.instrs[a].reg >= 0 {
+		for j, a := range in.args {
+			// A value read twice by one op (x·x) frees its register once.
+			if last[a] == i && s.instrs[a].reg >= 0 && !slices.Contains(in.args[:j], a) {
 				free = append(free, s.instrs[a].reg)
 			}
 		}
