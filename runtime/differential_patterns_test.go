@@ -72,8 +72,75 @@ func patternGens() []*opGen {
 			}
 			return b.Mul(b.Mul(half, x), b.Add(one, inner))
 		}},
+		epilogueGen(),
 		layoutGen(),
 	}
+}
+
+// epilogueGen builds the chains the scheduler fuses into a GEMM or a
+// convolution: + bias (per column, or per row, which must not be taken for
+// a column bias), + residual, then ReLU or GELU; sometimes the product has
+// a second user, which must keep it unfused.
+func epilogueGen() *opGen {
+	return &opGen{name: "dot-epilogue", hlo: "dot", types: floatOnly, variant: true, huge: true, cases: 6, build: func(g *gen, t ir.ElementType) ir.Op {
+		b := g.b
+		d := g.dims(3)
+		if g.mode == modeHuge {
+			d = []int{g.between(60, 130), g.between(60, 130), g.between(60, 130)}
+		}
+		m, k, n := d[0], d[1], d[2]
+		g.c.terms = k + 3
+		g.c.bnd = &accum
+		var y ir.Op
+		var ydims []int
+		feature := 1
+		switch g.intn(3) {
+		case 0: // matrix product
+			y = b.Dot(g.operand(ir.MakeShape(t, m, k), niceValues), g.operand(ir.MakeShape(t, k, n), niceValues))
+			ydims = []int{m, n}
+		case 1: // batched, contracting the rhs's last dimension
+			batch := g.between(1, 3)
+			dn := ir.DotDimensionNumbers{LhsBatch: []int{0}, RhsBatch: []int{0}, LhsContracting: []int{2}, RhsContracting: []int{2}}
+			y = b.DotGeneral(g.param(ir.MakeShape(t, batch, m, k), niceValues), g.param(ir.MakeShape(t, batch, n, k), niceValues), dn)
+			ydims = []int{batch, m, n}
+			feature = 2
+		default: // NHWC convolution
+			h, w := g.between(1, 6), g.between(1, 6)
+			kh, kw := g.between(1, min(h, 3)), g.between(1, min(w, 3))
+			dn := ir.ConvDimensionNumbers{InputBatch: 0, InputFeature: 3, InputSpatial: []int{1, 2},
+				KernelSpatial: []int{0, 1}, KernelInputFeature: 2, KernelOutputFeature: 3,
+				OutputBatch: 0, OutputFeature: 3, OutputSpatial: []int{1, 2}}
+			cin := min(k, 8)
+			y = b.ConvGeneral(g.param(ir.MakeShape(t, 1, h, w, cin), niceValues), g.param(ir.MakeShape(t, kh, kw, cin, n), niceValues),
+				[]int{1, 1}, [][2]int{{0, 0}, {0, 0}}, dn)
+			ydims = []int{1, h - kh + 1, w - kw + 1, n}
+			feature = 3
+			g.c.terms = kh*kw*cin + 3
+		}
+		s := ir.MakeShape(t, ydims...)
+		if g.intn(4) == 0 {
+			// A second user of the product keeps it a value of its own.
+			y = b.Add(y, b.Neg(y))
+		}
+		if g.intn(4) != 0 {
+			bdim := len(ydims) - 1
+			if g.intn(4) == 0 {
+				bdim = feature - 1 // a per-row vector: not a column bias
+			}
+			y = b.Add(y, b.BroadcastInDim(g.param(ir.MakeShape(t, ydims[bdim]), niceValues), ydims, []int{bdim}))
+		}
+		if g.coin() {
+			y = b.Add(y, g.operand(s, niceValues))
+		}
+		switch g.intn(3) {
+		case 0:
+			y = b.Max(y, g.scalar(t, 0))
+		case 1:
+			y = b.Mul(b.Mul(g.scalar(t, 0.5), y), b.Add(g.scalar(t, 1), b.Erf(b.Mul(y, g.scalar(t, 1/math.Sqrt2)))))
+			g.c.bnd = &bound{kind: boundNorm, n: 4}
+		}
+		return y
+	}}
 }
 
 // rowDims draws the shape of a row-wise op: rank 1 to 3, rows of 1 to 300

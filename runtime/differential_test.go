@@ -264,9 +264,12 @@ func runCase(t *testing.T, og *opGen, et ir.ElementType, i int, impls *implLog) 
 	case err != nil:
 		r.failf("ir/eval fails on the module: %v", err)
 	default:
-		r.compileAndCompare(want, c.bound(og, et), false)
+		r.compileAndCompare(want, c.bound(og, et), compileMode{})
 		if i < 2 || og.fusion && caseMode(i) != modeHuge {
-			r.compileAndCompare(want, c.bound(og, et), true)
+			r.compileAndCompare(want, c.bound(og, et), compileMode{unfused: true})
+		}
+		if caseMode(i) == modeRandom {
+			r.compileAndCompare(want, c.bound(og, et), compileMode{bound: true})
 		}
 	}
 	switch {
@@ -345,12 +348,27 @@ func (r *reporter) failf(format string, args ...any) {
 // three times (Run on fresh outputs, then RunInto twice on outputs filled
 // with garbage, so that an element a kernel forgets to write shows), checks
 // the arguments were not modified, and compares the outputs with want.
-func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) {
+func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, mode compileMode) {
 	how := "compiled"
 	var opts []runtime.Option
-	if unfused {
+	if mode.unfused {
 		how = "compiled without fusion"
 		opts = append(opts, runtime.WithoutFusion())
+	}
+	all := r.tensors()
+	args := all
+	if mode.bound {
+		// Every parameter but the first (or the only one) becomes a
+		// constant: folded, simplified, prepacked.
+		how += " with parameters bound"
+		args = nil
+		for j, t := range all {
+			if j == 0 && len(all) > 1 {
+				args = append(args, t)
+				continue
+			}
+			opts = append(opts, runtime.WithParameter(j, t))
+		}
 	}
 	if caseMode(r.idx) == modeHuge {
 		how += " for 4 threads"
@@ -373,9 +391,8 @@ func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) 
 	}
 	r.stats = exe.Stats().String()
 	r.impls.add(r.og.name, exe.Stats())
-	args := r.tensors()
 	if pshapes := exe.ParameterShapes(); len(pshapes) != len(args) {
-		r.failf("%s: the executable takes %d arguments, the module has %d parameters", how, len(pshapes), len(args))
+		r.failf("%s: the executable takes %d arguments, %d are given", how, len(pshapes), len(args))
 		return
 	}
 	if shapes := exe.ResultShapes(); len(shapes) != len(want) {
@@ -427,7 +444,7 @@ func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, unfused bool) 
 		}
 	}
 	for i, a := range r.c.args {
-		if got := args[i].Literal(); !sameBits(got, a) {
+		if got := all[i].Literal(); !sameBits(got, a) {
 			r.failf("%s: argument %d was modified by the run", how, i)
 			return
 		}
@@ -526,6 +543,12 @@ func (r *reporter) tensors() []*runtime.Tensor {
 		args[i] = t
 	}
 	return args
+}
+
+// compileMode is how a case is compiled: with or without fusion, with its
+// parameters as arguments or bound at compile time.
+type compileMode struct {
+	unfused, bound bool
 }
 
 // compileSafely is runtime.Compile with a panic turned into an error, so
