@@ -1,6 +1,9 @@
 package kiln
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // eltwiseByLevel holds the eltwise kernels of every level this CPU and build
 // can run (the twins at the others), chosen once; eltwise returns those of
@@ -29,7 +32,16 @@ func vectorPart(n, lanes int) int { return n &^ (lanes - 1) }
 func checkLen(fn string, names string, lens ...int) {
 	for _, l := range lens[1:] {
 		if l != lens[0] {
-			panic(fmt.Sprintf("kiln: %s: the lengths of %s must be equal, found %v", fn, names, lens))
+			// Formatting a copy keeps lens from escaping, so the
+			// variadic array stays on the stack and calls do not allocate.
+			lengthPanic(fn, names, slices.Clone(lens))
 		}
 	}
+}
+
+// lengthPanic reports mismatched slice lengths, a programmer error.
+//
+//go:noinline
+func lengthPanic(fn, names string, lens []int) {
+	panic(fmt.Sprintf("kiln: %s: the lengths of %s must be equal, found %v", fn, names, lens))
 }
