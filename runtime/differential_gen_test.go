@@ -417,6 +417,9 @@ const (
 	// powerOfTwoValues: ±1 mostly, some ±2 and ±½ (products are exact and
 	// stay in range whatever the order); integers as anyValues.
 	powerOfTwoValues
+	// unitValues: uniform in [-1, 1), no special values (long chains of
+	// products stay finite); integers as anyValues.
+	unitValues
 )
 
 // specialFloats are values every float op must get right.
@@ -518,6 +521,8 @@ func (g *gen) putFloat(dst []byte, t ir.ElementType, d dist) {
 		}
 	case powerOfTwoValues:
 		v = pickOne(g, 1, -1, 1, -1, 1, -1, 1, -1, 2, -0.5)
+	case unitValues:
+		v = g.unit()
 	default:
 		v = float64(g.between(-8, 8))
 	}

@@ -812,7 +812,7 @@ func hexBytes(b []byte) string {
 
 // opTable is every generator, by op family.
 var opTable = concatGens(elementwiseGens(), movementGens(), reduceGens(), controlGens(), collectiveGens(),
-	linalgGens(), ioGens(), patternGens())
+	linalgGens(), ioGens(), patternGens(), fusionGens())
 
 func concatGens(lists ...[]*opGen) []*opGen {
 	var all []*opGen
