@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"math"
+	"unsafe"
+
+	kiln "github.com/kilnml/kiln"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
@@ -124,8 +127,65 @@ func (v val) mask(i int) bool {
 	return v.sm
 }
 
-// opF32 computes a float32-valued op over a tile.
+// vectorUnary maps unary ops to the root package's vector kernels.
+var vectorUnary = map[ssa.Op]func(dst, x []float32){
+	ssa.OpExp:                     kiln.Exp,
+	ssa.Op(ir.OpExpm1):            kiln.Expm1,
+	ssa.Op(ir.OpLog):              kiln.Log,
+	ssa.Op(ir.OpLog1p):            kiln.Log1p,
+	ssa.OpTanh:                    kiln.Tanh,
+	ssa.Op(ir.OpLogistic):         kiln.Logistic,
+	ssa.Op(ir.OpSqrt):             kiln.Sqrt,
+	ssa.OpRsqrt:                   kiln.Rsqrt,
+	ssa.Op(ir.OpSin):              kiln.Sin,
+	ssa.Op(ir.OpCos):              kiln.Cos,
+	ssa.Op(ir.OpFloor):            kiln.Floor,
+	ssa.Op(ir.OpCeil):             kiln.Ceil,
+	ssa.Op(ir.OpRoundNearestAfz):  kiln.Round,
+	ssa.Op(ir.OpRoundNearestEven): kiln.RoundToEven,
+	ssa.Op(ir.OpSign):             kiln.Sign,
+	ssa.OpErf:                     kiln.Erf,
+	ssa.Op(ir.OpAbs):              kiln.Abs,
+	ssa.OpNegate:                  kiln.Neg,
+}
+
+// vectorBinary maps binary ops to their vector kernels: both operands
+// slices (vv), a slice and a scalar (vs: x op s) and a scalar and a slice
+// (sv: s op x).
+var vectorBinary = map[ssa.Op]struct {
+	vv     func(dst, x, y []float32)
+	vs, sv func(dst, x []float32, s float32)
+}{
+	ssa.OpAdd:          {kiln.Add, kiln.AddScalar, kiln.AddScalar},
+	ssa.OpSubtract:     {kiln.Sub, kiln.SubScalar, kiln.RSubScalar},
+	ssa.OpMultiply:     {kiln.Mul, kiln.MulScalar, kiln.MulScalar},
+	ssa.OpDivide:       {kiln.Div, kiln.DivScalar, kiln.RDivScalar},
+	ssa.OpMaximum:      {kiln.Maximum, kiln.MaximumScalar, kiln.MaximumScalar},
+	ssa.OpMinimum:      {kiln.Minimum, kiln.MinimumScalar, kiln.MinimumScalar},
+	ssa.Op(ir.OpPower): {kiln.Pow, kiln.PowScalar, kiln.RPowScalar},
+}
+
+// opF32 computes a float32-valued op over a tile, with the vector kernels
+// where they exist and Go loops (through float64, as the evaluator
+// computes) for the rest.
 func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
+	if f, ok := vectorUnary[in.op]; ok && a.f != nil {
+		f(dst, a.f[:n])
+		return
+	}
+	if k, ok := vectorBinary[in.op]; ok {
+		switch {
+		case a.f != nil && b.f != nil:
+			k.vv(dst, a.f[:n], b.f[:n])
+			return
+		case a.f != nil:
+			k.vs(dst, a.f[:n], b.s)
+			return
+		case b.f != nil:
+			k.sv(dst, b.f[:n], a.s)
+			return
+		}
+	}
 	switch in.op {
 	case ssa.OpAdd:
 		binF32(dst, a, b, func(x, y float32) float32 { return x + y })
@@ -157,6 +217,10 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 	case ssa.Op(ir.OpRemainder):
 		binF32(dst, a, b, func(x, y float32) float32 { return float32(math.Mod(float64(x), float64(y))) })
 	case ssa.OpSelect:
+		if a.m != nil && b.f != nil && c.f != nil {
+			kiln.Select(dst, u8s(a.m[:n]), b.f[:n], c.f[:n])
+			return
+		}
 		for i := range dst {
 			if a.mask(i) {
 				dst[i] = b.at(i)
@@ -165,6 +229,10 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 			}
 		}
 	case ssa.OpClamp: // clamp(lo, x, hi) = min(max(x, lo), hi)
+		if a.f == nil && b.f != nil && c.f == nil {
+			kiln.Clamp(dst, b.f[:n], a.s, c.s)
+			return
+		}
 		for i := range dst {
 			dst[i] = minF32(maxF32(b.at(i), a.at(i)), c.at(i))
 		}
@@ -181,14 +249,24 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 		}
 		unaryF32Loop(dst, a, unaryF32[ssa.OpCopy])
 	case ssa.OpGelu:
-		f := geluErf
+		// The formulas GELU replaces give NaN at -Inf (-Inf·0); computed
+		// through float64 here, they keep that.
 		if in.value.Aux == ssa.GeluTanh {
-			f = geluTanh
+			unaryF32Loop(dst, a, geluTanh)
+		} else {
+			unaryF32Loop(dst, a, geluErf)
 		}
-		unaryF32Loop(dst, a, f)
 	default:
 		unaryF32Loop(dst, a, unaryF32[in.op])
 	}
+}
+
+// u8s views PRED storage as the uint8 masks of the vector kernels.
+func u8s(m []bool) []uint8 {
+	if len(m) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint8)(unsafe.Pointer(&m[0])), len(m))
 }
 
 func unaryF32Loop(dst []float32, a val, f func(float64) float64) {
@@ -233,6 +311,16 @@ func binF32(dst []float32, a, b val, f func(x, y float32) float32) {
 func opMask(in *loopInstr, dst []bool, a, b, c val, n int) {
 	switch in.op {
 	case ssa.OpCompare:
+		if !in.total && a.f != nil && (b.f != nil || b.m == nil) {
+			if k := vectorCompare[in.dir]; k.vv != nil {
+				if b.f != nil {
+					k.vv(u8s(dst), a.f[:n], b.f[:n])
+				} else {
+					k.vs(u8s(dst), a.f[:n], b.s)
+				}
+				return
+			}
+		}
 		for i := range dst {
 			dst[i] = compareF32(in.dir, in.total, a.at(i), b.at(i))
 		}
@@ -274,6 +362,20 @@ func opMask(in *loopInstr, dst []bool, a, b, c val, n int) {
 			}
 		}
 	}
+}
+
+// vectorCompare maps IEEE comparisons to their vector kernels (slice with
+// slice, and slice with scalar).
+var vectorCompare = map[ir.ComparisonDirection]struct {
+	vv func(dst []uint8, x, y []float32)
+	vs func(dst []uint8, x []float32, s float32)
+}{
+	ir.CmpEQ: {kiln.Equal, kiln.EqualScalar},
+	ir.CmpNE: {kiln.NotEqual, kiln.NotEqualScalar},
+	ir.CmpLT: {kiln.Less, kiln.LessScalar},
+	ir.CmpLE: {kiln.LessEqual, kiln.LessEqualScalar},
+	ir.CmpGT: {kiln.Greater, kiln.GreaterScalar},
+	ir.CmpGE: {kiln.GreaterEqual, kiln.GreaterEqualScalar},
 }
 
 // compareF32 is XLA's compare: IEEE for FLOAT (NaN unordered, so only NE is

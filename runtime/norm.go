@@ -1,8 +1,7 @@
 package runtime
 
 import (
-	"math"
-
+	kiln "github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
@@ -35,9 +34,8 @@ func (c *compiler) rowsOf(k *sched.Kernel) (rowsStep, bool) {
 
 func (r *rowsStep) span(p int) (int, int) { return p * r.rows / r.parts, (p + 1) * r.rows / r.parts }
 
-// softmaxStep computes softmax along the last dimension as JAX's graph
-// does: m = max(row), e = exp(x - m), y = e / Σe, with the max and the sum
-// folded in order like the reductions they replace.
+// softmaxStep computes softmax along the last dimension with the vector
+// row kernel: m = max(row), e = exp(x - m), y = e / Σe.
 type softmaxStep struct{ rowsStep }
 
 func (c *compiler) softmaxStep(k *sched.Kernel) (step, error) {
@@ -64,32 +62,17 @@ func (s *softmaxStep) exec(fr *frame) error {
 func (s *softmaxStep) part(fr *frame, p, w int) {
 	x, y := f32s(fr.bytes(s.x)), f32s(fr.bytes(s.y))
 	r0, r1 := s.span(p)
-	for r := r0; r < r1; r++ {
-		xr, yr := x[r*s.n:(r+1)*s.n], y[r*s.n:(r+1)*s.n]
-		m := float32(math.Inf(-1))
-		for _, v := range xr {
-			m = maxF32(m, v)
-		}
-		sum := float32(0)
-		for i, v := range xr {
-			e := float32(math.Exp(float64(v - m)))
-			yr[i] = e
-			sum += e
-		}
-		for i := range yr {
-			yr[i] /= sum
-		}
-	}
+	kiln.Softmax(y[r0*s.n:r1*s.n], x[r0*s.n:r1*s.n], s.n)
 }
 
 // layerNormStep computes (x - mean)·rsqrt(var + ε)·scale + bias along the
-// last dimension, with the mean and the centred variance accumulated in
-// float64 (more accurate than the E[x²] − E[x]² form the pattern may have
-// replaced; the compiler's tests bound the difference).
+// last dimension with the vector row kernel (two-pass centred variance, more
+// accurate than the E[x²] − E[x]² form the pattern may have replaced; the
+// compiler's tests bound the difference).
 type layerNormStep struct {
 	rowsStep
 	scale, bias loc
-	eps         float64
+	eps         float32
 }
 
 func (c *compiler) layerNormStep(k *sched.Kernel) (step, error) {
@@ -102,7 +85,7 @@ func (c *compiler) layerNormStep(k *sched.Kernel) (step, error) {
 		return nil, nil
 	}
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
-	return &layerNormStep{rowsStep: r, scale: c.loc(bufOf(v.Args[1])), bias: c.loc(bufOf(v.Args[2])), eps: float64(v.Attrs.Epsilon)}, nil
+	return &layerNormStep{rowsStep: r, scale: c.loc(bufOf(v.Args[1])), bias: c.loc(bufOf(v.Args[2])), eps: v.Attrs.Epsilon}, nil
 }
 
 func (s *layerNormStep) name() string { return "layer-norm" }
@@ -119,23 +102,5 @@ func (s *layerNormStep) part(fr *frame, p, w int) {
 	x, y := f32s(fr.bytes(s.x)), f32s(fr.bytes(s.y))
 	scale, bias := f32s(fr.bytes(s.scale)), f32s(fr.bytes(s.bias))
 	r0, r1 := s.span(p)
-	inv := 1 / float64(s.n)
-	for r := r0; r < r1; r++ {
-		xr, yr := x[r*s.n:(r+1)*s.n], y[r*s.n:(r+1)*s.n]
-		mean := 0.0
-		for _, v := range xr {
-			mean += float64(v)
-		}
-		mean *= inv
-		variance := 0.0
-		for _, v := range xr {
-			d := float64(v) - mean
-			variance += d * d
-		}
-		variance *= inv
-		rstd := 1 / math.Sqrt(variance+s.eps)
-		for i, v := range xr {
-			yr[i] = float32((float64(v)-mean)*rstd)*scale[i] + bias[i]
-		}
-	}
+	kiln.LayerNorm(y[r0*s.n:r1*s.n], x[r0*s.n:r1*s.n], s.n, scale[:s.n], bias[:s.n], s.eps)
 }

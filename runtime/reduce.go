@@ -3,6 +3,8 @@ package runtime
 import (
 	"slices"
 
+	kiln "github.com/kilnml/kiln"
+
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
@@ -165,25 +167,22 @@ func applyF32(op ssa.Op, acc, x float32) float32 {
 	return minF32(acc, x)
 }
 
-// foldF32 folds xs onto acc in order.
+// foldF32 folds xs onto acc with the vector reductions: exactly for max
+// and min; for sums, Sum's accumulation (float32 lanes folded into float64)
+// is more accurate than the evaluator's left-to-right float32 order, and the
+// two agree within the bound of the sequential sum (K·ε·Σ|x|); products
+// likewise within K·ε relative error.
 func foldF32(op ssa.Op, acc float32, xs []float32) float32 {
+	if len(xs) == 0 {
+		return acc
+	}
 	switch op {
 	case ssa.OpAdd:
-		for _, x := range xs {
-			acc += x
-		}
+		return acc + kiln.Sum(xs)
 	case ssa.OpMultiply:
-		for _, x := range xs {
-			acc *= x
-		}
+		return acc * kiln.Prod(xs)
 	case ssa.OpMaximum:
-		for _, x := range xs {
-			acc = maxF32(acc, x)
-		}
-	default:
-		for _, x := range xs {
-			acc = minF32(acc, x)
-		}
+		return maxF32(acc, kiln.Max(xs))
 	}
-	return acc
+	return minF32(acc, kiln.Min(xs))
 }
