@@ -129,16 +129,16 @@ func logisticRef(x float64) float64 {
 // Error bounds of the elementary functions, in ULPs, as their doc comments
 // state them (measured over every float32 input, see TestULPSweep).
 const (
-	ulpExp      = 1
-	ulpExpm1    = 2
-	ulpLog      = 1
-	ulpLog1p    = 2
-	ulpTanh     = 2
-	ulpLogistic = 2.5
-	ulpErf      = 2
-	ulpGelu     = 7
-	ulpGeluTanh = 3.5
-	ulpSinCos   = 1
+	ulpExp      = 0.8
+	ulpExpm1    = 1.5
+	ulpLog      = 0.85
+	ulpLog1p    = 1.4
+	ulpTanh     = 1.5
+	ulpLogistic = 2.3
+	ulpErf      = 1.35
+	ulpGelu     = 5.5
+	ulpGeluTanh = 3.4
+	ulpSinCos   = 0.5 + 0x1p-20
 	ulpPow      = 1
 	ulpRsqrt    = 1.5
 )

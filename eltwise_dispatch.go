@@ -3,6 +3,7 @@ package kiln
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // eltwiseByLevel holds the eltwise kernels of every level this CPU and build
@@ -44,4 +45,22 @@ func checkLen(fn string, names string, lens ...int) {
 //go:noinline
 func lengthPanic(fn, names string, lens []int) {
 	panic(fmt.Sprintf("kiln: %s: the lengths of %s must be equal, found %v", fn, names, lens))
+}
+
+// ntMinElems is the output length, in float32, from which the kernels that
+// have a non-temporal variant use it: half the last-level cache, so that
+// outputs that could not stay in the caches anyway do not evict everything
+// else and cost no read-for-ownership.
+var ntMinElems = clamp(cpuState.l3, 1<<20, 64<<20) / 2 / 4
+
+// alignedHead returns how many leading elements of dst come before the
+// first one aligned to a vector of lanes float32 (non-temporal stores need
+// aligned addresses), at most len(dst).
+func alignedHead(dst []float32, lanes int) int {
+	if len(dst) == 0 {
+		return 0
+	}
+	vb := uintptr(lanes) * 4
+	a := uintptr(unsafe.Pointer(unsafe.SliceData(dst)))
+	return min(int((vb-a%vb)%vb/4), len(dst))
 }

@@ -369,6 +369,56 @@ func maxF64AVX512(dst []float64, x []float64, y []float64)
 //go:noescape
 func minF64AVX512(dst []float64, x []float64, y []float64)
 
+// addF32NTAVX512 sets dst[i] = x[i] + y[i], storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin addF32NTGo).
+//
+//go:noescape
+func addF32NTAVX512(dst []float32, x []float32, y []float32)
+
+// subF32NTAVX512 sets dst[i] = x[i] - y[i], storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin subF32NTGo).
+//
+//go:noescape
+func subF32NTAVX512(dst []float32, x []float32, y []float32)
+
+// mulF32NTAVX512 sets dst[i] = x[i] * y[i], storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin mulF32NTGo).
+//
+//go:noescape
+func mulF32NTAVX512(dst []float32, x []float32, y []float32)
+
+// divF32NTAVX512 sets dst[i] = x[i] / y[i], storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin divF32NTGo).
+//
+//go:noescape
+func divF32NTAVX512(dst []float32, x []float32, y []float32)
+
+// addScalarF32NTAVX512 sets dst[i] = x[i] + s, storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin addScalarF32NTGo).
+//
+//go:noescape
+func addScalarF32NTAVX512(dst []float32, x []float32, s float32)
+
+// mulScalarF32NTAVX512 sets dst[i] = x[i] * s, storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarF32NTGo).
+//
+//go:noescape
+func mulScalarF32NTAVX512(dst []float32, x []float32, s float32)
+
+// mulAddF32NTAVX512 sets dst[i] = x[i]*y[i] + z[i], rounded once, storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddF32NTGo).
+//
+//go:noescape
+func mulAddF32NTAVX512(dst []float32, x []float32, y []float32, z []float32)
+
+// mulScalarAddF32NTAVX512 sets dst[i] = x[i]*s + y[i], rounded once, storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarAddF32NTGo).
+//
+//go:noescape
+func mulScalarAddF32NTAVX512(dst []float32, x []float32, s float32, y []float32)
+
+// expF32NTAVX512 sets dst[i] = e^x[i], storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin expF32NTGo).
+//
+//go:noescape
+func expF32NTAVX512(dst []float32, x []float32)
+
+// fillF32NTAVX512 sets every dst[i] = s, storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin fillF32NTGo).
+//
+//go:noescape
+func fillF32NTAVX512(dst []float32, s float32)
+
 // addF32AVX2 sets dst[i] = x[i] + y[i], with AVX2 (whole vectors of 8 lanes; see the Go twin addF32Go).
 //
 //go:noescape
@@ -733,3 +783,53 @@ func maxF64AVX2(dst []float64, x []float64, y []float64)
 //
 //go:noescape
 func minF64AVX2(dst []float64, x []float64, y []float64)
+
+// addF32NTAVX2 sets dst[i] = x[i] + y[i], storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin addF32NTGo).
+//
+//go:noescape
+func addF32NTAVX2(dst []float32, x []float32, y []float32)
+
+// subF32NTAVX2 sets dst[i] = x[i] - y[i], storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin subF32NTGo).
+//
+//go:noescape
+func subF32NTAVX2(dst []float32, x []float32, y []float32)
+
+// mulF32NTAVX2 sets dst[i] = x[i] * y[i], storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin mulF32NTGo).
+//
+//go:noescape
+func mulF32NTAVX2(dst []float32, x []float32, y []float32)
+
+// divF32NTAVX2 sets dst[i] = x[i] / y[i], storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin divF32NTGo).
+//
+//go:noescape
+func divF32NTAVX2(dst []float32, x []float32, y []float32)
+
+// addScalarF32NTAVX2 sets dst[i] = x[i] + s, storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin addScalarF32NTGo).
+//
+//go:noescape
+func addScalarF32NTAVX2(dst []float32, x []float32, s float32)
+
+// mulScalarF32NTAVX2 sets dst[i] = x[i] * s, storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarF32NTGo).
+//
+//go:noescape
+func mulScalarF32NTAVX2(dst []float32, x []float32, s float32)
+
+// mulAddF32NTAVX2 sets dst[i] = x[i]*y[i] + z[i], rounded once, storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddF32NTGo).
+//
+//go:noescape
+func mulAddF32NTAVX2(dst []float32, x []float32, y []float32, z []float32)
+
+// mulScalarAddF32NTAVX2 sets dst[i] = x[i]*s + y[i], rounded once, storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarAddF32NTGo).
+//
+//go:noescape
+func mulScalarAddF32NTAVX2(dst []float32, x []float32, s float32, y []float32)
+
+// expF32NTAVX2 sets dst[i] = e^x[i], storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin expF32NTGo).
+//
+//go:noescape
+func expF32NTAVX2(dst []float32, x []float32)
+
+// fillF32NTAVX2 sets every dst[i] = s, storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin fillF32NTGo).
+//
+//go:noescape
+func fillF32NTAVX2(dst []float32, s float32)

@@ -83,6 +83,16 @@ func eltwiseArch(level isaLevel) *eltwiseKernels {
 			divF64:                divF64AVX512,
 			maxF64:                maxF64AVX512,
 			minF64:                minF64AVX512,
+			addF32NT:              addF32NTAVX512,
+			subF32NT:              subF32NTAVX512,
+			mulF32NT:              mulF32NTAVX512,
+			divF32NT:              divF32NTAVX512,
+			addScalarF32NT:        addScalarF32NTAVX512,
+			mulScalarF32NT:        mulScalarF32NTAVX512,
+			mulAddF32NT:           mulAddF32NTAVX512,
+			mulScalarAddF32NT:     mulScalarAddF32NTAVX512,
+			expF32NT:              expF32NTAVX512,
+			fillF32NT:             fillF32NTAVX512,
 		}
 	case levelAVX2:
 		return &eltwiseKernels{
@@ -160,6 +170,16 @@ func eltwiseArch(level isaLevel) *eltwiseKernels {
 			divF64:                divF64AVX2,
 			maxF64:                maxF64AVX2,
 			minF64:                minF64AVX2,
+			addF32NT:              addF32NTAVX2,
+			subF32NT:              subF32NTAVX2,
+			mulF32NT:              mulF32NTAVX2,
+			divF32NT:              divF32NTAVX2,
+			addScalarF32NT:        addScalarF32NTAVX2,
+			mulScalarF32NT:        mulScalarF32NTAVX2,
+			mulAddF32NT:           mulAddF32NTAVX2,
+			mulScalarAddF32NT:     mulScalarAddF32NTAVX2,
+			expF32NT:              expF32NTAVX2,
+			fillF32NT:             fillF32NTAVX2,
 		}
 	}
 	return nil

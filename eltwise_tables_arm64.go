@@ -83,6 +83,16 @@ func eltwiseArch(level isaLevel) *eltwiseKernels {
 			divF64:                divF64NEON,
 			maxF64:                maxF64NEON,
 			minF64:                minF64NEON,
+			addF32NT:              addF32NEON,
+			subF32NT:              subF32NEON,
+			mulF32NT:              mulF32NEON,
+			divF32NT:              divF32NEON,
+			addScalarF32NT:        addScalarF32NEON,
+			mulScalarF32NT:        mulScalarF32NEON,
+			mulAddF32NT:           mulAddF32NEON,
+			mulScalarAddF32NT:     mulScalarAddF32NEON,
+			expF32NT:              expF32NEON,
+			fillF32NT:             fillF32NEON,
 		}
 	}
 	return nil

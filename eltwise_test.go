@@ -253,3 +253,44 @@ func TestLengthMismatchPanics(t *testing.T) {
 	}()
 	Add(make([]float32, 3), make([]float32, 3), make([]float32, 4))
 }
+
+// TestNonTemporalVariants lowers the non-temporal threshold so that the
+// functions with non-temporal kernels take that path (aligned head, the
+// variant, the tail) at every level, and checks them against the twins.
+func TestNonTemporalVariants(t *testing.T) {
+	defer func(old int) { ntMinElems = old }(ntMinElems)
+	ntMinElems = 40
+	r := rand.New(rand.NewPCG(5, 6))
+	names := map[string]bool{"Add": true, "Sub": true, "Mul": true, "Div": true, "AddScalar": true, "MulScalar": true,
+		"Exp": true, "MulAdd": true, "MulScalarAdd": true}
+	forEachLevel(t, func(level string) {
+		for _, c := range floatCases() {
+			if !names[c.name] {
+				continue
+			}
+			for _, n := range []int{40, 41, 63, 64, 97, 255, 1031} {
+				for off := 0; off < 4; off++ {
+					in, s := makeOperands(r, c, n, off)
+					want := make([]float32, n)
+					c.twin(want, in, s)
+					got := make([]float32, n+off)[off:]
+					c.fn(got, in, s)
+					for i := range want {
+						if !sameFloat(got[i], want[i]) {
+							t.Fatalf("%s %s n=%d offset %d: element %d: %v, twin %v", level, c.name, n, off, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+		for _, n := range []int{40, 77, 1031} {
+			d := make([]float32, n+3)[3:]
+			Fill(d, -1.25)
+			for i, v := range d {
+				if v != -1.25 {
+					t.Fatalf("%s Fill n=%d: element %d = %v", level, n, i, v)
+				}
+			}
+		}
+	})
+}

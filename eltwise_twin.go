@@ -83,6 +83,16 @@ type eltwiseKernels struct {
 	divF64                func(dst []float64, x []float64, y []float64)
 	maxF64                func(dst []float64, x []float64, y []float64)
 	minF64                func(dst []float64, x []float64, y []float64)
+	addF32NT              func(dst []float32, x []float32, y []float32)
+	subF32NT              func(dst []float32, x []float32, y []float32)
+	mulF32NT              func(dst []float32, x []float32, y []float32)
+	divF32NT              func(dst []float32, x []float32, y []float32)
+	addScalarF32NT        func(dst []float32, x []float32, s float32)
+	mulScalarF32NT        func(dst []float32, x []float32, s float32)
+	mulAddF32NT           func(dst []float32, x []float32, y []float32, z []float32)
+	mulScalarAddF32NT     func(dst []float32, x []float32, s float32, y []float32)
+	expF32NT              func(dst []float32, x []float32)
+	fillF32NT             func(dst []float32, s float32)
 }
 
 // eltwiseGo is the set of pure-Go twins, the generic level.
@@ -161,6 +171,16 @@ var eltwiseGo = &eltwiseKernels{
 	divF64:                divF64Go,
 	maxF64:                maxF64Go,
 	minF64:                minF64Go,
+	addF32NT:              addF32Go,
+	subF32NT:              subF32Go,
+	mulF32NT:              mulF32Go,
+	divF32NT:              divF32Go,
+	addScalarF32NT:        addScalarF32Go,
+	mulScalarF32NT:        mulScalarF32Go,
+	mulAddF32NT:           mulAddF32Go,
+	mulScalarAddF32NT:     mulScalarAddF32Go,
+	expF32NT:              expF32Go,
+	fillF32NT:             fillF32Go,
 }
 
 // addF32Go sets dst[i] = x[i] + y[i], one element at a time: the pure-Go twin of the assembly kernels addF32….

@@ -10,9 +10,15 @@ import (
 // Fill sets every element of dst to v.
 func Fill(dst []float32, v float32) {
 	k := eltwise()
+	kern := k.fillF32
+	if len(dst) >= ntMinElems {
+		h := alignedHead(dst, k.lanes)
+		fillF32Go(dst[:h], v)
+		dst, kern = dst[h:], k.fillF32NT
+	}
 	m := vectorPart(len(dst), k.lanes)
 	if m > 0 {
-		k.fillF32(dst[:m], v)
+		kern(dst[:m], v)
 	}
 	if m < len(dst) {
 		fillF32Go(dst[m:], v)

@@ -361,8 +361,8 @@ TEXT ·expSubSumF32AVX512(SB), NOSPLIT, $0-64
 	MOVQ         dst_base+0(FP), SI
 	MOVQ         x_base+24(FP), DI
 	VBROADCASTSS reduceConsts<>+0(SB), Z24
-	VBROADCASTSS reduceConsts<>+4(SB), Z23
-	VPXORD       X22, X22, X22
+	VPXORD       X23, X23, X23
+	VBROADCASTSS reduceConsts<>+4(SB), Z22
 	VBROADCASTSS reduceConsts<>+8(SB), Z21
 	VBROADCASTSS reduceConsts<>+12(SB), Z20
 	VBROADCASTSS reduceConsts<>+16(SB), Z19
@@ -374,14 +374,13 @@ TEXT ·expSubSumF32AVX512(SB), NOSPLIT, $0-64
 	VBROADCASTSS reduceConsts<>+40(SB), Z13
 	VBROADCASTSS reduceConsts<>+44(SB), Z12
 	VBROADCASTSS reduceConsts<>+48(SB), Z11
-	VBROADCASTSS reduceConsts<>+52(SB), Z10
-	VPXORD       X9, X9, X9
-	VMOVAPS      Z22, Z31
-	VMOVAPS      Z22, Z30
-	VMOVAPS      Z22, Z29
-	VMOVAPS      Z22, Z28
-	VMOVAPS      Z9, Z27
-	VMOVAPS      Z9, Z26
+	VPXORD       X10, X10, X10
+	VMOVAPS      Z23, Z31
+	VMOVAPS      Z23, Z30
+	VMOVAPS      Z23, Z29
+	VMOVAPS      Z23, Z28
+	VMOVAPS      Z10, Z27
+	VMOVAPS      Z10, Z26
 	VBROADCASTSS m+48(FP), Z25
 
 main:
@@ -391,7 +390,7 @@ main:
 
 inner:
 	VMOVUPS      (DI), Z0
-	VPXORD       Z21, Z25, Z1
+	VPXORD       Z22, Z25, Z1
 	VADDPS       Z1, Z0, Z2
 	VSUBPS       Z0, Z2, Z3
 	VSUBPS       Z3, Z2, Z4
@@ -399,39 +398,31 @@ inner:
 	VSUBPS       Z3, Z1, Z1
 	VADDPS       Z1, Z0, Z0
 	VCMPPS       $0x03, Z0, Z0, K1
-	VBLENDMPS    Z22, Z0, K1, Z0
-	VMAXPS       Z2, Z20, Z2
-	VMINPS       Z2, Z19, Z2
-	VMULPS       Z18, Z2, Z1
+	VBLENDMPS    Z23, Z0, K1, Z0
+	VMAXPS       Z2, Z21, Z2
+	VMINPS       Z2, Z20, Z2
+	VMULPS       Z19, Z2, Z1
 	VRNDSCALEPS  $0x08, Z1, Z1
+	VFNMADD231PS Z18, Z1, Z2
 	VFNMADD231PS Z17, Z1, Z2
-	VFNMADD231PS Z16, Z1, Z2
 	VADDPS       Z2, Z24, Z3
 	VSUBPS       Z24, Z3, Z4
 	VSUBPS       Z4, Z2, Z4
-	VMOVAPS      Z14, Z5
-	VFMADD231PS  Z2, Z15, Z5
+	VMOVAPS      Z15, Z5
+	VFMADD231PS  Z2, Z16, Z5
+	VFMADD213PS  Z14, Z2, Z5
 	VFMADD213PS  Z13, Z2, Z5
 	VFMADD213PS  Z12, Z2, Z5
 	VFMADD213PS  Z11, Z2, Z5
-	VFMADD213PS  Z10, Z2, Z5
 	VMULPS       Z2, Z2, Z2
 	VFMADD213PS  Z4, Z2, Z5
 	VADDPS       Z5, Z3, Z3
-	VCVTTPS2DQ   Z1, Z1
-	VPSRAD       $0x01, Z1, Z2
-	VPADDD       Z23, Z2, Z4
-	VPSLLD       $0x17, Z4, Z4
-	VMULPS       Z4, Z3, Z3
-	VPSUBD       Z2, Z1, Z1
-	VPADDD       Z23, Z1, Z1
-	VPSLLD       $0x17, Z1, Z1
-	VMULPS       Z1, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
 	VFMADD213PS  Z3, Z0, Z3
 	VMOVUPS      Z3, (SI)
 	VADDPS       Z3, Z31, Z31
 	VMOVUPS      64(DI), Z0
-	VPXORD       Z21, Z25, Z1
+	VPXORD       Z22, Z25, Z1
 	VADDPS       Z1, Z0, Z2
 	VSUBPS       Z0, Z2, Z3
 	VSUBPS       Z3, Z2, Z4
@@ -439,39 +430,31 @@ inner:
 	VSUBPS       Z3, Z1, Z1
 	VADDPS       Z1, Z0, Z0
 	VCMPPS       $0x03, Z0, Z0, K1
-	VBLENDMPS    Z22, Z0, K1, Z0
-	VMAXPS       Z2, Z20, Z2
-	VMINPS       Z2, Z19, Z2
-	VMULPS       Z18, Z2, Z1
+	VBLENDMPS    Z23, Z0, K1, Z0
+	VMAXPS       Z2, Z21, Z2
+	VMINPS       Z2, Z20, Z2
+	VMULPS       Z19, Z2, Z1
 	VRNDSCALEPS  $0x08, Z1, Z1
+	VFNMADD231PS Z18, Z1, Z2
 	VFNMADD231PS Z17, Z1, Z2
-	VFNMADD231PS Z16, Z1, Z2
 	VADDPS       Z2, Z24, Z3
 	VSUBPS       Z24, Z3, Z4
 	VSUBPS       Z4, Z2, Z4
-	VMOVAPS      Z14, Z5
-	VFMADD231PS  Z2, Z15, Z5
+	VMOVAPS      Z15, Z5
+	VFMADD231PS  Z2, Z16, Z5
+	VFMADD213PS  Z14, Z2, Z5
 	VFMADD213PS  Z13, Z2, Z5
 	VFMADD213PS  Z12, Z2, Z5
 	VFMADD213PS  Z11, Z2, Z5
-	VFMADD213PS  Z10, Z2, Z5
 	VMULPS       Z2, Z2, Z2
 	VFMADD213PS  Z4, Z2, Z5
 	VADDPS       Z5, Z3, Z3
-	VCVTTPS2DQ   Z1, Z1
-	VPSRAD       $0x01, Z1, Z2
-	VPADDD       Z23, Z2, Z4
-	VPSLLD       $0x17, Z4, Z4
-	VMULPS       Z4, Z3, Z3
-	VPSUBD       Z2, Z1, Z1
-	VPADDD       Z23, Z1, Z1
-	VPSLLD       $0x17, Z1, Z1
-	VMULPS       Z1, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
 	VFMADD213PS  Z3, Z0, Z3
 	VMOVUPS      Z3, 64(SI)
 	VADDPS       Z3, Z30, Z30
 	VMOVUPS      128(DI), Z0
-	VPXORD       Z21, Z25, Z1
+	VPXORD       Z22, Z25, Z1
 	VADDPS       Z1, Z0, Z2
 	VSUBPS       Z0, Z2, Z3
 	VSUBPS       Z3, Z2, Z4
@@ -479,39 +462,31 @@ inner:
 	VSUBPS       Z3, Z1, Z1
 	VADDPS       Z1, Z0, Z0
 	VCMPPS       $0x03, Z0, Z0, K1
-	VBLENDMPS    Z22, Z0, K1, Z0
-	VMAXPS       Z2, Z20, Z2
-	VMINPS       Z2, Z19, Z2
-	VMULPS       Z18, Z2, Z1
+	VBLENDMPS    Z23, Z0, K1, Z0
+	VMAXPS       Z2, Z21, Z2
+	VMINPS       Z2, Z20, Z2
+	VMULPS       Z19, Z2, Z1
 	VRNDSCALEPS  $0x08, Z1, Z1
+	VFNMADD231PS Z18, Z1, Z2
 	VFNMADD231PS Z17, Z1, Z2
-	VFNMADD231PS Z16, Z1, Z2
 	VADDPS       Z2, Z24, Z3
 	VSUBPS       Z24, Z3, Z4
 	VSUBPS       Z4, Z2, Z4
-	VMOVAPS      Z14, Z5
-	VFMADD231PS  Z2, Z15, Z5
+	VMOVAPS      Z15, Z5
+	VFMADD231PS  Z2, Z16, Z5
+	VFMADD213PS  Z14, Z2, Z5
 	VFMADD213PS  Z13, Z2, Z5
 	VFMADD213PS  Z12, Z2, Z5
 	VFMADD213PS  Z11, Z2, Z5
-	VFMADD213PS  Z10, Z2, Z5
 	VMULPS       Z2, Z2, Z2
 	VFMADD213PS  Z4, Z2, Z5
 	VADDPS       Z5, Z3, Z3
-	VCVTTPS2DQ   Z1, Z1
-	VPSRAD       $0x01, Z1, Z2
-	VPADDD       Z23, Z2, Z4
-	VPSLLD       $0x17, Z4, Z4
-	VMULPS       Z4, Z3, Z3
-	VPSUBD       Z2, Z1, Z1
-	VPADDD       Z23, Z1, Z1
-	VPSLLD       $0x17, Z1, Z1
-	VMULPS       Z1, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
 	VFMADD213PS  Z3, Z0, Z3
 	VMOVUPS      Z3, 128(SI)
 	VADDPS       Z3, Z29, Z29
 	VMOVUPS      192(DI), Z0
-	VPXORD       Z21, Z25, Z1
+	VPXORD       Z22, Z25, Z1
 	VADDPS       Z1, Z0, Z2
 	VSUBPS       Z0, Z2, Z3
 	VSUBPS       Z3, Z2, Z4
@@ -519,34 +494,26 @@ inner:
 	VSUBPS       Z3, Z1, Z1
 	VADDPS       Z1, Z0, Z0
 	VCMPPS       $0x03, Z0, Z0, K1
-	VBLENDMPS    Z22, Z0, K1, Z0
-	VMAXPS       Z2, Z20, Z2
-	VMINPS       Z2, Z19, Z2
-	VMULPS       Z18, Z2, Z1
+	VBLENDMPS    Z23, Z0, K1, Z0
+	VMAXPS       Z2, Z21, Z2
+	VMINPS       Z2, Z20, Z2
+	VMULPS       Z19, Z2, Z1
 	VRNDSCALEPS  $0x08, Z1, Z1
+	VFNMADD231PS Z18, Z1, Z2
 	VFNMADD231PS Z17, Z1, Z2
-	VFNMADD231PS Z16, Z1, Z2
 	VADDPS       Z2, Z24, Z3
 	VSUBPS       Z24, Z3, Z4
 	VSUBPS       Z4, Z2, Z4
-	VMOVAPS      Z14, Z5
-	VFMADD231PS  Z2, Z15, Z5
+	VMOVAPS      Z15, Z5
+	VFMADD231PS  Z2, Z16, Z5
+	VFMADD213PS  Z14, Z2, Z5
 	VFMADD213PS  Z13, Z2, Z5
 	VFMADD213PS  Z12, Z2, Z5
 	VFMADD213PS  Z11, Z2, Z5
-	VFMADD213PS  Z10, Z2, Z5
 	VMULPS       Z2, Z2, Z2
 	VFMADD213PS  Z4, Z2, Z5
 	VADDPS       Z5, Z3, Z3
-	VCVTTPS2DQ   Z1, Z1
-	VPSRAD       $0x01, Z1, Z2
-	VPADDD       Z23, Z2, Z4
-	VPSLLD       $0x17, Z4, Z4
-	VMULPS       Z4, Z3, Z3
-	VPSUBD       Z2, Z1, Z1
-	VPADDD       Z23, Z1, Z1
-	VPSLLD       $0x17, Z1, Z1
-	VMULPS       Z1, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
 	VFMADD213PS  Z3, Z0, Z3
 	VMOVUPS      Z3, 192(SI)
 	VADDPS       Z3, Z28, Z28
@@ -567,17 +534,17 @@ flush:
 	VEXTRACTF64X4 $0x01, Z0, Y0
 	VCVTPS2PD     Y0, Z0
 	VADDPD        Z0, Z26, Z26
-	VMOVAPS       Z22, Z31
-	VMOVAPS       Z22, Z30
-	VMOVAPS       Z22, Z29
-	VMOVAPS       Z22, Z28
+	VMOVAPS       Z23, Z31
+	VMOVAPS       Z23, Z30
+	VMOVAPS       Z23, Z29
+	VMOVAPS       Z23, Z28
 	JMP           main
 
 tail:
 	CMPQ         CX, $0x00000010
 	JL           done
 	VMOVUPS      (DI), Z0
-	VPXORD       Z21, Z25, Z1
+	VPXORD       Z22, Z25, Z1
 	VADDPS       Z1, Z0, Z2
 	VSUBPS       Z0, Z2, Z3
 	VSUBPS       Z3, Z2, Z4
@@ -585,34 +552,26 @@ tail:
 	VSUBPS       Z3, Z1, Z1
 	VADDPS       Z1, Z0, Z0
 	VCMPPS       $0x03, Z0, Z0, K1
-	VBLENDMPS    Z22, Z0, K1, Z0
-	VMAXPS       Z2, Z20, Z2
-	VMINPS       Z2, Z19, Z2
-	VMULPS       Z18, Z2, Z1
+	VBLENDMPS    Z23, Z0, K1, Z0
+	VMAXPS       Z2, Z21, Z2
+	VMINPS       Z2, Z20, Z2
+	VMULPS       Z19, Z2, Z1
 	VRNDSCALEPS  $0x08, Z1, Z1
+	VFNMADD231PS Z18, Z1, Z2
 	VFNMADD231PS Z17, Z1, Z2
-	VFNMADD231PS Z16, Z1, Z2
 	VADDPS       Z2, Z24, Z3
 	VSUBPS       Z24, Z3, Z4
 	VSUBPS       Z4, Z2, Z4
-	VMOVAPS      Z14, Z5
-	VFMADD231PS  Z2, Z15, Z5
+	VMOVAPS      Z15, Z5
+	VFMADD231PS  Z2, Z16, Z5
+	VFMADD213PS  Z14, Z2, Z5
 	VFMADD213PS  Z13, Z2, Z5
 	VFMADD213PS  Z12, Z2, Z5
 	VFMADD213PS  Z11, Z2, Z5
-	VFMADD213PS  Z10, Z2, Z5
 	VMULPS       Z2, Z2, Z2
 	VFMADD213PS  Z4, Z2, Z5
 	VADDPS       Z5, Z3, Z3
-	VCVTTPS2DQ   Z1, Z1
-	VPSRAD       $0x01, Z1, Z2
-	VPADDD       Z23, Z2, Z4
-	VPSLLD       $0x17, Z4, Z4
-	VMULPS       Z4, Z3, Z3
-	VPSUBD       Z2, Z1, Z1
-	VPADDD       Z23, Z1, Z1
-	VPSLLD       $0x17, Z1, Z1
-	VMULPS       Z1, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
 	VFMADD213PS  Z3, Z0, Z3
 	VMOVUPS      Z3, (SI)
 	VADDPS       Z3, Z31, Z31
@@ -630,10 +589,10 @@ done:
 	VEXTRACTF64X4 $0x01, Z0, Y0
 	VCVTPS2PD     Y0, Z0
 	VADDPD        Z0, Z26, Z0
-	VMOVAPS       Z22, Z2
-	VMOVAPS       Z22, Z2
-	VMOVAPS       Z22, Z2
-	VMOVAPS       Z22, Z2
+	VMOVAPS       Z23, Z2
+	VMOVAPS       Z23, Z2
+	VMOVAPS       Z23, Z2
+	VMOVAPS       Z23, Z2
 	VADDPD        Z0, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z1, Y0
 	VADDPD        Z0, Z1, Z1
@@ -650,7 +609,7 @@ done:
 TEXT ·reduceMaxF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+56(SB), Z27
+	VBROADCASTSS reduceConsts<>+52(SB), Z27
 	VMOVAPS      Z27, Z31
 	VMOVAPS      Z27, Z30
 	VMOVAPS      Z27, Z29
@@ -773,7 +732,7 @@ done:
 TEXT ·reduceMinF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+60(SB), Z27
+	VBROADCASTSS reduceConsts<>+56(SB), Z27
 	VMOVAPS      Z27, Z31
 	VMOVAPS      Z27, Z30
 	VMOVAPS      Z27, Z29
@@ -947,7 +906,7 @@ done:
 TEXT ·maxAbsF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+8(SB), Z27
+	VBROADCASTSS reduceConsts<>+4(SB), Z27
 	VPXORD       X26, X26, X26
 	VMOVAPS      Z26, Z31
 	VMOVAPS      Z26, Z30
@@ -1076,12 +1035,12 @@ done:
 TEXT ·argMaxF32AVX512(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+64(SB), Z21
-	VBROADCASTSS reduceConsts<>+68(SB), Z20
-	VBROADCASTSS reduceConsts<>+72(SB), Z19
-	VBROADCASTSS reduceConsts<>+76(SB), Z18
-	VBROADCASTSS reduceConsts<>+56(SB), Z17
-	VBROADCASTSS reduceConsts<>+80(SB), Z16
+	VBROADCASTSS reduceConsts<>+60(SB), Z21
+	VBROADCASTSS reduceConsts<>+64(SB), Z20
+	VBROADCASTSS reduceConsts<>+68(SB), Z19
+	VBROADCASTSS reduceConsts<>+72(SB), Z18
+	VBROADCASTSS reduceConsts<>+52(SB), Z17
+	VBROADCASTSS reduceConsts<>+76(SB), Z16
 	VMOVAPS      Z17, Z31
 	VMOVAPS      Z16, Z30
 	VMOVAPS      Z17, Z29
@@ -1248,12 +1207,12 @@ done:
 TEXT ·argMinF32AVX512(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+64(SB), Z21
-	VBROADCASTSS reduceConsts<>+68(SB), Z20
-	VBROADCASTSS reduceConsts<>+72(SB), Z19
-	VBROADCASTSS reduceConsts<>+76(SB), Z18
-	VBROADCASTSS reduceConsts<>+60(SB), Z17
-	VBROADCASTSS reduceConsts<>+80(SB), Z16
+	VBROADCASTSS reduceConsts<>+60(SB), Z21
+	VBROADCASTSS reduceConsts<>+64(SB), Z20
+	VBROADCASTSS reduceConsts<>+68(SB), Z19
+	VBROADCASTSS reduceConsts<>+72(SB), Z18
+	VBROADCASTSS reduceConsts<>+56(SB), Z17
+	VBROADCASTSS reduceConsts<>+76(SB), Z16
 	VMOVAPS      Z17, Z31
 	VMOVAPS      Z16, Z30
 	VMOVAPS      Z17, Z29
@@ -2591,7 +2550,7 @@ TEXT ·expSubSumF32AVX2(SB), NOSPLIT, $0-64
 	MOVQ         dst_base+0(FP), SI
 	MOVQ         x_base+24(FP), DI
 	VBROADCASTSS reduceConsts<>+0(SB), Y8
-	VBROADCASTSS reduceConsts<>+4(SB), Y7
+	VBROADCASTSS reduceConsts<>+192(SB), Y7
 	VPXOR        Y0, Y0, Y0
 	VMOVAPS      Y0, Y15
 	VPXOR        Y0, Y0, Y0
@@ -2613,7 +2572,7 @@ main:
 
 inner:
 	VMOVUPS      (DI), Y0
-	VBROADCASTSS reduceConsts<>+8(SB), Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y1
 	VXORPS       Y1, Y9, Y1
 	VADDPS       Y1, Y0, Y2
 	VSUBPS       Y0, Y2, Y3
@@ -2624,21 +2583,23 @@ inner:
 	VCMPPS       $0x03, Y0, Y0, Y1
 	VPXOR        Y3, Y3, Y3
 	VBLENDVPS    Y1, Y3, Y0, Y1
-	VBROADCASTSS reduceConsts<>+12(SB), Y0
+	VBROADCASTSS reduceConsts<>+8(SB), Y0
 	VMAXPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+16(SB), Y0
+	VBROADCASTSS reduceConsts<>+12(SB), Y0
 	VMINPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+20(SB), Y0
+	VBROADCASTSS reduceConsts<>+16(SB), Y0
 	VMULPS       Y0, Y2, Y0
 	VROUNDPS     $0x08, Y0, Y0
-	VBROADCASTSS reduceConsts<>+24(SB), Y3
+	VBROADCASTSS reduceConsts<>+20(SB), Y3
 	VFNMADD213PS Y2, Y0, Y3
-	VBROADCASTSS reduceConsts<>+28(SB), Y2
+	VBROADCASTSS reduceConsts<>+24(SB), Y2
 	VFNMADD213PS Y3, Y0, Y2
 	VADDPS       Y2, Y8, Y3
 	VSUBPS       Y8, Y3, Y4
 	VSUBPS       Y4, Y2, Y4
-	VBROADCASTSS reduceConsts<>+32(SB), Y5
+	VBROADCASTSS reduceConsts<>+28(SB), Y5
+	VBROADCASTSS reduceConsts<>+32(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+36(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+40(SB), Y6
@@ -2646,8 +2607,6 @@ inner:
 	VBROADCASTSS reduceConsts<>+44(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+48(SB), Y6
-	VFMADD213PS  Y6, Y2, Y5
-	VBROADCASTSS reduceConsts<>+52(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VMULPS       Y2, Y2, Y2
 	VFMADD213PS  Y4, Y2, Y5
@@ -2665,7 +2624,7 @@ inner:
 	VMOVUPS      Y3, (SI)
 	VADDPS       Y3, Y15, Y15
 	VMOVUPS      32(DI), Y0
-	VBROADCASTSS reduceConsts<>+8(SB), Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y1
 	VXORPS       Y1, Y9, Y1
 	VADDPS       Y1, Y0, Y2
 	VSUBPS       Y0, Y2, Y3
@@ -2676,21 +2635,23 @@ inner:
 	VCMPPS       $0x03, Y0, Y0, Y1
 	VPXOR        Y3, Y3, Y3
 	VBLENDVPS    Y1, Y3, Y0, Y1
-	VBROADCASTSS reduceConsts<>+12(SB), Y0
+	VBROADCASTSS reduceConsts<>+8(SB), Y0
 	VMAXPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+16(SB), Y0
+	VBROADCASTSS reduceConsts<>+12(SB), Y0
 	VMINPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+20(SB), Y0
+	VBROADCASTSS reduceConsts<>+16(SB), Y0
 	VMULPS       Y0, Y2, Y0
 	VROUNDPS     $0x08, Y0, Y0
-	VBROADCASTSS reduceConsts<>+24(SB), Y3
+	VBROADCASTSS reduceConsts<>+20(SB), Y3
 	VFNMADD213PS Y2, Y0, Y3
-	VBROADCASTSS reduceConsts<>+28(SB), Y2
+	VBROADCASTSS reduceConsts<>+24(SB), Y2
 	VFNMADD213PS Y3, Y0, Y2
 	VADDPS       Y2, Y8, Y3
 	VSUBPS       Y8, Y3, Y4
 	VSUBPS       Y4, Y2, Y4
-	VBROADCASTSS reduceConsts<>+32(SB), Y5
+	VBROADCASTSS reduceConsts<>+28(SB), Y5
+	VBROADCASTSS reduceConsts<>+32(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+36(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+40(SB), Y6
@@ -2698,8 +2659,6 @@ inner:
 	VBROADCASTSS reduceConsts<>+44(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+48(SB), Y6
-	VFMADD213PS  Y6, Y2, Y5
-	VBROADCASTSS reduceConsts<>+52(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VMULPS       Y2, Y2, Y2
 	VFMADD213PS  Y4, Y2, Y5
@@ -2717,7 +2676,7 @@ inner:
 	VMOVUPS      Y3, 32(SI)
 	VADDPS       Y3, Y14, Y14
 	VMOVUPS      64(DI), Y0
-	VBROADCASTSS reduceConsts<>+8(SB), Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y1
 	VXORPS       Y1, Y9, Y1
 	VADDPS       Y1, Y0, Y2
 	VSUBPS       Y0, Y2, Y3
@@ -2728,21 +2687,23 @@ inner:
 	VCMPPS       $0x03, Y0, Y0, Y1
 	VPXOR        Y3, Y3, Y3
 	VBLENDVPS    Y1, Y3, Y0, Y1
-	VBROADCASTSS reduceConsts<>+12(SB), Y0
+	VBROADCASTSS reduceConsts<>+8(SB), Y0
 	VMAXPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+16(SB), Y0
+	VBROADCASTSS reduceConsts<>+12(SB), Y0
 	VMINPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+20(SB), Y0
+	VBROADCASTSS reduceConsts<>+16(SB), Y0
 	VMULPS       Y0, Y2, Y0
 	VROUNDPS     $0x08, Y0, Y0
-	VBROADCASTSS reduceConsts<>+24(SB), Y3
+	VBROADCASTSS reduceConsts<>+20(SB), Y3
 	VFNMADD213PS Y2, Y0, Y3
-	VBROADCASTSS reduceConsts<>+28(SB), Y2
+	VBROADCASTSS reduceConsts<>+24(SB), Y2
 	VFNMADD213PS Y3, Y0, Y2
 	VADDPS       Y2, Y8, Y3
 	VSUBPS       Y8, Y3, Y4
 	VSUBPS       Y4, Y2, Y4
-	VBROADCASTSS reduceConsts<>+32(SB), Y5
+	VBROADCASTSS reduceConsts<>+28(SB), Y5
+	VBROADCASTSS reduceConsts<>+32(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+36(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+40(SB), Y6
@@ -2750,8 +2711,6 @@ inner:
 	VBROADCASTSS reduceConsts<>+44(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+48(SB), Y6
-	VFMADD213PS  Y6, Y2, Y5
-	VBROADCASTSS reduceConsts<>+52(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VMULPS       Y2, Y2, Y2
 	VFMADD213PS  Y4, Y2, Y5
@@ -2769,7 +2728,7 @@ inner:
 	VMOVUPS      Y3, 64(SI)
 	VADDPS       Y3, Y13, Y13
 	VMOVUPS      96(DI), Y0
-	VBROADCASTSS reduceConsts<>+8(SB), Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y1
 	VXORPS       Y1, Y9, Y1
 	VADDPS       Y1, Y0, Y2
 	VSUBPS       Y0, Y2, Y3
@@ -2780,21 +2739,23 @@ inner:
 	VCMPPS       $0x03, Y0, Y0, Y1
 	VPXOR        Y3, Y3, Y3
 	VBLENDVPS    Y1, Y3, Y0, Y1
-	VBROADCASTSS reduceConsts<>+12(SB), Y0
+	VBROADCASTSS reduceConsts<>+8(SB), Y0
 	VMAXPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+16(SB), Y0
+	VBROADCASTSS reduceConsts<>+12(SB), Y0
 	VMINPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+20(SB), Y0
+	VBROADCASTSS reduceConsts<>+16(SB), Y0
 	VMULPS       Y0, Y2, Y0
 	VROUNDPS     $0x08, Y0, Y0
-	VBROADCASTSS reduceConsts<>+24(SB), Y3
+	VBROADCASTSS reduceConsts<>+20(SB), Y3
 	VFNMADD213PS Y2, Y0, Y3
-	VBROADCASTSS reduceConsts<>+28(SB), Y2
+	VBROADCASTSS reduceConsts<>+24(SB), Y2
 	VFNMADD213PS Y3, Y0, Y2
 	VADDPS       Y2, Y8, Y3
 	VSUBPS       Y8, Y3, Y4
 	VSUBPS       Y4, Y2, Y4
-	VBROADCASTSS reduceConsts<>+32(SB), Y5
+	VBROADCASTSS reduceConsts<>+28(SB), Y5
+	VBROADCASTSS reduceConsts<>+32(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+36(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+40(SB), Y6
@@ -2802,8 +2763,6 @@ inner:
 	VBROADCASTSS reduceConsts<>+44(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+48(SB), Y6
-	VFMADD213PS  Y6, Y2, Y5
-	VBROADCASTSS reduceConsts<>+52(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VMULPS       Y2, Y2, Y2
 	VFMADD213PS  Y4, Y2, Y5
@@ -2851,7 +2810,7 @@ tail:
 	CMPQ         CX, $0x00000008
 	JL           done
 	VMOVUPS      (DI), Y0
-	VBROADCASTSS reduceConsts<>+8(SB), Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y1
 	VXORPS       Y1, Y9, Y1
 	VADDPS       Y1, Y0, Y2
 	VSUBPS       Y0, Y2, Y3
@@ -2862,21 +2821,23 @@ tail:
 	VCMPPS       $0x03, Y0, Y0, Y1
 	VPXOR        Y3, Y3, Y3
 	VBLENDVPS    Y1, Y3, Y0, Y1
-	VBROADCASTSS reduceConsts<>+12(SB), Y0
+	VBROADCASTSS reduceConsts<>+8(SB), Y0
 	VMAXPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+16(SB), Y0
+	VBROADCASTSS reduceConsts<>+12(SB), Y0
 	VMINPS       Y2, Y0, Y2
-	VBROADCASTSS reduceConsts<>+20(SB), Y0
+	VBROADCASTSS reduceConsts<>+16(SB), Y0
 	VMULPS       Y0, Y2, Y0
 	VROUNDPS     $0x08, Y0, Y0
-	VBROADCASTSS reduceConsts<>+24(SB), Y3
+	VBROADCASTSS reduceConsts<>+20(SB), Y3
 	VFNMADD213PS Y2, Y0, Y3
-	VBROADCASTSS reduceConsts<>+28(SB), Y2
+	VBROADCASTSS reduceConsts<>+24(SB), Y2
 	VFNMADD213PS Y3, Y0, Y2
 	VADDPS       Y2, Y8, Y3
 	VSUBPS       Y8, Y3, Y4
 	VSUBPS       Y4, Y2, Y4
-	VBROADCASTSS reduceConsts<>+32(SB), Y5
+	VBROADCASTSS reduceConsts<>+28(SB), Y5
+	VBROADCASTSS reduceConsts<>+32(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+36(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+40(SB), Y6
@@ -2884,8 +2845,6 @@ tail:
 	VBROADCASTSS reduceConsts<>+44(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VBROADCASTSS reduceConsts<>+48(SB), Y6
-	VFMADD213PS  Y6, Y2, Y5
-	VBROADCASTSS reduceConsts<>+52(SB), Y6
 	VFMADD213PS  Y6, Y2, Y5
 	VMULPS       Y2, Y2, Y2
 	VFMADD213PS  Y4, Y2, Y5
@@ -2934,7 +2893,7 @@ done:
 TEXT ·reduceMaxF32AVX2(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+56(SB), Y11
+	VBROADCASTSS reduceConsts<>+52(SB), Y11
 	VMOVAPS      Y11, Y15
 	VMOVAPS      Y11, Y14
 	VMOVAPS      Y11, Y13
@@ -3049,7 +3008,7 @@ done:
 TEXT ·reduceMinF32AVX2(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+60(SB), Y11
+	VBROADCASTSS reduceConsts<>+56(SB), Y11
 	VMOVAPS      Y11, Y15
 	VMOVAPS      Y11, Y14
 	VMOVAPS      Y11, Y13
@@ -3213,7 +3172,7 @@ done:
 TEXT ·maxAbsF32AVX2(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+8(SB), Y11
+	VBROADCASTSS reduceConsts<>+4(SB), Y11
 	VPXOR        Y10, Y10, Y10
 	VMOVAPS      Y10, Y15
 	VMOVAPS      Y10, Y14
@@ -3334,17 +3293,17 @@ done:
 TEXT ·argMaxF32AVX2(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+56(SB), Y0
+	VBROADCASTSS reduceConsts<>+52(SB), Y0
 	VMOVAPS      Y0, Y15
-	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VBROADCASTSS reduceConsts<>+76(SB), Y0
 	VMOVAPS      Y0, Y14
-	VBROADCASTSS reduceConsts<>+56(SB), Y0
+	VBROADCASTSS reduceConsts<>+52(SB), Y0
 	VMOVAPS      Y0, Y13
-	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VBROADCASTSS reduceConsts<>+76(SB), Y0
 	VMOVAPS      Y0, Y12
-	VBROADCASTSS reduceConsts<>+56(SB), Y0
+	VBROADCASTSS reduceConsts<>+52(SB), Y0
 	VMOVAPS      Y0, Y11
-	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VBROADCASTSS reduceConsts<>+76(SB), Y0
 	VMOVAPS      Y0, Y10
 	VMOVDQU      reduceConsts<>+128(SB), Y9
 	VMOVAPS      Y9, Y8
@@ -3369,7 +3328,7 @@ main:
 	VPOR         Y3, Y2, Y2
 	VBLENDVPS    Y2, Y0, Y15, Y15
 	VBLENDVPS    Y2, Y8, Y14, Y14
-	VBROADCASTSS reduceConsts<>+192(SB), Y0
+	VBROADCASTSS reduceConsts<>+196(SB), Y0
 	VPADDD       Y0, Y8, Y0
 	VMOVUPS      32(SI), Y1
 	VPCMPGTD     Y0, Y12, Y2
@@ -3388,7 +3347,7 @@ main:
 	VPOR         Y4, Y3, Y3
 	VBLENDVPS    Y3, Y1, Y13, Y13
 	VBLENDVPS    Y3, Y0, Y12, Y12
-	VBROADCASTSS reduceConsts<>+64(SB), Y0
+	VBROADCASTSS reduceConsts<>+60(SB), Y0
 	VPADDD       Y0, Y8, Y0
 	VMOVUPS      64(SI), Y1
 	VPCMPGTD     Y0, Y10, Y2
@@ -3407,7 +3366,7 @@ main:
 	VPOR         Y4, Y3, Y3
 	VBLENDVPS    Y3, Y1, Y11, Y11
 	VBLENDVPS    Y3, Y0, Y10, Y10
-	VBROADCASTSS reduceConsts<>+196(SB), Y0
+	VBROADCASTSS reduceConsts<>+200(SB), Y0
 	VPADDD       Y0, Y8, Y8
 	ADDQ         $0x00000060, SI
 	SUBQ         $0x00000018, CX
@@ -3433,7 +3392,7 @@ tail:
 	VPOR         Y3, Y2, Y2
 	VBLENDVPS    Y2, Y0, Y15, Y15
 	VBLENDVPS    Y2, Y8, Y14, Y14
-	VBROADCASTSS reduceConsts<>+192(SB), Y0
+	VBROADCASTSS reduceConsts<>+196(SB), Y0
 	VPADDD       Y0, Y8, Y8
 	ADDQ         $0x00000020, SI
 	SUBQ         $0x00000008, CX
@@ -3482,17 +3441,17 @@ done:
 TEXT ·argMinF32AVX2(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+60(SB), Y0
+	VBROADCASTSS reduceConsts<>+56(SB), Y0
 	VMOVAPS      Y0, Y15
-	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VBROADCASTSS reduceConsts<>+76(SB), Y0
 	VMOVAPS      Y0, Y14
-	VBROADCASTSS reduceConsts<>+60(SB), Y0
+	VBROADCASTSS reduceConsts<>+56(SB), Y0
 	VMOVAPS      Y0, Y13
-	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VBROADCASTSS reduceConsts<>+76(SB), Y0
 	VMOVAPS      Y0, Y12
-	VBROADCASTSS reduceConsts<>+60(SB), Y0
+	VBROADCASTSS reduceConsts<>+56(SB), Y0
 	VMOVAPS      Y0, Y11
-	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VBROADCASTSS reduceConsts<>+76(SB), Y0
 	VMOVAPS      Y0, Y10
 	VMOVDQU      reduceConsts<>+128(SB), Y9
 	VMOVAPS      Y9, Y8
@@ -3517,7 +3476,7 @@ main:
 	VPOR         Y3, Y2, Y2
 	VBLENDVPS    Y2, Y0, Y15, Y15
 	VBLENDVPS    Y2, Y8, Y14, Y14
-	VBROADCASTSS reduceConsts<>+192(SB), Y0
+	VBROADCASTSS reduceConsts<>+196(SB), Y0
 	VPADDD       Y0, Y8, Y0
 	VMOVUPS      32(SI), Y1
 	VPCMPGTD     Y0, Y12, Y2
@@ -3536,7 +3495,7 @@ main:
 	VPOR         Y4, Y3, Y3
 	VBLENDVPS    Y3, Y1, Y13, Y13
 	VBLENDVPS    Y3, Y0, Y12, Y12
-	VBROADCASTSS reduceConsts<>+64(SB), Y0
+	VBROADCASTSS reduceConsts<>+60(SB), Y0
 	VPADDD       Y0, Y8, Y0
 	VMOVUPS      64(SI), Y1
 	VPCMPGTD     Y0, Y10, Y2
@@ -3555,7 +3514,7 @@ main:
 	VPOR         Y4, Y3, Y3
 	VBLENDVPS    Y3, Y1, Y11, Y11
 	VBLENDVPS    Y3, Y0, Y10, Y10
-	VBROADCASTSS reduceConsts<>+196(SB), Y0
+	VBROADCASTSS reduceConsts<>+200(SB), Y0
 	VPADDD       Y0, Y8, Y8
 	ADDQ         $0x00000060, SI
 	SUBQ         $0x00000018, CX
@@ -3581,7 +3540,7 @@ tail:
 	VPOR         Y3, Y2, Y2
 	VBLENDVPS    Y2, Y0, Y15, Y15
 	VBLENDVPS    Y2, Y8, Y14, Y14
-	VBROADCASTSS reduceConsts<>+192(SB), Y0
+	VBROADCASTSS reduceConsts<>+196(SB), Y0
 	VPADDD       Y0, Y8, Y8
 	ADDQ         $0x00000020, SI
 	SUBQ         $0x00000008, CX
@@ -4453,26 +4412,25 @@ done:
 	RET
 
 DATA reduceConsts<>+0(SB)/4, $0x3f800000
-DATA reduceConsts<>+4(SB)/4, $0x0000007f
-DATA reduceConsts<>+8(SB)/4, $0x80000000
-DATA reduceConsts<>+12(SB)/4, $0xc2dc0000
-DATA reduceConsts<>+16(SB)/4, $0x42b20000
-DATA reduceConsts<>+20(SB)/4, $0x3fb8aa3b
-DATA reduceConsts<>+24(SB)/4, $0x3f318000
-DATA reduceConsts<>+28(SB)/4, $0xb95e8083
-DATA reduceConsts<>+32(SB)/4, $0x39506967
-DATA reduceConsts<>+36(SB)/4, $0x3ab743ce
-DATA reduceConsts<>+40(SB)/4, $0x3c088908
-DATA reduceConsts<>+44(SB)/4, $0x3d2aa9c1
-DATA reduceConsts<>+48(SB)/4, $0x3e2aaaaa
-DATA reduceConsts<>+52(SB)/4, $0x3f000000
-DATA reduceConsts<>+56(SB)/4, $0xff800000
-DATA reduceConsts<>+60(SB)/4, $0x7f800000
-DATA reduceConsts<>+64(SB)/4, $0x00000010
-DATA reduceConsts<>+68(SB)/4, $0x00000020
-DATA reduceConsts<>+72(SB)/4, $0x00000030
-DATA reduceConsts<>+76(SB)/4, $0x00000040
-DATA reduceConsts<>+80(SB)/4, $0x7fffffff
+DATA reduceConsts<>+4(SB)/4, $0x80000000
+DATA reduceConsts<>+8(SB)/4, $0xc2dc0000
+DATA reduceConsts<>+12(SB)/4, $0x42b20000
+DATA reduceConsts<>+16(SB)/4, $0x3fb8aa3b
+DATA reduceConsts<>+20(SB)/4, $0x3f318000
+DATA reduceConsts<>+24(SB)/4, $0xb95e8083
+DATA reduceConsts<>+28(SB)/4, $0x39506967
+DATA reduceConsts<>+32(SB)/4, $0x3ab743ce
+DATA reduceConsts<>+36(SB)/4, $0x3c088908
+DATA reduceConsts<>+40(SB)/4, $0x3d2aa9c1
+DATA reduceConsts<>+44(SB)/4, $0x3e2aaaaa
+DATA reduceConsts<>+48(SB)/4, $0x3f000000
+DATA reduceConsts<>+52(SB)/4, $0xff800000
+DATA reduceConsts<>+56(SB)/4, $0x7f800000
+DATA reduceConsts<>+60(SB)/4, $0x00000010
+DATA reduceConsts<>+64(SB)/4, $0x00000020
+DATA reduceConsts<>+68(SB)/4, $0x00000030
+DATA reduceConsts<>+72(SB)/4, $0x00000040
+DATA reduceConsts<>+76(SB)/4, $0x7fffffff
 DATA reduceConsts<>+128(SB)/4, $0x00000000
 DATA reduceConsts<>+132(SB)/4, $0x00000001
 DATA reduceConsts<>+136(SB)/4, $0x00000002
@@ -4489,9 +4447,9 @@ DATA reduceConsts<>+176(SB)/4, $0x0000000c
 DATA reduceConsts<>+180(SB)/4, $0x0000000d
 DATA reduceConsts<>+184(SB)/4, $0x0000000e
 DATA reduceConsts<>+188(SB)/4, $0x0000000f
-DATA reduceConsts<>+192(SB)/4, $0x00000008
-DATA reduceConsts<>+196(SB)/4, $0x00000018
-DATA reduceConsts<>+200(SB)/4, $0x00000000
+DATA reduceConsts<>+192(SB)/4, $0x0000007f
+DATA reduceConsts<>+196(SB)/4, $0x00000008
+DATA reduceConsts<>+200(SB)/4, $0x00000018
 DATA reduceConsts<>+204(SB)/4, $0x00000000
 DATA reduceConsts<>+208(SB)/4, $0x00000000
 DATA reduceConsts<>+212(SB)/4, $0x00000000

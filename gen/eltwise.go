@@ -87,6 +87,12 @@ func iotaKernel(name, doc string, e elem, f func(b *vb, idx val) val) *vkernel {
 	}
 }
 
+// nt asks for a kernel's non-temporal variant too.
+func nt(k *vkernel) *vkernel {
+	k.ntVariant = true
+	return k
+}
+
 func flip(f func(b *vb, x, y val) val) func(b *vb, x, y val) val {
 	return func(b *vb, x, y val) val { return f(b, y, x) }
 }
@@ -95,18 +101,18 @@ func flip(f func(b *vb, x, y val) val) func(b *vb, x, y val) val {
 func eltwiseKernels() []*vkernel {
 	one := func(b *vb) val { return b.f32(1) }
 	return []*vkernel{
-		binaryF32("add", "sets dst[i] = x[i] + y[i]", (*vb).add),
-		binaryF32("sub", "sets dst[i] = x[i] - y[i]", (*vb).sub),
-		binaryF32("mul", "sets dst[i] = x[i] * y[i]", (*vb).mul),
-		binaryF32("div", "sets dst[i] = x[i] / y[i]", (*vb).div),
+		nt(binaryF32("add", "sets dst[i] = x[i] + y[i]", (*vb).add)),
+		nt(binaryF32("sub", "sets dst[i] = x[i] - y[i]", (*vb).sub)),
+		nt(binaryF32("mul", "sets dst[i] = x[i] * y[i]", (*vb).mul)),
+		nt(binaryF32("div", "sets dst[i] = x[i] / y[i]", (*vb).div)),
 		binaryF32("max", "sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0)", (*vb).max),
 		binaryF32("min", "sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0)", (*vb).min),
 		binaryF32("pow", "sets dst[i] = x[i]^y[i]", vpow),
 
-		scalarF32("addScalar", "sets dst[i] = x[i] + s", (*vb).add),
+		nt(scalarF32("addScalar", "sets dst[i] = x[i] + s", (*vb).add)),
 		scalarF32("subScalar", "sets dst[i] = x[i] - s", (*vb).sub),
 		scalarF32("rsubScalar", "sets dst[i] = s - x[i]", flip((*vb).sub)),
-		scalarF32("mulScalar", "sets dst[i] = x[i] * s", (*vb).mul),
+		nt(scalarF32("mulScalar", "sets dst[i] = x[i] * s", (*vb).mul)),
 		scalarF32("divScalar", "sets dst[i] = x[i] / s", (*vb).div),
 		scalarF32("rdivScalar", "sets dst[i] = s / x[i]", flip((*vb).div)),
 		scalarF32("maxScalar", "sets dst[i] = max(x[i], s) (XLA semantics)", (*vb).max),
@@ -117,10 +123,10 @@ func eltwiseKernels() []*vkernel {
 			return b.min(b.max(x, lo), hi)
 		}),
 		scalars2F32("mulAddScalars", "sets dst[i] = x[i]*a + b, rounded once", func(b *vb, x, s, t val) val { return b.fma(x, s, t) }),
-		{name: "mulAddF32", doc: "sets dst[i] = x[i]*y[i] + z[i], rounded once", lane: vF32, unroll: 4,
+		{name: "mulAddF32", doc: "sets dst[i] = x[i]*y[i] + z[i], rounded once", lane: vF32, unroll: 4, ntVariant: true,
 			args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), sliceArg("y", eF32), sliceArg("z", eF32)},
 			body: func(c *kctx) { c.out(0, c.b.fma(c.in(1), c.in(2), c.in(3))) }},
-		{name: "mulScalarAddF32", doc: "sets dst[i] = x[i]*s + y[i], rounded once", lane: vF32, unroll: 4,
+		{name: "mulScalarAddF32", doc: "sets dst[i] = x[i]*s + y[i], rounded once", lane: vF32, unroll: 4, ntVariant: true,
 			args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), f32Arg("s"), sliceArg("y", eF32)},
 			body: func(c *kctx) { c.out(0, c.b.fma(c.in(1), c.scalar(2), c.in(3))) }},
 
@@ -145,7 +151,7 @@ func eltwiseKernels() []*vkernel {
 		unaryF32("sqrt", "sets dst[i] = sqrt(x[i])", (*vb).sqrt),
 		unaryF32("rsqrt", "sets dst[i] = 1/sqrt(x[i])", func(b *vb, x val) val { return b.div(one(b), b.sqrt(x)) }),
 		unaryF32("reciprocal", "sets dst[i] = 1/x[i]", func(b *vb, x val) val { return b.div(one(b), x) }),
-		unaryF32("exp", "sets dst[i] = e^x[i]", vexp),
+		nt(unaryF32("exp", "sets dst[i] = e^x[i]", vexp)),
 		unaryF32("expm1", "sets dst[i] = e^x[i] - 1", vexpm1),
 		unaryF32("log", "sets dst[i] = ln(x[i])", vlog),
 		unaryF32("log1p", "sets dst[i] = ln(1 + x[i])", vlog1p),
@@ -172,7 +178,7 @@ func eltwiseKernels() []*vkernel {
 		convert("u8ToF32", "converts x[i] to float32", eF32, eU8, (*vb).cvtif),
 		convert("s8ToF32", "converts x[i] to float32", eF32, eS8, (*vb).cvtif),
 
-		{name: "fillF32", doc: "sets every dst[i] = s", lane: vF32, unroll: 4,
+		{name: "fillF32", doc: "sets every dst[i] = s", lane: vF32, unroll: 4, ntVariant: true,
 			args: []karg{sliceArg("dst", eF32), f32Arg("s")},
 			body: func(c *kctx) { c.out(0, c.scalar(1)) }},
 		iotaKernel("iotaF32", "sets dst[i] = float32(start + i)", eF32, (*vb).cvtif),
@@ -241,12 +247,24 @@ func generateEltwise() ([]outFile, error) {
 // and the Go file with the kernel-set type and the twins.
 func generateStreamFamily(family string, ks []*vkernel) ([]outFile, error) {
 	typ := family + "Kernels"
+	// The table's fields: every kernel, then the non-temporal variants.
+	fields := make([]string, 0, len(ks))
+	for _, k := range ks {
+		fields = append(fields, k.name)
+	}
+	var nts []*vkernel
+	for _, k := range ks {
+		if k.ntVariant {
+			nts = append(nts, ntClone(k))
+			fields = append(fields, k.name+"NT")
+		}
+	}
 	// amd64
 	f := newAMD64File()
 	pool := newConstPool(f, family+"Consts")
 	x86Names := map[*target][]string{}
 	for _, t := range []*target{tAVX512, tAVX2} {
-		for _, k := range ks {
+		for _, k := range append(append([]*vkernel(nil), ks...), nts...) {
 			name, err := emitX86VKernel(f, pool, k, t)
 			if err != nil {
 				return nil, err
@@ -269,6 +287,11 @@ func generateStreamFamily(family string, ks []*vkernel) ([]outFile, error) {
 		}
 		neonNames = append(neonNames, name)
 	}
+	for _, k := range ks {
+		if k.ntVariant { // NEON stores as usual
+			neonNames = append(neonNames, k.name+tNEON.name)
+		}
+	}
 	tables := func(arch string, sets []struct {
 		t     *target
 		level string
@@ -280,8 +303,8 @@ func generateStreamFamily(family string, ks []*vkernel) ([]outFile, error) {
 		fmt.Fprintf(&b, "func %sArch(level isaLevel) *%s {\n\tswitch level {\n", family, typ)
 		for _, s := range sets {
 			fmt.Fprintf(&b, "\tcase %s:\n\t\treturn &%s{\n\t\t\tlanes: %d,\n", s.level, typ, s.t.lanes(vF32))
-			for i, k := range ks {
-				fmt.Fprintf(&b, "\t\t\t%s: %s,\n", k.name, s.names[i])
+			for i, field := range fields {
+				fmt.Fprintf(&b, "\t\t\t%s: %s,\n", field, s.names[i])
 			}
 			b.WriteString("\t\t}\n")
 		}
@@ -300,14 +323,14 @@ func generateStreamFamily(family string, ks []*vkernel) ([]outFile, error) {
 		{family + "_arm64.s", af.Bytes()},
 		{family + "_stubs_arm64.go", af.Stubs("kiln")},
 		{family + "_tables_arm64.go", tables("arm64", []set{{tNEON, "levelNEON", neonNames}})},
-		{family + "_twin.go", streamTwins(family, typ, ks)},
+		{family + "_twin.go", streamTwins(family, typ, ks, nts)},
 	}
 	return files, nil
 }
 
 // streamTwins writes the Go file shared by every build: the type of a
 // family's kernel set, the set of twins (the generic level) and the twins.
-func streamTwins(family, typ string, ks []*vkernel) []byte {
+func streamTwins(family, typ string, ks, nts []*vkernel) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// Code generated by command: %s. DO NOT EDIT.\n\npackage kiln\n\nimport \"math\"\n\n", generatedBy)
 	fmt.Fprintf(&b, "// %s is the %s family's kernels of one instruction-set level. The\n", typ, family)
@@ -315,7 +338,7 @@ func streamTwins(family, typ string, ks []*vkernel) []byte {
 	b.WriteString("// multiple of lanes (float32 lanes; half as many float64 lanes), and the\n")
 	b.WriteString("// Go twin handles the rest. The twins' set has lanes 1.\n")
 	fmt.Fprintf(&b, "type %s struct {\n\tlanes int\n", typ)
-	for _, k := range ks {
+	for _, k := range append(append([]*vkernel(nil), ks...), nts...) {
 		fmt.Fprintf(&b, "\t%s func%s\n", k.name, k.signature())
 	}
 	b.WriteString("}\n\n")
@@ -323,6 +346,9 @@ func streamTwins(family, typ string, ks []*vkernel) []byte {
 	fmt.Fprintf(&b, "var %sGo = &%s{\n\tlanes: 1,\n", family, typ)
 	for _, k := range ks {
 		fmt.Fprintf(&b, "\t%s: %sGo,\n", k.name, k.name)
+	}
+	for _, k := range nts {
+		fmt.Fprintf(&b, "\t%s: %sGo,\n", k.name, k.name[:len(k.name)-2])
 	}
 	b.WriteString("}\n")
 	for _, k := range ks {

@@ -63,5 +63,4 @@ var families = []family{
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
 	{name: "transpose", generate: generateTranspose},
-	{name: "transpose", generate: generateTranspose},
 }

@@ -35,6 +35,13 @@ type vkernel struct {
 	flushEvery int
 	flush      func(c *kctx)
 	finish     func(c *kctx)
+	// ntVariant asks for a second amd64 kernel, named with an NT suffix,
+	// whose vector stores are non-temporal (they bypass the caches): for
+	// outputs too large for the last-level cache. Its slice to write must be
+	// aligned to the vector width; other levels list the ordinary kernel.
+	ntVariant bool
+	// nt marks that variant.
+	nt bool
 	// noTwin: the kernel's Go twin is written by hand (reductions).
 	noTwin bool
 }

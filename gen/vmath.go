@@ -30,6 +30,9 @@ func pow2i(b *vb, n val) val {
 // power of two, so that overflow gives ±Inf and underflow a correctly
 // rounded subnormal (the second multiplication is the only rounding).
 func ldexp(b *vb, p, n val) val {
+	if b.t.nativeLdexp {
+		return b.emit(opLdexp, vF32, vF32, p, n)
+	}
 	ni := b.cvtfi(n)
 	h := b.sar(ni, 1)
 	return b.mul(b.mul(p, pow2i(b, h)), pow2i(b, b.subi(ni, h)))

@@ -99,6 +99,7 @@ const (
 	opMaxC // args (x, c): c > x ? c : x — a NaN x stays NaN; c must not be ±0
 	opMinC // args (x, c): c < x ? c : x
 	opRound
+	opLdexp // (p, n): p·2^n rounded once, n integral (targets with nativeLdexp only)
 	// bitwise, any non-mask kind
 	opAnd
 	opOr
@@ -157,7 +158,7 @@ const (
 var vopNames = map[vop]string{
 	opConst: "const", opIota: "iota", opParam: "param", opLoad: "load", opStore: "store", opMove: "move", opCast: "cast",
 	opAdd: "add", opSub: "sub", opMul: "mul", opDiv: "div", opFMA: "fma", opFNMA: "fnma", opSqrt: "sqrt",
-	opMax: "max", opMin: "min", opMaxC: "maxc", opMinC: "minc", opRound: "round",
+	opMax: "max", opMin: "min", opMaxC: "maxc", opMinC: "minc", opRound: "round", opLdexp: "ldexp",
 	opAnd: "and", opOr: "or", opXor: "xor", opAndNot: "andnot",
 	opAddI: "addi", opSubI: "subi", opShl: "shl", opShr: "shr", opSar: "sar",
 	opCvtIF: "cvtif", opCvtFI: "cvtfi", opCvtFIR: "cvtfir", opLoF64: "lof64", opHiF64: "hif64", opPack32: "pack32", opCvtF16: "cvtf16",
@@ -225,6 +226,8 @@ type target struct {
 	maskRegs  int  // opmask registers; 0 when masks live in vector registers
 	maxMinXLA bool // opMax/opMin exist (NEON FMAX/FMIN, Go); otherwise they are expanded
 	scalar    bool // the Go backend: one lane, no horizontal operations
+	// nativeLdexp: opLdexp is one instruction (AVX-512's VSCALEFPS).
+	nativeLdexp bool
 	// destructive lists the operand positions an instruction's result may
 	// overwrite, for instructions that have no separate destination (nil:
 	// the result is a separate register, which may still equal an operand's).
@@ -235,7 +238,7 @@ type target struct {
 }
 
 var (
-	tAVX512 = &target{name: "AVX512", vecBytes: 64, vecRegs: 32, maskRegs: 7}
+	tAVX512 = &target{name: "AVX512", vecBytes: 64, vecRegs: 32, maskRegs: 7, nativeLdexp: true}
 	tAVX2   = &target{name: "AVX2", vecBytes: 32, vecRegs: 16}
 	tNEON   = &target{name: "NEON", vecBytes: 16, vecRegs: 32, maxMinXLA: true}
 	tGo     = &target{name: "Go", vecBytes: 4, vecRegs: 1 << 20, maxMinXLA: true, scalar: true}

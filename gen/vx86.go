@@ -156,6 +156,9 @@ func emitX86VKernel(f *amd64File, pool *constPool, k *vkernel, t *target) (strin
 	f.JMP(operand.LabelRef("tail"))
 	f.Label("done")
 	g.code(a.epi)
+	if k.nt {
+		f.SFENCE() // order the non-temporal stores before the caller's
+	}
 	f.VZEROUPPER()
 	f.RET()
 	return name, nil
@@ -269,6 +272,8 @@ func (g *x86Gen) inst(in *pinst) {
 			g.move(in.kind, ra[2], d)
 			f231(c, a(1), a(0), dst)
 		}
+	case opLdexp: // (p, n): VSCALEFPS computes src2·2^floor(src3)
+		f.VSCALEFPS(a(1), a(0), dst)
 	case opRound:
 		mode := imm(0x08 | roundImm[in.imm])
 		switch {
@@ -491,12 +496,14 @@ func (g *x86Gen) store(in *pinst) {
 	m := g.memAt(in)
 	avx512 := g.t == tAVX512
 	x := g.vec(in.ra[0])
-	switch e := g.k.args[in.imm].elem; e {
-	case eF32, eI32:
+	switch e := g.k.args[in.imm].elem; {
+	case g.k.nt && (e == eF32 || e == eI32):
+		f.VMOVNTPS(x, m)
+	case e == eF32, e == eI32:
 		f.VMOVUPS(x, m)
-	case eF64:
+	case e == eF64:
 		f.VMOVUPD(x, m)
-	case eU16:
+	case e == eU16:
 		if avx512 {
 			f.VPMOVDW(x, m)
 		} else {
@@ -505,7 +512,7 @@ func (g *x86Gen) store(in *pinst) {
 			f.VPACKUSDW(s.AsX(), x.AsX(), s.AsX())
 			f.VMOVDQU(s.AsX(), m)
 		}
-	case eMask:
+	case e == eMask:
 		s := g.vec(in.rs[0])
 		if avx512 {
 			f.VPMOVM2D(g.kr(in.ra[0]), s)
@@ -522,6 +529,14 @@ func (g *x86Gen) store(in *pinst) {
 	default:
 		panic(fmt.Sprintf("no x86 store of %v", e))
 	}
+}
+
+// ntClone is the non-temporal variant of a kernel (see vkernel.ntVariant).
+func ntClone(k *vkernel) *vkernel {
+	c := *k
+	c.name, c.nt = k.name+"NT", true
+	c.doc = k.doc + ", storing non-temporally to an aligned dst"
+	return &c
 }
 
 // constPool is a family's read-only constants: 32- and 64-bit lane values
