@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"testing"
 )
@@ -81,6 +82,15 @@ func nanF16(x float32) uint16 {
 	return uint16(b>>16)&0x8000 | 0x7c00 | p
 }
 
+// sampleStride is the stride through all float32 bit patterns of the
+// conversion tests: wider where the tests run under emulation.
+func sampleStride() uint32 {
+	if testing.Short() || runtime.GOARCH != "amd64" {
+		return 1 << 15
+	}
+	return 1 << 11
+}
+
 // interestingF32 is a sample of float32 bit patterns: a stride through all
 // of them, every float32 around each binary16 rounding boundary (the
 // midpoints between consecutive binary16 values and the values themselves),
@@ -105,7 +115,7 @@ func interestingF32(stride uint32) []float32 {
 // TestF32ToF16 checks the conversion against a nearest-value search over
 // the binary16 table, at the chosen level, with the twin alongside.
 func TestF32ToF16(t *testing.T) {
-	xs := interestingF32(1 << 11)
+	xs := interestingF32(sampleStride())
 	got := make([]uint16, len(xs))
 	F32ToF16(got, xs)
 	twin := make([]uint16, len(xs))
@@ -189,7 +199,7 @@ func nearestBF16(x float32) uint16 {
 }
 
 func TestF32ToBF16(t *testing.T) {
-	xs := interestingF32(1 << 11)
+	xs := interestingF32(sampleStride())
 	// Around every bfloat16 rounding boundary of a few binades too.
 	for b := uint32(0x3f800000); b < 0x40800000; b += 0x8000 {
 		for d := int32(-1); d <= 1; d++ {
@@ -237,7 +247,7 @@ func TestBF16ToF32(t *testing.T) {
 }
 
 func TestF32ToS32(t *testing.T) {
-	xs := interestingF32(1 << 12)
+	xs := interestingF32(sampleStride())
 	got := make([]int32, len(xs))
 	F32ToS32(got, xs)
 	twin := make([]int32, len(xs))

@@ -69,10 +69,6 @@ done:
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
 	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
 	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x4eb91f22 // mov v2.16b, v25.16b
-	WORD $0x4eb91f22 // mov v2.16b, v25.16b
-	WORD $0x4eb91f22 // mov v2.16b, v25.16b
-	WORD $0x4eb91f22 // mov v2.16b, v25.16b
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
@@ -144,10 +140,6 @@ done:
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
 	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
 	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x4eb91f22 // mov v2.16b, v25.16b
-	WORD $0x4eb91f22 // mov v2.16b, v25.16b
-	WORD $0x4eb91f22 // mov v2.16b, v25.16b
-	WORD $0x4eb91f22 // mov v2.16b, v25.16b
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
@@ -226,10 +218,6 @@ done:
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
 	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
 	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x4eb81f02 // mov v2.16b, v24.16b
-	WORD $0x4eb81f02 // mov v2.16b, v24.16b
-	WORD $0x4eb81f02 // mov v2.16b, v24.16b
-	WORD $0x4eb81f02 // mov v2.16b, v24.16b
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
@@ -315,10 +303,6 @@ done:
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
 	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
 	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x4eb71ee2 // mov v2.16b, v23.16b
-	WORD $0x4eb71ee2 // mov v2.16b, v23.16b
-	WORD $0x4eb71ee2 // mov v2.16b, v23.16b
-	WORD $0x4eb71ee2 // mov v2.16b, v23.16b
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
@@ -638,10 +622,6 @@ done:
 	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
 	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
 	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x4eb61ec2 // mov v2.16b, v22.16b
-	WORD $0x4eb61ec2 // mov v2.16b, v22.16b
-	WORD $0x4eb61ec2 // mov v2.16b, v22.16b
-	WORD $0x4eb61ec2 // mov v2.16b, v22.16b
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d

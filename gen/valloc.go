@@ -146,6 +146,7 @@ func (a *allocation) block(b block, hoisted map[val]bool, states []stateUpdate, 
 		in.args = args
 		code = append(code, in)
 	}
+	code = deadCode(p, code, states, hoisted)
 	last := map[val]int{}
 	defined := map[val]bool{}
 	for i, in := range code {
@@ -409,4 +410,36 @@ func constUses(p *prog) []val {
 		return cs[i] < cs[j]
 	})
 	return cs
+}
+
+// deadCode drops the instructions of a block whose results nothing uses:
+// not a store or a result, not an accumulator's next value, not a value of
+// the whole kernel (pinned or a hoisted constant), not an operand of a kept
+// instruction.
+func deadCode(p *prog, code block, states []stateUpdate, hoisted map[val]bool) block {
+	used := map[val]bool{}
+	for _, s := range states {
+		used[s.next] = true
+	}
+	keep := make([]bool, len(code))
+	for i := len(code) - 1; i >= 0; i-- {
+		in := code[i]
+		switch {
+		case in.op == opStore || in.op == opRet || in.op == opRetVec:
+		case in.res != 0 && (used[in.res] || p.vals[in.res].pinned || hoisted[in.res]):
+		default:
+			continue
+		}
+		keep[i] = true
+		for _, a := range in.args {
+			used[a] = true
+		}
+	}
+	out := code[:0:0]
+	for i, in := range code {
+		if keep[i] {
+			out = append(out, in)
+		}
+	}
+	return out
 }
