@@ -11,7 +11,45 @@ import (
 // outputs; and a loop whose body is a small recurrent layer.
 
 func fusionGens() []*opGen {
-	return []*opGen{dagGen(), rnnGen()}
+	return []*opGen{dagGen(), rnnGen(), scanGen()}
+}
+
+// scanGen writes row i of an accumulator from row i of the input in each
+// iteration of a while loop (dynamic-slice, an update, dynamic-update-slice
+// into the loop-carried state, which the runtime updates in place), for a
+// run-time number of rows that may stop short of the end.
+func scanGen() *opGen {
+	return &opGen{name: "while-scan", hlo: "while", types: anyType, variant: true, build: func(g *gen, t ir.ElementType) ir.Op {
+		rows := g.between(1, 6)
+		row := g.dims(g.between(0, 2))
+		full := ir.MakeShape(t, append([]int{rows}, row...)...)
+		state := ir.MakeTuple(ir.Scalar(ir.S32), ir.Scalar(ir.S32), full, full)
+		cb := g.b.CreateSubBuilder("rows_left")
+		cs := cb.Parameter(0, state, "state")
+		cond, err := cb.BuildWithRoot(cb.Lt(cb.GetTupleElement(cs, 0), cb.GetTupleElement(cs, 1)))
+		if err != nil {
+			panic(err)
+		}
+		bb := g.b.CreateSubBuilder("scan_row")
+		st := bb.Parameter(0, state, "state")
+		i := bb.GetTupleElement(st, 0)
+		acc, in := bb.GetTupleElement(st, 2), bb.GetTupleElement(st, 3)
+		starts := []ir.Op{i}
+		for range row {
+			starts = append(starts, bb.Constant(ir.ScalarLiteral(int32(0))))
+		}
+		sizes := append([]int{1}, row...)
+		prev := bb.DynamicSlice(acc, starts, sizes)
+		cur := bb.DynamicSlice(in, starts, sizes)
+		next := bb.DynamicUpdateSlice(acc, step(bb, t, cur, prev), starts)
+		body, err := bb.BuildWithRoot(bb.Tuple(bb.Add(i, bb.Constant(ir.ScalarLiteral(int32(1)))), bb.GetTupleElement(st, 1), next, in))
+		if err != nil {
+			panic(err)
+		}
+		limit := g.paramOf(g.indices(ir.Scalar(ir.S32), 0, rows))
+		loop := g.b.While(cond, body, g.b.Tuple(g.b.Constant(ir.ScalarLiteral(int32(0))), limit, g.param(full, niceValues), g.param(full, niceValues)))
+		return g.b.GetTupleElement(loop, 2)
+	}}
 }
 
 // dagGen draws a random DAG of twelve ops over the operands, every op

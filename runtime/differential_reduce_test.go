@@ -349,7 +349,7 @@ func convGen(client bool) *opGen {
 	if client {
 		name = "convolution-client"
 	}
-	return &opGen{name: name, hlo: "convolution", types: anyType, variant: client, cases: 6, build: func(g *gen, t ir.ElementType) ir.Op {
+	return &opGen{name: name, hlo: "convolution", types: anyType, variant: client, huge: !client, cases: 6, build: func(g *gen, t ir.ElementType) ir.Op {
 		n := pickOne(g, 1, 2, 2, 2, 3)
 		fg, bg := 1, 1
 		switch g.intn(4) {
@@ -367,6 +367,10 @@ func convGen(client bool) *opGen {
 		}
 		cg := g.between(1, 3)
 		og := g.between(1, 3)
+		big := g.mode == modeHuge && t == ir.F32 // enough work to split, for the vector type only
+		if big {
+			n, fg, bg, batch, cg, og = 2, 1, 1, 1, 8, 16
+		}
 		inF, outF := cg*fg, og*fg*bg
 		spatial := make([]int, n)
 		kern := make([]int, n)
@@ -383,6 +387,9 @@ func convGen(client bool) *opGen {
 			strides[i] = g.between(1, 3)
 			ld[i], rdil[i] = pickOne(g, 1, 1, 2), pickOne(g, 1, 1, 2)
 			pad[i] = [2]int{g.between(-1, 2), g.between(-1, 2)}
+			if big {
+				spatial[i], kern[i], strides[i], ld[i], rdil[i] = g.between(20, 30), 3, 1, 1, 1
+			}
 			base := (spatial[i]-1)*ld[i] + 1
 			eff := (kern[i]-1)*rdil[i] + 1
 			for base+pad[i][0]+pad[i][1] < eff {

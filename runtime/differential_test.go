@@ -301,6 +301,21 @@ type reporter struct {
 type implLog struct {
 	mu   sync.Mutex
 	seen map[string]map[string]bool
+	uses map[string]boundUse // by op/type: the most of its bound a case took
+}
+
+func (l *implLog) use(op string, t ir.ElementType, u boundUse) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if u == (boundUse{}) {
+		return
+	}
+	if l.uses == nil {
+		l.uses = map[string]boundUse{}
+	}
+	k := op + "/" + t.String()
+	w := l.uses[k]
+	l.uses[k] = boundUse{ulps: math.Max(w.ulps, u.ulps), used: math.Max(w.used, u.used)}
 }
 
 func (l *implLog) add(op string, s runtime.Stats) {
@@ -320,6 +335,10 @@ func (l *implLog) String() string {
 	var sb strings.Builder
 	for _, op := range slices.Sorted(maps.Keys(l.seen)) {
 		fmt.Fprintf(&sb, "  %-28s %s\n", op, strings.Join(slices.Sorted(maps.Keys(l.seen[op])), " "))
+	}
+	sb.WriteString("largest difference from ir/eval seen, in ULPs, and the fraction of its bound it took, by op/type:\n")
+	for _, k := range slices.Sorted(maps.Keys(l.uses)) {
+		fmt.Fprintf(&sb, "  %-40s %8.3g ULP  %5.3f of the bound\n", k, l.uses[k].ulps, l.uses[k].used)
 	}
 	return sb.String()
 }
@@ -436,7 +455,9 @@ func (r *reporter) compileAndCompare(want []*ir.Literal, b bound, mode compileMo
 				r.failf("%s: output %d has shape %v, ir/eval's has %v", how, i, got.Shape(), want[i].Shape())
 				return
 			}
-			if msg := compareLiteral(got, want[i], b, r.c, i); msg != "" {
+			msg, use := compareLiteral(got, want[i], b, r.c, i)
+			r.impls.use(r.og.name, r.et, use)
+			if msg != "" {
 				r.failf("%s, run %d (%s): output %d (%s): %s", how, run+1, []string{"Run", "RunInto over 0xff", "RunInto over 0x5a"}[run],
 					i, want[i].Shape().StringWithoutLayout(), msg)
 				return
@@ -493,7 +514,7 @@ func (r *reporter) runConcurrently(exe *runtime.Executable, args []*runtime.Tens
 			if want[i].Shape().IsToken() {
 				continue
 			}
-			if msg := compareLiteral(o.Literal(), want[i], b, r.c, i); msg != "" {
+			if msg, _ := compareLiteral(o.Literal(), want[i], b, r.c, i); msg != "" {
 				r.failf("%s, concurrent run %d: output %d (%s): %s", how, gi, i, want[i].Shape().StringWithoutLayout(), msg)
 				return
 			}
@@ -611,28 +632,28 @@ func sameBits(a, b *ir.Literal) bool {
 // compareLiteral compares output i of a case, got against want, under bound
 // b; it returns "" when they agree, or a description of the first element
 // that does not.
-func compareLiteral(got, want *ir.Literal, b bound, c *dcase, out int) string {
+func compareLiteral(got, want *ir.Literal, b bound, c *dcase, out int) (msg string, worst boundUse) {
 	t := want.Shape().Elem
 	n := want.ElementCount()
 	if got.ElementCount() != n {
-		return fmt.Sprintf("%d elements, want %d", got.ElementCount(), n)
+		return fmt.Sprintf("%d elements, want %d", got.ElementCount(), n), worst
 	}
 	if !t.IsFloatOrComplex() || b.kind == boundExact {
 		for i := range n {
 			if !sameElement(got, want, t, i) && !c.ignored(out, i, want.Shape()) {
-				return describe(got, want, t, i, "bit-exact")
+				return describe(got, want, t, i, "bit-exact"), worst
 			}
 		}
-		return ""
+		return "", worst
 	}
 	if b.kind == boundRange {
-		return c.checkRange(got)
+		return c.checkRange(got), worst
 	}
 	var mag []float64
 	if b.kind == boundAccum {
 		var err error
 		if mag, err = c.magnitudes(out); err != nil {
-			return fmt.Sprintf("cannot evaluate the magnitude bound: %v", err)
+			return fmt.Sprintf("cannot evaluate the magnitude bound: %v", err), worst
 		}
 	}
 	maxWant := 1.0
@@ -667,13 +688,13 @@ func compareLiteral(got, want *ir.Literal, b bound, c *dcase, out int) string {
 			gv, wv := g[p], w[p]
 			if math.IsNaN(gv) || math.IsNaN(wv) {
 				if math.IsNaN(gv) != math.IsNaN(wv) {
-					return describe(got, want, t, i, b.String())
+					return describe(got, want, t, i, b.String()), worst
 				}
 				continue
 			}
 			if math.IsInf(gv, 0) || math.IsInf(wv, 0) {
 				if gv != wv {
-					return describe(got, want, t, i, b.String())
+					return describe(got, want, t, i, b.String()), worst
 				}
 				continue
 			}
@@ -682,29 +703,44 @@ func compareLiteral(got, want *ir.Literal, b bound, c *dcase, out int) string {
 			}
 			d := math.Abs(gv - wv)
 			u := ulpDistance(pt, gv, wv)
-			var ok bool
+			// used is the fraction of the bound the element takes.
+			var used float64
 			switch b.kind {
 			case boundULP:
 				lim := b.n
 				if narrow {
 					lim = math.Max(lim, 1)
 				}
-				ok = u <= lim
+				used = u / lim
 			case boundAccum:
 				// A NaN among the terms makes M NaN: no bound to apply.
-				ok = math.IsNaN(mag[i]) || d <= float64(c.terms+1)*eps*mag[i] || (narrow && u <= 1)
+				if !math.IsNaN(mag[i]) {
+					used = d / (float64(c.terms+1) * eps * mag[i])
+				}
 			case boundRel:
-				ok = d <= b.n*eps*modulus || u <= b.n || (narrow && u <= 1)
+				used = math.Min(d/(b.n*eps*modulus), u/b.n)
 			case boundNorm:
-				ok = d <= b.n*float64(max(c.terms, 1))*eps*maxWant || (narrow && u <= 1)
+				used = d / (b.n * float64(max(c.terms, 1)) * eps * maxWant)
 			}
-			if !ok {
-				return describe(got, want, t, i, b.String())
+			if narrow && u <= 1 {
+				used = math.Min(used, 1)
+			}
+			if math.IsNaN(used) {
+				used = math.Inf(1)
+			}
+			worst.ulps = math.Max(worst.ulps, u)
+			worst.used = math.Max(worst.used, used)
+			if used > 1 {
+				return describe(got, want, t, i, b.String()), worst
 			}
 		}
 	}
-	return ""
+	return "", worst
 }
+
+// boundUse is how much of its bound an output took: the largest distance
+// in ULPs and the largest fraction of the bound, over its elements.
+type boundUse struct{ ulps, used float64 }
 
 // parts returns element i as float64 parts: one for a real type, two for
 // complex.
