@@ -15,21 +15,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -63,21 +63,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4ea1d400 // fsub v0.4s, v0.4s, v1.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
+	WORD $0x4ea5d421 // fsub v1.4s, v1.4s, v5.4s
+	WORD $0x4ea6d442 // fsub v2.4s, v2.4s, v6.4s
+	WORD $0x4ea7d463 // fsub v3.4s, v3.4s, v7.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4ea1d400 // fsub v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4ea1d400 // fsub v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4ea1d400 // fsub v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -111,21 +111,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x6e21dc00 // fmul v0.4s, v0.4s, v1.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x6e24dc00 // fmul v0.4s, v0.4s, v4.4s
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6e27dc63 // fmul v3.4s, v3.4s, v7.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x6e21dc00 // fmul v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x6e21dc00 // fmul v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x6e21dc00 // fmul v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -159,21 +159,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x6e21fc00 // fdiv v0.4s, v0.4s, v1.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x6e24fc00 // fdiv v0.4s, v0.4s, v4.4s
+	WORD $0x6e25fc21 // fdiv v1.4s, v1.4s, v5.4s
+	WORD $0x6e26fc42 // fdiv v2.4s, v2.4s, v6.4s
+	WORD $0x6e27fc63 // fdiv v3.4s, v3.4s, v7.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x6e21fc00 // fdiv v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x6e21fc00 // fdiv v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x6e21fc00 // fdiv v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -207,21 +207,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4e24f400 // fmax v0.4s, v0.4s, v4.4s
+	WORD $0x4e25f421 // fmax v1.4s, v1.4s, v5.4s
+	WORD $0x4e26f442 // fmax v2.4s, v2.4s, v6.4s
+	WORD $0x4e27f463 // fmax v3.4s, v3.4s, v7.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -255,21 +255,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4ea4f400 // fmin v0.4s, v0.4s, v4.4s
+	WORD $0x4ea5f421 // fmin v1.4s, v1.4s, v5.4s
+	WORD $0x4ea6f442 // fmin v2.4s, v2.4s, v6.4s
+	WORD $0x4ea7f463 // fmin v3.4s, v3.4s, v7.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -305,941 +305,869 @@ TEXT ·powF32NEON(SB), NOSPLIT, $0-72
 	VDUP R14, V29.D2
 	MOVD $0x7ff0000000000000, R14
 	VDUP R14, V28.D2
-	MOVW $0x3f800000, R14
-	VDUP R14, V27.S4
+
+main:
+	CMP $12, R0
+	BLT tail
+	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 0(R3), F3
+	FMOVQ 16(R3), F4
+	FMOVQ 32(R3), F5
+	WORD $0x4e7f1c06 // bic v6.16b, v0.16b, v31.16b
+	WORD $0x4e7f1c27 // bic v7.16b, v1.16b, v31.16b
+	WORD $0x4e7f1c48 // bic v8.16b, v2.16b, v31.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V9.S4
+	WORD $0x6ea6e529 // fcmgt v9.4s, v9.4s, v6.4s
+	MOVW $0x00800000, R14
+	VDUP R14, V10.S4
+	WORD $0x6ea7e54a // fcmgt v10.4s, v10.4s, v7.4s
+	MOVW $0x00800000, R14
+	VDUP R14, V11.S4
+	WORD $0x6ea8e56b // fcmgt v11.4s, v11.4s, v8.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e2cdccc // fmul v12.4s, v6.4s, v12.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V13.S4
+	WORD $0x6e2ddced // fmul v13.4s, v7.4s, v13.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V14.S4
+	WORD $0x6e2edd0e // fmul v14.4s, v8.4s, v14.4s
+	WORD $0x6ee91ccc // bif v12.16b, v6.16b, v9.16b
+	WORD $0x6eea1ced // bif v13.16b, v7.16b, v10.16b
+	WORD $0x6eeb1d0e // bif v14.16b, v8.16b, v11.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V15.S4
+	WORD $0x6e7e1de9 // bsl v9.16b, v15.16b, v30.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V15.S4
+	WORD $0x6e7e1dea // bsl v10.16b, v15.16b, v30.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V15.S4
+	WORD $0x6e7e1deb // bsl v11.16b, v15.16b, v30.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V15.S4
+	WORD $0x4eaf858c // add v12.4s, v12.4s, v15.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V15.S4
+	WORD $0x4eaf85ad // add v13.4s, v13.4s, v15.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V15.S4
+	WORD $0x4eaf85ce // add v14.4s, v14.4s, v15.4s
+	WORD $0x6f29058f // ushr v15.4s, v12.4s, #23
+	WORD $0x6f2905b0 // ushr v16.4s, v13.4s, #23
+	WORD $0x6f2905d1 // ushr v17.4s, v14.4s, #23
 	MOVW $0x0000007f, R14
-	VDUP R14, V26.S4
-	MOVW $0x7f800000, R14
-	VDUP R14, V25.S4
+	VDUP R14, V18.S4
+	WORD $0x6eb285ef // sub v15.4s, v15.4s, v18.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V18.S4
+	WORD $0x6eb28610 // sub v16.4s, v16.4s, v18.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V18.S4
+	WORD $0x6eb28631 // sub v17.4s, v17.4s, v18.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4e29d5ef // fadd v15.4s, v15.4s, v9.4s
+	WORD $0x4e2ad610 // fadd v16.4s, v16.4s, v10.4s
+	WORD $0x4e2bd631 // fadd v17.4s, v17.4s, v11.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V9.S4
+	WORD $0x4e291d8c // and v12.16b, v12.16b, v9.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V9.S4
+	WORD $0x4e291dad // and v13.16b, v13.16b, v9.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V9.S4
+	WORD $0x4e291dce // and v14.16b, v14.16b, v9.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea9858c // add v12.4s, v12.4s, v9.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea985ad // add v13.4s, v13.4s, v9.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea985ce // add v14.4s, v14.4s, v9.4s
+	WORD $0x0e617989 // fcvtl v9.2d, v12.2s
+	WORD $0x0e6179aa // fcvtl v10.2d, v13.2s
+	WORD $0x0e6179cb // fcvtl v11.2d, v14.2s
+	WORD $0x0e6179f2 // fcvtl v18.2d, v15.2s
+	WORD $0x0e617a13 // fcvtl v19.2d, v16.2s
+	WORD $0x0e617a34 // fcvtl v20.2d, v17.2s
+	WORD $0x4efdd529 // fsub v9.2d, v9.2d, v29.2d
+	WORD $0x4efdd54a // fsub v10.2d, v10.2d, v29.2d
+	WORD $0x4efdd56b // fsub v11.2d, v11.2d, v29.2d
 	MOVD $0x4000000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x4e76d556 // fadd v22.2d, v10.2d, v22.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x4e77d577 // fadd v23.2d, v11.2d, v23.2d
+	WORD $0x6e75fd29 // fdiv v9.2d, v9.2d, v21.2d
+	WORD $0x6e76fd4a // fdiv v10.2d, v10.2d, v22.2d
+	WORD $0x6e77fd6b // fdiv v11.2d, v11.2d, v23.2d
+	WORD $0x6e69dd35 // fmul v21.2d, v9.2d, v9.2d
+	WORD $0x6e6add56 // fmul v22.2d, v10.2d, v10.2d
+	WORD $0x6e6bdd77 // fmul v23.2d, v11.2d, v11.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
 	VDUP R14, V24.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf19 // fmla v25.2d, v24.2d, v21.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf1a // fmla v26.2d, v24.2d, v22.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V27.D2
+	WORD $0x4e77cf1b // fmla v27.2d, v24.2d, v23.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V24.D2
+	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V26.D2
+	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cf1b // fmla v27.2d, v24.2d, v21.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V24.D2
+	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V25.D2
+	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf1b // fmla v27.2d, v24.2d, v22.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e77cf38 // fmla v24.2d, v25.2d, v23.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V27.D2
+	WORD $0x4e77cf1b // fmla v27.2d, v24.2d, v23.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V24.D2
+	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V26.D2
+	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cf1b // fmla v27.2d, v24.2d, v21.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V24.D2
+	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V25.D2
+	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V21.D2
+	WORD $0x4e76cf15 // fmla v21.2d, v24.2d, v22.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V22.D2
+	WORD $0x4e77cf36 // fmla v22.2d, v25.2d, v23.2d
+	WORD $0x4e7acd32 // fmla v18.2d, v9.2d, v26.2d
+	WORD $0x4e75cd53 // fmla v19.2d, v10.2d, v21.2d
+	WORD $0x4e76cd74 // fmla v20.2d, v11.2d, v22.2d
+	WORD $0x0e6178c9 // fcvtl v9.2d, v6.2s
+	WORD $0x0e6178ea // fcvtl v10.2d, v7.2s
+	WORD $0x0e61790b // fcvtl v11.2d, v8.2s
+	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
+	WORD $0x4e75e529 // fcmeq v9.2d, v9.2d, v21.2d
+	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
+	WORD $0x4e75e54a // fcmeq v10.2d, v10.2d, v21.2d
+	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
+	WORD $0x4e75e56b // fcmeq v11.2d, v11.2d, v21.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x6e721ea9 // bsl v9.16b, v21.16b, v18.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x6e731e4a // bsl v10.16b, v18.16b, v19.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x6e741e4b // bsl v11.16b, v18.16b, v20.16b
+	WORD $0x0e6178d2 // fcvtl v18.2d, v6.2s
+	WORD $0x0e6178f3 // fcvtl v19.2d, v7.2s
+	WORD $0x0e617914 // fcvtl v20.2d, v8.2s
+	WORD $0x4e7ce652 // fcmeq v18.2d, v18.2d, v28.2d
+	WORD $0x4e7ce673 // fcmeq v19.2d, v19.2d, v28.2d
+	WORD $0x4e7ce694 // fcmeq v20.2d, v20.2d, v28.2d
+	WORD $0x6e691f92 // bsl v18.16b, v28.16b, v9.16b
+	WORD $0x6e6a1f93 // bsl v19.16b, v28.16b, v10.16b
+	WORD $0x6e6b1f94 // bsl v20.16b, v28.16b, v11.16b
+	WORD $0x0e617869 // fcvtl v9.2d, v3.2s
+	WORD $0x0e61788a // fcvtl v10.2d, v4.2s
+	WORD $0x0e6178ab // fcvtl v11.2d, v5.2s
+	WORD $0x6e72dd29 // fmul v9.2d, v9.2d, v18.2d
+	WORD $0x6e73dd4a // fmul v10.2d, v10.2d, v19.2d
+	WORD $0x6e74dd6b // fmul v11.2d, v11.2d, v20.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e72f529 // fmax v9.2d, v9.2d, v18.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e72f54a // fmax v10.2d, v10.2d, v18.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e72f56b // fmax v11.2d, v11.2d, v18.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4ef2f529 // fmin v9.2d, v9.2d, v18.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4ef2f54a // fmin v10.2d, v10.2d, v18.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4ef2f56b // fmin v11.2d, v11.2d, v18.2d
+	WORD $0x4e618932 // frintn v18.2d, v9.2d
+	WORD $0x4e618953 // frintn v19.2d, v10.2d
+	WORD $0x4e618974 // frintn v20.2d, v11.2d
+	WORD $0x4ef2d529 // fsub v9.2d, v9.2d, v18.2d
+	WORD $0x4ef3d54a // fsub v10.2d, v10.2d, v19.2d
+	WORD $0x4ef4d56b // fsub v11.2d, v11.2d, v20.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V21.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V22.D2
+	WORD $0x4e69ceb6 // fmla v22.2d, v21.2d, v9.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V21.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6aceb7 // fmla v23.2d, v21.2d, v10.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V21.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V24.D2
+	WORD $0x4e6bceb8 // fmla v24.2d, v21.2d, v11.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V21.D2
+	WORD $0x4e69ced5 // fmla v21.2d, v22.2d, v9.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6acef6 // fmla v22.2d, v23.2d, v10.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6bcf17 // fmla v23.2d, v24.2d, v11.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V24.D2
+	WORD $0x4e69ceb8 // fmla v24.2d, v21.2d, v9.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6aced5 // fmla v21.2d, v22.2d, v10.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6bcef6 // fmla v22.2d, v23.2d, v11.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V23.D2
+	WORD $0x4e69cf17 // fmla v23.2d, v24.2d, v9.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V24.D2
+	WORD $0x4e6aceb8 // fmla v24.2d, v21.2d, v10.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6bced5 // fmla v21.2d, v22.2d, v11.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V22.D2
+	WORD $0x4e69cef6 // fmla v22.2d, v23.2d, v9.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6acf17 // fmla v23.2d, v24.2d, v10.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V24.D2
+	WORD $0x4e6bceb8 // fmla v24.2d, v21.2d, v11.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V21.D2
+	WORD $0x4e69ced5 // fmla v21.2d, v22.2d, v9.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6acef6 // fmla v22.2d, v23.2d, v10.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6bcf17 // fmla v23.2d, v24.2d, v11.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V24.D2
+	WORD $0x4e69ceb8 // fmla v24.2d, v21.2d, v9.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6aced5 // fmla v21.2d, v22.2d, v10.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6bcef6 // fmla v22.2d, v23.2d, v11.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V23.D2
+	WORD $0x4e69cf17 // fmla v23.2d, v24.2d, v9.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V24.D2
+	WORD $0x4e6aceb8 // fmla v24.2d, v21.2d, v10.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6bced5 // fmla v21.2d, v22.2d, v11.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V22.D2
+	WORD $0x4e69cef6 // fmla v22.2d, v23.2d, v9.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6acf17 // fmla v23.2d, v24.2d, v10.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V24.D2
+	WORD $0x4e6bceb8 // fmla v24.2d, v21.2d, v11.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V21.D2
+	WORD $0x4e69ced5 // fmla v21.2d, v22.2d, v9.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6acef6 // fmla v22.2d, v23.2d, v10.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6bcf17 // fmla v23.2d, v24.2d, v11.2d
+	WORD $0x4ebd1fb8 // mov v24.16b, v29.16b
+	WORD $0x4e69ceb8 // fmla v24.2d, v21.2d, v9.2d
+	WORD $0x4ebd1fa9 // mov v9.16b, v29.16b
+	WORD $0x4e6acec9 // fmla v9.2d, v22.2d, v10.2d
+	WORD $0x4ebd1faa // mov v10.16b, v29.16b
+	WORD $0x4e6bceea // fmla v10.2d, v23.2d, v11.2d
+	WORD $0x4e61798c // fcvtl2 v12.2d, v12.4s
+	WORD $0x4e6179ad // fcvtl2 v13.2d, v13.4s
+	WORD $0x4e6179ce // fcvtl2 v14.2d, v14.4s
+	WORD $0x4e6179ef // fcvtl2 v15.2d, v15.4s
+	WORD $0x4e617a10 // fcvtl2 v16.2d, v16.4s
+	WORD $0x4e617a31 // fcvtl2 v17.2d, v17.4s
+	WORD $0x4efdd58c // fsub v12.2d, v12.2d, v29.2d
+	WORD $0x4efdd5ad // fsub v13.2d, v13.2d, v29.2d
+	WORD $0x4efdd5ce // fsub v14.2d, v14.2d, v29.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4e6bd58b // fadd v11.2d, v12.2d, v11.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x4e75d5b5 // fadd v21.2d, v13.2d, v21.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x4e76d5d6 // fadd v22.2d, v14.2d, v22.2d
+	WORD $0x6e6bfd8c // fdiv v12.2d, v12.2d, v11.2d
+	WORD $0x6e75fdad // fdiv v13.2d, v13.2d, v21.2d
+	WORD $0x6e76fdce // fdiv v14.2d, v14.2d, v22.2d
+	WORD $0x6e6cdd8b // fmul v11.2d, v12.2d, v12.2d
+	WORD $0x6e6dddb5 // fmul v21.2d, v13.2d, v13.2d
+	WORD $0x6e6eddd6 // fmul v22.2d, v14.2d, v14.2d
 	MOVD $0x3fc5b9ac9b743f0d, R14
 	VDUP R14, V23.D2
 	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V22.D2
+	VDUP R14, V25.D2
+	WORD $0x4e6bcef9 // fmla v25.2d, v23.2d, v11.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V23.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cefa // fmla v26.2d, v23.2d, v21.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V23.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cefb // fmla v27.2d, v23.2d, v22.2d
 	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V21.D2
+	VDUP R14, V23.D2
+	WORD $0x4e6bcf37 // fmla v23.2d, v25.2d, v11.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
 	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V20.D2
+	VDUP R14, V27.D2
+	WORD $0x4e6bcefb // fmla v27.2d, v23.2d, v11.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V23.D2
+	WORD $0x4e75cf37 // fmla v23.2d, v25.2d, v21.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
 	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V19.D2
+	VDUP R14, V26.D2
+	WORD $0x4e6bcf7a // fmla v26.2d, v27.2d, v11.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cefb // fmla v27.2d, v23.2d, v21.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e76cf37 // fmla v23.2d, v25.2d, v22.2d
 	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V18.D2
+	VDUP R14, V25.D2
+	WORD $0x4e6bcf59 // fmla v25.2d, v26.2d, v11.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cefb // fmla v27.2d, v23.2d, v22.2d
 	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V17.D2
+	VDUP R14, V23.D2
+	WORD $0x4e6bcf37 // fmla v23.2d, v25.2d, v11.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
 	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V16.D2
+	VDUP R14, V27.D2
+	WORD $0x4e6bcefb // fmla v27.2d, v23.2d, v11.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V23.D2
+	WORD $0x4e75cf37 // fmla v23.2d, v25.2d, v21.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
 	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V15.D2
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V13.D2
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V12.D2
-	MOVD $0x4060400000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e6bcf7a // fmla v26.2d, v27.2d, v11.2d
+	MOVD $0x40071547652b82fe, R14
 	VDUP R14, V11.D2
+	WORD $0x4e75ceeb // fmla v11.2d, v23.2d, v21.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V21.D2
+	WORD $0x4e76cf35 // fmla v21.2d, v25.2d, v22.2d
+	WORD $0x4e7acd8f // fmla v15.2d, v12.2d, v26.2d
+	WORD $0x4e6bcdb0 // fmla v16.2d, v13.2d, v11.2d
+	WORD $0x4e75cdd1 // fmla v17.2d, v14.2d, v21.2d
+	WORD $0x4e6178cb // fcvtl2 v11.2d, v6.4s
+	WORD $0x4e6178ec // fcvtl2 v12.2d, v7.4s
+	WORD $0x4e61790d // fcvtl2 v13.2d, v8.4s
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x4e6ee56b // fcmeq v11.2d, v11.2d, v14.2d
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x4e6ee58c // fcmeq v12.2d, v12.2d, v14.2d
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x4e6ee5ad // fcmeq v13.2d, v13.2d, v14.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x6e6f1dcb // bsl v11.16b, v14.16b, v15.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x6e701dcc // bsl v12.16b, v14.16b, v16.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x6e711dcd // bsl v13.16b, v14.16b, v17.16b
+	WORD $0x4e6178ce // fcvtl2 v14.2d, v6.4s
+	WORD $0x4e6178ef // fcvtl2 v15.2d, v7.4s
+	WORD $0x4e617910 // fcvtl2 v16.2d, v8.4s
+	WORD $0x4e7ce5ce // fcmeq v14.2d, v14.2d, v28.2d
+	WORD $0x4e7ce5ef // fcmeq v15.2d, v15.2d, v28.2d
+	WORD $0x4e7ce610 // fcmeq v16.2d, v16.2d, v28.2d
+	WORD $0x6e6b1f8e // bsl v14.16b, v28.16b, v11.16b
+	WORD $0x6e6c1f8f // bsl v15.16b, v28.16b, v12.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4e61786b // fcvtl2 v11.2d, v3.4s
+	WORD $0x4e61788c // fcvtl2 v12.2d, v4.4s
+	WORD $0x4e6178ad // fcvtl2 v13.2d, v5.4s
+	WORD $0x6e6edd6b // fmul v11.2d, v11.2d, v14.2d
+	WORD $0x6e6fdd8c // fmul v12.2d, v12.2d, v15.2d
+	WORD $0x6e70ddad // fmul v13.2d, v13.2d, v16.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x4e6ef56b // fmax v11.2d, v11.2d, v14.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x4e6ef58c // fmax v12.2d, v12.2d, v14.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x4e6ef5ad // fmax v13.2d, v13.2d, v14.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x4eeef56b // fmin v11.2d, v11.2d, v14.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x4eeef58c // fmin v12.2d, v12.2d, v14.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x4eeef5ad // fmin v13.2d, v13.2d, v14.2d
+	WORD $0x4e61896e // frintn v14.2d, v11.2d
+	WORD $0x4e61898f // frintn v15.2d, v12.2d
+	WORD $0x4e6189b0 // frintn v16.2d, v13.2d
+	WORD $0x4eeed56b // fsub v11.2d, v11.2d, v14.2d
+	WORD $0x4eefd58c // fsub v12.2d, v12.2d, v15.2d
+	WORD $0x4ef0d5ad // fsub v13.2d, v13.2d, v16.2d
 	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V10.D2
-
-main:
-	CMP $16, R0
-	BLT tail
-	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4e7f1c02 // bic v2.16b, v0.16b, v31.16b
-	MOVW $0x00800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e463 // fcmgt v3.4s, v3.4s, v2.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
-	WORD $0x6ee31c44 // bif v4.16b, v2.16b, v3.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V5.S4
-	WORD $0x6e7e1ca3 // bsl v3.16b, v5.16b, v30.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
-	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
-	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
-	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
-	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V3.S4
-	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V3.S4
-	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
-	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
-	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
-	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
-	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
-	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
-	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
-	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
-	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
-	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
-	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
-	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
-	WORD $0x4e618866 // frintn v6.2d, v3.2d
-	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
+	VDUP R14, V17.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
-	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
-	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
-	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
-	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
-	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
-	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
-	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
-	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
-	WORD $0x4e618864 // frintn v4.2d, v3.2d
-	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
+	VDUP R14, V21.D2
+	WORD $0x4e6bce35 // fmla v21.2d, v17.2d, v11.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V17.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
+	VDUP R14, V22.D2
+	WORD $0x4e6cce36 // fmla v22.2d, v17.2d, v12.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V17.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6dce37 // fmla v23.2d, v17.2d, v13.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	VDUP R14, V17.D2
+	WORD $0x4e6bceb1 // fmla v17.2d, v21.2d, v11.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6cced5 // fmla v21.2d, v22.2d, v12.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6dcef6 // fmla v22.2d, v23.2d, v13.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	VDUP R14, V23.D2
+	WORD $0x4e6bce37 // fmla v23.2d, v17.2d, v11.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V17.D2
+	WORD $0x4e6cceb1 // fmla v17.2d, v21.2d, v12.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6dced5 // fmla v21.2d, v22.2d, v13.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	VDUP R14, V22.D2
+	WORD $0x4e6bcef6 // fmla v22.2d, v23.2d, v11.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6cce37 // fmla v23.2d, v17.2d, v12.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V17.D2
+	WORD $0x4e6dceb1 // fmla v17.2d, v21.2d, v13.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	VDUP R14, V21.D2
+	WORD $0x4e6bced5 // fmla v21.2d, v22.2d, v11.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6ccef6 // fmla v22.2d, v23.2d, v12.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6dce37 // fmla v23.2d, v17.2d, v13.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	VDUP R14, V17.D2
+	WORD $0x4e6bceb1 // fmla v17.2d, v21.2d, v11.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6cced5 // fmla v21.2d, v22.2d, v12.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6dcef6 // fmla v22.2d, v23.2d, v13.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	VDUP R14, V23.D2
+	WORD $0x4e6bce37 // fmla v23.2d, v17.2d, v11.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V17.D2
+	WORD $0x4e6cceb1 // fmla v17.2d, v21.2d, v12.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6dced5 // fmla v21.2d, v22.2d, v13.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	VDUP R14, V22.D2
+	WORD $0x4e6bcef6 // fmla v22.2d, v23.2d, v11.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6cce37 // fmla v23.2d, v17.2d, v12.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V17.D2
+	WORD $0x4e6dceb1 // fmla v17.2d, v21.2d, v13.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	VDUP R14, V21.D2
+	WORD $0x4e6bced5 // fmla v21.2d, v22.2d, v11.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6ccef6 // fmla v22.2d, v23.2d, v12.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V23.D2
+	WORD $0x4e6dce37 // fmla v23.2d, v17.2d, v13.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
-	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
-	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
-	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
-	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
-	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	VDUP R14, V17.D2
+	WORD $0x4e6bceb1 // fmla v17.2d, v21.2d, v11.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6cced5 // fmla v21.2d, v22.2d, v12.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V22.D2
+	WORD $0x4e6dcef6 // fmla v22.2d, v23.2d, v13.2d
+	WORD $0x4ebd1fb7 // mov v23.16b, v29.16b
+	WORD $0x4e6bce37 // fmla v23.2d, v17.2d, v11.2d
+	WORD $0x4ebd1fab // mov v11.16b, v29.16b
+	WORD $0x4e6cceab // fmla v11.2d, v21.2d, v12.2d
+	WORD $0x4ebd1fac // mov v12.16b, v29.16b
+	WORD $0x4e6dcecc // fmla v12.2d, v22.2d, v13.2d
+	WORD $0x0e616a52 // fcvtn v18.2s, v18.2d
+	WORD $0x4e6169d2 // fcvtn2 v18.4s, v14.2d
+	WORD $0x0e616a73 // fcvtn v19.2s, v19.2d
+	WORD $0x4e6169f3 // fcvtn2 v19.4s, v15.2d
+	WORD $0x0e616a94 // fcvtn v20.2s, v20.2d
+	WORD $0x4e616a14 // fcvtn2 v20.4s, v16.2d
+	WORD $0x0e616b18 // fcvtn v24.2s, v24.2d
+	WORD $0x4e616af8 // fcvtn2 v24.4s, v23.2d
+	WORD $0x0e616929 // fcvtn v9.2s, v9.2d
+	WORD $0x4e616969 // fcvtn2 v9.4s, v11.2d
+	WORD $0x0e61694a // fcvtn v10.2s, v10.2d
+	WORD $0x4e61698a // fcvtn2 v10.4s, v12.2d
+	WORD $0x4e32e64b // fcmeq v11.4s, v18.4s, v18.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4e33e66c // fcmeq v12.4s, v19.4s, v19.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x4e34e68d // fcmeq v13.4s, v20.4s, v20.4s
+	WORD $0x6e2059ad // mvn v13.16b, v13.16b
+	WORD $0x6eab1fd2 // bit v18.16b, v30.16b, v11.16b
+	WORD $0x6eac1fd3 // bit v19.16b, v30.16b, v12.16b
+	WORD $0x6ead1fd4 // bit v20.16b, v30.16b, v13.16b
+	WORD $0x4ea1ba52 // fcvtzs v18.4s, v18.4s
+	WORD $0x4ea1ba73 // fcvtzs v19.4s, v19.4s
+	WORD $0x4ea1ba94 // fcvtzs v20.4s, v20.4s
+	WORD $0x4f3f064e // sshr v14.4s, v18.4s, #1
+	WORD $0x4f3f066f // sshr v15.4s, v19.4s, #1
+	WORD $0x4f3f0690 // sshr v16.4s, v20.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb185d1 // add v17.4s, v14.4s, v17.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V21.S4
+	WORD $0x4eb585f5 // add v21.4s, v15.4s, v21.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V22.S4
+	WORD $0x4eb68616 // add v22.4s, v16.4s, v22.4s
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f3756b5 // shl v21.4s, v21.4s, #23
+	WORD $0x4f3756d6 // shl v22.4s, v22.4s, #23
+	WORD $0x6e31df18 // fmul v24.4s, v24.4s, v17.4s
+	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
+	WORD $0x6e36dd4a // fmul v10.4s, v10.4s, v22.4s
+	WORD $0x6eae8652 // sub v18.4s, v18.4s, v14.4s
+	WORD $0x6eaf8673 // sub v19.4s, v19.4s, v15.4s
+	WORD $0x6eb08694 // sub v20.4s, v20.4s, v16.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V14.S4
+	WORD $0x4eae8652 // add v18.4s, v18.4s, v14.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V14.S4
+	WORD $0x4eae8673 // add v19.4s, v19.4s, v14.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V14.S4
+	WORD $0x4eae8694 // add v20.4s, v20.4s, v14.4s
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
+	WORD $0x6e32df18 // fmul v24.4s, v24.4s, v18.4s
+	WORD $0x6e33dd29 // fmul v9.4s, v9.4s, v19.4s
+	WORD $0x6e34dd4a // fmul v10.4s, v10.4s, v20.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4ea19824 // frintz v4.4s, v1.4s
-	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
-	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
-	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	VDUP R14, V14.S4
+	WORD $0x6e781dcb // bsl v11.16b, v14.16b, v24.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V14.S4
+	WORD $0x6e691dcc // bsl v12.16b, v14.16b, v9.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V9.S4
+	WORD $0x6e6a1d2d // bsl v13.16b, v9.16b, v10.16b
+	WORD $0x4ea19869 // frintz v9.4s, v3.4s
+	WORD $0x4ea1988a // frintz v10.4s, v4.4s
+	WORD $0x4ea198ae // frintz v14.4s, v5.4s
+	WORD $0x4e23e529 // fcmeq v9.4s, v9.4s, v3.4s
+	WORD $0x4e24e54a // fcmeq v10.4s, v10.4s, v4.4s
+	WORD $0x4e25e5ce // fcmeq v14.4s, v14.4s, v5.4s
+	WORD $0x4e7f1c6f // bic v15.16b, v3.16b, v31.16b
+	WORD $0x4e7f1c90 // bic v16.16b, v4.16b, v31.16b
+	WORD $0x4e7f1cb1 // bic v17.16b, v5.16b, v31.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x6eafe64f // fcmgt v15.4s, v18.4s, v15.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x6eb0e650 // fcmgt v16.4s, v18.4s, v16.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x6eb1e651 // fcmgt v17.4s, v18.4s, v17.4s
+	WORD $0x4e2f1d29 // and v9.16b, v9.16b, v15.16b
+	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
+	WORD $0x4e311dce // and v14.16b, v14.16b, v17.16b
 	MOVW $0x3f000000, R14
-	VDUP R14, V5.S4
-	WORD $0x6e25dc25 // fmul v5.4s, v1.4s, v5.4s
-	WORD $0x4ea198a6 // frintz v6.4s, v5.4s
-	WORD $0x4e25e4c6 // fcmeq v6.4s, v6.4s, v5.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
-	WORD $0x4ea534e7 // cmgt v7.4s, v7.4s, v5.4s
-	WORD $0x4e261ce7 // and v7.16b, v7.16b, v6.16b
-	WORD $0x6e3f1c65 // eor v5.16b, v3.16b, v31.16b
-	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
-	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
-	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
-	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
+	VDUP R14, V15.S4
+	WORD $0x6e2fdc6f // fmul v15.4s, v3.4s, v15.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V16.S4
+	WORD $0x6e30dc90 // fmul v16.4s, v4.4s, v16.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V17.S4
+	WORD $0x6e31dcb1 // fmul v17.4s, v5.4s, v17.4s
+	WORD $0x4ea199f2 // frintz v18.4s, v15.4s
+	WORD $0x4ea19a13 // frintz v19.4s, v16.4s
+	WORD $0x4ea19a34 // frintz v20.4s, v17.4s
+	WORD $0x4e2fe652 // fcmeq v18.4s, v18.4s, v15.4s
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x4e30e673 // fcmeq v19.4s, v19.4s, v16.4s
+	WORD $0x6e205a73 // mvn v19.16b, v19.16b
+	WORD $0x4e31e694 // fcmeq v20.4s, v20.4s, v17.4s
+	WORD $0x6e205a94 // mvn v20.16b, v20.16b
+	WORD $0x4e321d32 // and v18.16b, v9.16b, v18.16b
+	WORD $0x4e331d53 // and v19.16b, v10.16b, v19.16b
+	WORD $0x4e341dd4 // and v20.16b, v14.16b, v20.16b
+	WORD $0x4ea01c0f // mov v15.16b, v0.16b
+	WORD $0x4ea11c30 // mov v16.16b, v1.16b
+	WORD $0x4ea21c51 // mov v17.16b, v2.16b
+	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
+	WORD $0x4eaf36b5 // cmgt v21.4s, v21.4s, v15.4s
+	WORD $0x6e2f1def // eor v15.16b, v15.16b, v15.16b
+	WORD $0x4eb035ef // cmgt v15.4s, v15.4s, v16.4s
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x4eb13610 // cmgt v16.4s, v16.4s, v17.4s
+	WORD $0x4e321eb5 // and v21.16b, v21.16b, v18.16b
+	WORD $0x4e331def // and v15.16b, v15.16b, v19.16b
+	WORD $0x4e341e10 // and v16.16b, v16.16b, v20.16b
+	WORD $0x6e3f1d71 // eor v17.16b, v11.16b, v31.16b
+	WORD $0x6e3f1d92 // eor v18.16b, v12.16b, v31.16b
+	WORD $0x6e3f1db3 // eor v19.16b, v13.16b, v31.16b
+	WORD $0x6e6b1e35 // bsl v21.16b, v17.16b, v11.16b
+	WORD $0x6e6c1e4f // bsl v15.16b, v18.16b, v12.16b
+	WORD $0x6e6d1e70 // bsl v16.16b, v19.16b, v13.16b
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e2059ce // mvn v14.16b, v14.16b
+	WORD $0x4e7f1c6b // bic v11.16b, v3.16b, v31.16b
+	WORD $0x4e7f1c8c // bic v12.16b, v4.16b, v31.16b
+	WORD $0x4e7f1cad // bic v13.16b, v5.16b, v31.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x6eabe62b // fcmgt v11.4s, v17.4s, v11.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x6eace62c // fcmgt v12.4s, v17.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x6eade62d // fcmgt v13.4s, v17.4s, v13.4s
+	WORD $0x4e2b1d29 // and v9.16b, v9.16b, v11.16b
+	WORD $0x4e2c1d4a // and v10.16b, v10.16b, v12.16b
+	WORD $0x4e2d1dce // and v14.16b, v14.16b, v13.16b
+	WORD $0x6ea0e7cb // fcmgt v11.4s, v30.4s, v0.4s
+	WORD $0x6ea1e7cc // fcmgt v12.4s, v30.4s, v1.4s
+	WORD $0x6ea2e7cd // fcmgt v13.4s, v30.4s, v2.4s
 	MOVW $0xff800000, R14
-	VDUP R14, V5.S4
-	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
-	WORD $0x4e251c63 // and v3.16b, v3.16b, v5.16b
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	VDUP R14, V17.S4
+	WORD $0x6eb1e411 // fcmgt v17.4s, v0.4s, v17.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V18.S4
+	WORD $0x6eb2e432 // fcmgt v18.4s, v1.4s, v18.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V19.S4
+	WORD $0x6eb3e453 // fcmgt v19.4s, v2.4s, v19.4s
+	WORD $0x4e311d6b // and v11.16b, v11.16b, v17.16b
+	WORD $0x4e321d8c // and v12.16b, v12.16b, v18.16b
+	WORD $0x4e331dad // and v13.16b, v13.16b, v19.16b
+	WORD $0x4e291d6b // and v11.16b, v11.16b, v9.16b
+	WORD $0x4e2a1d8c // and v12.16b, v12.16b, v10.16b
+	WORD $0x4e2e1dad // and v13.16b, v13.16b, v14.16b
 	MOVW $0x7fc00000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
-	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
-	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
-	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
-	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
-	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
+	VDUP R14, V9.S4
+	WORD $0x6e751d2b // bsl v11.16b, v9.16b, v21.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V9.S4
+	WORD $0x6e6f1d2c // bsl v12.16b, v9.16b, v15.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V9.S4
+	WORD $0x6e701d2d // bsl v13.16b, v9.16b, v16.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29e4c6 // fcmeq v6.4s, v6.4s, v9.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29e4e7 // fcmeq v7.4s, v7.4s, v9.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29e508 // fcmeq v8.4s, v8.4s, v9.4s
+	WORD $0x4e7f1c69 // bic v9.16b, v3.16b, v31.16b
+	WORD $0x4e7f1c8a // bic v10.16b, v4.16b, v31.16b
+	WORD $0x4e7f1cae // bic v14.16b, v5.16b, v31.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2fe529 // fcmeq v9.4s, v9.4s, v15.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2fe54a // fcmeq v10.4s, v10.4s, v15.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2fe5ce // fcmeq v14.4s, v14.4s, v15.4s
+	WORD $0x4e291cc6 // and v6.16b, v6.16b, v9.16b
+	WORD $0x4e2a1ce7 // and v7.16b, v7.16b, v10.16b
+	WORD $0x4e2e1d08 // and v8.16b, v8.16b, v14.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V9.S4
+	WORD $0x6e6b1d26 // bsl v6.16b, v9.16b, v11.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V9.S4
+	WORD $0x6e6c1d27 // bsl v7.16b, v9.16b, v12.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V9.S4
+	WORD $0x6e6d1d28 // bsl v8.16b, v9.16b, v13.16b
+	WORD $0x4e20e409 // fcmeq v9.4s, v0.4s, v0.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e21e42a // fcmeq v10.4s, v1.4s, v1.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x4e22e44b // fcmeq v11.4s, v2.4s, v2.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x6e661c09 // bsl v9.16b, v0.16b, v6.16b
+	WORD $0x6e671c2a // bsl v10.16b, v1.16b, v7.16b
+	WORD $0x6e681c4b // bsl v11.16b, v2.16b, v8.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26e400 // fcmeq v0.4s, v0.4s, v6.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26e421 // fcmeq v1.4s, v1.4s, v6.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26e442 // fcmeq v2.4s, v2.4s, v6.4s
+	WORD $0x4e3ee463 // fcmeq v3.4s, v3.4s, v30.4s
+	WORD $0x4e3ee484 // fcmeq v4.4s, v4.4s, v30.4s
+	WORD $0x4e3ee4a5 // fcmeq v5.4s, v5.4s, v30.4s
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
+	WORD $0x4ea41c21 // orr v1.16b, v1.16b, v4.16b
+	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e691c60 // bsl v0.16b, v3.16b, v9.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e6a1c61 // bsl v1.16b, v3.16b, v10.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e6b1c62 // bsl v2.16b, v3.16b, v11.16b
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4e7f1c02 // bic v2.16b, v0.16b, v31.16b
-	MOVW $0x00800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e463 // fcmgt v3.4s, v3.4s, v2.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
-	WORD $0x6ee31c44 // bif v4.16b, v2.16b, v3.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V5.S4
-	WORD $0x6e7e1ca3 // bsl v3.16b, v5.16b, v30.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
-	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
-	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
-	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
-	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V3.S4
-	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V3.S4
-	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
-	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
-	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
-	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
-	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
-	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
-	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
-	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
-	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
-	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
-	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
-	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
-	WORD $0x4e618866 // frintn v6.2d, v3.2d
-	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
-	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
-	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
-	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
-	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
-	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
-	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
-	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
-	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
-	WORD $0x4e618864 // frintn v4.2d, v3.2d
-	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
-	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
-	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
-	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
-	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
-	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4ea19824 // frintz v4.4s, v1.4s
-	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
-	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
-	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V5.S4
-	WORD $0x6e25dc25 // fmul v5.4s, v1.4s, v5.4s
-	WORD $0x4ea198a6 // frintz v6.4s, v5.4s
-	WORD $0x4e25e4c6 // fcmeq v6.4s, v6.4s, v5.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
-	WORD $0x4ea534e7 // cmgt v7.4s, v7.4s, v5.4s
-	WORD $0x4e261ce7 // and v7.16b, v7.16b, v6.16b
-	WORD $0x6e3f1c65 // eor v5.16b, v3.16b, v31.16b
-	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
-	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
-	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
-	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V5.S4
-	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
-	WORD $0x4e251c63 // and v3.16b, v3.16b, v5.16b
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
-	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
-	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
-	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
-	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
-	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4e7f1c02 // bic v2.16b, v0.16b, v31.16b
-	MOVW $0x00800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e463 // fcmgt v3.4s, v3.4s, v2.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
-	WORD $0x6ee31c44 // bif v4.16b, v2.16b, v3.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V5.S4
-	WORD $0x6e7e1ca3 // bsl v3.16b, v5.16b, v30.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
-	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
-	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
-	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
-	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V3.S4
-	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V3.S4
-	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
-	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
-	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
-	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
-	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
-	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
-	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
-	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
-	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
-	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
-	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
-	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
-	WORD $0x4e618866 // frintn v6.2d, v3.2d
-	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
-	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
-	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
-	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
-	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
-	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
-	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
-	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
-	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
-	WORD $0x4e618864 // frintn v4.2d, v3.2d
-	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
-	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
-	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
-	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
-	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
-	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4ea19824 // frintz v4.4s, v1.4s
-	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
-	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
-	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V5.S4
-	WORD $0x6e25dc25 // fmul v5.4s, v1.4s, v5.4s
-	WORD $0x4ea198a6 // frintz v6.4s, v5.4s
-	WORD $0x4e25e4c6 // fcmeq v6.4s, v6.4s, v5.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
-	WORD $0x4ea534e7 // cmgt v7.4s, v7.4s, v5.4s
-	WORD $0x4e261ce7 // and v7.16b, v7.16b, v6.16b
-	WORD $0x6e3f1c65 // eor v5.16b, v3.16b, v31.16b
-	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
-	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
-	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
-	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V5.S4
-	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
-	WORD $0x4e251c63 // and v3.16b, v3.16b, v5.16b
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
-	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
-	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
-	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
-	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
-	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4e7f1c02 // bic v2.16b, v0.16b, v31.16b
-	MOVW $0x00800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e463 // fcmgt v3.4s, v3.4s, v2.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
-	WORD $0x6ee31c44 // bif v4.16b, v2.16b, v3.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V5.S4
-	WORD $0x6e7e1ca3 // bsl v3.16b, v5.16b, v30.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
-	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
-	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
-	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
-	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V3.S4
-	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V3.S4
-	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
-	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
-	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
-	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
-	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
-	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
-	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
-	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
-	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
-	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
-	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
-	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
-	WORD $0x4e618866 // frintn v6.2d, v3.2d
-	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
-	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
-	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
-	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
-	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
-	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
-	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
-	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
-	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
-	WORD $0x4e618864 // frintn v4.2d, v3.2d
-	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
-	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
-	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
-	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
-	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
-	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4ea19824 // frintz v4.4s, v1.4s
-	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
-	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
-	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V5.S4
-	WORD $0x6e25dc25 // fmul v5.4s, v1.4s, v5.4s
-	WORD $0x4ea198a6 // frintz v6.4s, v5.4s
-	WORD $0x4e25e4c6 // fcmeq v6.4s, v6.4s, v5.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
-	WORD $0x4ea534e7 // cmgt v7.4s, v7.4s, v5.4s
-	WORD $0x4e261ce7 // and v7.16b, v7.16b, v6.16b
-	WORD $0x6e3f1c65 // eor v5.16b, v3.16b, v31.16b
-	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
-	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
-	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
-	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V5.S4
-	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
-	WORD $0x4e251c63 // and v3.16b, v3.16b, v5.16b
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
-	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
-	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
-	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
-	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
-	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
-	FMOVQ F0, 48(R1)
-	ADD $64, R1, R1
-	ADD $64, R2, R2
-	ADD $64, R3, R3
-	SUB $16, R0, R0
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	ADD $48, R1, R1
+	ADD $48, R2, R2
+	ADD $48, R3, R3
+	SUB $12, R0, R0
 	B main
 
 tail:
@@ -1262,7 +1190,9 @@ tail:
 	VDUP R14, V5.S4
 	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
 	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
-	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V6.S4
+	WORD $0x6ea684a5 // sub v5.4s, v5.4s, v6.4s
 	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
 	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
 	MOVW $0x007fffff, R14
@@ -1274,160 +1204,208 @@ tail:
 	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
 	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
 	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
-	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V7.D2
+	WORD $0x4e67d467 // fadd v7.2d, v3.2d, v7.2d
 	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
 	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V8.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V9.D2
 	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V8.D2
 	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V9.D2
 	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V8.D2
 	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V9.D2
 	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V8.D2
 	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V9.D2
 	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V8.D2
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4e68cc66 // fmla v6.2d, v3.2d, v8.2d
 	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
+	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
+	WORD $0x4e67e463 // fcmeq v3.2d, v3.2d, v7.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V7.D2
+	WORD $0x6e661ce3 // bsl v3.16b, v7.16b, v6.16b
 	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
 	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
 	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
 	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
 	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e66f463 // fmax v3.2d, v3.2d, v6.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4ee6f463 // fmin v3.2d, v3.2d, v6.2d
 	WORD $0x4e618866 // frintn v6.2d, v3.2d
 	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V7.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V7.D2
 	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
+	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V8.D2
 	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
 	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	WORD $0x4ebd1fa8 // mov v8.16b, v29.16b
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
 	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
 	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
 	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
-	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x4e63d483 // fadd v3.2d, v4.2d, v3.2d
 	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
 	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
-	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb31e69 // mov v9.16b, v19.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eb11e29 // mov v9.16b, v17.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
-	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
-	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
-	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V7.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V9.D2
+	WORD $0x4e63cce9 // fmla v9.2d, v7.2d, v3.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd27 // fmla v7.2d, v9.2d, v3.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V9.D2
+	WORD $0x4e63cce9 // fmla v9.2d, v7.2d, v3.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd27 // fmla v7.2d, v9.2d, v3.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V9.D2
+	WORD $0x4e63cce9 // fmla v9.2d, v7.2d, v3.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd27 // fmla v7.2d, v9.2d, v3.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V9.D2
+	WORD $0x4e63cce9 // fmla v9.2d, v7.2d, v3.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd27 // fmla v7.2d, v9.2d, v3.2d
+	WORD $0x4e67cc85 // fmla v5.2d, v4.2d, v7.2d
 	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
-	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
-	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x4e64e463 // fcmeq v3.2d, v3.2d, v4.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V4.D2
+	WORD $0x6e651c83 // bsl v3.16b, v4.16b, v5.16b
 	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
 	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
 	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
 	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
 	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
-	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
-	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V4.D2
+	WORD $0x4e64f463 // fmax v3.2d, v3.2d, v4.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V4.D2
+	WORD $0x4ee4f463 // fmin v3.2d, v3.2d, v4.2d
 	WORD $0x4e618864 // frintn v4.2d, v3.2d
 	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V5.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	VDUP R14, V5.D2
+	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	VDUP R14, V5.D2
+	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	VDUP R14, V5.D2
+	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V5.D2
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
-	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
-	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	VDUP R14, V5.D2
+	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
+	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
+	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
 	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
 	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
+	WORD $0x0e616908 // fcvtn v8.2s, v8.2d
+	WORD $0x4e6168e8 // fcvtn2 v8.4s, v7.2d
 	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
 	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
 	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea58485 // add v5.4s, v4.4s, v5.4s
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6e25dd08 // fmul v8.4s, v8.4s, v5.4s
 	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
-	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea484c6 // add v6.4s, v6.4s, v4.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	WORD $0x6e26dd08 // fmul v8.4s, v8.4s, v6.4s
 	MOVW $0x7fc00000, R14
 	VDUP R14, V4.S4
-	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x6e681c83 // bsl v3.16b, v4.16b, v8.16b
 	WORD $0x4ea19824 // frintz v4.4s, v1.4s
 	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
 	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
-	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V6.S4
+	WORD $0x6ea5e4c5 // fcmgt v5.4s, v6.4s, v5.4s
 	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
 	MOVW $0x3f000000, R14
 	VDUP R14, V5.S4
@@ -1444,7 +1422,9 @@ tail:
 	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
 	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
-	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea3e4a3 // fcmgt v3.4s, v5.4s, v3.4s
 	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
 	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
 	MOVW $0xff800000, R14
@@ -1455,18 +1435,28 @@ tail:
 	MOVW $0x7fc00000, R14
 	VDUP R14, V4.S4
 	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24e442 // fcmeq v2.4s, v2.4s, v4.4s
 	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
-	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e25e484 // fcmeq v4.4s, v4.4s, v5.4s
 	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
 	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
-	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e400 // fcmeq v0.4s, v0.4s, v2.4s
 	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
 	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e631c20 // bsl v0.16b, v1.16b, v3.16b
 	FMOVQ F0, 0(R1)
 	ADD $16, R1, R1
 	ADD $16, R2, R2
@@ -1489,17 +1479,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e3fd400 // fadd v0.4s, v0.4s, v31.4s
+	WORD $0x4e3fd421 // fadd v1.4s, v1.4s, v31.4s
+	WORD $0x4e3fd442 // fadd v2.4s, v2.4s, v31.4s
+	WORD $0x4e3fd463 // fadd v3.4s, v3.4s, v31.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e3fd400 // fadd v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e3fd400 // fadd v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e3fd400 // fadd v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1531,17 +1521,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1573,17 +1563,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4ea0d7e0 // fsub v0.4s, v31.4s, v0.4s
+	WORD $0x4ea1d7e1 // fsub v1.4s, v31.4s, v1.4s
+	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
+	WORD $0x4ea3d7e3 // fsub v3.4s, v31.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ea0d7e0 // fsub v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ea0d7e0 // fsub v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ea0d7e0 // fsub v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1615,17 +1605,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
+	WORD $0x6e3fdc21 // fmul v1.4s, v1.4s, v31.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1657,17 +1647,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6e3ffc00 // fdiv v0.4s, v0.4s, v31.4s
+	WORD $0x6e3ffc21 // fdiv v1.4s, v1.4s, v31.4s
+	WORD $0x6e3ffc42 // fdiv v2.4s, v2.4s, v31.4s
+	WORD $0x6e3ffc63 // fdiv v3.4s, v3.4s, v31.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6e3ffc00 // fdiv v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6e3ffc00 // fdiv v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6e3ffc00 // fdiv v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1699,17 +1689,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x6e22ffe2 // fdiv v2.4s, v31.4s, v2.4s
+	WORD $0x6e23ffe3 // fdiv v3.4s, v31.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1741,17 +1731,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1783,17 +1773,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4ebff400 // fmin v0.4s, v0.4s, v31.4s
+	WORD $0x4ebff421 // fmin v1.4s, v1.4s, v31.4s
+	WORD $0x4ebff442 // fmin v2.4s, v2.4s, v31.4s
+	WORD $0x4ebff463 // fmin v3.4s, v3.4s, v31.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ebff400 // fmin v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ebff400 // fmin v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ebff400 // fmin v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1829,934 +1819,825 @@ TEXT ·powScalarF32NEON(SB), NOSPLIT, $0-52
 	VDUP R14, V26.S4
 	MOVW $0x0000007f, R14
 	VDUP R14, V25.S4
-	MOVW $0x7f800000, R14
-	VDUP R14, V24.S4
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V23.D2
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V22.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V21.D2
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V20.D2
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V19.D2
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V18.D2
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V17.D2
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V16.D2
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V15.D2
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V14.D2
-	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V12.D2
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V11.D2
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V10.D2
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V9.D2
 	FMOVS s+48(FP), F31
 	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
 
 main:
-	CMP $16, R0
+	CMP $12, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
+	WORD $0x4e7e1c24 // bic v4.16b, v1.16b, v30.16b
+	WORD $0x4e7e1c45 // bic v5.16b, v2.16b, v30.16b
 	MOVW $0x00800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	VDUP R14, V6.S4
+	WORD $0x6ea3e4c6 // fcmgt v6.4s, v6.4s, v3.4s
+	MOVW $0x00800000, R14
+	VDUP R14, V7.S4
+	WORD $0x6ea4e4e7 // fcmgt v7.4s, v7.4s, v4.4s
+	MOVW $0x00800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6ea5e508 // fcmgt v8.4s, v8.4s, v5.4s
 	MOVW $0x4b000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
-	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
+	VDUP R14, V9.S4
+	WORD $0x6e29dc69 // fmul v9.4s, v3.4s, v9.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V10.S4
+	WORD $0x6e2adc8a // fmul v10.4s, v4.4s, v10.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V11.S4
+	WORD $0x6e2bdcab // fmul v11.4s, v5.4s, v11.4s
+	WORD $0x6ee61c69 // bif v9.16b, v3.16b, v6.16b
+	WORD $0x6ee71c8a // bif v10.16b, v4.16b, v7.16b
+	WORD $0x6ee81cab // bif v11.16b, v5.16b, v8.16b
 	MOVW $0xc1b80000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
+	VDUP R14, V12.S4
+	WORD $0x6e7d1d86 // bsl v6.16b, v12.16b, v29.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e7d1d87 // bsl v7.16b, v12.16b, v29.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e7d1d88 // bsl v8.16b, v12.16b, v29.16b
 	MOVW $0x004afb0d, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
-	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
-	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
-	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	VDUP R14, V12.S4
+	WORD $0x4eac8529 // add v9.4s, v9.4s, v12.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac854a // add v10.4s, v10.4s, v12.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac856b // add v11.4s, v11.4s, v12.4s
+	WORD $0x6f29052c // ushr v12.4s, v9.4s, #23
+	WORD $0x6f29054d // ushr v13.4s, v10.4s, #23
+	WORD $0x6f29056e // ushr v14.4s, v11.4s, #23
+	WORD $0x6eb9858c // sub v12.4s, v12.4s, v25.4s
+	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
+	WORD $0x6eb985ce // sub v14.4s, v14.4s, v25.4s
+	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
+	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e26d58c // fadd v12.4s, v12.4s, v6.4s
+	WORD $0x4e27d5ad // fadd v13.4s, v13.4s, v7.4s
+	WORD $0x4e28d5ce // fadd v14.4s, v14.4s, v8.4s
 	MOVW $0x007fffff, R14
-	VDUP R14, V2.S4
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	VDUP R14, V6.S4
+	WORD $0x4e261d29 // and v9.16b, v9.16b, v6.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V6.S4
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V6.S4
+	WORD $0x4e261d6b // and v11.16b, v11.16b, v6.16b
 	MOVW $0x3f3504f3, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
-	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
-	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
-	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
-	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
-	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
-	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
-	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618845 // frintn v5.2d, v2.2d
-	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	VDUP R14, V6.S4
+	WORD $0x4ea68529 // add v9.4s, v9.4s, v6.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6854a // add v10.4s, v10.4s, v6.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6856b // add v11.4s, v11.4s, v6.4s
+	WORD $0x0e617926 // fcvtl v6.2d, v9.2s
+	WORD $0x0e617947 // fcvtl v7.2d, v10.2s
+	WORD $0x0e617968 // fcvtl v8.2d, v11.2s
+	WORD $0x0e61798f // fcvtl v15.2d, v12.2s
+	WORD $0x0e6179b0 // fcvtl v16.2d, v13.2s
+	WORD $0x0e6179d1 // fcvtl v17.2d, v14.2s
+	WORD $0x4efcd4c6 // fsub v6.2d, v6.2d, v28.2d
+	WORD $0x4efcd4e7 // fsub v7.2d, v7.2d, v28.2d
+	WORD $0x4efcd508 // fsub v8.2d, v8.2d, v28.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e72d4d2 // fadd v18.2d, v6.2d, v18.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73d4f3 // fadd v19.2d, v7.2d, v19.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e74d514 // fadd v20.2d, v8.2d, v20.2d
+	WORD $0x6e72fcc6 // fdiv v6.2d, v6.2d, v18.2d
+	WORD $0x6e73fce7 // fdiv v7.2d, v7.2d, v19.2d
+	WORD $0x6e74fd08 // fdiv v8.2d, v8.2d, v20.2d
+	WORD $0x6e66dcd2 // fmul v18.2d, v6.2d, v6.2d
+	WORD $0x6e67dcf3 // fmul v19.2d, v7.2d, v7.2d
+	WORD $0x6e68dd14 // fmul v20.2d, v8.2d, v8.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72ceb6 // fmla v22.2d, v21.2d, v18.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73ceb7 // fmla v23.2d, v21.2d, v19.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74ceb8 // fmla v24.2d, v21.2d, v20.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V21.D2
+	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V23.D2
+	WORD $0x4e74cf17 // fmla v23.2d, v24.2d, v20.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72ceb8 // fmla v24.2d, v21.2d, v18.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V21.D2
+	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V22.D2
+	WORD $0x4e74cef6 // fmla v22.2d, v23.2d, v20.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e73ceb8 // fmla v24.2d, v21.2d, v19.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V21.D2
+	WORD $0x4e74ced5 // fmla v21.2d, v22.2d, v20.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74ceb8 // fmla v24.2d, v21.2d, v20.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V21.D2
+	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V23.D2
+	WORD $0x4e74cf17 // fmla v23.2d, v24.2d, v20.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72ceb8 // fmla v24.2d, v21.2d, v18.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V21.D2
+	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V22.D2
+	WORD $0x4e74cef6 // fmla v22.2d, v23.2d, v20.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V18.D2
+	WORD $0x4e73ceb2 // fmla v18.2d, v21.2d, v19.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V19.D2
+	WORD $0x4e74ced3 // fmla v19.2d, v22.2d, v20.2d
+	WORD $0x4e77cccf // fmla v15.2d, v6.2d, v23.2d
+	WORD $0x4e72ccf0 // fmla v16.2d, v7.2d, v18.2d
+	WORD $0x4e73cd11 // fmla v17.2d, v8.2d, v19.2d
+	WORD $0x0e617866 // fcvtl v6.2d, v3.2s
+	WORD $0x0e617887 // fcvtl v7.2d, v4.2s
+	WORD $0x0e6178a8 // fcvtl v8.2d, v5.2s
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4e72e4c6 // fcmeq v6.2d, v6.2d, v18.2d
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4e72e4e7 // fcmeq v7.2d, v7.2d, v18.2d
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4e72e508 // fcmeq v8.2d, v8.2d, v18.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x6e6f1e46 // bsl v6.16b, v18.16b, v15.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x6e701de7 // bsl v7.16b, v15.16b, v16.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x6e711de8 // bsl v8.16b, v15.16b, v17.16b
+	WORD $0x0e61786f // fcvtl v15.2d, v3.2s
+	WORD $0x0e617890 // fcvtl v16.2d, v4.2s
+	WORD $0x0e6178b1 // fcvtl v17.2d, v5.2s
+	WORD $0x4e7be5ef // fcmeq v15.2d, v15.2d, v27.2d
+	WORD $0x4e7be610 // fcmeq v16.2d, v16.2d, v27.2d
+	WORD $0x4e7be631 // fcmeq v17.2d, v17.2d, v27.2d
+	WORD $0x6e661f6f // bsl v15.16b, v27.16b, v6.16b
+	WORD $0x6e671f70 // bsl v16.16b, v27.16b, v7.16b
+	WORD $0x6e681f71 // bsl v17.16b, v27.16b, v8.16b
+	WORD $0x0e617be6 // fcvtl v6.2d, v31.2s
+	WORD $0x0e617be7 // fcvtl v7.2d, v31.2s
+	WORD $0x0e617be8 // fcvtl v8.2d, v31.2s
+	WORD $0x6e6fdcc6 // fmul v6.2d, v6.2d, v15.2d
+	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
+	WORD $0x6e71dd08 // fmul v8.2d, v8.2d, v17.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6ff4c6 // fmax v6.2d, v6.2d, v15.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6ff4e7 // fmax v7.2d, v7.2d, v15.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6ff508 // fmax v8.2d, v8.2d, v15.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eeff4c6 // fmin v6.2d, v6.2d, v15.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eeff4e7 // fmin v7.2d, v7.2d, v15.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eeff508 // fmin v8.2d, v8.2d, v15.2d
+	WORD $0x4e6188cf // frintn v15.2d, v6.2d
+	WORD $0x4e6188f0 // frintn v16.2d, v7.2d
+	WORD $0x4e618911 // frintn v17.2d, v8.2d
+	WORD $0x4eefd4c6 // fsub v6.2d, v6.2d, v15.2d
+	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
+	WORD $0x4ef1d508 // fsub v8.2d, v8.2d, v17.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V18.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e66ce53 // fmla v19.2d, v18.2d, v6.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V18.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V20.D2
+	WORD $0x4e67ce54 // fmla v20.2d, v18.2d, v7.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V18.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V21.D2
+	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V21.D2
+	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V18.D2
+	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V19.D2
+	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V20.D2
+	WORD $0x4e66ceb4 // fmla v20.2d, v21.2d, v6.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V21.D2
+	WORD $0x4e67ce55 // fmla v21.2d, v18.2d, v7.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V18.D2
+	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V20.D2
+	WORD $0x4e67ceb4 // fmla v20.2d, v21.2d, v7.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V21.D2
+	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V21.D2
+	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V18.D2
+	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V19.D2
+	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V20.D2
+	WORD $0x4e66ceb4 // fmla v20.2d, v21.2d, v6.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V21.D2
+	WORD $0x4e67ce55 // fmla v21.2d, v18.2d, v7.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V18.D2
+	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V20.D2
+	WORD $0x4e67ceb4 // fmla v20.2d, v21.2d, v7.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V21.D2
+	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
+	WORD $0x4ebc1f95 // mov v21.16b, v28.16b
+	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
 	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
-	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
-	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
-	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
-	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
-	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
-	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618843 // frintn v3.2d, v2.2d
-	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	WORD $0x4e67ce66 // fmla v6.2d, v19.2d, v7.2d
+	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
+	WORD $0x4e68ce87 // fmla v7.2d, v20.2d, v8.2d
+	WORD $0x4e617929 // fcvtl2 v9.2d, v9.4s
+	WORD $0x4e61794a // fcvtl2 v10.2d, v10.4s
+	WORD $0x4e61796b // fcvtl2 v11.2d, v11.4s
+	WORD $0x4e61798c // fcvtl2 v12.2d, v12.4s
+	WORD $0x4e6179ad // fcvtl2 v13.2d, v13.4s
+	WORD $0x4e6179ce // fcvtl2 v14.2d, v14.4s
+	WORD $0x4efcd529 // fsub v9.2d, v9.2d, v28.2d
+	WORD $0x4efcd54a // fsub v10.2d, v10.2d, v28.2d
+	WORD $0x4efcd56b // fsub v11.2d, v11.2d, v28.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x4e68d528 // fadd v8.2d, v9.2d, v8.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e72d552 // fadd v18.2d, v10.2d, v18.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73d573 // fadd v19.2d, v11.2d, v19.2d
+	WORD $0x6e68fd29 // fdiv v9.2d, v9.2d, v8.2d
+	WORD $0x6e72fd4a // fdiv v10.2d, v10.2d, v18.2d
+	WORD $0x6e73fd6b // fdiv v11.2d, v11.2d, v19.2d
+	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
+	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
+	WORD $0x6e6bdd73 // fmul v19.2d, v11.2d, v11.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V22.D2
+	WORD $0x4e68ce96 // fmla v22.2d, v20.2d, v8.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72ce97 // fmla v23.2d, v20.2d, v18.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V24.D2
+	WORD $0x4e73ce98 // fmla v24.2d, v20.2d, v19.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ced4 // fmla v20.2d, v22.2d, v8.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V24.D2
+	WORD $0x4e68ce98 // fmla v24.2d, v20.2d, v8.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V20.D2
+	WORD $0x4e72ced4 // fmla v20.2d, v22.2d, v18.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e68cf17 // fmla v23.2d, v24.2d, v8.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72ce98 // fmla v24.2d, v20.2d, v18.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V20.D2
+	WORD $0x4e73ced4 // fmla v20.2d, v22.2d, v19.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V22.D2
+	WORD $0x4e68cef6 // fmla v22.2d, v23.2d, v8.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e73ce98 // fmla v24.2d, v20.2d, v19.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ced4 // fmla v20.2d, v22.2d, v8.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V24.D2
+	WORD $0x4e68ce98 // fmla v24.2d, v20.2d, v8.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V20.D2
+	WORD $0x4e72ced4 // fmla v20.2d, v22.2d, v18.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V23.D2
+	WORD $0x4e68cf17 // fmla v23.2d, v24.2d, v8.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V8.D2
+	WORD $0x4e72ce88 // fmla v8.2d, v20.2d, v18.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V18.D2
+	WORD $0x4e73ced2 // fmla v18.2d, v22.2d, v19.2d
+	WORD $0x4e77cd2c // fmla v12.2d, v9.2d, v23.2d
+	WORD $0x4e68cd4d // fmla v13.2d, v10.2d, v8.2d
+	WORD $0x4e72cd6e // fmla v14.2d, v11.2d, v18.2d
+	WORD $0x4e617868 // fcvtl2 v8.2d, v3.4s
+	WORD $0x4e617889 // fcvtl2 v9.2d, v4.4s
+	WORD $0x4e6178aa // fcvtl2 v10.2d, v5.4s
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x4e6be508 // fcmeq v8.2d, v8.2d, v11.2d
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x4e6be529 // fcmeq v9.2d, v9.2d, v11.2d
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x4e6be54a // fcmeq v10.2d, v10.2d, v11.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x6e6c1d68 // bsl v8.16b, v11.16b, v12.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x6e6d1d69 // bsl v9.16b, v11.16b, v13.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x6e6e1d6a // bsl v10.16b, v11.16b, v14.16b
+	WORD $0x4e61786b // fcvtl2 v11.2d, v3.4s
+	WORD $0x4e61788c // fcvtl2 v12.2d, v4.4s
+	WORD $0x4e6178ad // fcvtl2 v13.2d, v5.4s
+	WORD $0x4e7be56b // fcmeq v11.2d, v11.2d, v27.2d
+	WORD $0x4e7be58c // fcmeq v12.2d, v12.2d, v27.2d
+	WORD $0x4e7be5ad // fcmeq v13.2d, v13.2d, v27.2d
+	WORD $0x6e681f6b // bsl v11.16b, v27.16b, v8.16b
+	WORD $0x6e691f6c // bsl v12.16b, v27.16b, v9.16b
+	WORD $0x6e6a1f6d // bsl v13.16b, v27.16b, v10.16b
+	WORD $0x4e617be8 // fcvtl2 v8.2d, v31.4s
+	WORD $0x4e617be9 // fcvtl2 v9.2d, v31.4s
+	WORD $0x4e617bea // fcvtl2 v10.2d, v31.4s
+	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
+	WORD $0x6e6cdd29 // fmul v9.2d, v9.2d, v12.2d
+	WORD $0x6e6ddd4a // fmul v10.2d, v10.2d, v13.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4e6bf508 // fmax v8.2d, v8.2d, v11.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4e6bf529 // fmax v9.2d, v9.2d, v11.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4e6bf54a // fmax v10.2d, v10.2d, v11.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4eebf508 // fmin v8.2d, v8.2d, v11.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4eebf529 // fmin v9.2d, v9.2d, v11.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4eebf54a // fmin v10.2d, v10.2d, v11.2d
+	WORD $0x4e61890b // frintn v11.2d, v8.2d
+	WORD $0x4e61892c // frintn v12.2d, v9.2d
+	WORD $0x4e61894d // frintn v13.2d, v10.2d
+	WORD $0x4eebd508 // fsub v8.2d, v8.2d, v11.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V14.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e68cdd2 // fmla v18.2d, v14.2d, v8.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V14.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V19.D2
+	WORD $0x4e69cdd3 // fmla v19.2d, v14.2d, v9.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V14.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V20.D2
+	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V14.D2
+	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V18.D2
+	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V19.D2
+	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V20.D2
+	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V14.D2
+	WORD $0x4e69ce4e // fmla v14.2d, v18.2d, v9.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V18.D2
+	WORD $0x4e6ace72 // fmla v18.2d, v19.2d, v10.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V20.D2
+	WORD $0x4e69cdd4 // fmla v20.2d, v14.2d, v9.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V14.D2
+	WORD $0x4e6ace4e // fmla v14.2d, v18.2d, v10.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V19.D2
+	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V20.D2
+	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V14.D2
+	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V18.D2
+	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V19.D2
+	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V20.D2
+	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V14.D2
+	WORD $0x4e69ce4e // fmla v14.2d, v18.2d, v9.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V18.D2
+	WORD $0x4e6ace72 // fmla v18.2d, v19.2d, v10.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V20.D2
+	WORD $0x4e69cdd4 // fmla v20.2d, v14.2d, v9.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V14.D2
+	WORD $0x4e6ace4e // fmla v14.2d, v18.2d, v10.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V19.D2
+	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V20.D2
+	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
+	VDUP R14, V14.D2
+	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V18.D2
+	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V19.D2
+	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
+	WORD $0x4ebc1f94 // mov v20.16b, v28.16b
+	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
+	WORD $0x4ebc1f88 // mov v8.16b, v28.16b
+	WORD $0x4e69ce48 // fmla v8.2d, v18.2d, v9.2d
+	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
+	WORD $0x4e6ace69 // fmla v9.2d, v19.2d, v10.2d
+	WORD $0x0e6169ef // fcvtn v15.2s, v15.2d
+	WORD $0x4e61696f // fcvtn2 v15.4s, v11.2d
+	WORD $0x0e616a10 // fcvtn v16.2s, v16.2d
+	WORD $0x4e616990 // fcvtn2 v16.4s, v12.2d
+	WORD $0x0e616a31 // fcvtn v17.2s, v17.2d
+	WORD $0x4e6169b1 // fcvtn2 v17.4s, v13.2d
+	WORD $0x0e616ab5 // fcvtn v21.2s, v21.2d
+	WORD $0x4e616a95 // fcvtn2 v21.4s, v20.2d
 	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
-	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
-	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	WORD $0x4e616906 // fcvtn2 v6.4s, v8.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e616927 // fcvtn2 v7.4s, v9.2d
+	WORD $0x4e2fe5e8 // fcmeq v8.4s, v15.4s, v15.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x4e30e609 // fcmeq v9.4s, v16.4s, v16.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e31e62a // fcmeq v10.4s, v17.4s, v17.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6ea81faf // bit v15.16b, v29.16b, v8.16b
+	WORD $0x6ea91fb0 // bit v16.16b, v29.16b, v9.16b
+	WORD $0x6eaa1fb1 // bit v17.16b, v29.16b, v10.16b
+	WORD $0x4ea1b9ef // fcvtzs v15.4s, v15.4s
+	WORD $0x4ea1ba10 // fcvtzs v16.4s, v16.4s
+	WORD $0x4ea1ba31 // fcvtzs v17.4s, v17.4s
+	WORD $0x4f3f05eb // sshr v11.4s, v15.4s, #1
+	WORD $0x4f3f060c // sshr v12.4s, v16.4s, #1
+	WORD $0x4f3f062d // sshr v13.4s, v17.4s, #1
+	WORD $0x4eb9856e // add v14.4s, v11.4s, v25.4s
+	WORD $0x4eb98592 // add v18.4s, v12.4s, v25.4s
+	WORD $0x4eb985b3 // add v19.4s, v13.4s, v25.4s
+	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e2edeb5 // fmul v21.4s, v21.4s, v14.4s
+	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
+	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
+	WORD $0x6eab85ef // sub v15.4s, v15.4s, v11.4s
+	WORD $0x6eac8610 // sub v16.4s, v16.4s, v12.4s
+	WORD $0x6ead8631 // sub v17.4s, v17.4s, v13.4s
+	WORD $0x4eb985ef // add v15.4s, v15.4s, v25.4s
+	WORD $0x4eb98610 // add v16.4s, v16.4s, v25.4s
+	WORD $0x4eb98631 // add v17.4s, v17.4s, v25.4s
+	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x6e2fdeb5 // fmul v21.4s, v21.4s, v15.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
-	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
-	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	VDUP R14, V11.S4
+	WORD $0x6e751d68 // bsl v8.16b, v11.16b, v21.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V11.S4
+	WORD $0x6e661d69 // bsl v9.16b, v11.16b, v6.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e671cca // bsl v10.16b, v6.16b, v7.16b
+	WORD $0x4ea19be6 // frintz v6.4s, v31.4s
+	WORD $0x4ea19be7 // frintz v7.4s, v31.4s
+	WORD $0x4ea19beb // frintz v11.4s, v31.4s
+	WORD $0x4e3fe4c6 // fcmeq v6.4s, v6.4s, v31.4s
+	WORD $0x4e3fe4e7 // fcmeq v7.4s, v7.4s, v31.4s
+	WORD $0x4e3fe56b // fcmeq v11.4s, v11.4s, v31.4s
+	WORD $0x4e7e1fec // bic v12.16b, v31.16b, v30.16b
+	WORD $0x4e7e1fed // bic v13.16b, v31.16b, v30.16b
+	WORD $0x4e7e1fee // bic v14.16b, v31.16b, v30.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x6eace5ec // fcmgt v12.4s, v15.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x6eade5ed // fcmgt v13.4s, v15.4s, v13.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x6eaee5ee // fcmgt v14.4s, v15.4s, v14.4s
+	WORD $0x4e2c1cc6 // and v6.16b, v6.16b, v12.16b
+	WORD $0x4e2d1ce7 // and v7.16b, v7.16b, v13.16b
+	WORD $0x4e2e1d6b // and v11.16b, v11.16b, v14.16b
 	MOVW $0x3f000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dfe4 // fmul v4.4s, v31.4s, v4.4s
-	WORD $0x4ea19885 // frintz v5.4s, v4.4s
-	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
-	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
-	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
-	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
+	VDUP R14, V12.S4
+	WORD $0x6e2cdfec // fmul v12.4s, v31.4s, v12.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V13.S4
+	WORD $0x6e2ddfed // fmul v13.4s, v31.4s, v13.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V14.S4
+	WORD $0x6e2edfee // fmul v14.4s, v31.4s, v14.4s
+	WORD $0x4ea1998f // frintz v15.4s, v12.4s
+	WORD $0x4ea199b0 // frintz v16.4s, v13.4s
+	WORD $0x4ea199d1 // frintz v17.4s, v14.4s
+	WORD $0x4e2ce5ef // fcmeq v15.4s, v15.4s, v12.4s
+	WORD $0x6e2059ef // mvn v15.16b, v15.16b
+	WORD $0x4e2de610 // fcmeq v16.4s, v16.4s, v13.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
+	WORD $0x4e2ee631 // fcmeq v17.4s, v17.4s, v14.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	WORD $0x4e2f1ccf // and v15.16b, v6.16b, v15.16b
+	WORD $0x4e301cf0 // and v16.16b, v7.16b, v16.16b
+	WORD $0x4e311d71 // and v17.16b, v11.16b, v17.16b
+	WORD $0x4ea01c0c // mov v12.16b, v0.16b
+	WORD $0x4ea11c2d // mov v13.16b, v1.16b
+	WORD $0x4ea21c4e // mov v14.16b, v2.16b
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4eac3652 // cmgt v18.4s, v18.4s, v12.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x4ead358c // cmgt v12.4s, v12.4s, v13.4s
+	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
+	WORD $0x4eae35ad // cmgt v13.4s, v13.4s, v14.4s
+	WORD $0x4e2f1e52 // and v18.16b, v18.16b, v15.16b
+	WORD $0x4e301d8c // and v12.16b, v12.16b, v16.16b
+	WORD $0x4e311dad // and v13.16b, v13.16b, v17.16b
+	WORD $0x6e3e1d0e // eor v14.16b, v8.16b, v30.16b
+	WORD $0x6e3e1d2f // eor v15.16b, v9.16b, v30.16b
+	WORD $0x6e3e1d50 // eor v16.16b, v10.16b, v30.16b
+	WORD $0x6e681dd2 // bsl v18.16b, v14.16b, v8.16b
+	WORD $0x6e691dec // bsl v12.16b, v15.16b, v9.16b
+	WORD $0x6e6a1e0d // bsl v13.16b, v16.16b, v10.16b
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4e7e1fe8 // bic v8.16b, v31.16b, v30.16b
+	WORD $0x4e7e1fe9 // bic v9.16b, v31.16b, v30.16b
+	WORD $0x4e7e1fea // bic v10.16b, v31.16b, v30.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x6ea8e5c8 // fcmgt v8.4s, v14.4s, v8.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x6ea9e5c9 // fcmgt v9.4s, v14.4s, v9.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x6eaae5ca // fcmgt v10.4s, v14.4s, v10.4s
+	WORD $0x4e281cc6 // and v6.16b, v6.16b, v8.16b
+	WORD $0x4e291ce7 // and v7.16b, v7.16b, v9.16b
+	WORD $0x4e2a1d6b // and v11.16b, v11.16b, v10.16b
+	WORD $0x6ea0e7a8 // fcmgt v8.4s, v29.4s, v0.4s
+	WORD $0x6ea1e7a9 // fcmgt v9.4s, v29.4s, v1.4s
+	WORD $0x6ea2e7aa // fcmgt v10.4s, v29.4s, v2.4s
 	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	VDUP R14, V14.S4
+	WORD $0x6eaee40e // fcmgt v14.4s, v0.4s, v14.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V15.S4
+	WORD $0x6eafe42f // fcmgt v15.4s, v1.4s, v15.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eb0e450 // fcmgt v16.4s, v2.4s, v16.4s
+	WORD $0x4e2e1d08 // and v8.16b, v8.16b, v14.16b
+	WORD $0x4e2f1d29 // and v9.16b, v9.16b, v15.16b
+	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
+	WORD $0x4e261d08 // and v8.16b, v8.16b, v6.16b
+	WORD $0x4e271d29 // and v9.16b, v9.16b, v7.16b
+	WORD $0x4e2b1d4a // and v10.16b, v10.16b, v11.16b
 	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	VDUP R14, V6.S4
+	WORD $0x6e721cc8 // bsl v8.16b, v6.16b, v18.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e6c1cc9 // bsl v9.16b, v6.16b, v12.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e6d1cca // bsl v10.16b, v6.16b, v13.16b
+	WORD $0x4e3ae463 // fcmeq v3.4s, v3.4s, v26.4s
+	WORD $0x4e3ae484 // fcmeq v4.4s, v4.4s, v26.4s
+	WORD $0x4e3ae4a5 // fcmeq v5.4s, v5.4s, v26.4s
+	WORD $0x4e7e1fe6 // bic v6.16b, v31.16b, v30.16b
+	WORD $0x4e7e1fe7 // bic v7.16b, v31.16b, v30.16b
+	WORD $0x4e7e1feb // bic v11.16b, v31.16b, v30.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce4c6 // fcmeq v6.4s, v6.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce4e7 // fcmeq v7.4s, v7.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce56b // fcmeq v11.4s, v11.4s, v12.4s
+	WORD $0x4e261c63 // and v3.16b, v3.16b, v6.16b
+	WORD $0x4e271c84 // and v4.16b, v4.16b, v7.16b
+	WORD $0x4e2b1ca5 // and v5.16b, v5.16b, v11.16b
+	WORD $0x6e681f43 // bsl v3.16b, v26.16b, v8.16b
+	WORD $0x6e691f44 // bsl v4.16b, v26.16b, v9.16b
+	WORD $0x6e6a1f45 // bsl v5.16b, v26.16b, v10.16b
+	WORD $0x4e20e406 // fcmeq v6.4s, v0.4s, v0.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e21e427 // fcmeq v7.4s, v1.4s, v1.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x4e22e448 // fcmeq v8.4s, v2.4s, v2.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x6e631c06 // bsl v6.16b, v0.16b, v3.16b
+	WORD $0x6e641c27 // bsl v7.16b, v1.16b, v4.16b
+	WORD $0x6e651c48 // bsl v8.16b, v2.16b, v5.16b
 	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
-	WORD $0x4e3de7e1 // fcmeq v1.4s, v31.4s, v29.4s
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e621f40 // bsl v0.16b, v26.16b, v2.16b
+	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e3ae442 // fcmeq v2.4s, v2.4s, v26.4s
+	WORD $0x4e3de7e3 // fcmeq v3.4s, v31.4s, v29.4s
+	WORD $0x4e3de7e4 // fcmeq v4.4s, v31.4s, v29.4s
+	WORD $0x4e3de7e5 // fcmeq v5.4s, v31.4s, v29.4s
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
+	WORD $0x4ea41c21 // orr v1.16b, v1.16b, v4.16b
+	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
+	WORD $0x6e661f40 // bsl v0.16b, v26.16b, v6.16b
+	WORD $0x6e671f41 // bsl v1.16b, v26.16b, v7.16b
+	WORD $0x6e681f42 // bsl v2.16b, v26.16b, v8.16b
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	MOVW $0x00800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
-	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
-	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
-	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
-	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V2.S4
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
-	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
-	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
-	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
-	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
-	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
-	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
-	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618845 // frintn v5.2d, v2.2d
-	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
-	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
-	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
-	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
-	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
-	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
-	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618843 // frintn v3.2d, v2.2d
-	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
-	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
-	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
-	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
-	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dfe4 // fmul v4.4s, v31.4s, v4.4s
-	WORD $0x4ea19885 // frintz v5.4s, v4.4s
-	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
-	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
-	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
-	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
-	WORD $0x4e3de7e1 // fcmeq v1.4s, v31.4s, v29.4s
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e621f40 // bsl v0.16b, v26.16b, v2.16b
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	MOVW $0x00800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
-	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
-	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
-	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
-	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V2.S4
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
-	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
-	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
-	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
-	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
-	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
-	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
-	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618845 // frintn v5.2d, v2.2d
-	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
-	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
-	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
-	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
-	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
-	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
-	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618843 // frintn v3.2d, v2.2d
-	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
-	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
-	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
-	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
-	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dfe4 // fmul v4.4s, v31.4s, v4.4s
-	WORD $0x4ea19885 // frintz v5.4s, v4.4s
-	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
-	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
-	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
-	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
-	WORD $0x4e3de7e1 // fcmeq v1.4s, v31.4s, v29.4s
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e621f40 // bsl v0.16b, v26.16b, v2.16b
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	MOVW $0x00800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
-	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
-	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
-	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
-	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V2.S4
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
-	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
-	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
-	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
-	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
-	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
-	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
-	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618845 // frintn v5.2d, v2.2d
-	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
-	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
-	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
-	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
-	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
-	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
-	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618843 // frintn v3.2d, v2.2d
-	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
-	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
-	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
-	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
-	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dfe4 // fmul v4.4s, v31.4s, v4.4s
-	WORD $0x4ea19885 // frintz v5.4s, v4.4s
-	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
-	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
-	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
-	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
-	WORD $0x4e3de7e1 // fcmeq v1.4s, v31.4s, v29.4s
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	WORD $0x6e621f40 // bsl v0.16b, v26.16b, v2.16b
-	FMOVQ F0, 48(R1)
-	ADD $64, R1, R1
-	ADD $64, R2, R2
-	SUB $16, R0, R0
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	ADD $48, R1, R1
+	ADD $48, R2, R2
+	SUB $12, R0, R0
 	B main
 
 tail:
@@ -2790,141 +2671,183 @@ tail:
 	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
 	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
 	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e66d446 // fadd v6.2d, v2.2d, v6.2d
 	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
 	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V7.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V8.D2
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V7.D2
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V8.D2
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V7.D2
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V8.D2
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V7.D2
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V8.D2
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V7.D2
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4e67cc45 // fmla v5.2d, v2.2d, v7.2d
 	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4e66e442 // fcmeq v2.2d, v2.2d, v6.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x6e651cc2 // bsl v2.16b, v6.16b, v5.16b
 	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
 	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
 	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
 	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
 	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4e65f442 // fmax v2.2d, v2.2d, v5.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5f442 // fmin v2.2d, v2.2d, v5.2d
 	WORD $0x4e618845 // frintn v5.2d, v2.2d
 	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V6.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V6.D2
 	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
+	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V7.D2
 	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V6.D2
 	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
 	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
 	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V2.D2
+	WORD $0x4e62d462 // fadd v2.2d, v3.2d, v2.2d
 	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
 	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V6.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V8.D2
+	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V8.D2
+	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V8.D2
+	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V8.D2
+	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
+	WORD $0x4e66cc64 // fmla v4.2d, v3.2d, v6.2d
 	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x4e63e442 // fcmeq v2.2d, v2.2d, v3.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x6e641c62 // bsl v2.16b, v3.16b, v4.16b
 	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
 	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
 	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
 	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
 	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x4e63f442 // fmax v2.2d, v2.2d, v3.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x4ee3f442 // fmin v2.2d, v2.2d, v3.2d
 	WORD $0x4e618843 // frintn v3.2d, v2.2d
 	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V4.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
 	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e6168c7 // fcvtn2 v7.4s, v6.2d
 	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
 	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
@@ -2932,18 +2855,20 @@ tail:
 	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
 	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6e24dce7 // fmul v7.4s, v7.4s, v4.4s
 	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
 	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
 	MOVW $0x7fc00000, R14
 	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x6e671c62 // bsl v2.16b, v3.16b, v7.16b
 	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
 	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
 	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea4e4a4 // fcmgt v4.4s, v5.4s, v4.4s
 	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
 	MOVW $0x3f000000, R14
 	VDUP R14, V4.S4
@@ -2960,7 +2885,9 @@ tail:
 	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea2e482 // fcmgt v2.4s, v4.4s, v2.4s
 	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
 	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
 	MOVW $0xff800000, R14
@@ -2973,7 +2900,9 @@ tail:
 	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
 	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
 	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24e463 // fcmeq v3.4s, v3.4s, v4.4s
 	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
 	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
 	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
@@ -3008,934 +2937,825 @@ TEXT ·rpowScalarF32NEON(SB), NOSPLIT, $0-52
 	VDUP R14, V26.S4
 	MOVW $0x0000007f, R14
 	VDUP R14, V25.S4
-	MOVW $0x7f800000, R14
-	VDUP R14, V24.S4
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V23.D2
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V22.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V21.D2
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V20.D2
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V19.D2
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V18.D2
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V17.D2
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V16.D2
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V15.D2
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V14.D2
-	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V12.D2
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V11.D2
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V10.D2
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V9.D2
 	FMOVS s+48(FP), F31
 	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
 
 main:
-	CMP $16, R0
+	CMP $12, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7e1fe1 // bic v1.16b, v31.16b, v30.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
+	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
+	WORD $0x4e7e1fe5 // bic v5.16b, v31.16b, v30.16b
 	MOVW $0x00800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
-	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
-	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
-	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
-	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V2.S4
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
-	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
-	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
-	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
-	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
-	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
-	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
-	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618845 // frintn v5.2d, v2.2d
-	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
-	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
-	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
-	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
-	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
-	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
-	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618843 // frintn v3.2d, v2.2d
-	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
-	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
-	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4ea19803 // frintz v3.4s, v0.4s
-	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
-	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc04 // fmul v4.4s, v0.4s, v4.4s
-	WORD $0x4ea19885 // frintz v5.4s, v4.4s
-	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ebf1fe4 // mov v4.16b, v31.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
-	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
-	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
-	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611fe2 // bsl v2.16b, v31.16b, v1.16b
-	WORD $0x4e3ae7e1 // fcmeq v1.4s, v31.4s, v26.4s
-	WORD $0x4e3de400 // fcmeq v0.4s, v0.4s, v29.4s
-	WORD $0x4ea01c21 // orr v1.16b, v1.16b, v0.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7e1fe1 // bic v1.16b, v31.16b, v30.16b
+	VDUP R14, V6.S4
+	WORD $0x6ea3e4c6 // fcmgt v6.4s, v6.4s, v3.4s
 	MOVW $0x00800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
-	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
-	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
-	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
-	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V2.S4
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
-	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
-	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
-	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
-	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
-	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
-	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
-	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618845 // frintn v5.2d, v2.2d
-	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
-	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
-	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
-	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
-	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
-	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
-	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618843 // frintn v3.2d, v2.2d
-	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
-	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
-	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4ea19803 // frintz v3.4s, v0.4s
-	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
-	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc04 // fmul v4.4s, v0.4s, v4.4s
-	WORD $0x4ea19885 // frintz v5.4s, v4.4s
-	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ebf1fe4 // mov v4.16b, v31.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
-	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
-	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
-	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611fe2 // bsl v2.16b, v31.16b, v1.16b
-	WORD $0x4e3ae7e1 // fcmeq v1.4s, v31.4s, v26.4s
-	WORD $0x4e3de400 // fcmeq v0.4s, v0.4s, v29.4s
-	WORD $0x4ea01c21 // orr v1.16b, v1.16b, v0.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	FMOVQ F1, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7e1fe1 // bic v1.16b, v31.16b, v30.16b
+	VDUP R14, V7.S4
+	WORD $0x6ea4e4e7 // fcmgt v7.4s, v7.4s, v4.4s
 	MOVW $0x00800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	VDUP R14, V8.S4
+	WORD $0x6ea5e508 // fcmgt v8.4s, v8.4s, v5.4s
 	MOVW $0x4b000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
-	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
-	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
-	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
-	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V2.S4
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
-	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
-	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
-	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
-	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
-	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
-	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
-	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618845 // frintn v5.2d, v2.2d
-	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
-	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
-	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
-	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
-	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
-	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
-	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618843 // frintn v3.2d, v2.2d
-	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
-	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
-	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4ea19803 // frintz v3.4s, v0.4s
-	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
-	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc04 // fmul v4.4s, v0.4s, v4.4s
-	WORD $0x4ea19885 // frintz v5.4s, v4.4s
-	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ebf1fe4 // mov v4.16b, v31.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
-	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
-	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
-	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611fe2 // bsl v2.16b, v31.16b, v1.16b
-	WORD $0x4e3ae7e1 // fcmeq v1.4s, v31.4s, v26.4s
-	WORD $0x4e3de400 // fcmeq v0.4s, v0.4s, v29.4s
-	WORD $0x4ea01c21 // orr v1.16b, v1.16b, v0.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	FMOVQ F1, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7e1fe1 // bic v1.16b, v31.16b, v30.16b
-	MOVW $0x00800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	VDUP R14, V9.S4
+	WORD $0x6e29dc69 // fmul v9.4s, v3.4s, v9.4s
 	MOVW $0x4b000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
-	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
+	VDUP R14, V10.S4
+	WORD $0x6e2adc8a // fmul v10.4s, v4.4s, v10.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V11.S4
+	WORD $0x6e2bdcab // fmul v11.4s, v5.4s, v11.4s
+	WORD $0x6ee61c69 // bif v9.16b, v3.16b, v6.16b
+	WORD $0x6ee71c8a // bif v10.16b, v4.16b, v7.16b
+	WORD $0x6ee81cab // bif v11.16b, v5.16b, v8.16b
 	MOVW $0xc1b80000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
+	VDUP R14, V12.S4
+	WORD $0x6e7d1d86 // bsl v6.16b, v12.16b, v29.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e7d1d87 // bsl v7.16b, v12.16b, v29.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e7d1d88 // bsl v8.16b, v12.16b, v29.16b
 	MOVW $0x004afb0d, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
-	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
-	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
-	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	VDUP R14, V12.S4
+	WORD $0x4eac8529 // add v9.4s, v9.4s, v12.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac854a // add v10.4s, v10.4s, v12.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac856b // add v11.4s, v11.4s, v12.4s
+	WORD $0x6f29052c // ushr v12.4s, v9.4s, #23
+	WORD $0x6f29054d // ushr v13.4s, v10.4s, #23
+	WORD $0x6f29056e // ushr v14.4s, v11.4s, #23
+	WORD $0x6eb9858c // sub v12.4s, v12.4s, v25.4s
+	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
+	WORD $0x6eb985ce // sub v14.4s, v14.4s, v25.4s
+	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
+	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e26d58c // fadd v12.4s, v12.4s, v6.4s
+	WORD $0x4e27d5ad // fadd v13.4s, v13.4s, v7.4s
+	WORD $0x4e28d5ce // fadd v14.4s, v14.4s, v8.4s
 	MOVW $0x007fffff, R14
-	VDUP R14, V2.S4
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	VDUP R14, V6.S4
+	WORD $0x4e261d29 // and v9.16b, v9.16b, v6.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V6.S4
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V6.S4
+	WORD $0x4e261d6b // and v11.16b, v11.16b, v6.16b
 	MOVW $0x3f3504f3, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
-	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
-	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
-	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
-	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
-	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
-	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
-	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618845 // frintn v5.2d, v2.2d
-	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	VDUP R14, V6.S4
+	WORD $0x4ea68529 // add v9.4s, v9.4s, v6.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6854a // add v10.4s, v10.4s, v6.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6856b // add v11.4s, v11.4s, v6.4s
+	WORD $0x0e617926 // fcvtl v6.2d, v9.2s
+	WORD $0x0e617947 // fcvtl v7.2d, v10.2s
+	WORD $0x0e617968 // fcvtl v8.2d, v11.2s
+	WORD $0x0e61798f // fcvtl v15.2d, v12.2s
+	WORD $0x0e6179b0 // fcvtl v16.2d, v13.2s
+	WORD $0x0e6179d1 // fcvtl v17.2d, v14.2s
+	WORD $0x4efcd4c6 // fsub v6.2d, v6.2d, v28.2d
+	WORD $0x4efcd4e7 // fsub v7.2d, v7.2d, v28.2d
+	WORD $0x4efcd508 // fsub v8.2d, v8.2d, v28.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e72d4d2 // fadd v18.2d, v6.2d, v18.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73d4f3 // fadd v19.2d, v7.2d, v19.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e74d514 // fadd v20.2d, v8.2d, v20.2d
+	WORD $0x6e72fcc6 // fdiv v6.2d, v6.2d, v18.2d
+	WORD $0x6e73fce7 // fdiv v7.2d, v7.2d, v19.2d
+	WORD $0x6e74fd08 // fdiv v8.2d, v8.2d, v20.2d
+	WORD $0x6e66dcd2 // fmul v18.2d, v6.2d, v6.2d
+	WORD $0x6e67dcf3 // fmul v19.2d, v7.2d, v7.2d
+	WORD $0x6e68dd14 // fmul v20.2d, v8.2d, v8.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72ceb6 // fmla v22.2d, v21.2d, v18.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73ceb7 // fmla v23.2d, v21.2d, v19.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74ceb8 // fmla v24.2d, v21.2d, v20.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V21.D2
+	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V23.D2
+	WORD $0x4e74cf17 // fmla v23.2d, v24.2d, v20.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72ceb8 // fmla v24.2d, v21.2d, v18.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V21.D2
+	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V22.D2
+	WORD $0x4e74cef6 // fmla v22.2d, v23.2d, v20.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e73ceb8 // fmla v24.2d, v21.2d, v19.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V21.D2
+	WORD $0x4e74ced5 // fmla v21.2d, v22.2d, v20.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74ceb8 // fmla v24.2d, v21.2d, v20.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V21.D2
+	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V23.D2
+	WORD $0x4e74cf17 // fmla v23.2d, v24.2d, v20.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72ceb8 // fmla v24.2d, v21.2d, v18.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V21.D2
+	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V22.D2
+	WORD $0x4e74cef6 // fmla v22.2d, v23.2d, v20.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V18.D2
+	WORD $0x4e73ceb2 // fmla v18.2d, v21.2d, v19.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V19.D2
+	WORD $0x4e74ced3 // fmla v19.2d, v22.2d, v20.2d
+	WORD $0x4e77cccf // fmla v15.2d, v6.2d, v23.2d
+	WORD $0x4e72ccf0 // fmla v16.2d, v7.2d, v18.2d
+	WORD $0x4e73cd11 // fmla v17.2d, v8.2d, v19.2d
+	WORD $0x0e617866 // fcvtl v6.2d, v3.2s
+	WORD $0x0e617887 // fcvtl v7.2d, v4.2s
+	WORD $0x0e6178a8 // fcvtl v8.2d, v5.2s
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4e72e4c6 // fcmeq v6.2d, v6.2d, v18.2d
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4e72e4e7 // fcmeq v7.2d, v7.2d, v18.2d
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4e72e508 // fcmeq v8.2d, v8.2d, v18.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x6e6f1e46 // bsl v6.16b, v18.16b, v15.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x6e701de7 // bsl v7.16b, v15.16b, v16.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x6e711de8 // bsl v8.16b, v15.16b, v17.16b
+	WORD $0x0e61786f // fcvtl v15.2d, v3.2s
+	WORD $0x0e617890 // fcvtl v16.2d, v4.2s
+	WORD $0x0e6178b1 // fcvtl v17.2d, v5.2s
+	WORD $0x4e7be5ef // fcmeq v15.2d, v15.2d, v27.2d
+	WORD $0x4e7be610 // fcmeq v16.2d, v16.2d, v27.2d
+	WORD $0x4e7be631 // fcmeq v17.2d, v17.2d, v27.2d
+	WORD $0x6e661f6f // bsl v15.16b, v27.16b, v6.16b
+	WORD $0x6e671f70 // bsl v16.16b, v27.16b, v7.16b
+	WORD $0x6e681f71 // bsl v17.16b, v27.16b, v8.16b
+	WORD $0x0e617806 // fcvtl v6.2d, v0.2s
+	WORD $0x0e617827 // fcvtl v7.2d, v1.2s
+	WORD $0x0e617848 // fcvtl v8.2d, v2.2s
+	WORD $0x6e6fdcc6 // fmul v6.2d, v6.2d, v15.2d
+	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
+	WORD $0x6e71dd08 // fmul v8.2d, v8.2d, v17.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6ff4c6 // fmax v6.2d, v6.2d, v15.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6ff4e7 // fmax v7.2d, v7.2d, v15.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6ff508 // fmax v8.2d, v8.2d, v15.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eeff4c6 // fmin v6.2d, v6.2d, v15.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eeff4e7 // fmin v7.2d, v7.2d, v15.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eeff508 // fmin v8.2d, v8.2d, v15.2d
+	WORD $0x4e6188cf // frintn v15.2d, v6.2d
+	WORD $0x4e6188f0 // frintn v16.2d, v7.2d
+	WORD $0x4e618911 // frintn v17.2d, v8.2d
+	WORD $0x4eefd4c6 // fsub v6.2d, v6.2d, v15.2d
+	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
+	WORD $0x4ef1d508 // fsub v8.2d, v8.2d, v17.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V18.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e66ce53 // fmla v19.2d, v18.2d, v6.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V18.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V20.D2
+	WORD $0x4e67ce54 // fmla v20.2d, v18.2d, v7.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V18.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V21.D2
+	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V21.D2
+	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V18.D2
+	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V19.D2
+	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V20.D2
+	WORD $0x4e66ceb4 // fmla v20.2d, v21.2d, v6.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V21.D2
+	WORD $0x4e67ce55 // fmla v21.2d, v18.2d, v7.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V18.D2
+	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V20.D2
+	WORD $0x4e67ceb4 // fmla v20.2d, v21.2d, v7.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V21.D2
+	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V21.D2
+	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V18.D2
+	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V19.D2
+	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V20.D2
+	WORD $0x4e66ceb4 // fmla v20.2d, v21.2d, v6.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V21.D2
+	WORD $0x4e67ce55 // fmla v21.2d, v18.2d, v7.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V18.D2
+	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V20.D2
+	WORD $0x4e67ceb4 // fmla v20.2d, v21.2d, v7.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V21.D2
+	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
+	WORD $0x4ebc1f95 // mov v21.16b, v28.16b
+	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
 	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
-	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
-	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
-	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
-	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
-	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
-	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
-	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
-	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
-	WORD $0x4e618843 // frintn v3.2d, v2.2d
-	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	WORD $0x4e67ce66 // fmla v6.2d, v19.2d, v7.2d
+	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
+	WORD $0x4e68ce87 // fmla v7.2d, v20.2d, v8.2d
+	WORD $0x4e617929 // fcvtl2 v9.2d, v9.4s
+	WORD $0x4e61794a // fcvtl2 v10.2d, v10.4s
+	WORD $0x4e61796b // fcvtl2 v11.2d, v11.4s
+	WORD $0x4e61798c // fcvtl2 v12.2d, v12.4s
+	WORD $0x4e6179ad // fcvtl2 v13.2d, v13.4s
+	WORD $0x4e6179ce // fcvtl2 v14.2d, v14.4s
+	WORD $0x4efcd529 // fsub v9.2d, v9.2d, v28.2d
+	WORD $0x4efcd54a // fsub v10.2d, v10.2d, v28.2d
+	WORD $0x4efcd56b // fsub v11.2d, v11.2d, v28.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x4e68d528 // fadd v8.2d, v9.2d, v8.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e72d552 // fadd v18.2d, v10.2d, v18.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73d573 // fadd v19.2d, v11.2d, v19.2d
+	WORD $0x6e68fd29 // fdiv v9.2d, v9.2d, v8.2d
+	WORD $0x6e72fd4a // fdiv v10.2d, v10.2d, v18.2d
+	WORD $0x6e73fd6b // fdiv v11.2d, v11.2d, v19.2d
+	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
+	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
+	WORD $0x6e6bdd73 // fmul v19.2d, v11.2d, v11.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V22.D2
+	WORD $0x4e68ce96 // fmla v22.2d, v20.2d, v8.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72ce97 // fmla v23.2d, v20.2d, v18.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V24.D2
+	WORD $0x4e73ce98 // fmla v24.2d, v20.2d, v19.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ced4 // fmla v20.2d, v22.2d, v8.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V24.D2
+	WORD $0x4e68ce98 // fmla v24.2d, v20.2d, v8.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V20.D2
+	WORD $0x4e72ced4 // fmla v20.2d, v22.2d, v18.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e68cf17 // fmla v23.2d, v24.2d, v8.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72ce98 // fmla v24.2d, v20.2d, v18.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V20.D2
+	WORD $0x4e73ced4 // fmla v20.2d, v22.2d, v19.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V22.D2
+	WORD $0x4e68cef6 // fmla v22.2d, v23.2d, v8.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V24.D2
+	WORD $0x4e73ce98 // fmla v24.2d, v20.2d, v19.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V20.D2
+	WORD $0x4e68ced4 // fmla v20.2d, v22.2d, v8.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V24.D2
+	WORD $0x4e68ce98 // fmla v24.2d, v20.2d, v8.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V20.D2
+	WORD $0x4e72ced4 // fmla v20.2d, v22.2d, v18.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V23.D2
+	WORD $0x4e68cf17 // fmla v23.2d, v24.2d, v8.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V8.D2
+	WORD $0x4e72ce88 // fmla v8.2d, v20.2d, v18.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V18.D2
+	WORD $0x4e73ced2 // fmla v18.2d, v22.2d, v19.2d
+	WORD $0x4e77cd2c // fmla v12.2d, v9.2d, v23.2d
+	WORD $0x4e68cd4d // fmla v13.2d, v10.2d, v8.2d
+	WORD $0x4e72cd6e // fmla v14.2d, v11.2d, v18.2d
+	WORD $0x4e617868 // fcvtl2 v8.2d, v3.4s
+	WORD $0x4e617889 // fcvtl2 v9.2d, v4.4s
+	WORD $0x4e6178aa // fcvtl2 v10.2d, v5.4s
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x4e6be508 // fcmeq v8.2d, v8.2d, v11.2d
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x4e6be529 // fcmeq v9.2d, v9.2d, v11.2d
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x4e6be54a // fcmeq v10.2d, v10.2d, v11.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x6e6c1d68 // bsl v8.16b, v11.16b, v12.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x6e6d1d69 // bsl v9.16b, v11.16b, v13.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x6e6e1d6a // bsl v10.16b, v11.16b, v14.16b
+	WORD $0x4e61786b // fcvtl2 v11.2d, v3.4s
+	WORD $0x4e61788c // fcvtl2 v12.2d, v4.4s
+	WORD $0x4e6178ad // fcvtl2 v13.2d, v5.4s
+	WORD $0x4e7be56b // fcmeq v11.2d, v11.2d, v27.2d
+	WORD $0x4e7be58c // fcmeq v12.2d, v12.2d, v27.2d
+	WORD $0x4e7be5ad // fcmeq v13.2d, v13.2d, v27.2d
+	WORD $0x6e681f6b // bsl v11.16b, v27.16b, v8.16b
+	WORD $0x6e691f6c // bsl v12.16b, v27.16b, v9.16b
+	WORD $0x6e6a1f6d // bsl v13.16b, v27.16b, v10.16b
+	WORD $0x4e617808 // fcvtl2 v8.2d, v0.4s
+	WORD $0x4e617829 // fcvtl2 v9.2d, v1.4s
+	WORD $0x4e61784a // fcvtl2 v10.2d, v2.4s
+	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
+	WORD $0x6e6cdd29 // fmul v9.2d, v9.2d, v12.2d
+	WORD $0x6e6ddd4a // fmul v10.2d, v10.2d, v13.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4e6bf508 // fmax v8.2d, v8.2d, v11.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4e6bf529 // fmax v9.2d, v9.2d, v11.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4e6bf54a // fmax v10.2d, v10.2d, v11.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4eebf508 // fmin v8.2d, v8.2d, v11.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4eebf529 // fmin v9.2d, v9.2d, v11.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4eebf54a // fmin v10.2d, v10.2d, v11.2d
+	WORD $0x4e61890b // frintn v11.2d, v8.2d
+	WORD $0x4e61892c // frintn v12.2d, v9.2d
+	WORD $0x4e61894d // frintn v13.2d, v10.2d
+	WORD $0x4eebd508 // fsub v8.2d, v8.2d, v11.2d
+	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
+	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V14.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e68cdd2 // fmla v18.2d, v14.2d, v8.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V14.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V19.D2
+	WORD $0x4e69cdd3 // fmla v19.2d, v14.2d, v9.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V14.D2
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V20.D2
+	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V14.D2
+	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V18.D2
+	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V19.D2
+	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V20.D2
+	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V14.D2
+	WORD $0x4e69ce4e // fmla v14.2d, v18.2d, v9.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V18.D2
+	WORD $0x4e6ace72 // fmla v18.2d, v19.2d, v10.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V20.D2
+	WORD $0x4e69cdd4 // fmla v20.2d, v14.2d, v9.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V14.D2
+	WORD $0x4e6ace4e // fmla v14.2d, v18.2d, v10.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V19.D2
+	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V20.D2
+	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V14.D2
+	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V18.D2
+	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V19.D2
+	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V20.D2
+	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V14.D2
+	WORD $0x4e69ce4e // fmla v14.2d, v18.2d, v9.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V18.D2
+	WORD $0x4e6ace72 // fmla v18.2d, v19.2d, v10.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V19.D2
+	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V20.D2
+	WORD $0x4e69cdd4 // fmla v20.2d, v14.2d, v9.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V14.D2
+	WORD $0x4e6ace4e // fmla v14.2d, v18.2d, v10.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V18.D2
+	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V19.D2
+	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V20.D2
+	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
+	VDUP R14, V14.D2
+	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V18.D2
+	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V19.D2
+	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
+	WORD $0x4ebc1f94 // mov v20.16b, v28.16b
+	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
+	WORD $0x4ebc1f88 // mov v8.16b, v28.16b
+	WORD $0x4e69ce48 // fmla v8.2d, v18.2d, v9.2d
+	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
+	WORD $0x4e6ace69 // fmla v9.2d, v19.2d, v10.2d
+	WORD $0x0e6169ef // fcvtn v15.2s, v15.2d
+	WORD $0x4e61696f // fcvtn2 v15.4s, v11.2d
+	WORD $0x0e616a10 // fcvtn v16.2s, v16.2d
+	WORD $0x4e616990 // fcvtn2 v16.4s, v12.2d
+	WORD $0x0e616a31 // fcvtn v17.2s, v17.2d
+	WORD $0x4e6169b1 // fcvtn2 v17.4s, v13.2d
+	WORD $0x0e616ab5 // fcvtn v21.2s, v21.2d
+	WORD $0x4e616a95 // fcvtn2 v21.4s, v20.2d
 	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
-	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
-	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	WORD $0x4e616906 // fcvtn2 v6.4s, v8.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e616927 // fcvtn2 v7.4s, v9.2d
+	WORD $0x4e2fe5e8 // fcmeq v8.4s, v15.4s, v15.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x4e30e609 // fcmeq v9.4s, v16.4s, v16.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e31e62a // fcmeq v10.4s, v17.4s, v17.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6ea81faf // bit v15.16b, v29.16b, v8.16b
+	WORD $0x6ea91fb0 // bit v16.16b, v29.16b, v9.16b
+	WORD $0x6eaa1fb1 // bit v17.16b, v29.16b, v10.16b
+	WORD $0x4ea1b9ef // fcvtzs v15.4s, v15.4s
+	WORD $0x4ea1ba10 // fcvtzs v16.4s, v16.4s
+	WORD $0x4ea1ba31 // fcvtzs v17.4s, v17.4s
+	WORD $0x4f3f05eb // sshr v11.4s, v15.4s, #1
+	WORD $0x4f3f060c // sshr v12.4s, v16.4s, #1
+	WORD $0x4f3f062d // sshr v13.4s, v17.4s, #1
+	WORD $0x4eb9856e // add v14.4s, v11.4s, v25.4s
+	WORD $0x4eb98592 // add v18.4s, v12.4s, v25.4s
+	WORD $0x4eb985b3 // add v19.4s, v13.4s, v25.4s
+	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e2edeb5 // fmul v21.4s, v21.4s, v14.4s
+	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
+	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
+	WORD $0x6eab85ef // sub v15.4s, v15.4s, v11.4s
+	WORD $0x6eac8610 // sub v16.4s, v16.4s, v12.4s
+	WORD $0x6ead8631 // sub v17.4s, v17.4s, v13.4s
+	WORD $0x4eb985ef // add v15.4s, v15.4s, v25.4s
+	WORD $0x4eb98610 // add v16.4s, v16.4s, v25.4s
+	WORD $0x4eb98631 // add v17.4s, v17.4s, v25.4s
+	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x6e2fdeb5 // fmul v21.4s, v21.4s, v15.4s
+	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
+	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4ea19803 // frintz v3.4s, v0.4s
-	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
-	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	VDUP R14, V11.S4
+	WORD $0x6e751d68 // bsl v8.16b, v11.16b, v21.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V11.S4
+	WORD $0x6e661d69 // bsl v9.16b, v11.16b, v6.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e671cca // bsl v10.16b, v6.16b, v7.16b
+	WORD $0x4ea19806 // frintz v6.4s, v0.4s
+	WORD $0x4ea19827 // frintz v7.4s, v1.4s
+	WORD $0x4ea1984b // frintz v11.4s, v2.4s
+	WORD $0x4e20e4c6 // fcmeq v6.4s, v6.4s, v0.4s
+	WORD $0x4e21e4e7 // fcmeq v7.4s, v7.4s, v1.4s
+	WORD $0x4e22e56b // fcmeq v11.4s, v11.4s, v2.4s
+	WORD $0x4e7e1c0c // bic v12.16b, v0.16b, v30.16b
+	WORD $0x4e7e1c2d // bic v13.16b, v1.16b, v30.16b
+	WORD $0x4e7e1c4e // bic v14.16b, v2.16b, v30.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x6eace5ec // fcmgt v12.4s, v15.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x6eade5ed // fcmgt v13.4s, v15.4s, v13.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x6eaee5ee // fcmgt v14.4s, v15.4s, v14.4s
+	WORD $0x4e2c1cc6 // and v6.16b, v6.16b, v12.16b
+	WORD $0x4e2d1ce7 // and v7.16b, v7.16b, v13.16b
+	WORD $0x4e2e1d6b // and v11.16b, v11.16b, v14.16b
 	MOVW $0x3f000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc04 // fmul v4.4s, v0.4s, v4.4s
-	WORD $0x4ea19885 // frintz v5.4s, v4.4s
-	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ebf1fe4 // mov v4.16b, v31.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
-	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
-	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
-	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
-	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
+	VDUP R14, V12.S4
+	WORD $0x6e2cdc0c // fmul v12.4s, v0.4s, v12.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V13.S4
+	WORD $0x6e2ddc2d // fmul v13.4s, v1.4s, v13.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V14.S4
+	WORD $0x6e2edc4e // fmul v14.4s, v2.4s, v14.4s
+	WORD $0x4ea1998f // frintz v15.4s, v12.4s
+	WORD $0x4ea199b0 // frintz v16.4s, v13.4s
+	WORD $0x4ea199d1 // frintz v17.4s, v14.4s
+	WORD $0x4e2ce5ef // fcmeq v15.4s, v15.4s, v12.4s
+	WORD $0x6e2059ef // mvn v15.16b, v15.16b
+	WORD $0x4e2de610 // fcmeq v16.4s, v16.4s, v13.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
+	WORD $0x4e2ee631 // fcmeq v17.4s, v17.4s, v14.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	WORD $0x4e2f1ccf // and v15.16b, v6.16b, v15.16b
+	WORD $0x4e301cf0 // and v16.16b, v7.16b, v16.16b
+	WORD $0x4e311d71 // and v17.16b, v11.16b, v17.16b
+	WORD $0x4ebf1fec // mov v12.16b, v31.16b
+	WORD $0x4ebf1fed // mov v13.16b, v31.16b
+	WORD $0x4ebf1fee // mov v14.16b, v31.16b
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4eac3652 // cmgt v18.4s, v18.4s, v12.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x4ead358c // cmgt v12.4s, v12.4s, v13.4s
+	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
+	WORD $0x4eae35ad // cmgt v13.4s, v13.4s, v14.4s
+	WORD $0x4e2f1e52 // and v18.16b, v18.16b, v15.16b
+	WORD $0x4e301d8c // and v12.16b, v12.16b, v16.16b
+	WORD $0x4e311dad // and v13.16b, v13.16b, v17.16b
+	WORD $0x6e3e1d0e // eor v14.16b, v8.16b, v30.16b
+	WORD $0x6e3e1d2f // eor v15.16b, v9.16b, v30.16b
+	WORD $0x6e3e1d50 // eor v16.16b, v10.16b, v30.16b
+	WORD $0x6e681dd2 // bsl v18.16b, v14.16b, v8.16b
+	WORD $0x6e691dec // bsl v12.16b, v15.16b, v9.16b
+	WORD $0x6e6a1e0d // bsl v13.16b, v16.16b, v10.16b
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4e7e1c08 // bic v8.16b, v0.16b, v30.16b
+	WORD $0x4e7e1c29 // bic v9.16b, v1.16b, v30.16b
+	WORD $0x4e7e1c4a // bic v10.16b, v2.16b, v30.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x6ea8e5c8 // fcmgt v8.4s, v14.4s, v8.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x6ea9e5c9 // fcmgt v9.4s, v14.4s, v9.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x6eaae5ca // fcmgt v10.4s, v14.4s, v10.4s
+	WORD $0x4e281cc6 // and v6.16b, v6.16b, v8.16b
+	WORD $0x4e291ce7 // and v7.16b, v7.16b, v9.16b
+	WORD $0x4e2a1d6b // and v11.16b, v11.16b, v10.16b
+	WORD $0x6ebfe7a8 // fcmgt v8.4s, v29.4s, v31.4s
+	WORD $0x6ebfe7a9 // fcmgt v9.4s, v29.4s, v31.4s
+	WORD $0x6ebfe7aa // fcmgt v10.4s, v29.4s, v31.4s
 	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
-	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	VDUP R14, V14.S4
+	WORD $0x6eaee7ee // fcmgt v14.4s, v31.4s, v14.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V15.S4
+	WORD $0x6eafe7ef // fcmgt v15.4s, v31.4s, v15.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eb0e7f0 // fcmgt v16.4s, v31.4s, v16.4s
+	WORD $0x4e2e1d08 // and v8.16b, v8.16b, v14.16b
+	WORD $0x4e2f1d29 // and v9.16b, v9.16b, v15.16b
+	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
+	WORD $0x4e261d08 // and v8.16b, v8.16b, v6.16b
+	WORD $0x4e271d29 // and v9.16b, v9.16b, v7.16b
+	WORD $0x4e2b1d4a // and v10.16b, v10.16b, v11.16b
 	MOVW $0x7fc00000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
-	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611fe2 // bsl v2.16b, v31.16b, v1.16b
-	WORD $0x4e3ae7e1 // fcmeq v1.4s, v31.4s, v26.4s
+	VDUP R14, V6.S4
+	WORD $0x6e721cc8 // bsl v8.16b, v6.16b, v18.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e6c1cc9 // bsl v9.16b, v6.16b, v12.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e6d1cca // bsl v10.16b, v6.16b, v13.16b
+	WORD $0x4e3ae463 // fcmeq v3.4s, v3.4s, v26.4s
+	WORD $0x4e3ae484 // fcmeq v4.4s, v4.4s, v26.4s
+	WORD $0x4e3ae4a5 // fcmeq v5.4s, v5.4s, v26.4s
+	WORD $0x4e7e1c06 // bic v6.16b, v0.16b, v30.16b
+	WORD $0x4e7e1c27 // bic v7.16b, v1.16b, v30.16b
+	WORD $0x4e7e1c4b // bic v11.16b, v2.16b, v30.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce4c6 // fcmeq v6.4s, v6.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce4e7 // fcmeq v7.4s, v7.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce56b // fcmeq v11.4s, v11.4s, v12.4s
+	WORD $0x4e261c63 // and v3.16b, v3.16b, v6.16b
+	WORD $0x4e271c84 // and v4.16b, v4.16b, v7.16b
+	WORD $0x4e2b1ca5 // and v5.16b, v5.16b, v11.16b
+	WORD $0x6e681f43 // bsl v3.16b, v26.16b, v8.16b
+	WORD $0x6e691f44 // bsl v4.16b, v26.16b, v9.16b
+	WORD $0x6e6a1f45 // bsl v5.16b, v26.16b, v10.16b
+	WORD $0x4e3fe7e6 // fcmeq v6.4s, v31.4s, v31.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e3fe7e7 // fcmeq v7.4s, v31.4s, v31.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x4e3fe7e8 // fcmeq v8.4s, v31.4s, v31.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x6e631fe6 // bsl v6.16b, v31.16b, v3.16b
+	WORD $0x6e641fe7 // bsl v7.16b, v31.16b, v4.16b
+	WORD $0x6e651fe8 // bsl v8.16b, v31.16b, v5.16b
+	WORD $0x4e3ae7e3 // fcmeq v3.4s, v31.4s, v26.4s
+	WORD $0x4e3ae7e4 // fcmeq v4.4s, v31.4s, v26.4s
+	WORD $0x4e3ae7e5 // fcmeq v5.4s, v31.4s, v26.4s
 	WORD $0x4e3de400 // fcmeq v0.4s, v0.4s, v29.4s
-	WORD $0x4ea01c21 // orr v1.16b, v1.16b, v0.16b
-	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
-	FMOVQ F1, 48(R1)
-	ADD $64, R1, R1
-	ADD $64, R2, R2
-	SUB $16, R0, R0
+	WORD $0x4e3de421 // fcmeq v1.4s, v1.4s, v29.4s
+	WORD $0x4e3de442 // fcmeq v2.4s, v2.4s, v29.4s
+	WORD $0x4ea01c63 // orr v3.16b, v3.16b, v0.16b
+	WORD $0x4ea11c84 // orr v4.16b, v4.16b, v1.16b
+	WORD $0x4ea21ca5 // orr v5.16b, v5.16b, v2.16b
+	WORD $0x6e661f43 // bsl v3.16b, v26.16b, v6.16b
+	WORD $0x6e671f44 // bsl v4.16b, v26.16b, v7.16b
+	WORD $0x6e681f45 // bsl v5.16b, v26.16b, v8.16b
+	FMOVQ F3, 0(R1)
+	FMOVQ F4, 16(R1)
+	FMOVQ F5, 32(R1)
+	ADD $48, R1, R1
+	ADD $48, R2, R2
+	SUB $12, R0, R0
 	B main
 
 tail:
@@ -3969,141 +3789,183 @@ tail:
 	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
 	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
 	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e66d446 // fadd v6.2d, v2.2d, v6.2d
 	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
 	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V7.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V8.D2
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V7.D2
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V8.D2
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V7.D2
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V8.D2
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V7.D2
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V8.D2
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V7.D2
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4e67cc45 // fmla v5.2d, v2.2d, v7.2d
 	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4e66e442 // fcmeq v2.2d, v2.2d, v6.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x6e651cc2 // bsl v2.16b, v6.16b, v5.16b
 	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
 	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
 	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
 	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
 	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4e65f442 // fmax v2.2d, v2.2d, v5.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5f442 // fmin v2.2d, v2.2d, v5.2d
 	WORD $0x4e618845 // frintn v5.2d, v2.2d
 	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V6.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V6.D2
 	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
+	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V7.D2
 	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V6.D2
 	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
 	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
 	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V2.D2
+	WORD $0x4e62d462 // fadd v2.2d, v3.2d, v2.2d
 	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
 	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eb11e27 // mov v7.16b, v17.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
-	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
-	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V6.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V8.D2
+	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V8.D2
+	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V8.D2
+	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V8.D2
+	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
+	WORD $0x4e66cc64 // fmla v4.2d, v3.2d, v6.2d
 	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
-	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x4e63e442 // fcmeq v2.2d, v2.2d, v3.2d
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x6e641c62 // bsl v2.16b, v3.16b, v4.16b
 	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
 	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
 	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
 	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
 	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
-	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x4e63f442 // fmax v2.2d, v2.2d, v3.2d
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x4ee3f442 // fmin v2.2d, v2.2d, v3.2d
 	WORD $0x4e618843 // frintn v3.2d, v2.2d
 	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V4.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V4.D2
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
 	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
 	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e6168c7 // fcvtn2 v7.4s, v6.2d
 	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
 	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
@@ -4111,18 +3973,20 @@ tail:
 	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
 	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6e24dce7 // fmul v7.4s, v7.4s, v4.4s
 	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
 	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
 	MOVW $0x7fc00000, R14
 	VDUP R14, V3.S4
-	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x6e671c62 // bsl v2.16b, v3.16b, v7.16b
 	WORD $0x4ea19803 // frintz v3.4s, v0.4s
 	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
 	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
-	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea4e4a4 // fcmgt v4.4s, v5.4s, v4.4s
 	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
 	MOVW $0x3f000000, R14
 	VDUP R14, V4.S4
@@ -4139,7 +4003,9 @@ tail:
 	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea2e482 // fcmgt v2.4s, v4.4s, v2.4s
 	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
 	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
 	MOVW $0xff800000, R14
@@ -4152,7 +4018,9 @@ tail:
 	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
 	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
 	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
-	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24e463 // fcmeq v3.4s, v3.4s, v4.4s
 	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
 	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
 	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
@@ -4185,21 +4053,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
 	WORD $0x4ebef400 // fmin v0.4s, v0.4s, v30.4s
+	WORD $0x4ebef421 // fmin v1.4s, v1.4s, v30.4s
+	WORD $0x4ebef442 // fmin v2.4s, v2.4s, v30.4s
+	WORD $0x4ebef463 // fmin v3.4s, v3.4s, v30.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	WORD $0x4ebef400 // fmin v0.4s, v0.4s, v30.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	WORD $0x4ebef400 // fmin v0.4s, v0.4s, v30.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	WORD $0x4ebef400 // fmin v0.4s, v0.4s, v30.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -4234,21 +4102,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x4e3fcc04 // fmla v4.4s, v0.4s, v31.4s
+	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
+	WORD $0x4e3fcc20 // fmla v0.4s, v1.4s, v31.4s
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x4e3fcc01 // fmla v1.4s, v0.4s, v31.4s
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x4e3fcc01 // fmla v1.4s, v0.4s, v31.4s
-	FMOVQ F1, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x4e3fcc01 // fmla v1.4s, v0.4s, v31.4s
+	WORD $0x4e3fcc41 // fmla v1.4s, v2.4s, v31.4s
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x4e3fcc62 // fmla v2.4s, v3.4s, v31.4s
+	FMOVQ F4, 0(R1)
+	FMOVQ F0, 16(R1)
 	FMOVQ F1, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
-	WORD $0x4e3fcc01 // fmla v1.4s, v0.4s, v31.4s
-	FMOVQ F1, 48(R1)
+	FMOVQ F2, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -4281,25 +4149,25 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	FMOVQ 0(R4), F2
-	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
-	FMOVQ F2, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	FMOVQ 16(R4), F2
-	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
-	FMOVQ F2, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	FMOVQ 32(R4), F2
-	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
-	FMOVQ F2, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	FMOVQ 48(R4), F2
-	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
-	FMOVQ F2, 48(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	FMOVQ 0(R4), F8
+	FMOVQ 16(R4), F9
+	FMOVQ 32(R4), F10
+	FMOVQ 48(R4), F11
+	WORD $0x4e24cc08 // fmla v8.4s, v0.4s, v4.4s
+	WORD $0x4e25cc29 // fmla v9.4s, v1.4s, v5.4s
+	WORD $0x4e26cc4a // fmla v10.4s, v2.4s, v6.4s
+	WORD $0x4e27cc6b // fmla v11.4s, v3.4s, v7.4s
+	FMOVQ F8, 0(R1)
+	FMOVQ F9, 16(R1)
+	FMOVQ F10, 32(R1)
+	FMOVQ F11, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -4338,21 +4206,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4e3fcc01 // fmla v1.4s, v0.4s, v31.4s
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4e3fcc01 // fmla v1.4s, v0.4s, v31.4s
-	FMOVQ F1, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4e3fcc01 // fmla v1.4s, v0.4s, v31.4s
-	FMOVQ F1, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4e3fcc01 // fmla v1.4s, v0.4s, v31.4s
-	FMOVQ F1, 48(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4e3fcc04 // fmla v4.4s, v0.4s, v31.4s
+	WORD $0x4e3fcc25 // fmla v5.4s, v1.4s, v31.4s
+	WORD $0x4e3fcc46 // fmla v6.4s, v2.4s, v31.4s
+	WORD $0x4e3fcc67 // fmla v7.4s, v3.4s, v31.4s
+	FMOVQ F4, 0(R1)
+	FMOVQ F5, 16(R1)
+	FMOVQ F6, 32(R1)
+	FMOVQ F7, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -4386,33 +4254,33 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4e24e400 // fcmeq v0.4s, v0.4s, v4.4s
+	WORD $0x4e25e421 // fcmeq v1.4s, v1.4s, v5.4s
+	WORD $0x4e26e442 // fcmeq v2.4s, v2.4s, v6.4s
+	WORD $0x4e27e463 // fcmeq v3.4s, v3.4s, v7.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -4449,37 +4317,37 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4e24e400 // fcmeq v0.4s, v0.4s, v4.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	WORD $0x4e25e421 // fcmeq v1.4s, v1.4s, v5.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e26e442 // fcmeq v2.4s, v2.4s, v6.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e27e463 // fcmeq v3.4s, v3.4s, v7.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -4517,33 +4385,33 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x6ea0e420 // fcmgt v0.4s, v1.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x6ea0e420 // fcmgt v0.4s, v1.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x6ea0e420 // fcmgt v0.4s, v1.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x6ea0e420 // fcmgt v0.4s, v1.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x6ea0e480 // fcmgt v0.4s, v4.4s, v0.4s
+	WORD $0x6ea1e4a1 // fcmgt v1.4s, v5.4s, v1.4s
+	WORD $0x6ea2e4c2 // fcmgt v2.4s, v6.4s, v2.4s
+	WORD $0x6ea3e4e3 // fcmgt v3.4s, v7.4s, v3.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -4580,33 +4448,33 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x6e20e420 // fcmge v0.4s, v1.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x6e20e420 // fcmge v0.4s, v1.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x6e20e420 // fcmge v0.4s, v1.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x6e20e420 // fcmge v0.4s, v1.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x6e20e480 // fcmge v0.4s, v4.4s, v0.4s
+	WORD $0x6e21e4a1 // fcmge v1.4s, v5.4s, v1.4s
+	WORD $0x6e22e4c2 // fcmge v2.4s, v6.4s, v2.4s
+	WORD $0x6e23e4e3 // fcmge v3.4s, v7.4s, v3.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -4643,33 +4511,33 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x6ea1e400 // fcmgt v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x6ea1e400 // fcmgt v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x6ea1e400 // fcmgt v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x6ea1e400 // fcmgt v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x6ea4e400 // fcmgt v0.4s, v0.4s, v4.4s
+	WORD $0x6ea5e421 // fcmgt v1.4s, v1.4s, v5.4s
+	WORD $0x6ea6e442 // fcmgt v2.4s, v2.4s, v6.4s
+	WORD $0x6ea7e463 // fcmgt v3.4s, v3.4s, v7.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -4706,33 +4574,33 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x6e21e400 // fcmge v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x6e21e400 // fcmge v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x6e21e400 // fcmge v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x6e21e400 // fcmge v0.4s, v0.4s, v1.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x6e24e400 // fcmge v0.4s, v0.4s, v4.4s
+	WORD $0x6e25e421 // fcmge v1.4s, v1.4s, v5.4s
+	WORD $0x6e26e442 // fcmge v2.4s, v2.4s, v6.4s
+	WORD $0x6e27e463 // fcmge v3.4s, v3.4s, v7.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -4770,29 +4638,29 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e3fe400 // fcmeq v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e3fe400 // fcmeq v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e3fe400 // fcmeq v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e3fe400 // fcmeq v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	WORD $0x4e3fe421 // fcmeq v1.4s, v1.4s, v31.4s
+	WORD $0x4e3fe442 // fcmeq v2.4s, v2.4s, v31.4s
+	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -4827,33 +4695,33 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e3fe400 // fcmeq v0.4s, v0.4s, v31.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e3fe400 // fcmeq v0.4s, v0.4s, v31.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e3fe400 // fcmeq v0.4s, v0.4s, v31.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e3fe400 // fcmeq v0.4s, v0.4s, v31.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	WORD $0x4e3fe421 // fcmeq v1.4s, v1.4s, v31.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e3fe442 // fcmeq v2.4s, v2.4s, v31.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -4889,29 +4757,29 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6ea0e7e0 // fcmgt v0.4s, v31.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6ea0e7e0 // fcmgt v0.4s, v31.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6ea0e7e0 // fcmgt v0.4s, v31.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6ea0e7e0 // fcmgt v0.4s, v31.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
+	WORD $0x6ea2e7e2 // fcmgt v2.4s, v31.4s, v2.4s
+	WORD $0x6ea3e7e3 // fcmgt v3.4s, v31.4s, v3.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -4946,29 +4814,29 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6e20e7e0 // fcmge v0.4s, v31.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6e20e7e0 // fcmge v0.4s, v31.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6e20e7e0 // fcmge v0.4s, v31.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6e20e7e0 // fcmge v0.4s, v31.4s, v0.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	WORD $0x6e21e7e1 // fcmge v1.4s, v31.4s, v1.4s
+	WORD $0x6e22e7e2 // fcmge v2.4s, v31.4s, v2.4s
+	WORD $0x6e23e7e3 // fcmge v3.4s, v31.4s, v3.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5003,29 +4871,29 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6ebfe400 // fcmgt v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6ebfe400 // fcmgt v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6ebfe400 // fcmgt v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6ebfe400 // fcmgt v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	WORD $0x6ebfe421 // fcmgt v1.4s, v1.4s, v31.4s
+	WORD $0x6ebfe442 // fcmgt v2.4s, v2.4s, v31.4s
+	WORD $0x6ebfe463 // fcmgt v3.4s, v3.4s, v31.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5060,29 +4928,29 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6e3fe400 // fcmge v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6e3fe400 // fcmge v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 4(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6e3fe400 // fcmge v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 8(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6e3fe400 // fcmge v0.4s, v0.4s, v31.4s
-	WORD $0x6f210401 // ushr v1.4s, v0.4s, #31
-	WORD $0x0e612821 // xtn v1.4h, v1.4s
-	WORD $0x0e212821 // xtn v1.8b, v1.8h
-	FMOVS F1, 12(R1)
+	WORD $0x6e3fe421 // fcmge v1.4s, v1.4s, v31.4s
+	WORD $0x6e3fe442 // fcmge v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fe463 // fcmge v3.4s, v3.4s, v31.4s
+	WORD $0x6f210404 // ushr v4.4s, v0.4s, #31
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	FMOVS F4, 0(R1)
+	WORD $0x6f210420 // ushr v0.4s, v1.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 4(R1)
+	WORD $0x6f210440 // ushr v0.4s, v2.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 8(R1)
+	WORD $0x6f210460 // ushr v0.4s, v3.4s, #31
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	FMOVS F0, 12(R1)
 	ADD $16, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5120,34 +4988,34 @@ main:
 	WORD $0x2f08a400 // uxtl v0.8h, v0.8b
 	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
 	WORD $0x4ea08c00 // cmtst v0.4s, v0.4s, v0.4s
-	FMOVQ 0(R3), F1
-	FMOVQ 0(R4), F2
-	WORD $0x6e621c20 // bsl v0.16b, v1.16b, v2.16b
+	FMOVS 4(R2), F1
+	WORD $0x2f08a421 // uxtl v1.8h, v1.8b
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4ea18c21 // cmtst v1.4s, v1.4s, v1.4s
+	FMOVS 8(R2), F2
+	WORD $0x2f08a442 // uxtl v2.8h, v2.8b
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4ea28c42 // cmtst v2.4s, v2.4s, v2.4s
+	FMOVS 12(R2), F3
+	WORD $0x2f08a463 // uxtl v3.8h, v3.8b
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4ea38c63 // cmtst v3.4s, v3.4s, v3.4s
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	FMOVQ 0(R4), F8
+	FMOVQ 16(R4), F9
+	FMOVQ 32(R4), F10
+	FMOVQ 48(R4), F11
+	WORD $0x6e681c80 // bsl v0.16b, v4.16b, v8.16b
+	WORD $0x6e691ca1 // bsl v1.16b, v5.16b, v9.16b
+	WORD $0x6e6a1cc2 // bsl v2.16b, v6.16b, v10.16b
+	WORD $0x6e6b1ce3 // bsl v3.16b, v7.16b, v11.16b
 	FMOVQ F0, 0(R1)
-	FMOVS 4(R2), F0
-	WORD $0x2f08a400 // uxtl v0.8h, v0.8b
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4ea08c00 // cmtst v0.4s, v0.4s, v0.4s
-	FMOVQ 16(R3), F1
-	FMOVQ 16(R4), F2
-	WORD $0x6e621c20 // bsl v0.16b, v1.16b, v2.16b
-	FMOVQ F0, 16(R1)
-	FMOVS 8(R2), F0
-	WORD $0x2f08a400 // uxtl v0.8h, v0.8b
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4ea08c00 // cmtst v0.4s, v0.4s, v0.4s
-	FMOVQ 32(R3), F1
-	FMOVQ 32(R4), F2
-	WORD $0x6e621c20 // bsl v0.16b, v1.16b, v2.16b
-	FMOVQ F0, 32(R1)
-	FMOVS 12(R2), F0
-	WORD $0x2f08a400 // uxtl v0.8h, v0.8b
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4ea08c00 // cmtst v0.4s, v0.4s, v0.4s
-	FMOVQ 48(R3), F1
-	FMOVQ 48(R4), F2
-	WORD $0x6e621c20 // bsl v0.16b, v1.16b, v2.16b
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $16, R2, R2
 	ADD $64, R3, R3
@@ -5188,17 +5056,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
+	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
+	WORD $0x6e3f1c42 // eor v2.16b, v2.16b, v31.16b
+	WORD $0x6e3f1c63 // eor v3.16b, v3.16b, v31.16b
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5230,17 +5098,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e7f1c00 // bic v0.16b, v0.16b, v31.16b
+	WORD $0x4e7f1c21 // bic v1.16b, v1.16b, v31.16b
+	WORD $0x4e7f1c42 // bic v2.16b, v2.16b, v31.16b
+	WORD $0x4e7f1c63 // bic v3.16b, v3.16b, v31.16b
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7f1c00 // bic v0.16b, v0.16b, v31.16b
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7f1c00 // bic v0.16b, v0.16b, v31.16b
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7f1c00 // bic v0.16b, v0.16b, v31.16b
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5270,17 +5138,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6ea1f800 // fsqrt v0.4s, v0.4s
+	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
+	WORD $0x6ea1f842 // fsqrt v2.4s, v2.4s
+	WORD $0x6ea1f863 // fsqrt v3.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6ea1f800 // fsqrt v0.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6ea1f800 // fsqrt v0.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6ea1f800 // fsqrt v0.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5312,21 +5180,21 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6ea1f800 // fsqrt v0.4s, v0.4s
+	WORD $0x6ea1f821 // fsqrt v1.4s, v1.4s
+	WORD $0x6ea1f842 // fsqrt v2.4s, v2.4s
+	WORD $0x6ea1f863 // fsqrt v3.4s, v3.4s
 	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x6e22ffe2 // fdiv v2.4s, v31.4s, v2.4s
+	WORD $0x6e23ffe3 // fdiv v3.4s, v31.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6ea1f800 // fsqrt v0.4s, v0.4s
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6ea1f800 // fsqrt v0.4s, v0.4s
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6ea1f800 // fsqrt v0.4s, v0.4s
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5359,17 +5227,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
+	WORD $0x6e21ffe1 // fdiv v1.4s, v31.4s, v1.4s
+	WORD $0x6e22ffe2 // fdiv v2.4s, v31.4s, v2.4s
+	WORD $0x6e23ffe3 // fdiv v3.4s, v31.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6e20ffe0 // fdiv v0.4s, v31.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5416,146 +5284,150 @@ TEXT ·expF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V22.S4
 	MOVW $0x3d2aa9c1, R14
 	VDUP R14, V21.S4
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V20.S4
-	MOVW $0x3f000000, R14
-	VDUP R14, V19.S4
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
+	WORD $0x4e3df421 // fmax v1.4s, v1.4s, v29.4s
+	WORD $0x4e3df442 // fmax v2.4s, v2.4s, v29.4s
+	WORD $0x4e3df463 // fmax v3.4s, v3.4s, v29.4s
 	WORD $0x4ebcf400 // fmin v0.4s, v0.4s, v28.4s
-	WORD $0x6e3bdc01 // fmul v1.4s, v0.4s, v27.4s
-	WORD $0x4e218821 // frintn v1.4s, v1.4s
-	WORD $0x4ebacc20 // fmls v0.4s, v1.4s, v26.4s
-	WORD $0x4eb9cc20 // fmls v0.4s, v1.4s, v25.4s
-	WORD $0x4e20d7e2 // fadd v2.4s, v31.4s, v0.4s
-	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
-	WORD $0x4ea3d403 // fsub v3.4s, v0.4s, v3.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e20cf04 // fmla v4.4s, v24.4s, v0.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
+	WORD $0x4ebcf421 // fmin v1.4s, v1.4s, v28.4s
+	WORD $0x4ebcf442 // fmin v2.4s, v2.4s, v28.4s
+	WORD $0x4ebcf463 // fmin v3.4s, v3.4s, v28.4s
+	WORD $0x6e3bdc04 // fmul v4.4s, v0.4s, v27.4s
+	WORD $0x6e3bdc25 // fmul v5.4s, v1.4s, v27.4s
+	WORD $0x6e3bdc46 // fmul v6.4s, v2.4s, v27.4s
+	WORD $0x6e3bdc67 // fmul v7.4s, v3.4s, v27.4s
+	WORD $0x4e218884 // frintn v4.4s, v4.4s
+	WORD $0x4e2188a5 // frintn v5.4s, v5.4s
+	WORD $0x4e2188c6 // frintn v6.4s, v6.4s
+	WORD $0x4e2188e7 // frintn v7.4s, v7.4s
+	WORD $0x4ebacc80 // fmls v0.4s, v4.4s, v26.4s
+	WORD $0x4ebacca1 // fmls v1.4s, v5.4s, v26.4s
+	WORD $0x4ebaccc2 // fmls v2.4s, v6.4s, v26.4s
+	WORD $0x4ebacce3 // fmls v3.4s, v7.4s, v26.4s
+	WORD $0x4eb9cc80 // fmls v0.4s, v4.4s, v25.4s
+	WORD $0x4eb9cca1 // fmls v1.4s, v5.4s, v25.4s
+	WORD $0x4eb9ccc2 // fmls v2.4s, v6.4s, v25.4s
+	WORD $0x4eb9cce3 // fmls v3.4s, v7.4s, v25.4s
+	WORD $0x4e20d7e8 // fadd v8.4s, v31.4s, v0.4s
+	WORD $0x4e21d7e9 // fadd v9.4s, v31.4s, v1.4s
+	WORD $0x4e22d7ea // fadd v10.4s, v31.4s, v2.4s
+	WORD $0x4e23d7eb // fadd v11.4s, v31.4s, v3.4s
+	WORD $0x4ebfd50c // fsub v12.4s, v8.4s, v31.4s
+	WORD $0x4ebfd52d // fsub v13.4s, v9.4s, v31.4s
+	WORD $0x4ebfd54e // fsub v14.4s, v10.4s, v31.4s
+	WORD $0x4ebfd56f // fsub v15.4s, v11.4s, v31.4s
+	WORD $0x4eacd40c // fsub v12.4s, v0.4s, v12.4s
+	WORD $0x4eadd42d // fsub v13.4s, v1.4s, v13.4s
+	WORD $0x4eaed44e // fsub v14.4s, v2.4s, v14.4s
+	WORD $0x4eafd46f // fsub v15.4s, v3.4s, v15.4s
+	WORD $0x4eb71ef0 // mov v16.16b, v23.16b
+	WORD $0x4e20cf10 // fmla v16.4s, v24.4s, v0.4s
+	WORD $0x4eb71ef1 // mov v17.16b, v23.16b
+	WORD $0x4e21cf11 // fmla v17.4s, v24.4s, v1.4s
+	WORD $0x4eb71ef2 // mov v18.16b, v23.16b
+	WORD $0x4e22cf12 // fmla v18.4s, v24.4s, v2.4s
+	WORD $0x4eb71ef3 // mov v19.16b, v23.16b
+	WORD $0x4e23cf13 // fmla v19.4s, v24.4s, v3.4s
+	WORD $0x4eb61ed4 // mov v20.16b, v22.16b
+	WORD $0x4e20ce14 // fmla v20.4s, v16.4s, v0.4s
+	WORD $0x4eb61ed0 // mov v16.16b, v22.16b
+	WORD $0x4e21ce30 // fmla v16.4s, v17.4s, v1.4s
+	WORD $0x4eb61ed1 // mov v17.16b, v22.16b
+	WORD $0x4e22ce51 // fmla v17.4s, v18.4s, v2.4s
+	WORD $0x4eb61ed2 // mov v18.16b, v22.16b
+	WORD $0x4e23ce72 // fmla v18.4s, v19.4s, v3.4s
+	WORD $0x4eb51eb3 // mov v19.16b, v21.16b
+	WORD $0x4e20ce93 // fmla v19.4s, v20.4s, v0.4s
+	WORD $0x4eb51eb4 // mov v20.16b, v21.16b
+	WORD $0x4e21ce14 // fmla v20.4s, v16.4s, v1.4s
+	WORD $0x4eb51eb0 // mov v16.16b, v21.16b
+	WORD $0x4e22ce30 // fmla v16.4s, v17.4s, v2.4s
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4e23ce51 // fmla v17.4s, v18.4s, v3.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V18.S4
+	WORD $0x4e20ce72 // fmla v18.4s, v19.4s, v0.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V19.S4
+	WORD $0x4e21ce93 // fmla v19.4s, v20.4s, v1.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e22ce14 // fmla v20.4s, v16.4s, v2.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V16.S4
+	WORD $0x4e23ce30 // fmla v16.4s, v17.4s, v3.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V17.S4
+	WORD $0x4e20ce51 // fmla v17.4s, v18.4s, v0.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V18.S4
+	WORD $0x4e21ce72 // fmla v18.4s, v19.4s, v1.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V19.S4
+	WORD $0x4e22ce93 // fmla v19.4s, v20.4s, v2.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e23ce14 // fmla v20.4s, v16.4s, v3.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
-	WORD $0x4e20cc83 // fmla v3.4s, v4.4s, v0.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0420 // sshr v0.4s, v1.4s, #1
-	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6ea08421 // sub v1.4s, v1.4s, v0.4s
-	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
-	FMOVQ F2, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
-	WORD $0x4ebcf400 // fmin v0.4s, v0.4s, v28.4s
-	WORD $0x6e3bdc01 // fmul v1.4s, v0.4s, v27.4s
-	WORD $0x4e218821 // frintn v1.4s, v1.4s
-	WORD $0x4ebacc20 // fmls v0.4s, v1.4s, v26.4s
-	WORD $0x4eb9cc20 // fmls v0.4s, v1.4s, v25.4s
-	WORD $0x4e20d7e2 // fadd v2.4s, v31.4s, v0.4s
-	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
-	WORD $0x4ea3d403 // fsub v3.4s, v0.4s, v3.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e20cf04 // fmla v4.4s, v24.4s, v0.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
-	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
-	WORD $0x4e20cc83 // fmla v3.4s, v4.4s, v0.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0420 // sshr v0.4s, v1.4s, #1
-	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6ea08421 // sub v1.4s, v1.4s, v0.4s
-	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
-	FMOVQ F2, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
-	WORD $0x4ebcf400 // fmin v0.4s, v0.4s, v28.4s
-	WORD $0x6e3bdc01 // fmul v1.4s, v0.4s, v27.4s
-	WORD $0x4e218821 // frintn v1.4s, v1.4s
-	WORD $0x4ebacc20 // fmls v0.4s, v1.4s, v26.4s
-	WORD $0x4eb9cc20 // fmls v0.4s, v1.4s, v25.4s
-	WORD $0x4e20d7e2 // fadd v2.4s, v31.4s, v0.4s
-	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
-	WORD $0x4ea3d403 // fsub v3.4s, v0.4s, v3.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e20cf04 // fmla v4.4s, v24.4s, v0.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
-	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
-	WORD $0x4e20cc83 // fmla v3.4s, v4.4s, v0.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0420 // sshr v0.4s, v1.4s, #1
-	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6ea08421 // sub v1.4s, v1.4s, v0.4s
-	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
-	FMOVQ F2, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
-	WORD $0x4ebcf400 // fmin v0.4s, v0.4s, v28.4s
-	WORD $0x6e3bdc01 // fmul v1.4s, v0.4s, v27.4s
-	WORD $0x4e218821 // frintn v1.4s, v1.4s
-	WORD $0x4ebacc20 // fmls v0.4s, v1.4s, v26.4s
-	WORD $0x4eb9cc20 // fmls v0.4s, v1.4s, v25.4s
-	WORD $0x4e20d7e2 // fadd v2.4s, v31.4s, v0.4s
-	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
-	WORD $0x4ea3d403 // fsub v3.4s, v0.4s, v3.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e20cf04 // fmla v4.4s, v24.4s, v0.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
-	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
-	WORD $0x4e20cc83 // fmla v3.4s, v4.4s, v0.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0420 // sshr v0.4s, v1.4s, #1
-	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6ea08421 // sub v1.4s, v1.4s, v0.4s
-	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
-	FMOVQ F2, 48(R1)
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x6e23dc63 // fmul v3.4s, v3.4s, v3.4s
+	WORD $0x4e20ce2c // fmla v12.4s, v17.4s, v0.4s
+	WORD $0x4e21ce4d // fmla v13.4s, v18.4s, v1.4s
+	WORD $0x4e22ce6e // fmla v14.4s, v19.4s, v2.4s
+	WORD $0x4e23ce8f // fmla v15.4s, v20.4s, v3.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
+	WORD $0x4e2fd56b // fadd v11.4s, v11.4s, v15.4s
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4ea1b8e7 // fcvtzs v7.4s, v7.4s
+	WORD $0x4f3f0480 // sshr v0.4s, v4.4s, #1
+	WORD $0x4f3f04a1 // sshr v1.4s, v5.4s, #1
+	WORD $0x4f3f04c2 // sshr v2.4s, v6.4s, #1
+	WORD $0x4f3f04e3 // sshr v3.4s, v7.4s, #1
+	WORD $0x4ebe840c // add v12.4s, v0.4s, v30.4s
+	WORD $0x4ebe842d // add v13.4s, v1.4s, v30.4s
+	WORD $0x4ebe844e // add v14.4s, v2.4s, v30.4s
+	WORD $0x4ebe846f // add v15.4s, v3.4s, v30.4s
+	WORD $0x4f37558c // shl v12.4s, v12.4s, #23
+	WORD $0x4f3755ad // shl v13.4s, v13.4s, #23
+	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
+	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
+	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
+	WORD $0x6e2edd4a // fmul v10.4s, v10.4s, v14.4s
+	WORD $0x6e2fdd6b // fmul v11.4s, v11.4s, v15.4s
+	WORD $0x6ea08484 // sub v4.4s, v4.4s, v0.4s
+	WORD $0x6ea184a5 // sub v5.4s, v5.4s, v1.4s
+	WORD $0x6ea284c6 // sub v6.4s, v6.4s, v2.4s
+	WORD $0x6ea384e7 // sub v7.4s, v7.4s, v3.4s
+	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
+	WORD $0x4ebe84a5 // add v5.4s, v5.4s, v30.4s
+	WORD $0x4ebe84c6 // add v6.4s, v6.4s, v30.4s
+	WORD $0x4ebe84e7 // add v7.4s, v7.4s, v30.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x4f3754e7 // shl v7.4s, v7.4s, #23
+	WORD $0x6e24dd08 // fmul v8.4s, v8.4s, v4.4s
+	WORD $0x6e25dd29 // fmul v9.4s, v9.4s, v5.4s
+	WORD $0x6e26dd4a // fmul v10.4s, v10.4s, v6.4s
+	WORD $0x6e27dd6b // fmul v11.4s, v11.4s, v7.4s
+	FMOVQ F8, 0(R1)
+	FMOVQ F9, 16(R1)
+	FMOVQ F10, 32(R1)
+	FMOVQ F11, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5580,9 +5452,11 @@ tail:
 	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
 	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
 	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
 	WORD $0x4e20cc85 // fmla v5.4s, v4.4s, v0.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V4.S4
 	WORD $0x4e20cca4 // fmla v4.4s, v5.4s, v0.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x4e20cc83 // fmla v3.4s, v4.4s, v0.4s
@@ -5632,202 +5506,238 @@ TEXT ·expm1F32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V22.S4
 	MOVW $0xb95e8083, R14
 	VDUP R14, V21.S4
-	MOVW $0x00000001, R14
-	VDUP R14, V20.S4
-	MOVW $0x0000007f, R14
-	VDUP R14, V19.S4
-	MOVW $0x40000000, R14
-	VDUP R14, V18.S4
-	MOVW $0x80000000, R14
-	VDUP R14, V17.S4
-	MOVW $0x3eb17218, R14
-	VDUP R14, V16.S4
-	MOVW $0x33800000, R14
-	VDUP R14, V15.S4
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x6e37dc22 // fmul v2.4s, v1.4s, v23.4s
-	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb6cc41 // fmls v1.4s, v2.4s, v22.4s
-	WORD $0x4eb5cc41 // fmls v1.4s, v2.4s, v21.4s
-	WORD $0x4ebd1fa3 // mov v3.16b, v29.16b
-	WORD $0x4e21cfc3 // fmla v3.4s, v30.4s, v1.4s
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
-	WORD $0x4ebb1f63 // mov v3.16b, v27.16b
-	WORD $0x4e21cc83 // fmla v3.4s, v4.4s, v1.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
-	WORD $0x4ebf1fe3 // mov v3.16b, v31.16b
-	WORD $0x4e21cc83 // fmla v3.4s, v4.4s, v1.4s
-	WORD $0x6e21dc24 // fmul v4.4s, v1.4s, v1.4s
-	WORD $0x4e24cc61 // fmla v1.4s, v3.4s, v4.4s
-	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x6eb48442 // sub v2.4s, v2.4s, v20.4s
-	WORD $0x4eb38442 // add v2.4s, v2.4s, v19.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
-	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
-	WORD $0x6e32dc63 // fmul v3.4s, v3.4s, v18.4s
-	WORD $0x4e711c01 // bic v1.16b, v0.16b, v17.16b
-	WORD $0x4ebd1fa2 // mov v2.16b, v29.16b
-	WORD $0x4e20cfc2 // fmla v2.4s, v30.4s, v0.4s
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e20cc44 // fmla v4.4s, v2.4s, v0.4s
-	WORD $0x4ebb1f62 // mov v2.16b, v27.16b
-	WORD $0x4e20cc82 // fmla v2.4s, v4.4s, v0.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e20cc44 // fmla v4.4s, v2.4s, v0.4s
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e20cc82 // fmla v2.4s, v4.4s, v0.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x4e24cc45 // fmla v5.4s, v2.4s, v4.4s
-	WORD $0x6ea1e602 // fcmgt v2.4s, v16.4s, v1.4s
-	WORD $0x6e631ca2 // bsl v2.16b, v5.16b, v3.16b
-	WORD $0x6ea1e5e1 // fcmgt v1.4s, v15.4s, v1.4s
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x6e37dc22 // fmul v2.4s, v1.4s, v23.4s
-	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb6cc41 // fmls v1.4s, v2.4s, v22.4s
-	WORD $0x4eb5cc41 // fmls v1.4s, v2.4s, v21.4s
-	WORD $0x4ebd1fa3 // mov v3.16b, v29.16b
-	WORD $0x4e21cfc3 // fmla v3.4s, v30.4s, v1.4s
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
-	WORD $0x4ebb1f63 // mov v3.16b, v27.16b
-	WORD $0x4e21cc83 // fmla v3.4s, v4.4s, v1.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
-	WORD $0x4ebf1fe3 // mov v3.16b, v31.16b
-	WORD $0x4e21cc83 // fmla v3.4s, v4.4s, v1.4s
-	WORD $0x6e21dc24 // fmul v4.4s, v1.4s, v1.4s
-	WORD $0x4e24cc61 // fmla v1.4s, v3.4s, v4.4s
-	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x6eb48442 // sub v2.4s, v2.4s, v20.4s
-	WORD $0x4eb38442 // add v2.4s, v2.4s, v19.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
-	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
-	WORD $0x6e32dc63 // fmul v3.4s, v3.4s, v18.4s
-	WORD $0x4e711c01 // bic v1.16b, v0.16b, v17.16b
-	WORD $0x4ebd1fa2 // mov v2.16b, v29.16b
-	WORD $0x4e20cfc2 // fmla v2.4s, v30.4s, v0.4s
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e20cc44 // fmla v4.4s, v2.4s, v0.4s
-	WORD $0x4ebb1f62 // mov v2.16b, v27.16b
-	WORD $0x4e20cc82 // fmla v2.4s, v4.4s, v0.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e20cc44 // fmla v4.4s, v2.4s, v0.4s
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e20cc82 // fmla v2.4s, v4.4s, v0.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x4e24cc45 // fmla v5.4s, v2.4s, v4.4s
-	WORD $0x6ea1e602 // fcmgt v2.4s, v16.4s, v1.4s
-	WORD $0x6e631ca2 // bsl v2.16b, v5.16b, v3.16b
-	WORD $0x6ea1e5e1 // fcmgt v1.4s, v15.4s, v1.4s
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x6e37dc22 // fmul v2.4s, v1.4s, v23.4s
-	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb6cc41 // fmls v1.4s, v2.4s, v22.4s
-	WORD $0x4eb5cc41 // fmls v1.4s, v2.4s, v21.4s
-	WORD $0x4ebd1fa3 // mov v3.16b, v29.16b
-	WORD $0x4e21cfc3 // fmla v3.4s, v30.4s, v1.4s
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
-	WORD $0x4ebb1f63 // mov v3.16b, v27.16b
-	WORD $0x4e21cc83 // fmla v3.4s, v4.4s, v1.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
-	WORD $0x4ebf1fe3 // mov v3.16b, v31.16b
-	WORD $0x4e21cc83 // fmla v3.4s, v4.4s, v1.4s
-	WORD $0x6e21dc24 // fmul v4.4s, v1.4s, v1.4s
-	WORD $0x4e24cc61 // fmla v1.4s, v3.4s, v4.4s
-	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x6eb48442 // sub v2.4s, v2.4s, v20.4s
-	WORD $0x4eb38442 // add v2.4s, v2.4s, v19.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
-	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
-	WORD $0x6e32dc63 // fmul v3.4s, v3.4s, v18.4s
-	WORD $0x4e711c01 // bic v1.16b, v0.16b, v17.16b
-	WORD $0x4ebd1fa2 // mov v2.16b, v29.16b
-	WORD $0x4e20cfc2 // fmla v2.4s, v30.4s, v0.4s
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e20cc44 // fmla v4.4s, v2.4s, v0.4s
-	WORD $0x4ebb1f62 // mov v2.16b, v27.16b
-	WORD $0x4e20cc82 // fmla v2.4s, v4.4s, v0.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e20cc44 // fmla v4.4s, v2.4s, v0.4s
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e20cc82 // fmla v2.4s, v4.4s, v0.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x4e24cc45 // fmla v5.4s, v2.4s, v4.4s
-	WORD $0x6ea1e602 // fcmgt v2.4s, v16.4s, v1.4s
-	WORD $0x6e631ca2 // bsl v2.16b, v5.16b, v3.16b
-	WORD $0x6ea1e5e1 // fcmgt v1.4s, v15.4s, v1.4s
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x6e37dc22 // fmul v2.4s, v1.4s, v23.4s
-	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb6cc41 // fmls v1.4s, v2.4s, v22.4s
-	WORD $0x4eb5cc41 // fmls v1.4s, v2.4s, v21.4s
-	WORD $0x4ebd1fa3 // mov v3.16b, v29.16b
-	WORD $0x4e21cfc3 // fmla v3.4s, v30.4s, v1.4s
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
-	WORD $0x4ebb1f63 // mov v3.16b, v27.16b
-	WORD $0x4e21cc83 // fmla v3.4s, v4.4s, v1.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
-	WORD $0x4ebf1fe3 // mov v3.16b, v31.16b
-	WORD $0x4e21cc83 // fmla v3.4s, v4.4s, v1.4s
-	WORD $0x6e21dc24 // fmul v4.4s, v1.4s, v1.4s
-	WORD $0x4e24cc61 // fmla v1.4s, v3.4s, v4.4s
-	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x6eb48442 // sub v2.4s, v2.4s, v20.4s
-	WORD $0x4eb38442 // add v2.4s, v2.4s, v19.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
-	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
-	WORD $0x6e32dc63 // fmul v3.4s, v3.4s, v18.4s
-	WORD $0x4e711c01 // bic v1.16b, v0.16b, v17.16b
-	WORD $0x4ebd1fa2 // mov v2.16b, v29.16b
-	WORD $0x4e20cfc2 // fmla v2.4s, v30.4s, v0.4s
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e20cc44 // fmla v4.4s, v2.4s, v0.4s
-	WORD $0x4ebb1f62 // mov v2.16b, v27.16b
-	WORD $0x4e20cc82 // fmla v2.4s, v4.4s, v0.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e20cc44 // fmla v4.4s, v2.4s, v0.4s
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e20cc82 // fmla v2.4s, v4.4s, v0.4s
-	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
-	WORD $0x4ea01c05 // mov v5.16b, v0.16b
-	WORD $0x4e24cc45 // fmla v5.4s, v2.4s, v4.4s
-	WORD $0x6ea1e602 // fcmgt v2.4s, v16.4s, v1.4s
-	WORD $0x6e631ca2 // bsl v2.16b, v5.16b, v3.16b
-	WORD $0x6ea1e5e1 // fcmgt v1.4s, v15.4s, v1.4s
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 48(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4e39f404 // fmax v4.4s, v0.4s, v25.4s
+	WORD $0x4e39f425 // fmax v5.4s, v1.4s, v25.4s
+	WORD $0x4e39f446 // fmax v6.4s, v2.4s, v25.4s
+	WORD $0x4e39f467 // fmax v7.4s, v3.4s, v25.4s
+	WORD $0x4eb8f484 // fmin v4.4s, v4.4s, v24.4s
+	WORD $0x4eb8f4a5 // fmin v5.4s, v5.4s, v24.4s
+	WORD $0x4eb8f4c6 // fmin v6.4s, v6.4s, v24.4s
+	WORD $0x4eb8f4e7 // fmin v7.4s, v7.4s, v24.4s
+	WORD $0x6e37dc88 // fmul v8.4s, v4.4s, v23.4s
+	WORD $0x6e37dca9 // fmul v9.4s, v5.4s, v23.4s
+	WORD $0x6e37dcca // fmul v10.4s, v6.4s, v23.4s
+	WORD $0x6e37dceb // fmul v11.4s, v7.4s, v23.4s
+	WORD $0x4e218908 // frintn v8.4s, v8.4s
+	WORD $0x4e218929 // frintn v9.4s, v9.4s
+	WORD $0x4e21894a // frintn v10.4s, v10.4s
+	WORD $0x4e21896b // frintn v11.4s, v11.4s
+	WORD $0x4eb6cd04 // fmls v4.4s, v8.4s, v22.4s
+	WORD $0x4eb6cd25 // fmls v5.4s, v9.4s, v22.4s
+	WORD $0x4eb6cd46 // fmls v6.4s, v10.4s, v22.4s
+	WORD $0x4eb6cd67 // fmls v7.4s, v11.4s, v22.4s
+	WORD $0x4eb5cd04 // fmls v4.4s, v8.4s, v21.4s
+	WORD $0x4eb5cd25 // fmls v5.4s, v9.4s, v21.4s
+	WORD $0x4eb5cd46 // fmls v6.4s, v10.4s, v21.4s
+	WORD $0x4eb5cd67 // fmls v7.4s, v11.4s, v21.4s
+	WORD $0x4ebd1fac // mov v12.16b, v29.16b
+	WORD $0x4e24cfcc // fmla v12.4s, v30.4s, v4.4s
+	WORD $0x4ebd1fad // mov v13.16b, v29.16b
+	WORD $0x4e25cfcd // fmla v13.4s, v30.4s, v5.4s
+	WORD $0x4ebd1fae // mov v14.16b, v29.16b
+	WORD $0x4e26cfce // fmla v14.4s, v30.4s, v6.4s
+	WORD $0x4ebd1faf // mov v15.16b, v29.16b
+	WORD $0x4e27cfcf // fmla v15.4s, v30.4s, v7.4s
+	WORD $0x4ebc1f90 // mov v16.16b, v28.16b
+	WORD $0x4e24cd90 // fmla v16.4s, v12.4s, v4.4s
+	WORD $0x4ebc1f8c // mov v12.16b, v28.16b
+	WORD $0x4e25cdac // fmla v12.4s, v13.4s, v5.4s
+	WORD $0x4ebc1f8d // mov v13.16b, v28.16b
+	WORD $0x4e26cdcd // fmla v13.4s, v14.4s, v6.4s
+	WORD $0x4ebc1f8e // mov v14.16b, v28.16b
+	WORD $0x4e27cdee // fmla v14.4s, v15.4s, v7.4s
+	WORD $0x4ebb1f6f // mov v15.16b, v27.16b
+	WORD $0x4e24ce0f // fmla v15.4s, v16.4s, v4.4s
+	WORD $0x4ebb1f70 // mov v16.16b, v27.16b
+	WORD $0x4e25cd90 // fmla v16.4s, v12.4s, v5.4s
+	WORD $0x4ebb1f6c // mov v12.16b, v27.16b
+	WORD $0x4e26cdac // fmla v12.4s, v13.4s, v6.4s
+	WORD $0x4ebb1f6d // mov v13.16b, v27.16b
+	WORD $0x4e27cdcd // fmla v13.4s, v14.4s, v7.4s
+	WORD $0x4eba1f4e // mov v14.16b, v26.16b
+	WORD $0x4e24cdee // fmla v14.4s, v15.4s, v4.4s
+	WORD $0x4eba1f4f // mov v15.16b, v26.16b
+	WORD $0x4e25ce0f // fmla v15.4s, v16.4s, v5.4s
+	WORD $0x4eba1f50 // mov v16.16b, v26.16b
+	WORD $0x4e26cd90 // fmla v16.4s, v12.4s, v6.4s
+	WORD $0x4eba1f4c // mov v12.16b, v26.16b
+	WORD $0x4e27cdac // fmla v12.4s, v13.4s, v7.4s
+	WORD $0x4ebf1fed // mov v13.16b, v31.16b
+	WORD $0x4e24cdcd // fmla v13.4s, v14.4s, v4.4s
+	WORD $0x4ebf1fee // mov v14.16b, v31.16b
+	WORD $0x4e25cdee // fmla v14.4s, v15.4s, v5.4s
+	WORD $0x4ebf1fef // mov v15.16b, v31.16b
+	WORD $0x4e26ce0f // fmla v15.4s, v16.4s, v6.4s
+	WORD $0x4ebf1ff0 // mov v16.16b, v31.16b
+	WORD $0x4e27cd90 // fmla v16.4s, v12.4s, v7.4s
+	WORD $0x6e24dc8c // fmul v12.4s, v4.4s, v4.4s
+	WORD $0x6e25dcb1 // fmul v17.4s, v5.4s, v5.4s
+	WORD $0x6e26dcd2 // fmul v18.4s, v6.4s, v6.4s
+	WORD $0x6e27dcf3 // fmul v19.4s, v7.4s, v7.4s
+	WORD $0x4e2ccda4 // fmla v4.4s, v13.4s, v12.4s
+	WORD $0x4e31cdc5 // fmla v5.4s, v14.4s, v17.4s
+	WORD $0x4e32cde6 // fmla v6.4s, v15.4s, v18.4s
+	WORD $0x4e33ce07 // fmla v7.4s, v16.4s, v19.4s
+	WORD $0x4ea1b908 // fcvtzs v8.4s, v8.4s
+	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
+	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
+	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V12.S4
+	WORD $0x6eac8508 // sub v8.4s, v8.4s, v12.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V12.S4
+	WORD $0x6eac8529 // sub v9.4s, v9.4s, v12.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V12.S4
+	WORD $0x6eac854a // sub v10.4s, v10.4s, v12.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V12.S4
+	WORD $0x6eac856b // sub v11.4s, v11.4s, v12.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac8508 // add v8.4s, v8.4s, v12.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac8529 // add v9.4s, v9.4s, v12.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac854a // add v10.4s, v10.4s, v12.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac856b // add v11.4s, v11.4s, v12.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
+	WORD $0x4ebfd50c // fsub v12.4s, v8.4s, v31.4s
+	WORD $0x4ebfd52d // fsub v13.4s, v9.4s, v31.4s
+	WORD $0x4ebfd54e // fsub v14.4s, v10.4s, v31.4s
+	WORD $0x4ebfd56f // fsub v15.4s, v11.4s, v31.4s
+	WORD $0x4e24cd0c // fmla v12.4s, v8.4s, v4.4s
+	WORD $0x4e25cd2d // fmla v13.4s, v9.4s, v5.4s
+	WORD $0x4e26cd4e // fmla v14.4s, v10.4s, v6.4s
+	WORD $0x4e27cd6f // fmla v15.4s, v11.4s, v7.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dd8c // fmul v12.4s, v12.4s, v4.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24ddad // fmul v13.4s, v13.4s, v4.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24ddce // fmul v14.4s, v14.4s, v4.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24ddef // fmul v15.4s, v15.4s, v4.4s
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e641c04 // bic v4.16b, v0.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e651c25 // bic v5.16b, v1.16b, v5.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e661c46 // bic v6.16b, v2.16b, v6.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e671c67 // bic v7.16b, v3.16b, v7.16b
+	WORD $0x4ebd1fa8 // mov v8.16b, v29.16b
+	WORD $0x4e20cfc8 // fmla v8.4s, v30.4s, v0.4s
+	WORD $0x4ebd1fa9 // mov v9.16b, v29.16b
+	WORD $0x4e21cfc9 // fmla v9.4s, v30.4s, v1.4s
+	WORD $0x4ebd1faa // mov v10.16b, v29.16b
+	WORD $0x4e22cfca // fmla v10.4s, v30.4s, v2.4s
+	WORD $0x4ebd1fab // mov v11.16b, v29.16b
+	WORD $0x4e23cfcb // fmla v11.4s, v30.4s, v3.4s
+	WORD $0x4ebc1f90 // mov v16.16b, v28.16b
+	WORD $0x4e20cd10 // fmla v16.4s, v8.4s, v0.4s
+	WORD $0x4ebc1f88 // mov v8.16b, v28.16b
+	WORD $0x4e21cd28 // fmla v8.4s, v9.4s, v1.4s
+	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
+	WORD $0x4e22cd49 // fmla v9.4s, v10.4s, v2.4s
+	WORD $0x4ebc1f8a // mov v10.16b, v28.16b
+	WORD $0x4e23cd6a // fmla v10.4s, v11.4s, v3.4s
+	WORD $0x4ebb1f6b // mov v11.16b, v27.16b
+	WORD $0x4e20ce0b // fmla v11.4s, v16.4s, v0.4s
+	WORD $0x4ebb1f70 // mov v16.16b, v27.16b
+	WORD $0x4e21cd10 // fmla v16.4s, v8.4s, v1.4s
+	WORD $0x4ebb1f68 // mov v8.16b, v27.16b
+	WORD $0x4e22cd28 // fmla v8.4s, v9.4s, v2.4s
+	WORD $0x4ebb1f69 // mov v9.16b, v27.16b
+	WORD $0x4e23cd49 // fmla v9.4s, v10.4s, v3.4s
+	WORD $0x4eba1f4a // mov v10.16b, v26.16b
+	WORD $0x4e20cd6a // fmla v10.4s, v11.4s, v0.4s
+	WORD $0x4eba1f4b // mov v11.16b, v26.16b
+	WORD $0x4e21ce0b // fmla v11.4s, v16.4s, v1.4s
+	WORD $0x4eba1f50 // mov v16.16b, v26.16b
+	WORD $0x4e22cd10 // fmla v16.4s, v8.4s, v2.4s
+	WORD $0x4eba1f48 // mov v8.16b, v26.16b
+	WORD $0x4e23cd28 // fmla v8.4s, v9.4s, v3.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e20cd49 // fmla v9.4s, v10.4s, v0.4s
+	WORD $0x4ebf1fea // mov v10.16b, v31.16b
+	WORD $0x4e21cd6a // fmla v10.4s, v11.4s, v1.4s
+	WORD $0x4ebf1feb // mov v11.16b, v31.16b
+	WORD $0x4e22ce0b // fmla v11.4s, v16.4s, v2.4s
+	WORD $0x4ebf1ff0 // mov v16.16b, v31.16b
+	WORD $0x4e23cd10 // fmla v16.4s, v8.4s, v3.4s
+	WORD $0x6e20dc08 // fmul v8.4s, v0.4s, v0.4s
+	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
+	WORD $0x6e22dc52 // fmul v18.4s, v2.4s, v2.4s
+	WORD $0x6e23dc73 // fmul v19.4s, v3.4s, v3.4s
+	WORD $0x4ea01c14 // mov v20.16b, v0.16b
+	WORD $0x4e28cd34 // fmla v20.4s, v9.4s, v8.4s
+	WORD $0x4ea11c28 // mov v8.16b, v1.16b
+	WORD $0x4e31cd48 // fmla v8.4s, v10.4s, v17.4s
+	WORD $0x4ea21c49 // mov v9.16b, v2.16b
+	WORD $0x4e32cd69 // fmla v9.4s, v11.4s, v18.4s
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x4e33ce0a // fmla v10.4s, v16.4s, v19.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V11.S4
+	WORD $0x6ea4e56b // fcmgt v11.4s, v11.4s, v4.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V16.S4
+	WORD $0x6ea5e610 // fcmgt v16.4s, v16.4s, v5.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V17.S4
+	WORD $0x6ea6e631 // fcmgt v17.4s, v17.4s, v6.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V18.S4
+	WORD $0x6ea7e652 // fcmgt v18.4s, v18.4s, v7.4s
+	WORD $0x6e6c1e8b // bsl v11.16b, v20.16b, v12.16b
+	WORD $0x6e6d1d10 // bsl v16.16b, v8.16b, v13.16b
+	WORD $0x6e6e1d31 // bsl v17.16b, v9.16b, v14.16b
+	WORD $0x6e6f1d52 // bsl v18.16b, v10.16b, v15.16b
+	MOVW $0x33800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6ea4e504 // fcmgt v4.4s, v8.4s, v4.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6ea5e505 // fcmgt v5.4s, v8.4s, v5.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6ea6e506 // fcmgt v6.4s, v8.4s, v6.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6ea7e507 // fcmgt v7.4s, v8.4s, v7.4s
+	WORD $0x6e6b1c04 // bsl v4.16b, v0.16b, v11.16b
+	WORD $0x6e701c25 // bsl v5.16b, v1.16b, v16.16b
+	WORD $0x6e711c46 // bsl v6.16b, v2.16b, v17.16b
+	WORD $0x6e721c67 // bsl v7.16b, v3.16b, v18.16b
+	FMOVQ F4, 0(R1)
+	FMOVQ F5, 16(R1)
+	FMOVQ F6, 32(R1)
+	FMOVQ F7, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -5856,13 +5766,21 @@ tail:
 	WORD $0x6e21dc24 // fmul v4.4s, v1.4s, v1.4s
 	WORD $0x4e24cc61 // fmla v1.4s, v3.4s, v4.4s
 	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x6eb48442 // sub v2.4s, v2.4s, v20.4s
-	WORD $0x4eb38442 // add v2.4s, v2.4s, v19.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V3.S4
+	WORD $0x6ea38442 // sub v2.4s, v2.4s, v3.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea38442 // add v2.4s, v2.4s, v3.4s
 	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
 	WORD $0x4ebfd443 // fsub v3.4s, v2.4s, v31.4s
 	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
-	WORD $0x6e32dc63 // fmul v3.4s, v3.4s, v18.4s
-	WORD $0x4e711c01 // bic v1.16b, v0.16b, v17.16b
+	MOVW $0x40000000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e21dc63 // fmul v3.4s, v3.4s, v1.4s
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
 	WORD $0x4ebd1fa2 // mov v2.16b, v29.16b
 	WORD $0x4e20cfc2 // fmla v2.4s, v30.4s, v0.4s
 	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
@@ -5876,9 +5794,13 @@ tail:
 	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
 	WORD $0x4ea01c05 // mov v5.16b, v0.16b
 	WORD $0x4e24cc45 // fmla v5.4s, v2.4s, v4.4s
-	WORD $0x6ea1e602 // fcmgt v2.4s, v16.4s, v1.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
 	WORD $0x6e631ca2 // bsl v2.16b, v5.16b, v3.16b
-	WORD $0x6ea1e5e1 // fcmgt v1.4s, v15.4s, v1.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6ea1e461 // fcmgt v1.4s, v3.4s, v1.4s
 	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
 	FMOVQ F1, 0(R1)
 	ADD $16, R1, R1
@@ -5915,220 +5837,270 @@ TEXT ·logF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V22.S4
 	MOVW $0xbdebd1b8, R14
 	VDUP R14, V21.S4
-	MOVW $0x3def251a, R14
-	VDUP R14, V20.S4
-	MOVW $0xbdfe5d4f, R14
-	VDUP R14, V19.S4
-	MOVW $0x3e11e9bf, R14
-	VDUP R14, V18.S4
-	MOVW $0xbe2aae50, R14
-	VDUP R14, V17.S4
-	MOVW $0x3e4cceac, R14
-	VDUP R14, V16.S4
-	MOVW $0xbe7ffffc, R14
-	VDUP R14, V15.S4
-	MOVW $0x3eaaaaaa, R14
-	VDUP R14, V14.S4
-	MOVW $0xb95e8083, R14
-	VDUP R14, V13.S4
-	MOVW $0xbf000000, R14
-	VDUP R14, V12.S4
-	MOVW $0x3f318000, R14
-	VDUP R14, V11.S4
-	MOVW $0x7f800000, R14
-	VDUP R14, V10.S4
-	MOVW $0xff800000, R14
-	VDUP R14, V9.S4
-	MOVW $0x7fc00000, R14
-	VDUP R14, V8.S4
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e3ddc02 // fmul v2.4s, v0.4s, v29.4s
-	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
-	WORD $0x6e7f1f81 // bsl v1.16b, v28.16b, v31.16b
-	WORD $0x4ebb8442 // add v2.4s, v2.4s, v27.4s
-	WORD $0x6f290443 // ushr v3.4s, v2.4s, #23
-	WORD $0x6eba8463 // sub v3.4s, v3.4s, v26.4s
-	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
-	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
-	WORD $0x4e391c42 // and v2.16b, v2.16b, v25.16b
-	WORD $0x4eb88442 // add v2.4s, v2.4s, v24.4s
-	WORD $0x4eb7d442 // fsub v2.4s, v2.4s, v23.4s
-	WORD $0x6e22dc41 // fmul v1.4s, v2.4s, v2.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e22cec4 // fmla v4.4s, v22.4s, v2.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
-	WORD $0x4e2dcc65 // fmla v5.4s, v3.4s, v13.4s
-	WORD $0x4e21cd85 // fmla v5.4s, v12.4s, v1.4s
-	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x4e2bcc62 // fmla v2.4s, v3.4s, v11.4s
-	WORD $0x4e2ae401 // fcmeq v1.4s, v0.4s, v10.4s
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	WORD $0x4e3fe402 // fcmeq v2.4s, v0.4s, v31.4s
-	WORD $0x6e611d22 // bsl v2.16b, v9.16b, v1.16b
-	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e621d01 // bsl v1.16b, v8.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e3ddc02 // fmul v2.4s, v0.4s, v29.4s
-	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
-	WORD $0x6e7f1f81 // bsl v1.16b, v28.16b, v31.16b
-	WORD $0x4ebb8442 // add v2.4s, v2.4s, v27.4s
-	WORD $0x6f290443 // ushr v3.4s, v2.4s, #23
-	WORD $0x6eba8463 // sub v3.4s, v3.4s, v26.4s
-	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
-	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
-	WORD $0x4e391c42 // and v2.16b, v2.16b, v25.16b
-	WORD $0x4eb88442 // add v2.4s, v2.4s, v24.4s
-	WORD $0x4eb7d442 // fsub v2.4s, v2.4s, v23.4s
-	WORD $0x6e22dc41 // fmul v1.4s, v2.4s, v2.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e22cec4 // fmla v4.4s, v22.4s, v2.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
-	WORD $0x4e2dcc65 // fmla v5.4s, v3.4s, v13.4s
-	WORD $0x4e21cd85 // fmla v5.4s, v12.4s, v1.4s
-	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x4e2bcc62 // fmla v2.4s, v3.4s, v11.4s
-	WORD $0x4e2ae401 // fcmeq v1.4s, v0.4s, v10.4s
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	WORD $0x4e3fe402 // fcmeq v2.4s, v0.4s, v31.4s
-	WORD $0x6e611d22 // bsl v2.16b, v9.16b, v1.16b
-	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e621d01 // bsl v1.16b, v8.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e3ddc02 // fmul v2.4s, v0.4s, v29.4s
-	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
-	WORD $0x6e7f1f81 // bsl v1.16b, v28.16b, v31.16b
-	WORD $0x4ebb8442 // add v2.4s, v2.4s, v27.4s
-	WORD $0x6f290443 // ushr v3.4s, v2.4s, #23
-	WORD $0x6eba8463 // sub v3.4s, v3.4s, v26.4s
-	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
-	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
-	WORD $0x4e391c42 // and v2.16b, v2.16b, v25.16b
-	WORD $0x4eb88442 // add v2.4s, v2.4s, v24.4s
-	WORD $0x4eb7d442 // fsub v2.4s, v2.4s, v23.4s
-	WORD $0x6e22dc41 // fmul v1.4s, v2.4s, v2.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e22cec4 // fmla v4.4s, v22.4s, v2.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
-	WORD $0x4e2dcc65 // fmla v5.4s, v3.4s, v13.4s
-	WORD $0x4e21cd85 // fmla v5.4s, v12.4s, v1.4s
-	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x4e2bcc62 // fmla v2.4s, v3.4s, v11.4s
-	WORD $0x4e2ae401 // fcmeq v1.4s, v0.4s, v10.4s
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	WORD $0x4e3fe402 // fcmeq v2.4s, v0.4s, v31.4s
-	WORD $0x6e611d22 // bsl v2.16b, v9.16b, v1.16b
-	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e621d01 // bsl v1.16b, v8.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e3ddc02 // fmul v2.4s, v0.4s, v29.4s
-	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
-	WORD $0x6e7f1f81 // bsl v1.16b, v28.16b, v31.16b
-	WORD $0x4ebb8442 // add v2.4s, v2.4s, v27.4s
-	WORD $0x6f290443 // ushr v3.4s, v2.4s, #23
-	WORD $0x6eba8463 // sub v3.4s, v3.4s, v26.4s
-	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
-	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
-	WORD $0x4e391c42 // and v2.16b, v2.16b, v25.16b
-	WORD $0x4eb88442 // add v2.4s, v2.4s, v24.4s
-	WORD $0x4eb7d442 // fsub v2.4s, v2.4s, v23.4s
-	WORD $0x6e22dc41 // fmul v1.4s, v2.4s, v2.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e22cec4 // fmla v4.4s, v22.4s, v2.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
-	WORD $0x4e2dcc65 // fmla v5.4s, v3.4s, v13.4s
-	WORD $0x4e21cd85 // fmla v5.4s, v12.4s, v1.4s
-	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x4e2bcc62 // fmla v2.4s, v3.4s, v11.4s
-	WORD $0x4e2ae401 // fcmeq v1.4s, v0.4s, v10.4s
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	WORD $0x4e3fe402 // fcmeq v2.4s, v0.4s, v31.4s
-	WORD $0x6e611d22 // bsl v2.16b, v9.16b, v1.16b
-	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e621d01 // bsl v1.16b, v8.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 48(R1)
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x6ea0e7c4 // fcmgt v4.4s, v30.4s, v0.4s
+	WORD $0x6ea1e7c5 // fcmgt v5.4s, v30.4s, v1.4s
+	WORD $0x6ea2e7c6 // fcmgt v6.4s, v30.4s, v2.4s
+	WORD $0x6ea3e7c7 // fcmgt v7.4s, v30.4s, v3.4s
+	WORD $0x6e3ddc08 // fmul v8.4s, v0.4s, v29.4s
+	WORD $0x6e3ddc29 // fmul v9.4s, v1.4s, v29.4s
+	WORD $0x6e3ddc4a // fmul v10.4s, v2.4s, v29.4s
+	WORD $0x6e3ddc6b // fmul v11.4s, v3.4s, v29.4s
+	WORD $0x6ee41c08 // bif v8.16b, v0.16b, v4.16b
+	WORD $0x6ee51c29 // bif v9.16b, v1.16b, v5.16b
+	WORD $0x6ee61c4a // bif v10.16b, v2.16b, v6.16b
+	WORD $0x6ee71c6b // bif v11.16b, v3.16b, v7.16b
+	WORD $0x6e7f1f84 // bsl v4.16b, v28.16b, v31.16b
+	WORD $0x6e7f1f85 // bsl v5.16b, v28.16b, v31.16b
+	WORD $0x6e7f1f86 // bsl v6.16b, v28.16b, v31.16b
+	WORD $0x6e7f1f87 // bsl v7.16b, v28.16b, v31.16b
+	WORD $0x4ebb8508 // add v8.4s, v8.4s, v27.4s
+	WORD $0x4ebb8529 // add v9.4s, v9.4s, v27.4s
+	WORD $0x4ebb854a // add v10.4s, v10.4s, v27.4s
+	WORD $0x4ebb856b // add v11.4s, v11.4s, v27.4s
+	WORD $0x6f29050c // ushr v12.4s, v8.4s, #23
+	WORD $0x6f29052d // ushr v13.4s, v9.4s, #23
+	WORD $0x6f29054e // ushr v14.4s, v10.4s, #23
+	WORD $0x6f29056f // ushr v15.4s, v11.4s, #23
+	WORD $0x6eba858c // sub v12.4s, v12.4s, v26.4s
+	WORD $0x6eba85ad // sub v13.4s, v13.4s, v26.4s
+	WORD $0x6eba85ce // sub v14.4s, v14.4s, v26.4s
+	WORD $0x6eba85ef // sub v15.4s, v15.4s, v26.4s
+	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
+	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
+	WORD $0x4e24d58c // fadd v12.4s, v12.4s, v4.4s
+	WORD $0x4e25d5ad // fadd v13.4s, v13.4s, v5.4s
+	WORD $0x4e26d5ce // fadd v14.4s, v14.4s, v6.4s
+	WORD $0x4e27d5ef // fadd v15.4s, v15.4s, v7.4s
+	WORD $0x4e391d08 // and v8.16b, v8.16b, v25.16b
+	WORD $0x4e391d29 // and v9.16b, v9.16b, v25.16b
+	WORD $0x4e391d4a // and v10.16b, v10.16b, v25.16b
+	WORD $0x4e391d6b // and v11.16b, v11.16b, v25.16b
+	WORD $0x4eb88508 // add v8.4s, v8.4s, v24.4s
+	WORD $0x4eb88529 // add v9.4s, v9.4s, v24.4s
+	WORD $0x4eb8854a // add v10.4s, v10.4s, v24.4s
+	WORD $0x4eb8856b // add v11.4s, v11.4s, v24.4s
+	WORD $0x4eb7d508 // fsub v8.4s, v8.4s, v23.4s
+	WORD $0x4eb7d529 // fsub v9.4s, v9.4s, v23.4s
+	WORD $0x4eb7d54a // fsub v10.4s, v10.4s, v23.4s
+	WORD $0x4eb7d56b // fsub v11.4s, v11.4s, v23.4s
+	WORD $0x6e28dd04 // fmul v4.4s, v8.4s, v8.4s
+	WORD $0x6e29dd25 // fmul v5.4s, v9.4s, v9.4s
+	WORD $0x6e2add46 // fmul v6.4s, v10.4s, v10.4s
+	WORD $0x6e2bdd67 // fmul v7.4s, v11.4s, v11.4s
+	WORD $0x4eb51eb0 // mov v16.16b, v21.16b
+	WORD $0x4e28ced0 // fmla v16.4s, v22.4s, v8.4s
+	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x4e29ced1 // fmla v17.4s, v22.4s, v9.4s
+	WORD $0x4eb51eb2 // mov v18.16b, v21.16b
+	WORD $0x4e2aced2 // fmla v18.4s, v22.4s, v10.4s
+	WORD $0x4eb51eb3 // mov v19.16b, v21.16b
+	WORD $0x4e2bced3 // fmla v19.4s, v22.4s, v11.4s
+	MOVW $0x3def251a, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ce14 // fmla v20.4s, v16.4s, v8.4s
+	MOVW $0x3def251a, R14
+	VDUP R14, V16.S4
+	WORD $0x4e29ce30 // fmla v16.4s, v17.4s, v9.4s
+	MOVW $0x3def251a, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2ace51 // fmla v17.4s, v18.4s, v10.4s
+	MOVW $0x3def251a, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2bce72 // fmla v18.4s, v19.4s, v11.4s
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V19.S4
+	WORD $0x4e28ce93 // fmla v19.4s, v20.4s, v8.4s
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ce14 // fmla v20.4s, v16.4s, v9.4s
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2ace30 // fmla v16.4s, v17.4s, v10.4s
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2bce51 // fmla v17.4s, v18.4s, v11.4s
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V18.S4
+	WORD $0x4e28ce72 // fmla v18.4s, v19.4s, v8.4s
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V19.S4
+	WORD $0x4e29ce93 // fmla v19.4s, v20.4s, v9.4s
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2ace14 // fmla v20.4s, v16.4s, v10.4s
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2bce30 // fmla v16.4s, v17.4s, v11.4s
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V17.S4
+	WORD $0x4e28ce51 // fmla v17.4s, v18.4s, v8.4s
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V18.S4
+	WORD $0x4e29ce72 // fmla v18.4s, v19.4s, v9.4s
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V19.S4
+	WORD $0x4e2ace93 // fmla v19.4s, v20.4s, v10.4s
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2bce14 // fmla v20.4s, v16.4s, v11.4s
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V16.S4
+	WORD $0x4e28ce30 // fmla v16.4s, v17.4s, v8.4s
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V17.S4
+	WORD $0x4e29ce51 // fmla v17.4s, v18.4s, v9.4s
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2ace72 // fmla v18.4s, v19.4s, v10.4s
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V19.S4
+	WORD $0x4e2bce93 // fmla v19.4s, v20.4s, v11.4s
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ce14 // fmla v20.4s, v16.4s, v8.4s
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V16.S4
+	WORD $0x4e29ce30 // fmla v16.4s, v17.4s, v9.4s
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2ace51 // fmla v17.4s, v18.4s, v10.4s
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2bce72 // fmla v18.4s, v19.4s, v11.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V19.S4
+	WORD $0x4e28ce93 // fmla v19.4s, v20.4s, v8.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ce14 // fmla v20.4s, v16.4s, v9.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2ace30 // fmla v16.4s, v17.4s, v10.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2bce51 // fmla v17.4s, v18.4s, v11.4s
+	WORD $0x6e28de73 // fmul v19.4s, v19.4s, v8.4s
+	WORD $0x6e29de94 // fmul v20.4s, v20.4s, v9.4s
+	WORD $0x6e2ade10 // fmul v16.4s, v16.4s, v10.4s
+	WORD $0x6e2bde31 // fmul v17.4s, v17.4s, v11.4s
+	WORD $0x6e24de73 // fmul v19.4s, v19.4s, v4.4s
+	WORD $0x6e25de94 // fmul v20.4s, v20.4s, v5.4s
+	WORD $0x6e26de10 // fmul v16.4s, v16.4s, v6.4s
+	WORD $0x6e27de31 // fmul v17.4s, v17.4s, v7.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V18.S4
+	WORD $0x4e32cd93 // fmla v19.4s, v12.4s, v18.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V18.S4
+	WORD $0x4e32cdb4 // fmla v20.4s, v13.4s, v18.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V18.S4
+	WORD $0x4e32cdd0 // fmla v16.4s, v14.4s, v18.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V18.S4
+	WORD $0x4e32cdf1 // fmla v17.4s, v15.4s, v18.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V18.S4
+	WORD $0x4e24ce53 // fmla v19.4s, v18.4s, v4.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e25cc94 // fmla v20.4s, v4.4s, v5.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e26cc90 // fmla v16.4s, v4.4s, v6.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e27cc91 // fmla v17.4s, v4.4s, v7.4s
+	WORD $0x4e33d508 // fadd v8.4s, v8.4s, v19.4s
+	WORD $0x4e34d529 // fadd v9.4s, v9.4s, v20.4s
+	WORD $0x4e30d54a // fadd v10.4s, v10.4s, v16.4s
+	WORD $0x4e31d56b // fadd v11.4s, v11.4s, v17.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cd88 // fmla v8.4s, v12.4s, v4.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cda9 // fmla v9.4s, v13.4s, v4.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cdca // fmla v10.4s, v14.4s, v4.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cdeb // fmla v11.4s, v15.4s, v4.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24e404 // fcmeq v4.4s, v0.4s, v4.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e25e425 // fcmeq v5.4s, v1.4s, v5.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26e446 // fcmeq v6.4s, v2.4s, v6.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e27e467 // fcmeq v7.4s, v3.4s, v7.4s
+	WORD $0x6e681c04 // bsl v4.16b, v0.16b, v8.16b
+	WORD $0x6e691c25 // bsl v5.16b, v1.16b, v9.16b
+	WORD $0x6e6a1c46 // bsl v6.16b, v2.16b, v10.16b
+	WORD $0x6e6b1c67 // bsl v7.16b, v3.16b, v11.16b
+	WORD $0x4e3fe408 // fcmeq v8.4s, v0.4s, v31.4s
+	WORD $0x4e3fe429 // fcmeq v9.4s, v1.4s, v31.4s
+	WORD $0x4e3fe44a // fcmeq v10.4s, v2.4s, v31.4s
+	WORD $0x4e3fe46b // fcmeq v11.4s, v3.4s, v31.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e641d88 // bsl v8.16b, v12.16b, v4.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e651c89 // bsl v9.16b, v4.16b, v5.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e661c8a // bsl v10.16b, v4.16b, v6.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c8b // bsl v11.16b, v4.16b, v7.16b
+	WORD $0x6ea0e7e4 // fcmgt v4.4s, v31.4s, v0.4s
+	WORD $0x6ea1e7e5 // fcmgt v5.4s, v31.4s, v1.4s
+	WORD $0x6ea2e7e6 // fcmgt v6.4s, v31.4s, v2.4s
+	WORD $0x6ea3e7e7 // fcmgt v7.4s, v31.4s, v3.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e681d84 // bsl v4.16b, v12.16b, v8.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e691d05 // bsl v5.16b, v8.16b, v9.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e6a1d06 // bsl v6.16b, v8.16b, v10.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e6b1d07 // bsl v7.16b, v8.16b, v11.16b
+	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x4e21e429 // fcmeq v9.4s, v1.4s, v1.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e22e44a // fcmeq v10.4s, v2.4s, v2.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x4e23e46b // fcmeq v11.4s, v3.4s, v3.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x6e641c08 // bsl v8.16b, v0.16b, v4.16b
+	WORD $0x6e651c29 // bsl v9.16b, v1.16b, v5.16b
+	WORD $0x6e661c4a // bsl v10.16b, v2.16b, v6.16b
+	WORD $0x6e671c6b // bsl v11.16b, v3.16b, v7.16b
+	FMOVQ F8, 0(R1)
+	FMOVQ F9, 16(R1)
+	FMOVQ F10, 32(R1)
+	FMOVQ F11, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -6153,32 +6125,51 @@ tail:
 	WORD $0x6e22dc41 // fmul v1.4s, v2.4s, v2.4s
 	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
 	WORD $0x4e22cec4 // fmla v4.4s, v22.4s, v2.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
+	MOVW $0x3def251a, R14
+	VDUP R14, V5.S4
 	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V4.S4
 	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V5.S4
 	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V4.S4
 	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V5.S4
 	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V4.S4
 	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V5.S4
 	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
 	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
 	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
-	WORD $0x4e2dcc65 // fmla v5.4s, v3.4s, v13.4s
-	WORD $0x4e21cd85 // fmla v5.4s, v12.4s, v1.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e21cc85 // fmla v5.4s, v4.4s, v1.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x4e2bcc62 // fmla v2.4s, v3.4s, v11.4s
-	WORD $0x4e2ae401 // fcmeq v1.4s, v0.4s, v10.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
 	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
 	WORD $0x4e3fe402 // fcmeq v2.4s, v0.4s, v31.4s
-	WORD $0x6e611d22 // bsl v2.16b, v9.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
 	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e621d01 // bsl v1.16b, v8.16b, v2.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
 	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
@@ -6209,278 +6200,354 @@ TEXT ·log1pF32NEON(SB), NOSPLIT, $0-48
 	WORD $0x6e3a1f5a // eor v26.16b, v26.16b, v26.16b
 	MOVW $0x004afb0d, R14
 	VDUP R14, V25.S4
-	MOVW $0x0000007f, R14
-	VDUP R14, V24.S4
-	MOVW $0x007fffff, R14
-	VDUP R14, V23.S4
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V22.S4
-	MOVW $0x3d9021bb, R14
-	VDUP R14, V21.S4
-	MOVW $0xbdebd1b8, R14
-	VDUP R14, V20.S4
-	MOVW $0x3def251a, R14
-	VDUP R14, V19.S4
-	MOVW $0xbdfe5d4f, R14
-	VDUP R14, V18.S4
-	MOVW $0x3e11e9bf, R14
-	VDUP R14, V17.S4
-	MOVW $0xbe2aae50, R14
-	VDUP R14, V16.S4
-	MOVW $0x3e4cceac, R14
-	VDUP R14, V15.S4
-	MOVW $0xbe7ffffc, R14
-	VDUP R14, V14.S4
-	MOVW $0x3eaaaaaa, R14
-	VDUP R14, V13.S4
-	MOVW $0xb95e8083, R14
-	VDUP R14, V12.S4
-	MOVW $0xbf000000, R14
-	VDUP R14, V11.S4
-	MOVW $0x3f318000, R14
-	VDUP R14, V10.S4
-	MOVW $0x7f800000, R14
-	VDUP R14, V9.S4
-	MOVW $0xff800000, R14
-	VDUP R14, V8.S4
-	MOVW $0x7fc00000, R14
-	VDUP R14, V7.S4
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e3fd401 // fadd v1.4s, v0.4s, v31.4s
-	WORD $0x4ebfd422 // fsub v2.4s, v1.4s, v31.4s
-	WORD $0x4ea2d402 // fsub v2.4s, v0.4s, v2.4s
-	WORD $0x6e21fc42 // fdiv v2.4s, v2.4s, v1.4s
-	WORD $0x6ea1e7a3 // fcmgt v3.4s, v29.4s, v1.4s
-	WORD $0x6e3cdc24 // fmul v4.4s, v1.4s, v28.4s
-	WORD $0x6ee31c24 // bif v4.16b, v1.16b, v3.16b
-	WORD $0x6e7a1f63 // bsl v3.16b, v27.16b, v26.16b
-	WORD $0x4eb98484 // add v4.4s, v4.4s, v25.4s
-	WORD $0x6f290481 // ushr v1.4s, v4.4s, #23
-	WORD $0x6eb88421 // sub v1.4s, v1.4s, v24.4s
-	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e371c84 // and v4.16b, v4.16b, v23.16b
-	WORD $0x4eb68484 // add v4.4s, v4.4s, v22.4s
-	WORD $0x4ebfd484 // fsub v4.4s, v4.4s, v31.4s
-	WORD $0x6e24dc83 // fmul v3.4s, v4.4s, v4.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e24cea5 // fmla v5.4s, v21.4s, v4.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6e23dcc6 // fmul v6.4s, v6.4s, v3.4s
-	WORD $0x4e2ccc26 // fmla v6.4s, v1.4s, v12.4s
-	WORD $0x4e23cd66 // fmla v6.4s, v11.4s, v3.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x4e2acc24 // fmla v4.4s, v1.4s, v10.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
-	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3ee402 // fcmeq v2.4s, v0.4s, v30.4s
-	WORD $0x6e611d02 // bsl v2.16b, v8.16b, v1.16b
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e621ce1 // bsl v1.16b, v7.16b, v2.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4e3fd404 // fadd v4.4s, v0.4s, v31.4s
+	WORD $0x4e3fd425 // fadd v5.4s, v1.4s, v31.4s
+	WORD $0x4e3fd446 // fadd v6.4s, v2.4s, v31.4s
+	WORD $0x4e3fd467 // fadd v7.4s, v3.4s, v31.4s
+	WORD $0x4ebfd488 // fsub v8.4s, v4.4s, v31.4s
+	WORD $0x4ebfd4a9 // fsub v9.4s, v5.4s, v31.4s
+	WORD $0x4ebfd4ca // fsub v10.4s, v6.4s, v31.4s
+	WORD $0x4ebfd4eb // fsub v11.4s, v7.4s, v31.4s
+	WORD $0x4ea8d408 // fsub v8.4s, v0.4s, v8.4s
+	WORD $0x4ea9d429 // fsub v9.4s, v1.4s, v9.4s
+	WORD $0x4eaad44a // fsub v10.4s, v2.4s, v10.4s
+	WORD $0x4eabd46b // fsub v11.4s, v3.4s, v11.4s
+	WORD $0x6e24fd08 // fdiv v8.4s, v8.4s, v4.4s
+	WORD $0x6e25fd29 // fdiv v9.4s, v9.4s, v5.4s
+	WORD $0x6e26fd4a // fdiv v10.4s, v10.4s, v6.4s
+	WORD $0x6e27fd6b // fdiv v11.4s, v11.4s, v7.4s
+	WORD $0x6ea4e7ac // fcmgt v12.4s, v29.4s, v4.4s
+	WORD $0x6ea5e7ad // fcmgt v13.4s, v29.4s, v5.4s
+	WORD $0x6ea6e7ae // fcmgt v14.4s, v29.4s, v6.4s
+	WORD $0x6ea7e7af // fcmgt v15.4s, v29.4s, v7.4s
+	WORD $0x6e3cdc90 // fmul v16.4s, v4.4s, v28.4s
+	WORD $0x6e3cdcb1 // fmul v17.4s, v5.4s, v28.4s
+	WORD $0x6e3cdcd2 // fmul v18.4s, v6.4s, v28.4s
+	WORD $0x6e3cdcf3 // fmul v19.4s, v7.4s, v28.4s
+	WORD $0x6eec1c90 // bif v16.16b, v4.16b, v12.16b
+	WORD $0x6eed1cb1 // bif v17.16b, v5.16b, v13.16b
+	WORD $0x6eee1cd2 // bif v18.16b, v6.16b, v14.16b
+	WORD $0x6eef1cf3 // bif v19.16b, v7.16b, v15.16b
+	WORD $0x6e7a1f6c // bsl v12.16b, v27.16b, v26.16b
+	WORD $0x6e7a1f6d // bsl v13.16b, v27.16b, v26.16b
+	WORD $0x6e7a1f6e // bsl v14.16b, v27.16b, v26.16b
+	WORD $0x6e7a1f6f // bsl v15.16b, v27.16b, v26.16b
+	WORD $0x4eb98610 // add v16.4s, v16.4s, v25.4s
+	WORD $0x4eb98631 // add v17.4s, v17.4s, v25.4s
+	WORD $0x4eb98652 // add v18.4s, v18.4s, v25.4s
+	WORD $0x4eb98673 // add v19.4s, v19.4s, v25.4s
+	WORD $0x6f290604 // ushr v4.4s, v16.4s, #23
+	WORD $0x6f290625 // ushr v5.4s, v17.4s, #23
+	WORD $0x6f290646 // ushr v6.4s, v18.4s, #23
+	WORD $0x6f290667 // ushr v7.4s, v19.4s, #23
+	MOVW $0x0000007f, R14
+	VDUP R14, V20.S4
+	WORD $0x6eb48484 // sub v4.4s, v4.4s, v20.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V20.S4
+	WORD $0x6eb484a5 // sub v5.4s, v5.4s, v20.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V20.S4
+	WORD $0x6eb484c6 // sub v6.4s, v6.4s, v20.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V20.S4
+	WORD $0x6eb484e7 // sub v7.4s, v7.4s, v20.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4e21d8c6 // scvtf v6.4s, v6.4s
+	WORD $0x4e21d8e7 // scvtf v7.4s, v7.4s
+	WORD $0x4e2cd484 // fadd v4.4s, v4.4s, v12.4s
+	WORD $0x4e2dd4a5 // fadd v5.4s, v5.4s, v13.4s
+	WORD $0x4e2ed4c6 // fadd v6.4s, v6.4s, v14.4s
+	WORD $0x4e2fd4e7 // fadd v7.4s, v7.4s, v15.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1e10 // and v16.16b, v16.16b, v12.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1e31 // and v17.16b, v17.16b, v12.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1e52 // and v18.16b, v18.16b, v12.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1e73 // and v19.16b, v19.16b, v12.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac8610 // add v16.4s, v16.4s, v12.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac8631 // add v17.4s, v17.4s, v12.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac8652 // add v18.4s, v18.4s, v12.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac8673 // add v19.4s, v19.4s, v12.4s
+	WORD $0x4ebfd610 // fsub v16.4s, v16.4s, v31.4s
+	WORD $0x4ebfd631 // fsub v17.4s, v17.4s, v31.4s
+	WORD $0x4ebfd652 // fsub v18.4s, v18.4s, v31.4s
+	WORD $0x4ebfd673 // fsub v19.4s, v19.4s, v31.4s
+	WORD $0x6e30de0c // fmul v12.4s, v16.4s, v16.4s
+	WORD $0x6e31de2d // fmul v13.4s, v17.4s, v17.4s
+	WORD $0x6e32de4e // fmul v14.4s, v18.4s, v18.4s
+	WORD $0x6e33de6f // fmul v15.4s, v19.4s, v19.4s
+	MOVW $0x3d9021bb, R14
+	VDUP R14, V20.S4
+	MOVW $0xbdebd1b8, R14
+	VDUP R14, V21.S4
+	WORD $0x4e30ce95 // fmla v21.4s, v20.4s, v16.4s
+	MOVW $0x3d9021bb, R14
+	VDUP R14, V20.S4
+	MOVW $0xbdebd1b8, R14
+	VDUP R14, V22.S4
+	WORD $0x4e31ce96 // fmla v22.4s, v20.4s, v17.4s
+	MOVW $0x3d9021bb, R14
+	VDUP R14, V20.S4
+	MOVW $0xbdebd1b8, R14
+	VDUP R14, V23.S4
+	WORD $0x4e32ce97 // fmla v23.4s, v20.4s, v18.4s
+	MOVW $0x3d9021bb, R14
+	VDUP R14, V20.S4
+	MOVW $0xbdebd1b8, R14
+	VDUP R14, V24.S4
+	WORD $0x4e33ce98 // fmla v24.4s, v20.4s, v19.4s
+	MOVW $0x3def251a, R14
+	VDUP R14, V20.S4
+	WORD $0x4e30ceb4 // fmla v20.4s, v21.4s, v16.4s
+	MOVW $0x3def251a, R14
+	VDUP R14, V21.S4
+	WORD $0x4e31ced5 // fmla v21.4s, v22.4s, v17.4s
+	MOVW $0x3def251a, R14
+	VDUP R14, V22.S4
+	WORD $0x4e32cef6 // fmla v22.4s, v23.4s, v18.4s
+	MOVW $0x3def251a, R14
+	VDUP R14, V23.S4
+	WORD $0x4e33cf17 // fmla v23.4s, v24.4s, v19.4s
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V24.S4
+	WORD $0x4e30ce98 // fmla v24.4s, v20.4s, v16.4s
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V20.S4
+	WORD $0x4e31ceb4 // fmla v20.4s, v21.4s, v17.4s
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V21.S4
+	WORD $0x4e32ced5 // fmla v21.4s, v22.4s, v18.4s
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V22.S4
+	WORD $0x4e33cef6 // fmla v22.4s, v23.4s, v19.4s
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V23.S4
+	WORD $0x4e30cf17 // fmla v23.4s, v24.4s, v16.4s
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V24.S4
+	WORD $0x4e31ce98 // fmla v24.4s, v20.4s, v17.4s
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V20.S4
+	WORD $0x4e32ceb4 // fmla v20.4s, v21.4s, v18.4s
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V21.S4
+	WORD $0x4e33ced5 // fmla v21.4s, v22.4s, v19.4s
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V22.S4
+	WORD $0x4e30cef6 // fmla v22.4s, v23.4s, v16.4s
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V23.S4
+	WORD $0x4e31cf17 // fmla v23.4s, v24.4s, v17.4s
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V24.S4
+	WORD $0x4e32ce98 // fmla v24.4s, v20.4s, v18.4s
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V20.S4
+	WORD $0x4e33ceb4 // fmla v20.4s, v21.4s, v19.4s
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V21.S4
+	WORD $0x4e30ced5 // fmla v21.4s, v22.4s, v16.4s
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V22.S4
+	WORD $0x4e31cef6 // fmla v22.4s, v23.4s, v17.4s
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V23.S4
+	WORD $0x4e32cf17 // fmla v23.4s, v24.4s, v18.4s
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V24.S4
+	WORD $0x4e33ce98 // fmla v24.4s, v20.4s, v19.4s
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V20.S4
+	WORD $0x4e30ceb4 // fmla v20.4s, v21.4s, v16.4s
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V21.S4
+	WORD $0x4e31ced5 // fmla v21.4s, v22.4s, v17.4s
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V22.S4
+	WORD $0x4e32cef6 // fmla v22.4s, v23.4s, v18.4s
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V23.S4
+	WORD $0x4e33cf17 // fmla v23.4s, v24.4s, v19.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e30ce98 // fmla v24.4s, v20.4s, v16.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e31ceb4 // fmla v20.4s, v21.4s, v17.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e32ced5 // fmla v21.4s, v22.4s, v18.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V22.S4
+	WORD $0x4e33cef6 // fmla v22.4s, v23.4s, v19.4s
+	WORD $0x6e30df18 // fmul v24.4s, v24.4s, v16.4s
+	WORD $0x6e31de94 // fmul v20.4s, v20.4s, v17.4s
+	WORD $0x6e32deb5 // fmul v21.4s, v21.4s, v18.4s
+	WORD $0x6e33ded6 // fmul v22.4s, v22.4s, v19.4s
+	WORD $0x6e2cdf18 // fmul v24.4s, v24.4s, v12.4s
+	WORD $0x6e2dde94 // fmul v20.4s, v20.4s, v13.4s
+	WORD $0x6e2edeb5 // fmul v21.4s, v21.4s, v14.4s
+	WORD $0x6e2fded6 // fmul v22.4s, v22.4s, v15.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V23.S4
+	WORD $0x4e37cc98 // fmla v24.4s, v4.4s, v23.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V23.S4
+	WORD $0x4e37ccb4 // fmla v20.4s, v5.4s, v23.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V23.S4
+	WORD $0x4e37ccd5 // fmla v21.4s, v6.4s, v23.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V23.S4
+	WORD $0x4e37ccf6 // fmla v22.4s, v7.4s, v23.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2ccef8 // fmla v24.4s, v23.4s, v12.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2dcd94 // fmla v20.4s, v12.4s, v13.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ecd95 // fmla v21.4s, v12.4s, v14.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2fcd96 // fmla v22.4s, v12.4s, v15.4s
+	WORD $0x4e38d610 // fadd v16.4s, v16.4s, v24.4s
+	WORD $0x4e34d631 // fadd v17.4s, v17.4s, v20.4s
+	WORD $0x4e35d652 // fadd v18.4s, v18.4s, v21.4s
+	WORD $0x4e36d673 // fadd v19.4s, v19.4s, v22.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ccc90 // fmla v16.4s, v4.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24ccb1 // fmla v17.4s, v5.4s, v4.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24ccd2 // fmla v18.4s, v6.4s, v4.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24ccf3 // fmla v19.4s, v7.4s, v4.4s
+	WORD $0x4e28d610 // fadd v16.4s, v16.4s, v8.4s
+	WORD $0x4e29d631 // fadd v17.4s, v17.4s, v9.4s
+	WORD $0x4e2ad652 // fadd v18.4s, v18.4s, v10.4s
+	WORD $0x4e2bd673 // fadd v19.4s, v19.4s, v11.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24e404 // fcmeq v4.4s, v0.4s, v4.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e25e425 // fcmeq v5.4s, v1.4s, v5.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26e446 // fcmeq v6.4s, v2.4s, v6.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e27e467 // fcmeq v7.4s, v3.4s, v7.4s
+	WORD $0x6e701c04 // bsl v4.16b, v0.16b, v16.16b
+	WORD $0x6e711c25 // bsl v5.16b, v1.16b, v17.16b
+	WORD $0x6e721c46 // bsl v6.16b, v2.16b, v18.16b
+	WORD $0x6e731c67 // bsl v7.16b, v3.16b, v19.16b
+	WORD $0x4e3ee408 // fcmeq v8.4s, v0.4s, v30.4s
+	WORD $0x4e3ee429 // fcmeq v9.4s, v1.4s, v30.4s
+	WORD $0x4e3ee44a // fcmeq v10.4s, v2.4s, v30.4s
+	WORD $0x4e3ee46b // fcmeq v11.4s, v3.4s, v30.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e641d88 // bsl v8.16b, v12.16b, v4.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e651c89 // bsl v9.16b, v4.16b, v5.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e661c8a // bsl v10.16b, v4.16b, v6.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c8b // bsl v11.16b, v4.16b, v7.16b
+	WORD $0x6ea0e7c4 // fcmgt v4.4s, v30.4s, v0.4s
+	WORD $0x6ea1e7c5 // fcmgt v5.4s, v30.4s, v1.4s
+	WORD $0x6ea2e7c6 // fcmgt v6.4s, v30.4s, v2.4s
+	WORD $0x6ea3e7c7 // fcmgt v7.4s, v30.4s, v3.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e681d84 // bsl v4.16b, v12.16b, v8.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e691d05 // bsl v5.16b, v8.16b, v9.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e6a1d06 // bsl v6.16b, v8.16b, v10.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e6b1d07 // bsl v7.16b, v8.16b, v11.16b
 	MOVW $0x80000000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e621c02 // bic v2.16b, v0.16b, v2.16b
-	MOVW $0x33800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e462 // fcmgt v2.4s, v3.4s, v2.4s
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e3fd401 // fadd v1.4s, v0.4s, v31.4s
-	WORD $0x4ebfd422 // fsub v2.4s, v1.4s, v31.4s
-	WORD $0x4ea2d402 // fsub v2.4s, v0.4s, v2.4s
-	WORD $0x6e21fc42 // fdiv v2.4s, v2.4s, v1.4s
-	WORD $0x6ea1e7a3 // fcmgt v3.4s, v29.4s, v1.4s
-	WORD $0x6e3cdc24 // fmul v4.4s, v1.4s, v28.4s
-	WORD $0x6ee31c24 // bif v4.16b, v1.16b, v3.16b
-	WORD $0x6e7a1f63 // bsl v3.16b, v27.16b, v26.16b
-	WORD $0x4eb98484 // add v4.4s, v4.4s, v25.4s
-	WORD $0x6f290481 // ushr v1.4s, v4.4s, #23
-	WORD $0x6eb88421 // sub v1.4s, v1.4s, v24.4s
-	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e371c84 // and v4.16b, v4.16b, v23.16b
-	WORD $0x4eb68484 // add v4.4s, v4.4s, v22.4s
-	WORD $0x4ebfd484 // fsub v4.4s, v4.4s, v31.4s
-	WORD $0x6e24dc83 // fmul v3.4s, v4.4s, v4.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e24cea5 // fmla v5.4s, v21.4s, v4.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6e23dcc6 // fmul v6.4s, v6.4s, v3.4s
-	WORD $0x4e2ccc26 // fmla v6.4s, v1.4s, v12.4s
-	WORD $0x4e23cd66 // fmla v6.4s, v11.4s, v3.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x4e2acc24 // fmla v4.4s, v1.4s, v10.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
-	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3ee402 // fcmeq v2.4s, v0.4s, v30.4s
-	WORD $0x6e611d02 // bsl v2.16b, v8.16b, v1.16b
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e621ce1 // bsl v1.16b, v7.16b, v2.16b
+	VDUP R14, V8.S4
+	WORD $0x4e681c08 // bic v8.16b, v0.16b, v8.16b
 	MOVW $0x80000000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e621c02 // bic v2.16b, v0.16b, v2.16b
-	MOVW $0x33800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e462 // fcmgt v2.4s, v3.4s, v2.4s
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e3fd401 // fadd v1.4s, v0.4s, v31.4s
-	WORD $0x4ebfd422 // fsub v2.4s, v1.4s, v31.4s
-	WORD $0x4ea2d402 // fsub v2.4s, v0.4s, v2.4s
-	WORD $0x6e21fc42 // fdiv v2.4s, v2.4s, v1.4s
-	WORD $0x6ea1e7a3 // fcmgt v3.4s, v29.4s, v1.4s
-	WORD $0x6e3cdc24 // fmul v4.4s, v1.4s, v28.4s
-	WORD $0x6ee31c24 // bif v4.16b, v1.16b, v3.16b
-	WORD $0x6e7a1f63 // bsl v3.16b, v27.16b, v26.16b
-	WORD $0x4eb98484 // add v4.4s, v4.4s, v25.4s
-	WORD $0x6f290481 // ushr v1.4s, v4.4s, #23
-	WORD $0x6eb88421 // sub v1.4s, v1.4s, v24.4s
-	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e371c84 // and v4.16b, v4.16b, v23.16b
-	WORD $0x4eb68484 // add v4.4s, v4.4s, v22.4s
-	WORD $0x4ebfd484 // fsub v4.4s, v4.4s, v31.4s
-	WORD $0x6e24dc83 // fmul v3.4s, v4.4s, v4.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e24cea5 // fmla v5.4s, v21.4s, v4.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6e23dcc6 // fmul v6.4s, v6.4s, v3.4s
-	WORD $0x4e2ccc26 // fmla v6.4s, v1.4s, v12.4s
-	WORD $0x4e23cd66 // fmla v6.4s, v11.4s, v3.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x4e2acc24 // fmla v4.4s, v1.4s, v10.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
-	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3ee402 // fcmeq v2.4s, v0.4s, v30.4s
-	WORD $0x6e611d02 // bsl v2.16b, v8.16b, v1.16b
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e621ce1 // bsl v1.16b, v7.16b, v2.16b
+	VDUP R14, V9.S4
+	WORD $0x4e691c29 // bic v9.16b, v1.16b, v9.16b
 	MOVW $0x80000000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e621c02 // bic v2.16b, v0.16b, v2.16b
-	MOVW $0x33800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e462 // fcmgt v2.4s, v3.4s, v2.4s
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e3fd401 // fadd v1.4s, v0.4s, v31.4s
-	WORD $0x4ebfd422 // fsub v2.4s, v1.4s, v31.4s
-	WORD $0x4ea2d402 // fsub v2.4s, v0.4s, v2.4s
-	WORD $0x6e21fc42 // fdiv v2.4s, v2.4s, v1.4s
-	WORD $0x6ea1e7a3 // fcmgt v3.4s, v29.4s, v1.4s
-	WORD $0x6e3cdc24 // fmul v4.4s, v1.4s, v28.4s
-	WORD $0x6ee31c24 // bif v4.16b, v1.16b, v3.16b
-	WORD $0x6e7a1f63 // bsl v3.16b, v27.16b, v26.16b
-	WORD $0x4eb98484 // add v4.4s, v4.4s, v25.4s
-	WORD $0x6f290481 // ushr v1.4s, v4.4s, #23
-	WORD $0x6eb88421 // sub v1.4s, v1.4s, v24.4s
-	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
-	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e371c84 // and v4.16b, v4.16b, v23.16b
-	WORD $0x4eb68484 // add v4.4s, v4.4s, v22.4s
-	WORD $0x4ebfd484 // fsub v4.4s, v4.4s, v31.4s
-	WORD $0x6e24dc83 // fmul v3.4s, v4.4s, v4.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e24cea5 // fmla v5.4s, v21.4s, v4.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6e23dcc6 // fmul v6.4s, v6.4s, v3.4s
-	WORD $0x4e2ccc26 // fmla v6.4s, v1.4s, v12.4s
-	WORD $0x4e23cd66 // fmla v6.4s, v11.4s, v3.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x4e2acc24 // fmla v4.4s, v1.4s, v10.4s
-	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
-	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3ee402 // fcmeq v2.4s, v0.4s, v30.4s
-	WORD $0x6e611d02 // bsl v2.16b, v8.16b, v1.16b
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e621ce1 // bsl v1.16b, v7.16b, v2.16b
+	VDUP R14, V10.S4
+	WORD $0x4e6a1c4a // bic v10.16b, v2.16b, v10.16b
 	MOVW $0x80000000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e621c02 // bic v2.16b, v0.16b, v2.16b
+	VDUP R14, V11.S4
+	WORD $0x4e6b1c6b // bic v11.16b, v3.16b, v11.16b
 	MOVW $0x33800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e462 // fcmgt v2.4s, v3.4s, v2.4s
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 48(R1)
+	VDUP R14, V12.S4
+	WORD $0x6ea8e588 // fcmgt v8.4s, v12.4s, v8.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V12.S4
+	WORD $0x6ea9e589 // fcmgt v9.4s, v12.4s, v9.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V12.S4
+	WORD $0x6eaae58a // fcmgt v10.4s, v12.4s, v10.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V12.S4
+	WORD $0x6eabe58b // fcmgt v11.4s, v12.4s, v11.4s
+	WORD $0x6e641c08 // bsl v8.16b, v0.16b, v4.16b
+	WORD $0x6e651c29 // bsl v9.16b, v1.16b, v5.16b
+	WORD $0x6e661c4a // bsl v10.16b, v2.16b, v6.16b
+	WORD $0x6e671c6b // bsl v11.16b, v3.16b, v7.16b
+	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e22e446 // fcmeq v6.4s, v2.4s, v2.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e681c04 // bsl v4.16b, v0.16b, v8.16b
+	WORD $0x6e691c25 // bsl v5.16b, v1.16b, v9.16b
+	WORD $0x6e6a1c46 // bsl v6.16b, v2.16b, v10.16b
+	WORD $0x6e6b1c67 // bsl v7.16b, v3.16b, v11.16b
+	FMOVQ F4, 0(R1)
+	FMOVQ F5, 16(R1)
+	FMOVQ F6, 32(R1)
+	FMOVQ F7, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -6500,42 +6567,70 @@ tail:
 	WORD $0x6e7a1f63 // bsl v3.16b, v27.16b, v26.16b
 	WORD $0x4eb98484 // add v4.4s, v4.4s, v25.4s
 	WORD $0x6f290481 // ushr v1.4s, v4.4s, #23
-	WORD $0x6eb88421 // sub v1.4s, v1.4s, v24.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea58421 // sub v1.4s, v1.4s, v5.4s
 	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
 	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
-	WORD $0x4e371c84 // and v4.16b, v4.16b, v23.16b
-	WORD $0x4eb68484 // add v4.4s, v4.4s, v22.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V3.S4
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
 	WORD $0x4ebfd484 // fsub v4.4s, v4.4s, v31.4s
 	WORD $0x6e24dc83 // fmul v3.4s, v4.4s, v4.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e24cea5 // fmla v5.4s, v21.4s, v4.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	MOVW $0x3d9021bb, R14
+	VDUP R14, V5.S4
+	MOVW $0xbdebd1b8, R14
+	VDUP R14, V6.S4
 	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
+	MOVW $0x3def251a, R14
+	VDUP R14, V5.S4
 	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	MOVW $0xbdfe5d4f, R14
+	VDUP R14, V6.S4
 	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eb01e05 // mov v5.16b, v16.16b
+	MOVW $0x3e11e9bf, R14
+	VDUP R14, V5.S4
 	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	MOVW $0xbe2aae50, R14
+	VDUP R14, V6.S4
 	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
+	MOVW $0x3e4cceac, R14
+	VDUP R14, V5.S4
 	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	MOVW $0xbe7ffffc, R14
+	VDUP R14, V6.S4
 	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x6e23dcc6 // fmul v6.4s, v6.4s, v3.4s
-	WORD $0x4e2ccc26 // fmla v6.4s, v1.4s, v12.4s
-	WORD $0x4e23cd66 // fmla v6.4s, v11.4s, v3.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x4e2acc24 // fmla v4.4s, v1.4s, v10.4s
+	MOVW $0x3eaaaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26cc25 // fmla v5.4s, v1.4s, v6.4s
+	MOVW $0xbf000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
+	WORD $0x4e25d484 // fadd v4.4s, v4.4s, v5.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23cc24 // fmla v4.4s, v1.4s, v3.4s
 	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
-	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
 	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
 	WORD $0x4e3ee402 // fcmeq v2.4s, v0.4s, v30.4s
-	WORD $0x6e611d02 // bsl v2.16b, v8.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
 	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
-	WORD $0x6e621ce1 // bsl v1.16b, v7.16b, v2.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	MOVW $0x80000000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e621c02 // bic v2.16b, v0.16b, v2.16b
@@ -6566,335 +6661,450 @@ TEXT ·tanhF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V30.S4
 	MOVW $0x39506967, R14
 	VDUP R14, V29.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V28.S4
-	MOVW $0x3c088908, R14
-	VDUP R14, V27.S4
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V26.S4
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V25.S4
-	MOVW $0x40000000, R14
-	VDUP R14, V24.S4
-	MOVW $0x41100000, R14
-	VDUP R14, V23.S4
-	MOVW $0xc2200000, R14
-	VDUP R14, V22.S4
-	MOVW $0x42b20000, R14
-	VDUP R14, V21.S4
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V20.S4
-	MOVW $0x3f318000, R14
-	VDUP R14, V19.S4
-	MOVW $0xb95e8083, R14
-	VDUP R14, V18.S4
-	MOVW $0x00000001, R14
-	VDUP R14, V17.S4
-	MOVW $0x0000007f, R14
-	VDUP R14, V16.S4
-	MOVW $0x3eb17218, R14
-	VDUP R14, V15.S4
-	MOVW $0x33800000, R14
-	VDUP R14, V14.S4
-	MOVW $0xbbbaf0ea, R14
-	VDUP R14, V13.S4
-	MOVW $0x3ca9134e, R14
-	VDUP R14, V12.S4
-	MOVW $0xbd5c1e2d, R14
-	VDUP R14, V11.S4
-	MOVW $0x3e088393, R14
-	VDUP R14, V10.S4
-	MOVW $0xbeaaaa99, R14
-	VDUP R14, V9.S4
-	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7f1c01 // bic v1.16b, v0.16b, v31.16b
-	WORD $0x4eb7f422 // fmin v2.4s, v1.4s, v23.4s
-	WORD $0x4e22d442 // fadd v2.4s, v2.4s, v2.4s
-	WORD $0x4e36f443 // fmax v3.4s, v2.4s, v22.4s
-	WORD $0x4eb5f463 // fmin v3.4s, v3.4s, v21.4s
-	WORD $0x6e34dc64 // fmul v4.4s, v3.4s, v20.4s
-	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb3cc83 // fmls v3.4s, v4.4s, v19.4s
-	WORD $0x4eb2cc83 // fmls v3.4s, v4.4s, v18.4s
-	WORD $0x4ebc1f85 // mov v5.16b, v28.16b
-	WORD $0x4e23cfa5 // fmla v5.4s, v29.4s, v3.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
-	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4eba1f45 // mov v5.16b, v26.16b
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
-	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
-	WORD $0x4e26cca3 // fmla v3.4s, v5.4s, v6.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x6eb18484 // sub v4.4s, v4.4s, v17.4s
-	WORD $0x4eb08484 // add v4.4s, v4.4s, v16.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x4ebed485 // fsub v5.4s, v4.4s, v30.4s
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	WORD $0x6e38dca5 // fmul v5.4s, v5.4s, v24.4s
-	WORD $0x4e7f1c43 // bic v3.16b, v2.16b, v31.16b
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e22cfa4 // fmla v4.4s, v29.4s, v2.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
-	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
-	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
-	WORD $0x4ea21c47 // mov v7.16b, v2.16b
-	WORD $0x4e26cc87 // fmla v7.4s, v4.4s, v6.4s
-	WORD $0x6ea3e5e4 // fcmgt v4.4s, v15.4s, v3.4s
-	WORD $0x6e651ce4 // bsl v4.16b, v7.16b, v5.16b
-	WORD $0x6ea3e5c3 // fcmgt v3.4s, v14.4s, v3.4s
-	WORD $0x6e641c43 // bsl v3.16b, v2.16b, v4.16b
-	WORD $0x4e38d462 // fadd v2.4s, v3.4s, v24.4s
-	WORD $0x6e22fc63 // fdiv v3.4s, v3.4s, v2.4s
-	WORD $0x4e7f1c63 // bic v3.16b, v3.16b, v31.16b
-	WORD $0x4e3f1c02 // and v2.16b, v0.16b, v31.16b
-	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4e22cda4 // fmla v4.4s, v13.4s, v2.4s
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4e25cc44 // fmla v4.4s, v2.4s, v5.4s
-	WORD $0x4e28e402 // fcmeq v2.4s, v0.4s, v8.4s
-	WORD $0x6e641c02 // bsl v2.16b, v0.16b, v4.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4e7f1c04 // bic v4.16b, v0.16b, v31.16b
+	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
+	WORD $0x4e7f1c46 // bic v6.16b, v2.16b, v31.16b
+	WORD $0x4e7f1c67 // bic v7.16b, v3.16b, v31.16b
+	MOVW $0x41100000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f488 // fmin v8.4s, v4.4s, v8.4s
+	MOVW $0x41100000, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea9f4a9 // fmin v9.4s, v5.4s, v9.4s
+	MOVW $0x41100000, R14
+	VDUP R14, V10.S4
+	WORD $0x4eaaf4ca // fmin v10.4s, v6.4s, v10.4s
+	MOVW $0x41100000, R14
+	VDUP R14, V11.S4
+	WORD $0x4eabf4eb // fmin v11.4s, v7.4s, v11.4s
+	WORD $0x4e28d508 // fadd v8.4s, v8.4s, v8.4s
+	WORD $0x4e29d529 // fadd v9.4s, v9.4s, v9.4s
+	WORD $0x4e2ad54a // fadd v10.4s, v10.4s, v10.4s
+	WORD $0x4e2bd56b // fadd v11.4s, v11.4s, v11.4s
+	MOVW $0xc2200000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2cf50c // fmax v12.4s, v8.4s, v12.4s
+	MOVW $0xc2200000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e2df52d // fmax v13.4s, v9.4s, v13.4s
+	MOVW $0xc2200000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2ef54e // fmax v14.4s, v10.4s, v14.4s
+	MOVW $0xc2200000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2ff56f // fmax v15.4s, v11.4s, v15.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0f58c // fmin v12.4s, v12.4s, v16.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0f5ad // fmin v13.4s, v13.4s, v16.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0f5ce // fmin v14.4s, v14.4s, v16.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0f5ef // fmin v15.4s, v15.4s, v16.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V16.S4
+	WORD $0x6e30dd90 // fmul v16.4s, v12.4s, v16.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V17.S4
+	WORD $0x6e31ddb1 // fmul v17.4s, v13.4s, v17.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V18.S4
+	WORD $0x6e32ddd2 // fmul v18.4s, v14.4s, v18.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V19.S4
+	WORD $0x6e33ddf3 // fmul v19.4s, v15.4s, v19.4s
+	WORD $0x4e218a10 // frintn v16.4s, v16.4s
+	WORD $0x4e218a31 // frintn v17.4s, v17.4s
+	WORD $0x4e218a52 // frintn v18.4s, v18.4s
+	WORD $0x4e218a73 // frintn v19.4s, v19.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb4ce0c // fmls v12.4s, v16.4s, v20.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb4ce2d // fmls v13.4s, v17.4s, v20.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb4ce4e // fmls v14.4s, v18.4s, v20.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb4ce6f // fmls v15.4s, v19.4s, v20.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb4ce0c // fmls v12.4s, v16.4s, v20.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb4ce2d // fmls v13.4s, v17.4s, v20.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb4ce4e // fmls v14.4s, v18.4s, v20.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb4ce6f // fmls v15.4s, v19.4s, v20.4s
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2ccfb4 // fmla v20.4s, v29.4s, v12.4s
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2dcfb5 // fmla v21.4s, v29.4s, v13.4s
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2ecfb6 // fmla v22.4s, v29.4s, v14.4s
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2fcfb7 // fmla v23.4s, v29.4s, v15.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2cce98 // fmla v24.4s, v20.4s, v12.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2dceb4 // fmla v20.4s, v21.4s, v13.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2eced5 // fmla v21.4s, v22.4s, v14.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2fcef6 // fmla v22.4s, v23.4s, v15.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2ccf17 // fmla v23.4s, v24.4s, v12.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2dce98 // fmla v24.4s, v20.4s, v13.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2eceb4 // fmla v20.4s, v21.4s, v14.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2fced5 // fmla v21.4s, v22.4s, v15.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2ccef6 // fmla v22.4s, v23.4s, v12.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2dcf17 // fmla v23.4s, v24.4s, v13.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2ece98 // fmla v24.4s, v20.4s, v14.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2fceb4 // fmla v20.4s, v21.4s, v15.4s
+	WORD $0x4ebe1fd5 // mov v21.16b, v30.16b
+	WORD $0x4e2cced5 // fmla v21.4s, v22.4s, v12.4s
+	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
+	WORD $0x4e2dcef6 // fmla v22.4s, v23.4s, v13.4s
+	WORD $0x4ebe1fd7 // mov v23.16b, v30.16b
+	WORD $0x4e2ecf17 // fmla v23.4s, v24.4s, v14.4s
+	WORD $0x4ebe1fd8 // mov v24.16b, v30.16b
+	WORD $0x4e2fce98 // fmla v24.4s, v20.4s, v15.4s
+	WORD $0x6e2cdd94 // fmul v20.4s, v12.4s, v12.4s
+	WORD $0x6e2dddb9 // fmul v25.4s, v13.4s, v13.4s
+	WORD $0x6e2eddda // fmul v26.4s, v14.4s, v14.4s
+	WORD $0x6e2fddfb // fmul v27.4s, v15.4s, v15.4s
+	WORD $0x4e34ceac // fmla v12.4s, v21.4s, v20.4s
+	WORD $0x4e39cecd // fmla v13.4s, v22.4s, v25.4s
+	WORD $0x4e3aceee // fmla v14.4s, v23.4s, v26.4s
+	WORD $0x4e3bcf0f // fmla v15.4s, v24.4s, v27.4s
+	WORD $0x4ea1ba10 // fcvtzs v16.4s, v16.4s
+	WORD $0x4ea1ba31 // fcvtzs v17.4s, v17.4s
+	WORD $0x4ea1ba52 // fcvtzs v18.4s, v18.4s
+	WORD $0x4ea1ba73 // fcvtzs v19.4s, v19.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V20.S4
+	WORD $0x6eb48610 // sub v16.4s, v16.4s, v20.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V20.S4
+	WORD $0x6eb48631 // sub v17.4s, v17.4s, v20.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V20.S4
+	WORD $0x6eb48652 // sub v18.4s, v18.4s, v20.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V20.S4
+	WORD $0x6eb48673 // sub v19.4s, v19.4s, v20.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb48610 // add v16.4s, v16.4s, v20.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb48631 // add v17.4s, v17.4s, v20.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb48652 // add v18.4s, v18.4s, v20.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V20.S4
+	WORD $0x4eb48673 // add v19.4s, v19.4s, v20.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x4ebed614 // fsub v20.4s, v16.4s, v30.4s
+	WORD $0x4ebed635 // fsub v21.4s, v17.4s, v30.4s
+	WORD $0x4ebed656 // fsub v22.4s, v18.4s, v30.4s
+	WORD $0x4ebed677 // fsub v23.4s, v19.4s, v30.4s
+	WORD $0x4e2cce14 // fmla v20.4s, v16.4s, v12.4s
+	WORD $0x4e2dce35 // fmla v21.4s, v17.4s, v13.4s
+	WORD $0x4e2ece56 // fmla v22.4s, v18.4s, v14.4s
+	WORD $0x4e2fce77 // fmla v23.4s, v19.4s, v15.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e2cde94 // fmul v20.4s, v20.4s, v12.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e2cdeb5 // fmul v21.4s, v21.4s, v12.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e2cded6 // fmul v22.4s, v22.4s, v12.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V12.S4
+	WORD $0x6e2cdef7 // fmul v23.4s, v23.4s, v12.4s
+	WORD $0x4e7f1d0c // bic v12.16b, v8.16b, v31.16b
+	WORD $0x4e7f1d2d // bic v13.16b, v9.16b, v31.16b
+	WORD $0x4e7f1d4e // bic v14.16b, v10.16b, v31.16b
+	WORD $0x4e7f1d6f // bic v15.16b, v11.16b, v31.16b
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V16.S4
+	WORD $0x4e28cfb0 // fmla v16.4s, v29.4s, v8.4s
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V17.S4
+	WORD $0x4e29cfb1 // fmla v17.4s, v29.4s, v9.4s
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2acfb2 // fmla v18.4s, v29.4s, v10.4s
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V19.S4
+	WORD $0x4e2bcfb3 // fmla v19.4s, v29.4s, v11.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V24.S4
+	WORD $0x4e28ce18 // fmla v24.4s, v16.4s, v8.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V16.S4
+	WORD $0x4e29ce30 // fmla v16.4s, v17.4s, v9.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2ace51 // fmla v17.4s, v18.4s, v10.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2bce72 // fmla v18.4s, v19.4s, v11.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V19.S4
+	WORD $0x4e28cf13 // fmla v19.4s, v24.4s, v8.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e29ce18 // fmla v24.4s, v16.4s, v9.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2ace30 // fmla v16.4s, v17.4s, v10.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2bce51 // fmla v17.4s, v18.4s, v11.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V18.S4
+	WORD $0x4e28ce72 // fmla v18.4s, v19.4s, v8.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V19.S4
+	WORD $0x4e29cf13 // fmla v19.4s, v24.4s, v9.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2ace18 // fmla v24.4s, v16.4s, v10.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2bce30 // fmla v16.4s, v17.4s, v11.4s
+	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
+	WORD $0x4e28ce51 // fmla v17.4s, v18.4s, v8.4s
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x4e29ce72 // fmla v18.4s, v19.4s, v9.4s
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x4e2acf13 // fmla v19.4s, v24.4s, v10.4s
+	WORD $0x4ebe1fd8 // mov v24.16b, v30.16b
+	WORD $0x4e2bce18 // fmla v24.4s, v16.4s, v11.4s
+	WORD $0x6e28dd10 // fmul v16.4s, v8.4s, v8.4s
+	WORD $0x6e29dd39 // fmul v25.4s, v9.4s, v9.4s
+	WORD $0x6e2add5a // fmul v26.4s, v10.4s, v10.4s
+	WORD $0x6e2bdd7b // fmul v27.4s, v11.4s, v11.4s
+	WORD $0x4ea81d1c // mov v28.16b, v8.16b
+	WORD $0x4e30ce3c // fmla v28.4s, v17.4s, v16.4s
+	WORD $0x4ea91d30 // mov v16.16b, v9.16b
+	WORD $0x4e39ce50 // fmla v16.4s, v18.4s, v25.4s
+	WORD $0x4eaa1d51 // mov v17.16b, v10.16b
+	WORD $0x4e3ace71 // fmla v17.4s, v19.4s, v26.4s
+	WORD $0x4eab1d72 // mov v18.16b, v11.16b
+	WORD $0x4e3bcf12 // fmla v18.4s, v24.4s, v27.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V19.S4
+	WORD $0x6eace673 // fcmgt v19.4s, v19.4s, v12.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V24.S4
+	WORD $0x6eade718 // fcmgt v24.4s, v24.4s, v13.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V25.S4
+	WORD $0x6eaee739 // fcmgt v25.4s, v25.4s, v14.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V26.S4
+	WORD $0x6eafe75a // fcmgt v26.4s, v26.4s, v15.4s
+	WORD $0x6e741f93 // bsl v19.16b, v28.16b, v20.16b
+	WORD $0x6e751e18 // bsl v24.16b, v16.16b, v21.16b
+	WORD $0x6e761e39 // bsl v25.16b, v17.16b, v22.16b
+	WORD $0x6e771e5a // bsl v26.16b, v18.16b, v23.16b
+	MOVW $0x33800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eace60c // fcmgt v12.4s, v16.4s, v12.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eade60d // fcmgt v13.4s, v16.4s, v13.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eaee60e // fcmgt v14.4s, v16.4s, v14.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eafe60f // fcmgt v15.4s, v16.4s, v15.4s
+	WORD $0x6e731d0c // bsl v12.16b, v8.16b, v19.16b
+	WORD $0x6e781d2d // bsl v13.16b, v9.16b, v24.16b
+	WORD $0x6e791d4e // bsl v14.16b, v10.16b, v25.16b
+	WORD $0x6e7a1d6f // bsl v15.16b, v11.16b, v26.16b
+	MOVW $0x40000000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28d588 // fadd v8.4s, v12.4s, v8.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29d5a9 // fadd v9.4s, v13.4s, v9.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V10.S4
+	WORD $0x4e2ad5ca // fadd v10.4s, v14.4s, v10.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V11.S4
+	WORD $0x4e2bd5eb // fadd v11.4s, v15.4s, v11.4s
+	WORD $0x6e28fd8c // fdiv v12.4s, v12.4s, v8.4s
+	WORD $0x6e29fdad // fdiv v13.4s, v13.4s, v9.4s
+	WORD $0x6e2afdce // fdiv v14.4s, v14.4s, v10.4s
+	WORD $0x6e2bfdef // fdiv v15.4s, v15.4s, v11.4s
+	WORD $0x4e7f1d8c // bic v12.16b, v12.16b, v31.16b
+	WORD $0x4e7f1dad // bic v13.16b, v13.16b, v31.16b
+	WORD $0x4e7f1dce // bic v14.16b, v14.16b, v31.16b
+	WORD $0x4e7f1def // bic v15.16b, v15.16b, v31.16b
+	WORD $0x4e3f1c08 // and v8.16b, v0.16b, v31.16b
+	WORD $0x4e3f1c29 // and v9.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c4a // and v10.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6b // and v11.16b, v3.16b, v31.16b
+	WORD $0x4ea81d8c // orr v12.16b, v12.16b, v8.16b
+	WORD $0x4ea91dad // orr v13.16b, v13.16b, v9.16b
+	WORD $0x4eaa1dce // orr v14.16b, v14.16b, v10.16b
+	WORD $0x4eab1def // orr v15.16b, v15.16b, v11.16b
+	WORD $0x6e20dc08 // fmul v8.4s, v0.4s, v0.4s
+	WORD $0x6e21dc29 // fmul v9.4s, v1.4s, v1.4s
+	WORD $0x6e22dc4a // fmul v10.4s, v2.4s, v2.4s
+	WORD $0x6e23dc6b // fmul v11.4s, v3.4s, v3.4s
+	MOVW $0xbbbaf0ea, R14
+	VDUP R14, V16.S4
+	MOVW $0x3ca9134e, R14
+	VDUP R14, V17.S4
+	WORD $0x4e28ce11 // fmla v17.4s, v16.4s, v8.4s
+	MOVW $0xbbbaf0ea, R14
+	VDUP R14, V16.S4
+	MOVW $0x3ca9134e, R14
+	VDUP R14, V18.S4
+	WORD $0x4e29ce12 // fmla v18.4s, v16.4s, v9.4s
+	MOVW $0xbbbaf0ea, R14
+	VDUP R14, V16.S4
+	MOVW $0x3ca9134e, R14
+	VDUP R14, V19.S4
+	WORD $0x4e2ace13 // fmla v19.4s, v16.4s, v10.4s
+	MOVW $0xbbbaf0ea, R14
+	VDUP R14, V16.S4
+	MOVW $0x3ca9134e, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2bce14 // fmla v20.4s, v16.4s, v11.4s
+	MOVW $0xbd5c1e2d, R14
+	VDUP R14, V16.S4
+	WORD $0x4e28ce30 // fmla v16.4s, v17.4s, v8.4s
+	MOVW $0xbd5c1e2d, R14
+	VDUP R14, V17.S4
+	WORD $0x4e29ce51 // fmla v17.4s, v18.4s, v9.4s
+	MOVW $0xbd5c1e2d, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2ace72 // fmla v18.4s, v19.4s, v10.4s
+	MOVW $0xbd5c1e2d, R14
+	VDUP R14, V19.S4
+	WORD $0x4e2bce93 // fmla v19.4s, v20.4s, v11.4s
+	MOVW $0x3e088393, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ce14 // fmla v20.4s, v16.4s, v8.4s
+	MOVW $0x3e088393, R14
+	VDUP R14, V16.S4
+	WORD $0x4e29ce30 // fmla v16.4s, v17.4s, v9.4s
+	MOVW $0x3e088393, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2ace51 // fmla v17.4s, v18.4s, v10.4s
+	MOVW $0x3e088393, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2bce72 // fmla v18.4s, v19.4s, v11.4s
+	MOVW $0xbeaaaa99, R14
+	VDUP R14, V19.S4
+	WORD $0x4e28ce93 // fmla v19.4s, v20.4s, v8.4s
+	MOVW $0xbeaaaa99, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ce14 // fmla v20.4s, v16.4s, v9.4s
+	MOVW $0xbeaaaa99, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2ace30 // fmla v16.4s, v17.4s, v10.4s
+	MOVW $0xbeaaaa99, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2bce51 // fmla v17.4s, v18.4s, v11.4s
+	WORD $0x6e28dc08 // fmul v8.4s, v0.4s, v8.4s
+	WORD $0x6e29dc29 // fmul v9.4s, v1.4s, v9.4s
+	WORD $0x6e2adc4a // fmul v10.4s, v2.4s, v10.4s
+	WORD $0x6e2bdc6b // fmul v11.4s, v3.4s, v11.4s
+	WORD $0x4ea01c12 // mov v18.16b, v0.16b
+	WORD $0x4e33cd12 // fmla v18.4s, v8.4s, v19.4s
+	WORD $0x4ea11c28 // mov v8.16b, v1.16b
+	WORD $0x4e34cd28 // fmla v8.4s, v9.4s, v20.4s
+	WORD $0x4ea21c49 // mov v9.16b, v2.16b
+	WORD $0x4e30cd49 // fmla v9.4s, v10.4s, v16.4s
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x4e31cd6a // fmla v10.4s, v11.4s, v17.4s
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x4e2be40b // fcmeq v11.4s, v0.4s, v11.4s
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x4e30e430 // fcmeq v16.4s, v1.4s, v16.4s
+	WORD $0x6e311e31 // eor v17.16b, v17.16b, v17.16b
+	WORD $0x4e31e451 // fcmeq v17.4s, v2.4s, v17.4s
+	WORD $0x6e331e73 // eor v19.16b, v19.16b, v19.16b
+	WORD $0x4e33e473 // fcmeq v19.4s, v3.4s, v19.4s
+	WORD $0x6e721c0b // bsl v11.16b, v0.16b, v18.16b
+	WORD $0x6e681c30 // bsl v16.16b, v1.16b, v8.16b
+	WORD $0x6e691c51 // bsl v17.16b, v2.16b, v9.16b
+	WORD $0x6e6a1c73 // bsl v19.16b, v3.16b, v10.16b
 	MOVW $0x3f200000, R14
 	VDUP R14, V0.S4
-	WORD $0x6ea1e401 // fcmgt v1.4s, v0.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7f1c01 // bic v1.16b, v0.16b, v31.16b
-	WORD $0x4eb7f422 // fmin v2.4s, v1.4s, v23.4s
-	WORD $0x4e22d442 // fadd v2.4s, v2.4s, v2.4s
-	WORD $0x4e36f443 // fmax v3.4s, v2.4s, v22.4s
-	WORD $0x4eb5f463 // fmin v3.4s, v3.4s, v21.4s
-	WORD $0x6e34dc64 // fmul v4.4s, v3.4s, v20.4s
-	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb3cc83 // fmls v3.4s, v4.4s, v19.4s
-	WORD $0x4eb2cc83 // fmls v3.4s, v4.4s, v18.4s
-	WORD $0x4ebc1f85 // mov v5.16b, v28.16b
-	WORD $0x4e23cfa5 // fmla v5.4s, v29.4s, v3.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
-	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4eba1f45 // mov v5.16b, v26.16b
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
-	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
-	WORD $0x4e26cca3 // fmla v3.4s, v5.4s, v6.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x6eb18484 // sub v4.4s, v4.4s, v17.4s
-	WORD $0x4eb08484 // add v4.4s, v4.4s, v16.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x4ebed485 // fsub v5.4s, v4.4s, v30.4s
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	WORD $0x6e38dca5 // fmul v5.4s, v5.4s, v24.4s
-	WORD $0x4e7f1c43 // bic v3.16b, v2.16b, v31.16b
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e22cfa4 // fmla v4.4s, v29.4s, v2.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
-	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
-	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
-	WORD $0x4ea21c47 // mov v7.16b, v2.16b
-	WORD $0x4e26cc87 // fmla v7.4s, v4.4s, v6.4s
-	WORD $0x6ea3e5e4 // fcmgt v4.4s, v15.4s, v3.4s
-	WORD $0x6e651ce4 // bsl v4.16b, v7.16b, v5.16b
-	WORD $0x6ea3e5c3 // fcmgt v3.4s, v14.4s, v3.4s
-	WORD $0x6e641c43 // bsl v3.16b, v2.16b, v4.16b
-	WORD $0x4e38d462 // fadd v2.4s, v3.4s, v24.4s
-	WORD $0x6e22fc63 // fdiv v3.4s, v3.4s, v2.4s
-	WORD $0x4e7f1c63 // bic v3.16b, v3.16b, v31.16b
-	WORD $0x4e3f1c02 // and v2.16b, v0.16b, v31.16b
-	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4e22cda4 // fmla v4.4s, v13.4s, v2.4s
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4e25cc44 // fmla v4.4s, v2.4s, v5.4s
-	WORD $0x4e28e402 // fcmeq v2.4s, v0.4s, v8.4s
-	WORD $0x6e641c02 // bsl v2.16b, v0.16b, v4.16b
+	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
 	MOVW $0x3f200000, R14
 	VDUP R14, V0.S4
-	WORD $0x6ea1e401 // fcmgt v1.4s, v0.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
-	FMOVQ F1, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7f1c01 // bic v1.16b, v0.16b, v31.16b
-	WORD $0x4eb7f422 // fmin v2.4s, v1.4s, v23.4s
-	WORD $0x4e22d442 // fadd v2.4s, v2.4s, v2.4s
-	WORD $0x4e36f443 // fmax v3.4s, v2.4s, v22.4s
-	WORD $0x4eb5f463 // fmin v3.4s, v3.4s, v21.4s
-	WORD $0x6e34dc64 // fmul v4.4s, v3.4s, v20.4s
-	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb3cc83 // fmls v3.4s, v4.4s, v19.4s
-	WORD $0x4eb2cc83 // fmls v3.4s, v4.4s, v18.4s
-	WORD $0x4ebc1f85 // mov v5.16b, v28.16b
-	WORD $0x4e23cfa5 // fmla v5.4s, v29.4s, v3.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
-	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4eba1f45 // mov v5.16b, v26.16b
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
-	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
-	WORD $0x4e26cca3 // fmla v3.4s, v5.4s, v6.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x6eb18484 // sub v4.4s, v4.4s, v17.4s
-	WORD $0x4eb08484 // add v4.4s, v4.4s, v16.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x4ebed485 // fsub v5.4s, v4.4s, v30.4s
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	WORD $0x6e38dca5 // fmul v5.4s, v5.4s, v24.4s
-	WORD $0x4e7f1c43 // bic v3.16b, v2.16b, v31.16b
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e22cfa4 // fmla v4.4s, v29.4s, v2.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
-	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
-	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
-	WORD $0x4ea21c47 // mov v7.16b, v2.16b
-	WORD $0x4e26cc87 // fmla v7.4s, v4.4s, v6.4s
-	WORD $0x6ea3e5e4 // fcmgt v4.4s, v15.4s, v3.4s
-	WORD $0x6e651ce4 // bsl v4.16b, v7.16b, v5.16b
-	WORD $0x6ea3e5c3 // fcmgt v3.4s, v14.4s, v3.4s
-	WORD $0x6e641c43 // bsl v3.16b, v2.16b, v4.16b
-	WORD $0x4e38d462 // fadd v2.4s, v3.4s, v24.4s
-	WORD $0x6e22fc63 // fdiv v3.4s, v3.4s, v2.4s
-	WORD $0x4e7f1c63 // bic v3.16b, v3.16b, v31.16b
-	WORD $0x4e3f1c02 // and v2.16b, v0.16b, v31.16b
-	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4e22cda4 // fmla v4.4s, v13.4s, v2.4s
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4e25cc44 // fmla v4.4s, v2.4s, v5.4s
-	WORD $0x4e28e402 // fcmeq v2.4s, v0.4s, v8.4s
-	WORD $0x6e641c02 // bsl v2.16b, v0.16b, v4.16b
+	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
 	MOVW $0x3f200000, R14
 	VDUP R14, V0.S4
-	WORD $0x6ea1e401 // fcmgt v1.4s, v0.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
-	FMOVQ F1, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7f1c01 // bic v1.16b, v0.16b, v31.16b
-	WORD $0x4eb7f422 // fmin v2.4s, v1.4s, v23.4s
-	WORD $0x4e22d442 // fadd v2.4s, v2.4s, v2.4s
-	WORD $0x4e36f443 // fmax v3.4s, v2.4s, v22.4s
-	WORD $0x4eb5f463 // fmin v3.4s, v3.4s, v21.4s
-	WORD $0x6e34dc64 // fmul v4.4s, v3.4s, v20.4s
-	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb3cc83 // fmls v3.4s, v4.4s, v19.4s
-	WORD $0x4eb2cc83 // fmls v3.4s, v4.4s, v18.4s
-	WORD $0x4ebc1f85 // mov v5.16b, v28.16b
-	WORD $0x4e23cfa5 // fmla v5.4s, v29.4s, v3.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
-	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4eba1f45 // mov v5.16b, v26.16b
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
-	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
-	WORD $0x4e26cca3 // fmla v3.4s, v5.4s, v6.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x6eb18484 // sub v4.4s, v4.4s, v17.4s
-	WORD $0x4eb08484 // add v4.4s, v4.4s, v16.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x4ebed485 // fsub v5.4s, v4.4s, v30.4s
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	WORD $0x6e38dca5 // fmul v5.4s, v5.4s, v24.4s
-	WORD $0x4e7f1c43 // bic v3.16b, v2.16b, v31.16b
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e22cfa4 // fmla v4.4s, v29.4s, v2.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
-	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
-	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
-	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
-	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
-	WORD $0x4ea21c47 // mov v7.16b, v2.16b
-	WORD $0x4e26cc87 // fmla v7.4s, v4.4s, v6.4s
-	WORD $0x6ea3e5e4 // fcmgt v4.4s, v15.4s, v3.4s
-	WORD $0x6e651ce4 // bsl v4.16b, v7.16b, v5.16b
-	WORD $0x6ea3e5c3 // fcmgt v3.4s, v14.4s, v3.4s
-	WORD $0x6e641c43 // bsl v3.16b, v2.16b, v4.16b
-	WORD $0x4e38d462 // fadd v2.4s, v3.4s, v24.4s
-	WORD $0x6e22fc63 // fdiv v3.4s, v3.4s, v2.4s
-	WORD $0x4e7f1c63 // bic v3.16b, v3.16b, v31.16b
-	WORD $0x4e3f1c02 // and v2.16b, v0.16b, v31.16b
-	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4e22cda4 // fmla v4.4s, v13.4s, v2.4s
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
-	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4e25cc44 // fmla v4.4s, v2.4s, v5.4s
-	WORD $0x4e28e402 // fcmeq v2.4s, v0.4s, v8.4s
-	WORD $0x6e641c02 // bsl v2.16b, v0.16b, v4.16b
+	WORD $0x6ea6e406 // fcmgt v6.4s, v0.4s, v6.4s
 	MOVW $0x3f200000, R14
 	VDUP R14, V0.S4
-	WORD $0x6ea1e401 // fcmgt v1.4s, v0.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
-	FMOVQ F1, 48(R1)
+	WORD $0x6ea7e407 // fcmgt v7.4s, v0.4s, v7.4s
+	WORD $0x6e6c1d64 // bsl v4.16b, v11.16b, v12.16b
+	WORD $0x6e6d1e05 // bsl v5.16b, v16.16b, v13.16b
+	WORD $0x6e6e1e26 // bsl v6.16b, v17.16b, v14.16b
+	WORD $0x6e6f1e67 // bsl v7.16b, v19.16b, v15.16b
+	FMOVQ F4, 0(R1)
+	FMOVQ F5, 16(R1)
+	FMOVQ F6, 32(R1)
+	FMOVQ F7, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -6905,70 +7115,109 @@ tail:
 	BLT done
 	FMOVQ 0(R2), F0
 	WORD $0x4e7f1c01 // bic v1.16b, v0.16b, v31.16b
-	WORD $0x4eb7f422 // fmin v2.4s, v1.4s, v23.4s
+	MOVW $0x41100000, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea2f422 // fmin v2.4s, v1.4s, v2.4s
 	WORD $0x4e22d442 // fadd v2.4s, v2.4s, v2.4s
-	WORD $0x4e36f443 // fmax v3.4s, v2.4s, v22.4s
-	WORD $0x4eb5f463 // fmin v3.4s, v3.4s, v21.4s
-	WORD $0x6e34dc64 // fmul v4.4s, v3.4s, v20.4s
+	MOVW $0xc2200000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23f443 // fmax v3.4s, v2.4s, v3.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4f463 // fmin v3.4s, v3.4s, v4.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc64 // fmul v4.4s, v3.4s, v4.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb3cc83 // fmls v3.4s, v4.4s, v19.4s
-	WORD $0x4eb2cc83 // fmls v3.4s, v4.4s, v18.4s
-	WORD $0x4ebc1f85 // mov v5.16b, v28.16b
+	MOVW $0x3f318000, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea5cc83 // fmls v3.4s, v4.4s, v5.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea5cc83 // fmls v3.4s, v4.4s, v5.4s
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V5.S4
 	WORD $0x4e23cfa5 // fmla v5.4s, v29.4s, v3.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
+	MOVW $0x3c088908, R14
+	VDUP R14, V6.S4
 	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
-	WORD $0x4eba1f45 // mov v5.16b, v26.16b
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V5.S4
 	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V6.S4
 	WORD $0x4e23cca6 // fmla v6.4s, v5.4s, v3.4s
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
 	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
 	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
 	WORD $0x4e26cca3 // fmla v3.4s, v5.4s, v6.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x6eb18484 // sub v4.4s, v4.4s, v17.4s
-	WORD $0x4eb08484 // add v4.4s, v4.4s, v16.4s
+	MOVW $0x00000001, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x4ebed485 // fsub v5.4s, v4.4s, v30.4s
 	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	WORD $0x6e38dca5 // fmul v5.4s, v5.4s, v24.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x4e7f1c43 // bic v3.16b, v2.16b, v31.16b
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V4.S4
 	WORD $0x4e22cfa4 // fmla v4.4s, v29.4s, v2.4s
-	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
+	MOVW $0x3c088908, R14
+	VDUP R14, V6.S4
 	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
-	WORD $0x4eba1f44 // mov v4.16b, v26.16b
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V4.S4
 	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
-	WORD $0x4eb91f26 // mov v6.16b, v25.16b
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V6.S4
 	WORD $0x4e22cc86 // fmla v6.4s, v4.4s, v2.4s
 	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
 	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
 	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
 	WORD $0x4ea21c47 // mov v7.16b, v2.16b
 	WORD $0x4e26cc87 // fmla v7.4s, v4.4s, v6.4s
-	WORD $0x6ea3e5e4 // fcmgt v4.4s, v15.4s, v3.4s
+	MOVW $0x3eb17218, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea3e484 // fcmgt v4.4s, v4.4s, v3.4s
 	WORD $0x6e651ce4 // bsl v4.16b, v7.16b, v5.16b
-	WORD $0x6ea3e5c3 // fcmgt v3.4s, v14.4s, v3.4s
+	MOVW $0x33800000, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea3e4a3 // fcmgt v3.4s, v5.4s, v3.4s
 	WORD $0x6e641c43 // bsl v3.16b, v2.16b, v4.16b
-	WORD $0x4e38d462 // fadd v2.4s, v3.4s, v24.4s
+	MOVW $0x40000000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22d462 // fadd v2.4s, v3.4s, v2.4s
 	WORD $0x6e22fc63 // fdiv v3.4s, v3.4s, v2.4s
 	WORD $0x4e7f1c63 // bic v3.16b, v3.16b, v31.16b
 	WORD $0x4e3f1c02 // and v2.16b, v0.16b, v31.16b
 	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
 	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x4eac1d84 // mov v4.16b, v12.16b
-	WORD $0x4e22cda4 // fmla v4.4s, v13.4s, v2.4s
-	WORD $0x4eab1d65 // mov v5.16b, v11.16b
+	MOVW $0xbbbaf0ea, R14
+	VDUP R14, V4.S4
+	MOVW $0x3ca9134e, R14
+	VDUP R14, V5.S4
 	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
-	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
+	MOVW $0xbd5c1e2d, R14
+	VDUP R14, V4.S4
 	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	MOVW $0x3e088393, R14
+	VDUP R14, V5.S4
 	WORD $0x4e22cc85 // fmla v5.4s, v4.4s, v2.4s
+	MOVW $0xbeaaaa99, R14
+	VDUP R14, V4.S4
+	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
 	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4e25cc44 // fmla v4.4s, v2.4s, v5.4s
-	WORD $0x4e28e402 // fcmeq v2.4s, v0.4s, v8.4s
-	WORD $0x6e641c02 // bsl v2.16b, v0.16b, v4.16b
+	WORD $0x4ea01c05 // mov v5.16b, v0.16b
+	WORD $0x4e24cc45 // fmla v5.4s, v2.4s, v4.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e651c02 // bsl v2.16b, v0.16b, v5.16b
 	MOVW $0x3f200000, R14
 	VDUP R14, V0.S4
 	WORD $0x6ea1e401 // fcmgt v1.4s, v0.4s, v1.4s
@@ -7001,181 +7250,206 @@ TEXT ·logisticF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V26.S4
 	MOVW $0x3f318000, R14
 	VDUP R14, V25.S4
-	MOVW $0xb95e8083, R14
-	VDUP R14, V24.S4
-	MOVW $0x39506967, R14
-	VDUP R14, V23.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V22.S4
-	MOVW $0x3c088908, R14
-	VDUP R14, V21.S4
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V20.S4
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V19.S4
-	MOVW $0x3f000000, R14
-	VDUP R14, V18.S4
-	WORD $0x6e311e31 // eor v17.16b, v17.16b, v17.16b
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
-	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
-	WORD $0x4ebbf421 // fmin v1.4s, v1.4s, v27.4s
-	WORD $0x6e3adc22 // fmul v2.4s, v1.4s, v26.4s
-	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb9cc41 // fmls v1.4s, v2.4s, v25.4s
-	WORD $0x4eb8cc41 // fmls v1.4s, v2.4s, v24.4s
-	WORD $0x4e21d7e3 // fadd v3.4s, v31.4s, v1.4s
-	WORD $0x4ebfd464 // fsub v4.4s, v3.4s, v31.4s
-	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e21cee5 // fmla v5.4s, v23.4s, v1.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cca4 // fmla v4.4s, v5.4s, v1.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
-	WORD $0x4ebd8424 // add v4.4s, v1.4s, v29.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea18442 // sub v2.4s, v2.4s, v1.4s
-	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
-	WORD $0x6e31e400 // fcmge v0.4s, v0.4s, v17.4s
-	WORD $0x6e631fe0 // bsl v0.16b, v31.16b, v3.16b
-	WORD $0x4e23d7e3 // fadd v3.4s, v31.4s, v3.4s
-	WORD $0x6e23fc00 // fdiv v0.4s, v0.4s, v3.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
+	WORD $0x4e7e1c25 // bic v5.16b, v1.16b, v30.16b
+	WORD $0x4e7e1c46 // bic v6.16b, v2.16b, v30.16b
+	WORD $0x4e7e1c67 // bic v7.16b, v3.16b, v30.16b
+	WORD $0x6e3e1c84 // eor v4.16b, v4.16b, v30.16b
+	WORD $0x6e3e1ca5 // eor v5.16b, v5.16b, v30.16b
+	WORD $0x6e3e1cc6 // eor v6.16b, v6.16b, v30.16b
+	WORD $0x6e3e1ce7 // eor v7.16b, v7.16b, v30.16b
+	WORD $0x4e3cf484 // fmax v4.4s, v4.4s, v28.4s
+	WORD $0x4e3cf4a5 // fmax v5.4s, v5.4s, v28.4s
+	WORD $0x4e3cf4c6 // fmax v6.4s, v6.4s, v28.4s
+	WORD $0x4e3cf4e7 // fmax v7.4s, v7.4s, v28.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4ebbf4a5 // fmin v5.4s, v5.4s, v27.4s
+	WORD $0x4ebbf4c6 // fmin v6.4s, v6.4s, v27.4s
+	WORD $0x4ebbf4e7 // fmin v7.4s, v7.4s, v27.4s
+	WORD $0x6e3adc88 // fmul v8.4s, v4.4s, v26.4s
+	WORD $0x6e3adca9 // fmul v9.4s, v5.4s, v26.4s
+	WORD $0x6e3adcca // fmul v10.4s, v6.4s, v26.4s
+	WORD $0x6e3adceb // fmul v11.4s, v7.4s, v26.4s
+	WORD $0x4e218908 // frintn v8.4s, v8.4s
+	WORD $0x4e218929 // frintn v9.4s, v9.4s
+	WORD $0x4e21894a // frintn v10.4s, v10.4s
+	WORD $0x4e21896b // frintn v11.4s, v11.4s
+	WORD $0x4eb9cd04 // fmls v4.4s, v8.4s, v25.4s
+	WORD $0x4eb9cd25 // fmls v5.4s, v9.4s, v25.4s
+	WORD $0x4eb9cd46 // fmls v6.4s, v10.4s, v25.4s
+	WORD $0x4eb9cd67 // fmls v7.4s, v11.4s, v25.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	WORD $0x4e24d7ec // fadd v12.4s, v31.4s, v4.4s
+	WORD $0x4e25d7ed // fadd v13.4s, v31.4s, v5.4s
+	WORD $0x4e26d7ee // fadd v14.4s, v31.4s, v6.4s
+	WORD $0x4e27d7ef // fadd v15.4s, v31.4s, v7.4s
+	WORD $0x4ebfd590 // fsub v16.4s, v12.4s, v31.4s
+	WORD $0x4ebfd5b1 // fsub v17.4s, v13.4s, v31.4s
+	WORD $0x4ebfd5d2 // fsub v18.4s, v14.4s, v31.4s
+	WORD $0x4ebfd5f3 // fsub v19.4s, v15.4s, v31.4s
+	WORD $0x4eb0d490 // fsub v16.4s, v4.4s, v16.4s
+	WORD $0x4eb1d4b1 // fsub v17.4s, v5.4s, v17.4s
+	WORD $0x4eb2d4d2 // fsub v18.4s, v6.4s, v18.4s
+	WORD $0x4eb3d4f3 // fsub v19.4s, v7.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e24ce95 // fmla v21.4s, v20.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e25ce96 // fmla v22.4s, v20.4s, v5.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e26ce97 // fmla v23.4s, v20.4s, v6.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e27ce98 // fmla v24.4s, v20.4s, v7.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e24ceb4 // fmla v20.4s, v21.4s, v4.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e25ced5 // fmla v21.4s, v22.4s, v5.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e26cef6 // fmla v22.4s, v23.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e27cf17 // fmla v23.4s, v24.4s, v7.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e24ce98 // fmla v24.4s, v20.4s, v4.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e25ceb4 // fmla v20.4s, v21.4s, v5.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e26ced5 // fmla v21.4s, v22.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e27cef6 // fmla v22.4s, v23.4s, v7.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e24cf17 // fmla v23.4s, v24.4s, v4.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e25ce98 // fmla v24.4s, v20.4s, v5.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e26ceb4 // fmla v20.4s, v21.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e27ced5 // fmla v21.4s, v22.4s, v7.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e24cef6 // fmla v22.4s, v23.4s, v4.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e25cf17 // fmla v23.4s, v24.4s, v5.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e26ce98 // fmla v24.4s, v20.4s, v6.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e27ceb4 // fmla v20.4s, v21.4s, v7.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x6e25dca5 // fmul v5.4s, v5.4s, v5.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x6e27dce7 // fmul v7.4s, v7.4s, v7.4s
+	WORD $0x4e24ced0 // fmla v16.4s, v22.4s, v4.4s
+	WORD $0x4e25cef1 // fmla v17.4s, v23.4s, v5.4s
+	WORD $0x4e26cf12 // fmla v18.4s, v24.4s, v6.4s
+	WORD $0x4e27ce93 // fmla v19.4s, v20.4s, v7.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b908 // fcvtzs v8.4s, v8.4s
+	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
+	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
+	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
+	WORD $0x4f3f0504 // sshr v4.4s, v8.4s, #1
+	WORD $0x4f3f0525 // sshr v5.4s, v9.4s, #1
+	WORD $0x4f3f0546 // sshr v6.4s, v10.4s, #1
+	WORD $0x4f3f0567 // sshr v7.4s, v11.4s, #1
+	WORD $0x4ebd8490 // add v16.4s, v4.4s, v29.4s
+	WORD $0x4ebd84b1 // add v17.4s, v5.4s, v29.4s
+	WORD $0x4ebd84d2 // add v18.4s, v6.4s, v29.4s
+	WORD $0x4ebd84f3 // add v19.4s, v7.4s, v29.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea48508 // sub v8.4s, v8.4s, v4.4s
+	WORD $0x6ea58529 // sub v9.4s, v9.4s, v5.4s
+	WORD $0x6ea6854a // sub v10.4s, v10.4s, v6.4s
+	WORD $0x6ea7856b // sub v11.4s, v11.4s, v7.4s
+	WORD $0x4ebd8508 // add v8.4s, v8.4s, v29.4s
+	WORD $0x4ebd8529 // add v9.4s, v9.4s, v29.4s
+	WORD $0x4ebd854a // add v10.4s, v10.4s, v29.4s
+	WORD $0x4ebd856b // add v11.4s, v11.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
+	WORD $0x6e28dd8c // fmul v12.4s, v12.4s, v8.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e2addce // fmul v14.4s, v14.4s, v10.4s
+	WORD $0x6e2bddef // fmul v15.4s, v15.4s, v11.4s
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x6e24e400 // fcmge v0.4s, v0.4s, v4.4s
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x6e24e421 // fcmge v1.4s, v1.4s, v4.4s
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x6e24e442 // fcmge v2.4s, v2.4s, v4.4s
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x6e24e463 // fcmge v3.4s, v3.4s, v4.4s
+	WORD $0x6e6c1fe0 // bsl v0.16b, v31.16b, v12.16b
+	WORD $0x6e6d1fe1 // bsl v1.16b, v31.16b, v13.16b
+	WORD $0x6e6e1fe2 // bsl v2.16b, v31.16b, v14.16b
+	WORD $0x6e6f1fe3 // bsl v3.16b, v31.16b, v15.16b
+	WORD $0x4e2cd7ec // fadd v12.4s, v31.4s, v12.4s
+	WORD $0x4e2dd7ed // fadd v13.4s, v31.4s, v13.4s
+	WORD $0x4e2ed7ee // fadd v14.4s, v31.4s, v14.4s
+	WORD $0x4e2fd7ef // fadd v15.4s, v31.4s, v15.4s
+	WORD $0x6e2cfc00 // fdiv v0.4s, v0.4s, v12.4s
+	WORD $0x6e2dfc21 // fdiv v1.4s, v1.4s, v13.4s
+	WORD $0x6e2efc42 // fdiv v2.4s, v2.4s, v14.4s
+	WORD $0x6e2ffc63 // fdiv v3.4s, v3.4s, v15.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
-	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
-	WORD $0x4ebbf421 // fmin v1.4s, v1.4s, v27.4s
-	WORD $0x6e3adc22 // fmul v2.4s, v1.4s, v26.4s
-	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb9cc41 // fmls v1.4s, v2.4s, v25.4s
-	WORD $0x4eb8cc41 // fmls v1.4s, v2.4s, v24.4s
-	WORD $0x4e21d7e3 // fadd v3.4s, v31.4s, v1.4s
-	WORD $0x4ebfd464 // fsub v4.4s, v3.4s, v31.4s
-	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e21cee5 // fmla v5.4s, v23.4s, v1.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cca4 // fmla v4.4s, v5.4s, v1.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
-	WORD $0x4ebd8424 // add v4.4s, v1.4s, v29.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea18442 // sub v2.4s, v2.4s, v1.4s
-	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
-	WORD $0x6e31e400 // fcmge v0.4s, v0.4s, v17.4s
-	WORD $0x6e631fe0 // bsl v0.16b, v31.16b, v3.16b
-	WORD $0x4e23d7e3 // fadd v3.4s, v31.4s, v3.4s
-	WORD $0x6e23fc00 // fdiv v0.4s, v0.4s, v3.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
-	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
-	WORD $0x4ebbf421 // fmin v1.4s, v1.4s, v27.4s
-	WORD $0x6e3adc22 // fmul v2.4s, v1.4s, v26.4s
-	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb9cc41 // fmls v1.4s, v2.4s, v25.4s
-	WORD $0x4eb8cc41 // fmls v1.4s, v2.4s, v24.4s
-	WORD $0x4e21d7e3 // fadd v3.4s, v31.4s, v1.4s
-	WORD $0x4ebfd464 // fsub v4.4s, v3.4s, v31.4s
-	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e21cee5 // fmla v5.4s, v23.4s, v1.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cca4 // fmla v4.4s, v5.4s, v1.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
-	WORD $0x4ebd8424 // add v4.4s, v1.4s, v29.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea18442 // sub v2.4s, v2.4s, v1.4s
-	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
-	WORD $0x6e31e400 // fcmge v0.4s, v0.4s, v17.4s
-	WORD $0x6e631fe0 // bsl v0.16b, v31.16b, v3.16b
-	WORD $0x4e23d7e3 // fadd v3.4s, v31.4s, v3.4s
-	WORD $0x6e23fc00 // fdiv v0.4s, v0.4s, v3.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
-	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
-	WORD $0x4ebbf421 // fmin v1.4s, v1.4s, v27.4s
-	WORD $0x6e3adc22 // fmul v2.4s, v1.4s, v26.4s
-	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb9cc41 // fmls v1.4s, v2.4s, v25.4s
-	WORD $0x4eb8cc41 // fmls v1.4s, v2.4s, v24.4s
-	WORD $0x4e21d7e3 // fadd v3.4s, v31.4s, v1.4s
-	WORD $0x4ebfd464 // fsub v4.4s, v3.4s, v31.4s
-	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e21cee5 // fmla v5.4s, v23.4s, v1.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
-	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
-	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cca4 // fmla v4.4s, v5.4s, v1.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
-	WORD $0x4ebd8424 // add v4.4s, v1.4s, v29.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea18442 // sub v2.4s, v2.4s, v1.4s
-	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
-	WORD $0x6e31e400 // fcmge v0.4s, v0.4s, v17.4s
-	WORD $0x6e631fe0 // bsl v0.16b, v31.16b, v3.16b
-	WORD $0x4e23d7e3 // fadd v3.4s, v31.4s, v3.4s
-	WORD $0x6e23fc00 // fdiv v0.4s, v0.4s, v3.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -7192,22 +7466,31 @@ tail:
 	WORD $0x6e3adc22 // fmul v2.4s, v1.4s, v26.4s
 	WORD $0x4e218842 // frintn v2.4s, v2.4s
 	WORD $0x4eb9cc41 // fmls v1.4s, v2.4s, v25.4s
-	WORD $0x4eb8cc41 // fmls v1.4s, v2.4s, v24.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
 	WORD $0x4e21d7e3 // fadd v3.4s, v31.4s, v1.4s
 	WORD $0x4ebfd464 // fsub v4.4s, v3.4s, v31.4s
 	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
-	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
-	WORD $0x4e21cee5 // fmla v5.4s, v23.4s, v1.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
 	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb41e85 // mov v5.16b, v20.16b
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
 	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
 	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
-	WORD $0x4eb21e45 // mov v5.16b, v18.16b
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
 	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cca4 // fmla v4.4s, v5.4s, v1.4s
+	WORD $0x4e21ccc4 // fmla v4.4s, v6.4s, v1.4s
 	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
 	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
 	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
@@ -7218,7 +7501,8 @@ tail:
 	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
 	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
 	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
-	WORD $0x6e31e400 // fcmge v0.4s, v0.4s, v17.4s
+	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
+	WORD $0x6e21e400 // fcmge v0.4s, v0.4s, v1.4s
 	WORD $0x6e631fe0 // bsl v0.16b, v31.16b, v3.16b
 	WORD $0x4e23d7e3 // fadd v3.4s, v31.4s, v3.4s
 	WORD $0x6e23fc00 // fdiv v0.4s, v0.4s, v3.4s
@@ -7244,584 +7528,496 @@ TEXT ·erfF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V29.S4
 	MOVW $0x3f000000, R14
 	VDUP R14, V28.S4
-	WORD $0x6e3b1f7b // eor v27.16b, v27.16b, v27.16b
-	MOVW $0x0000007f, R14
-	VDUP R14, V26.S4
-	MOVW $0xbda42115, R14
-	VDUP R14, V25.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V24.S4
-	MOVW $0xbef4775c, R14
-	VDUP R14, V23.S4
-	MOVW $0xbecb1327, R14
-	VDUP R14, V22.S4
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V21.S4
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V20.S4
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V19.S4
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V18.S4
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V17.S4
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V16.S4
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V15.S4
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V14.S4
-	MOVW $0x42dc8000, R14
-	VDUP R14, V13.S4
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V12.S4
-	MOVW $0x42b20000, R14
-	VDUP R14, V11.S4
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V10.S4
 
 main:
-	CMP $16, R0
+	CMP $12, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
-	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
-	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
-	WORD $0x4ebdf424 // fmin v4.4s, v1.4s, v29.4s
-	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
-	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
-	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e25cf24 // fmla v4.4s, v25.4s, v5.4s
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb61ec4 // mov v4.16b, v22.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb41e84 // mov v4.16b, v20.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb21e44 // mov v4.16b, v18.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb01e04 // mov v4.16b, v16.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eae1dc4 // mov v4.16b, v14.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eadf442 // fmin v2.4s, v2.4s, v13.4s
-	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2cf4c6 // fmax v6.4s, v6.4s, v12.4s
-	WORD $0x4eabf4c6 // fmin v6.4s, v6.4s, v11.4s
-	WORD $0x6e2adcc3 // fmul v3.4s, v6.4s, v10.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
+	WORD $0x4e7e1c24 // bic v4.16b, v1.16b, v30.16b
+	WORD $0x4e7e1c45 // bic v5.16b, v2.16b, v30.16b
+	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
+	WORD $0x6e24dc87 // fmul v7.4s, v4.4s, v4.4s
+	WORD $0x6e25dca8 // fmul v8.4s, v5.4s, v5.4s
+	WORD $0x6e3e1cc9 // eor v9.16b, v6.16b, v30.16b
+	WORD $0x6e3e1cea // eor v10.16b, v7.16b, v30.16b
+	WORD $0x6e3e1d0b // eor v11.16b, v8.16b, v30.16b
+	WORD $0x4e23cc69 // fmla v9.4s, v3.4s, v3.4s
+	WORD $0x4e24cc8a // fmla v10.4s, v4.4s, v4.4s
+	WORD $0x4e25ccab // fmla v11.4s, v5.4s, v5.4s
+	WORD $0x4ebdf46c // fmin v12.4s, v3.4s, v29.4s
+	WORD $0x4ebdf48d // fmin v13.4s, v4.4s, v29.4s
+	WORD $0x4ebdf4ae // fmin v14.4s, v5.4s, v29.4s
+	WORD $0x4ebf1fef // mov v15.16b, v31.16b
+	WORD $0x4e3ccd8f // fmla v15.4s, v12.4s, v28.4s
+	WORD $0x4ebf1fec // mov v12.16b, v31.16b
+	WORD $0x4e3ccdac // fmla v12.4s, v13.4s, v28.4s
+	WORD $0x4ebf1fed // mov v13.16b, v31.16b
+	WORD $0x4e3ccdcd // fmla v13.4s, v14.4s, v28.4s
+	WORD $0x6e2fffef // fdiv v15.4s, v31.4s, v15.4s
+	WORD $0x6e2cffec // fdiv v12.4s, v31.4s, v12.4s
+	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
+	MOVW $0xbda42115, R14
+	VDUP R14, V14.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2fcdd0 // fmla v16.4s, v14.4s, v15.4s
+	MOVW $0xbda42115, R14
+	VDUP R14, V14.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2ccdd1 // fmla v17.4s, v14.4s, v12.4s
+	MOVW $0xbda42115, R14
+	VDUP R14, V14.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
+	MOVW $0xbef4775c, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
+	MOVW $0xbef4775c, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
+	MOVW $0xbef4775c, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
+	MOVW $0xbecb1327, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
+	MOVW $0xbecb1327, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
+	MOVW $0xbecb1327, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2fce51 // fmla v17.4s, v18.4s, v15.4s
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2ccdd2 // fmla v18.4s, v14.4s, v12.4s
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2dce0e // fmla v14.4s, v16.4s, v13.4s
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2fce30 // fmla v16.4s, v17.4s, v15.4s
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2fce51 // fmla v17.4s, v18.4s, v15.4s
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2ccdd2 // fmla v18.4s, v14.4s, v12.4s
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2dce0e // fmla v14.4s, v16.4s, v13.4s
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2fce30 // fmla v16.4s, v17.4s, v15.4s
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
+	MOVW $0x42dc8000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1f4c6 // fmin v6.4s, v6.4s, v17.4s
+	MOVW $0x42dc8000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1f4e7 // fmin v7.4s, v7.4s, v17.4s
+	MOVW $0x42dc8000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1f508 // fmin v8.4s, v8.4s, v17.4s
+	WORD $0x6e3e1cc6 // eor v6.16b, v6.16b, v30.16b
+	WORD $0x6e3e1ce7 // eor v7.16b, v7.16b, v30.16b
+	WORD $0x6e3e1d08 // eor v8.16b, v8.16b, v30.16b
+	WORD $0x4e32d4d1 // fadd v17.4s, v6.4s, v18.4s
+	WORD $0x4e2ed4f3 // fadd v19.4s, v7.4s, v14.4s
+	WORD $0x4e30d514 // fadd v20.4s, v8.4s, v16.4s
+	WORD $0x4ea6d635 // fsub v21.4s, v17.4s, v6.4s
+	WORD $0x4ea7d676 // fsub v22.4s, v19.4s, v7.4s
+	WORD $0x4ea8d697 // fsub v23.4s, v20.4s, v8.4s
+	WORD $0x4eb5d638 // fsub v24.4s, v17.4s, v21.4s
+	WORD $0x4eb6d679 // fsub v25.4s, v19.4s, v22.4s
+	WORD $0x4eb7d69a // fsub v26.4s, v20.4s, v23.4s
+	WORD $0x4eb8d4c6 // fsub v6.4s, v6.4s, v24.4s
+	WORD $0x4eb9d4e7 // fsub v7.4s, v7.4s, v25.4s
+	WORD $0x4ebad508 // fsub v8.4s, v8.4s, v26.4s
+	WORD $0x4eb5d652 // fsub v18.4s, v18.4s, v21.4s
+	WORD $0x4eb6d5ce // fsub v14.4s, v14.4s, v22.4s
+	WORD $0x4eb7d610 // fsub v16.4s, v16.4s, v23.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x4e2ed4e7 // fadd v7.4s, v7.4s, v14.4s
+	WORD $0x4e30d508 // fadd v8.4s, v8.4s, v16.4s
+	WORD $0x4ea9d4c6 // fsub v6.4s, v6.4s, v9.4s
+	WORD $0x4eaad4e7 // fsub v7.4s, v7.4s, v10.4s
+	WORD $0x4eabd508 // fsub v8.4s, v8.4s, v11.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29f631 // fmax v17.4s, v17.4s, v9.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29f673 // fmax v19.4s, v19.4s, v9.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29f694 // fmax v20.4s, v20.4s, v9.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea9f631 // fmin v17.4s, v17.4s, v9.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea9f673 // fmin v19.4s, v19.4s, v9.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea9f694 // fmin v20.4s, v20.4s, v9.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V9.S4
+	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V10.S4
+	WORD $0x6e2ade6a // fmul v10.4s, v19.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V11.S4
+	WORD $0x6e2bde8b // fmul v11.4s, v20.4s, v11.4s
+	WORD $0x4e218929 // frintn v9.4s, v9.4s
+	WORD $0x4e21894a // frintn v10.4s, v10.4s
+	WORD $0x4e21896b // frintn v11.4s, v11.4s
 	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
-	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
-	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
-	WORD $0x4e3e1c03 // and v3.16b, v0.16b, v30.16b
-	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e20dc03 // fmul v3.4s, v0.4s, v0.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V4.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
-	WORD $0x6e25dc05 // fmul v5.4s, v0.4s, v5.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
-	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
-	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
-	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
-	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
-	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
-	WORD $0x4ebdf424 // fmin v4.4s, v1.4s, v29.4s
-	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
-	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
-	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e25cf24 // fmla v4.4s, v25.4s, v5.4s
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb61ec4 // mov v4.16b, v22.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb41e84 // mov v4.16b, v20.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb21e44 // mov v4.16b, v18.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb01e04 // mov v4.16b, v16.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eae1dc4 // mov v4.16b, v14.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eadf442 // fmin v2.4s, v2.4s, v13.4s
-	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2cf4c6 // fmax v6.4s, v6.4s, v12.4s
-	WORD $0x4eabf4c6 // fmin v6.4s, v6.4s, v11.4s
-	WORD $0x6e2adcc3 // fmul v3.4s, v6.4s, v10.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	VDUP R14, V14.S4
+	WORD $0x4eaecd31 // fmls v17.4s, v9.4s, v14.4s
 	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
-	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
-	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
-	WORD $0x4e3e1c03 // and v3.16b, v0.16b, v30.16b
-	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e20dc03 // fmul v3.4s, v0.4s, v0.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V4.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
-	WORD $0x6e25dc05 // fmul v5.4s, v0.4s, v5.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
-	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
-	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
-	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
-	FMOVQ F1, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
-	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
-	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
-	WORD $0x4ebdf424 // fmin v4.4s, v1.4s, v29.4s
-	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
-	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
-	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e25cf24 // fmla v4.4s, v25.4s, v5.4s
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb61ec4 // mov v4.16b, v22.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb41e84 // mov v4.16b, v20.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb21e44 // mov v4.16b, v18.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb01e04 // mov v4.16b, v16.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eae1dc4 // mov v4.16b, v14.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eadf442 // fmin v2.4s, v2.4s, v13.4s
-	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2cf4c6 // fmax v6.4s, v6.4s, v12.4s
-	WORD $0x4eabf4c6 // fmin v6.4s, v6.4s, v11.4s
-	WORD $0x6e2adcc3 // fmul v3.4s, v6.4s, v10.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	VDUP R14, V14.S4
+	WORD $0x4eaecd53 // fmls v19.4s, v10.4s, v14.4s
 	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	VDUP R14, V14.S4
+	WORD $0x4eaecd74 // fmls v20.4s, v11.4s, v14.4s
 	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
-	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
-	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
-	WORD $0x4e3e1c03 // and v3.16b, v0.16b, v30.16b
-	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e20dc03 // fmul v3.4s, v0.4s, v0.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V4.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
-	WORD $0x6e25dc05 // fmul v5.4s, v0.4s, v5.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
-	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
-	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
-	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
-	FMOVQ F1, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
-	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
-	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
-	WORD $0x4ebdf424 // fmin v4.4s, v1.4s, v29.4s
-	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
-	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
-	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e25cf24 // fmla v4.4s, v25.4s, v5.4s
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb61ec4 // mov v4.16b, v22.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb41e84 // mov v4.16b, v20.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb21e44 // mov v4.16b, v18.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb01e04 // mov v4.16b, v16.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eae1dc4 // mov v4.16b, v14.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eadf442 // fmin v2.4s, v2.4s, v13.4s
-	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2cf4c6 // fmax v6.4s, v6.4s, v12.4s
-	WORD $0x4eabf4c6 // fmin v6.4s, v6.4s, v11.4s
-	WORD $0x6e2adcc3 // fmul v3.4s, v6.4s, v10.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	VDUP R14, V14.S4
+	WORD $0x4eaecd31 // fmls v17.4s, v9.4s, v14.4s
 	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
-	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	VDUP R14, V14.S4
+	WORD $0x4eaecd53 // fmls v19.4s, v10.4s, v14.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V14.S4
+	WORD $0x4eaecd74 // fmls v20.4s, v11.4s, v14.4s
+	WORD $0x4e31d7ee // fadd v14.4s, v31.4s, v17.4s
+	WORD $0x4e33d7f0 // fadd v16.4s, v31.4s, v19.4s
+	WORD $0x4e34d7f2 // fadd v18.4s, v31.4s, v20.4s
+	WORD $0x4ebfd5d5 // fsub v21.4s, v14.4s, v31.4s
+	WORD $0x4ebfd616 // fsub v22.4s, v16.4s, v31.4s
+	WORD $0x4ebfd657 // fsub v23.4s, v18.4s, v31.4s
+	WORD $0x4eb5d635 // fsub v21.4s, v17.4s, v21.4s
+	WORD $0x4eb6d676 // fsub v22.4s, v19.4s, v22.4s
+	WORD $0x4eb7d697 // fsub v23.4s, v20.4s, v23.4s
 	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
+	VDUP R14, V24.S4
 	MOVW $0x3ab743ce, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	VDUP R14, V25.S4
+	WORD $0x4e31cf19 // fmla v25.4s, v24.4s, v17.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V24.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V26.S4
+	WORD $0x4e33cf1a // fmla v26.4s, v24.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V24.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V27.S4
+	WORD $0x4e34cf1b // fmla v27.4s, v24.4s, v20.4s
 	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	VDUP R14, V24.S4
+	WORD $0x4e31cf38 // fmla v24.4s, v25.4s, v17.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V25.S4
+	WORD $0x4e33cf59 // fmla v25.4s, v26.4s, v19.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V26.S4
+	WORD $0x4e34cf7a // fmla v26.4s, v27.4s, v20.4s
 	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	VDUP R14, V27.S4
+	WORD $0x4e31cf1b // fmla v27.4s, v24.4s, v17.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e33cf38 // fmla v24.4s, v25.4s, v19.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V25.S4
+	WORD $0x4e34cf59 // fmla v25.4s, v26.4s, v20.4s
 	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
-	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
-	WORD $0x4e3e1c03 // and v3.16b, v0.16b, v30.16b
-	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e20dc03 // fmul v3.4s, v0.4s, v0.4s
+	VDUP R14, V26.S4
+	WORD $0x4e31cf7a // fmla v26.4s, v27.4s, v17.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V27.S4
+	WORD $0x4e33cf1b // fmla v27.4s, v24.4s, v19.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e34cf38 // fmla v24.4s, v25.4s, v20.4s
+	WORD $0x4ebc1f99 // mov v25.16b, v28.16b
+	WORD $0x4e31cf59 // fmla v25.4s, v26.4s, v17.4s
+	WORD $0x4ebc1f9a // mov v26.16b, v28.16b
+	WORD $0x4e33cf7a // fmla v26.4s, v27.4s, v19.4s
+	WORD $0x4ebc1f9b // mov v27.16b, v28.16b
+	WORD $0x4e34cf1b // fmla v27.4s, v24.4s, v20.4s
+	WORD $0x6e31de31 // fmul v17.4s, v17.4s, v17.4s
+	WORD $0x6e33de73 // fmul v19.4s, v19.4s, v19.4s
+	WORD $0x6e34de94 // fmul v20.4s, v20.4s, v20.4s
+	WORD $0x4e31cf35 // fmla v21.4s, v25.4s, v17.4s
+	WORD $0x4e33cf56 // fmla v22.4s, v26.4s, v19.4s
+	WORD $0x4e34cf77 // fmla v23.4s, v27.4s, v20.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x4e37d652 // fadd v18.4s, v18.4s, v23.4s
+	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
+	WORD $0x4e27ce10 // fmla v16.4s, v16.4s, v7.4s
+	WORD $0x4e28ce52 // fmla v18.4s, v18.4s, v8.4s
+	WORD $0x6e2eddef // fmul v15.4s, v15.4s, v14.4s
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e32ddad // fmul v13.4s, v13.4s, v18.4s
+	WORD $0x6ebde466 // fcmgt v6.4s, v3.4s, v29.4s
+	WORD $0x6ebde487 // fcmgt v7.4s, v4.4s, v29.4s
+	WORD $0x6ebde4a8 // fcmgt v8.4s, v5.4s, v29.4s
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x6e6f1dc6 // bsl v6.16b, v14.16b, v15.16b
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x6e6c1dc7 // bsl v7.16b, v14.16b, v12.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e6d1d88 // bsl v8.16b, v12.16b, v13.16b
+	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
+	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
+	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
+	WORD $0x4f3f052c // sshr v12.4s, v9.4s, #1
+	WORD $0x4f3f054d // sshr v13.4s, v10.4s, #1
+	WORD $0x4f3f056e // sshr v14.4s, v11.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V15.S4
+	WORD $0x4eaf858f // add v15.4s, v12.4s, v15.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb085b0 // add v16.4s, v13.4s, v16.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb185d1 // add v17.4s, v14.4s, v17.4s
+	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x6e2fdcc6 // fmul v6.4s, v6.4s, v15.4s
+	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
+	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
+	WORD $0x6eac8529 // sub v9.4s, v9.4s, v12.4s
+	WORD $0x6ead854a // sub v10.4s, v10.4s, v13.4s
+	WORD $0x6eae856b // sub v11.4s, v11.4s, v14.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac8529 // add v9.4s, v9.4s, v12.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac854a // add v10.4s, v10.4s, v12.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac856b // add v11.4s, v11.4s, v12.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
+	WORD $0x6e29dcc6 // fmul v6.4s, v6.4s, v9.4s
+	WORD $0x6e2adce7 // fmul v7.4s, v7.4s, v10.4s
+	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
+	WORD $0x4ea6d7e6 // fsub v6.4s, v31.4s, v6.4s
+	WORD $0x4ea7d7e7 // fsub v7.4s, v31.4s, v7.4s
+	WORD $0x4ea8d7e8 // fsub v8.4s, v31.4s, v8.4s
+	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
+	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
+	WORD $0x4e7e1d08 // bic v8.16b, v8.16b, v30.16b
+	WORD $0x4e3e1c09 // and v9.16b, v0.16b, v30.16b
+	WORD $0x4e3e1c2a // and v10.16b, v1.16b, v30.16b
+	WORD $0x4e3e1c4b // and v11.16b, v2.16b, v30.16b
+	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
+	WORD $0x4eaa1ce7 // orr v7.16b, v7.16b, v10.16b
+	WORD $0x4eab1d08 // orr v8.16b, v8.16b, v11.16b
+	WORD $0x6ea3e7e3 // fcmgt v3.4s, v31.4s, v3.4s
+	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
+	WORD $0x6ea5e7e5 // fcmgt v5.4s, v31.4s, v5.4s
+	WORD $0x6e20dc09 // fmul v9.4s, v0.4s, v0.4s
+	WORD $0x6e21dc2a // fmul v10.4s, v1.4s, v1.4s
+	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
 	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V4.S4
+	VDUP R14, V12.S4
 	MOVW $0x327e62b9, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	VDUP R14, V13.S4
+	WORD $0x4e29cd8d // fmla v13.4s, v12.4s, v9.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V12.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2acd8e // fmla v14.4s, v12.4s, v10.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V12.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2bcd8f // fmla v15.4s, v12.4s, v11.4s
 	MOVW $0xb42fba17, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	VDUP R14, V12.S4
+	WORD $0x4e29cdac // fmla v12.4s, v13.4s, v9.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V13.S4
+	WORD $0x4e2acdcd // fmla v13.4s, v14.4s, v10.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2bcdee // fmla v14.4s, v15.4s, v11.4s
 	MOVW $0x35dcf365, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	VDUP R14, V15.S4
+	WORD $0x4e29cd8f // fmla v15.4s, v12.4s, v9.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2acdac // fmla v12.4s, v13.4s, v10.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V13.S4
+	WORD $0x4e2bcdcd // fmla v13.4s, v14.4s, v11.4s
 	MOVW $0xb77a692e, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	VDUP R14, V14.S4
+	WORD $0x4e29cdee // fmla v14.4s, v15.4s, v9.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2acd8f // fmla v15.4s, v12.4s, v10.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2bcdac // fmla v12.4s, v13.4s, v11.4s
 	MOVW $0x38fcd193, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	VDUP R14, V13.S4
+	WORD $0x4e29cdcd // fmla v13.4s, v14.4s, v9.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2acdee // fmla v14.4s, v15.4s, v10.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2bcd8f // fmla v15.4s, v12.4s, v11.4s
 	MOVW $0xba6016da, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	VDUP R14, V12.S4
+	WORD $0x4e29cdac // fmla v12.4s, v13.4s, v9.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V13.S4
+	WORD $0x4e2acdcd // fmla v13.4s, v14.4s, v10.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2bcdee // fmla v14.4s, v15.4s, v11.4s
 	MOVW $0x3bab2de7, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	VDUP R14, V15.S4
+	WORD $0x4e29cd8f // fmla v15.4s, v12.4s, v9.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2acdac // fmla v12.4s, v13.4s, v10.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V13.S4
+	WORD $0x4e2bcdcd // fmla v13.4s, v14.4s, v11.4s
 	MOVW $0xbcdc1672, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	VDUP R14, V14.S4
+	WORD $0x4e29cdee // fmla v14.4s, v15.4s, v9.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2acd8f // fmla v15.4s, v12.4s, v10.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2bcdac // fmla v12.4s, v13.4s, v11.4s
 	MOVW $0x3de71791, R14
-	VDUP R14, V5.S4
-	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	VDUP R14, V13.S4
+	WORD $0x4e29cdcd // fmla v13.4s, v14.4s, v9.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2acdee // fmla v14.4s, v15.4s, v10.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2bcd8f // fmla v15.4s, v12.4s, v11.4s
 	MOVW $0xbec093a3, R14
-	VDUP R14, V4.S4
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	VDUP R14, V12.S4
+	WORD $0x4e29cdac // fmla v12.4s, v13.4s, v9.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V13.S4
+	WORD $0x4e2acdcd // fmla v13.4s, v14.4s, v10.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2bcdee // fmla v14.4s, v15.4s, v11.4s
 	MOVW $0xb37bd649, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
-	WORD $0x6e25dc05 // fmul v5.4s, v0.4s, v5.4s
+	VDUP R14, V15.S4
+	WORD $0x4e2ccd2f // fmla v15.4s, v9.4s, v12.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V9.S4
+	WORD $0x4e2dcd49 // fmla v9.4s, v10.4s, v13.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V10.S4
+	WORD $0x4e2ecd6a // fmla v10.4s, v11.4s, v14.4s
+	WORD $0x6e2fdc0f // fmul v15.4s, v0.4s, v15.4s
+	WORD $0x6e29dc29 // fmul v9.4s, v1.4s, v9.4s
+	WORD $0x6e2adc4a // fmul v10.4s, v2.4s, v10.4s
 	MOVW $0x3f906ebb, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
-	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
-	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
-	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
-	FMOVQ F1, 48(R1)
-	ADD $64, R1, R1
-	ADD $64, R2, R2
-	SUB $16, R0, R0
+	VDUP R14, V11.S4
+	WORD $0x4e2bcc0f // fmla v15.4s, v0.4s, v11.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V11.S4
+	WORD $0x4e2bcc29 // fmla v9.4s, v1.4s, v11.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V11.S4
+	WORD $0x4e2bcc4a // fmla v10.4s, v2.4s, v11.4s
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x4e2be40b // fcmeq v11.4s, v0.4s, v11.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x4e2ce42c // fcmeq v12.4s, v1.4s, v12.4s
+	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
+	WORD $0x4e2de44d // fcmeq v13.4s, v2.4s, v13.4s
+	WORD $0x6e6f1c0b // bsl v11.16b, v0.16b, v15.16b
+	WORD $0x6e691c2c // bsl v12.16b, v1.16b, v9.16b
+	WORD $0x6e6a1c4d // bsl v13.16b, v2.16b, v10.16b
+	WORD $0x6e661d63 // bsl v3.16b, v11.16b, v6.16b
+	WORD $0x6e671d84 // bsl v4.16b, v12.16b, v7.16b
+	WORD $0x6e681da5 // bsl v5.16b, v13.16b, v8.16b
+	FMOVQ F3, 0(R1)
+	FMOVQ F4, 16(R1)
+	FMOVQ F5, 32(R1)
+	ADD $48, R1, R1
+	ADD $48, R2, R2
+	SUB $12, R0, R0
 	B main
 
 tail:
@@ -7836,80 +8032,106 @@ tail:
 	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
 	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
 	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e25cf24 // fmla v4.4s, v25.4s, v5.4s
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
+	MOVW $0xbda42115, R14
+	VDUP R14, V4.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb61ec4 // mov v4.16b, v22.16b
+	MOVW $0xbef4775c, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	MOVW $0xbecb1327, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb41e84 // mov v4.16b, v20.16b
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb21e44 // mov v4.16b, v18.16b
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb01e04 // mov v4.16b, v16.16b
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eae1dc4 // mov v4.16b, v14.16b
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eadf442 // fmin v2.4s, v2.4s, v13.4s
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	MOVW $0x42dc8000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4f442 // fmin v2.4s, v2.4s, v4.4s
 	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4e26d444 // fadd v4.4s, v2.4s, v6.4s
+	WORD $0x4ea2d487 // fsub v7.4s, v4.4s, v2.4s
+	WORD $0x4ea7d488 // fsub v8.4s, v4.4s, v7.4s
 	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea7d4c6 // fsub v6.4s, v6.4s, v7.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
 	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2cf4c6 // fmax v6.4s, v6.4s, v12.4s
-	WORD $0x4eabf4c6 // fmin v6.4s, v6.4s, v11.4s
-	WORD $0x6e2adcc3 // fmul v3.4s, v6.4s, v10.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23f484 // fmax v4.4s, v4.4s, v3.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3f484 // fmin v4.4s, v4.4s, v3.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dc83 // fmul v3.4s, v4.4s, v3.4s
 	WORD $0x4e218863 // frintn v3.4s, v3.4s
 	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	VDUP R14, V6.S4
+	WORD $0x4ea6cc64 // fmls v4.4s, v3.4s, v6.4s
 	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
-	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	VDUP R14, V6.S4
+	WORD $0x4ea6cc64 // fmls v4.4s, v3.4s, v6.4s
+	WORD $0x4e24d7e6 // fadd v6.4s, v31.4s, v4.4s
+	WORD $0x4ebfd4c7 // fsub v7.4s, v6.4s, v31.4s
+	WORD $0x4ea7d487 // fsub v7.4s, v4.4s, v7.4s
 	MOVW $0x39506967, R14
 	VDUP R14, V8.S4
 	MOVW $0x3ab743ce, R14
 	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
 	MOVW $0x3c088908, R14
 	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4e24cd28 // fmla v8.4s, v9.4s, v4.4s
 	MOVW $0x3d2aa9c1, R14
 	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
 	MOVW $0x3e2aaaaa, R14
 	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4e24cd28 // fmla v8.4s, v9.4s, v4.4s
 	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x4e24cd27 // fmla v7.4s, v9.4s, v4.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x4e22ccc6 // fmla v6.4s, v6.4s, v2.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
 	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x6e651c82 // bsl v2.16b, v4.16b, v5.16b
 	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
 	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea58485 // add v5.4s, v4.4s, v5.4s
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
 	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
 	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
 	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
 	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
 	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
@@ -7957,7 +8179,8 @@ tail:
 	MOVW $0x3f906ebb, R14
 	VDUP R14, V3.S4
 	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
-	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x4e23e403 // fcmeq v3.4s, v0.4s, v3.4s
 	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
 	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	FMOVQ F1, 0(R1)
@@ -7982,692 +8205,550 @@ TEXT ·geluF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V29.S4
 	MOVW $0x0000007f, R14
 	VDUP R14, V28.S4
-	WORD $0x6e3b1f7b // eor v27.16b, v27.16b, v27.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V26.S4
-	MOVW $0x41280000, R14
-	VDUP R14, V25.S4
-	MOVW $0xbda42115, R14
-	VDUP R14, V24.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V23.S4
-	MOVW $0xbef4775c, R14
-	VDUP R14, V22.S4
-	MOVW $0xbecb1327, R14
-	VDUP R14, V21.S4
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V20.S4
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V19.S4
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V18.S4
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V17.S4
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V16.S4
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V15.S4
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V14.S4
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V13.S4
-	MOVW $0x42dc8000, R14
-	VDUP R14, V12.S4
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V11.S4
-	MOVW $0x42b20000, R14
-	VDUP R14, V10.S4
 
 main:
-	CMP $16, R0
+	CMP $12, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
-	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
-	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
-	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4ead1da4 // mov v4.16b, v13.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
-	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
-	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x4e7d1c24 // bic v4.16b, v1.16b, v29.16b
+	WORD $0x4e7d1c45 // bic v5.16b, v2.16b, v29.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V6.S4
+	WORD $0x6e26dc63 // fmul v3.4s, v3.4s, v6.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V6.S4
+	WORD $0x6e26dc84 // fmul v4.4s, v4.4s, v6.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V6.S4
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x6e21dc27 // fmul v7.4s, v1.4s, v1.4s
+	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
+	WORD $0x6e3d1cc9 // eor v9.16b, v6.16b, v29.16b
+	WORD $0x6e3d1cea // eor v10.16b, v7.16b, v29.16b
+	WORD $0x6e3d1d0b // eor v11.16b, v8.16b, v29.16b
+	WORD $0x4e20cc09 // fmla v9.4s, v0.4s, v0.4s
+	WORD $0x4e21cc2a // fmla v10.4s, v1.4s, v1.4s
+	WORD $0x4e22cc4b // fmla v11.4s, v2.4s, v2.4s
+	WORD $0x6e3fdcc6 // fmul v6.4s, v6.4s, v31.4s
+	WORD $0x6e3fdce7 // fmul v7.4s, v7.4s, v31.4s
+	WORD $0x6e3fdd08 // fmul v8.4s, v8.4s, v31.4s
+	WORD $0x6e3fdd29 // fmul v9.4s, v9.4s, v31.4s
+	WORD $0x6e3fdd4a // fmul v10.4s, v10.4s, v31.4s
+	WORD $0x6e3fdd6b // fmul v11.4s, v11.4s, v31.4s
+	MOVW $0x41280000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eacf46c // fmin v12.4s, v3.4s, v12.4s
+	MOVW $0x41280000, R14
+	VDUP R14, V13.S4
+	WORD $0x4eadf48d // fmin v13.4s, v4.4s, v13.4s
+	MOVW $0x41280000, R14
+	VDUP R14, V14.S4
+	WORD $0x4eaef4ae // fmin v14.4s, v5.4s, v14.4s
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x4e3fcd8f // fmla v15.4s, v12.4s, v31.4s
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x4e3fcdac // fmla v12.4s, v13.4s, v31.4s
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x4e3fcdcd // fmla v13.4s, v14.4s, v31.4s
+	WORD $0x6e2fffcf // fdiv v15.4s, v30.4s, v15.4s
+	WORD $0x6e2cffcc // fdiv v12.4s, v30.4s, v12.4s
+	WORD $0x6e2dffcd // fdiv v13.4s, v30.4s, v13.4s
+	MOVW $0xbda42115, R14
+	VDUP R14, V14.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2fcdd0 // fmla v16.4s, v14.4s, v15.4s
+	MOVW $0xbda42115, R14
+	VDUP R14, V14.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2ccdd1 // fmla v17.4s, v14.4s, v12.4s
+	MOVW $0xbda42115, R14
+	VDUP R14, V14.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
+	MOVW $0xbef4775c, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
+	MOVW $0xbef4775c, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
+	MOVW $0xbef4775c, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
+	MOVW $0xbecb1327, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
+	MOVW $0xbecb1327, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
+	MOVW $0xbecb1327, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2fce51 // fmla v17.4s, v18.4s, v15.4s
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2ccdd2 // fmla v18.4s, v14.4s, v12.4s
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2dce0e // fmla v14.4s, v16.4s, v13.4s
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2fce30 // fmla v16.4s, v17.4s, v15.4s
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2fce51 // fmla v17.4s, v18.4s, v15.4s
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2ccdd2 // fmla v18.4s, v14.4s, v12.4s
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2dce0e // fmla v14.4s, v16.4s, v13.4s
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2fce30 // fmla v16.4s, v17.4s, v15.4s
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
+	MOVW $0x42dc8000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1f4c6 // fmin v6.4s, v6.4s, v17.4s
+	MOVW $0x42dc8000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1f4e7 // fmin v7.4s, v7.4s, v17.4s
+	MOVW $0x42dc8000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1f508 // fmin v8.4s, v8.4s, v17.4s
+	WORD $0x6e3d1cc6 // eor v6.16b, v6.16b, v29.16b
+	WORD $0x6e3d1ce7 // eor v7.16b, v7.16b, v29.16b
+	WORD $0x6e3d1d08 // eor v8.16b, v8.16b, v29.16b
+	WORD $0x4e32d4d1 // fadd v17.4s, v6.4s, v18.4s
+	WORD $0x4e2ed4f3 // fadd v19.4s, v7.4s, v14.4s
+	WORD $0x4e30d514 // fadd v20.4s, v8.4s, v16.4s
+	WORD $0x4ea6d635 // fsub v21.4s, v17.4s, v6.4s
+	WORD $0x4ea7d676 // fsub v22.4s, v19.4s, v7.4s
+	WORD $0x4ea8d697 // fsub v23.4s, v20.4s, v8.4s
+	WORD $0x4eb5d638 // fsub v24.4s, v17.4s, v21.4s
+	WORD $0x4eb6d679 // fsub v25.4s, v19.4s, v22.4s
+	WORD $0x4eb7d69a // fsub v26.4s, v20.4s, v23.4s
+	WORD $0x4eb8d4c6 // fsub v6.4s, v6.4s, v24.4s
+	WORD $0x4eb9d4e7 // fsub v7.4s, v7.4s, v25.4s
+	WORD $0x4ebad508 // fsub v8.4s, v8.4s, v26.4s
+	WORD $0x4eb5d652 // fsub v18.4s, v18.4s, v21.4s
+	WORD $0x4eb6d5ce // fsub v14.4s, v14.4s, v22.4s
+	WORD $0x4eb7d610 // fsub v16.4s, v16.4s, v23.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x4e2ed4e7 // fadd v7.4s, v7.4s, v14.4s
+	WORD $0x4e30d508 // fadd v8.4s, v8.4s, v16.4s
+	WORD $0x4ea9d4c6 // fsub v6.4s, v6.4s, v9.4s
+	WORD $0x4eaad4e7 // fsub v7.4s, v7.4s, v10.4s
+	WORD $0x4eabd508 // fsub v8.4s, v8.4s, v11.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29f631 // fmax v17.4s, v17.4s, v9.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29f673 // fmax v19.4s, v19.4s, v9.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e29f694 // fmax v20.4s, v20.4s, v9.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea9f631 // fmin v17.4s, v17.4s, v9.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea9f673 // fmin v19.4s, v19.4s, v9.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V9.S4
+	WORD $0x4ea9f694 // fmin v20.4s, v20.4s, v9.4s
 	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
-	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
-	MOVW $0x3ab743ce, R14
 	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6eb9e422 // fcmgt v2.4s, v1.4s, v25.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
-	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
-	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
-	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x4ea6d7c6 // fsub v6.4s, v30.4s, v6.4s
-	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6e3be403 // fcmge v3.4s, v0.4s, v27.4s
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e3adc02 // fmul v2.4s, v0.4s, v26.4s
-	WORD $0x6e22dc44 // fmul v4.4s, v2.4s, v2.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V5.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24cc46 // fmla v6.4s, v2.4s, v4.4s
-	WORD $0x4e3be444 // fcmeq v4.4s, v2.4s, v27.4s
-	WORD $0x6e661c44 // bsl v4.16b, v2.16b, v6.16b
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e3fcc82 // fmla v2.4s, v4.4s, v31.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
-	MOVW $0xff800000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
-	WORD $0x6e611fa2 // bsl v2.16b, v29.16b, v1.16b
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
-	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
-	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
-	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4ead1da4 // mov v4.16b, v13.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
-	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
-	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
 	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
-	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6eb9e422 // fcmgt v2.4s, v1.4s, v25.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
-	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
-	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
-	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x4ea6d7c6 // fsub v6.4s, v30.4s, v6.4s
-	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6e3be403 // fcmge v3.4s, v0.4s, v27.4s
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e3adc02 // fmul v2.4s, v0.4s, v26.4s
-	WORD $0x6e22dc44 // fmul v4.4s, v2.4s, v2.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V5.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24cc46 // fmla v6.4s, v2.4s, v4.4s
-	WORD $0x4e3be444 // fcmeq v4.4s, v2.4s, v27.4s
-	WORD $0x6e661c44 // bsl v4.16b, v2.16b, v6.16b
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e3fcc82 // fmla v2.4s, v4.4s, v31.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
-	MOVW $0xff800000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
-	WORD $0x6e611fa2 // bsl v2.16b, v29.16b, v1.16b
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
-	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
-	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
-	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4ead1da4 // mov v4.16b, v13.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
-	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
-	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	VDUP R14, V10.S4
+	WORD $0x6e2ade6a // fmul v10.4s, v19.4s, v10.4s
 	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	VDUP R14, V11.S4
+	WORD $0x6e2bde8b // fmul v11.4s, v20.4s, v11.4s
+	WORD $0x4e218929 // frintn v9.4s, v9.4s
+	WORD $0x4e21894a // frintn v10.4s, v10.4s
+	WORD $0x4e21896b // frintn v11.4s, v11.4s
 	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
-	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6eb9e422 // fcmgt v2.4s, v1.4s, v25.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
-	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
-	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
-	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x4ea6d7c6 // fsub v6.4s, v30.4s, v6.4s
-	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6e3be403 // fcmge v3.4s, v0.4s, v27.4s
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e3adc02 // fmul v2.4s, v0.4s, v26.4s
-	WORD $0x6e22dc44 // fmul v4.4s, v2.4s, v2.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V5.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24cc46 // fmla v6.4s, v2.4s, v4.4s
-	WORD $0x4e3be444 // fcmeq v4.4s, v2.4s, v27.4s
-	WORD $0x6e661c44 // bsl v4.16b, v2.16b, v6.16b
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e3fcc82 // fmla v2.4s, v4.4s, v31.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
-	MOVW $0xff800000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
-	WORD $0x6e611fa2 // bsl v2.16b, v29.16b, v1.16b
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
-	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
-	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
-	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4ead1da4 // mov v4.16b, v13.16b
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
-	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
-	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	VDUP R14, V14.S4
+	WORD $0x4eaecd31 // fmls v17.4s, v9.4s, v14.4s
 	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	VDUP R14, V14.S4
+	WORD $0x4eaecd53 // fmls v19.4s, v10.4s, v14.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V14.S4
+	WORD $0x4eaecd74 // fmls v20.4s, v11.4s, v14.4s
 	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
-	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	VDUP R14, V14.S4
+	WORD $0x4eaecd31 // fmls v17.4s, v9.4s, v14.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V14.S4
+	WORD $0x4eaecd53 // fmls v19.4s, v10.4s, v14.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V14.S4
+	WORD $0x4eaecd74 // fmls v20.4s, v11.4s, v14.4s
+	WORD $0x4e31d7ce // fadd v14.4s, v30.4s, v17.4s
+	WORD $0x4e33d7d0 // fadd v16.4s, v30.4s, v19.4s
+	WORD $0x4e34d7d2 // fadd v18.4s, v30.4s, v20.4s
+	WORD $0x4ebed5d5 // fsub v21.4s, v14.4s, v30.4s
+	WORD $0x4ebed616 // fsub v22.4s, v16.4s, v30.4s
+	WORD $0x4ebed657 // fsub v23.4s, v18.4s, v30.4s
+	WORD $0x4eb5d635 // fsub v21.4s, v17.4s, v21.4s
+	WORD $0x4eb6d676 // fsub v22.4s, v19.4s, v22.4s
+	WORD $0x4eb7d697 // fsub v23.4s, v20.4s, v23.4s
 	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
+	VDUP R14, V24.S4
 	MOVW $0x3ab743ce, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	VDUP R14, V25.S4
+	WORD $0x4e31cf19 // fmla v25.4s, v24.4s, v17.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V24.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V26.S4
+	WORD $0x4e33cf1a // fmla v26.4s, v24.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V24.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V27.S4
+	WORD $0x4e34cf1b // fmla v27.4s, v24.4s, v20.4s
 	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	VDUP R14, V24.S4
+	WORD $0x4e31cf38 // fmla v24.4s, v25.4s, v17.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V25.S4
+	WORD $0x4e33cf59 // fmla v25.4s, v26.4s, v19.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V26.S4
+	WORD $0x4e34cf7a // fmla v26.4s, v27.4s, v20.4s
 	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	VDUP R14, V27.S4
+	WORD $0x4e31cf1b // fmla v27.4s, v24.4s, v17.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e33cf38 // fmla v24.4s, v25.4s, v19.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V25.S4
+	WORD $0x4e34cf59 // fmla v25.4s, v26.4s, v20.4s
 	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V26.S4
+	WORD $0x4e31cf7a // fmla v26.4s, v27.4s, v17.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V27.S4
+	WORD $0x4e33cf1b // fmla v27.4s, v24.4s, v19.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e34cf38 // fmla v24.4s, v25.4s, v20.4s
+	WORD $0x4ebf1ff9 // mov v25.16b, v31.16b
+	WORD $0x4e31cf59 // fmla v25.4s, v26.4s, v17.4s
+	WORD $0x4ebf1ffa // mov v26.16b, v31.16b
+	WORD $0x4e33cf7a // fmla v26.4s, v27.4s, v19.4s
+	WORD $0x4ebf1ffb // mov v27.16b, v31.16b
+	WORD $0x4e34cf1b // fmla v27.4s, v24.4s, v20.4s
+	WORD $0x6e31de31 // fmul v17.4s, v17.4s, v17.4s
+	WORD $0x6e33de73 // fmul v19.4s, v19.4s, v19.4s
+	WORD $0x6e34de94 // fmul v20.4s, v20.4s, v20.4s
+	WORD $0x4e31cf35 // fmla v21.4s, v25.4s, v17.4s
+	WORD $0x4e33cf56 // fmla v22.4s, v26.4s, v19.4s
+	WORD $0x4e34cf77 // fmla v23.4s, v27.4s, v20.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
+	WORD $0x4e37d652 // fadd v18.4s, v18.4s, v23.4s
+	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
+	WORD $0x4e27ce10 // fmla v16.4s, v16.4s, v7.4s
+	WORD $0x4e28ce52 // fmla v18.4s, v18.4s, v8.4s
+	WORD $0x6e2eddef // fmul v15.4s, v15.4s, v14.4s
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e32ddad // fmul v13.4s, v13.4s, v18.4s
+	MOVW $0x41280000, R14
+	VDUP R14, V6.S4
+	WORD $0x6ea6e466 // fcmgt v6.4s, v3.4s, v6.4s
+	MOVW $0x41280000, R14
+	VDUP R14, V7.S4
+	WORD $0x6ea7e487 // fcmgt v7.4s, v4.4s, v7.4s
+	MOVW $0x41280000, R14
 	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
-	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6eb9e422 // fcmgt v2.4s, v1.4s, v25.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
-	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
-	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
-	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x4ea6d7c6 // fsub v6.4s, v30.4s, v6.4s
+	WORD $0x6ea8e4a8 // fcmgt v8.4s, v5.4s, v8.4s
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x6e6f1dc6 // bsl v6.16b, v14.16b, v15.16b
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x6e6c1dc7 // bsl v7.16b, v14.16b, v12.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e6d1d88 // bsl v8.16b, v12.16b, v13.16b
+	WORD $0x6e3fdcc6 // fmul v6.4s, v6.4s, v31.4s
+	WORD $0x6e3fdce7 // fmul v7.4s, v7.4s, v31.4s
+	WORD $0x6e3fdd08 // fmul v8.4s, v8.4s, v31.4s
+	WORD $0x4ea1b92c // fcvtzs v12.4s, v9.4s
+	WORD $0x4ea1b94d // fcvtzs v13.4s, v10.4s
+	WORD $0x4ea1b96e // fcvtzs v14.4s, v11.4s
+	WORD $0x4f3f058f // sshr v15.4s, v12.4s, #1
+	WORD $0x4f3f05b0 // sshr v16.4s, v13.4s, #1
+	WORD $0x4f3f05d1 // sshr v17.4s, v14.4s, #1
+	WORD $0x4ebc85f2 // add v18.4s, v15.4s, v28.4s
+	WORD $0x4ebc8613 // add v19.4s, v16.4s, v28.4s
+	WORD $0x4ebc8634 // add v20.4s, v17.4s, v28.4s
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
+	WORD $0x6e32dcd2 // fmul v18.4s, v6.4s, v18.4s
+	WORD $0x6e33dcf3 // fmul v19.4s, v7.4s, v19.4s
+	WORD $0x6e34dd14 // fmul v20.4s, v8.4s, v20.4s
+	WORD $0x6eaf858c // sub v12.4s, v12.4s, v15.4s
+	WORD $0x6eb085ad // sub v13.4s, v13.4s, v16.4s
+	WORD $0x6eb185ce // sub v14.4s, v14.4s, v17.4s
+	WORD $0x4ebc858c // add v12.4s, v12.4s, v28.4s
+	WORD $0x4ebc85ad // add v13.4s, v13.4s, v28.4s
+	WORD $0x4ebc85ce // add v14.4s, v14.4s, v28.4s
+	WORD $0x4f37558c // shl v12.4s, v12.4s, #23
+	WORD $0x4f3755ad // shl v13.4s, v13.4s, #23
+	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
+	WORD $0x6e2cde52 // fmul v18.4s, v18.4s, v12.4s
+	WORD $0x6e2dde73 // fmul v19.4s, v19.4s, v13.4s
+	WORD $0x6e2ede94 // fmul v20.4s, v20.4s, v14.4s
+	WORD $0x4eb2d7d2 // fsub v18.4s, v30.4s, v18.4s
+	WORD $0x4eb3d7d3 // fsub v19.4s, v30.4s, v19.4s
+	WORD $0x4eb4d7d4 // fsub v20.4s, v30.4s, v20.4s
+	WORD $0x6e32dc12 // fmul v18.4s, v0.4s, v18.4s
+	WORD $0x6e33dc33 // fmul v19.4s, v1.4s, v19.4s
+	WORD $0x6e34dc54 // fmul v20.4s, v2.4s, v20.4s
 	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6e3be403 // fcmge v3.4s, v0.4s, v27.4s
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e3adc02 // fmul v2.4s, v0.4s, v26.4s
-	WORD $0x6e22dc44 // fmul v4.4s, v2.4s, v2.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V5.S4
-	MOVW $0x327e62b9, R14
+	WORD $0x6e27dc27 // fmul v7.4s, v1.4s, v7.4s
+	WORD $0x6e28dc48 // fmul v8.4s, v2.4s, v8.4s
+	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
+	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
+	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
+	WORD $0x4f3f052c // sshr v12.4s, v9.4s, #1
+	WORD $0x4f3f054d // sshr v13.4s, v10.4s, #1
+	WORD $0x4f3f056e // sshr v14.4s, v11.4s, #1
+	WORD $0x4ebc858f // add v15.4s, v12.4s, v28.4s
+	WORD $0x4ebc85b0 // add v16.4s, v13.4s, v28.4s
+	WORD $0x4ebc85d1 // add v17.4s, v14.4s, v28.4s
+	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x6e2fdcc6 // fmul v6.4s, v6.4s, v15.4s
+	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
+	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
+	WORD $0x6eac8529 // sub v9.4s, v9.4s, v12.4s
+	WORD $0x6ead854a // sub v10.4s, v10.4s, v13.4s
+	WORD $0x6eae856b // sub v11.4s, v11.4s, v14.4s
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4ebc854a // add v10.4s, v10.4s, v28.4s
+	WORD $0x4ebc856b // add v11.4s, v11.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
+	WORD $0x6e29dcc6 // fmul v6.4s, v6.4s, v9.4s
+	WORD $0x6e2adce7 // fmul v7.4s, v7.4s, v10.4s
+	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
+	WORD $0x6e291d29 // eor v9.16b, v9.16b, v9.16b
+	WORD $0x6e29e409 // fcmge v9.4s, v0.4s, v9.4s
+	WORD $0x6e2a1d4a // eor v10.16b, v10.16b, v10.16b
+	WORD $0x6e2ae42a // fcmge v10.4s, v1.4s, v10.4s
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x6e2be44b // fcmge v11.4s, v2.4s, v11.4s
+	WORD $0x6e661e49 // bsl v9.16b, v18.16b, v6.16b
+	WORD $0x6e671e6a // bsl v10.16b, v19.16b, v7.16b
+	WORD $0x6e681e8b // bsl v11.16b, v20.16b, v8.16b
+	MOVW $0x3f3504f3, R14
 	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V7.S4
+	WORD $0x6e27dc27 // fmul v7.4s, v1.4s, v7.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28dc48 // fmul v8.4s, v2.4s, v8.4s
+	WORD $0x6e26dccc // fmul v12.4s, v6.4s, v6.4s
+	WORD $0x6e27dced // fmul v13.4s, v7.4s, v7.4s
+	WORD $0x6e28dd0e // fmul v14.4s, v8.4s, v8.4s
 	MOVW $0xb77a692e, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	VDUP R14, V15.S4
 	MOVW $0x38fcd193, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	VDUP R14, V16.S4
+	WORD $0x4e2ccdf0 // fmla v16.4s, v15.4s, v12.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V15.S4
+	MOVW $0x38fcd193, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2dcdf1 // fmla v17.4s, v15.4s, v13.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V15.S4
+	MOVW $0x38fcd193, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2ecdf2 // fmla v18.4s, v15.4s, v14.4s
 	MOVW $0xba6016da, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	VDUP R14, V15.S4
+	WORD $0x4e2cce0f // fmla v15.4s, v16.4s, v12.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2ece51 // fmla v17.4s, v18.4s, v14.4s
 	MOVW $0x3bab2de7, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	VDUP R14, V18.S4
+	WORD $0x4e2ccdf2 // fmla v18.4s, v15.4s, v12.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2dce0f // fmla v15.4s, v16.4s, v13.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2ece30 // fmla v16.4s, v17.4s, v14.4s
 	MOVW $0xbcdc1672, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	VDUP R14, V17.S4
+	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2dcdf2 // fmla v18.4s, v15.4s, v13.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2ece0f // fmla v15.4s, v16.4s, v14.4s
 	MOVW $0x3de71791, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	VDUP R14, V16.S4
+	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V18.S4
+	WORD $0x4e2ecdf2 // fmla v18.4s, v15.4s, v14.4s
 	MOVW $0xbec093a3, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	VDUP R14, V15.S4
+	WORD $0x4e2cce0f // fmla v15.4s, v16.4s, v12.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V16.S4
+	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V17.S4
+	WORD $0x4e2ece51 // fmla v17.4s, v18.4s, v14.4s
 	MOVW $0xb37bd649, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
+	VDUP R14, V18.S4
+	WORD $0x4e2fcd92 // fmla v18.4s, v12.4s, v15.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V12.S4
+	WORD $0x4e30cdac // fmla v12.4s, v13.4s, v16.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V13.S4
+	WORD $0x4e31cdcd // fmla v13.4s, v14.4s, v17.4s
+	WORD $0x6e32dcd2 // fmul v18.4s, v6.4s, v18.4s
+	WORD $0x6e2cdcec // fmul v12.4s, v7.4s, v12.4s
+	WORD $0x6e2ddd0d // fmul v13.4s, v8.4s, v13.4s
 	MOVW $0x3f906ebb, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24cc46 // fmla v6.4s, v2.4s, v4.4s
-	WORD $0x4e3be444 // fcmeq v4.4s, v2.4s, v27.4s
-	WORD $0x6e661c44 // bsl v4.16b, v2.16b, v6.16b
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e3fcc82 // fmla v2.4s, v4.4s, v31.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	VDUP R14, V14.S4
+	WORD $0x4e2eccd2 // fmla v18.4s, v6.4s, v14.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2eccec // fmla v12.4s, v7.4s, v14.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2ecd0d // fmla v13.4s, v8.4s, v14.4s
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x4e2ee4ce // fcmeq v14.4s, v6.4s, v14.4s
+	WORD $0x6e2f1def // eor v15.16b, v15.16b, v15.16b
+	WORD $0x4e2fe4ef // fcmeq v15.4s, v7.4s, v15.4s
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x4e30e510 // fcmeq v16.4s, v8.4s, v16.4s
+	WORD $0x6e721cce // bsl v14.16b, v6.16b, v18.16b
+	WORD $0x6e6c1cef // bsl v15.16b, v7.16b, v12.16b
+	WORD $0x6e6d1d10 // bsl v16.16b, v8.16b, v13.16b
+	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
+	WORD $0x4e3fcdc6 // fmla v6.4s, v14.4s, v31.4s
+	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	WORD $0x4e3fcde7 // fmla v7.4s, v15.4s, v31.4s
+	WORD $0x4ebf1fe8 // mov v8.16b, v31.16b
+	WORD $0x4e3fce08 // fmla v8.4s, v16.4s, v31.4s
+	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
+	WORD $0x6e27dc27 // fmul v7.4s, v1.4s, v7.4s
+	WORD $0x6e28dc48 // fmul v8.4s, v2.4s, v8.4s
+	WORD $0x6ea3e7e3 // fcmgt v3.4s, v31.4s, v3.4s
+	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
+	WORD $0x6ea5e7e5 // fcmgt v5.4s, v31.4s, v5.4s
+	WORD $0x6e691cc3 // bsl v3.16b, v6.16b, v9.16b
+	WORD $0x6e6a1ce4 // bsl v4.16b, v7.16b, v10.16b
+	WORD $0x6e6b1d05 // bsl v5.16b, v8.16b, v11.16b
 	MOVW $0xff800000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
-	WORD $0x6e611fa2 // bsl v2.16b, v29.16b, v1.16b
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	FMOVQ F1, 48(R1)
-	ADD $64, R1, R1
-	ADD $64, R2, R2
-	SUB $16, R0, R0
+	VDUP R14, V6.S4
+	WORD $0x4e26e406 // fcmeq v6.4s, v0.4s, v6.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e27e427 // fcmeq v7.4s, v1.4s, v7.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28e448 // fcmeq v8.4s, v2.4s, v8.4s
+	WORD $0x6e631fa6 // bsl v6.16b, v29.16b, v3.16b
+	WORD $0x6e641fa7 // bsl v7.16b, v29.16b, v4.16b
+	WORD $0x6e651fa8 // bsl v8.16b, v29.16b, v5.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e22e445 // fcmeq v5.4s, v2.4s, v2.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e661c03 // bsl v3.16b, v0.16b, v6.16b
+	WORD $0x6e671c24 // bsl v4.16b, v1.16b, v7.16b
+	WORD $0x6e681c45 // bsl v5.16b, v2.16b, v8.16b
+	FMOVQ F3, 0(R1)
+	FMOVQ F4, 16(R1)
+	FMOVQ F5, 32(R1)
+	ADD $48, R1, R1
+	ADD $48, R2, R2
+	SUB $12, R0, R0
 	B main
 
 tail:
@@ -8675,85 +8756,111 @@ tail:
 	BLT done
 	FMOVQ 0(R2), F0
 	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dc21 // fmul v1.4s, v1.4s, v2.4s
 	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
 	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
 	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
 	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
 	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
-	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	MOVW $0x41280000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4f424 // fmin v4.4s, v1.4s, v4.4s
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
 	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
 	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
-	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
-	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	MOVW $0xbda42115, R14
+	VDUP R14, V4.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	MOVW $0xbef4775c, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	MOVW $0xbecb1327, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V6.S4
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V4.S4
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	MOVW $0x42dc8000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4f442 // fmin v2.4s, v2.4s, v4.4s
 	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
-	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
-	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
-	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4e26d444 // fadd v4.4s, v2.4s, v6.4s
+	WORD $0x4ea2d487 // fsub v7.4s, v4.4s, v2.4s
+	WORD $0x4ea7d488 // fsub v8.4s, v4.4s, v7.4s
 	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
-	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea7d4c6 // fsub v6.4s, v6.4s, v7.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
 	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
-	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23f484 // fmax v4.4s, v4.4s, v3.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3f484 // fmin v4.4s, v4.4s, v3.4s
 	MOVW $0x3fb8aa3b, R14
 	VDUP R14, V3.S4
-	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x6e23dc83 // fmul v3.4s, v4.4s, v3.4s
 	WORD $0x4e218863 // frintn v3.4s, v3.4s
 	MOVW $0x3f318000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	VDUP R14, V6.S4
+	WORD $0x4ea6cc64 // fmls v4.4s, v3.4s, v6.4s
 	MOVW $0xb95e8083, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
-	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
-	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
-	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	VDUP R14, V6.S4
+	WORD $0x4ea6cc64 // fmls v4.4s, v3.4s, v6.4s
+	WORD $0x4e24d7c6 // fadd v6.4s, v30.4s, v4.4s
+	WORD $0x4ebed4c7 // fsub v7.4s, v6.4s, v30.4s
+	WORD $0x4ea7d487 // fsub v7.4s, v4.4s, v7.4s
 	MOVW $0x39506967, R14
 	VDUP R14, V8.S4
 	MOVW $0x3ab743ce, R14
 	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
 	MOVW $0x3c088908, R14
 	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4e24cd28 // fmla v8.4s, v9.4s, v4.4s
 	MOVW $0x3d2aa9c1, R14
 	VDUP R14, V9.S4
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
 	MOVW $0x3e2aaaaa, R14
 	VDUP R14, V8.S4
-	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4e24cd28 // fmla v8.4s, v9.4s, v4.4s
 	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
-	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
-	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
-	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
-	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
-	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6eb9e422 // fcmgt v2.4s, v1.4s, v25.4s
-	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
+	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x4e24cd27 // fmla v7.4s, v9.4s, v4.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x4e22ccc6 // fmla v6.4s, v6.4s, v2.4s
+	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	MOVW $0x41280000, R14
+	VDUP R14, V2.S4
+	WORD $0x6ea2e422 // fcmgt v2.4s, v1.4s, v2.4s
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x6e651c82 // bsl v2.16b, v4.16b, v5.16b
 	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
 	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
 	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
@@ -8776,24 +8883,15 @@ tail:
 	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
 	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
 	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6e3be403 // fcmge v3.4s, v0.4s, v27.4s
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e23e403 // fcmge v3.4s, v0.4s, v3.4s
 	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e3adc02 // fmul v2.4s, v0.4s, v26.4s
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
 	WORD $0x6e22dc44 // fmul v4.4s, v2.4s, v2.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V5.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
 	MOVW $0xb77a692e, R14
 	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
 	MOVW $0x38fcd193, R14
 	VDUP R14, V6.S4
 	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
@@ -8819,7 +8917,8 @@ tail:
 	MOVW $0x3f906ebb, R14
 	VDUP R14, V4.S4
 	WORD $0x4e24cc46 // fmla v6.4s, v2.4s, v4.4s
-	WORD $0x4e3be444 // fcmeq v4.4s, v2.4s, v27.4s
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x4e24e444 // fcmeq v4.4s, v2.4s, v4.4s
 	WORD $0x6e661c44 // bsl v4.16b, v2.16b, v6.16b
 	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
 	WORD $0x4e3fcc82 // fmla v2.4s, v4.4s, v31.4s
@@ -8861,354 +8960,310 @@ TEXT ·geluTanhF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V26.S4
 	MOVW $0xc7c35000, R14
 	VDUP R14, V25.S4
-	MOVW $0x47c35000, R14
-	VDUP R14, V24.S4
-	MOVW $0x42b20000, R14
-	VDUP R14, V23.S4
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V22.S4
-	MOVW $0x3f318000, R14
-	VDUP R14, V21.S4
-	MOVW $0xb95e8083, R14
-	VDUP R14, V20.S4
-	MOVW $0x39506967, R14
-	VDUP R14, V19.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V18.S4
-	MOVW $0x3c088908, R14
-	VDUP R14, V17.S4
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V16.S4
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V15.S4
-	MOVW $0x3f000000, R14
-	VDUP R14, V14.S4
-	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
-	MOVW $0xff800000, R14
-	VDUP R14, V12.S4
 
 main:
-	CMP $16, R0
+	CMP $12, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
-	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
-	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
-	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
-	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
-	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4ea1b881 // fcvtzs v1.4s, v4.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
-	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
-	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
-	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
-	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	WORD $0x4e39f403 // fmax v3.4s, v0.4s, v25.4s
+	WORD $0x4e39f424 // fmax v4.4s, v1.4s, v25.4s
+	WORD $0x4e39f445 // fmax v5.4s, v2.4s, v25.4s
+	MOVW $0x47c35000, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6f463 // fmin v3.4s, v3.4s, v6.4s
+	MOVW $0x47c35000, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
+	MOVW $0x47c35000, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6f4a5 // fmin v5.4s, v5.4s, v6.4s
+	WORD $0x0e617866 // fcvtl v6.2d, v3.2s
+	WORD $0x0e617887 // fcvtl v7.2d, v4.2s
+	WORD $0x0e6178a8 // fcvtl v8.2d, v5.2s
+	WORD $0x6e66dcc9 // fmul v9.2d, v6.2d, v6.2d
+	WORD $0x6e67dcea // fmul v10.2d, v7.2d, v7.2d
+	WORD $0x6e68dd0b // fmul v11.2d, v8.2d, v8.2d
+	WORD $0x4ebb1f6c // mov v12.16b, v27.16b
+	WORD $0x4e7ccd2c // fmla v12.2d, v9.2d, v28.2d
+	WORD $0x4ebb1f69 // mov v9.16b, v27.16b
+	WORD $0x4e7ccd49 // fmla v9.2d, v10.2d, v28.2d
+	WORD $0x4ebb1f6a // mov v10.16b, v27.16b
+	WORD $0x4e7ccd6a // fmla v10.2d, v11.2d, v28.2d
+	WORD $0x6e6cdcc6 // fmul v6.2d, v6.2d, v12.2d
+	WORD $0x6e69dce7 // fmul v7.2d, v7.2d, v9.2d
+	WORD $0x6e6add08 // fmul v8.2d, v8.2d, v10.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
+	WORD $0x6e63dc69 // fmul v9.2d, v3.2d, v3.2d
+	WORD $0x6e64dc8a // fmul v10.2d, v4.2d, v4.2d
+	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
+	WORD $0x4ebb1f6c // mov v12.16b, v27.16b
+	WORD $0x4e7ccd2c // fmla v12.2d, v9.2d, v28.2d
+	WORD $0x4ebb1f69 // mov v9.16b, v27.16b
+	WORD $0x4e7ccd49 // fmla v9.2d, v10.2d, v28.2d
+	WORD $0x4ebb1f6a // mov v10.16b, v27.16b
+	WORD $0x4e7ccd6a // fmla v10.2d, v11.2d, v28.2d
+	WORD $0x6e6cdc63 // fmul v3.2d, v3.2d, v12.2d
+	WORD $0x6e69dc84 // fmul v4.2d, v4.2d, v9.2d
+	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
+	WORD $0x0e6168c9 // fcvtn v9.2s, v6.2d
+	WORD $0x4e616869 // fcvtn2 v9.4s, v3.2d
+	WORD $0x0e6168ea // fcvtn v10.2s, v7.2d
+	WORD $0x4e61688a // fcvtn2 v10.4s, v4.2d
+	WORD $0x0e61690b // fcvtn v11.2s, v8.2d
+	WORD $0x4e6168ab // fcvtn2 v11.4s, v5.2d
+	WORD $0x0e61792c // fcvtl v12.2d, v9.2s
+	WORD $0x0e61794d // fcvtl v13.2d, v10.2s
+	WORD $0x0e61796e // fcvtl v14.2d, v11.2s
+	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
+	WORD $0x4eedd4e7 // fsub v7.2d, v7.2d, v13.2d
+	WORD $0x4eeed508 // fsub v8.2d, v8.2d, v14.2d
+	WORD $0x4e61792c // fcvtl2 v12.2d, v9.4s
+	WORD $0x4e61794d // fcvtl2 v13.2d, v10.4s
+	WORD $0x4e61796e // fcvtl2 v14.2d, v11.4s
+	WORD $0x4eecd463 // fsub v3.2d, v3.2d, v12.2d
+	WORD $0x4eedd484 // fsub v4.2d, v4.2d, v13.2d
+	WORD $0x4eeed4a5 // fsub v5.2d, v5.2d, v14.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616866 // fcvtn2 v6.4s, v3.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e616887 // fcvtn2 v7.4s, v4.2d
+	WORD $0x0e616908 // fcvtn v8.2s, v8.2d
+	WORD $0x4e6168a8 // fcvtn2 v8.4s, v5.2d
+	WORD $0x4e7f1d23 // bic v3.16b, v9.16b, v31.16b
+	WORD $0x4e7f1d44 // bic v4.16b, v10.16b, v31.16b
+	WORD $0x4e7f1d65 // bic v5.16b, v11.16b, v31.16b
+	WORD $0x6e3f1c63 // eor v3.16b, v3.16b, v31.16b
+	WORD $0x6e3f1c84 // eor v4.16b, v4.16b, v31.16b
+	WORD $0x6e3f1ca5 // eor v5.16b, v5.16b, v31.16b
+	WORD $0x4e3af463 // fmax v3.4s, v3.4s, v26.4s
+	WORD $0x4e3af484 // fmax v4.4s, v4.4s, v26.4s
+	WORD $0x4e3af4a5 // fmax v5.4s, v5.4s, v26.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eacf463 // fmin v3.4s, v3.4s, v12.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eacf484 // fmin v4.4s, v4.4s, v12.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eacf4a5 // fmin v5.4s, v5.4s, v12.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V12.S4
+	WORD $0x6e2cdc6c // fmul v12.4s, v3.4s, v12.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V13.S4
+	WORD $0x6e2ddc8d // fmul v13.4s, v4.4s, v13.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V14.S4
+	WORD $0x6e2edcae // fmul v14.4s, v5.4s, v14.4s
+	WORD $0x4e21898c // frintn v12.4s, v12.4s
+	WORD $0x4e2189ad // frintn v13.4s, v13.4s
+	WORD $0x4e2189ce // frintn v14.4s, v14.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V15.S4
+	WORD $0x4eafcd83 // fmls v3.4s, v12.4s, v15.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V15.S4
+	WORD $0x4eafcda4 // fmls v4.4s, v13.4s, v15.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V15.S4
+	WORD $0x4eafcdc5 // fmls v5.4s, v14.4s, v15.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V15.S4
+	WORD $0x4eafcd83 // fmls v3.4s, v12.4s, v15.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V15.S4
+	WORD $0x4eafcda4 // fmls v4.4s, v13.4s, v15.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V15.S4
+	WORD $0x4eafcdc5 // fmls v5.4s, v14.4s, v15.4s
+	WORD $0x4e23d7af // fadd v15.4s, v29.4s, v3.4s
+	WORD $0x4e24d7b0 // fadd v16.4s, v29.4s, v4.4s
+	WORD $0x4e25d7b1 // fadd v17.4s, v29.4s, v5.4s
+	WORD $0x4ebdd5f2 // fsub v18.4s, v15.4s, v29.4s
+	WORD $0x4ebdd613 // fsub v19.4s, v16.4s, v29.4s
+	WORD $0x4ebdd634 // fsub v20.4s, v17.4s, v29.4s
+	WORD $0x4eb2d472 // fsub v18.4s, v3.4s, v18.4s
+	WORD $0x4eb3d493 // fsub v19.4s, v4.4s, v19.4s
+	WORD $0x4eb4d4b4 // fsub v20.4s, v5.4s, v20.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V21.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e23ceb6 // fmla v22.4s, v21.4s, v3.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V21.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e24ceb7 // fmla v23.4s, v21.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V21.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e25ceb8 // fmla v24.4s, v21.4s, v5.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e23ced5 // fmla v21.4s, v22.4s, v3.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e24cef6 // fmla v22.4s, v23.4s, v4.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e25cf17 // fmla v23.4s, v24.4s, v5.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e23ceb8 // fmla v24.4s, v21.4s, v3.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e24ced5 // fmla v21.4s, v22.4s, v4.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e25cef6 // fmla v22.4s, v23.4s, v5.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e23cf17 // fmla v23.4s, v24.4s, v3.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e24ceb8 // fmla v24.4s, v21.4s, v4.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e25ced5 // fmla v21.4s, v22.4s, v5.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e23cef6 // fmla v22.4s, v23.4s, v3.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e24cf17 // fmla v23.4s, v24.4s, v4.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e25ceb8 // fmla v24.4s, v21.4s, v5.4s
+	WORD $0x6e23dc63 // fmul v3.4s, v3.4s, v3.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x6e25dca5 // fmul v5.4s, v5.4s, v5.4s
+	WORD $0x4e23ced2 // fmla v18.4s, v22.4s, v3.4s
+	WORD $0x4e24cef3 // fmla v19.4s, v23.4s, v4.4s
+	WORD $0x4e25cf14 // fmla v20.4s, v24.4s, v5.4s
+	WORD $0x4e32d5ef // fadd v15.4s, v15.4s, v18.4s
+	WORD $0x4e33d610 // fadd v16.4s, v16.4s, v19.4s
+	WORD $0x4e34d631 // fadd v17.4s, v17.4s, v20.4s
+	WORD $0x4e3f1d23 // and v3.16b, v9.16b, v31.16b
+	WORD $0x4e3f1d44 // and v4.16b, v10.16b, v31.16b
+	WORD $0x4e3f1d65 // and v5.16b, v11.16b, v31.16b
+	WORD $0x6e231cc6 // eor v6.16b, v6.16b, v3.16b
+	WORD $0x6e241ce7 // eor v7.16b, v7.16b, v4.16b
+	WORD $0x6e251d08 // eor v8.16b, v8.16b, v5.16b
+	WORD $0x4ea6cdef // fmls v15.4s, v15.4s, v6.4s
+	WORD $0x4ea7ce10 // fmls v16.4s, v16.4s, v7.4s
+	WORD $0x4ea8ce31 // fmls v17.4s, v17.4s, v8.4s
+	WORD $0x4ea1b983 // fcvtzs v3.4s, v12.4s
+	WORD $0x4ea1b9a4 // fcvtzs v4.4s, v13.4s
+	WORD $0x4ea1b9c5 // fcvtzs v5.4s, v14.4s
+	WORD $0x4f3f0466 // sshr v6.4s, v3.4s, #1
+	WORD $0x4f3f0487 // sshr v7.4s, v4.4s, #1
+	WORD $0x4f3f04a8 // sshr v8.4s, v5.4s, #1
+	WORD $0x4ebe84d2 // add v18.4s, v6.4s, v30.4s
+	WORD $0x4ebe84f3 // add v19.4s, v7.4s, v30.4s
+	WORD $0x4ebe8514 // add v20.4s, v8.4s, v30.4s
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
+	WORD $0x6e32ddf2 // fmul v18.4s, v15.4s, v18.4s
+	WORD $0x6e33de13 // fmul v19.4s, v16.4s, v19.4s
+	WORD $0x6e34de34 // fmul v20.4s, v17.4s, v20.4s
+	WORD $0x6ea68463 // sub v3.4s, v3.4s, v6.4s
+	WORD $0x6ea78484 // sub v4.4s, v4.4s, v7.4s
+	WORD $0x6ea884a5 // sub v5.4s, v5.4s, v8.4s
+	WORD $0x4ebe8463 // add v3.4s, v3.4s, v30.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
+	WORD $0x4ebe84a5 // add v5.4s, v5.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
-	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2de463 // fcmge v3.4s, v3.4s, v13.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2ce401 // fcmeq v1.4s, v0.4s, v12.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
-	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
-	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
-	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
-	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
-	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4ea1b881 // fcvtzs v1.4s, v4.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e23de52 // fmul v18.4s, v18.4s, v3.4s
+	WORD $0x6e24de73 // fmul v19.4s, v19.4s, v4.4s
+	WORD $0x6e25de94 // fmul v20.4s, v20.4s, v5.4s
+	WORD $0x4e32d7b2 // fadd v18.4s, v29.4s, v18.4s
+	WORD $0x4e33d7b3 // fadd v19.4s, v29.4s, v19.4s
+	WORD $0x4e34d7b4 // fadd v20.4s, v29.4s, v20.4s
+	WORD $0x6e32fc12 // fdiv v18.4s, v0.4s, v18.4s
+	WORD $0x6e33fc33 // fdiv v19.4s, v1.4s, v19.4s
+	WORD $0x6e34fc54 // fdiv v20.4s, v2.4s, v20.4s
+	WORD $0x6e2fde4f // fmul v15.4s, v18.4s, v15.4s
+	WORD $0x6e30de70 // fmul v16.4s, v19.4s, v16.4s
+	WORD $0x6e31de91 // fmul v17.4s, v20.4s, v17.4s
+	WORD $0x4ea1b98c // fcvtzs v12.4s, v12.4s
+	WORD $0x4ea1b9ad // fcvtzs v13.4s, v13.4s
+	WORD $0x4ea1b9ce // fcvtzs v14.4s, v14.4s
+	WORD $0x4f3f0583 // sshr v3.4s, v12.4s, #1
+	WORD $0x4f3f05a4 // sshr v4.4s, v13.4s, #1
+	WORD $0x4f3f05c5 // sshr v5.4s, v14.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
+	WORD $0x4ebe8487 // add v7.4s, v4.4s, v30.4s
+	WORD $0x4ebe84a8 // add v8.4s, v5.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
-	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
-	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
-	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
-	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
-	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
-	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2de463 // fcmge v3.4s, v3.4s, v13.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2ce401 // fcmeq v1.4s, v0.4s, v12.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
-	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
-	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
-	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
-	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
-	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4ea1b881 // fcvtzs v1.4s, v4.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
-	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
-	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
-	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
-	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
-	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
-	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2de463 // fcmge v3.4s, v3.4s, v13.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2ce401 // fcmeq v1.4s, v0.4s, v12.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
-	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
-	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
-	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
-	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
-	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4ea1b881 // fcvtzs v1.4s, v4.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
-	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
-	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
-	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
-	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
-	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
-	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2de463 // fcmge v3.4s, v3.4s, v13.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2ce401 // fcmeq v1.4s, v0.4s, v12.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 48(R1)
-	ADD $64, R1, R1
-	ADD $64, R2, R2
-	SUB $16, R0, R0
+	WORD $0x4f3754e7 // shl v7.4s, v7.4s, #23
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x6e26ddef // fmul v15.4s, v15.4s, v6.4s
+	WORD $0x6e27de10 // fmul v16.4s, v16.4s, v7.4s
+	WORD $0x6e28de31 // fmul v17.4s, v17.4s, v8.4s
+	WORD $0x6ea3858c // sub v12.4s, v12.4s, v3.4s
+	WORD $0x6ea485ad // sub v13.4s, v13.4s, v4.4s
+	WORD $0x6ea585ce // sub v14.4s, v14.4s, v5.4s
+	WORD $0x4ebe858c // add v12.4s, v12.4s, v30.4s
+	WORD $0x4ebe85ad // add v13.4s, v13.4s, v30.4s
+	WORD $0x4ebe85ce // add v14.4s, v14.4s, v30.4s
+	WORD $0x4f37558c // shl v12.4s, v12.4s, #23
+	WORD $0x4f3755ad // shl v13.4s, v13.4s, #23
+	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
+	WORD $0x6e2cddef // fmul v15.4s, v15.4s, v12.4s
+	WORD $0x6e2dde10 // fmul v16.4s, v16.4s, v13.4s
+	WORD $0x6e2ede31 // fmul v17.4s, v17.4s, v14.4s
+	WORD $0x6ea9e743 // fcmgt v3.4s, v26.4s, v9.4s
+	WORD $0x6eaae744 // fcmgt v4.4s, v26.4s, v10.4s
+	WORD $0x6eabe745 // fcmgt v5.4s, v26.4s, v11.4s
+	WORD $0x6e6f1fe3 // bsl v3.16b, v31.16b, v15.16b
+	WORD $0x6e701fe4 // bsl v4.16b, v31.16b, v16.16b
+	WORD $0x6e711fe5 // bsl v5.16b, v31.16b, v17.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x6e26e529 // fcmge v9.4s, v9.4s, v6.4s
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x6e26e54a // fcmge v10.4s, v10.4s, v6.4s
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x6e26e56b // fcmge v11.4s, v11.4s, v6.4s
+	WORD $0x6e631e49 // bsl v9.16b, v18.16b, v3.16b
+	WORD $0x6e641e6a // bsl v10.16b, v19.16b, v4.16b
+	WORD $0x6e651e8b // bsl v11.16b, v20.16b, v5.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23e403 // fcmeq v3.4s, v0.4s, v3.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24e424 // fcmeq v4.4s, v1.4s, v4.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e25e445 // fcmeq v5.4s, v2.4s, v5.4s
+	WORD $0x6e691fe3 // bsl v3.16b, v31.16b, v9.16b
+	WORD $0x6e6a1fe4 // bsl v4.16b, v31.16b, v10.16b
+	WORD $0x6e6b1fe5 // bsl v5.16b, v31.16b, v11.16b
+	WORD $0x4e20e406 // fcmeq v6.4s, v0.4s, v0.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e21e427 // fcmeq v7.4s, v1.4s, v1.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x4e22e448 // fcmeq v8.4s, v2.4s, v2.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x6e631c06 // bsl v6.16b, v0.16b, v3.16b
+	WORD $0x6e641c27 // bsl v7.16b, v1.16b, v4.16b
+	WORD $0x6e651c48 // bsl v8.16b, v2.16b, v5.16b
+	FMOVQ F6, 0(R1)
+	FMOVQ F7, 16(R1)
+	FMOVQ F8, 32(R1)
+	ADD $48, R1, R1
+	ADD $48, R2, R2
+	SUB $12, R0, R0
 	B main
 
 tail:
@@ -9216,7 +9271,9 @@ tail:
 	BLT done
 	FMOVQ 0(R2), F0
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
+	MOVW $0x47c35000, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea2f421 // fmin v1.4s, v1.4s, v2.4s
 	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
 	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
 	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
@@ -9238,26 +9295,41 @@ tail:
 	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
 	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4f421 // fmin v1.4s, v1.4s, v4.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc24 // fmul v4.4s, v1.4s, v4.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea5cc81 // fmls v1.4s, v4.4s, v5.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea5cc81 // fmls v1.4s, v4.4s, v5.4s
 	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
 	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
+	MOVW $0x39506967, R14
+	VDUP R14, V7.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V8.S4
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eb01e07 // mov v7.16b, v16.16b
+	MOVW $0x3c088908, R14
+	VDUP R14, V7.S4
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V8.S4
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V7.S4
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
+	WORD $0x4e21cd06 // fmla v6.4s, v8.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
 	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
 	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
@@ -9285,9 +9357,12 @@ tail:
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
 	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
 	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2de463 // fcmge v3.4s, v3.4s, v13.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6e22e463 // fcmge v3.4s, v3.4s, v2.4s
 	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2ce401 // fcmeq v1.4s, v0.4s, v12.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
 	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
 	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
 	WORD $0x6e205842 // mvn v2.16b, v2.16b
@@ -9306,533 +9381,786 @@ TEXT ·sinCoreF32NEON(SB), NOSPLIT, $0-48
 	MOVD dst_len+8(FP), R0
 	MOVD dst_base+0(FP), R1
 	MOVD x_base+24(FP), R2
-	MOVD $0x3ff0000000000000, R14
-	VDUP R14, V31.D2
-	MOVW $0x80000000, R14
-	VDUP R14, V30.S4
-	WORD $0x6e3d1fbd // eor v29.16b, v29.16b, v29.16b
-	MOVD $0x3fe45f306dc9c883, R14
-	VDUP R14, V28.D2
-	MOVD $0x3ff921fb60000000, R14
-	VDUP R14, V27.D2
-	MOVD $0xbe6777a5c0000000, R14
-	VDUP R14, V26.D2
-	MOVD $0xbcdee59d9cceba40, R14
-	VDUP R14, V25.D2
-	MOVD $0x3fd0000000000000, R14
-	VDUP R14, V24.D2
-	MOVD $0x4010000000000000, R14
-	VDUP R14, V23.D2
-	MOVD $0x3de6124613a86d09, R14
-	VDUP R14, V22.D2
-	MOVD $0xbe5ae64567f544e4, R14
-	VDUP R14, V21.D2
-	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V20.D2
-	MOVD $0xbf2a01a01a01a01a, R14
-	VDUP R14, V19.D2
-	MOVD $0x3f81111111111111, R14
-	VDUP R14, V18.D2
-	MOVD $0xbfc5555555555555, R14
-	VDUP R14, V17.D2
-	MOVD $0xbda93974a8c07c9d, R14
-	VDUP R14, V16.D2
-	MOVD $0x3e21eed8eff8d898, R14
-	VDUP R14, V15.D2
-	MOVD $0xbe927e4fb7789f5c, R14
-	VDUP R14, V14.D2
-	MOVD $0x3efa01a01a01a01a, R14
-	VDUP R14, V13.D2
-	MOVD $0xbf56c16c16c16c17, R14
-	VDUP R14, V12.D2
-	MOVD $0x3fa5555555555555, R14
-	VDUP R14, V11.D2
-	MOVD $0xbfe0000000000000, R14
-	VDUP R14, V10.D2
-	MOVD $0x4008000000000000, R14
-	VDUP R14, V9.D2
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V8.D2
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e641c04 // bic v4.16b, v0.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e651c25 // bic v5.16b, v1.16b, v5.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e661c46 // bic v6.16b, v2.16b, v6.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e671c67 // bic v7.16b, v3.16b, v7.16b
 	MOVW $0x4d800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x6e601fa2 // bsl v2.16b, v29.16b, v0.16b
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
-	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
-	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
-	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe485 // fcmeq v5.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e631cc5 // bsl v5.16b, v6.16b, v3.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
+	VDUP R14, V8.S4
+	WORD $0x6e28e484 // fcmge v4.4s, v4.4s, v8.4s
+	MOVW $0x4d800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28e4a5 // fcmge v5.4s, v5.4s, v8.4s
+	MOVW $0x4d800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28e4c6 // fcmge v6.4s, v6.4s, v8.4s
+	MOVW $0x4d800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28e4e7 // fcmge v7.4s, v7.4s, v8.4s
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6ee41c08 // bif v8.16b, v0.16b, v4.16b
+	WORD $0x6e291d29 // eor v9.16b, v9.16b, v9.16b
+	WORD $0x6ee51c29 // bif v9.16b, v1.16b, v5.16b
+	WORD $0x6e2a1d4a // eor v10.16b, v10.16b, v10.16b
+	WORD $0x6ee61c4a // bif v10.16b, v2.16b, v6.16b
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x6ee71c6b // bif v11.16b, v3.16b, v7.16b
+	WORD $0x0e61790c // fcvtl v12.2d, v8.2s
+	WORD $0x0e61792d // fcvtl v13.2d, v9.2s
+	WORD $0x0e61794e // fcvtl v14.2d, v10.2s
+	WORD $0x0e61796f // fcvtl v15.2d, v11.2s
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V16.D2
+	WORD $0x6e70dd90 // fmul v16.2d, v12.2d, v16.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V17.D2
+	WORD $0x6e71ddb1 // fmul v17.2d, v13.2d, v17.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V18.D2
+	WORD $0x6e72ddd2 // fmul v18.2d, v14.2d, v18.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V19.D2
+	WORD $0x6e73ddf3 // fmul v19.2d, v15.2d, v19.2d
+	WORD $0x4e618a10 // frintn v16.2d, v16.2d
+	WORD $0x4e618a31 // frintn v17.2d, v17.2d
+	WORD $0x4e618a52 // frintn v18.2d, v18.2d
+	WORD $0x4e618a73 // frintn v19.2d, v19.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce0c // fmls v12.2d, v16.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce2d // fmls v13.2d, v17.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce4e // fmls v14.2d, v18.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce6f // fmls v15.2d, v19.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce0c // fmls v12.2d, v16.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce2d // fmls v13.2d, v17.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce4e // fmls v14.2d, v18.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce6f // fmls v15.2d, v19.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce0c // fmls v12.2d, v16.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce2d // fmls v13.2d, v17.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce4e // fmls v14.2d, v18.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce6f // fmls v15.2d, v19.2d, v20.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x6e74de14 // fmul v20.2d, v16.2d, v20.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x6e75de35 // fmul v21.2d, v17.2d, v21.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x6e76de56 // fmul v22.2d, v18.2d, v22.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x6e77de77 // fmul v23.2d, v19.2d, v23.2d
+	WORD $0x4e619a94 // frintm v20.2d, v20.2d
+	WORD $0x4e619ab5 // frintm v21.2d, v21.2d
+	WORD $0x4e619ad6 // frintm v22.2d, v22.2d
+	WORD $0x4e619af7 // frintm v23.2d, v23.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78de94 // fmul v20.2d, v20.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78deb5 // fmul v21.2d, v21.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78def7 // fmul v23.2d, v23.2d, v24.2d
+	WORD $0x4ef4d610 // fsub v16.2d, v16.2d, v20.2d
+	WORD $0x4ef5d631 // fsub v17.2d, v17.2d, v21.2d
+	WORD $0x4ef6d652 // fsub v18.2d, v18.2d, v22.2d
+	WORD $0x4ef7d673 // fsub v19.2d, v19.2d, v23.2d
+	WORD $0x6e6cdd94 // fmul v20.2d, v12.2d, v12.2d
+	WORD $0x6e6dddb5 // fmul v21.2d, v13.2d, v13.2d
+	WORD $0x6e6eddd6 // fmul v22.2d, v14.2d, v14.2d
+	WORD $0x6e6fddf7 // fmul v23.2d, v15.2d, v15.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf19 // fmla v25.2d, v24.2d, v20.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf1a // fmla v26.2d, v24.2d, v21.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf1b // fmla v27.2d, v24.2d, v22.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V27.D2
+	WORD $0x4e77cf9b // fmla v27.2d, v28.2d, v23.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V28.D2
+	WORD $0x4e74cf1c // fmla v28.2d, v24.2d, v20.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V24.D2
+	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V26.D2
+	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V27.D2
+	WORD $0x4e74cf9b // fmla v27.2d, v28.2d, v20.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V28.D2
+	WORD $0x4e75cf1c // fmla v28.2d, v24.2d, v21.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V24.D2
+	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V25.D2
+	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V26.D2
+	WORD $0x4e74cf7a // fmla v26.2d, v27.2d, v20.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cf9b // fmla v27.2d, v28.2d, v21.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V28.D2
+	WORD $0x4e76cf1c // fmla v28.2d, v24.2d, v22.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V24.D2
+	WORD $0x4e77cf38 // fmla v24.2d, v25.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf59 // fmla v25.2d, v26.2d, v20.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf9b // fmla v27.2d, v28.2d, v22.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	WORD $0x6e79dd8c // fmul v12.2d, v12.2d, v25.2d
+	WORD $0x6e7addad // fmul v13.2d, v13.2d, v26.2d
+	WORD $0x6e7bddce // fmul v14.2d, v14.2d, v27.2d
+	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf19 // fmla v25.2d, v24.2d, v20.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf1a // fmla v26.2d, v24.2d, v21.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf1b // fmla v27.2d, v24.2d, v22.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V27.D2
+	WORD $0x4e77cf9b // fmla v27.2d, v28.2d, v23.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V28.D2
+	WORD $0x4e74cf1c // fmla v28.2d, v24.2d, v20.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V24.D2
+	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V26.D2
+	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V27.D2
+	WORD $0x4e74cf9b // fmla v27.2d, v28.2d, v20.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V28.D2
+	WORD $0x4e75cf1c // fmla v28.2d, v24.2d, v21.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V24.D2
+	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V25.D2
+	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V26.D2
+	WORD $0x4e74cf7a // fmla v26.2d, v27.2d, v20.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cf9b // fmla v27.2d, v28.2d, v21.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V28.D2
+	WORD $0x4e76cf1c // fmla v28.2d, v24.2d, v22.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V24.D2
+	WORD $0x4e77cf38 // fmla v24.2d, v25.2d, v23.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf59 // fmla v25.2d, v26.2d, v20.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf9b // fmla v27.2d, v28.2d, v22.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e75cf54 // fmla v20.2d, v26.2d, v21.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x4e76cf75 // fmla v21.2d, v27.2d, v22.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x4e77cf96 // fmla v22.2d, v28.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x4e77e617 // fcmeq v23.2d, v16.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e79e639 // fcmeq v25.2d, v17.2d, v25.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e7ae65a // fcmeq v26.2d, v18.2d, v26.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e7be67b // fcmeq v27.2d, v19.2d, v27.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e7ce61c // fcmeq v28.2d, v16.2d, v28.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V29.D2
+	WORD $0x4e7de63d // fcmeq v29.2d, v17.2d, v29.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V30.D2
+	WORD $0x4e7ee65e // fcmeq v30.2d, v18.2d, v30.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V31.D2
+	WORD $0x4e7fe67f // fcmeq v31.2d, v19.2d, v31.2d
+	WORD $0x4ebc1ef7 // orr v23.16b, v23.16b, v28.16b
+	WORD $0x4ebd1f39 // orr v25.16b, v25.16b, v29.16b
+	WORD $0x4ebe1f5a // orr v26.16b, v26.16b, v30.16b
+	WORD $0x4ebf1f7b // orr v27.16b, v27.16b, v31.16b
+	WORD $0x6e6c1f17 // bsl v23.16b, v24.16b, v12.16b
+	WORD $0x6e6d1e99 // bsl v25.16b, v20.16b, v13.16b
+	WORD $0x6e6e1eba // bsl v26.16b, v21.16b, v14.16b
+	WORD $0x6e6f1edb // bsl v27.16b, v22.16b, v15.16b
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6ce610 // fcmge v16.2d, v16.2d, v12.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6ce631 // fcmge v17.2d, v17.2d, v12.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6ce652 // fcmge v18.2d, v18.2d, v12.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6ce673 // fcmge v19.2d, v19.2d, v12.2d
 	MOVD $0x8000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e231ca3 // eor v3.16b, v5.16b, v3.16b
-	WORD $0x6e651c64 // bsl v4.16b, v3.16b, v5.16b
-	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
-	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc65 // fmul v5.2d, v3.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
-	WORD $0x4ee5d463 // fsub v3.2d, v3.2d, v5.2d
-	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe465 // fcmeq v5.2d, v3.2d, v31.2d
-	WORD $0x4e69e467 // fcmeq v7.2d, v3.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e621cc5 // bsl v5.16b, v6.16b, v2.16b
-	WORD $0x6e68e463 // fcmge v3.2d, v3.2d, v8.2d
+	VDUP R14, V12.D2
+	WORD $0x6e2c1eec // eor v12.16b, v23.16b, v12.16b
 	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x6e221ca2 // eor v2.16b, v5.16b, v2.16b
-	WORD $0x6e651c43 // bsl v3.16b, v2.16b, v5.16b
-	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
-	WORD $0x4e616864 // fcvtn2 v4.4s, v3.2d
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
+	VDUP R14, V13.D2
+	WORD $0x6e2d1f2d // eor v13.16b, v25.16b, v13.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x6e2e1f4e // eor v14.16b, v26.16b, v14.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x6e2f1f6f // eor v15.16b, v27.16b, v15.16b
+	WORD $0x6e771d90 // bsl v16.16b, v12.16b, v23.16b
+	WORD $0x6e791db1 // bsl v17.16b, v13.16b, v25.16b
+	WORD $0x6e7a1dd2 // bsl v18.16b, v14.16b, v26.16b
+	WORD $0x6e7b1df3 // bsl v19.16b, v15.16b, v27.16b
+	WORD $0x4e617908 // fcvtl2 v8.2d, v8.4s
+	WORD $0x4e617929 // fcvtl2 v9.2d, v9.4s
+	WORD $0x4e61794a // fcvtl2 v10.2d, v10.4s
+	WORD $0x4e61796b // fcvtl2 v11.2d, v11.4s
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6cdd0c // fmul v12.2d, v8.2d, v12.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V13.D2
+	WORD $0x6e6ddd2d // fmul v13.2d, v9.2d, v13.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V14.D2
+	WORD $0x6e6edd4e // fmul v14.2d, v10.2d, v14.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V15.D2
+	WORD $0x6e6fdd6f // fmul v15.2d, v11.2d, v15.2d
+	WORD $0x4e61898c // frintn v12.2d, v12.2d
+	WORD $0x4e6189ad // frintn v13.2d, v13.2d
+	WORD $0x4e6189ce // frintn v14.2d, v14.2d
+	WORD $0x4e6189ef // frintn v15.2d, v15.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cd88 // fmls v8.2d, v12.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cda9 // fmls v9.2d, v13.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cdca // fmls v10.2d, v14.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cdeb // fmls v11.2d, v15.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cd88 // fmls v8.2d, v12.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cda9 // fmls v9.2d, v13.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cdca // fmls v10.2d, v14.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cdeb // fmls v11.2d, v15.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cd88 // fmls v8.2d, v12.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cda9 // fmls v9.2d, v13.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cdca // fmls v10.2d, v14.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4cdeb // fmls v11.2d, v15.2d, v20.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x6e74dd94 // fmul v20.2d, v12.2d, v20.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x6e75ddb5 // fmul v21.2d, v13.2d, v21.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x6e76ddd6 // fmul v22.2d, v14.2d, v22.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x6e77ddf7 // fmul v23.2d, v15.2d, v23.2d
+	WORD $0x4e619a94 // frintm v20.2d, v20.2d
+	WORD $0x4e619ab5 // frintm v21.2d, v21.2d
+	WORD $0x4e619ad6 // frintm v22.2d, v22.2d
+	WORD $0x4e619af7 // frintm v23.2d, v23.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78de94 // fmul v20.2d, v20.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78deb5 // fmul v21.2d, v21.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78def7 // fmul v23.2d, v23.2d, v24.2d
+	WORD $0x4ef4d58c // fsub v12.2d, v12.2d, v20.2d
+	WORD $0x4ef5d5ad // fsub v13.2d, v13.2d, v21.2d
+	WORD $0x4ef6d5ce // fsub v14.2d, v14.2d, v22.2d
+	WORD $0x4ef7d5ef // fsub v15.2d, v15.2d, v23.2d
+	WORD $0x6e68dd14 // fmul v20.2d, v8.2d, v8.2d
+	WORD $0x6e69dd35 // fmul v21.2d, v9.2d, v9.2d
+	WORD $0x6e6add56 // fmul v22.2d, v10.2d, v10.2d
+	WORD $0x6e6bdd77 // fmul v23.2d, v11.2d, v11.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf19 // fmla v25.2d, v24.2d, v20.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf1a // fmla v26.2d, v24.2d, v21.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf1b // fmla v27.2d, v24.2d, v22.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V27.D2
+	WORD $0x4e77cf9b // fmla v27.2d, v28.2d, v23.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V28.D2
+	WORD $0x4e74cf1c // fmla v28.2d, v24.2d, v20.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V24.D2
+	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V26.D2
+	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V27.D2
+	WORD $0x4e74cf9b // fmla v27.2d, v28.2d, v20.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V28.D2
+	WORD $0x4e75cf1c // fmla v28.2d, v24.2d, v21.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V24.D2
+	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V25.D2
+	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V26.D2
+	WORD $0x4e74cf7a // fmla v26.2d, v27.2d, v20.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cf9b // fmla v27.2d, v28.2d, v21.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V28.D2
+	WORD $0x4e76cf1c // fmla v28.2d, v24.2d, v22.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V24.D2
+	WORD $0x4e77cf38 // fmla v24.2d, v25.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf59 // fmla v25.2d, v26.2d, v20.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf9b // fmla v27.2d, v28.2d, v22.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	WORD $0x6e79dd08 // fmul v8.2d, v8.2d, v25.2d
+	WORD $0x6e7add29 // fmul v9.2d, v9.2d, v26.2d
+	WORD $0x6e7bdd4a // fmul v10.2d, v10.2d, v27.2d
+	WORD $0x6e7cdd6b // fmul v11.2d, v11.2d, v28.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf19 // fmla v25.2d, v24.2d, v20.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf1a // fmla v26.2d, v24.2d, v21.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf1b // fmla v27.2d, v24.2d, v22.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V27.D2
+	WORD $0x4e77cf9b // fmla v27.2d, v28.2d, v23.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V28.D2
+	WORD $0x4e74cf1c // fmla v28.2d, v24.2d, v20.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V24.D2
+	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V26.D2
+	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V27.D2
+	WORD $0x4e74cf9b // fmla v27.2d, v28.2d, v20.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V28.D2
+	WORD $0x4e75cf1c // fmla v28.2d, v24.2d, v21.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V24.D2
+	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V25.D2
+	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V26.D2
+	WORD $0x4e74cf7a // fmla v26.2d, v27.2d, v20.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cf9b // fmla v27.2d, v28.2d, v21.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V28.D2
+	WORD $0x4e76cf1c // fmla v28.2d, v24.2d, v22.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V24.D2
+	WORD $0x4e77cf38 // fmla v24.2d, v25.2d, v23.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf59 // fmla v25.2d, v26.2d, v20.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf9b // fmla v27.2d, v28.2d, v22.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e75cf54 // fmla v20.2d, v26.2d, v21.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x4e76cf75 // fmla v21.2d, v27.2d, v22.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x4e77cf96 // fmla v22.2d, v28.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x4e77e597 // fcmeq v23.2d, v12.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e79e5b9 // fcmeq v25.2d, v13.2d, v25.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e7ae5da // fcmeq v26.2d, v14.2d, v26.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e7be5fb // fcmeq v27.2d, v15.2d, v27.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e7ce59c // fcmeq v28.2d, v12.2d, v28.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V29.D2
+	WORD $0x4e7de5bd // fcmeq v29.2d, v13.2d, v29.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V30.D2
+	WORD $0x4e7ee5de // fcmeq v30.2d, v14.2d, v30.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V31.D2
+	WORD $0x4e7fe5ff // fcmeq v31.2d, v15.2d, v31.2d
+	WORD $0x4ebc1ef7 // orr v23.16b, v23.16b, v28.16b
+	WORD $0x4ebd1f39 // orr v25.16b, v25.16b, v29.16b
+	WORD $0x4ebe1f5a // orr v26.16b, v26.16b, v30.16b
+	WORD $0x4ebf1f7b // orr v27.16b, v27.16b, v31.16b
+	WORD $0x6e681f17 // bsl v23.16b, v24.16b, v8.16b
+	WORD $0x6e691e99 // bsl v25.16b, v20.16b, v9.16b
+	WORD $0x6e6a1eba // bsl v26.16b, v21.16b, v10.16b
+	WORD $0x6e6b1edb // bsl v27.16b, v22.16b, v11.16b
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e68e58c // fcmge v12.2d, v12.2d, v8.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e68e5ad // fcmge v13.2d, v13.2d, v8.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e68e5ce // fcmge v14.2d, v14.2d, v8.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e68e5ef // fcmge v15.2d, v15.2d, v8.2d
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e281ee8 // eor v8.16b, v23.16b, v8.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V9.D2
+	WORD $0x6e291f29 // eor v9.16b, v25.16b, v9.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V10.D2
+	WORD $0x6e2a1f4a // eor v10.16b, v26.16b, v10.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x6e2b1f6b // eor v11.16b, v27.16b, v11.16b
+	WORD $0x6e771d0c // bsl v12.16b, v8.16b, v23.16b
+	WORD $0x6e791d2d // bsl v13.16b, v9.16b, v25.16b
+	WORD $0x6e7a1d4e // bsl v14.16b, v10.16b, v26.16b
+	WORD $0x6e7b1d6f // bsl v15.16b, v11.16b, v27.16b
+	WORD $0x0e616a10 // fcvtn v16.2s, v16.2d
+	WORD $0x4e616990 // fcvtn2 v16.4s, v12.2d
+	WORD $0x0e616a31 // fcvtn v17.2s, v17.2d
+	WORD $0x4e6169b1 // fcvtn2 v17.4s, v13.2d
+	WORD $0x0e616a52 // fcvtn v18.2s, v18.2d
+	WORD $0x4e6169d2 // fcvtn2 v18.4s, v14.2d
+	WORD $0x0e616a73 // fcvtn v19.2s, v19.2d
+	WORD $0x4e6169f3 // fcvtn2 v19.4s, v15.2d
+	MOVW $0x80000000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e681c08 // bic v8.16b, v0.16b, v8.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e691c29 // bic v9.16b, v1.16b, v9.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V10.S4
+	WORD $0x4e6a1c4a // bic v10.16b, v2.16b, v10.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V11.S4
+	WORD $0x4e6b1c6b // bic v11.16b, v3.16b, v11.16b
 	MOVW $0x7f800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
-	WORD $0x6e205843 // mvn v3.16b, v2.16b
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3de403 // fcmeq v3.4s, v0.4s, v29.4s
-	WORD $0x6e611c03 // bsl v3.16b, v0.16b, v1.16b
+	VDUP R14, V12.S4
+	WORD $0x4e2ce508 // fcmeq v8.4s, v8.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce529 // fcmeq v9.4s, v9.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce54a // fcmeq v10.4s, v10.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce56b // fcmeq v11.4s, v11.4s, v12.4s
+	WORD $0x6e20590c // mvn v12.16b, v8.16b
+	WORD $0x6e20592d // mvn v13.16b, v9.16b
+	WORD $0x6e20594e // mvn v14.16b, v10.16b
+	WORD $0x6e20596f // mvn v15.16b, v11.16b
+	WORD $0x4e2c1c84 // and v4.16b, v4.16b, v12.16b
+	WORD $0x4e2d1ca5 // and v5.16b, v5.16b, v13.16b
+	WORD $0x4e2e1cc6 // and v6.16b, v6.16b, v14.16b
+	WORD $0x4e2f1ce7 // and v7.16b, v7.16b, v15.16b
+	WORD $0x6e701c04 // bsl v4.16b, v0.16b, v16.16b
+	WORD $0x6e711c25 // bsl v5.16b, v1.16b, v17.16b
+	WORD $0x6e721c46 // bsl v6.16b, v2.16b, v18.16b
+	WORD $0x6e731c67 // bsl v7.16b, v3.16b, v19.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x4e2ce40c // fcmeq v12.4s, v0.4s, v12.4s
+	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
+	WORD $0x4e2de42d // fcmeq v13.4s, v1.4s, v13.4s
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	WORD $0x4e2ee44e // fcmeq v14.4s, v2.4s, v14.4s
+	WORD $0x6e2f1def // eor v15.16b, v15.16b, v15.16b
+	WORD $0x4e2fe46f // fcmeq v15.4s, v3.4s, v15.4s
+	WORD $0x6e641c0c // bsl v12.16b, v0.16b, v4.16b
+	WORD $0x6e651c2d // bsl v13.16b, v1.16b, v5.16b
+	WORD $0x6e661c4e // bsl v14.16b, v2.16b, v6.16b
+	WORD $0x6e671c6f // bsl v15.16b, v3.16b, v7.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c42 // orr v2.16b, v2.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4ea01d08 // orr v8.16b, v8.16b, v0.16b
+	WORD $0x4ea11d29 // orr v9.16b, v9.16b, v1.16b
+	WORD $0x4ea21d4a // orr v10.16b, v10.16b, v2.16b
+	WORD $0x4ea31d6b // orr v11.16b, v11.16b, v3.16b
 	MOVW $0x7fc00000, R14
 	VDUP R14, V0.S4
-	WORD $0x6e631c02 // bsl v2.16b, v0.16b, v3.16b
-	FMOVQ F2, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	MOVW $0x4d800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x6e601fa2 // bsl v2.16b, v29.16b, v0.16b
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
-	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
-	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
-	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe485 // fcmeq v5.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e631cc5 // bsl v5.16b, v6.16b, v3.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e231ca3 // eor v3.16b, v5.16b, v3.16b
-	WORD $0x6e651c64 // bsl v4.16b, v3.16b, v5.16b
-	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
-	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc65 // fmul v5.2d, v3.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
-	WORD $0x4ee5d463 // fsub v3.2d, v3.2d, v5.2d
-	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe465 // fcmeq v5.2d, v3.2d, v31.2d
-	WORD $0x4e69e467 // fcmeq v7.2d, v3.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e621cc5 // bsl v5.16b, v6.16b, v2.16b
-	WORD $0x6e68e463 // fcmge v3.2d, v3.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x6e221ca2 // eor v2.16b, v5.16b, v2.16b
-	WORD $0x6e651c43 // bsl v3.16b, v2.16b, v5.16b
-	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
-	WORD $0x4e616864 // fcvtn2 v4.4s, v3.2d
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
-	WORD $0x6e205843 // mvn v3.16b, v2.16b
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3de403 // fcmeq v3.4s, v0.4s, v29.4s
-	WORD $0x6e611c03 // bsl v3.16b, v0.16b, v1.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c42 // orr v2.16b, v2.16b, v0.16b
+	WORD $0x6e6c1c08 // bsl v8.16b, v0.16b, v12.16b
 	MOVW $0x7fc00000, R14
 	VDUP R14, V0.S4
-	WORD $0x6e631c02 // bsl v2.16b, v0.16b, v3.16b
-	FMOVQ F2, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	MOVW $0x4d800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x6e601fa2 // bsl v2.16b, v29.16b, v0.16b
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
-	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
-	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
-	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe485 // fcmeq v5.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e631cc5 // bsl v5.16b, v6.16b, v3.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e231ca3 // eor v3.16b, v5.16b, v3.16b
-	WORD $0x6e651c64 // bsl v4.16b, v3.16b, v5.16b
-	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
-	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc65 // fmul v5.2d, v3.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
-	WORD $0x4ee5d463 // fsub v3.2d, v3.2d, v5.2d
-	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe465 // fcmeq v5.2d, v3.2d, v31.2d
-	WORD $0x4e69e467 // fcmeq v7.2d, v3.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e621cc5 // bsl v5.16b, v6.16b, v2.16b
-	WORD $0x6e68e463 // fcmge v3.2d, v3.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x6e221ca2 // eor v2.16b, v5.16b, v2.16b
-	WORD $0x6e651c43 // bsl v3.16b, v2.16b, v5.16b
-	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
-	WORD $0x4e616864 // fcvtn2 v4.4s, v3.2d
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
-	WORD $0x6e205843 // mvn v3.16b, v2.16b
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3de403 // fcmeq v3.4s, v0.4s, v29.4s
-	WORD $0x6e611c03 // bsl v3.16b, v0.16b, v1.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c42 // orr v2.16b, v2.16b, v0.16b
+	WORD $0x6e6d1c09 // bsl v9.16b, v0.16b, v13.16b
 	MOVW $0x7fc00000, R14
 	VDUP R14, V0.S4
-	WORD $0x6e631c02 // bsl v2.16b, v0.16b, v3.16b
-	FMOVQ F2, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	MOVW $0x4d800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x6e601fa2 // bsl v2.16b, v29.16b, v0.16b
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
-	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
-	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
-	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe485 // fcmeq v5.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e631cc5 // bsl v5.16b, v6.16b, v3.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e231ca3 // eor v3.16b, v5.16b, v3.16b
-	WORD $0x6e651c64 // bsl v4.16b, v3.16b, v5.16b
-	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
-	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc65 // fmul v5.2d, v3.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
-	WORD $0x4ee5d463 // fsub v3.2d, v3.2d, v5.2d
-	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe465 // fcmeq v5.2d, v3.2d, v31.2d
-	WORD $0x4e69e467 // fcmeq v7.2d, v3.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e621cc5 // bsl v5.16b, v6.16b, v2.16b
-	WORD $0x6e68e463 // fcmge v3.2d, v3.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x6e221ca2 // eor v2.16b, v5.16b, v2.16b
-	WORD $0x6e651c43 // bsl v3.16b, v2.16b, v5.16b
-	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
-	WORD $0x4e616864 // fcvtn2 v4.4s, v3.2d
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
-	WORD $0x6e205843 // mvn v3.16b, v2.16b
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3de403 // fcmeq v3.4s, v0.4s, v29.4s
-	WORD $0x6e611c03 // bsl v3.16b, v0.16b, v1.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c42 // orr v2.16b, v2.16b, v0.16b
+	WORD $0x6e6e1c0a // bsl v10.16b, v0.16b, v14.16b
 	MOVW $0x7fc00000, R14
 	VDUP R14, V0.S4
-	WORD $0x6e631c02 // bsl v2.16b, v0.16b, v3.16b
-	FMOVQ F2, 48(R1)
+	WORD $0x6e6f1c0b // bsl v11.16b, v0.16b, v15.16b
+	FMOVQ F8, 0(R1)
+	FMOVQ F9, 16(R1)
+	FMOVQ F10, 32(R1)
+	FMOVQ F11, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -9842,116 +10170,191 @@ tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
 	MOVW $0x4d800000, R14
 	VDUP R14, V2.S4
 	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x4ea11c22 // mov v2.16b, v1.16b
-	WORD $0x6e601fa2 // bsl v2.16b, v29.16b, v0.16b
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
 	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V4.D2
+	WORD $0x6e64dc64 // fmul v4.2d, v3.2d, v4.2d
 	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc83 // fmls v3.2d, v4.2d, v5.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc83 // fmls v3.2d, v4.2d, v5.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc83 // fmls v3.2d, v4.2d, v5.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x6e65dc85 // fmul v5.2d, v4.2d, v5.2d
 	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
 	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V6.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V6.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe485 // fcmeq v5.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e631cc5 // bsl v5.16b, v6.16b, v3.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4e65e485 // fcmeq v5.2d, v4.2d, v5.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e66e486 // fcmeq v6.2d, v4.2d, v6.2d
+	WORD $0x4ea61ca5 // orr v5.16b, v5.16b, v6.16b
+	WORD $0x6e631ce5 // bsl v5.16b, v7.16b, v3.16b
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x6e63e484 // fcmge v4.2d, v4.2d, v3.2d
 	MOVD $0x8000000000000000, R14
 	VDUP R14, V3.D2
 	WORD $0x6e231ca3 // eor v3.16b, v5.16b, v3.16b
 	WORD $0x6e651c64 // bsl v4.16b, v3.16b, v5.16b
 	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V3.D2
+	WORD $0x6e63dc43 // fmul v3.2d, v2.2d, v3.2d
 	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc65 // fmul v5.2d, v3.2d, v24.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc62 // fmls v2.2d, v3.2d, v5.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc62 // fmls v2.2d, v3.2d, v5.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc62 // fmls v2.2d, v3.2d, v5.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x6e65dc65 // fmul v5.2d, v3.2d, v5.2d
 	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e77dca5 // fmul v5.2d, v5.2d, v23.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4ee5d463 // fsub v3.2d, v3.2d, v5.2d
 	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
-	WORD $0x4e65cec6 // fmla v6.2d, v22.2d, v5.2d
-	WORD $0x4eb41e87 // mov v7.16b, v20.16b
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V6.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
-	WORD $0x4e65ce06 // fmla v6.2d, v16.2d, v5.2d
-	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V6.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eaa1d47 // mov v7.16b, v10.16b
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fe465 // fcmeq v5.2d, v3.2d, v31.2d
-	WORD $0x4e69e467 // fcmeq v7.2d, v3.2d, v9.2d
-	WORD $0x4ea71ca5 // orr v5.16b, v5.16b, v7.16b
-	WORD $0x6e621cc5 // bsl v5.16b, v6.16b, v2.16b
-	WORD $0x6e68e463 // fcmge v3.2d, v3.2d, v8.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4e65e465 // fcmeq v5.2d, v3.2d, v5.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e66e466 // fcmeq v6.2d, v3.2d, v6.2d
+	WORD $0x4ea61ca5 // orr v5.16b, v5.16b, v6.16b
+	WORD $0x6e621ce5 // bsl v5.16b, v7.16b, v2.16b
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V2.D2
+	WORD $0x6e62e463 // fcmge v3.2d, v3.2d, v2.2d
 	MOVD $0x8000000000000000, R14
 	VDUP R14, V2.D2
 	WORD $0x6e221ca2 // eor v2.16b, v5.16b, v2.16b
 	WORD $0x6e651c43 // bsl v3.16b, v2.16b, v5.16b
 	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
 	WORD $0x4e616864 // fcvtn2 v4.4s, v3.2d
-	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e621c02 // bic v2.16b, v0.16b, v2.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V3.S4
 	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
 	WORD $0x6e205843 // mvn v3.16b, v2.16b
 	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
 	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3de403 // fcmeq v3.4s, v0.4s, v29.4s
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x4e23e403 // fcmeq v3.4s, v0.4s, v3.4s
 	WORD $0x6e611c03 // bsl v3.16b, v0.16b, v1.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
@@ -9973,549 +10376,838 @@ TEXT ·cosCoreF32NEON(SB), NOSPLIT, $0-48
 	MOVD dst_len+8(FP), R0
 	MOVD dst_base+0(FP), R1
 	MOVD x_base+24(FP), R2
-	MOVD $0x3ff0000000000000, R14
-	VDUP R14, V31.D2
-	MOVD $0x4010000000000000, R14
-	VDUP R14, V30.D2
-	MOVW $0x80000000, R14
-	VDUP R14, V29.S4
-	MOVD $0x3fe45f306dc9c883, R14
-	VDUP R14, V28.D2
-	MOVD $0x3ff921fb60000000, R14
-	VDUP R14, V27.D2
-	MOVD $0xbe6777a5c0000000, R14
-	VDUP R14, V26.D2
-	MOVD $0xbcdee59d9cceba40, R14
-	VDUP R14, V25.D2
-	MOVD $0x3fd0000000000000, R14
-	VDUP R14, V24.D2
-	MOVD $0x3de6124613a86d09, R14
-	VDUP R14, V23.D2
-	MOVD $0xbe5ae64567f544e4, R14
-	VDUP R14, V22.D2
-	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V21.D2
-	MOVD $0xbf2a01a01a01a01a, R14
-	VDUP R14, V20.D2
-	MOVD $0x3f81111111111111, R14
-	VDUP R14, V19.D2
-	MOVD $0xbfc5555555555555, R14
-	VDUP R14, V18.D2
-	MOVD $0xbda93974a8c07c9d, R14
-	VDUP R14, V17.D2
-	MOVD $0x3e21eed8eff8d898, R14
-	VDUP R14, V16.D2
-	MOVD $0xbe927e4fb7789f5c, R14
-	VDUP R14, V15.D2
-	MOVD $0x3efa01a01a01a01a, R14
-	VDUP R14, V14.D2
-	MOVD $0xbf56c16c16c16c17, R14
-	VDUP R14, V13.D2
-	MOVD $0x3fa5555555555555, R14
-	VDUP R14, V12.D2
-	MOVD $0xbfe0000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x6e2a1d4a // eor v10.16b, v10.16b, v10.16b
-	MOVD $0x4008000000000000, R14
-	VDUP R14, V9.D2
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V8.D2
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e641c04 // bic v4.16b, v0.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e651c25 // bic v5.16b, v1.16b, v5.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e661c46 // bic v6.16b, v2.16b, v6.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e671c67 // bic v7.16b, v3.16b, v7.16b
 	MOVW $0x4d800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
-	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
-	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e7edca5 // fmul v5.2d, v5.2d, v30.2d
-	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
-	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e65cee6 // fmla v6.2d, v23.2d, v5.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e65ce26 // fmla v6.2d, v17.2d, v5.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fd484 // fadd v4.2d, v4.2d, v31.2d
-	WORD $0x4e7ee485 // fcmeq v5.2d, v4.2d, v30.2d
-	WORD $0x6e641d45 // bsl v5.16b, v10.16b, v4.16b
-	WORD $0x4e7fe4a4 // fcmeq v4.2d, v5.2d, v31.2d
-	WORD $0x4e69e4a7 // fcmeq v7.2d, v5.2d, v9.2d
-	WORD $0x4ea71c84 // orr v4.16b, v4.16b, v7.16b
-	WORD $0x6e631cc4 // bsl v4.16b, v6.16b, v3.16b
-	WORD $0x6e68e4a5 // fcmge v5.2d, v5.2d, v8.2d
+	VDUP R14, V8.S4
+	WORD $0x6e28e484 // fcmge v4.4s, v4.4s, v8.4s
+	MOVW $0x4d800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28e4a5 // fcmge v5.4s, v5.4s, v8.4s
+	MOVW $0x4d800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28e4c6 // fcmge v6.4s, v6.4s, v8.4s
+	MOVW $0x4d800000, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28e4e7 // fcmge v7.4s, v7.4s, v8.4s
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6ee41c08 // bif v8.16b, v0.16b, v4.16b
+	WORD $0x6e291d29 // eor v9.16b, v9.16b, v9.16b
+	WORD $0x6ee51c29 // bif v9.16b, v1.16b, v5.16b
+	WORD $0x6e2a1d4a // eor v10.16b, v10.16b, v10.16b
+	WORD $0x6ee61c4a // bif v10.16b, v2.16b, v6.16b
+	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
+	WORD $0x6ee71c6b // bif v11.16b, v3.16b, v7.16b
+	WORD $0x0e61790c // fcvtl v12.2d, v8.2s
+	WORD $0x0e61792d // fcvtl v13.2d, v9.2s
+	WORD $0x0e61794e // fcvtl v14.2d, v10.2s
+	WORD $0x0e61796f // fcvtl v15.2d, v11.2s
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V16.D2
+	WORD $0x6e70dd90 // fmul v16.2d, v12.2d, v16.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V17.D2
+	WORD $0x6e71ddb1 // fmul v17.2d, v13.2d, v17.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V18.D2
+	WORD $0x6e72ddd2 // fmul v18.2d, v14.2d, v18.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V19.D2
+	WORD $0x6e73ddf3 // fmul v19.2d, v15.2d, v19.2d
+	WORD $0x4e618a10 // frintn v16.2d, v16.2d
+	WORD $0x4e618a31 // frintn v17.2d, v17.2d
+	WORD $0x4e618a52 // frintn v18.2d, v18.2d
+	WORD $0x4e618a73 // frintn v19.2d, v19.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce0c // fmls v12.2d, v16.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce2d // fmls v13.2d, v17.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce4e // fmls v14.2d, v18.2d, v20.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce6f // fmls v15.2d, v19.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce0c // fmls v12.2d, v16.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce2d // fmls v13.2d, v17.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce4e // fmls v14.2d, v18.2d, v20.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce6f // fmls v15.2d, v19.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce0c // fmls v12.2d, v16.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce2d // fmls v13.2d, v17.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce4e // fmls v14.2d, v18.2d, v20.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V20.D2
+	WORD $0x4ef4ce6f // fmls v15.2d, v19.2d, v20.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x6e74de14 // fmul v20.2d, v16.2d, v20.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x6e75de35 // fmul v21.2d, v17.2d, v21.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x6e76de56 // fmul v22.2d, v18.2d, v22.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x6e77de77 // fmul v23.2d, v19.2d, v23.2d
+	WORD $0x4e619a94 // frintm v20.2d, v20.2d
+	WORD $0x4e619ab5 // frintm v21.2d, v21.2d
+	WORD $0x4e619ad6 // frintm v22.2d, v22.2d
+	WORD $0x4e619af7 // frintm v23.2d, v23.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78de94 // fmul v20.2d, v20.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78deb5 // fmul v21.2d, v21.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78ded6 // fmul v22.2d, v22.2d, v24.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x6e78def7 // fmul v23.2d, v23.2d, v24.2d
+	WORD $0x4ef4d610 // fsub v16.2d, v16.2d, v20.2d
+	WORD $0x4ef5d631 // fsub v17.2d, v17.2d, v21.2d
+	WORD $0x4ef6d652 // fsub v18.2d, v18.2d, v22.2d
+	WORD $0x4ef7d673 // fsub v19.2d, v19.2d, v23.2d
+	WORD $0x6e6cdd94 // fmul v20.2d, v12.2d, v12.2d
+	WORD $0x6e6dddb5 // fmul v21.2d, v13.2d, v13.2d
+	WORD $0x6e6eddd6 // fmul v22.2d, v14.2d, v14.2d
+	WORD $0x6e6fddf7 // fmul v23.2d, v15.2d, v15.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf19 // fmla v25.2d, v24.2d, v20.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf1a // fmla v26.2d, v24.2d, v21.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf1b // fmla v27.2d, v24.2d, v22.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V24.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V27.D2
+	WORD $0x4e77cf9b // fmla v27.2d, v28.2d, v23.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V28.D2
+	WORD $0x4e74cf1c // fmla v28.2d, v24.2d, v20.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V24.D2
+	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V26.D2
+	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V27.D2
+	WORD $0x4e74cf9b // fmla v27.2d, v28.2d, v20.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V28.D2
+	WORD $0x4e75cf1c // fmla v28.2d, v24.2d, v21.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V24.D2
+	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V25.D2
+	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V26.D2
+	WORD $0x4e74cf7a // fmla v26.2d, v27.2d, v20.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cf9b // fmla v27.2d, v28.2d, v21.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V28.D2
+	WORD $0x4e76cf1c // fmla v28.2d, v24.2d, v22.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V24.D2
+	WORD $0x4e77cf38 // fmla v24.2d, v25.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf59 // fmla v25.2d, v26.2d, v20.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf9b // fmla v27.2d, v28.2d, v22.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	WORD $0x6e79dd8c // fmul v12.2d, v12.2d, v25.2d
+	WORD $0x6e7addad // fmul v13.2d, v13.2d, v26.2d
+	WORD $0x6e7bddce // fmul v14.2d, v14.2d, v27.2d
+	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf19 // fmla v25.2d, v24.2d, v20.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf1a // fmla v26.2d, v24.2d, v21.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf1b // fmla v27.2d, v24.2d, v22.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V24.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V25.D2
+	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V26.D2
+	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V27.D2
+	WORD $0x4e77cf9b // fmla v27.2d, v28.2d, v23.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V28.D2
+	WORD $0x4e74cf1c // fmla v28.2d, v24.2d, v20.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V24.D2
+	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V25.D2
+	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V26.D2
+	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V27.D2
+	WORD $0x4e74cf9b // fmla v27.2d, v28.2d, v20.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V28.D2
+	WORD $0x4e75cf1c // fmla v28.2d, v24.2d, v21.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V24.D2
+	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V25.D2
+	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V26.D2
+	WORD $0x4e74cf7a // fmla v26.2d, v27.2d, v20.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V27.D2
+	WORD $0x4e75cf9b // fmla v27.2d, v28.2d, v21.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V28.D2
+	WORD $0x4e76cf1c // fmla v28.2d, v24.2d, v22.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V24.D2
+	WORD $0x4e77cf38 // fmla v24.2d, v25.2d, v23.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e74cf59 // fmla v25.2d, v26.2d, v20.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e76cf9b // fmla v27.2d, v28.2d, v22.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e77cf1c // fmla v28.2d, v24.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x4e74cf38 // fmla v24.2d, v25.2d, v20.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e75cf54 // fmla v20.2d, v26.2d, v21.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x4e76cf75 // fmla v21.2d, v27.2d, v22.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x4e77cf96 // fmla v22.2d, v28.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x4e77d610 // fadd v16.2d, v16.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x4e77d631 // fadd v17.2d, v17.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x4e77d652 // fadd v18.2d, v18.2d, v23.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x4e77d673 // fadd v19.2d, v19.2d, v23.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V23.D2
+	WORD $0x4e77e617 // fcmeq v23.2d, v16.2d, v23.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V25.D2
+	WORD $0x4e79e639 // fcmeq v25.2d, v17.2d, v25.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V26.D2
+	WORD $0x4e7ae65a // fcmeq v26.2d, v18.2d, v26.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V27.D2
+	WORD $0x4e7be67b // fcmeq v27.2d, v19.2d, v27.2d
+	WORD $0x6e3c1f9c // eor v28.16b, v28.16b, v28.16b
+	WORD $0x6e701f97 // bsl v23.16b, v28.16b, v16.16b
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x6e711e19 // bsl v25.16b, v16.16b, v17.16b
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x6e721e1a // bsl v26.16b, v16.16b, v18.16b
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x6e731e1b // bsl v27.16b, v16.16b, v19.16b
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4e70e6f0 // fcmeq v16.2d, v23.2d, v16.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V17.D2
+	WORD $0x4e71e731 // fcmeq v17.2d, v25.2d, v17.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e72e752 // fcmeq v18.2d, v26.2d, v18.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73e773 // fcmeq v19.2d, v27.2d, v19.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e7ce6fc // fcmeq v28.2d, v23.2d, v28.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V29.D2
+	WORD $0x4e7de73d // fcmeq v29.2d, v25.2d, v29.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V30.D2
+	WORD $0x4e7ee75e // fcmeq v30.2d, v26.2d, v30.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V31.D2
+	WORD $0x4e7fe77f // fcmeq v31.2d, v27.2d, v31.2d
+	WORD $0x4ebc1e10 // orr v16.16b, v16.16b, v28.16b
+	WORD $0x4ebd1e31 // orr v17.16b, v17.16b, v29.16b
+	WORD $0x4ebe1e52 // orr v18.16b, v18.16b, v30.16b
+	WORD $0x4ebf1e73 // orr v19.16b, v19.16b, v31.16b
+	WORD $0x6e6c1f10 // bsl v16.16b, v24.16b, v12.16b
+	WORD $0x6e6d1e91 // bsl v17.16b, v20.16b, v13.16b
+	WORD $0x6e6e1eb2 // bsl v18.16b, v21.16b, v14.16b
+	WORD $0x6e6f1ed3 // bsl v19.16b, v22.16b, v15.16b
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6ce6f7 // fcmge v23.2d, v23.2d, v12.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6ce739 // fcmge v25.2d, v25.2d, v12.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6ce75a // fcmge v26.2d, v26.2d, v12.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6ce77b // fcmge v27.2d, v27.2d, v12.2d
 	MOVD $0x8000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e231c83 // eor v3.16b, v4.16b, v3.16b
-	WORD $0x6e641c65 // bsl v5.16b, v3.16b, v4.16b
-	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
-	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc64 // fmul v4.2d, v3.2d, v24.2d
-	WORD $0x4e619884 // frintm v4.2d, v4.2d
-	WORD $0x6e7edc84 // fmul v4.2d, v4.2d, v30.2d
-	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
-	WORD $0x6e62dc44 // fmul v4.2d, v2.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e64cee6 // fmla v6.2d, v23.2d, v4.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e64ce26 // fmla v6.2d, v17.2d, v4.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4e7fd463 // fadd v3.2d, v3.2d, v31.2d
-	WORD $0x4e7ee464 // fcmeq v4.2d, v3.2d, v30.2d
-	WORD $0x6e631d44 // bsl v4.16b, v10.16b, v3.16b
-	WORD $0x4e7fe483 // fcmeq v3.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71c63 // orr v3.16b, v3.16b, v7.16b
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
+	VDUP R14, V12.D2
+	WORD $0x6e2c1e0c // eor v12.16b, v16.16b, v12.16b
 	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x6e221c62 // eor v2.16b, v3.16b, v2.16b
-	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616885 // fcvtn2 v5.4s, v4.2d
-	WORD $0x4e7d1c02 // bic v2.16b, v0.16b, v29.16b
+	VDUP R14, V13.D2
+	WORD $0x6e2d1e2d // eor v13.16b, v17.16b, v13.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x6e2e1e4e // eor v14.16b, v18.16b, v14.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x6e2f1e6f // eor v15.16b, v19.16b, v15.16b
+	WORD $0x6e701d97 // bsl v23.16b, v12.16b, v16.16b
+	WORD $0x6e711db9 // bsl v25.16b, v13.16b, v17.16b
+	WORD $0x6e721dda // bsl v26.16b, v14.16b, v18.16b
+	WORD $0x6e731dfb // bsl v27.16b, v15.16b, v19.16b
+	WORD $0x4e617908 // fcvtl2 v8.2d, v8.4s
+	WORD $0x4e617929 // fcvtl2 v9.2d, v9.4s
+	WORD $0x4e61794a // fcvtl2 v10.2d, v10.4s
+	WORD $0x4e61796b // fcvtl2 v11.2d, v11.4s
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6cdd0c // fmul v12.2d, v8.2d, v12.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V13.D2
+	WORD $0x6e6ddd2d // fmul v13.2d, v9.2d, v13.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V14.D2
+	WORD $0x6e6edd4e // fmul v14.2d, v10.2d, v14.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V15.D2
+	WORD $0x6e6fdd6f // fmul v15.2d, v11.2d, v15.2d
+	WORD $0x4e61898c // frintn v12.2d, v12.2d
+	WORD $0x4e6189ad // frintn v13.2d, v13.2d
+	WORD $0x4e6189ce // frintn v14.2d, v14.2d
+	WORD $0x4e6189ef // frintn v15.2d, v15.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cd88 // fmls v8.2d, v12.2d, v16.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cda9 // fmls v9.2d, v13.2d, v16.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cdca // fmls v10.2d, v14.2d, v16.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cdeb // fmls v11.2d, v15.2d, v16.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cd88 // fmls v8.2d, v12.2d, v16.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cda9 // fmls v9.2d, v13.2d, v16.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cdca // fmls v10.2d, v14.2d, v16.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cdeb // fmls v11.2d, v15.2d, v16.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cd88 // fmls v8.2d, v12.2d, v16.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cda9 // fmls v9.2d, v13.2d, v16.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cdca // fmls v10.2d, v14.2d, v16.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V16.D2
+	WORD $0x4ef0cdeb // fmls v11.2d, v15.2d, v16.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V16.D2
+	WORD $0x6e70dd90 // fmul v16.2d, v12.2d, v16.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V17.D2
+	WORD $0x6e71ddb1 // fmul v17.2d, v13.2d, v17.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x6e72ddd2 // fmul v18.2d, v14.2d, v18.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x6e73ddf3 // fmul v19.2d, v15.2d, v19.2d
+	WORD $0x4e619a10 // frintm v16.2d, v16.2d
+	WORD $0x4e619a31 // frintm v17.2d, v17.2d
+	WORD $0x4e619a52 // frintm v18.2d, v18.2d
+	WORD $0x4e619a73 // frintm v19.2d, v19.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x6e74de10 // fmul v16.2d, v16.2d, v20.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x6e74de31 // fmul v17.2d, v17.2d, v20.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x6e74de52 // fmul v18.2d, v18.2d, v20.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x6e74de73 // fmul v19.2d, v19.2d, v20.2d
+	WORD $0x4ef0d58c // fsub v12.2d, v12.2d, v16.2d
+	WORD $0x4ef1d5ad // fsub v13.2d, v13.2d, v17.2d
+	WORD $0x4ef2d5ce // fsub v14.2d, v14.2d, v18.2d
+	WORD $0x4ef3d5ef // fsub v15.2d, v15.2d, v19.2d
+	WORD $0x6e68dd10 // fmul v16.2d, v8.2d, v8.2d
+	WORD $0x6e69dd31 // fmul v17.2d, v9.2d, v9.2d
+	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
+	WORD $0x6e6bdd73 // fmul v19.2d, v11.2d, v11.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V20.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V21.D2
+	WORD $0x4e70ce95 // fmla v21.2d, v20.2d, v16.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V20.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V22.D2
+	WORD $0x4e71ce96 // fmla v22.2d, v20.2d, v17.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V20.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72ce98 // fmla v24.2d, v20.2d, v18.2d
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V20.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V28.D2
+	WORD $0x4e73ce9c // fmla v28.2d, v20.2d, v19.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V20.D2
+	WORD $0x4e70ceb4 // fmla v20.2d, v21.2d, v16.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V21.D2
+	WORD $0x4e71ced5 // fmla v21.2d, v22.2d, v17.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72cf16 // fmla v22.2d, v24.2d, v18.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V24.D2
+	WORD $0x4e73cf98 // fmla v24.2d, v28.2d, v19.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V28.D2
+	WORD $0x4e70ce9c // fmla v28.2d, v20.2d, v16.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V20.D2
+	WORD $0x4e71ceb4 // fmla v20.2d, v21.2d, v17.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V21.D2
+	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cf16 // fmla v22.2d, v24.2d, v19.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V24.D2
+	WORD $0x4e70cf98 // fmla v24.2d, v28.2d, v16.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V28.D2
+	WORD $0x4e71ce9c // fmla v28.2d, v20.2d, v17.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V20.D2
+	WORD $0x4e72ceb4 // fmla v20.2d, v21.2d, v18.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V21.D2
+	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V22.D2
+	WORD $0x4e70cf16 // fmla v22.2d, v24.2d, v16.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V24.D2
+	WORD $0x4e71cf98 // fmla v24.2d, v28.2d, v17.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V28.D2
+	WORD $0x4e72ce9c // fmla v28.2d, v20.2d, v18.2d
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V20.D2
+	WORD $0x4e73ceb4 // fmla v20.2d, v21.2d, v19.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x4e70ced5 // fmla v21.2d, v22.2d, v16.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x4e71cf16 // fmla v22.2d, v24.2d, v17.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72cf98 // fmla v24.2d, v28.2d, v18.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e73ce9c // fmla v28.2d, v20.2d, v19.2d
+	WORD $0x6e75dd08 // fmul v8.2d, v8.2d, v21.2d
+	WORD $0x6e76dd29 // fmul v9.2d, v9.2d, v22.2d
+	WORD $0x6e78dd4a // fmul v10.2d, v10.2d, v24.2d
+	WORD $0x6e7cdd6b // fmul v11.2d, v11.2d, v28.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V21.D2
+	WORD $0x4e70ce95 // fmla v21.2d, v20.2d, v16.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V22.D2
+	WORD $0x4e71ce96 // fmla v22.2d, v20.2d, v17.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72ce98 // fmla v24.2d, v20.2d, v18.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V28.D2
+	WORD $0x4e73ce9c // fmla v28.2d, v20.2d, v19.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V20.D2
+	WORD $0x4e70ceb4 // fmla v20.2d, v21.2d, v16.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V21.D2
+	WORD $0x4e71ced5 // fmla v21.2d, v22.2d, v17.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V22.D2
+	WORD $0x4e72cf16 // fmla v22.2d, v24.2d, v18.2d
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V24.D2
+	WORD $0x4e73cf98 // fmla v24.2d, v28.2d, v19.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V28.D2
+	WORD $0x4e70ce9c // fmla v28.2d, v20.2d, v16.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V20.D2
+	WORD $0x4e71ceb4 // fmla v20.2d, v21.2d, v17.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V21.D2
+	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V22.D2
+	WORD $0x4e73cf16 // fmla v22.2d, v24.2d, v19.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V24.D2
+	WORD $0x4e70cf98 // fmla v24.2d, v28.2d, v16.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V28.D2
+	WORD $0x4e71ce9c // fmla v28.2d, v20.2d, v17.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V20.D2
+	WORD $0x4e72ceb4 // fmla v20.2d, v21.2d, v18.2d
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V21.D2
+	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V22.D2
+	WORD $0x4e70cf16 // fmla v22.2d, v24.2d, v16.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V24.D2
+	WORD $0x4e71cf98 // fmla v24.2d, v28.2d, v17.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V28.D2
+	WORD $0x4e72ce9c // fmla v28.2d, v20.2d, v18.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V20.D2
+	WORD $0x4e73ceb4 // fmla v20.2d, v21.2d, v19.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x4e70ced5 // fmla v21.2d, v22.2d, v16.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x4e71cf16 // fmla v22.2d, v24.2d, v17.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x4e72cf98 // fmla v24.2d, v28.2d, v18.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e73ce9c // fmla v28.2d, v20.2d, v19.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e70ceb4 // fmla v20.2d, v21.2d, v16.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V16.D2
+	WORD $0x4e71ced0 // fmla v16.2d, v22.2d, v17.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V17.D2
+	WORD $0x4e72cf11 // fmla v17.2d, v24.2d, v18.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e73cf92 // fmla v18.2d, v28.2d, v19.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73d58c // fadd v12.2d, v12.2d, v19.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73d5ad // fadd v13.2d, v13.2d, v19.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73d5ce // fadd v14.2d, v14.2d, v19.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73d5ef // fadd v15.2d, v15.2d, v19.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e73e593 // fcmeq v19.2d, v12.2d, v19.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V21.D2
+	WORD $0x4e75e5b5 // fcmeq v21.2d, v13.2d, v21.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V22.D2
+	WORD $0x4e76e5d6 // fcmeq v22.2d, v14.2d, v22.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V24.D2
+	WORD $0x4e78e5f8 // fcmeq v24.2d, v15.2d, v24.2d
+	WORD $0x6e3c1f9c // eor v28.16b, v28.16b, v28.16b
+	WORD $0x6e6c1f93 // bsl v19.16b, v28.16b, v12.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e6d1d95 // bsl v21.16b, v12.16b, v13.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e6e1d96 // bsl v22.16b, v12.16b, v14.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e6f1d98 // bsl v24.16b, v12.16b, v15.16b
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x4e6ce66c // fcmeq v12.2d, v19.2d, v12.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V13.D2
+	WORD $0x4e6de6ad // fcmeq v13.2d, v21.2d, v13.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V14.D2
+	WORD $0x4e6ee6ce // fcmeq v14.2d, v22.2d, v14.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6fe70f // fcmeq v15.2d, v24.2d, v15.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V28.D2
+	WORD $0x4e7ce67c // fcmeq v28.2d, v19.2d, v28.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V29.D2
+	WORD $0x4e7de6bd // fcmeq v29.2d, v21.2d, v29.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V30.D2
+	WORD $0x4e7ee6de // fcmeq v30.2d, v22.2d, v30.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V31.D2
+	WORD $0x4e7fe71f // fcmeq v31.2d, v24.2d, v31.2d
+	WORD $0x4ebc1d8c // orr v12.16b, v12.16b, v28.16b
+	WORD $0x4ebd1dad // orr v13.16b, v13.16b, v29.16b
+	WORD $0x4ebe1dce // orr v14.16b, v14.16b, v30.16b
+	WORD $0x4ebf1def // orr v15.16b, v15.16b, v31.16b
+	WORD $0x6e681e8c // bsl v12.16b, v20.16b, v8.16b
+	WORD $0x6e691e0d // bsl v13.16b, v16.16b, v9.16b
+	WORD $0x6e6a1e2e // bsl v14.16b, v17.16b, v10.16b
+	WORD $0x6e6b1e4f // bsl v15.16b, v18.16b, v11.16b
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e68e673 // fcmge v19.2d, v19.2d, v8.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e68e6b5 // fcmge v21.2d, v21.2d, v8.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e68e6d6 // fcmge v22.2d, v22.2d, v8.2d
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e68e718 // fcmge v24.2d, v24.2d, v8.2d
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V8.D2
+	WORD $0x6e281d88 // eor v8.16b, v12.16b, v8.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V9.D2
+	WORD $0x6e291da9 // eor v9.16b, v13.16b, v9.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V10.D2
+	WORD $0x6e2a1dca // eor v10.16b, v14.16b, v10.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x6e2b1deb // eor v11.16b, v15.16b, v11.16b
+	WORD $0x6e6c1d13 // bsl v19.16b, v8.16b, v12.16b
+	WORD $0x6e6d1d35 // bsl v21.16b, v9.16b, v13.16b
+	WORD $0x6e6e1d56 // bsl v22.16b, v10.16b, v14.16b
+	WORD $0x6e6f1d78 // bsl v24.16b, v11.16b, v15.16b
+	WORD $0x0e616af7 // fcvtn v23.2s, v23.2d
+	WORD $0x4e616a77 // fcvtn2 v23.4s, v19.2d
+	WORD $0x0e616b39 // fcvtn v25.2s, v25.2d
+	WORD $0x4e616ab9 // fcvtn2 v25.4s, v21.2d
+	WORD $0x0e616b5a // fcvtn v26.2s, v26.2d
+	WORD $0x4e616ada // fcvtn2 v26.4s, v22.2d
+	WORD $0x0e616b7b // fcvtn v27.2s, v27.2d
+	WORD $0x4e616b1b // fcvtn2 v27.4s, v24.2d
+	MOVW $0x80000000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e681c08 // bic v8.16b, v0.16b, v8.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V9.S4
+	WORD $0x4e691c29 // bic v9.16b, v1.16b, v9.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V10.S4
+	WORD $0x4e6a1c4a // bic v10.16b, v2.16b, v10.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V11.S4
+	WORD $0x4e6b1c6b // bic v11.16b, v3.16b, v11.16b
 	MOVW $0x7f800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
-	WORD $0x6e205843 // mvn v3.16b, v2.16b
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e651c01 // bsl v1.16b, v0.16b, v5.16b
+	VDUP R14, V12.S4
+	WORD $0x4e2ce508 // fcmeq v8.4s, v8.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce529 // fcmeq v9.4s, v9.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce54a // fcmeq v10.4s, v10.4s, v12.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2ce56b // fcmeq v11.4s, v11.4s, v12.4s
+	WORD $0x6e20590c // mvn v12.16b, v8.16b
+	WORD $0x6e20592d // mvn v13.16b, v9.16b
+	WORD $0x6e20594e // mvn v14.16b, v10.16b
+	WORD $0x6e20596f // mvn v15.16b, v11.16b
+	WORD $0x4e2c1c84 // and v4.16b, v4.16b, v12.16b
+	WORD $0x4e2d1ca5 // and v5.16b, v5.16b, v13.16b
+	WORD $0x4e2e1cc6 // and v6.16b, v6.16b, v14.16b
+	WORD $0x4e2f1ce7 // and v7.16b, v7.16b, v15.16b
+	WORD $0x6e771c04 // bsl v4.16b, v0.16b, v23.16b
+	WORD $0x6e791c25 // bsl v5.16b, v1.16b, v25.16b
+	WORD $0x6e7a1c46 // bsl v6.16b, v2.16b, v26.16b
+	WORD $0x6e7b1c67 // bsl v7.16b, v3.16b, v27.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c42 // orr v2.16b, v2.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4ea01d08 // orr v8.16b, v8.16b, v0.16b
+	WORD $0x4ea11d29 // orr v9.16b, v9.16b, v1.16b
+	WORD $0x4ea21d4a // orr v10.16b, v10.16b, v2.16b
+	WORD $0x4ea31d6b // orr v11.16b, v11.16b, v3.16b
 	MOVW $0x7fc00000, R14
 	VDUP R14, V0.S4
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	MOVW $0x4d800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
-	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
-	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e7edca5 // fmul v5.2d, v5.2d, v30.2d
-	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
-	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e65cee6 // fmla v6.2d, v23.2d, v5.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e65ce26 // fmla v6.2d, v17.2d, v5.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fd484 // fadd v4.2d, v4.2d, v31.2d
-	WORD $0x4e7ee485 // fcmeq v5.2d, v4.2d, v30.2d
-	WORD $0x6e641d45 // bsl v5.16b, v10.16b, v4.16b
-	WORD $0x4e7fe4a4 // fcmeq v4.2d, v5.2d, v31.2d
-	WORD $0x4e69e4a7 // fcmeq v7.2d, v5.2d, v9.2d
-	WORD $0x4ea71c84 // orr v4.16b, v4.16b, v7.16b
-	WORD $0x6e631cc4 // bsl v4.16b, v6.16b, v3.16b
-	WORD $0x6e68e4a5 // fcmge v5.2d, v5.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e231c83 // eor v3.16b, v4.16b, v3.16b
-	WORD $0x6e641c65 // bsl v5.16b, v3.16b, v4.16b
-	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
-	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc64 // fmul v4.2d, v3.2d, v24.2d
-	WORD $0x4e619884 // frintm v4.2d, v4.2d
-	WORD $0x6e7edc84 // fmul v4.2d, v4.2d, v30.2d
-	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
-	WORD $0x6e62dc44 // fmul v4.2d, v2.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e64cee6 // fmla v6.2d, v23.2d, v4.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e64ce26 // fmla v6.2d, v17.2d, v4.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4e7fd463 // fadd v3.2d, v3.2d, v31.2d
-	WORD $0x4e7ee464 // fcmeq v4.2d, v3.2d, v30.2d
-	WORD $0x6e631d44 // bsl v4.16b, v10.16b, v3.16b
-	WORD $0x4e7fe483 // fcmeq v3.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71c63 // orr v3.16b, v3.16b, v7.16b
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x6e221c62 // eor v2.16b, v3.16b, v2.16b
-	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616885 // fcvtn2 v5.4s, v4.2d
-	WORD $0x4e7d1c02 // bic v2.16b, v0.16b, v29.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
-	WORD $0x6e205843 // mvn v3.16b, v2.16b
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e651c01 // bsl v1.16b, v0.16b, v5.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c42 // orr v2.16b, v2.16b, v0.16b
+	WORD $0x6e641c08 // bsl v8.16b, v0.16b, v4.16b
 	MOVW $0x7fc00000, R14
 	VDUP R14, V0.S4
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	MOVW $0x4d800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
-	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
-	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e7edca5 // fmul v5.2d, v5.2d, v30.2d
-	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
-	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e65cee6 // fmla v6.2d, v23.2d, v5.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e65ce26 // fmla v6.2d, v17.2d, v5.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fd484 // fadd v4.2d, v4.2d, v31.2d
-	WORD $0x4e7ee485 // fcmeq v5.2d, v4.2d, v30.2d
-	WORD $0x6e641d45 // bsl v5.16b, v10.16b, v4.16b
-	WORD $0x4e7fe4a4 // fcmeq v4.2d, v5.2d, v31.2d
-	WORD $0x4e69e4a7 // fcmeq v7.2d, v5.2d, v9.2d
-	WORD $0x4ea71c84 // orr v4.16b, v4.16b, v7.16b
-	WORD $0x6e631cc4 // bsl v4.16b, v6.16b, v3.16b
-	WORD $0x6e68e4a5 // fcmge v5.2d, v5.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e231c83 // eor v3.16b, v4.16b, v3.16b
-	WORD $0x6e641c65 // bsl v5.16b, v3.16b, v4.16b
-	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
-	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc64 // fmul v4.2d, v3.2d, v24.2d
-	WORD $0x4e619884 // frintm v4.2d, v4.2d
-	WORD $0x6e7edc84 // fmul v4.2d, v4.2d, v30.2d
-	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
-	WORD $0x6e62dc44 // fmul v4.2d, v2.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e64cee6 // fmla v6.2d, v23.2d, v4.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e64ce26 // fmla v6.2d, v17.2d, v4.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4e7fd463 // fadd v3.2d, v3.2d, v31.2d
-	WORD $0x4e7ee464 // fcmeq v4.2d, v3.2d, v30.2d
-	WORD $0x6e631d44 // bsl v4.16b, v10.16b, v3.16b
-	WORD $0x4e7fe483 // fcmeq v3.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71c63 // orr v3.16b, v3.16b, v7.16b
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x6e221c62 // eor v2.16b, v3.16b, v2.16b
-	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616885 // fcvtn2 v5.4s, v4.2d
-	WORD $0x4e7d1c02 // bic v2.16b, v0.16b, v29.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
-	WORD $0x6e205843 // mvn v3.16b, v2.16b
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e651c01 // bsl v1.16b, v0.16b, v5.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c42 // orr v2.16b, v2.16b, v0.16b
+	WORD $0x6e651c09 // bsl v9.16b, v0.16b, v5.16b
 	MOVW $0x7fc00000, R14
 	VDUP R14, V0.S4
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	MOVW $0x4d800000, R14
-	VDUP R14, V2.S4
-	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
-	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
-	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
-	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
-	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
-	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e7edca5 // fmul v5.2d, v5.2d, v30.2d
-	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
-	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e65cee6 // fmla v6.2d, v23.2d, v5.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e65ce26 // fmla v6.2d, v17.2d, v5.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fd484 // fadd v4.2d, v4.2d, v31.2d
-	WORD $0x4e7ee485 // fcmeq v5.2d, v4.2d, v30.2d
-	WORD $0x6e641d45 // bsl v5.16b, v10.16b, v4.16b
-	WORD $0x4e7fe4a4 // fcmeq v4.2d, v5.2d, v31.2d
-	WORD $0x4e69e4a7 // fcmeq v7.2d, v5.2d, v9.2d
-	WORD $0x4ea71c84 // orr v4.16b, v4.16b, v7.16b
-	WORD $0x6e631cc4 // bsl v4.16b, v6.16b, v3.16b
-	WORD $0x6e68e4a5 // fcmge v5.2d, v5.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e231c83 // eor v3.16b, v4.16b, v3.16b
-	WORD $0x6e641c65 // bsl v5.16b, v3.16b, v4.16b
-	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
-	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc64 // fmul v4.2d, v3.2d, v24.2d
-	WORD $0x4e619884 // frintm v4.2d, v4.2d
-	WORD $0x6e7edc84 // fmul v4.2d, v4.2d, v30.2d
-	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
-	WORD $0x6e62dc44 // fmul v4.2d, v2.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e64cee6 // fmla v6.2d, v23.2d, v4.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e64ce26 // fmla v6.2d, v17.2d, v4.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4e7fd463 // fadd v3.2d, v3.2d, v31.2d
-	WORD $0x4e7ee464 // fcmeq v4.2d, v3.2d, v30.2d
-	WORD $0x6e631d44 // bsl v4.16b, v10.16b, v3.16b
-	WORD $0x4e7fe483 // fcmeq v3.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71c63 // orr v3.16b, v3.16b, v7.16b
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x6e221c62 // eor v2.16b, v3.16b, v2.16b
-	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616885 // fcvtn2 v5.4s, v4.2d
-	WORD $0x4e7d1c02 // bic v2.16b, v0.16b, v29.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
-	WORD $0x6e205843 // mvn v3.16b, v2.16b
-	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
-	WORD $0x6e651c01 // bsl v1.16b, v0.16b, v5.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4ea01c42 // orr v2.16b, v2.16b, v0.16b
+	WORD $0x6e661c0a // bsl v10.16b, v0.16b, v6.16b
 	MOVW $0x7fc00000, R14
 	VDUP R14, V0.S4
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 48(R1)
+	WORD $0x6e671c0b // bsl v11.16b, v0.16b, v7.16b
+	FMOVQ F8, 0(R1)
+	FMOVQ F9, 16(R1)
+	FMOVQ F10, 32(R1)
+	FMOVQ F11, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -10525,115 +11217,199 @@ tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
 	MOVW $0x4d800000, R14
 	VDUP R14, V2.S4
 	WORD $0x6e22e421 // fcmge v1.4s, v1.4s, v2.4s
 	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
 	WORD $0x6ee11c02 // bif v2.16b, v0.16b, v1.16b
 	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e7cdc64 // fmul v4.2d, v3.2d, v28.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V4.D2
+	WORD $0x6e64dc64 // fmul v4.2d, v3.2d, v4.2d
 	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	WORD $0x4efbcc83 // fmls v3.2d, v4.2d, v27.2d
-	WORD $0x4efacc83 // fmls v3.2d, v4.2d, v26.2d
-	WORD $0x4ef9cc83 // fmls v3.2d, v4.2d, v25.2d
-	WORD $0x6e78dc85 // fmul v5.2d, v4.2d, v24.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc83 // fmls v3.2d, v4.2d, v5.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc83 // fmls v3.2d, v4.2d, v5.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc83 // fmls v3.2d, v4.2d, v5.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x6e65dc85 // fmul v5.2d, v4.2d, v5.2d
 	WORD $0x4e6198a5 // frintm v5.2d, v5.2d
-	WORD $0x6e7edca5 // fmul v5.2d, v5.2d, v30.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x6e66dca5 // fmul v5.2d, v5.2d, v6.2d
 	WORD $0x4ee5d484 // fsub v4.2d, v4.2d, v5.2d
 	WORD $0x6e63dc65 // fmul v5.2d, v3.2d, v3.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e65cee6 // fmla v6.2d, v23.2d, v5.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V6.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e65ce26 // fmla v6.2d, v17.2d, v5.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V6.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
 	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V6.D2
 	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
-	WORD $0x4e7fd484 // fadd v4.2d, v4.2d, v31.2d
-	WORD $0x4e7ee485 // fcmeq v5.2d, v4.2d, v30.2d
-	WORD $0x6e641d45 // bsl v5.16b, v10.16b, v4.16b
-	WORD $0x4e7fe4a4 // fcmeq v4.2d, v5.2d, v31.2d
-	WORD $0x4e69e4a7 // fcmeq v7.2d, v5.2d, v9.2d
-	WORD $0x4ea71c84 // orr v4.16b, v4.16b, v7.16b
-	WORD $0x6e631cc4 // bsl v4.16b, v6.16b, v3.16b
-	WORD $0x6e68e4a5 // fcmge v5.2d, v5.2d, v8.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4e65d484 // fadd v4.2d, v4.2d, v5.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V5.D2
+	WORD $0x4e65e485 // fcmeq v5.2d, v4.2d, v5.2d
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x6e641cc5 // bsl v5.16b, v6.16b, v4.16b
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V4.D2
+	WORD $0x4e64e4a4 // fcmeq v4.2d, v5.2d, v4.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e66e4a6 // fcmeq v6.2d, v5.2d, v6.2d
+	WORD $0x4ea61c84 // orr v4.16b, v4.16b, v6.16b
+	WORD $0x6e631ce4 // bsl v4.16b, v7.16b, v3.16b
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x6e63e4a5 // fcmge v5.2d, v5.2d, v3.2d
 	MOVD $0x8000000000000000, R14
 	VDUP R14, V3.D2
 	WORD $0x6e231c83 // eor v3.16b, v4.16b, v3.16b
 	WORD $0x6e641c65 // bsl v5.16b, v3.16b, v4.16b
 	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
-	WORD $0x6e7cdc43 // fmul v3.2d, v2.2d, v28.2d
+	MOVD $0x3fe45f306dc9c883, R14
+	VDUP R14, V3.D2
+	WORD $0x6e63dc43 // fmul v3.2d, v2.2d, v3.2d
 	WORD $0x4e618863 // frintn v3.2d, v3.2d
-	WORD $0x4efbcc62 // fmls v2.2d, v3.2d, v27.2d
-	WORD $0x4efacc62 // fmls v2.2d, v3.2d, v26.2d
-	WORD $0x4ef9cc62 // fmls v2.2d, v3.2d, v25.2d
-	WORD $0x6e78dc64 // fmul v4.2d, v3.2d, v24.2d
+	MOVD $0x3ff921fb60000000, R14
+	VDUP R14, V4.D2
+	WORD $0x4ee4cc62 // fmls v2.2d, v3.2d, v4.2d
+	MOVD $0xbe6777a5c0000000, R14
+	VDUP R14, V4.D2
+	WORD $0x4ee4cc62 // fmls v2.2d, v3.2d, v4.2d
+	MOVD $0xbcdee59d9cceba40, R14
+	VDUP R14, V4.D2
+	WORD $0x4ee4cc62 // fmls v2.2d, v3.2d, v4.2d
+	MOVD $0x3fd0000000000000, R14
+	VDUP R14, V4.D2
+	WORD $0x6e64dc64 // fmul v4.2d, v3.2d, v4.2d
 	WORD $0x4e619884 // frintm v4.2d, v4.2d
-	WORD $0x6e7edc84 // fmul v4.2d, v4.2d, v30.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x6e66dc84 // fmul v4.2d, v4.2d, v6.2d
 	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
 	WORD $0x6e62dc44 // fmul v4.2d, v2.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
-	WORD $0x4e64cee6 // fmla v6.2d, v23.2d, v4.2d
-	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	MOVD $0x3de6124613a86d09, R14
+	VDUP R14, V6.D2
+	MOVD $0xbe5ae64567f544e4, R14
+	VDUP R14, V7.D2
 	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V6.D2
 	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	MOVD $0xbf2a01a01a01a01a, R14
+	VDUP R14, V7.D2
 	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V6.D2
 	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	MOVD $0xbfc5555555555555, R14
+	VDUP R14, V7.D2
 	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
-	WORD $0x4e64ce26 // fmla v6.2d, v17.2d, v4.2d
-	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
-	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V6.D2
 	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
+	MOVD $0xbda93974a8c07c9d, R14
+	VDUP R14, V6.D2
+	MOVD $0x3e21eed8eff8d898, R14
+	VDUP R14, V7.D2
 	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	MOVD $0xbe927e4fb7789f5c, R14
+	VDUP R14, V6.D2
 	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4eab1d67 // mov v7.16b, v11.16b
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
 	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
+	MOVD $0xbf56c16c16c16c17, R14
+	VDUP R14, V6.D2
 	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
-	WORD $0x4e7fd463 // fadd v3.2d, v3.2d, v31.2d
-	WORD $0x4e7ee464 // fcmeq v4.2d, v3.2d, v30.2d
-	WORD $0x6e631d44 // bsl v4.16b, v10.16b, v3.16b
-	WORD $0x4e7fe483 // fcmeq v3.2d, v4.2d, v31.2d
-	WORD $0x4e69e487 // fcmeq v7.2d, v4.2d, v9.2d
-	WORD $0x4ea71c63 // orr v3.16b, v3.16b, v7.16b
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	WORD $0x6e68e484 // fcmge v4.2d, v4.2d, v8.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
+	MOVD $0xbfe0000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e64cce6 // fmla v6.2d, v7.2d, v4.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V7.D2
+	WORD $0x4e64ccc7 // fmla v7.2d, v6.2d, v4.2d
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V4.D2
+	WORD $0x4e64d463 // fadd v3.2d, v3.2d, v4.2d
+	MOVD $0x4010000000000000, R14
+	VDUP R14, V4.D2
+	WORD $0x4e64e464 // fcmeq v4.2d, v3.2d, v4.2d
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x6e631cc4 // bsl v4.16b, v6.16b, v3.16b
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V3.D2
+	WORD $0x4e63e483 // fcmeq v3.2d, v4.2d, v3.2d
+	MOVD $0x4008000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e66e486 // fcmeq v6.2d, v4.2d, v6.2d
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x6e621ce3 // bsl v3.16b, v7.16b, v2.16b
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V2.D2
+	WORD $0x6e62e484 // fcmge v4.2d, v4.2d, v2.2d
 	MOVD $0x8000000000000000, R14
 	VDUP R14, V2.D2
 	WORD $0x6e221c62 // eor v2.16b, v3.16b, v2.16b
 	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
 	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
 	WORD $0x4e616885 // fcvtn2 v5.4s, v4.2d
-	WORD $0x4e7d1c02 // bic v2.16b, v0.16b, v29.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e621c02 // bic v2.16b, v0.16b, v2.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V3.S4
 	WORD $0x4e23e442 // fcmeq v2.4s, v2.4s, v3.4s
@@ -10665,17 +11441,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e219800 // frintm v0.4s, v0.4s
+	WORD $0x4e219821 // frintm v1.4s, v1.4s
+	WORD $0x4e219842 // frintm v2.4s, v2.4s
+	WORD $0x4e219863 // frintm v3.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e219800 // frintm v0.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e219800 // frintm v0.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e219800 // frintm v0.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -10705,17 +11481,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4ea18800 // frintp v0.4s, v0.4s
+	WORD $0x4ea18821 // frintp v1.4s, v1.4s
+	WORD $0x4ea18842 // frintp v2.4s, v2.4s
+	WORD $0x4ea18863 // frintp v3.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ea18800 // frintp v0.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ea18800 // frintp v0.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ea18800 // frintp v0.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -10745,17 +11521,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	WORD $0x4e218821 // frintn v1.4s, v1.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e218800 // frintn v0.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e218800 // frintn v0.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e218800 // frintn v0.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -10791,49 +11567,49 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4ea19801 // frintz v1.4s, v0.4s
-	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x4e7f1c42 // bic v2.16b, v2.16b, v31.16b
-	WORD $0x6e3ee442 // fcmge v2.4s, v2.4s, v30.4s
-	WORD $0x4e7f1fa3 // bic v3.16b, v29.16b, v31.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4ea19804 // frintz v4.4s, v0.4s
+	WORD $0x4ea19825 // frintz v5.4s, v1.4s
+	WORD $0x4ea19846 // frintz v6.4s, v2.4s
+	WORD $0x4ea19867 // frintz v7.4s, v3.4s
+	WORD $0x4ea4d408 // fsub v8.4s, v0.4s, v4.4s
+	WORD $0x4ea5d429 // fsub v9.4s, v1.4s, v5.4s
+	WORD $0x4ea6d44a // fsub v10.4s, v2.4s, v6.4s
+	WORD $0x4ea7d46b // fsub v11.4s, v3.4s, v7.4s
+	WORD $0x4e7f1d08 // bic v8.16b, v8.16b, v31.16b
+	WORD $0x4e7f1d29 // bic v9.16b, v9.16b, v31.16b
+	WORD $0x4e7f1d4a // bic v10.16b, v10.16b, v31.16b
+	WORD $0x4e7f1d6b // bic v11.16b, v11.16b, v31.16b
+	WORD $0x6e3ee508 // fcmge v8.4s, v8.4s, v30.4s
+	WORD $0x6e3ee529 // fcmge v9.4s, v9.4s, v30.4s
+	WORD $0x6e3ee54a // fcmge v10.4s, v10.4s, v30.4s
+	WORD $0x6e3ee56b // fcmge v11.4s, v11.4s, v30.4s
+	WORD $0x4e7f1fac // bic v12.16b, v29.16b, v31.16b
+	WORD $0x4e7f1fad // bic v13.16b, v29.16b, v31.16b
+	WORD $0x4e7f1fae // bic v14.16b, v29.16b, v31.16b
+	WORD $0x4e7f1faf // bic v15.16b, v29.16b, v31.16b
 	WORD $0x4e3f1c00 // and v0.16b, v0.16b, v31.16b
-	WORD $0x4ea01c63 // orr v3.16b, v3.16b, v0.16b
-	WORD $0x4e23d423 // fadd v3.4s, v1.4s, v3.4s
-	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
-	FMOVQ F2, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ea19801 // frintz v1.4s, v0.4s
-	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x4e7f1c42 // bic v2.16b, v2.16b, v31.16b
-	WORD $0x6e3ee442 // fcmge v2.4s, v2.4s, v30.4s
-	WORD $0x4e7f1fa3 // bic v3.16b, v29.16b, v31.16b
-	WORD $0x4e3f1c00 // and v0.16b, v0.16b, v31.16b
-	WORD $0x4ea01c63 // orr v3.16b, v3.16b, v0.16b
-	WORD $0x4e23d423 // fadd v3.4s, v1.4s, v3.4s
-	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
-	FMOVQ F2, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ea19801 // frintz v1.4s, v0.4s
-	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x4e7f1c42 // bic v2.16b, v2.16b, v31.16b
-	WORD $0x6e3ee442 // fcmge v2.4s, v2.4s, v30.4s
-	WORD $0x4e7f1fa3 // bic v3.16b, v29.16b, v31.16b
-	WORD $0x4e3f1c00 // and v0.16b, v0.16b, v31.16b
-	WORD $0x4ea01c63 // orr v3.16b, v3.16b, v0.16b
-	WORD $0x4e23d423 // fadd v3.4s, v1.4s, v3.4s
-	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
-	FMOVQ F2, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ea19801 // frintz v1.4s, v0.4s
-	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x4e7f1c42 // bic v2.16b, v2.16b, v31.16b
-	WORD $0x6e3ee442 // fcmge v2.4s, v2.4s, v30.4s
-	WORD $0x4e7f1fa3 // bic v3.16b, v29.16b, v31.16b
-	WORD $0x4e3f1c00 // and v0.16b, v0.16b, v31.16b
-	WORD $0x4ea01c63 // orr v3.16b, v3.16b, v0.16b
-	WORD $0x4e23d423 // fadd v3.4s, v1.4s, v3.4s
-	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
-	FMOVQ F2, 48(R1)
+	WORD $0x4e3f1c21 // and v1.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c42 // and v2.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c63 // and v3.16b, v3.16b, v31.16b
+	WORD $0x4ea01d8c // orr v12.16b, v12.16b, v0.16b
+	WORD $0x4ea11dad // orr v13.16b, v13.16b, v1.16b
+	WORD $0x4ea21dce // orr v14.16b, v14.16b, v2.16b
+	WORD $0x4ea31def // orr v15.16b, v15.16b, v3.16b
+	WORD $0x4e2cd48c // fadd v12.4s, v4.4s, v12.4s
+	WORD $0x4e2dd4ad // fadd v13.4s, v5.4s, v13.4s
+	WORD $0x4e2ed4ce // fadd v14.4s, v6.4s, v14.4s
+	WORD $0x4e2fd4ef // fadd v15.4s, v7.4s, v15.4s
+	WORD $0x6e641d88 // bsl v8.16b, v12.16b, v4.16b
+	WORD $0x6e651da9 // bsl v9.16b, v13.16b, v5.16b
+	WORD $0x6e661dca // bsl v10.16b, v14.16b, v6.16b
+	WORD $0x6e671deb // bsl v11.16b, v15.16b, v7.16b
+	FMOVQ F8, 0(R1)
+	FMOVQ F9, 16(R1)
+	FMOVQ F10, 32(R1)
+	FMOVQ F11, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -10876,29 +11652,29 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e601fc1 // bsl v1.16b, v30.16b, v0.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x6ea0e7e4 // fcmgt v4.4s, v31.4s, v0.4s
+	WORD $0x6ea1e7e5 // fcmgt v5.4s, v31.4s, v1.4s
+	WORD $0x6ea2e7e6 // fcmgt v6.4s, v31.4s, v2.4s
+	WORD $0x6ea3e7e7 // fcmgt v7.4s, v31.4s, v3.4s
+	WORD $0x6e601fc4 // bsl v4.16b, v30.16b, v0.16b
+	WORD $0x6e611fc5 // bsl v5.16b, v30.16b, v1.16b
+	WORD $0x6e621fc6 // bsl v6.16b, v30.16b, v2.16b
+	WORD $0x6e631fc7 // bsl v7.16b, v30.16b, v3.16b
 	WORD $0x6ebfe400 // fcmgt v0.4s, v0.4s, v31.4s
-	WORD $0x6e611fa0 // bsl v0.16b, v29.16b, v1.16b
+	WORD $0x6ebfe421 // fcmgt v1.4s, v1.4s, v31.4s
+	WORD $0x6ebfe442 // fcmgt v2.4s, v2.4s, v31.4s
+	WORD $0x6ebfe463 // fcmgt v3.4s, v3.4s, v31.4s
+	WORD $0x6e641fa0 // bsl v0.16b, v29.16b, v4.16b
+	WORD $0x6e651fa1 // bsl v1.16b, v29.16b, v5.16b
+	WORD $0x6e661fa2 // bsl v2.16b, v29.16b, v6.16b
+	WORD $0x6e671fa3 // bsl v3.16b, v29.16b, v7.16b
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e601fc1 // bsl v1.16b, v30.16b, v0.16b
-	WORD $0x6ebfe400 // fcmgt v0.4s, v0.4s, v31.4s
-	WORD $0x6e611fa0 // bsl v0.16b, v29.16b, v1.16b
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e601fc1 // bsl v1.16b, v30.16b, v0.16b
-	WORD $0x6ebfe400 // fcmgt v0.4s, v0.4s, v31.4s
-	WORD $0x6e611fa0 // bsl v0.16b, v29.16b, v1.16b
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x6ea0e7e1 // fcmgt v1.4s, v31.4s, v0.4s
-	WORD $0x6e601fc1 // bsl v1.16b, v30.16b, v0.16b
-	WORD $0x6ebfe400 // fcmgt v0.4s, v0.4s, v31.4s
-	WORD $0x6e611fa0 // bsl v0.16b, v29.16b, v1.16b
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -10932,17 +11708,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -10981,77 +11757,77 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x0e216801 // fcvtn v1.4h, v0.4s
-	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x6f300443 // ushr v3.4s, v2.4s, #16
-	WORD $0x4e3f1c63 // and v3.16b, v3.16b, v31.16b
-	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
-	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebd1c63 // orr v3.16b, v3.16b, v29.16b
-	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
-	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x0e216804 // fcvtn v4.4h, v0.4s
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	WORD $0x0e216825 // fcvtn v5.4h, v1.4s
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	WORD $0x0e216846 // fcvtn v6.4h, v2.4s
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	WORD $0x0e216867 // fcvtn v7.4h, v3.4s
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x4ea11c29 // mov v9.16b, v1.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6f30050c // ushr v12.4s, v8.4s, #16
+	WORD $0x6f30052d // ushr v13.4s, v9.4s, #16
+	WORD $0x6f30054e // ushr v14.4s, v10.4s, #16
+	WORD $0x6f30056f // ushr v15.4s, v11.4s, #16
+	WORD $0x4e3f1d8c // and v12.16b, v12.16b, v31.16b
+	WORD $0x4e3f1dad // and v13.16b, v13.16b, v31.16b
+	WORD $0x4e3f1dce // and v14.16b, v14.16b, v31.16b
+	WORD $0x4e3f1def // and v15.16b, v15.16b, v31.16b
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	WORD $0x4e3e1d29 // and v9.16b, v9.16b, v30.16b
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	WORD $0x4e3e1d6b // and v11.16b, v11.16b, v30.16b
+	WORD $0x6f330508 // ushr v8.4s, v8.4s, #13
+	WORD $0x6f330529 // ushr v9.4s, v9.4s, #13
+	WORD $0x6f33054a // ushr v10.4s, v10.4s, #13
+	WORD $0x6f33056b // ushr v11.4s, v11.4s, #13
+	WORD $0x4ebd1d8c // orr v12.16b, v12.16b, v29.16b
+	WORD $0x4ebd1dad // orr v13.16b, v13.16b, v29.16b
+	WORD $0x4ebd1dce // orr v14.16b, v14.16b, v29.16b
+	WORD $0x4ebd1def // orr v15.16b, v15.16b, v29.16b
+	WORD $0x4ea81d8c // orr v12.16b, v12.16b, v8.16b
+	WORD $0x4ea91dad // orr v13.16b, v13.16b, v9.16b
+	WORD $0x4eaa1dce // orr v14.16b, v14.16b, v10.16b
+	WORD $0x4eab1def // orr v15.16b, v15.16b, v11.16b
+	WORD $0x6ebc8d08 // cmeq v8.4s, v8.4s, v28.4s
+	WORD $0x6ebc8d29 // cmeq v9.4s, v9.4s, v28.4s
+	WORD $0x6ebc8d4a // cmeq v10.4s, v10.4s, v28.4s
+	WORD $0x6ebc8d6b // cmeq v11.4s, v11.4s, v28.4s
+	WORD $0x4ebb1d90 // orr v16.16b, v12.16b, v27.16b
+	WORD $0x4ebb1db1 // orr v17.16b, v13.16b, v27.16b
+	WORD $0x4ebb1dd2 // orr v18.16b, v14.16b, v27.16b
+	WORD $0x4ebb1df3 // orr v19.16b, v15.16b, v27.16b
+	WORD $0x6e6c1e08 // bsl v8.16b, v16.16b, v12.16b
+	WORD $0x6e6d1e29 // bsl v9.16b, v17.16b, v13.16b
+	WORD $0x6e6e1e4a // bsl v10.16b, v18.16b, v14.16b
+	WORD $0x6e6f1e6b // bsl v11.16b, v19.16b, v15.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611c40 // bsl v0.16b, v2.16b, v1.16b
-	WORD $0x0e612801 // xtn v1.4h, v0.4s
-	FMOVD F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x0e216801 // fcvtn v1.4h, v0.4s
-	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x6f300443 // ushr v3.4s, v2.4s, #16
-	WORD $0x4e3f1c63 // and v3.16b, v3.16b, v31.16b
-	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
-	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebd1c63 // orr v3.16b, v3.16b, v29.16b
-	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
-	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611c40 // bsl v0.16b, v2.16b, v1.16b
-	WORD $0x0e612801 // xtn v1.4h, v0.4s
-	FMOVD F1, 8(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x0e216801 // fcvtn v1.4h, v0.4s
-	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x6f300443 // ushr v3.4s, v2.4s, #16
-	WORD $0x4e3f1c63 // and v3.16b, v3.16b, v31.16b
-	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
-	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebd1c63 // orr v3.16b, v3.16b, v29.16b
-	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
-	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611c40 // bsl v0.16b, v2.16b, v1.16b
-	WORD $0x0e612801 // xtn v1.4h, v0.4s
-	FMOVD F1, 16(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x0e216801 // fcvtn v1.4h, v0.4s
-	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x6f300443 // ushr v3.4s, v2.4s, #16
-	WORD $0x4e3f1c63 // and v3.16b, v3.16b, v31.16b
-	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
-	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebd1c63 // orr v3.16b, v3.16b, v29.16b
-	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
-	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611c40 // bsl v0.16b, v2.16b, v1.16b
-	WORD $0x0e612801 // xtn v1.4h, v0.4s
-	FMOVD F1, 24(R1)
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641d00 // bsl v0.16b, v8.16b, v4.16b
+	WORD $0x6e651d21 // bsl v1.16b, v9.16b, v5.16b
+	WORD $0x6e661d42 // bsl v2.16b, v10.16b, v6.16b
+	WORD $0x6e671d63 // bsl v3.16b, v11.16b, v7.16b
+	WORD $0x0e612804 // xtn v4.4h, v0.4s
+	FMOVD F4, 0(R1)
+	WORD $0x0e612820 // xtn v0.4h, v1.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 24(R1)
 	ADD $32, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -11111,68 +11887,68 @@ main:
 	BLT tail
 	FMOVD 0(R2), F0
 	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
-	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c04 // and v4.16b, v0.16b, v31.16b
+	WORD $0x4e3f1c25 // and v5.16b, v1.16b, v31.16b
+	WORD $0x4e3f1c46 // and v6.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c67 // and v7.16b, v3.16b, v31.16b
+	WORD $0x4f305484 // shl v4.4s, v4.4s, #16
+	WORD $0x4f3054a5 // shl v5.4s, v5.4s, #16
+	WORD $0x4f3054c6 // shl v6.4s, v6.4s, #16
+	WORD $0x4f3054e7 // shl v7.4s, v7.4s, #16
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x4f2d5402 // shl v2.4s, v0.4s, #13
-	WORD $0x4ebd3403 // cmgt v3.4s, v0.4s, v29.4s
-	WORD $0x4ebc8444 // add v4.4s, v2.4s, v28.4s
-	WORD $0x4ebb8442 // add v2.4s, v2.4s, v27.4s
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
-	WORD $0x4e21d802 // scvtf v2.4s, v0.4s
-	WORD $0x6e3adc42 // fmul v2.4s, v2.4s, v26.4s
+	WORD $0x4e3e1c21 // and v1.16b, v1.16b, v30.16b
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	WORD $0x4e3e1c63 // and v3.16b, v3.16b, v30.16b
+	WORD $0x4f2d5408 // shl v8.4s, v0.4s, #13
+	WORD $0x4f2d5429 // shl v9.4s, v1.4s, #13
+	WORD $0x4f2d544a // shl v10.4s, v2.4s, #13
+	WORD $0x4f2d546b // shl v11.4s, v3.4s, #13
+	WORD $0x4ebd340c // cmgt v12.4s, v0.4s, v29.4s
+	WORD $0x4ebd342d // cmgt v13.4s, v1.4s, v29.4s
+	WORD $0x4ebd344e // cmgt v14.4s, v2.4s, v29.4s
+	WORD $0x4ebd346f // cmgt v15.4s, v3.4s, v29.4s
+	WORD $0x4ebc8510 // add v16.4s, v8.4s, v28.4s
+	WORD $0x4ebc8531 // add v17.4s, v9.4s, v28.4s
+	WORD $0x4ebc8552 // add v18.4s, v10.4s, v28.4s
+	WORD $0x4ebc8573 // add v19.4s, v11.4s, v28.4s
+	WORD $0x4ebb8508 // add v8.4s, v8.4s, v27.4s
+	WORD $0x4ebb8529 // add v9.4s, v9.4s, v27.4s
+	WORD $0x4ebb854a // add v10.4s, v10.4s, v27.4s
+	WORD $0x4ebb856b // add v11.4s, v11.4s, v27.4s
+	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
+	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
+	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
+	WORD $0x6e6b1e6f // bsl v15.16b, v19.16b, v11.16b
+	WORD $0x4e21d808 // scvtf v8.4s, v0.4s
+	WORD $0x4e21d829 // scvtf v9.4s, v1.4s
+	WORD $0x4e21d84a // scvtf v10.4s, v2.4s
+	WORD $0x4e21d86b // scvtf v11.4s, v3.4s
+	WORD $0x6e3add08 // fmul v8.4s, v8.4s, v26.4s
+	WORD $0x6e3add29 // fmul v9.4s, v9.4s, v26.4s
+	WORD $0x6e3add4a // fmul v10.4s, v10.4s, v26.4s
+	WORD $0x6e3add6b // fmul v11.4s, v11.4s, v26.4s
 	WORD $0x4ea03720 // cmgt v0.4s, v25.4s, v0.4s
-	WORD $0x6e631c40 // bsl v0.16b, v2.16b, v3.16b
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x4ea13721 // cmgt v1.4s, v25.4s, v1.4s
+	WORD $0x4ea23722 // cmgt v2.4s, v25.4s, v2.4s
+	WORD $0x4ea33723 // cmgt v3.4s, v25.4s, v3.4s
+	WORD $0x6e6c1d00 // bsl v0.16b, v8.16b, v12.16b
+	WORD $0x6e6d1d21 // bsl v1.16b, v9.16b, v13.16b
+	WORD $0x6e6e1d42 // bsl v2.16b, v10.16b, v14.16b
+	WORD $0x6e6f1d63 // bsl v3.16b, v11.16b, v15.16b
+	WORD $0x4ea41c00 // orr v0.16b, v0.16b, v4.16b
+	WORD $0x4ea51c21 // orr v1.16b, v1.16b, v5.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4ea71c63 // orr v3.16b, v3.16b, v7.16b
 	FMOVQ F0, 0(R1)
-	FMOVD 8(R2), F0
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
-	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x4f2d5402 // shl v2.4s, v0.4s, #13
-	WORD $0x4ebd3403 // cmgt v3.4s, v0.4s, v29.4s
-	WORD $0x4ebc8444 // add v4.4s, v2.4s, v28.4s
-	WORD $0x4ebb8442 // add v2.4s, v2.4s, v27.4s
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
-	WORD $0x4e21d802 // scvtf v2.4s, v0.4s
-	WORD $0x6e3adc42 // fmul v2.4s, v2.4s, v26.4s
-	WORD $0x4ea03720 // cmgt v0.4s, v25.4s, v0.4s
-	WORD $0x6e631c40 // bsl v0.16b, v2.16b, v3.16b
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	FMOVQ F0, 16(R1)
-	FMOVD 16(R2), F0
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
-	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x4f2d5402 // shl v2.4s, v0.4s, #13
-	WORD $0x4ebd3403 // cmgt v3.4s, v0.4s, v29.4s
-	WORD $0x4ebc8444 // add v4.4s, v2.4s, v28.4s
-	WORD $0x4ebb8442 // add v2.4s, v2.4s, v27.4s
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
-	WORD $0x4e21d802 // scvtf v2.4s, v0.4s
-	WORD $0x6e3adc42 // fmul v2.4s, v2.4s, v26.4s
-	WORD $0x4ea03720 // cmgt v0.4s, v25.4s, v0.4s
-	WORD $0x6e631c40 // bsl v0.16b, v2.16b, v3.16b
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	FMOVQ F0, 32(R1)
-	FMOVD 24(R2), F0
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
-	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
-	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x4f2d5402 // shl v2.4s, v0.4s, #13
-	WORD $0x4ebd3403 // cmgt v3.4s, v0.4s, v29.4s
-	WORD $0x4ebc8444 // add v4.4s, v2.4s, v28.4s
-	WORD $0x4ebb8442 // add v2.4s, v2.4s, v27.4s
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
-	WORD $0x4e21d802 // scvtf v2.4s, v0.4s
-	WORD $0x6e3adc42 // fmul v2.4s, v2.4s, v26.4s
-	WORD $0x4ea03720 // cmgt v0.4s, v25.4s, v0.4s
-	WORD $0x6e631c40 // bsl v0.16b, v2.16b, v3.16b
-	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $32, R2, R2
 	SUB $16, R0, R0
@@ -11224,69 +12000,69 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4ea01c01 // mov v1.16b, v0.16b
-	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e3e1c43 // and v3.16b, v2.16b, v30.16b
-	WORD $0x4ea387e3 // add v3.4s, v31.4s, v3.4s
-	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
-	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
-	WORD $0x4e3d1c43 // and v3.16b, v2.16b, v29.16b
-	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
-	WORD $0x4ebb1c44 // orr v4.16b, v2.16b, v27.16b
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e3e1d0c // and v12.16b, v8.16b, v30.16b
+	WORD $0x4e3e1d2d // and v13.16b, v9.16b, v30.16b
+	WORD $0x4e3e1d4e // and v14.16b, v10.16b, v30.16b
+	WORD $0x4e3e1d6f // and v15.16b, v11.16b, v30.16b
+	WORD $0x4eac87ec // add v12.4s, v31.4s, v12.4s
+	WORD $0x4ead87ed // add v13.4s, v31.4s, v13.4s
+	WORD $0x4eae87ee // add v14.4s, v31.4s, v14.4s
+	WORD $0x4eaf87ef // add v15.4s, v31.4s, v15.4s
+	WORD $0x4eac8484 // add v4.4s, v4.4s, v12.4s
+	WORD $0x4ead84a5 // add v5.4s, v5.4s, v13.4s
+	WORD $0x4eae84c6 // add v6.4s, v6.4s, v14.4s
+	WORD $0x4eaf84e7 // add v7.4s, v7.4s, v15.4s
+	WORD $0x6f300484 // ushr v4.4s, v4.4s, #16
+	WORD $0x6f3004a5 // ushr v5.4s, v5.4s, #16
+	WORD $0x6f3004c6 // ushr v6.4s, v6.4s, #16
+	WORD $0x6f3004e7 // ushr v7.4s, v7.4s, #16
+	WORD $0x4e3d1d0c // and v12.16b, v8.16b, v29.16b
+	WORD $0x4e3d1d2d // and v13.16b, v9.16b, v29.16b
+	WORD $0x4e3d1d4e // and v14.16b, v10.16b, v29.16b
+	WORD $0x4e3d1d6f // and v15.16b, v11.16b, v29.16b
+	WORD $0x6ebc8d8c // cmeq v12.4s, v12.4s, v28.4s
+	WORD $0x6ebc8dad // cmeq v13.4s, v13.4s, v28.4s
+	WORD $0x6ebc8dce // cmeq v14.4s, v14.4s, v28.4s
+	WORD $0x6ebc8def // cmeq v15.4s, v15.4s, v28.4s
+	WORD $0x4ebb1d10 // orr v16.16b, v8.16b, v27.16b
+	WORD $0x4ebb1d31 // orr v17.16b, v9.16b, v27.16b
+	WORD $0x4ebb1d52 // orr v18.16b, v10.16b, v27.16b
+	WORD $0x4ebb1d73 // orr v19.16b, v11.16b, v27.16b
+	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
+	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
+	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
+	WORD $0x6e6b1e6f // bsl v15.16b, v19.16b, v11.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
-	WORD $0x0e612801 // xtn v1.4h, v0.4s
-	FMOVD F1, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ea01c01 // mov v1.16b, v0.16b
-	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e3e1c43 // and v3.16b, v2.16b, v30.16b
-	WORD $0x4ea387e3 // add v3.4s, v31.4s, v3.4s
-	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
-	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
-	WORD $0x4e3d1c43 // and v3.16b, v2.16b, v29.16b
-	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
-	WORD $0x4ebb1c44 // orr v4.16b, v2.16b, v27.16b
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
-	WORD $0x0e612801 // xtn v1.4h, v0.4s
-	FMOVD F1, 8(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ea01c01 // mov v1.16b, v0.16b
-	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e3e1c43 // and v3.16b, v2.16b, v30.16b
-	WORD $0x4ea387e3 // add v3.4s, v31.4s, v3.4s
-	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
-	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
-	WORD $0x4e3d1c43 // and v3.16b, v2.16b, v29.16b
-	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
-	WORD $0x4ebb1c44 // orr v4.16b, v2.16b, v27.16b
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
-	WORD $0x0e612801 // xtn v1.4h, v0.4s
-	FMOVD F1, 16(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ea01c01 // mov v1.16b, v0.16b
-	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e3e1c43 // and v3.16b, v2.16b, v30.16b
-	WORD $0x4ea387e3 // add v3.4s, v31.4s, v3.4s
-	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
-	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
-	WORD $0x4e3d1c43 // and v3.16b, v2.16b, v29.16b
-	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
-	WORD $0x4ebb1c44 // orr v4.16b, v2.16b, v27.16b
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
-	WORD $0x0e612801 // xtn v1.4h, v0.4s
-	FMOVD F1, 24(R1)
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641d80 // bsl v0.16b, v12.16b, v4.16b
+	WORD $0x6e651da1 // bsl v1.16b, v13.16b, v5.16b
+	WORD $0x6e661dc2 // bsl v2.16b, v14.16b, v6.16b
+	WORD $0x6e671de3 // bsl v3.16b, v15.16b, v7.16b
+	WORD $0x0e612804 // xtn v4.4h, v0.4s
+	FMOVD F4, 0(R1)
+	WORD $0x0e612820 // xtn v0.4h, v1.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 24(R1)
 	ADD $32, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -11330,20 +12106,20 @@ main:
 	BLT tail
 	FMOVD 0(R2), F0
 	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
 	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
 	FMOVQ F0, 0(R1)
-	FMOVD 8(R2), F0
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
-	FMOVQ F0, 16(R1)
-	FMOVD 16(R2), F0
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
-	FMOVQ F0, 32(R1)
-	FMOVD 24(R2), F0
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $32, R2, R2
 	SUB $16, R0, R0
@@ -11383,45 +12159,45 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4ea1b801 // fcvtzs v1.4s, v0.4s
-	WORD $0x6e3fe402 // fcmge v2.4s, v0.4s, v31.4s
-	WORD $0x6e611fc2 // bsl v2.16b, v30.16b, v1.16b
-	WORD $0x6ea0e7a1 // fcmgt v1.4s, v29.4s, v0.4s
-	WORD $0x6e621f81 // bsl v1.16b, v28.16b, v2.16b
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4ea1b804 // fcvtzs v4.4s, v0.4s
+	WORD $0x4ea1b825 // fcvtzs v5.4s, v1.4s
+	WORD $0x4ea1b846 // fcvtzs v6.4s, v2.4s
+	WORD $0x4ea1b867 // fcvtzs v7.4s, v3.4s
+	WORD $0x6e3fe408 // fcmge v8.4s, v0.4s, v31.4s
+	WORD $0x6e3fe429 // fcmge v9.4s, v1.4s, v31.4s
+	WORD $0x6e3fe44a // fcmge v10.4s, v2.4s, v31.4s
+	WORD $0x6e3fe46b // fcmge v11.4s, v3.4s, v31.4s
+	WORD $0x6e641fc8 // bsl v8.16b, v30.16b, v4.16b
+	WORD $0x6e651fc9 // bsl v9.16b, v30.16b, v5.16b
+	WORD $0x6e661fca // bsl v10.16b, v30.16b, v6.16b
+	WORD $0x6e671fcb // bsl v11.16b, v30.16b, v7.16b
+	WORD $0x6ea0e7a4 // fcmgt v4.4s, v29.4s, v0.4s
+	WORD $0x6ea1e7a5 // fcmgt v5.4s, v29.4s, v1.4s
+	WORD $0x6ea2e7a6 // fcmgt v6.4s, v29.4s, v2.4s
+	WORD $0x6ea3e7a7 // fcmgt v7.4s, v29.4s, v3.4s
+	WORD $0x6e681f84 // bsl v4.16b, v28.16b, v8.16b
+	WORD $0x6e691f85 // bsl v5.16b, v28.16b, v9.16b
+	WORD $0x6e6a1f86 // bsl v6.16b, v28.16b, v10.16b
+	WORD $0x6e6b1f87 // bsl v7.16b, v28.16b, v11.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611f60 // bsl v0.16b, v27.16b, v1.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641f60 // bsl v0.16b, v27.16b, v4.16b
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e661f62 // bsl v2.16b, v27.16b, v6.16b
+	WORD $0x6e671f63 // bsl v3.16b, v27.16b, v7.16b
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ea1b801 // fcvtzs v1.4s, v0.4s
-	WORD $0x6e3fe402 // fcmge v2.4s, v0.4s, v31.4s
-	WORD $0x6e611fc2 // bsl v2.16b, v30.16b, v1.16b
-	WORD $0x6ea0e7a1 // fcmgt v1.4s, v29.4s, v0.4s
-	WORD $0x6e621f81 // bsl v1.16b, v28.16b, v2.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611f60 // bsl v0.16b, v27.16b, v1.16b
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ea1b801 // fcvtzs v1.4s, v0.4s
-	WORD $0x6e3fe402 // fcmge v2.4s, v0.4s, v31.4s
-	WORD $0x6e611fc2 // bsl v2.16b, v30.16b, v1.16b
-	WORD $0x6ea0e7a1 // fcmgt v1.4s, v29.4s, v0.4s
-	WORD $0x6e621f81 // bsl v1.16b, v28.16b, v2.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611f60 // bsl v0.16b, v27.16b, v1.16b
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ea1b801 // fcvtzs v1.4s, v0.4s
-	WORD $0x6e3fe402 // fcmge v2.4s, v0.4s, v31.4s
-	WORD $0x6e611fc2 // bsl v2.16b, v30.16b, v1.16b
-	WORD $0x6ea0e7a1 // fcmgt v1.4s, v29.4s, v0.4s
-	WORD $0x6e621f81 // bsl v1.16b, v28.16b, v2.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e611f60 // bsl v0.16b, v27.16b, v1.16b
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -11458,17 +12234,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
+	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
+	WORD $0x4e21d842 // scvtf v2.4s, v2.4s
+	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -11500,23 +12276,23 @@ main:
 	FMOVS 0(R2), F0
 	WORD $0x2f08a400 // uxtl v0.8h, v0.8b
 	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVS 4(R2), F1
+	WORD $0x2f08a421 // uxtl v1.8h, v1.8b
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVS 8(R2), F2
+	WORD $0x2f08a442 // uxtl v2.8h, v2.8b
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVS 12(R2), F3
+	WORD $0x2f08a463 // uxtl v3.8h, v3.8b
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
 	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
+	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
+	WORD $0x4e21d842 // scvtf v2.4s, v2.4s
+	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVS 4(R2), F0
-	WORD $0x2f08a400 // uxtl v0.8h, v0.8b
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVS 8(R2), F0
-	WORD $0x2f08a400 // uxtl v0.8h, v0.8b
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVS 12(R2), F0
-	WORD $0x2f08a400 // uxtl v0.8h, v0.8b
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $16, R2, R2
 	SUB $16, R0, R0
@@ -11550,23 +12326,23 @@ main:
 	FMOVS 0(R2), F0
 	WORD $0x0f08a400 // sxtl v0.8h, v0.8b
 	WORD $0x0f10a400 // sxtl v0.4s, v0.4h
+	FMOVS 4(R2), F1
+	WORD $0x0f08a421 // sxtl v1.8h, v1.8b
+	WORD $0x0f10a421 // sxtl v1.4s, v1.4h
+	FMOVS 8(R2), F2
+	WORD $0x0f08a442 // sxtl v2.8h, v2.8b
+	WORD $0x0f10a442 // sxtl v2.4s, v2.4h
+	FMOVS 12(R2), F3
+	WORD $0x0f08a463 // sxtl v3.8h, v3.8b
+	WORD $0x0f10a463 // sxtl v3.4s, v3.4h
 	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
+	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
+	WORD $0x4e21d842 // scvtf v2.4s, v2.4s
+	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
 	FMOVQ F0, 0(R1)
-	FMOVS 4(R2), F0
-	WORD $0x0f08a400 // sxtl v0.8h, v0.8b
-	WORD $0x0f10a400 // sxtl v0.4s, v0.4h
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	FMOVS 8(R2), F0
-	WORD $0x0f08a400 // sxtl v0.8h, v0.8b
-	WORD $0x0f10a400 // sxtl v0.4s, v0.4h
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	FMOVS 12(R2), F0
-	WORD $0x0f08a400 // sxtl v0.8h, v0.8b
-	WORD $0x0f10a400 // sxtl v0.4s, v0.4h
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $16, R2, R2
 	SUB $16, R0, R0
@@ -11642,16 +12418,16 @@ main:
 	CMP $16, R0
 	BLT tail
 	WORD $0x4e21dba0 // scvtf v0.4s, v29.4s
+	WORD $0x4ebc87a1 // add v1.4s, v29.4s, v28.4s
+	WORD $0x4ebb87a2 // add v2.4s, v29.4s, v27.4s
+	WORD $0x4eba87a3 // add v3.4s, v29.4s, v26.4s
 	FMOVQ F0, 0(R1)
-	WORD $0x4ebc87a0 // add v0.4s, v29.4s, v28.4s
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 16(R1)
-	WORD $0x4ebb87a0 // add v0.4s, v29.4s, v27.4s
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 32(R1)
-	WORD $0x4eba87a0 // add v0.4s, v29.4s, v26.4s
-	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
-	FMOVQ F0, 48(R1)
+	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
+	WORD $0x4e21d842 // scvtf v2.4s, v2.4s
+	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	WORD $0x4eb987bd // add v29.4s, v29.4s, v25.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
@@ -11696,11 +12472,11 @@ main:
 	BLT tail
 	FMOVQ F29, 0(R1)
 	WORD $0x4ebc87a0 // add v0.4s, v29.4s, v28.4s
+	WORD $0x4ebb87a1 // add v1.4s, v29.4s, v27.4s
+	WORD $0x4eba87a2 // add v2.4s, v29.4s, v26.4s
 	FMOVQ F0, 16(R1)
-	WORD $0x4ebb87a0 // add v0.4s, v29.4s, v27.4s
-	FMOVQ F0, 32(R1)
-	WORD $0x4eba87a0 // add v0.4s, v29.4s, v26.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 32(R1)
+	FMOVQ F2, 48(R1)
 	WORD $0x4eb987bd // add v29.4s, v29.4s, v25.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
@@ -11729,21 +12505,21 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
+	WORD $0x4e66d442 // fadd v2.2d, v2.2d, v6.2d
+	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -11777,21 +12553,21 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4ee1d400 // fsub v0.2d, v0.2d, v1.2d
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4ee4d400 // fsub v0.2d, v0.2d, v4.2d
+	WORD $0x4ee5d421 // fsub v1.2d, v1.2d, v5.2d
+	WORD $0x4ee6d442 // fsub v2.2d, v2.2d, v6.2d
+	WORD $0x4ee7d463 // fsub v3.2d, v3.2d, v7.2d
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4ee1d400 // fsub v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4ee1d400 // fsub v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4ee1d400 // fsub v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -11825,21 +12601,21 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x6e61dc00 // fmul v0.2d, v0.2d, v1.2d
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x6e64dc00 // fmul v0.2d, v0.2d, v4.2d
+	WORD $0x6e65dc21 // fmul v1.2d, v1.2d, v5.2d
+	WORD $0x6e66dc42 // fmul v2.2d, v2.2d, v6.2d
+	WORD $0x6e67dc63 // fmul v3.2d, v3.2d, v7.2d
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x6e61dc00 // fmul v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x6e61dc00 // fmul v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x6e61dc00 // fmul v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -11873,21 +12649,21 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x6e61fc00 // fdiv v0.2d, v0.2d, v1.2d
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x6e64fc00 // fdiv v0.2d, v0.2d, v4.2d
+	WORD $0x6e65fc21 // fdiv v1.2d, v1.2d, v5.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x6e61fc00 // fdiv v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x6e61fc00 // fdiv v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x6e61fc00 // fdiv v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -11921,21 +12697,21 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4e61f400 // fmax v0.2d, v0.2d, v1.2d
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4e64f400 // fmax v0.2d, v0.2d, v4.2d
+	WORD $0x4e65f421 // fmax v1.2d, v1.2d, v5.2d
+	WORD $0x4e66f442 // fmax v2.2d, v2.2d, v6.2d
+	WORD $0x4e67f463 // fmax v3.2d, v3.2d, v7.2d
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4e61f400 // fmax v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4e61f400 // fmax v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4e61f400 // fmax v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -11969,21 +12745,21 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	WORD $0x4ee1f400 // fmin v0.2d, v0.2d, v1.2d
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	WORD $0x4ee4f400 // fmin v0.2d, v0.2d, v4.2d
+	WORD $0x4ee5f421 // fmin v1.2d, v1.2d, v5.2d
+	WORD $0x4ee6f442 // fmin v2.2d, v2.2d, v6.2d
+	WORD $0x4ee7f463 // fmin v3.2d, v3.2d, v7.2d
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	WORD $0x4ee1f400 // fmin v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	FMOVQ 32(R3), F1
-	WORD $0x4ee1f400 // fmin v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	FMOVQ 48(R3), F1
-	WORD $0x4ee1f400 // fmin v0.2d, v0.2d, v1.2d
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3

@@ -3,6 +3,7 @@ package kiln
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -333,4 +334,45 @@ func TestPowSweep(t *testing.T) {
 		worst = max(worst, e)
 	}
 	t.Logf("Pow: %d pairs, largest error %.3f ULP", n, worst)
+}
+
+// TestFMA32 checks the twins' float32 FMA against big-float arithmetic on
+// products and addends chosen to land near float32 rounding midpoints.
+func TestFMA32(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for i := 0; i < 200000; i++ {
+		a := math.Float32frombits(r.Uint32())
+		b := math.Float32frombits(r.Uint32())
+		if i%2 == 0 {
+			a, b = float32(r.NormFloat64()), float32(r.NormFloat64())
+		}
+		p := float64(a) * float64(b)
+		// c makes a·b + c sit on a float32 midpoint plus a tiny offset.
+		c := float32(-p)
+		switch i % 4 {
+		case 1:
+			c = math.Float32frombits(r.Uint32())
+		case 2:
+			mid := float64(float32(p)) + ulp32(p)/2
+			c = float32(mid - p)
+		}
+		want := fma32Reference(p, float64(c))
+		if got := fma32(a, b, c); !sameFloat(got, want) {
+			t.Fatalf("fma32(%v, %v, %v) = %v, want %v", a, b, c, got, want)
+		}
+	}
+}
+
+// fma32Reference rounds p + c (p exact) to float32 once, with big floats.
+func fma32Reference(p, c float64) float32 {
+	if math.IsNaN(p+c) || math.IsInf(p, 0) || math.IsInf(c, 0) {
+		return float32(p + c)
+	}
+	s := new(big.Float).SetPrec(300).SetFloat64(p)
+	s.Add(s, new(big.Float).SetPrec(300).SetFloat64(c))
+	if s.Sign() == 0 {
+		return float32(p + c) // the sign of an exact zero follows IEEE in float64 too
+	}
+	f, _ := s.Float32()
+	return f
 }

@@ -24,13 +24,13 @@ main:
 
 inner:
 	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
 	WORD $0x4e20d7ff // fadd v31.4s, v31.4s, v0.4s
-	FMOVQ 16(R1), F0
-	WORD $0x4e20d7de // fadd v30.4s, v30.4s, v0.4s
-	FMOVQ 32(R1), F0
-	WORD $0x4e20d7bd // fadd v29.4s, v29.4s, v0.4s
-	FMOVQ 48(R1), F0
-	WORD $0x4e20d79c // fadd v28.4s, v28.4s, v0.4s
+	WORD $0x4e21d7de // fadd v30.4s, v30.4s, v1.4s
+	WORD $0x4e22d7bd // fadd v29.4s, v29.4s, v2.4s
+	WORD $0x4e23d79c // fadd v28.4s, v28.4s, v3.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	SUBS $1, R15, R15
@@ -95,13 +95,13 @@ main:
 
 inner:
 	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
 	WORD $0x4e20cc1f // fmla v31.4s, v0.4s, v0.4s
-	FMOVQ 16(R1), F0
-	WORD $0x4e20cc1e // fmla v30.4s, v0.4s, v0.4s
-	FMOVQ 32(R1), F0
-	WORD $0x4e20cc1d // fmla v29.4s, v0.4s, v0.4s
-	FMOVQ 48(R1), F0
-	WORD $0x4e20cc1c // fmla v28.4s, v0.4s, v0.4s
+	WORD $0x4e21cc3e // fmla v30.4s, v1.4s, v1.4s
+	WORD $0x4e22cc5d // fmla v29.4s, v2.4s, v2.4s
+	WORD $0x4e23cc7c // fmla v28.4s, v3.4s, v3.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	SUBS $1, R15, R15
@@ -168,17 +168,17 @@ main:
 
 inner:
 	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
 	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
+	WORD $0x4eb9d421 // fsub v1.4s, v1.4s, v25.4s
+	WORD $0x4eb9d442 // fsub v2.4s, v2.4s, v25.4s
+	WORD $0x4eb9d463 // fsub v3.4s, v3.4s, v25.4s
 	WORD $0x4e20d7ff // fadd v31.4s, v31.4s, v0.4s
-	FMOVQ 16(R1), F0
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4e20d7de // fadd v30.4s, v30.4s, v0.4s
-	FMOVQ 32(R1), F0
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4e20d7bd // fadd v29.4s, v29.4s, v0.4s
-	FMOVQ 48(R1), F0
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4e20d79c // fadd v28.4s, v28.4s, v0.4s
+	WORD $0x4e21d7de // fadd v30.4s, v30.4s, v1.4s
+	WORD $0x4e22d7bd // fadd v29.4s, v29.4s, v2.4s
+	WORD $0x4e23d79c // fadd v28.4s, v28.4s, v3.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	SUBS $1, R15, R15
@@ -248,21 +248,21 @@ main:
 
 inner:
 	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
 	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
+	WORD $0x4eb9d421 // fsub v1.4s, v1.4s, v25.4s
+	WORD $0x4eb9d442 // fsub v2.4s, v2.4s, v25.4s
+	WORD $0x4eb9d463 // fsub v3.4s, v3.4s, v25.4s
 	WORD $0x4eb8d400 // fsub v0.4s, v0.4s, v24.4s
+	WORD $0x4eb8d421 // fsub v1.4s, v1.4s, v24.4s
+	WORD $0x4eb8d442 // fsub v2.4s, v2.4s, v24.4s
+	WORD $0x4eb8d463 // fsub v3.4s, v3.4s, v24.4s
 	WORD $0x4e20cc1f // fmla v31.4s, v0.4s, v0.4s
-	FMOVQ 16(R1), F0
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4eb8d400 // fsub v0.4s, v0.4s, v24.4s
-	WORD $0x4e20cc1e // fmla v30.4s, v0.4s, v0.4s
-	FMOVQ 32(R1), F0
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4eb8d400 // fsub v0.4s, v0.4s, v24.4s
-	WORD $0x4e20cc1d // fmla v29.4s, v0.4s, v0.4s
-	FMOVQ 48(R1), F0
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4eb8d400 // fsub v0.4s, v0.4s, v24.4s
-	WORD $0x4e20cc1c // fmla v28.4s, v0.4s, v0.4s
+	WORD $0x4e21cc3e // fmla v30.4s, v1.4s, v1.4s
+	WORD $0x4e22cc5d // fmla v29.4s, v2.4s, v2.4s
+	WORD $0x4e23cc7c // fmla v28.4s, v3.4s, v3.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	SUBS $1, R15, R15
@@ -314,42 +314,18 @@ TEXT ·expSubSumF32NEON(SB), NOSPLIT, $0-64
 	MOVD dst_len+8(FP), R0
 	MOVD dst_base+0(FP), R1
 	MOVD x_base+24(FP), R2
-	MOVW $0x3f800000, R14
-	VDUP R14, V24.S4
-	MOVW $0x0000007f, R14
-	VDUP R14, V23.S4
-	WORD $0x6e361ed6 // eor v22.16b, v22.16b, v22.16b
-	MOVW $0x80000000, R14
-	VDUP R14, V21.S4
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V20.S4
-	MOVW $0x42b20000, R14
-	VDUP R14, V19.S4
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V18.S4
-	MOVW $0x3f318000, R14
-	VDUP R14, V17.S4
-	MOVW $0xb95e8083, R14
-	VDUP R14, V16.S4
-	MOVW $0x39506967, R14
-	VDUP R14, V15.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V14.S4
-	MOVW $0x3c088908, R14
-	VDUP R14, V13.S4
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V12.S4
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V11.S4
-	MOVW $0x3f000000, R14
-	VDUP R14, V10.S4
-	WORD $0x6e291d29 // eor v9.16b, v9.16b, v9.16b
-	WORD $0x4eb61edf // mov v31.16b, v22.16b
-	WORD $0x4eb61ede // mov v30.16b, v22.16b
-	WORD $0x4eb61edd // mov v29.16b, v22.16b
-	WORD $0x4eb61edc // mov v28.16b, v22.16b
-	WORD $0x4ea91d3b // mov v27.16b, v9.16b
-	WORD $0x4ea91d3a // mov v26.16b, v9.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1b // mov v27.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
 	FMOVS m+48(FP), F25
 	WORD $0x4e040739 // dup v25.4s, v25.s[0]
 
@@ -360,185 +336,297 @@ main:
 
 inner:
 	FMOVQ 0(R2), F0
-	WORD $0x6e351f21 // eor v1.16b, v25.16b, v21.16b
-	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
-	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
-	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
-	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
-	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e601ec1 // bsl v1.16b, v22.16b, v0.16b
-	WORD $0x4e34f442 // fmax v2.4s, v2.4s, v20.4s
-	WORD $0x4eb3f442 // fmin v2.4s, v2.4s, v19.4s
-	WORD $0x6e32dc40 // fmul v0.4s, v2.4s, v18.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e241f24 // eor v4.16b, v25.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e251f25 // eor v5.16b, v25.16b, v5.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e261f26 // eor v6.16b, v25.16b, v6.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V7.S4
+	WORD $0x6e271f27 // eor v7.16b, v25.16b, v7.16b
+	WORD $0x4e24d408 // fadd v8.4s, v0.4s, v4.4s
+	WORD $0x4e25d429 // fadd v9.4s, v1.4s, v5.4s
+	WORD $0x4e26d44a // fadd v10.4s, v2.4s, v6.4s
+	WORD $0x4e27d46b // fadd v11.4s, v3.4s, v7.4s
+	WORD $0x4ea0d50c // fsub v12.4s, v8.4s, v0.4s
+	WORD $0x4ea1d52d // fsub v13.4s, v9.4s, v1.4s
+	WORD $0x4ea2d54e // fsub v14.4s, v10.4s, v2.4s
+	WORD $0x4ea3d56f // fsub v15.4s, v11.4s, v3.4s
+	WORD $0x4eacd510 // fsub v16.4s, v8.4s, v12.4s
+	WORD $0x4eadd531 // fsub v17.4s, v9.4s, v13.4s
+	WORD $0x4eaed552 // fsub v18.4s, v10.4s, v14.4s
+	WORD $0x4eafd573 // fsub v19.4s, v11.4s, v15.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x4eb2d442 // fsub v2.4s, v2.4s, v18.4s
+	WORD $0x4eb3d463 // fsub v3.4s, v3.4s, v19.4s
+	WORD $0x4eacd484 // fsub v4.4s, v4.4s, v12.4s
+	WORD $0x4eadd4a5 // fsub v5.4s, v5.4s, v13.4s
+	WORD $0x4eaed4c6 // fsub v6.4s, v6.4s, v14.4s
+	WORD $0x4eafd4e7 // fsub v7.4s, v7.4s, v15.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e22e446 // fcmeq v6.4s, v2.4s, v2.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e601d84 // bsl v4.16b, v12.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e611c05 // bsl v5.16b, v0.16b, v1.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e621c06 // bsl v6.16b, v0.16b, v2.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e631c07 // bsl v7.16b, v0.16b, v3.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f508 // fmax v8.4s, v8.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f529 // fmax v9.4s, v9.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f54a // fmax v10.4s, v10.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f56b // fmax v11.4s, v11.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f508 // fmin v8.4s, v8.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f529 // fmin v9.4s, v9.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f54a // fmin v10.4s, v10.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f56b // fmin v11.4s, v11.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dd00 // fmul v0.4s, v8.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V1.S4
+	WORD $0x6e21dd21 // fmul v1.4s, v9.4s, v1.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dd42 // fmul v2.4s, v10.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dd63 // fmul v3.4s, v11.4s, v3.4s
 	WORD $0x4e218800 // frintn v0.4s, v0.4s
-	WORD $0x4eb1cc02 // fmls v2.4s, v0.4s, v17.4s
-	WORD $0x4eb0cc02 // fmls v2.4s, v0.4s, v16.4s
-	WORD $0x4e22d703 // fadd v3.4s, v24.4s, v2.4s
-	WORD $0x4eb8d464 // fsub v4.4s, v3.4s, v24.4s
-	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cde5 // fmla v5.4s, v15.4s, v2.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eac1d85 // mov v5.16b, v12.16b
-	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
-	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4e218821 // frintn v1.4s, v1.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e28d58c // fadd v12.4s, v12.4s, v8.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e29d5ad // fadd v13.4s, v13.4s, v9.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2ad5ce // fadd v14.4s, v14.4s, v10.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2bd5ef // fadd v15.4s, v15.4s, v11.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0d590 // fsub v16.4s, v12.4s, v16.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1d5b1 // fsub v17.4s, v13.4s, v17.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb2d5d2 // fsub v18.4s, v14.4s, v18.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb3d5f3 // fsub v19.4s, v15.4s, v19.4s
+	WORD $0x4eb0d510 // fsub v16.4s, v8.4s, v16.4s
+	WORD $0x4eb1d531 // fsub v17.4s, v9.4s, v17.4s
+	WORD $0x4eb2d552 // fsub v18.4s, v10.4s, v18.4s
+	WORD $0x4eb3d573 // fsub v19.4s, v11.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e28ce95 // fmla v21.4s, v20.4s, v8.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e29ce96 // fmla v22.4s, v20.4s, v9.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2ace97 // fmla v23.4s, v20.4s, v10.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2bce98 // fmla v24.4s, v20.4s, v11.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ceb4 // fmla v20.4s, v21.4s, v8.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e29ced5 // fmla v21.4s, v22.4s, v9.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2acef6 // fmla v22.4s, v23.4s, v10.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2bcf17 // fmla v23.4s, v24.4s, v11.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e28ce98 // fmla v24.4s, v20.4s, v8.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ceb4 // fmla v20.4s, v21.4s, v9.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2aced5 // fmla v21.4s, v22.4s, v10.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2bcef6 // fmla v22.4s, v23.4s, v11.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e28cf17 // fmla v23.4s, v24.4s, v8.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e29ce98 // fmla v24.4s, v20.4s, v9.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2aceb4 // fmla v20.4s, v21.4s, v10.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2bced5 // fmla v21.4s, v22.4s, v11.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e28cef6 // fmla v22.4s, v23.4s, v8.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e29cf17 // fmla v23.4s, v24.4s, v9.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2ace98 // fmla v24.4s, v20.4s, v10.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2bceb4 // fmla v20.4s, v21.4s, v11.4s
+	WORD $0x6e28dd08 // fmul v8.4s, v8.4s, v8.4s
+	WORD $0x6e29dd29 // fmul v9.4s, v9.4s, v9.4s
+	WORD $0x6e2add4a // fmul v10.4s, v10.4s, v10.4s
+	WORD $0x6e2bdd6b // fmul v11.4s, v11.4s, v11.4s
+	WORD $0x4e28ced0 // fmla v16.4s, v22.4s, v8.4s
+	WORD $0x4e29cef1 // fmla v17.4s, v23.4s, v9.4s
+	WORD $0x4e2acf12 // fmla v18.4s, v24.4s, v10.4s
+	WORD $0x4e2bce93 // fmla v19.4s, v20.4s, v11.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
 	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
-	WORD $0x4eb78444 // add v4.4s, v2.4s, v23.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
-	WORD $0x4eb78400 // add v0.4s, v0.4s, v23.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0408 // sshr v8.4s, v0.4s, #1
+	WORD $0x4f3f0429 // sshr v9.4s, v1.4s, #1
+	WORD $0x4f3f044a // sshr v10.4s, v2.4s, #1
+	WORD $0x4f3f046b // sshr v11.4s, v3.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb08510 // add v16.4s, v8.4s, v16.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb18531 // add v17.4s, v9.4s, v17.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb28552 // add v18.4s, v10.4s, v18.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb38573 // add v19.4s, v11.4s, v19.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea88400 // sub v0.4s, v0.4s, v8.4s
+	WORD $0x6ea98421 // sub v1.4s, v1.4s, v9.4s
+	WORD $0x6eaa8442 // sub v2.4s, v2.4s, v10.4s
+	WORD $0x6eab8463 // sub v3.4s, v3.4s, v11.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88400 // add v0.4s, v0.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88421 // add v1.4s, v1.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88442 // add v2.4s, v2.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88463 // add v3.4s, v3.4s, v8.4s
 	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
-	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
-	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
-	FMOVQ F3, 0(R1)
-	WORD $0x4e23d7ff // fadd v31.4s, v31.4s, v3.4s
-	FMOVQ 16(R2), F0
-	WORD $0x6e351f21 // eor v1.16b, v25.16b, v21.16b
-	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
-	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
-	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
-	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
-	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e601ec1 // bsl v1.16b, v22.16b, v0.16b
-	WORD $0x4e34f442 // fmax v2.4s, v2.4s, v20.4s
-	WORD $0x4eb3f442 // fmin v2.4s, v2.4s, v19.4s
-	WORD $0x6e32dc40 // fmul v0.4s, v2.4s, v18.4s
-	WORD $0x4e218800 // frintn v0.4s, v0.4s
-	WORD $0x4eb1cc02 // fmls v2.4s, v0.4s, v17.4s
-	WORD $0x4eb0cc02 // fmls v2.4s, v0.4s, v16.4s
-	WORD $0x4e22d703 // fadd v3.4s, v24.4s, v2.4s
-	WORD $0x4eb8d464 // fsub v4.4s, v3.4s, v24.4s
-	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cde5 // fmla v5.4s, v15.4s, v2.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eac1d85 // mov v5.16b, v12.16b
-	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
-	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
-	WORD $0x4eb78444 // add v4.4s, v2.4s, v23.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
-	WORD $0x4eb78400 // add v0.4s, v0.4s, v23.4s
-	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
-	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
-	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
-	FMOVQ F3, 16(R1)
-	WORD $0x4e23d7de // fadd v30.4s, v30.4s, v3.4s
-	FMOVQ 32(R2), F0
-	WORD $0x6e351f21 // eor v1.16b, v25.16b, v21.16b
-	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
-	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
-	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
-	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
-	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e601ec1 // bsl v1.16b, v22.16b, v0.16b
-	WORD $0x4e34f442 // fmax v2.4s, v2.4s, v20.4s
-	WORD $0x4eb3f442 // fmin v2.4s, v2.4s, v19.4s
-	WORD $0x6e32dc40 // fmul v0.4s, v2.4s, v18.4s
-	WORD $0x4e218800 // frintn v0.4s, v0.4s
-	WORD $0x4eb1cc02 // fmls v2.4s, v0.4s, v17.4s
-	WORD $0x4eb0cc02 // fmls v2.4s, v0.4s, v16.4s
-	WORD $0x4e22d703 // fadd v3.4s, v24.4s, v2.4s
-	WORD $0x4eb8d464 // fsub v4.4s, v3.4s, v24.4s
-	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cde5 // fmla v5.4s, v15.4s, v2.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eac1d85 // mov v5.16b, v12.16b
-	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
-	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
-	WORD $0x4eb78444 // add v4.4s, v2.4s, v23.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
-	WORD $0x4eb78400 // add v0.4s, v0.4s, v23.4s
-	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
-	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
-	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
-	FMOVQ F3, 32(R1)
-	WORD $0x4e23d7bd // fadd v29.4s, v29.4s, v3.4s
-	FMOVQ 48(R2), F0
-	WORD $0x6e351f21 // eor v1.16b, v25.16b, v21.16b
-	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
-	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
-	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
-	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
-	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e601ec1 // bsl v1.16b, v22.16b, v0.16b
-	WORD $0x4e34f442 // fmax v2.4s, v2.4s, v20.4s
-	WORD $0x4eb3f442 // fmin v2.4s, v2.4s, v19.4s
-	WORD $0x6e32dc40 // fmul v0.4s, v2.4s, v18.4s
-	WORD $0x4e218800 // frintn v0.4s, v0.4s
-	WORD $0x4eb1cc02 // fmls v2.4s, v0.4s, v17.4s
-	WORD $0x4eb0cc02 // fmls v2.4s, v0.4s, v16.4s
-	WORD $0x4e22d703 // fadd v3.4s, v24.4s, v2.4s
-	WORD $0x4eb8d464 // fsub v4.4s, v3.4s, v24.4s
-	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cde5 // fmla v5.4s, v15.4s, v2.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
-	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eac1d85 // mov v5.16b, v12.16b
-	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
-	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
-	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
-	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
-	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
-	WORD $0x4eb78444 // add v4.4s, v2.4s, v23.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
-	WORD $0x4eb78400 // add v0.4s, v0.4s, v23.4s
-	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
-	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
-	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
-	FMOVQ F3, 48(R1)
-	WORD $0x4e23d79c // fadd v28.4s, v28.4s, v3.4s
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e20dd8c // fmul v12.4s, v12.4s, v0.4s
+	WORD $0x6e21ddad // fmul v13.4s, v13.4s, v1.4s
+	WORD $0x6e22ddce // fmul v14.4s, v14.4s, v2.4s
+	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
+	WORD $0x4e24cd8c // fmla v12.4s, v12.4s, v4.4s
+	WORD $0x4e25cdad // fmla v13.4s, v13.4s, v5.4s
+	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
+	WORD $0x4e27cdef // fmla v15.4s, v15.4s, v7.4s
+	FMOVQ F12, 0(R1)
+	FMOVQ F13, 16(R1)
+	FMOVQ F14, 32(R1)
+	FMOVQ F15, 48(R1)
+	WORD $0x4e2cd7ff // fadd v31.4s, v31.4s, v12.4s
+	WORD $0x4e2dd7de // fadd v30.4s, v30.4s, v13.4s
+	WORD $0x4e2ed7bd // fadd v29.4s, v29.4s, v14.4s
+	WORD $0x4e2fd79c // fadd v28.4s, v28.4s, v15.4s
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -555,17 +643,23 @@ flush:
 	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
 	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
 	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
-	WORD $0x4eb61edf // mov v31.16b, v22.16b
-	WORD $0x4eb61ede // mov v30.16b, v22.16b
-	WORD $0x4eb61edd // mov v29.16b, v22.16b
-	WORD $0x4eb61edc // mov v28.16b, v22.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
 	B main
 
 tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R2), F0
-	WORD $0x6e351f21 // eor v1.16b, v25.16b, v21.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e211f21 // eor v1.16b, v25.16b, v1.16b
 	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
 	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
 	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
@@ -574,36 +668,62 @@ tail:
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x6e601ec1 // bsl v1.16b, v22.16b, v0.16b
-	WORD $0x4e34f442 // fmax v2.4s, v2.4s, v20.4s
-	WORD $0x4eb3f442 // fmin v2.4s, v2.4s, v19.4s
-	WORD $0x6e32dc40 // fmul v0.4s, v2.4s, v18.4s
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e601c61 // bsl v1.16b, v3.16b, v0.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f442 // fmax v2.4s, v2.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f442 // fmin v2.4s, v2.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dc40 // fmul v0.4s, v2.4s, v0.4s
 	WORD $0x4e218800 // frintn v0.4s, v0.4s
-	WORD $0x4eb1cc02 // fmls v2.4s, v0.4s, v17.4s
-	WORD $0x4eb0cc02 // fmls v2.4s, v0.4s, v16.4s
-	WORD $0x4e22d703 // fadd v3.4s, v24.4s, v2.4s
-	WORD $0x4eb8d464 // fsub v4.4s, v3.4s, v24.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e22d463 // fadd v3.4s, v3.4s, v2.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4d464 // fsub v4.4s, v3.4s, v4.4s
 	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
-	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
-	WORD $0x4e22cde5 // fmla v5.4s, v15.4s, v2.4s
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
 	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
 	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
-	WORD $0x4eab1d66 // mov v6.16b, v11.16b
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
 	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
-	WORD $0x4eaa1d45 // mov v5.16b, v10.16b
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
 	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
 	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
-	WORD $0x4e22cca4 // fmla v4.4s, v5.4s, v2.4s
+	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
 	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
 	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
 	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
-	WORD $0x4eb78444 // add v4.4s, v2.4s, v23.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48444 // add v4.4s, v2.4s, v4.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
 	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
-	WORD $0x4eb78400 // add v0.4s, v0.4s, v23.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28400 // add v0.4s, v0.4s, v2.4s
 	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
 	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
 	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
@@ -643,13 +763,13 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
 	WORD $0x4e20f7ff // fmax v31.4s, v31.4s, v0.4s
-	FMOVQ 16(R1), F0
-	WORD $0x4e20f7de // fmax v30.4s, v30.4s, v0.4s
-	FMOVQ 32(R1), F0
-	WORD $0x4e20f7bd // fmax v29.4s, v29.4s, v0.4s
-	FMOVQ 48(R1), F0
-	WORD $0x4e20f79c // fmax v28.4s, v28.4s, v0.4s
+	WORD $0x4e21f7de // fmax v30.4s, v30.4s, v1.4s
+	WORD $0x4e22f7bd // fmax v29.4s, v29.4s, v2.4s
+	WORD $0x4e23f79c // fmax v28.4s, v28.4s, v3.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	B main
@@ -689,13 +809,13 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
 	WORD $0x4ea0f7ff // fmin v31.4s, v31.4s, v0.4s
-	FMOVQ 16(R1), F0
-	WORD $0x4ea0f7de // fmin v30.4s, v30.4s, v0.4s
-	FMOVQ 32(R1), F0
-	WORD $0x4ea0f7bd // fmin v29.4s, v29.4s, v0.4s
-	FMOVQ 48(R1), F0
-	WORD $0x4ea0f79c // fmin v28.4s, v28.4s, v0.4s
+	WORD $0x4ea1f7de // fmin v30.4s, v30.4s, v1.4s
+	WORD $0x4ea2f7bd // fmin v29.4s, v29.4s, v2.4s
+	WORD $0x4ea3f79c // fmin v28.4s, v28.4s, v3.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	B main
@@ -735,13 +855,13 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
 	WORD $0x6e20dfff // fmul v31.4s, v31.4s, v0.4s
-	FMOVQ 16(R1), F0
-	WORD $0x6e20dfde // fmul v30.4s, v30.4s, v0.4s
-	FMOVQ 32(R1), F0
-	WORD $0x6e20dfbd // fmul v29.4s, v29.4s, v0.4s
-	FMOVQ 48(R1), F0
-	WORD $0x6e20df9c // fmul v28.4s, v28.4s, v0.4s
+	WORD $0x6e21dfde // fmul v30.4s, v30.4s, v1.4s
+	WORD $0x6e22dfbd // fmul v29.4s, v29.4s, v2.4s
+	WORD $0x6e23df9c // fmul v28.4s, v28.4s, v3.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	B main
@@ -782,17 +902,17 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
 	WORD $0x4e7b1c00 // bic v0.16b, v0.16b, v27.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
 	WORD $0x4e20f7ff // fmax v31.4s, v31.4s, v0.4s
-	FMOVQ 16(R1), F0
-	WORD $0x4e7b1c00 // bic v0.16b, v0.16b, v27.16b
-	WORD $0x4e20f7de // fmax v30.4s, v30.4s, v0.4s
-	FMOVQ 32(R1), F0
-	WORD $0x4e7b1c00 // bic v0.16b, v0.16b, v27.16b
-	WORD $0x4e20f7bd // fmax v29.4s, v29.4s, v0.4s
-	FMOVQ 48(R1), F0
-	WORD $0x4e7b1c00 // bic v0.16b, v0.16b, v27.16b
-	WORD $0x4e20f79c // fmax v28.4s, v28.4s, v0.4s
+	WORD $0x4e21f7de // fmax v30.4s, v30.4s, v1.4s
+	WORD $0x4e22f7bd // fmax v29.4s, v29.4s, v2.4s
+	WORD $0x4e23f79c // fmax v28.4s, v28.4s, v3.4s
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	B main
@@ -823,119 +943,100 @@ TEXT ·argMaxF32NEON(SB), NOSPLIT, $0-152
 	MOVD x_len+8(FP), R0
 	MOVD x_base+0(FP), R1
 	MOVW $0x00000004, R14
-	VDUP R14, V21.S4
+	VDUP R14, V23.S4
 	MOVW $0x00000008, R14
-	VDUP R14, V20.S4
+	VDUP R14, V22.S4
 	MOVW $0x0000000c, R14
-	VDUP R14, V19.S4
-	MOVW $0x00000010, R14
-	VDUP R14, V18.S4
+	VDUP R14, V21.S4
 	MOVW $0xff800000, R14
-	VDUP R14, V17.S4
+	VDUP R14, V20.S4
+	WORD $0x4eb41e9f // mov v31.16b, v20.16b
 	MOVW $0x7fffffff, R14
-	VDUP R14, V16.S4
-	WORD $0x4eb11e3f // mov v31.16b, v17.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4eb11e3d // mov v29.16b, v17.16b
-	WORD $0x4eb01e1c // mov v28.16b, v16.16b
-	WORD $0x4eb11e3b // mov v27.16b, v17.16b
-	WORD $0x4eb01e1a // mov v26.16b, v16.16b
-	WORD $0x4eb11e39 // mov v25.16b, v17.16b
-	WORD $0x4eb01e18 // mov v24.16b, v16.16b
+	VDUP R14, V0.S4
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4eb41e9d // mov v29.16b, v20.16b
+	MOVW $0x7fffffff, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4eb41e9b // mov v27.16b, v20.16b
+	MOVW $0x7fffffff, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
 	MOVD $0x0000000100000000, R14
-	VMOV R14, V23.D[0]
+	VMOV R14, V25.D[0]
 	MOVD $0x0000000300000002, R14
-	VMOV R14, V23.D[1]
-	WORD $0x4eb71ef6 // mov v22.16b, v23.16b
+	VMOV R14, V25.D[1]
+	WORD $0x4eb91f38 // mov v24.16b, v25.16b
 
 main:
-	CMP $16, R0
+	CMP $12, R0
 	BLT tail
 	FMOVQ 0(R1), F0
-	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
-	WORD $0x6ebfe402 // fcmgt v2.4s, v0.4s, v31.4s
-	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
-	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
-	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
-	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e205885 // mvn v5.16b, v4.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
-	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
-	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
-	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
-	WORD $0x4eb586c0 // add v0.4s, v22.4s, v21.4s
-	FMOVQ 16(R1), F1
-	WORD $0x4ea03782 // cmgt v2.4s, v28.4s, v0.4s
-	WORD $0x6ebde423 // fcmgt v3.4s, v1.4s, v29.4s
-	WORD $0x4e3de424 // fcmeq v4.4s, v1.4s, v29.4s
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e3de7a5 // fcmeq v5.4s, v29.4s, v29.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x6ea31c3d // bit v29.16b, v1.16b, v3.16b
-	WORD $0x6ea31c1c // bit v28.16b, v0.16b, v3.16b
-	WORD $0x4eb486c0 // add v0.4s, v22.4s, v20.4s
-	FMOVQ 32(R1), F1
-	WORD $0x4ea03742 // cmgt v2.4s, v26.4s, v0.4s
-	WORD $0x6ebbe423 // fcmgt v3.4s, v1.4s, v27.4s
-	WORD $0x4e3be424 // fcmeq v4.4s, v1.4s, v27.4s
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e3be765 // fcmeq v5.4s, v27.4s, v27.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x6ea31c3b // bit v27.16b, v1.16b, v3.16b
-	WORD $0x6ea31c1a // bit v26.16b, v0.16b, v3.16b
-	WORD $0x4eb386c0 // add v0.4s, v22.4s, v19.4s
-	FMOVQ 48(R1), F1
-	WORD $0x4ea03702 // cmgt v2.4s, v24.4s, v0.4s
-	WORD $0x6eb9e423 // fcmgt v3.4s, v1.4s, v25.4s
-	WORD $0x4e39e424 // fcmeq v4.4s, v1.4s, v25.4s
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e39e725 // fcmeq v5.4s, v25.4s, v25.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x6ea31c39 // bit v25.16b, v1.16b, v3.16b
-	WORD $0x6ea31c18 // bit v24.16b, v0.16b, v3.16b
-	WORD $0x4eb286d6 // add v22.4s, v22.4s, v18.4s
-	ADD $64, R1, R1
-	SUB $16, R0, R0
+	WORD $0x4eb78701 // add v1.4s, v24.4s, v23.4s
+	WORD $0x4eb68702 // add v2.4s, v24.4s, v22.4s
+	WORD $0x4eb837c3 // cmgt v3.4s, v30.4s, v24.4s
+	FMOVQ 16(R1), F4
+	FMOVQ 32(R1), F5
+	WORD $0x6ebfe406 // fcmgt v6.4s, v0.4s, v31.4s
+	WORD $0x4ea13787 // cmgt v7.4s, v28.4s, v1.4s
+	WORD $0x4ea23748 // cmgt v8.4s, v26.4s, v2.4s
+	WORD $0x4e3fe409 // fcmeq v9.4s, v0.4s, v31.4s
+	WORD $0x6ebde48a // fcmgt v10.4s, v4.4s, v29.4s
+	WORD $0x6ebbe4ab // fcmgt v11.4s, v5.4s, v27.4s
+	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
+	WORD $0x4e3de48c // fcmeq v12.4s, v4.4s, v29.4s
+	WORD $0x4e3be4ad // fcmeq v13.4s, v5.4s, v27.4s
+	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
+	WORD $0x4e271d8c // and v12.16b, v12.16b, v7.16b
+	WORD $0x4e281dad // and v13.16b, v13.16b, v8.16b
+	WORD $0x4e20e409 // fcmeq v9.4s, v0.4s, v0.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4eac1d4a // orr v10.16b, v10.16b, v12.16b
+	WORD $0x4ead1d6b // orr v11.16b, v11.16b, v13.16b
+	WORD $0x4e3fe7ec // fcmeq v12.4s, v31.4s, v31.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x4e24e48d // fcmeq v13.4s, v4.4s, v4.4s
+	WORD $0x6e2059ad // mvn v13.16b, v13.16b
+	WORD $0x4e25e4ae // fcmeq v14.4s, v5.4s, v5.4s
+	WORD $0x6e2059ce // mvn v14.16b, v14.16b
+	WORD $0x6e20598f // mvn v15.16b, v12.16b
+	WORD $0x4e3de7b0 // fcmeq v16.4s, v29.4s, v29.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
+	WORD $0x4e3be771 // fcmeq v17.4s, v27.4s, v27.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	WORD $0x4e2f1d2f // and v15.16b, v9.16b, v15.16b
+	WORD $0x6e205a12 // mvn v18.16b, v16.16b
+	WORD $0x6e205a33 // mvn v19.16b, v17.16b
+	WORD $0x4eaf1cc6 // orr v6.16b, v6.16b, v15.16b
+	WORD $0x4e321db2 // and v18.16b, v13.16b, v18.16b
+	WORD $0x4e331dd3 // and v19.16b, v14.16b, v19.16b
+	WORD $0x4e2c1d29 // and v9.16b, v9.16b, v12.16b
+	WORD $0x4eb21d4a // orr v10.16b, v10.16b, v18.16b
+	WORD $0x4eb31d6b // orr v11.16b, v11.16b, v19.16b
+	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
+	WORD $0x4e301dad // and v13.16b, v13.16b, v16.16b
+	WORD $0x4e311dce // and v14.16b, v14.16b, v17.16b
+	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
+	WORD $0x4e271dad // and v13.16b, v13.16b, v7.16b
+	WORD $0x4e281dce // and v14.16b, v14.16b, v8.16b
+	WORD $0x6ea61c1f // bit v31.16b, v0.16b, v6.16b
+	WORD $0x4ead1d4a // orr v10.16b, v10.16b, v13.16b
+	WORD $0x4eae1d6b // orr v11.16b, v11.16b, v14.16b
+	WORD $0x6ea61f1e // bit v30.16b, v24.16b, v6.16b
+	WORD $0x6eaa1c9d // bit v29.16b, v4.16b, v10.16b
+	WORD $0x6eab1cbb // bit v27.16b, v5.16b, v11.16b
+	WORD $0x6eaa1c3c // bit v28.16b, v1.16b, v10.16b
+	WORD $0x6eab1c5a // bit v26.16b, v2.16b, v11.16b
+	WORD $0x4eb58718 // add v24.4s, v24.4s, v21.4s
+	ADD $48, R1, R1
+	SUB $12, R0, R0
 	B main
 
 tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R1), F0
-	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
+	WORD $0x4eb837c1 // cmgt v1.4s, v30.4s, v24.4s
 	WORD $0x6ebfe402 // fcmgt v2.4s, v0.4s, v31.4s
 	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
 	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
@@ -951,8 +1052,8 @@ tail:
 	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
 	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
 	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
-	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
-	WORD $0x4eb586d6 // add v22.4s, v22.4s, v21.4s
+	WORD $0x6ea21f1e // bit v30.16b, v24.16b, v2.16b
+	WORD $0x4eb78718 // add v24.4s, v24.4s, v23.4s
 	ADD $16, R1, R1
 	SUB $4, R0, R0
 	B tail
@@ -993,27 +1094,10 @@ done:
 	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
 	WORD $0x6ea31f60 // bit v0.16b, v27.16b, v3.16b
 	WORD $0x6e611f43 // bsl v3.16b, v26.16b, v1.16b
-	WORD $0x4eb83461 // cmgt v1.4s, v3.4s, v24.4s
-	WORD $0x6ea0e722 // fcmgt v2.4s, v25.4s, v0.4s
-	WORD $0x4e20e724 // fcmeq v4.4s, v25.4s, v0.4s
-	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
-	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
-	WORD $0x4e39e724 // fcmeq v4.4s, v25.4s, v25.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
-	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
-	WORD $0x6ea21f20 // bit v0.16b, v25.16b, v2.16b
-	WORD $0x6e631f02 // bsl v2.16b, v24.16b, v3.16b
 	MOVD $vals+24(FP), R14
 	FMOVQ F0, (R14)
 	MOVD $idx+88(FP), R14
-	FMOVQ F2, (R14)
+	FMOVQ F3, (R14)
 	RET
 
 // func argMinF32NEON(x []float32) (vals [16]float32, idx [16]int32)
@@ -1021,119 +1105,100 @@ TEXT ·argMinF32NEON(SB), NOSPLIT, $0-152
 	MOVD x_len+8(FP), R0
 	MOVD x_base+0(FP), R1
 	MOVW $0x00000004, R14
-	VDUP R14, V21.S4
+	VDUP R14, V23.S4
 	MOVW $0x00000008, R14
-	VDUP R14, V20.S4
+	VDUP R14, V22.S4
 	MOVW $0x0000000c, R14
-	VDUP R14, V19.S4
-	MOVW $0x00000010, R14
-	VDUP R14, V18.S4
+	VDUP R14, V21.S4
 	MOVW $0x7f800000, R14
-	VDUP R14, V17.S4
+	VDUP R14, V20.S4
+	WORD $0x4eb41e9f // mov v31.16b, v20.16b
 	MOVW $0x7fffffff, R14
-	VDUP R14, V16.S4
-	WORD $0x4eb11e3f // mov v31.16b, v17.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4eb11e3d // mov v29.16b, v17.16b
-	WORD $0x4eb01e1c // mov v28.16b, v16.16b
-	WORD $0x4eb11e3b // mov v27.16b, v17.16b
-	WORD $0x4eb01e1a // mov v26.16b, v16.16b
-	WORD $0x4eb11e39 // mov v25.16b, v17.16b
-	WORD $0x4eb01e18 // mov v24.16b, v16.16b
+	VDUP R14, V0.S4
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4eb41e9d // mov v29.16b, v20.16b
+	MOVW $0x7fffffff, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4eb41e9b // mov v27.16b, v20.16b
+	MOVW $0x7fffffff, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
 	MOVD $0x0000000100000000, R14
-	VMOV R14, V23.D[0]
+	VMOV R14, V25.D[0]
 	MOVD $0x0000000300000002, R14
-	VMOV R14, V23.D[1]
-	WORD $0x4eb71ef6 // mov v22.16b, v23.16b
+	VMOV R14, V25.D[1]
+	WORD $0x4eb91f38 // mov v24.16b, v25.16b
 
 main:
-	CMP $16, R0
+	CMP $12, R0
 	BLT tail
 	FMOVQ 0(R1), F0
-	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
-	WORD $0x6ea0e7e2 // fcmgt v2.4s, v31.4s, v0.4s
-	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
-	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
-	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
-	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x6e205885 // mvn v5.16b, v4.16b
-	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
-	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
-	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
-	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
-	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
-	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
-	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
-	WORD $0x4eb586c0 // add v0.4s, v22.4s, v21.4s
-	FMOVQ 16(R1), F1
-	WORD $0x4ea03782 // cmgt v2.4s, v28.4s, v0.4s
-	WORD $0x6ea1e7a3 // fcmgt v3.4s, v29.4s, v1.4s
-	WORD $0x4e3de424 // fcmeq v4.4s, v1.4s, v29.4s
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e3de7a5 // fcmeq v5.4s, v29.4s, v29.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x6ea31c3d // bit v29.16b, v1.16b, v3.16b
-	WORD $0x6ea31c1c // bit v28.16b, v0.16b, v3.16b
-	WORD $0x4eb486c0 // add v0.4s, v22.4s, v20.4s
-	FMOVQ 32(R1), F1
-	WORD $0x4ea03742 // cmgt v2.4s, v26.4s, v0.4s
-	WORD $0x6ea1e763 // fcmgt v3.4s, v27.4s, v1.4s
-	WORD $0x4e3be424 // fcmeq v4.4s, v1.4s, v27.4s
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e3be765 // fcmeq v5.4s, v27.4s, v27.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x6ea31c3b // bit v27.16b, v1.16b, v3.16b
-	WORD $0x6ea31c1a // bit v26.16b, v0.16b, v3.16b
-	WORD $0x4eb386c0 // add v0.4s, v22.4s, v19.4s
-	FMOVQ 48(R1), F1
-	WORD $0x4ea03702 // cmgt v2.4s, v24.4s, v0.4s
-	WORD $0x6ea1e723 // fcmgt v3.4s, v25.4s, v1.4s
-	WORD $0x4e39e424 // fcmeq v4.4s, v1.4s, v25.4s
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e39e725 // fcmeq v5.4s, v25.4s, v25.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
-	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
-	WORD $0x6ea31c39 // bit v25.16b, v1.16b, v3.16b
-	WORD $0x6ea31c18 // bit v24.16b, v0.16b, v3.16b
-	WORD $0x4eb286d6 // add v22.4s, v22.4s, v18.4s
-	ADD $64, R1, R1
-	SUB $16, R0, R0
+	WORD $0x4eb78701 // add v1.4s, v24.4s, v23.4s
+	WORD $0x4eb68702 // add v2.4s, v24.4s, v22.4s
+	WORD $0x4eb837c3 // cmgt v3.4s, v30.4s, v24.4s
+	FMOVQ 16(R1), F4
+	FMOVQ 32(R1), F5
+	WORD $0x6ea0e7e6 // fcmgt v6.4s, v31.4s, v0.4s
+	WORD $0x4ea13787 // cmgt v7.4s, v28.4s, v1.4s
+	WORD $0x4ea23748 // cmgt v8.4s, v26.4s, v2.4s
+	WORD $0x4e3fe409 // fcmeq v9.4s, v0.4s, v31.4s
+	WORD $0x6ea4e7aa // fcmgt v10.4s, v29.4s, v4.4s
+	WORD $0x6ea5e76b // fcmgt v11.4s, v27.4s, v5.4s
+	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
+	WORD $0x4e3de48c // fcmeq v12.4s, v4.4s, v29.4s
+	WORD $0x4e3be4ad // fcmeq v13.4s, v5.4s, v27.4s
+	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
+	WORD $0x4e271d8c // and v12.16b, v12.16b, v7.16b
+	WORD $0x4e281dad // and v13.16b, v13.16b, v8.16b
+	WORD $0x4e20e409 // fcmeq v9.4s, v0.4s, v0.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4eac1d4a // orr v10.16b, v10.16b, v12.16b
+	WORD $0x4ead1d6b // orr v11.16b, v11.16b, v13.16b
+	WORD $0x4e3fe7ec // fcmeq v12.4s, v31.4s, v31.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x4e24e48d // fcmeq v13.4s, v4.4s, v4.4s
+	WORD $0x6e2059ad // mvn v13.16b, v13.16b
+	WORD $0x4e25e4ae // fcmeq v14.4s, v5.4s, v5.4s
+	WORD $0x6e2059ce // mvn v14.16b, v14.16b
+	WORD $0x6e20598f // mvn v15.16b, v12.16b
+	WORD $0x4e3de7b0 // fcmeq v16.4s, v29.4s, v29.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
+	WORD $0x4e3be771 // fcmeq v17.4s, v27.4s, v27.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	WORD $0x4e2f1d2f // and v15.16b, v9.16b, v15.16b
+	WORD $0x6e205a12 // mvn v18.16b, v16.16b
+	WORD $0x6e205a33 // mvn v19.16b, v17.16b
+	WORD $0x4eaf1cc6 // orr v6.16b, v6.16b, v15.16b
+	WORD $0x4e321db2 // and v18.16b, v13.16b, v18.16b
+	WORD $0x4e331dd3 // and v19.16b, v14.16b, v19.16b
+	WORD $0x4e2c1d29 // and v9.16b, v9.16b, v12.16b
+	WORD $0x4eb21d4a // orr v10.16b, v10.16b, v18.16b
+	WORD $0x4eb31d6b // orr v11.16b, v11.16b, v19.16b
+	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
+	WORD $0x4e301dad // and v13.16b, v13.16b, v16.16b
+	WORD $0x4e311dce // and v14.16b, v14.16b, v17.16b
+	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
+	WORD $0x4e271dad // and v13.16b, v13.16b, v7.16b
+	WORD $0x4e281dce // and v14.16b, v14.16b, v8.16b
+	WORD $0x6ea61c1f // bit v31.16b, v0.16b, v6.16b
+	WORD $0x4ead1d4a // orr v10.16b, v10.16b, v13.16b
+	WORD $0x4eae1d6b // orr v11.16b, v11.16b, v14.16b
+	WORD $0x6ea61f1e // bit v30.16b, v24.16b, v6.16b
+	WORD $0x6eaa1c9d // bit v29.16b, v4.16b, v10.16b
+	WORD $0x6eab1cbb // bit v27.16b, v5.16b, v11.16b
+	WORD $0x6eaa1c3c // bit v28.16b, v1.16b, v10.16b
+	WORD $0x6eab1c5a // bit v26.16b, v2.16b, v11.16b
+	WORD $0x4eb58718 // add v24.4s, v24.4s, v21.4s
+	ADD $48, R1, R1
+	SUB $12, R0, R0
 	B main
 
 tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R1), F0
-	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
+	WORD $0x4eb837c1 // cmgt v1.4s, v30.4s, v24.4s
 	WORD $0x6ea0e7e2 // fcmgt v2.4s, v31.4s, v0.4s
 	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
 	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
@@ -1149,8 +1214,8 @@ tail:
 	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
 	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
 	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
-	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
-	WORD $0x4eb586d6 // add v22.4s, v22.4s, v21.4s
+	WORD $0x6ea21f1e // bit v30.16b, v24.16b, v2.16b
+	WORD $0x4eb78718 // add v24.4s, v24.4s, v23.4s
 	ADD $16, R1, R1
 	SUB $4, R0, R0
 	B tail
@@ -1191,27 +1256,10 @@ done:
 	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
 	WORD $0x6ea31f60 // bit v0.16b, v27.16b, v3.16b
 	WORD $0x6e611f43 // bsl v3.16b, v26.16b, v1.16b
-	WORD $0x4eb83461 // cmgt v1.4s, v3.4s, v24.4s
-	WORD $0x6eb9e402 // fcmgt v2.4s, v0.4s, v25.4s
-	WORD $0x4e20e724 // fcmeq v4.4s, v25.4s, v0.4s
-	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
-	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
-	WORD $0x4e39e724 // fcmeq v4.4s, v25.4s, v25.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
-	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
-	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
-	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
-	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
-	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
-	WORD $0x6ea21f20 // bit v0.16b, v25.16b, v2.16b
-	WORD $0x6e631f02 // bsl v2.16b, v24.16b, v3.16b
 	MOVD $vals+24(FP), R14
 	FMOVQ F0, (R14)
 	MOVD $idx+88(FP), R14
-	FMOVQ F2, (R14)
+	FMOVQ F3, (R14)
 	RET
 
 // func normalizeF32NEON(dst []float32, x []float32, meanHi float32, meanLo float32, rstd float32)
@@ -1230,25 +1278,25 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
 	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
+	WORD $0x4ebed421 // fsub v1.4s, v1.4s, v30.4s
+	WORD $0x4ebed442 // fsub v2.4s, v2.4s, v30.4s
+	WORD $0x4ebed463 // fsub v3.4s, v3.4s, v30.4s
 	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
+	WORD $0x6e3ddc21 // fmul v1.4s, v1.4s, v29.4s
+	WORD $0x6e3ddc42 // fmul v2.4s, v2.4s, v29.4s
+	WORD $0x6e3ddc63 // fmul v3.4s, v3.4s, v29.4s
 	FMOVQ F0, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
-	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
-	FMOVQ F0, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
-	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
-	FMOVQ F0, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
-	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
-	FMOVQ F0, 48(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -1288,37 +1336,37 @@ main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
 	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
 	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
+	WORD $0x4ebed421 // fsub v1.4s, v1.4s, v30.4s
+	WORD $0x4ebed442 // fsub v2.4s, v2.4s, v30.4s
+	WORD $0x4ebed463 // fsub v3.4s, v3.4s, v30.4s
 	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
-	FMOVQ 0(R3), F1
-	FMOVQ 0(R4), F2
-	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
-	FMOVQ F2, 0(R1)
-	FMOVQ 16(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
-	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
-	FMOVQ 16(R3), F1
-	FMOVQ 16(R4), F2
-	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
-	FMOVQ F2, 16(R1)
-	FMOVQ 32(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
-	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
-	FMOVQ 32(R3), F1
-	FMOVQ 32(R4), F2
-	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
-	FMOVQ F2, 32(R1)
-	FMOVQ 48(R2), F0
-	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
-	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
-	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
-	FMOVQ 48(R3), F1
-	FMOVQ 48(R4), F2
-	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
-	FMOVQ F2, 48(R1)
+	WORD $0x6e3ddc21 // fmul v1.4s, v1.4s, v29.4s
+	WORD $0x6e3ddc42 // fmul v2.4s, v2.4s, v29.4s
+	WORD $0x6e3ddc63 // fmul v3.4s, v3.4s, v29.4s
+	FMOVQ 0(R3), F4
+	FMOVQ 16(R3), F5
+	FMOVQ 32(R3), F6
+	FMOVQ 48(R3), F7
+	FMOVQ 0(R4), F8
+	FMOVQ 16(R4), F9
+	FMOVQ 32(R4), F10
+	FMOVQ 48(R4), F11
+	WORD $0x4e24cc08 // fmla v8.4s, v0.4s, v4.4s
+	WORD $0x4e25cc29 // fmla v9.4s, v1.4s, v5.4s
+	WORD $0x4e26cc4a // fmla v10.4s, v2.4s, v6.4s
+	WORD $0x4e27cc6b // fmla v11.4s, v3.4s, v7.4s
+	FMOVQ F8, 0(R1)
+	FMOVQ F9, 16(R1)
+	FMOVQ F10, 32(R1)
+	FMOVQ F11, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	ADD $64, R3, R3
@@ -1364,41 +1412,41 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	FMOVQ 0(R4), F2
-	FMOVQ 0(R5), F3
-	FMOVQ 0(R6), F4
-	FMOVQ 0(R7), F5
-	FMOVQ 0(R8), F6
-	FMOVQ 0(R9), F7
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 0(R3), F2
+	FMOVQ 16(R3), F3
+	FMOVQ 0(R4), F4
+	FMOVQ 16(R4), F5
+	FMOVQ 0(R5), F6
+	FMOVQ 16(R5), F7
+	FMOVQ 0(R6), F8
+	FMOVQ 16(R6), F9
+	FMOVQ 0(R7), F10
+	FMOVQ 16(R7), F11
+	FMOVQ 0(R8), F12
+	FMOVQ 16(R8), F13
+	FMOVQ 0(R9), F14
+	FMOVQ 16(R9), F15
 	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
-	WORD $0x4e25d484 // fadd v4.4s, v4.4s, v5.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
 	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
 	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	FMOVQ 0(R1), F1
-	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	FMOVQ 16(R4), F2
-	FMOVQ 16(R5), F3
-	FMOVQ 16(R6), F4
-	FMOVQ 16(R7), F5
-	FMOVQ 16(R8), F6
-	FMOVQ 16(R9), F7
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
-	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
-	WORD $0x4e25d484 // fadd v4.4s, v4.4s, v5.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
-	FMOVQ 16(R1), F1
-	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
-	FMOVQ F1, 16(R1)
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
+	WORD $0x4e2ed58c // fadd v12.4s, v12.4s, v14.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
+	FMOVQ 0(R1), F2
+	FMOVQ 16(R1), F3
+	WORD $0x4e20d442 // fadd v2.4s, v2.4s, v0.4s
+	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
+	FMOVQ F2, 0(R1)
+	FMOVQ F3, 16(R1)
 	ADD $32, R1, R1
 	ADD $32, R2, R2
 	ADD $32, R3, R3
@@ -1464,41 +1512,41 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	FMOVQ 0(R4), F2
-	FMOVQ 0(R5), F3
-	FMOVQ 0(R6), F4
-	FMOVQ 0(R7), F5
-	FMOVQ 0(R8), F6
-	FMOVQ 0(R9), F7
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	WORD $0x4e23f442 // fmax v2.4s, v2.4s, v3.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 0(R3), F2
+	FMOVQ 16(R3), F3
+	FMOVQ 0(R4), F4
+	FMOVQ 16(R4), F5
+	FMOVQ 0(R5), F6
+	FMOVQ 16(R5), F7
+	FMOVQ 0(R6), F8
+	FMOVQ 16(R6), F9
+	FMOVQ 0(R7), F10
+	FMOVQ 16(R7), F11
+	FMOVQ 0(R8), F12
+	FMOVQ 16(R8), F13
+	FMOVQ 0(R9), F14
+	FMOVQ 16(R9), F15
 	WORD $0x4e22f400 // fmax v0.4s, v0.4s, v2.4s
-	WORD $0x4e25f484 // fmax v4.4s, v4.4s, v5.4s
-	WORD $0x4e27f4c6 // fmax v6.4s, v6.4s, v7.4s
+	WORD $0x4e23f421 // fmax v1.4s, v1.4s, v3.4s
 	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	WORD $0x4e27f4a5 // fmax v5.4s, v5.4s, v7.4s
 	WORD $0x4e24f400 // fmax v0.4s, v0.4s, v4.4s
-	FMOVQ 0(R1), F1
-	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	FMOVQ 16(R4), F2
-	FMOVQ 16(R5), F3
-	FMOVQ 16(R6), F4
-	FMOVQ 16(R7), F5
-	FMOVQ 16(R8), F6
-	FMOVQ 16(R9), F7
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	WORD $0x4e23f442 // fmax v2.4s, v2.4s, v3.4s
-	WORD $0x4e22f400 // fmax v0.4s, v0.4s, v2.4s
-	WORD $0x4e25f484 // fmax v4.4s, v4.4s, v5.4s
-	WORD $0x4e27f4c6 // fmax v6.4s, v6.4s, v7.4s
-	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
-	WORD $0x4e24f400 // fmax v0.4s, v0.4s, v4.4s
-	FMOVQ 16(R1), F1
-	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
-	FMOVQ F1, 16(R1)
+	WORD $0x4e25f421 // fmax v1.4s, v1.4s, v5.4s
+	WORD $0x4e2af508 // fmax v8.4s, v8.4s, v10.4s
+	WORD $0x4e2bf529 // fmax v9.4s, v9.4s, v11.4s
+	WORD $0x4e2ef58c // fmax v12.4s, v12.4s, v14.4s
+	WORD $0x4e2ff5ad // fmax v13.4s, v13.4s, v15.4s
+	WORD $0x4e2cf508 // fmax v8.4s, v8.4s, v12.4s
+	WORD $0x4e2df529 // fmax v9.4s, v9.4s, v13.4s
+	WORD $0x4e28f400 // fmax v0.4s, v0.4s, v8.4s
+	WORD $0x4e29f421 // fmax v1.4s, v1.4s, v9.4s
+	FMOVQ 0(R1), F2
+	FMOVQ 16(R1), F3
+	WORD $0x4e20f442 // fmax v2.4s, v2.4s, v0.4s
+	WORD $0x4e21f463 // fmax v3.4s, v3.4s, v1.4s
+	FMOVQ F2, 0(R1)
+	FMOVQ F3, 16(R1)
 	ADD $32, R1, R1
 	ADD $32, R2, R2
 	ADD $32, R3, R3
@@ -1564,41 +1612,41 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	FMOVQ 0(R4), F2
-	FMOVQ 0(R5), F3
-	FMOVQ 0(R6), F4
-	FMOVQ 0(R7), F5
-	FMOVQ 0(R8), F6
-	FMOVQ 0(R9), F7
-	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
-	WORD $0x4ea3f442 // fmin v2.4s, v2.4s, v3.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 0(R3), F2
+	FMOVQ 16(R3), F3
+	FMOVQ 0(R4), F4
+	FMOVQ 16(R4), F5
+	FMOVQ 0(R5), F6
+	FMOVQ 16(R5), F7
+	FMOVQ 0(R6), F8
+	FMOVQ 16(R6), F9
+	FMOVQ 0(R7), F10
+	FMOVQ 16(R7), F11
+	FMOVQ 0(R8), F12
+	FMOVQ 16(R8), F13
+	FMOVQ 0(R9), F14
+	FMOVQ 16(R9), F15
 	WORD $0x4ea2f400 // fmin v0.4s, v0.4s, v2.4s
-	WORD $0x4ea5f484 // fmin v4.4s, v4.4s, v5.4s
-	WORD $0x4ea7f4c6 // fmin v6.4s, v6.4s, v7.4s
+	WORD $0x4ea3f421 // fmin v1.4s, v1.4s, v3.4s
 	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
+	WORD $0x4ea7f4a5 // fmin v5.4s, v5.4s, v7.4s
 	WORD $0x4ea4f400 // fmin v0.4s, v0.4s, v4.4s
-	FMOVQ 0(R1), F1
-	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	FMOVQ 16(R4), F2
-	FMOVQ 16(R5), F3
-	FMOVQ 16(R6), F4
-	FMOVQ 16(R7), F5
-	FMOVQ 16(R8), F6
-	FMOVQ 16(R9), F7
-	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
-	WORD $0x4ea3f442 // fmin v2.4s, v2.4s, v3.4s
-	WORD $0x4ea2f400 // fmin v0.4s, v0.4s, v2.4s
-	WORD $0x4ea5f484 // fmin v4.4s, v4.4s, v5.4s
-	WORD $0x4ea7f4c6 // fmin v6.4s, v6.4s, v7.4s
-	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
-	WORD $0x4ea4f400 // fmin v0.4s, v0.4s, v4.4s
-	FMOVQ 16(R1), F1
-	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
-	FMOVQ F1, 16(R1)
+	WORD $0x4ea5f421 // fmin v1.4s, v1.4s, v5.4s
+	WORD $0x4eaaf508 // fmin v8.4s, v8.4s, v10.4s
+	WORD $0x4eabf529 // fmin v9.4s, v9.4s, v11.4s
+	WORD $0x4eaef58c // fmin v12.4s, v12.4s, v14.4s
+	WORD $0x4eaff5ad // fmin v13.4s, v13.4s, v15.4s
+	WORD $0x4eacf508 // fmin v8.4s, v8.4s, v12.4s
+	WORD $0x4eadf529 // fmin v9.4s, v9.4s, v13.4s
+	WORD $0x4ea8f400 // fmin v0.4s, v0.4s, v8.4s
+	WORD $0x4ea9f421 // fmin v1.4s, v1.4s, v9.4s
+	FMOVQ 0(R1), F2
+	FMOVQ 16(R1), F3
+	WORD $0x4ea0f442 // fmin v2.4s, v2.4s, v0.4s
+	WORD $0x4ea1f463 // fmin v3.4s, v3.4s, v1.4s
+	FMOVQ F2, 0(R1)
+	FMOVQ F3, 16(R1)
 	ADD $32, R1, R1
 	ADD $32, R2, R2
 	ADD $32, R3, R3
@@ -1664,41 +1712,41 @@ main:
 	CMP $8, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 0(R3), F1
-	FMOVQ 0(R4), F2
-	FMOVQ 0(R5), F3
-	FMOVQ 0(R6), F4
-	FMOVQ 0(R7), F5
-	FMOVQ 0(R8), F6
-	FMOVQ 0(R9), F7
-	WORD $0x6e21dc00 // fmul v0.4s, v0.4s, v1.4s
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
+	FMOVQ 16(R2), F1
+	FMOVQ 0(R3), F2
+	FMOVQ 16(R3), F3
+	FMOVQ 0(R4), F4
+	FMOVQ 16(R4), F5
+	FMOVQ 0(R5), F6
+	FMOVQ 16(R5), F7
+	FMOVQ 0(R6), F8
+	FMOVQ 16(R6), F9
+	FMOVQ 0(R7), F10
+	FMOVQ 16(R7), F11
+	FMOVQ 0(R8), F12
+	FMOVQ 16(R8), F13
+	FMOVQ 0(R9), F14
+	FMOVQ 16(R9), F15
 	WORD $0x6e22dc00 // fmul v0.4s, v0.4s, v2.4s
-	WORD $0x6e25dc84 // fmul v4.4s, v4.4s, v5.4s
-	WORD $0x6e27dcc6 // fmul v6.4s, v6.4s, v7.4s
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
 	WORD $0x6e26dc84 // fmul v4.4s, v4.4s, v6.4s
+	WORD $0x6e27dca5 // fmul v5.4s, v5.4s, v7.4s
 	WORD $0x6e24dc00 // fmul v0.4s, v0.4s, v4.4s
-	FMOVQ 0(R1), F1
-	WORD $0x6e20dc21 // fmul v1.4s, v1.4s, v0.4s
-	FMOVQ F1, 0(R1)
-	FMOVQ 16(R2), F0
-	FMOVQ 16(R3), F1
-	FMOVQ 16(R4), F2
-	FMOVQ 16(R5), F3
-	FMOVQ 16(R6), F4
-	FMOVQ 16(R7), F5
-	FMOVQ 16(R8), F6
-	FMOVQ 16(R9), F7
-	WORD $0x6e21dc00 // fmul v0.4s, v0.4s, v1.4s
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6e22dc00 // fmul v0.4s, v0.4s, v2.4s
-	WORD $0x6e25dc84 // fmul v4.4s, v4.4s, v5.4s
-	WORD $0x6e27dcc6 // fmul v6.4s, v6.4s, v7.4s
-	WORD $0x6e26dc84 // fmul v4.4s, v4.4s, v6.4s
-	WORD $0x6e24dc00 // fmul v0.4s, v0.4s, v4.4s
-	FMOVQ 16(R1), F1
-	WORD $0x6e20dc21 // fmul v1.4s, v1.4s, v0.4s
-	FMOVQ F1, 16(R1)
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6e2add08 // fmul v8.4s, v8.4s, v10.4s
+	WORD $0x6e2bdd29 // fmul v9.4s, v9.4s, v11.4s
+	WORD $0x6e2edd8c // fmul v12.4s, v12.4s, v14.4s
+	WORD $0x6e2fddad // fmul v13.4s, v13.4s, v15.4s
+	WORD $0x6e2cdd08 // fmul v8.4s, v8.4s, v12.4s
+	WORD $0x6e2ddd29 // fmul v9.4s, v9.4s, v13.4s
+	WORD $0x6e28dc00 // fmul v0.4s, v0.4s, v8.4s
+	WORD $0x6e29dc21 // fmul v1.4s, v1.4s, v9.4s
+	FMOVQ 0(R1), F2
+	FMOVQ 16(R1), F3
+	WORD $0x6e20dc42 // fmul v2.4s, v2.4s, v0.4s
+	WORD $0x6e21dc63 // fmul v3.4s, v3.4s, v1.4s
+	FMOVQ F2, 0(R1)
+	FMOVQ F3, 16(R1)
 	ADD $32, R1, R1
 	ADD $32, R2, R2
 	ADD $32, R3, R3

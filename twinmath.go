@@ -7,9 +7,22 @@ import "math"
 // assembly gives it, so that the twins and the assembly agree bit for bit.
 
 // fma32 is a·b + c rounded once to float32. The product is exact in
-// float64; the sum is rounded to odd (the float64 neighbour with an odd last
-// bit when it is inexact), which makes the final rounding to float32 correct.
+// float64, and so is every float32 rounding midpoint, so rounding the
+// float64 sum to float32 is wrong only when that sum lies exactly on a
+// midpoint (the 29 bits below float32's precision are 1000…0) and was
+// itself rounded; subnormal float32 results, which round elsewhere, and
+// such midpoints take fma32Exact. (Inf and NaN pass through the fast path.)
 func fma32(a, b, c float32) float32 {
+	s := float64(a)*float64(b) + float64(c)
+	if u := math.Float64bits(s); u<<35 != 1<<63 && u<<1 >= (1023-126)<<53 {
+		return float32(s)
+	}
+	return fma32Exact(a, b, c)
+}
+
+// fma32Exact rounds the sum to odd first (the float64 neighbour with an odd
+// last bit when it is inexact), which makes the final rounding correct.
+func fma32Exact(a, b, c float32) float32 {
 	p := float64(a) * float64(b)
 	cc := float64(c)
 	s := p + cc

@@ -249,14 +249,32 @@ func (k *vkernel) build(t *target, u int) (p *prog, bodyUps, tailUps, flushUps [
 		}
 		return us
 	}
+	// The copies of the main loop are built separately and interleaved
+	// instruction by instruction, so that the dependency chains of
+	// different copies sit next to each other in the instruction stream
+	// and the scheduler finds independent work within its window.
 	run := func(blk *block, copies int) []stateUpdate {
-		b.cur = blk
 		c := ctx(0, copies)
+		parts := make([]block, copies)
 		for cp := 0; cp < copies; cp++ {
+			b.cur = &parts[cp]
 			c.copy = cp
 			c.loads = map[int]val{}
 			k.body(c)
 		}
+		for i := 0; ; i++ {
+			more := false
+			for _, part := range parts {
+				if i < len(part) {
+					*blk = append(*blk, part[i])
+					more = true
+				}
+			}
+			if !more {
+				break
+			}
+		}
+		b.cur = blk
 		return ups(c)
 	}
 	bodyUps = run(&p.body, u)
@@ -275,9 +293,11 @@ func (k *vkernel) build(t *target, u int) (p *prog, bodyUps, tailUps, flushUps [
 }
 
 // compile builds and allocates the kernel for a target, choosing how far to
-// unroll and which constants to hoist: map kernels keep every constant in a
-// register first and unroll as far as the rest allows; accumulating kernels
-// unroll first.
+// unroll and which constants to hoist: the most copies that fit, then as
+// many constants in registers as remain free (the others are broadcast from
+// memory where they are used, which costs a load but no register). The
+// interleaved copies are what hides the latency of the long dependency
+// chains of the elementary functions.
 func (k *vkernel) compile(t *target) (*allocation, int, error) {
 	try := func(u, h int) (*allocation, error) {
 		p, bs, ts, fs := k.build(t, u)
@@ -288,15 +308,6 @@ func (k *vkernel) compile(t *target) (*allocation, int, error) {
 		return allocate(t, p, cs[:h], bs, ts, fs)
 	}
 	var lastErr error
-	if k.states == 0 && k.shared == 0 {
-		for u := k.unroll; u >= 1; u-- {
-			a, err := try(u, 1<<20)
-			if err == nil {
-				return a, u, nil
-			}
-			lastErr = err
-		}
-	}
 	for u := k.unroll; u >= 1; u-- {
 		for h := 64; h >= 0; h-- {
 			a, err := try(u, h)

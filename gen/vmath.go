@@ -221,8 +221,14 @@ func square(b *vb, x val) (hi, lo val) {
 // 2/√π·Σ (−1)^k x^(2k+1)/(k!(2k+1)), truncated after the x^23 term. The
 // leading term x·2/√π is added last, in an FMA, with 2/√π split in two, so
 // that it carries no rounding of its own.
-func erfSmall(b *vb, x val) val {
-	c := make([]float64, 12)
+func erfSmall(b *vb, x val) val { return erfSeries(b, x, 12) }
+
+// erfHalf is erfSmall for |x| ≤ ½, where the terms to x^15 suffice (the
+// next is below 4e-10·x).
+func erfHalf(b *vb, x val) val { return erfSeries(b, x, 8) }
+
+func erfSeries(b *vb, x val, terms int) val {
+	c := make([]float64, terms)
 	fact := 1.0
 	for k := range c {
 		if k > 0 {
@@ -265,7 +271,7 @@ func vgelu(b *vb, x val) val {
 	// rounded once.
 	neg := ldexp(b, b.mul(x, hm), n)
 	r := b.blend(b.cmp(cmpGE, x, b.f32(0)), pos, neg)
-	near := b.mul(x, b.fma(erfSmall(b, b.mul(x, b.f32(1/math.Sqrt2))), half, half))
+	near := b.mul(x, b.fma(erfHalf(b, b.mul(x, b.f32(1/math.Sqrt2))), half, half))
 	r = b.blend(b.cmp(cmpLT, z, half), near, r)
 	return geluSpecials(b, x, r)
 }
