@@ -4,20 +4,21 @@
 
 #include "textflag.h"
 
-// func sconvAVX512Taps1x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps1x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps1x64(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps1x64(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), BX
-	MOVQ   ldb+48(FP), SI
+	MOVQ   b+48(FP), BX
+	MOVQ   ldb+56(FP), SI
 	SHLQ   $0x02, SI
-	MOVQ   kc+56(FP), DI
+	MOVQ   kc+64(FP), DI
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -102,10 +103,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), CX
+	MOVQ   flags+112(FP), CX
 	TESTQ  $0x00000008, CX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -115,7 +116,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), DX
+	MOVQ      mask+104(FP), DX
 	VMOVDQU32 (DX), Z24
 	VPMOVD2M  Z24, K1
 	VMOVDQU32 64(DX), Z24
@@ -137,7 +138,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, CX
 	JZ       nores
-	MOVQ     res+80(FP), DX
+	MOVQ     res+88(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z 64(DX), Z1, K2, Z1
 	VADDPS.Z 128(DX), Z2, K3, Z2
@@ -146,7 +147,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, CX
 	JZ       nobias
-	MOVQ     bias+88(FP), DX
+	MOVQ     bias+96(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z 64(DX), Z1, K2, Z1
 	VADDPS.Z 128(DX), Z2, K3, Z2
@@ -166,23 +167,40 @@ norelu:
 	VMOVUPS Z1, K2, 64(AX)
 	VMOVUPS Z2, K3, 128(AX)
 	VMOVUPS Z3, K4, 192(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps2x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps2x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps2x64(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps2x64(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -296,10 +314,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -309,7 +327,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z24
 	VPMOVD2M  Z24, K1
 	VMOVDQU32 64(BX), Z24
@@ -336,7 +354,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	VADDPS.Z 128(BX), Z2, K3, Z2
@@ -350,7 +368,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z4, K1, Z4
 	VADDPS.Z 64(BX), Z1, K2, Z1
@@ -383,23 +401,40 @@ norelu:
 	VMOVUPS Z5, K2, 64(AX)
 	VMOVUPS Z6, K3, 128(AX)
 	VMOVUPS Z7, K4, 192(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps3x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps3x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps3x64(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps3x64(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -542,10 +577,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -555,7 +590,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z24
 	VPMOVD2M  Z24, K1
 	VMOVDQU32 64(BX), Z24
@@ -587,7 +622,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	VADDPS.Z 128(BX), Z2, K3, Z2
@@ -606,7 +641,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z4, K1, Z4
 	VADDPS.Z (BX), Z8, K1, Z8
@@ -652,23 +687,40 @@ norelu:
 	VMOVUPS Z9, K2, 64(AX)
 	VMOVUPS Z10, K3, 128(AX)
 	VMOVUPS Z11, K4, 192(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps4x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps4x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps4x64(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps4x64(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -841,10 +893,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -854,7 +906,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z24
 	VPMOVD2M  Z24, K1
 	VMOVDQU32 64(BX), Z24
@@ -891,7 +943,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	VADDPS.Z 128(BX), Z2, K3, Z2
@@ -915,7 +967,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z4, K1, Z4
 	VADDPS.Z (BX), Z8, K1, Z8
@@ -974,23 +1026,40 @@ norelu:
 	VMOVUPS Z13, K2, 64(AX)
 	VMOVUPS Z14, K3, 128(AX)
 	VMOVUPS Z15, K4, 192(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps5x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps5x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps5x64(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps5x64(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1192,10 +1261,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -1205,7 +1274,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z24
 	VPMOVD2M  Z24, K1
 	VMOVDQU32 64(BX), Z24
@@ -1247,7 +1316,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	VADDPS.Z 128(BX), Z2, K3, Z2
@@ -1276,7 +1345,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z4, K1, Z4
 	VADDPS.Z (BX), Z8, K1, Z8
@@ -1348,23 +1417,40 @@ norelu:
 	VMOVUPS Z17, K2, 64(AX)
 	VMOVUPS Z18, K3, 128(AX)
 	VMOVUPS Z19, K4, 192(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps6x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps6x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps6x64(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps6x64(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -1599,10 +1685,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -1612,7 +1698,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z24
 	VPMOVD2M  Z24, K1
 	VMOVDQU32 64(BX), Z24
@@ -1659,7 +1745,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	VADDPS.Z 128(BX), Z2, K3, Z2
@@ -1693,7 +1779,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z4, K1, Z4
 	VADDPS.Z (BX), Z8, K1, Z8
@@ -1778,23 +1864,40 @@ norelu:
 	VMOVUPS Z21, K2, 64(AX)
 	VMOVUPS Z22, K3, 128(AX)
 	VMOVUPS Z23, K4, 192(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps1x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps1x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps1x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), BX
-	MOVQ   ldb+48(FP), SI
+	MOVQ   b+48(FP), BX
+	MOVQ   ldb+56(FP), SI
 	SHLQ   $0x02, SI
-	MOVQ   kc+56(FP), DI
+	MOVQ   kc+64(FP), DI
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	TESTQ  AX, AX
@@ -1857,10 +1960,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), CX
+	MOVQ   flags+112(FP), CX
 	TESTQ  $0x00000008, CX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -1868,7 +1971,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), DX
+	MOVQ      mask+104(FP), DX
 	VMOVDQU32 (DX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(DX), Z28
@@ -1884,14 +1987,14 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, CX
 	JZ       nores
-	MOVQ     res+80(FP), DX
+	MOVQ     res+88(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z 64(DX), Z1, K2, Z1
 
 nores:
 	TESTQ    $0x00000002, CX
 	JZ       nobias
-	MOVQ     bias+88(FP), DX
+	MOVQ     bias+96(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z 64(DX), Z1, K2, Z1
 
@@ -1905,23 +2008,40 @@ nobias:
 norelu:
 	VMOVUPS Z0, K1, (AX)
 	VMOVUPS Z1, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps2x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps2x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps2x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -2001,10 +2121,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -2012,7 +2132,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -2031,7 +2151,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -2041,7 +2161,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z 64(BX), Z1, K2, Z1
@@ -2062,23 +2182,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z2, K1, (AX)
 	VMOVUPS Z3, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps3x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps3x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps3x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -2175,10 +2312,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -2186,7 +2323,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -2208,7 +2345,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -2221,7 +2358,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -2249,23 +2386,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z4, K1, (AX)
 	VMOVUPS Z5, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps4x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps4x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps4x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2380,10 +2534,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -2391,7 +2545,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -2416,7 +2570,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -2432,7 +2586,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -2467,23 +2621,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z6, K1, (AX)
 	VMOVUPS Z7, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps5x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps5x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps5x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2615,10 +2786,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -2626,7 +2797,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -2654,7 +2825,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -2673,7 +2844,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -2715,23 +2886,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z8, K1, (AX)
 	VMOVUPS Z9, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps6x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps6x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps6x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -2884,10 +3072,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -2895,7 +3083,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -2926,7 +3114,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -2948,7 +3136,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -2997,23 +3185,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z10, K1, (AX)
 	VMOVUPS Z11, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps7x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps7x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps7x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3183,10 +3388,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -3194,7 +3399,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -3228,7 +3433,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -3253,7 +3458,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -3309,23 +3514,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z12, K1, (AX)
 	VMOVUPS Z13, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps8x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps8x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps8x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3512,10 +3734,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -3523,7 +3745,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -3560,7 +3782,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -3588,7 +3810,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -3651,23 +3873,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z14, K1, (AX)
 	VMOVUPS Z15, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps9x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps9x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps9x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -3871,10 +4110,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -3882,7 +4121,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -3922,7 +4161,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -3953,7 +4192,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -4023,23 +4262,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z16, K1, (AX)
 	VMOVUPS Z17, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps10x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps10x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps10x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4260,10 +4516,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -4271,7 +4527,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -4314,7 +4570,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -4348,7 +4604,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -4425,23 +4681,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z18, K1, (AX)
 	VMOVUPS Z19, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps11x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps11x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps11x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps11x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -4683,10 +4956,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -4694,7 +4967,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -4740,7 +5013,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -4777,7 +5050,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -4861,23 +5134,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z20, K1, (AX)
 	VMOVUPS Z21, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0b, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x2c, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps12x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps12x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps12x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps12x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -5136,10 +5426,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -5147,7 +5437,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -5196,7 +5486,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -5236,7 +5526,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -5327,23 +5617,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z22, K1, (AX)
 	VMOVUPS Z23, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x30, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps13x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps13x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps13x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps13x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -5619,10 +5926,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -5630,7 +5937,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -5682,7 +5989,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -5725,7 +6032,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -5823,23 +6130,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z24, K1, (AX)
 	VMOVUPS Z25, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0d, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x34, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps14x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps14x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps14x32(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps14x32(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -6132,10 +6456,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
@@ -6143,7 +6467,7 @@ epilogue:
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z28
 	VPMOVD2M  Z28, K1
 	VMOVDQU32 64(BX), Z28
@@ -6198,7 +6522,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z 64(BX), Z1, K2, Z1
 	ADDQ     CX, BX
@@ -6244,7 +6568,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z2, K1, Z2
 	VADDPS.Z (BX), Z4, K1, Z4
@@ -6349,23 +6673,40 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z26, K1, (AX)
 	VMOVUPS Z27, K2, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0e, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x38, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps1x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps1x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps1x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), BX
-	MOVQ   ldb+48(FP), SI
+	MOVQ   b+48(FP), BX
+	MOVQ   ldb+56(FP), SI
 	SHLQ   $0x02, SI
-	MOVQ   kc+56(FP), DI
+	MOVQ   kc+64(FP), DI
 	VPXORD Z0, Z0, Z0
 	TESTQ  AX, AX
 	JE     epilogue
@@ -6417,17 +6758,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), CX
+	MOVQ   flags+112(FP), CX
 	TESTQ  $0x00000008, CX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), DX
+	MOVQ      mask+104(FP), DX
 	VMOVDQU32 (DX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -6440,13 +6781,13 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, CX
 	JZ       nores
-	MOVQ     res+80(FP), DX
+	MOVQ     res+88(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 
 nores:
 	TESTQ    $0x00000002, CX
 	JZ       nobias
-	MOVQ     bias+88(FP), DX
+	MOVQ     bias+96(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 
 nobias:
@@ -6457,23 +6798,40 @@ nobias:
 
 norelu:
 	VMOVUPS Z0, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps2x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps2x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps2x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	TESTQ  AX, AX
@@ -6536,17 +6894,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -6561,7 +6919,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -6569,7 +6927,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 
@@ -6584,23 +6942,40 @@ norelu:
 	VMOVUPS Z0, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z1, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps3x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps3x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps3x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -6674,17 +7049,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -6701,7 +7076,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -6711,7 +7086,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -6730,23 +7105,40 @@ norelu:
 	VMOVUPS Z1, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z2, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps4x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps4x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps4x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -6832,17 +7224,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -6861,7 +7253,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -6873,7 +7265,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -6896,23 +7288,40 @@ norelu:
 	VMOVUPS Z2, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z3, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps5x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps5x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps5x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7009,17 +7418,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -7040,7 +7449,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -7054,7 +7463,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -7081,23 +7490,40 @@ norelu:
 	VMOVUPS Z3, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z4, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps6x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps6x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps6x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7209,17 +7635,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -7242,7 +7668,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -7258,7 +7684,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -7289,23 +7715,40 @@ norelu:
 	VMOVUPS Z4, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z5, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps7x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps7x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps7x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7428,17 +7871,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -7463,7 +7906,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -7481,7 +7924,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -7516,23 +7959,40 @@ norelu:
 	VMOVUPS Z5, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z6, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps8x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps8x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps8x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7666,17 +8126,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -7703,7 +8163,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -7723,7 +8183,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -7762,23 +8222,40 @@ norelu:
 	VMOVUPS Z6, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z7, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps9x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps9x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps9x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -7923,17 +8400,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -7962,7 +8439,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -7984,7 +8461,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -8027,23 +8504,40 @@ norelu:
 	VMOVUPS Z7, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z8, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps10x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps10x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps10x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8199,17 +8693,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -8240,7 +8734,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -8264,7 +8758,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -8311,23 +8805,40 @@ norelu:
 	VMOVUPS Z8, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z9, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps11x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps11x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps11x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8498,17 +9009,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -8541,7 +9052,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -8567,7 +9078,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -8618,23 +9129,40 @@ norelu:
 	VMOVUPS Z9, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z10, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0b, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x2c, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps12x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps12x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps12x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -8816,17 +9344,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -8861,7 +9389,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -8889,7 +9417,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -8944,23 +9472,40 @@ norelu:
 	VMOVUPS Z10, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z11, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x30, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps13x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps13x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps13x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9153,17 +9698,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -9200,7 +9745,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -9230,7 +9775,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -9289,23 +9834,40 @@ norelu:
 	VMOVUPS Z11, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z12, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0d, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x34, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX512Taps14x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX512Taps14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sconvAVX512Taps14x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX512Taps14x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -9509,17 +10071,17 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partialmask
 	KXNORW K1, K1, K1
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+96(FP), BX
+	MOVQ      mask+104(FP), BX
 	VMOVDQU32 (BX), Z14
 	VPMOVD2M  Z14, K1
 
@@ -9558,7 +10120,7 @@ maskdone:
 noload:
 	TESTQ    $0x00000010, DX
 	JZ       nores
-	MOVQ     res+80(FP), BX
+	MOVQ     res+88(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	ADDQ     CX, BX
 	VADDPS.Z (BX), Z1, K1, Z1
@@ -9590,7 +10152,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DX
 	JZ       nobias
-	MOVQ     bias+88(FP), BX
+	MOVQ     bias+96(FP), BX
 	VADDPS.Z (BX), Z0, K1, Z0
 	VADDPS.Z (BX), Z1, K1, Z1
 	VADDPS.Z (BX), Z2, K1, Z2
@@ -9653,23 +10215,40 @@ norelu:
 	VMOVUPS Z12, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z13, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0e, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+80(FP), AX
+	IMUL3Q  $0x38, AX, AX
+	ADDQ    AX, c+72(FP)
+	TESTQ   $0x00000010, flags+112(FP)
+	JZ      top
+	ADDQ    AX, res+88(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps1x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps1x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps1x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), BX
-	MOVQ   ldb+48(FP), SI
+	MOVQ   b+48(FP), BX
+	MOVQ   ldb+56(FP), SI
 	SHLQ   $0x02, SI
-	MOVQ   kc+56(FP), DI
+	MOVQ   kc+64(FP), DI
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	TESTQ  AX, AX
@@ -9732,10 +10311,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), CX
+	MOVQ   flags+112(FP), CX
 	TESTQ  $0x00000008, CX
 	JNZ    partial
 	TESTQ  $0x00000001, CX
@@ -9747,14 +10326,14 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, CX
 	JZ     nores
-	MOVQ   res+80(FP), DX
+	MOVQ   res+88(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS 32(DX), Y1, Y1
 
 nores:
 	TESTQ  $0x00000002, CX
 	JZ     nobias
-	MOVQ   bias+88(FP), DX
+	MOVQ   bias+96(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS 32(DX), Y1, Y1
 
@@ -9768,11 +10347,10 @@ nobias:
 norelu:
 	VMOVUPS Y0, (AX)
 	VMOVUPS Y1, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), DX
+	MOVQ       mask+104(FP), DX
 	VMOVDQU    (DX), Y12
 	VMOVDQU    32(DX), Y13
 	TESTQ      $0x00000001, CX
@@ -9786,7 +10364,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, CX
 	JZ         noresp
-	MOVQ       res+80(FP), DX
+	MOVQ       res+88(FP), DX
 	VMASKMOVPS (DX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS 32(DX), Y13, Y14
@@ -9795,7 +10373,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, CX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), DX
+	MOVQ       bias+96(FP), DX
 	VMASKMOVPS (DX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS 32(DX), Y13, Y14
@@ -9811,23 +10389,42 @@ nobiasp:
 norelup:
 	VMASKMOVPS Y0, Y12, (AX)
 	VMASKMOVPS Y1, Y13, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x01, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps2x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps2x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps2x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -9907,10 +10504,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -9925,7 +10522,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS 32(BX), Y1, Y1
 	ADDQ   CX, BX
@@ -9935,7 +10532,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y2, Y2
 	VADDPS 32(BX), Y1, Y1
@@ -9956,11 +10553,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y2, (AX)
 	VMOVUPS Y3, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	VMOVDQU    32(BX), Y13
 	TESTQ      $0x00000001, DX
@@ -9979,7 +10575,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS 32(BX), Y13, Y14
@@ -9993,7 +10589,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y14
@@ -10018,23 +10614,42 @@ norelup:
 	ADDQ       CX, AX
 	VMASKMOVPS Y2, Y12, (AX)
 	VMASKMOVPS Y3, Y13, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x02, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps3x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps3x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps3x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -10131,10 +10746,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -10152,7 +10767,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS 32(BX), Y1, Y1
 	ADDQ   CX, BX
@@ -10165,7 +10780,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y2, Y2
 	VADDPS (BX), Y4, Y4
@@ -10193,11 +10808,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y4, (AX)
 	VMOVUPS Y5, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	VMOVDQU    32(BX), Y13
 	TESTQ      $0x00000001, DX
@@ -10221,7 +10835,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS 32(BX), Y13, Y14
@@ -10240,7 +10854,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y14
@@ -10274,23 +10888,42 @@ norelup:
 	ADDQ       CX, AX
 	VMASKMOVPS Y4, Y12, (AX)
 	VMASKMOVPS Y5, Y13, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x03, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps4x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps4x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps4x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -10405,10 +11038,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -10429,7 +11062,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS 32(BX), Y1, Y1
 	ADDQ   CX, BX
@@ -10445,7 +11078,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y2, Y2
 	VADDPS (BX), Y4, Y4
@@ -10480,11 +11113,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y6, (AX)
 	VMOVUPS Y7, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	VMOVDQU    32(BX), Y13
 	TESTQ      $0x00000001, DX
@@ -10513,7 +11145,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS 32(BX), Y13, Y14
@@ -10537,7 +11169,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y14
@@ -10580,23 +11212,42 @@ norelup:
 	ADDQ       CX, AX
 	VMASKMOVPS Y6, Y12, (AX)
 	VMASKMOVPS Y7, Y13, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x10, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps5x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps5x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps5x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -10728,10 +11379,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -10755,7 +11406,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS 32(BX), Y1, Y1
 	ADDQ   CX, BX
@@ -10774,7 +11425,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y2, Y2
 	VADDPS (BX), Y4, Y4
@@ -10816,11 +11467,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y8, (AX)
 	VMOVUPS Y9, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	VMOVDQU    32(BX), Y13
 	TESTQ      $0x00000001, DX
@@ -10854,7 +11504,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS 32(BX), Y13, Y14
@@ -10883,7 +11533,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y14
@@ -10935,23 +11585,42 @@ norelup:
 	ADDQ       CX, AX
 	VMASKMOVPS Y8, Y12, (AX)
 	VMASKMOVPS Y9, Y13, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x05, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x14, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps6x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps6x16(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps6x16(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -11104,10 +11773,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -11134,7 +11803,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS 32(BX), Y1, Y1
 	ADDQ   CX, BX
@@ -11156,7 +11825,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y2, Y2
 	VADDPS (BX), Y4, Y4
@@ -11205,11 +11874,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y10, (AX)
 	VMOVUPS Y11, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	VMOVDQU    32(BX), Y13
 	TESTQ      $0x00000001, DX
@@ -11248,7 +11916,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS 32(BX), Y13, Y14
@@ -11282,7 +11950,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y14
@@ -11343,23 +12011,42 @@ norelup:
 	ADDQ       CX, AX
 	VMASKMOVPS Y10, Y12, (AX)
 	VMASKMOVPS Y11, Y13, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x06, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x18, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps1x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps1x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps1x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), BX
-	MOVQ   ldb+48(FP), SI
+	MOVQ   b+48(FP), BX
+	MOVQ   ldb+56(FP), SI
 	SHLQ   $0x02, SI
-	MOVQ   kc+56(FP), DI
+	MOVQ   kc+64(FP), DI
 	VXORPS Y0, Y0, Y0
 	TESTQ  AX, AX
 	JE     epilogue
@@ -11411,10 +12098,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), CX
+	MOVQ   flags+112(FP), CX
 	TESTQ  $0x00000008, CX
 	JNZ    partial
 	TESTQ  $0x00000001, CX
@@ -11425,13 +12112,13 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, CX
 	JZ     nores
-	MOVQ   res+80(FP), DX
+	MOVQ   res+88(FP), DX
 	VADDPS (DX), Y0, Y0
 
 nores:
 	TESTQ  $0x00000002, CX
 	JZ     nobias
-	MOVQ   bias+88(FP), DX
+	MOVQ   bias+96(FP), DX
 	VADDPS (DX), Y0, Y0
 
 nobias:
@@ -11442,11 +12129,10 @@ nobias:
 
 norelu:
 	VMOVUPS Y0, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), DX
+	MOVQ       mask+104(FP), DX
 	VMOVDQU    (DX), Y12
 	TESTQ      $0x00000001, CX
 	JZ         noloadp
@@ -11457,14 +12143,14 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, CX
 	JZ         noresp
-	MOVQ       res+80(FP), DX
+	MOVQ       res+88(FP), DX
 	VMASKMOVPS (DX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 
 noresp:
 	TESTQ      $0x00000002, CX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), DX
+	MOVQ       bias+96(FP), DX
 	VMASKMOVPS (DX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 
@@ -11476,23 +12162,42 @@ nobiasp:
 
 norelup:
 	VMASKMOVPS Y0, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x01, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps2x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps2x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps2x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	TESTQ  AX, AX
@@ -11555,10 +12260,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -11571,7 +12276,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -11579,7 +12284,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 
@@ -11594,11 +12299,10 @@ norelu:
 	VMOVUPS Y0, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y1, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -11612,7 +12316,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -11622,7 +12326,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -11639,23 +12343,42 @@ norelup:
 	VMASKMOVPS Y0, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y1, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x02, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps3x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps3x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps3x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -11729,10 +12452,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -11747,7 +12470,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -11757,7 +12480,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -11776,11 +12499,10 @@ norelu:
 	VMOVUPS Y1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y2, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -11797,7 +12519,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -11810,7 +12532,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -11832,23 +12554,42 @@ norelup:
 	VMASKMOVPS Y1, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y2, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x03, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps4x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps4x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps4x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -11934,10 +12675,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -11954,7 +12695,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -11966,7 +12707,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -11989,11 +12730,10 @@ norelu:
 	VMOVUPS Y2, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y3, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -12013,7 +12753,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -12029,7 +12769,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -12056,23 +12796,42 @@ norelup:
 	VMASKMOVPS Y2, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y3, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x10, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps5x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps5x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps5x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12169,10 +12928,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -12191,7 +12950,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -12205,7 +12964,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -12232,11 +12991,10 @@ norelu:
 	VMOVUPS Y3, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y4, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -12259,7 +13017,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -12278,7 +13036,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -12310,23 +13068,42 @@ norelup:
 	VMASKMOVPS Y3, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y4, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x05, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x14, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps6x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps6x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps6x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12438,10 +13215,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -12462,7 +13239,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -12478,7 +13255,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -12509,11 +13286,10 @@ norelu:
 	VMOVUPS Y4, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y5, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -12539,7 +13315,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -12561,7 +13337,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -12598,23 +13374,42 @@ norelup:
 	VMASKMOVPS Y4, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y5, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x06, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x18, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps7x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps7x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps7x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -12737,10 +13532,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -12763,7 +13558,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -12781,7 +13576,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -12816,11 +13611,10 @@ norelu:
 	VMOVUPS Y5, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y6, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -12849,7 +13643,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -12874,7 +13668,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -12916,23 +13710,42 @@ norelup:
 	VMASKMOVPS Y5, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y6, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x07, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x1c, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps8x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps8x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps8x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -13066,10 +13879,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -13094,7 +13907,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -13114,7 +13927,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -13153,11 +13966,10 @@ norelu:
 	VMOVUPS Y6, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y7, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -13189,7 +14001,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -13217,7 +14029,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -13264,23 +14076,42 @@ norelup:
 	VMASKMOVPS Y6, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y7, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x20, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps9x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps9x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps9x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -13425,10 +14256,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -13455,7 +14286,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -13477,7 +14308,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -13520,11 +14351,10 @@ norelu:
 	VMOVUPS Y7, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y8, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -13559,7 +14389,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -13590,7 +14420,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -13642,23 +14472,42 @@ norelup:
 	VMASKMOVPS Y7, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y8, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x09, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x24, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps10x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps10x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps10x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps10x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -13814,10 +14663,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -13846,7 +14695,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -13870,7 +14719,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -13917,11 +14766,10 @@ norelu:
 	VMOVUPS Y8, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y9, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -13959,7 +14807,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -13993,7 +14841,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -14050,23 +14898,42 @@ norelup:
 	VMASKMOVPS Y8, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y9, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x0a, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x28, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps11x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps11x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps11x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps11x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -14237,10 +15104,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -14271,7 +15138,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -14297,7 +15164,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -14348,11 +15215,10 @@ norelu:
 	VMOVUPS Y9, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y10, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -14393,7 +15259,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -14430,7 +15296,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -14492,23 +15358,42 @@ norelup:
 	VMASKMOVPS Y9, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y10, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x0b, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x2c, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sconvAVX2Taps12x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sconvAVX2Taps12x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sconvAVX2Taps12x8(SB), NOSPLIT, $0-112
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sconvAVX2Taps12x8(SB), NOSPLIT, $0-120
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   b+40(FP), SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   b+48(FP), SI
+	MOVQ   ldb+56(FP), DI
 	SHLQ   $0x02, DI
-	MOVQ   kc+56(FP), R8
+	MOVQ   kc+64(FP), R8
 	LEAQ   (BX)(BX*2), R12
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -14690,10 +15575,10 @@ next:
 	JNE  tap
 
 epilogue:
-	MOVQ   c+64(FP), AX
-	MOVQ   ldc+72(FP), CX
+	MOVQ   c+72(FP), AX
+	MOVQ   ldc+80(FP), CX
 	SHLQ   $0x02, CX
-	MOVQ   flags+104(FP), DX
+	MOVQ   flags+112(FP), DX
 	TESTQ  $0x00000008, DX
 	JNZ    partial
 	TESTQ  $0x00000001, DX
@@ -14726,7 +15611,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DX
 	JZ     nores
-	MOVQ   res+80(FP), BX
+	MOVQ   res+88(FP), BX
 	VADDPS (BX), Y0, Y0
 	ADDQ   CX, BX
 	VADDPS (BX), Y1, Y1
@@ -14754,7 +15639,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DX
 	JZ     nobias
-	MOVQ   bias+88(FP), BX
+	MOVQ   bias+96(FP), BX
 	VADDPS (BX), Y0, Y0
 	VADDPS (BX), Y1, Y1
 	VADDPS (BX), Y2, Y2
@@ -14809,11 +15694,10 @@ norelu:
 	VMOVUPS Y10, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y11, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+96(FP), BX
+	MOVQ       mask+104(FP), BX
 	VMOVDQU    (BX), Y12
 	TESTQ      $0x00000001, DX
 	JZ         noloadp
@@ -14857,7 +15741,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DX
 	JZ         noresp
-	MOVQ       res+80(FP), BX
+	MOVQ       res+88(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	ADDQ       CX, BX
@@ -14897,7 +15781,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DX
 	JZ         nobiasp
-	MOVQ       bias+88(FP), BX
+	MOVQ       bias+96(FP), BX
 	VMASKMOVPS (BX), Y12, Y13
 	VADDPS     Y13, Y0, Y0
 	VMASKMOVPS (BX), Y12, Y13
@@ -14964,21 +15848,40 @@ norelup:
 	VMASKMOVPS Y10, Y12, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y11, Y12, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+80(FP), AX
+	IMUL3Q $0x30, AX, AX
+	ADDQ   AX, c+72(FP)
+	TESTQ  $0x00000010, flags+112(FP)
+	JZ     top
+	ADDQ   AX, res+88(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels1x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels1x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels1x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), BX
-	MOVQ   flags+88(FP), SI
+	MOVQ   w+48(FP), BX
+	MOVQ   flags+96(FP), SI
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	TESTQ  $0x00000008, SI
@@ -14987,15 +15890,32 @@ TEXT ·sdepthwiseAVX512Pixels1x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), DI
+	MOVQ      mask+88(FP), DI
 	VMOVDQU32 (DI), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, SI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), DI
+	LEAQ        (DX)(DI*4), DI
+	MOVQ        8(CX), R8
+	LEAQ        (BX)(R8*4), R8
+	ADDQ        $0x10, CX
+	VMOVUPS     (R8), Z2
+	VMOVUPS     64(R8), Z3
+	VFMADD231PS (DI), Z2, Z0
+	VFMADD231PS 64(DI), Z3, Z1
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), DI
 	LEAQ          (DX)(DI*4), DI
 	MOVQ          8(CX), R8
@@ -15006,11 +15926,11 @@ tap:
 	VFMADD231PS   (DI), Z2, Z0
 	VFMADD231PS.Z 64(DI), Z3, K1, Z1
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, SI
 	JZ       noload
@@ -15021,14 +15941,14 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, SI
 	JZ       nores
-	MOVQ     res+64(FP), CX
+	MOVQ     res+72(FP), CX
 	VADDPS   (CX), Z0, Z0
 	VADDPS.Z 64(CX), Z1, K1, Z1
 
 nores:
 	TESTQ    $0x00000002, SI
 	JZ       nobias
-	MOVQ     bias+72(FP), CX
+	MOVQ     bias+80(FP), CX
 	VADDPS   (CX), Z0, Z0
 	VADDPS.Z 64(CX), Z1, K1, Z1
 
@@ -15042,21 +15962,38 @@ nobias:
 norelu:
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels2x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels2x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels2x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -15067,15 +16004,34 @@ TEXT ·sdepthwiseAVX512Pixels2x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	ADDQ        $0x10, CX
+	VMOVUPS     (R9), Z4
+	VMOVUPS     64(R9), Z5
+	VFMADD231PS (R8), Z4, Z0
+	VFMADD231PS 64(R8), Z5, Z1
+	VFMADD231PS (R8)(BX*1), Z4, Z2
+	VFMADD231PS 64(R8)(BX*1), Z5, Z3
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	MOVQ          8(CX), R9
@@ -15088,11 +16044,11 @@ tap:
 	VFMADD231PS   (R8)(BX*1), Z4, Z2
 	VFMADD231PS.Z 64(R8)(BX*1), Z5, K1, Z3
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -15106,7 +16062,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -15116,7 +16072,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS.Z 64(DX), Z1, K1, Z1
@@ -15137,21 +16093,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z2, (AX)
 	VMOVUPS Z3, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels3x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels3x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels3x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -15164,15 +16137,36 @@ TEXT ·sdepthwiseAVX512Pixels3x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	ADDQ        $0x10, CX
+	VMOVUPS     (R9), Z6
+	VMOVUPS     64(R9), Z7
+	VFMADD231PS (R8), Z6, Z0
+	VFMADD231PS 64(R8), Z7, Z1
+	VFMADD231PS (R8)(BX*1), Z6, Z2
+	VFMADD231PS 64(R8)(BX*1), Z7, Z3
+	VFMADD231PS (R8)(BX*2), Z6, Z4
+	VFMADD231PS 64(R8)(BX*2), Z7, Z5
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	MOVQ          8(CX), R9
@@ -15187,11 +16181,11 @@ tap:
 	VFMADD231PS   (R8)(BX*2), Z6, Z4
 	VFMADD231PS.Z 64(R8)(BX*2), Z7, K1, Z5
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -15208,7 +16202,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -15221,7 +16215,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -15249,21 +16243,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z4, (AX)
 	VMOVUPS Z5, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels4x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels4x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels4x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R9
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -15279,15 +16290,38 @@ TEXT ·sdepthwiseAVX512Pixels4x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	ADDQ        $0x10, CX
+	VMOVUPS     (R10), Z8
+	VMOVUPS     64(R10), Z9
+	VFMADD231PS (R8), Z8, Z0
+	VFMADD231PS 64(R8), Z9, Z1
+	VFMADD231PS (R8)(BX*1), Z8, Z2
+	VFMADD231PS 64(R8)(BX*1), Z9, Z3
+	VFMADD231PS (R8)(BX*2), Z8, Z4
+	VFMADD231PS 64(R8)(BX*2), Z9, Z5
+	VFMADD231PS (R8)(R9*1), Z8, Z6
+	VFMADD231PS 64(R8)(R9*1), Z9, Z7
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	MOVQ          8(CX), R10
@@ -15304,11 +16338,11 @@ tap:
 	VFMADD231PS   (R8)(R9*1), Z8, Z6
 	VFMADD231PS.Z 64(R8)(R9*1), Z9, K1, Z7
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -15328,7 +16362,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -15344,7 +16378,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -15379,21 +16413,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z6, (AX)
 	VMOVUPS Z7, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels5x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels5x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels5x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R9
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -15411,15 +16462,40 @@ TEXT ·sdepthwiseAVX512Pixels5x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	ADDQ        $0x10, CX
+	VMOVUPS     (R10), Z10
+	VMOVUPS     64(R10), Z11
+	VFMADD231PS (R8), Z10, Z0
+	VFMADD231PS 64(R8), Z11, Z1
+	VFMADD231PS (R8)(BX*1), Z10, Z2
+	VFMADD231PS 64(R8)(BX*1), Z11, Z3
+	VFMADD231PS (R8)(BX*2), Z10, Z4
+	VFMADD231PS 64(R8)(BX*2), Z11, Z5
+	VFMADD231PS (R8)(R9*1), Z10, Z6
+	VFMADD231PS 64(R8)(R9*1), Z11, Z7
+	VFMADD231PS (R8)(BX*4), Z10, Z8
+	VFMADD231PS 64(R8)(BX*4), Z11, Z9
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	MOVQ          8(CX), R10
@@ -15438,11 +16514,11 @@ tap:
 	VFMADD231PS   (R8)(BX*4), Z10, Z8
 	VFMADD231PS.Z 64(R8)(BX*4), Z11, K1, Z9
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -15465,7 +16541,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -15484,7 +16560,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -15526,21 +16602,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z8, (AX)
 	VMOVUPS Z9, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels6x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels6x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels6x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -15560,15 +16653,44 @@ TEXT ·sdepthwiseAVX512Pixels6x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z12
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS (R8), Z12, Z0
+	VFMADD231PS 64(R8), Z13, Z1
+	VFMADD231PS (R8)(BX*1), Z12, Z2
+	VFMADD231PS 64(R8)(BX*1), Z13, Z3
+	VFMADD231PS (R8)(BX*2), Z12, Z4
+	VFMADD231PS 64(R8)(BX*2), Z13, Z5
+	VFMADD231PS (R8)(R10*1), Z12, Z6
+	VFMADD231PS 64(R8)(R10*1), Z13, Z7
+	VFMADD231PS (R8)(BX*4), Z12, Z8
+	VFMADD231PS 64(R8)(BX*4), Z13, Z9
+	VFMADD231PS (R9), Z12, Z10
+	VFMADD231PS 64(R9), Z13, Z11
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -15591,11 +16713,11 @@ tap:
 	VFMADD231PS   (R9), Z12, Z10
 	VFMADD231PS.Z 64(R9), Z13, K1, Z11
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -15621,7 +16743,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -15643,7 +16765,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -15692,21 +16814,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z10, (AX)
 	VMOVUPS Z11, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels7x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels7x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels7x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -15728,15 +16867,46 @@ TEXT ·sdepthwiseAVX512Pixels7x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS (R8), Z14, Z0
+	VFMADD231PS 64(R8), Z15, Z1
+	VFMADD231PS (R8)(BX*1), Z14, Z2
+	VFMADD231PS 64(R8)(BX*1), Z15, Z3
+	VFMADD231PS (R8)(BX*2), Z14, Z4
+	VFMADD231PS 64(R8)(BX*2), Z15, Z5
+	VFMADD231PS (R8)(R10*1), Z14, Z6
+	VFMADD231PS 64(R8)(R10*1), Z15, Z7
+	VFMADD231PS (R8)(BX*4), Z14, Z8
+	VFMADD231PS 64(R8)(BX*4), Z15, Z9
+	VFMADD231PS (R9), Z14, Z10
+	VFMADD231PS 64(R9), Z15, Z11
+	VFMADD231PS (R8)(R10*2), Z14, Z12
+	VFMADD231PS 64(R8)(R10*2), Z15, Z13
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -15761,11 +16931,11 @@ tap:
 	VFMADD231PS   (R8)(R10*2), Z14, Z12
 	VFMADD231PS.Z 64(R8)(R10*2), Z15, K1, Z13
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -15794,7 +16964,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -15819,7 +16989,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -15875,21 +17045,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z12, (AX)
 	VMOVUPS Z13, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels8x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels8x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels8x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -15913,15 +17100,48 @@ TEXT ·sdepthwiseAVX512Pixels8x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z16
+	VMOVUPS     64(R11), Z17
+	VFMADD231PS (R8), Z16, Z0
+	VFMADD231PS 64(R8), Z17, Z1
+	VFMADD231PS (R8)(BX*1), Z16, Z2
+	VFMADD231PS 64(R8)(BX*1), Z17, Z3
+	VFMADD231PS (R8)(BX*2), Z16, Z4
+	VFMADD231PS 64(R8)(BX*2), Z17, Z5
+	VFMADD231PS (R8)(R10*1), Z16, Z6
+	VFMADD231PS 64(R8)(R10*1), Z17, Z7
+	VFMADD231PS (R8)(BX*4), Z16, Z8
+	VFMADD231PS 64(R8)(BX*4), Z17, Z9
+	VFMADD231PS (R9), Z16, Z10
+	VFMADD231PS 64(R9), Z17, Z11
+	VFMADD231PS (R8)(R10*2), Z16, Z12
+	VFMADD231PS 64(R8)(R10*2), Z17, Z13
+	VFMADD231PS (R9)(BX*2), Z16, Z14
+	VFMADD231PS 64(R9)(BX*2), Z17, Z15
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -15948,11 +17168,11 @@ tap:
 	VFMADD231PS   (R9)(BX*2), Z16, Z14
 	VFMADD231PS.Z 64(R9)(BX*2), Z17, K1, Z15
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -15984,7 +17204,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -16012,7 +17232,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -16075,21 +17295,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z14, (AX)
 	VMOVUPS Z15, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels9x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels9x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels9x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -16115,15 +17352,50 @@ TEXT ·sdepthwiseAVX512Pixels9x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS (R8), Z18, Z0
+	VFMADD231PS 64(R8), Z19, Z1
+	VFMADD231PS (R8)(BX*1), Z18, Z2
+	VFMADD231PS 64(R8)(BX*1), Z19, Z3
+	VFMADD231PS (R8)(BX*2), Z18, Z4
+	VFMADD231PS 64(R8)(BX*2), Z19, Z5
+	VFMADD231PS (R8)(R10*1), Z18, Z6
+	VFMADD231PS 64(R8)(R10*1), Z19, Z7
+	VFMADD231PS (R8)(BX*4), Z18, Z8
+	VFMADD231PS 64(R8)(BX*4), Z19, Z9
+	VFMADD231PS (R9), Z18, Z10
+	VFMADD231PS 64(R9), Z19, Z11
+	VFMADD231PS (R8)(R10*2), Z18, Z12
+	VFMADD231PS 64(R8)(R10*2), Z19, Z13
+	VFMADD231PS (R9)(BX*2), Z18, Z14
+	VFMADD231PS 64(R9)(BX*2), Z19, Z15
+	VFMADD231PS (R8)(BX*8), Z18, Z16
+	VFMADD231PS 64(R8)(BX*8), Z19, Z17
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -16152,11 +17424,11 @@ tap:
 	VFMADD231PS   (R8)(BX*8), Z18, Z16
 	VFMADD231PS.Z 64(R8)(BX*8), Z19, K1, Z17
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -16191,7 +17463,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -16222,7 +17494,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -16292,21 +17564,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z16, (AX)
 	VMOVUPS Z17, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels10x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels10x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels10x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -16334,15 +17623,52 @@ TEXT ·sdepthwiseAVX512Pixels10x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	VFMADD231PS (R8), Z20, Z0
+	VFMADD231PS 64(R8), Z21, Z1
+	VFMADD231PS (R8)(BX*1), Z20, Z2
+	VFMADD231PS 64(R8)(BX*1), Z21, Z3
+	VFMADD231PS (R8)(BX*2), Z20, Z4
+	VFMADD231PS 64(R8)(BX*2), Z21, Z5
+	VFMADD231PS (R8)(R10*1), Z20, Z6
+	VFMADD231PS 64(R8)(R10*1), Z21, Z7
+	VFMADD231PS (R8)(BX*4), Z20, Z8
+	VFMADD231PS 64(R8)(BX*4), Z21, Z9
+	VFMADD231PS (R9), Z20, Z10
+	VFMADD231PS 64(R9), Z21, Z11
+	VFMADD231PS (R8)(R10*2), Z20, Z12
+	VFMADD231PS 64(R8)(R10*2), Z21, Z13
+	VFMADD231PS (R9)(BX*2), Z20, Z14
+	VFMADD231PS 64(R9)(BX*2), Z21, Z15
+	VFMADD231PS (R8)(BX*8), Z20, Z16
+	VFMADD231PS 64(R8)(BX*8), Z21, Z17
+	VFMADD231PS (R9)(BX*4), Z20, Z18
+	VFMADD231PS 64(R9)(BX*4), Z21, Z19
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -16373,11 +17699,11 @@ tap:
 	VFMADD231PS   (R9)(BX*4), Z20, Z18
 	VFMADD231PS.Z 64(R9)(BX*4), Z21, K1, Z19
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -16415,7 +17741,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -16449,7 +17775,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -16526,21 +17852,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z18, (AX)
 	VMOVUPS Z19, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels11x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels11x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels11x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels11x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -16570,15 +17913,56 @@ TEXT ·sdepthwiseAVX512Pixels11x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	ADDQ        $0x10, CX
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	VFMADD231PS (R8), Z22, Z0
+	VFMADD231PS 64(R8), Z23, Z1
+	VFMADD231PS (R8)(BX*1), Z22, Z2
+	VFMADD231PS 64(R8)(BX*1), Z23, Z3
+	VFMADD231PS (R8)(BX*2), Z22, Z4
+	VFMADD231PS 64(R8)(BX*2), Z23, Z5
+	VFMADD231PS (R8)(R11*1), Z22, Z6
+	VFMADD231PS 64(R8)(R11*1), Z23, Z7
+	VFMADD231PS (R8)(BX*4), Z22, Z8
+	VFMADD231PS 64(R8)(BX*4), Z23, Z9
+	VFMADD231PS (R9), Z22, Z10
+	VFMADD231PS 64(R9), Z23, Z11
+	VFMADD231PS (R8)(R11*2), Z22, Z12
+	VFMADD231PS 64(R8)(R11*2), Z23, Z13
+	VFMADD231PS (R9)(BX*2), Z22, Z14
+	VFMADD231PS 64(R9)(BX*2), Z23, Z15
+	VFMADD231PS (R8)(BX*8), Z22, Z16
+	VFMADD231PS 64(R8)(BX*8), Z23, Z17
+	VFMADD231PS (R9)(BX*4), Z22, Z18
+	VFMADD231PS 64(R9)(BX*4), Z23, Z19
+	VFMADD231PS (R10), Z22, Z20
+	VFMADD231PS 64(R10), Z23, Z21
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -16613,11 +17997,11 @@ tap:
 	VFMADD231PS   (R10), Z22, Z20
 	VFMADD231PS.Z 64(R10), Z23, K1, Z21
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -16658,7 +18042,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -16695,7 +18079,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -16779,21 +18163,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z20, (AX)
 	VMOVUPS Z21, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0b, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x2c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels12x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels12x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels12x32(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels12x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -16825,15 +18226,58 @@ TEXT ·sdepthwiseAVX512Pixels12x32(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z26
 	VPMOVD2M  Z26, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	ADDQ        $0x10, CX
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	VFMADD231PS (R8), Z24, Z0
+	VFMADD231PS 64(R8), Z25, Z1
+	VFMADD231PS (R8)(BX*1), Z24, Z2
+	VFMADD231PS 64(R8)(BX*1), Z25, Z3
+	VFMADD231PS (R8)(BX*2), Z24, Z4
+	VFMADD231PS 64(R8)(BX*2), Z25, Z5
+	VFMADD231PS (R8)(R11*1), Z24, Z6
+	VFMADD231PS 64(R8)(R11*1), Z25, Z7
+	VFMADD231PS (R8)(BX*4), Z24, Z8
+	VFMADD231PS 64(R8)(BX*4), Z25, Z9
+	VFMADD231PS (R9), Z24, Z10
+	VFMADD231PS 64(R9), Z25, Z11
+	VFMADD231PS (R8)(R11*2), Z24, Z12
+	VFMADD231PS 64(R8)(R11*2), Z25, Z13
+	VFMADD231PS (R9)(BX*2), Z24, Z14
+	VFMADD231PS 64(R9)(BX*2), Z25, Z15
+	VFMADD231PS (R8)(BX*8), Z24, Z16
+	VFMADD231PS 64(R8)(BX*8), Z25, Z17
+	VFMADD231PS (R9)(BX*4), Z24, Z18
+	VFMADD231PS 64(R9)(BX*4), Z25, Z19
+	VFMADD231PS (R10), Z24, Z20
+	VFMADD231PS 64(R10), Z25, Z21
+	VFMADD231PS (R9)(R11*2), Z24, Z22
+	VFMADD231PS 64(R9)(R11*2), Z25, Z23
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -16870,11 +18314,11 @@ tap:
 	VFMADD231PS   (R9)(R11*2), Z24, Z22
 	VFMADD231PS.Z 64(R9)(R11*2), Z25, K1, Z23
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -16918,7 +18362,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS.Z 64(DX), Z1, K1, Z1
 	ADDQ     CX, DX
@@ -16958,7 +18402,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS   (DX), Z0, Z0
 	VADDPS   (DX), Z2, Z2
 	VADDPS   (DX), Z4, Z4
@@ -17049,21 +18493,38 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Z22, (AX)
 	VMOVUPS Z23, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x30, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels1x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels1x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels1x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), BX
-	MOVQ   flags+88(FP), SI
+	MOVQ   w+48(FP), BX
+	MOVQ   flags+96(FP), SI
 	VPXORD Z0, Z0, Z0
 	TESTQ  $0x00000008, SI
 	JNZ    partialmask
@@ -17071,15 +18532,30 @@ TEXT ·sdepthwiseAVX512Pixels1x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), DI
+	MOVQ      mask+88(FP), DI
 	VMOVDQU32 (DI), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, SI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), DI
+	LEAQ        (DX)(DI*4), DI
+	MOVQ        8(CX), R8
+	LEAQ        (BX)(R8*4), R8
+	ADDQ        $0x10, CX
+	VMOVUPS     (R8), Z1
+	VFMADD231PS (DI), Z1, Z0
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), DI
 	LEAQ          (DX)(DI*4), DI
 	MOVQ          8(CX), R8
@@ -17088,11 +18564,11 @@ tap:
 	VMOVUPS.Z     (R8), K1, Z1
 	VFMADD231PS.Z (DI), Z1, K1, Z0
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, SI
 	JZ       noload
@@ -17102,13 +18578,13 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, SI
 	JZ       nores
-	MOVQ     res+64(FP), CX
+	MOVQ     res+72(FP), CX
 	VADDPS.Z (CX), Z0, K1, Z0
 
 nores:
 	TESTQ    $0x00000002, SI
 	JZ       nobias
-	MOVQ     bias+72(FP), CX
+	MOVQ     bias+80(FP), CX
 	VADDPS.Z (CX), Z0, K1, Z0
 
 nobias:
@@ -17119,21 +18595,38 @@ nobias:
 
 norelu:
 	VMOVUPS Z0, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels2x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels2x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels2x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	TESTQ  $0x00000008, DI
@@ -17142,15 +18635,31 @@ TEXT ·sdepthwiseAVX512Pixels2x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	ADDQ        $0x10, CX
+	VMOVUPS     (R9), Z2
+	VFMADD231PS (R8), Z2, Z0
+	VFMADD231PS (R8)(BX*1), Z2, Z1
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	MOVQ          8(CX), R9
@@ -17160,11 +18669,11 @@ tap:
 	VFMADD231PS.Z (R8), Z2, K1, Z0
 	VFMADD231PS.Z (R8)(BX*1), Z2, K1, Z1
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -17176,7 +18685,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -17184,7 +18693,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 
@@ -17199,21 +18708,38 @@ norelu:
 	VMOVUPS Z0, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z1, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels3x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels3x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels3x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -17223,15 +18749,32 @@ TEXT ·sdepthwiseAVX512Pixels3x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	ADDQ        $0x10, CX
+	VMOVUPS     (R9), Z3
+	VFMADD231PS (R8), Z3, Z0
+	VFMADD231PS (R8)(BX*1), Z3, Z1
+	VFMADD231PS (R8)(BX*2), Z3, Z2
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	MOVQ          8(CX), R9
@@ -17242,11 +18785,11 @@ tap:
 	VFMADD231PS.Z (R8)(BX*1), Z3, K1, Z1
 	VFMADD231PS.Z (R8)(BX*2), Z3, K1, Z2
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -17260,7 +18803,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -17270,7 +18813,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -17289,21 +18832,38 @@ norelu:
 	VMOVUPS Z1, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z2, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels4x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels4x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels4x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R9
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -17315,15 +18875,33 @@ TEXT ·sdepthwiseAVX512Pixels4x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	ADDQ        $0x10, CX
+	VMOVUPS     (R10), Z4
+	VFMADD231PS (R8), Z4, Z0
+	VFMADD231PS (R8)(BX*1), Z4, Z1
+	VFMADD231PS (R8)(BX*2), Z4, Z2
+	VFMADD231PS (R8)(R9*1), Z4, Z3
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	MOVQ          8(CX), R10
@@ -17335,11 +18913,11 @@ tap:
 	VFMADD231PS.Z (R8)(BX*2), Z4, K1, Z2
 	VFMADD231PS.Z (R8)(R9*1), Z4, K1, Z3
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -17355,7 +18933,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -17367,7 +18945,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -17390,21 +18968,38 @@ norelu:
 	VMOVUPS Z2, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z3, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels5x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels5x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels5x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R9
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -17417,15 +19012,34 @@ TEXT ·sdepthwiseAVX512Pixels5x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	ADDQ        $0x10, CX
+	VMOVUPS     (R10), Z5
+	VFMADD231PS (R8), Z5, Z0
+	VFMADD231PS (R8)(BX*1), Z5, Z1
+	VFMADD231PS (R8)(BX*2), Z5, Z2
+	VFMADD231PS (R8)(R9*1), Z5, Z3
+	VFMADD231PS (R8)(BX*4), Z5, Z4
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	MOVQ          8(CX), R10
@@ -17438,11 +19052,11 @@ tap:
 	VFMADD231PS.Z (R8)(R9*1), Z5, K1, Z3
 	VFMADD231PS.Z (R8)(BX*4), Z5, K1, Z4
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -17460,7 +19074,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -17474,7 +19088,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -17501,21 +19115,38 @@ norelu:
 	VMOVUPS Z3, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z4, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels6x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels6x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels6x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -17529,15 +19160,37 @@ TEXT ·sdepthwiseAVX512Pixels6x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (R8), Z6, Z0
+	VFMADD231PS (R8)(BX*1), Z6, Z1
+	VFMADD231PS (R8)(BX*2), Z6, Z2
+	VFMADD231PS (R8)(R10*1), Z6, Z3
+	VFMADD231PS (R8)(BX*4), Z6, Z4
+	VFMADD231PS (R9), Z6, Z5
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -17553,11 +19206,11 @@ tap:
 	VFMADD231PS.Z (R8)(BX*4), Z6, K1, Z4
 	VFMADD231PS.Z (R9), Z6, K1, Z5
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -17577,7 +19230,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -17593,7 +19246,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -17624,21 +19277,38 @@ norelu:
 	VMOVUPS Z4, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z5, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels7x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels7x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels7x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -17653,15 +19323,38 @@ TEXT ·sdepthwiseAVX512Pixels7x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z7
+	VFMADD231PS (R8), Z7, Z0
+	VFMADD231PS (R8)(BX*1), Z7, Z1
+	VFMADD231PS (R8)(BX*2), Z7, Z2
+	VFMADD231PS (R8)(R10*1), Z7, Z3
+	VFMADD231PS (R8)(BX*4), Z7, Z4
+	VFMADD231PS (R9), Z7, Z5
+	VFMADD231PS (R8)(R10*2), Z7, Z6
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -17678,11 +19371,11 @@ tap:
 	VFMADD231PS.Z (R9), Z7, K1, Z5
 	VFMADD231PS.Z (R8)(R10*2), Z7, K1, Z6
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -17704,7 +19397,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -17722,7 +19415,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -17757,21 +19450,38 @@ norelu:
 	VMOVUPS Z5, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z6, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels8x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels8x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels8x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -17787,15 +19497,39 @@ TEXT ·sdepthwiseAVX512Pixels8x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z8
+	VFMADD231PS (R8), Z8, Z0
+	VFMADD231PS (R8)(BX*1), Z8, Z1
+	VFMADD231PS (R8)(BX*2), Z8, Z2
+	VFMADD231PS (R8)(R10*1), Z8, Z3
+	VFMADD231PS (R8)(BX*4), Z8, Z4
+	VFMADD231PS (R9), Z8, Z5
+	VFMADD231PS (R8)(R10*2), Z8, Z6
+	VFMADD231PS (R9)(BX*2), Z8, Z7
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -17813,11 +19547,11 @@ tap:
 	VFMADD231PS.Z (R8)(R10*2), Z8, K1, Z6
 	VFMADD231PS.Z (R9)(BX*2), Z8, K1, Z7
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -17841,7 +19575,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -17861,7 +19595,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -17900,21 +19634,38 @@ norelu:
 	VMOVUPS Z6, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z7, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels9x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels9x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels9x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -17931,15 +19682,40 @@ TEXT ·sdepthwiseAVX512Pixels9x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (R8), Z9, Z0
+	VFMADD231PS (R8)(BX*1), Z9, Z1
+	VFMADD231PS (R8)(BX*2), Z9, Z2
+	VFMADD231PS (R8)(R10*1), Z9, Z3
+	VFMADD231PS (R8)(BX*4), Z9, Z4
+	VFMADD231PS (R9), Z9, Z5
+	VFMADD231PS (R8)(R10*2), Z9, Z6
+	VFMADD231PS (R9)(BX*2), Z9, Z7
+	VFMADD231PS (R8)(BX*8), Z9, Z8
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -17958,11 +19734,11 @@ tap:
 	VFMADD231PS.Z (R9)(BX*2), Z9, K1, Z7
 	VFMADD231PS.Z (R8)(BX*8), Z9, K1, Z8
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -17988,7 +19764,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -18010,7 +19786,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -18053,21 +19829,38 @@ norelu:
 	VMOVUPS Z7, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z8, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels10x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels10x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels10x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -18085,15 +19878,41 @@ TEXT ·sdepthwiseAVX512Pixels10x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	ADDQ        $0x10, CX
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (R8), Z10, Z0
+	VFMADD231PS (R8)(BX*1), Z10, Z1
+	VFMADD231PS (R8)(BX*2), Z10, Z2
+	VFMADD231PS (R8)(R10*1), Z10, Z3
+	VFMADD231PS (R8)(BX*4), Z10, Z4
+	VFMADD231PS (R9), Z10, Z5
+	VFMADD231PS (R8)(R10*2), Z10, Z6
+	VFMADD231PS (R9)(BX*2), Z10, Z7
+	VFMADD231PS (R8)(BX*8), Z10, Z8
+	VFMADD231PS (R9)(BX*4), Z10, Z9
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -18113,11 +19932,11 @@ tap:
 	VFMADD231PS.Z (R8)(BX*8), Z10, K1, Z8
 	VFMADD231PS.Z (R9)(BX*4), Z10, K1, Z9
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -18145,7 +19964,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -18169,7 +19988,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -18216,21 +20035,38 @@ norelu:
 	VMOVUPS Z8, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z9, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels11x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels11x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels11x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -18249,15 +20085,44 @@ TEXT ·sdepthwiseAVX512Pixels11x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	ADDQ        $0x10, CX
+	VMOVUPS     (R12), Z11
+	VFMADD231PS (R8), Z11, Z0
+	VFMADD231PS (R8)(BX*1), Z11, Z1
+	VFMADD231PS (R8)(BX*2), Z11, Z2
+	VFMADD231PS (R8)(R11*1), Z11, Z3
+	VFMADD231PS (R8)(BX*4), Z11, Z4
+	VFMADD231PS (R9), Z11, Z5
+	VFMADD231PS (R8)(R11*2), Z11, Z6
+	VFMADD231PS (R9)(BX*2), Z11, Z7
+	VFMADD231PS (R8)(BX*8), Z11, Z8
+	VFMADD231PS (R9)(BX*4), Z11, Z9
+	VFMADD231PS (R10), Z11, Z10
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -18280,11 +20145,11 @@ tap:
 	VFMADD231PS.Z (R9)(BX*4), Z11, K1, Z9
 	VFMADD231PS.Z (R10), Z11, K1, Z10
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -18314,7 +20179,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -18340,7 +20205,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -18391,21 +20256,38 @@ norelu:
 	VMOVUPS Z9, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z10, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0b, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x2c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels12x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels12x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels12x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -18425,15 +20307,45 @@ TEXT ·sdepthwiseAVX512Pixels12x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	ADDQ        $0x10, CX
+	VMOVUPS     (R12), Z12
+	VFMADD231PS (R8), Z12, Z0
+	VFMADD231PS (R8)(BX*1), Z12, Z1
+	VFMADD231PS (R8)(BX*2), Z12, Z2
+	VFMADD231PS (R8)(R11*1), Z12, Z3
+	VFMADD231PS (R8)(BX*4), Z12, Z4
+	VFMADD231PS (R9), Z12, Z5
+	VFMADD231PS (R8)(R11*2), Z12, Z6
+	VFMADD231PS (R9)(BX*2), Z12, Z7
+	VFMADD231PS (R8)(BX*8), Z12, Z8
+	VFMADD231PS (R9)(BX*4), Z12, Z9
+	VFMADD231PS (R10), Z12, Z10
+	VFMADD231PS (R9)(R11*2), Z12, Z11
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -18457,11 +20369,11 @@ tap:
 	VFMADD231PS.Z (R10), Z12, K1, Z10
 	VFMADD231PS.Z (R9)(R11*2), Z12, K1, Z11
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -18493,7 +20405,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -18521,7 +20433,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -18576,21 +20488,38 @@ norelu:
 	VMOVUPS Z10, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z11, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x30, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels13x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels13x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels13x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -18611,15 +20540,46 @@ TEXT ·sdepthwiseAVX512Pixels13x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	ADDQ        $0x10, CX
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (R8), Z13, Z0
+	VFMADD231PS (R8)(BX*1), Z13, Z1
+	VFMADD231PS (R8)(BX*2), Z13, Z2
+	VFMADD231PS (R8)(R11*1), Z13, Z3
+	VFMADD231PS (R8)(BX*4), Z13, Z4
+	VFMADD231PS (R9), Z13, Z5
+	VFMADD231PS (R8)(R11*2), Z13, Z6
+	VFMADD231PS (R9)(BX*2), Z13, Z7
+	VFMADD231PS (R8)(BX*8), Z13, Z8
+	VFMADD231PS (R9)(BX*4), Z13, Z9
+	VFMADD231PS (R10), Z13, Z10
+	VFMADD231PS (R9)(R11*2), Z13, Z11
+	VFMADD231PS (R8)(R11*4), Z13, Z12
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -18644,11 +20604,11 @@ tap:
 	VFMADD231PS.Z (R9)(R11*2), Z13, K1, Z11
 	VFMADD231PS.Z (R8)(R11*4), Z13, K1, Z12
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -18682,7 +20642,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -18712,7 +20672,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -18771,21 +20731,38 @@ norelu:
 	VMOVUPS Z11, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z12, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0d, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x34, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX512Pixels14x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX512Pixels14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·sdepthwiseAVX512Pixels14x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX512Pixels14x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R11
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -18807,15 +20784,47 @@ TEXT ·sdepthwiseAVX512Pixels14x16(SB), NOSPLIT, $0-96
 	JMP    maskdone
 
 partialmask:
-	MOVQ      mask+80(FP), R8
+	MOVQ      mask+88(FP), R8
 	VMOVDQU32 (R8), Z15
 	VPMOVD2M  Z15, K1
 
 maskdone:
 	TESTQ AX, AX
 	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
 
 tap:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	ADDQ        $0x10, CX
+	VMOVUPS     (R12), Z14
+	VFMADD231PS (R8), Z14, Z0
+	VFMADD231PS (R8)(BX*1), Z14, Z1
+	VFMADD231PS (R8)(BX*2), Z14, Z2
+	VFMADD231PS (R8)(R11*1), Z14, Z3
+	VFMADD231PS (R8)(BX*4), Z14, Z4
+	VFMADD231PS (R9), Z14, Z5
+	VFMADD231PS (R8)(R11*2), Z14, Z6
+	VFMADD231PS (R9)(BX*2), Z14, Z7
+	VFMADD231PS (R8)(BX*8), Z14, Z8
+	VFMADD231PS (R9)(BX*4), Z14, Z9
+	VFMADD231PS (R10), Z14, Z10
+	VFMADD231PS (R9)(R11*2), Z14, Z11
+	VFMADD231PS (R8)(R11*4), Z14, Z12
+	VFMADD231PS (R9)(BX*8), Z14, Z13
+	DECQ        AX
+	JNE         tap
+	JMP         epilogue
+
+partialloop:
+tapp:
 	MOVQ          (CX), R8
 	LEAQ          (DX)(R8*4), R8
 	IMUL3Q        $0x05, BX, R9
@@ -18841,11 +20850,11 @@ tap:
 	VFMADD231PS.Z (R8)(R11*4), Z14, K1, Z12
 	VFMADD231PS.Z (R9)(BX*8), Z14, K1, Z13
 	DECQ          AX
-	JNE           tap
+	JNE           tapp
 
 epilogue:
-	MOVQ     c+48(FP), AX
-	MOVQ     ldc+56(FP), CX
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
 	SHLQ     $0x02, CX
 	TESTQ    $0x00000001, DI
 	JZ       noload
@@ -18881,7 +20890,7 @@ epilogue:
 noload:
 	TESTQ    $0x00000010, DI
 	JZ       nores
-	MOVQ     res+64(FP), DX
+	MOVQ     res+72(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	ADDQ     CX, DX
 	VADDPS.Z (DX), Z1, K1, Z1
@@ -18913,7 +20922,7 @@ noload:
 nores:
 	TESTQ    $0x00000002, DI
 	JZ       nobias
-	MOVQ     bias+72(FP), DX
+	MOVQ     bias+80(FP), DX
 	VADDPS.Z (DX), Z0, K1, Z0
 	VADDPS.Z (DX), Z1, K1, Z1
 	VADDPS.Z (DX), Z2, K1, Z2
@@ -18976,21 +20985,38 @@ norelu:
 	VMOVUPS Z12, K1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Z13, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0e, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x38, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels1x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels1x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels1x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), BX
-	MOVQ   flags+88(FP), SI
+	MOVQ   w+48(FP), BX
+	MOVQ   flags+96(FP), SI
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	TESTQ  AX, AX
@@ -19013,7 +21039,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), DI
+	MOVQ    mask+88(FP), DI
 	VMOVDQU (DI), Y14
 
 tapp:
@@ -19031,8 +21057,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, SI
 	JNZ    partial
@@ -19045,14 +21071,14 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, SI
 	JZ     nores
-	MOVQ   res+64(FP), CX
+	MOVQ   res+72(FP), CX
 	VADDPS (CX), Y0, Y0
 	VADDPS 32(CX), Y1, Y1
 
 nores:
 	TESTQ  $0x00000002, SI
 	JZ     nobias
-	MOVQ   bias+72(FP), CX
+	MOVQ   bias+80(FP), CX
 	VADDPS (CX), Y0, Y0
 	VADDPS 32(CX), Y1, Y1
 
@@ -19066,11 +21092,10 @@ nobias:
 norelu:
 	VMOVUPS Y0, (AX)
 	VMOVUPS Y1, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), CX
+	MOVQ       mask+88(FP), CX
 	VMOVDQU    (CX), Y14
 	TESTQ      $0x00000001, SI
 	JZ         noloadp
@@ -19082,7 +21107,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, SI
 	JZ         noresp
-	MOVQ       res+64(FP), CX
+	MOVQ       res+72(FP), CX
 	VADDPS     (CX), Y0, Y0
 	VMASKMOVPS 32(CX), Y14, Y15
 	VADDPS     Y15, Y1, Y1
@@ -19090,7 +21115,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, SI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), CX
+	MOVQ       bias+80(FP), CX
 	VADDPS     (CX), Y0, Y0
 	VMASKMOVPS 32(CX), Y14, Y15
 	VADDPS     Y15, Y1, Y1
@@ -19105,21 +21130,40 @@ nobiasp:
 norelup:
 	VMOVUPS    Y0, (AX)
 	VMASKMOVPS Y1, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x01, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels2x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels2x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels2x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -19146,7 +21190,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y14
 
 tapp:
@@ -19167,8 +21211,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -19184,7 +21228,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS 32(DX), Y1, Y1
 	ADDQ   CX, DX
@@ -19194,7 +21238,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y2, Y2
 	VADDPS 32(DX), Y1, Y1
@@ -19215,11 +21259,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y2, (AX)
 	VMOVUPS Y3, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y14
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -19235,7 +21278,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VMASKMOVPS 32(DX), Y14, Y15
 	VADDPS     Y15, Y1, Y1
@@ -19247,7 +21290,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VADDPS     (DX), Y2, Y2
 	VMASKMOVPS 32(DX), Y14, Y15
@@ -19270,21 +21313,40 @@ norelup:
 	ADDQ       CX, AX
 	VMOVUPS    Y2, (AX)
 	VMASKMOVPS Y3, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x02, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels3x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels3x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels3x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -19315,7 +21377,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y14
 
 tapp:
@@ -19339,8 +21401,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -19359,7 +21421,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS 32(DX), Y1, Y1
 	ADDQ   CX, DX
@@ -19372,7 +21434,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y2, Y2
 	VADDPS (DX), Y4, Y4
@@ -19400,11 +21462,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y4, (AX)
 	VMOVUPS Y5, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y14
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -19424,7 +21485,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VMASKMOVPS 32(DX), Y14, Y15
 	VADDPS     Y15, Y1, Y1
@@ -19440,7 +21501,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VADDPS     (DX), Y2, Y2
 	VADDPS     (DX), Y4, Y4
@@ -19471,21 +21532,40 @@ norelup:
 	ADDQ       CX, AX
 	VMOVUPS    Y4, (AX)
 	VMASKMOVPS Y5, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x03, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels4x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels4x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels4x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R9
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -19521,7 +21601,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y14
 
 tapp:
@@ -19548,8 +21628,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -19571,7 +21651,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS 32(DX), Y1, Y1
 	ADDQ   CX, DX
@@ -19587,7 +21667,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y2, Y2
 	VADDPS (DX), Y4, Y4
@@ -19622,11 +21702,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y6, (AX)
 	VMOVUPS Y7, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y14
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -19650,7 +21729,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VMASKMOVPS 32(DX), Y14, Y15
 	VADDPS     Y15, Y1, Y1
@@ -19670,7 +21749,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VADDPS     (DX), Y2, Y2
 	VADDPS     (DX), Y4, Y4
@@ -19709,21 +21788,40 @@ norelup:
 	ADDQ       CX, AX
 	VMOVUPS    Y6, (AX)
 	VMASKMOVPS Y7, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x10, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels5x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels5x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels5x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R9
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -19763,7 +21861,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y14
 
 tapp:
@@ -19793,8 +21891,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -19819,7 +21917,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS 32(DX), Y1, Y1
 	ADDQ   CX, DX
@@ -19838,7 +21936,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y2, Y2
 	VADDPS (DX), Y4, Y4
@@ -19880,11 +21978,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y8, (AX)
 	VMOVUPS Y9, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y14
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -19912,7 +22009,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VMASKMOVPS 32(DX), Y14, Y15
 	VADDPS     Y15, Y1, Y1
@@ -19936,7 +22033,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VADDPS     (DX), Y2, Y2
 	VADDPS     (DX), Y4, Y4
@@ -19983,21 +22080,40 @@ norelup:
 	ADDQ       CX, AX
 	VMOVUPS    Y8, (AX)
 	VMASKMOVPS Y9, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x05, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x14, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels6x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels6x16(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels6x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -20043,7 +22159,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y14
 
 tapp:
@@ -20078,8 +22194,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -20107,7 +22223,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS 32(DX), Y1, Y1
 	ADDQ   CX, DX
@@ -20129,7 +22245,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y2, Y2
 	VADDPS (DX), Y4, Y4
@@ -20178,11 +22294,10 @@ norelu:
 	ADDQ    CX, AX
 	VMOVUPS Y10, (AX)
 	VMOVUPS Y11, 32(AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y14
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -20214,7 +22329,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VMASKMOVPS 32(DX), Y14, Y15
 	VADDPS     Y15, Y1, Y1
@@ -20242,7 +22357,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VADDPS     (DX), Y0, Y0
 	VADDPS     (DX), Y2, Y2
 	VADDPS     (DX), Y4, Y4
@@ -20297,21 +22412,40 @@ norelup:
 	ADDQ       CX, AX
 	VMOVUPS    Y10, (AX)
 	VMASKMOVPS Y11, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x06, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x18, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels1x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels1x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels1x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), BX
-	MOVQ   flags+88(FP), SI
+	MOVQ   w+48(FP), BX
+	MOVQ   flags+96(FP), SI
 	VXORPS Y0, Y0, Y0
 	TESTQ  AX, AX
 	JE     epilogue
@@ -20331,7 +22465,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), DI
+	MOVQ    mask+88(FP), DI
 	VMOVDQU (DI), Y13
 
 tapp:
@@ -20347,8 +22481,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, SI
 	JNZ    partial
@@ -20360,13 +22494,13 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, SI
 	JZ     nores
-	MOVQ   res+64(FP), CX
+	MOVQ   res+72(FP), CX
 	VADDPS (CX), Y0, Y0
 
 nores:
 	TESTQ  $0x00000002, SI
 	JZ     nobias
-	MOVQ   bias+72(FP), CX
+	MOVQ   bias+80(FP), CX
 	VADDPS (CX), Y0, Y0
 
 nobias:
@@ -20377,11 +22511,10 @@ nobias:
 
 norelu:
 	VMOVUPS Y0, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), CX
+	MOVQ       mask+88(FP), CX
 	VMOVDQU    (CX), Y13
 	TESTQ      $0x00000001, SI
 	JZ         noloadp
@@ -20392,14 +22525,14 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, SI
 	JZ         noresp
-	MOVQ       res+64(FP), CX
+	MOVQ       res+72(FP), CX
 	VMASKMOVPS (CX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 
 noresp:
 	TESTQ      $0x00000002, SI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), CX
+	MOVQ       bias+80(FP), CX
 	VMASKMOVPS (CX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 
@@ -20411,21 +22544,40 @@ nobiasp:
 
 norelup:
 	VMASKMOVPS Y0, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x01, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels2x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels2x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels2x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	TESTQ  AX, AX
@@ -20447,7 +22599,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -20465,8 +22617,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -20480,7 +22632,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -20488,7 +22640,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 
@@ -20503,11 +22655,10 @@ norelu:
 	VMOVUPS Y0, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y1, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -20521,7 +22672,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -20531,7 +22682,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -20548,21 +22699,40 @@ norelup:
 	VMASKMOVPS Y0, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y1, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x02, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels3x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels3x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels3x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -20586,7 +22756,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -20606,8 +22776,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -20623,7 +22793,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -20633,7 +22803,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -20652,11 +22822,10 @@ norelu:
 	VMOVUPS Y1, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y2, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -20673,7 +22842,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -20686,7 +22855,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -20708,21 +22877,40 @@ norelup:
 	VMASKMOVPS Y1, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y2, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x03, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels4x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels4x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels4x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R9
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -20749,7 +22937,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -20771,8 +22959,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -20790,7 +22978,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -20802,7 +22990,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -20825,11 +23013,10 @@ norelu:
 	VMOVUPS Y2, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y3, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -20849,7 +23036,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -20865,7 +23052,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -20892,21 +23079,40 @@ norelup:
 	VMASKMOVPS Y2, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y3, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x10, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels5x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels5x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels5x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R9
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -20935,7 +23141,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -20959,8 +23165,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -20980,7 +23186,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -20994,7 +23200,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -21021,11 +23227,10 @@ norelu:
 	VMOVUPS Y3, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y4, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -21048,7 +23253,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -21067,7 +23272,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -21099,21 +23304,40 @@ norelup:
 	VMASKMOVPS Y3, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y4, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x05, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x14, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels6x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels6x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels6x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -21146,7 +23370,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -21174,8 +23398,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -21197,7 +23421,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -21213,7 +23437,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -21244,11 +23468,10 @@ norelu:
 	VMOVUPS Y4, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y5, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -21274,7 +23497,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -21296,7 +23519,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -21333,21 +23556,40 @@ norelup:
 	VMASKMOVPS Y4, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y5, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x06, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x18, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels7x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels7x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels7x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -21382,7 +23624,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -21412,8 +23654,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -21437,7 +23679,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -21455,7 +23697,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -21490,11 +23732,10 @@ norelu:
 	VMOVUPS Y5, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y6, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -21523,7 +23764,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -21548,7 +23789,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -21590,21 +23831,40 @@ norelup:
 	VMASKMOVPS Y5, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y6, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x07, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x1c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels8x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels8x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels8x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -21641,7 +23901,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -21673,8 +23933,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -21700,7 +23960,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -21720,7 +23980,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -21759,11 +24019,10 @@ norelu:
 	VMOVUPS Y6, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y7, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -21795,7 +24054,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -21823,7 +24082,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -21870,21 +24129,40 @@ norelup:
 	VMASKMOVPS Y6, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y7, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x20, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels9x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels9x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels9x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -21923,7 +24201,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -21957,8 +24235,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -21986,7 +24264,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -22008,7 +24286,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -22051,11 +24329,10 @@ norelu:
 	VMOVUPS Y7, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y8, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -22090,7 +24367,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -22121,7 +24398,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -22173,21 +24450,40 @@ norelup:
 	VMASKMOVPS Y7, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y8, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x09, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x24, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels10x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels10x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels10x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels10x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -22228,7 +24524,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -22264,8 +24560,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -22295,7 +24591,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -22319,7 +24615,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -22366,11 +24662,10 @@ norelu:
 	VMOVUPS Y8, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y9, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -22408,7 +24703,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -22442,7 +24737,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -22499,21 +24794,40 @@ norelup:
 	VMASKMOVPS Y8, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y9, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x0a, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x28, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels11x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels11x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels11x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels11x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -22558,7 +24872,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -22598,8 +24912,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -22631,7 +24945,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -22657,7 +24971,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -22708,11 +25022,10 @@ norelu:
 	VMOVUPS Y9, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y10, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -22753,7 +25066,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -22790,7 +25103,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -22852,21 +25165,40 @@ norelup:
 	VMASKMOVPS Y9, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y10, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x0b, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x2c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET
 
-// func sdepthwiseAVX2Pixels12x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// func sdepthwiseAVX2Pixels12x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 // Requires: AVX, FMA3
-TEXT ·sdepthwiseAVX2Pixels12x8(SB), NOSPLIT, $0-96
-	MOVQ   taps+0(FP), AX
-	MOVQ   tab+8(FP), CX
-	MOVQ   a+16(FP), DX
-	MOVQ   aoff+24(FP), BX
+TEXT ·sdepthwiseAVX2Pixels12x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
 	LEAQ   (DX)(BX*4), DX
-	MOVQ   lda+32(FP), BX
+	MOVQ   lda+40(FP), BX
 	SHLQ   $0x02, BX
-	MOVQ   w+40(FP), SI
-	MOVQ   flags+88(FP), DI
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
 	LEAQ   (BX)(BX*2), R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -22913,7 +25245,7 @@ tap:
 	JMP         epilogue
 
 partialloop:
-	MOVQ    mask+80(FP), R8
+	MOVQ    mask+88(FP), R8
 	VMOVDQU (R8), Y13
 
 tapp:
@@ -22955,8 +25287,8 @@ tapp:
 	JNE         tapp
 
 epilogue:
-	MOVQ   c+48(FP), AX
-	MOVQ   ldc+56(FP), CX
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
 	SHLQ   $0x02, CX
 	TESTQ  $0x00000008, DI
 	JNZ    partial
@@ -22990,7 +25322,7 @@ epilogue:
 noload:
 	TESTQ  $0x00000010, DI
 	JZ     nores
-	MOVQ   res+64(FP), DX
+	MOVQ   res+72(FP), DX
 	VADDPS (DX), Y0, Y0
 	ADDQ   CX, DX
 	VADDPS (DX), Y1, Y1
@@ -23018,7 +25350,7 @@ noload:
 nores:
 	TESTQ  $0x00000002, DI
 	JZ     nobias
-	MOVQ   bias+72(FP), DX
+	MOVQ   bias+80(FP), DX
 	VADDPS (DX), Y0, Y0
 	VADDPS (DX), Y1, Y1
 	VADDPS (DX), Y2, Y2
@@ -23073,11 +25405,10 @@ norelu:
 	VMOVUPS Y10, (AX)
 	ADDQ    CX, AX
 	VMOVUPS Y11, (AX)
-	VZEROUPPER
-	RET
+	JMP     nexttile
 
 partial:
-	MOVQ       mask+80(FP), DX
+	MOVQ       mask+88(FP), DX
 	VMOVDQU    (DX), Y13
 	TESTQ      $0x00000001, DI
 	JZ         noloadp
@@ -23121,7 +25452,7 @@ partial:
 noloadp:
 	TESTQ      $0x00000010, DI
 	JZ         noresp
-	MOVQ       res+64(FP), DX
+	MOVQ       res+72(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	ADDQ       CX, DX
@@ -23161,7 +25492,7 @@ noloadp:
 noresp:
 	TESTQ      $0x00000002, DI
 	JZ         nobiasp
-	MOVQ       bias+72(FP), DX
+	MOVQ       bias+80(FP), DX
 	VMASKMOVPS (DX), Y13, Y14
 	VADDPS     Y14, Y0, Y0
 	VMASKMOVPS (DX), Y13, Y14
@@ -23228,5 +25559,29565 @@ norelup:
 	VMASKMOVPS Y10, Y13, (AX)
 	ADDQ       CX, AX
 	VMASKMOVPS Y11, Y13, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x30, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels1x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z24
+	VMOVUPS     64(R9), Z25
+	MOVQ        24(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z26
+	VMOVUPS     64(R9), Z27
+	MOVQ        40(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z28
+	VMOVUPS     64(R9), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z24
+	VMOVUPS.Z   64(R9), K1, Z25
+	MOVQ        24(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z26
+	VMOVUPS.Z   64(R9), K1, Z27
+	MOVQ        40(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z28
+	VMOVUPS.Z   64(R9), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels2x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z24
+	VMOVUPS     64(R10), Z25
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z26
+	VMOVUPS     64(R10), Z27
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z28
+	VMOVUPS     64(R10), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R9*1), Z30
+	VMOVUPS     64(R8)(R9*1), Z31
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z24
+	VMOVUPS.Z   64(R10), K1, Z25
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z26
+	VMOVUPS.Z   64(R10), K1, Z27
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z28
+	VMOVUPS.Z   64(R10), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R9*1), Z30
+	VMOVUPS.Z   64(R8)(R9*1), K1, Z31
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels3x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z24
+	VMOVUPS     64(R10), Z25
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z26
+	VMOVUPS     64(R10), Z27
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z28
+	VMOVUPS     64(R10), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R9*1), Z30
+	VMOVUPS     64(R8)(R9*1), Z31
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z24
+	VMOVUPS.Z   64(R10), K1, Z25
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z26
+	VMOVUPS.Z   64(R10), K1, Z27
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z28
+	VMOVUPS.Z   64(R10), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R9*1), Z30
+	VMOVUPS.Z   64(R8)(R9*1), K1, Z31
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels4x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels5x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels6x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels7x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+	VMAXPS Z12, Z24, Z12
+	VMAXPS Z13, Z24, Z13
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels8x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+	VMAXPS Z12, Z24, Z12
+	VMAXPS Z13, Z24, Z13
+	VMAXPS Z14, Z24, Z14
+	VMAXPS Z15, Z24, Z15
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels9x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	VADDPS.Z 64(DX), Z17, K1, Z17
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+	VMAXPS Z12, Z24, Z12
+	VMAXPS Z13, Z24, Z13
+	VMAXPS Z14, Z24, Z14
+	VMAXPS Z15, Z24, Z15
+	VMAXPS Z16, Z24, Z16
+	VMAXPS Z17, Z24, Z17
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels10x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z26, Z18
+	VFMADD231PS Z31, Z27, Z19
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z31, Z29, Z19
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z26, Z18
+	VFMADD231PS Z31, Z27, Z19
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z31, Z29, Z19
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	ADDQ     CX, DX
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z19, K1, Z19
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	ADDQ     CX, DX
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z19, K1, Z19
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS   (DX), Z16, Z16
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	VADDPS.Z 64(DX), Z19, K1, Z19
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+	VMAXPS Z12, Z24, Z12
+	VMAXPS Z13, Z24, Z13
+	VMAXPS Z14, Z24, Z14
+	VMAXPS Z15, Z24, Z15
+	VMAXPS Z16, Z24, Z16
+	VMAXPS Z17, Z24, Z17
+	VMAXPS Z18, Z24, Z18
+	VMAXPS Z19, Z24, Z19
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z18, (AX)
+	VMOVUPS Z19, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels11x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels11x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z24, Z20
+	VFMADD231PS Z31, Z25, Z21
+	VFMADD231PS Z30, Z26, Z18
+	VFMADD231PS Z31, Z27, Z19
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z26, Z20
+	VFMADD231PS Z31, Z27, Z21
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z31, Z29, Z19
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS     64(R8)(R11*4), Z31
+	VFMADD231PS Z30, Z28, Z20
+	VFMADD231PS Z31, Z29, Z21
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z24, Z20
+	VFMADD231PS Z31, Z25, Z21
+	VFMADD231PS Z30, Z26, Z18
+	VFMADD231PS Z31, Z27, Z19
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z20
+	VFMADD231PS Z31, Z27, Z21
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z31, Z29, Z19
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS.Z   64(R8)(R11*4), K1, Z31
+	VFMADD231PS Z30, Z28, Z20
+	VFMADD231PS Z31, Z29, Z21
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	ADDQ     CX, DX
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z19, K1, Z19
+	ADDQ     CX, DX
+	VADDPS   (DX), Z20, Z20
+	VADDPS.Z 64(DX), Z21, K1, Z21
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	ADDQ     CX, DX
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z19, K1, Z19
+	ADDQ     CX, DX
+	VADDPS   (DX), Z20, Z20
+	VADDPS.Z 64(DX), Z21, K1, Z21
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS   (DX), Z16, Z16
+	VADDPS   (DX), Z18, Z18
+	VADDPS   (DX), Z20, Z20
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	VADDPS.Z 64(DX), Z19, K1, Z19
+	VADDPS.Z 64(DX), Z21, K1, Z21
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+	VMAXPS Z12, Z24, Z12
+	VMAXPS Z13, Z24, Z13
+	VMAXPS Z14, Z24, Z14
+	VMAXPS Z15, Z24, Z15
+	VMAXPS Z16, Z24, Z16
+	VMAXPS Z17, Z24, Z17
+	VMAXPS Z18, Z24, Z18
+	VMAXPS Z19, Z24, Z19
+	VMAXPS Z20, Z24, Z20
+	VMAXPS Z21, Z24, Z21
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z18, (AX)
+	VMOVUPS Z19, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z20, (AX)
+	VMOVUPS Z21, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0b, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x2c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels12x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels12x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z24, Z20
+	VFMADD231PS Z31, Z25, Z21
+	VFMADD231PS Z30, Z26, Z18
+	VFMADD231PS Z31, Z27, Z19
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z24, Z22
+	VFMADD231PS Z31, Z25, Z23
+	VFMADD231PS Z30, Z26, Z20
+	VFMADD231PS Z31, Z27, Z21
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z31, Z29, Z19
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS     64(R8)(R11*4), Z31
+	VFMADD231PS Z30, Z26, Z22
+	VFMADD231PS Z31, Z27, Z23
+	VFMADD231PS Z30, Z28, Z20
+	VFMADD231PS Z31, Z29, Z21
+	VMOVUPS     (R9)(BX*8), Z30
+	VMOVUPS     64(R9)(BX*8), Z31
+	VFMADD231PS Z30, Z28, Z22
+	VFMADD231PS Z31, Z29, Z23
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z24, Z20
+	VFMADD231PS Z31, Z25, Z21
+	VFMADD231PS Z30, Z26, Z18
+	VFMADD231PS Z31, Z27, Z19
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z22
+	VFMADD231PS Z31, Z25, Z23
+	VFMADD231PS Z30, Z26, Z20
+	VFMADD231PS Z31, Z27, Z21
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z31, Z29, Z19
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS.Z   64(R8)(R11*4), K1, Z31
+	VFMADD231PS Z30, Z26, Z22
+	VFMADD231PS Z31, Z27, Z23
+	VFMADD231PS Z30, Z28, Z20
+	VFMADD231PS Z31, Z29, Z21
+	VMOVUPS     (R9)(BX*8), Z30
+	VMOVUPS.Z   64(R9)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z28, Z22
+	VFMADD231PS Z31, Z29, Z23
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	ADDQ     CX, DX
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z19, K1, Z19
+	ADDQ     CX, DX
+	VADDPS   (DX), Z20, Z20
+	VADDPS.Z 64(DX), Z21, K1, Z21
+	ADDQ     CX, DX
+	VADDPS   (DX), Z22, Z22
+	VADDPS.Z 64(DX), Z23, K1, Z23
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	ADDQ     CX, DX
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z19, K1, Z19
+	ADDQ     CX, DX
+	VADDPS   (DX), Z20, Z20
+	VADDPS.Z 64(DX), Z21, K1, Z21
+	ADDQ     CX, DX
+	VADDPS   (DX), Z22, Z22
+	VADDPS.Z 64(DX), Z23, K1, Z23
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS   (DX), Z16, Z16
+	VADDPS   (DX), Z18, Z18
+	VADDPS   (DX), Z20, Z20
+	VADDPS   (DX), Z22, Z22
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	VADDPS.Z 64(DX), Z19, K1, Z19
+	VADDPS.Z 64(DX), Z21, K1, Z21
+	VADDPS.Z 64(DX), Z23, K1, Z23
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+	VMAXPS Z12, Z24, Z12
+	VMAXPS Z13, Z24, Z13
+	VMAXPS Z14, Z24, Z14
+	VMAXPS Z15, Z24, Z15
+	VMAXPS Z16, Z24, Z16
+	VMAXPS Z17, Z24, Z17
+	VMAXPS Z18, Z24, Z18
+	VMAXPS Z19, Z24, Z19
+	VMAXPS Z20, Z24, Z20
+	VMAXPS Z21, Z24, Z21
+	VMAXPS Z22, Z24, Z22
+	VMAXPS Z23, Z24, Z23
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z18, (AX)
+	VMOVUPS Z19, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z20, (AX)
+	VMOVUPS Z21, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z22, (AX)
+	VMOVUPS Z23, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x30, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels1x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	VPXORD Z0, Z0, Z0
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z14
+	MOVQ        24(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z15
+	MOVQ        40(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z16, Z0
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS.Z   (R9), K1, Z14
+	MOVQ        24(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS.Z   (R9), K1, Z15
+	MOVQ        40(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS.Z   (R9), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z16, Z0
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels2x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z14
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z15
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R9*1), Z17
+	VFMADD231PS Z17, Z16, Z1
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z14
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z15
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R9*1), K1, Z17
+	VFMADD231PS Z17, Z16, Z1
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels3x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z14
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z15
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R9*1), Z17
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z16, Z2
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z14
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z15
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R9*1), K1, Z17
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z16, Z2
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels4x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z16, Z3
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z16, Z3
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels5x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R10*2), Z17
+	VFMADD231PS Z17, Z16, Z4
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R10*2), K1, Z17
+	VFMADD231PS Z17, Z16, Z4
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels6x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R10*2), Z17
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z16, Z5
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R10*2), K1, Z17
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z16, Z5
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels7x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R10*2), Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS     (R8)(BX*8), Z17
+	VFMADD231PS Z17, Z16, Z6
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R10*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS.Z   (R8)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z16, Z6
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels8x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R10*2), Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS     (R8)(BX*8), Z17
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS     (R9)(BX*4), Z17
+	VFMADD231PS Z17, Z16, Z7
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R10*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS.Z   (R8)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS.Z   (R9)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z16, Z7
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels9x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R11*2), Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS     (R8)(BX*8), Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS     (R9)(BX*4), Z17
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS     (R10), Z17
+	VFMADD231PS Z17, Z16, Z8
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS.Z   (R8)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS.Z   (R9)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS.Z   (R10), K1, Z17
+	VFMADD231PS Z17, Z16, Z8
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels10x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R11*2), Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS     (R8)(BX*8), Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS     (R9)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS     (R10), Z17
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS     (R9)(R11*2), Z17
+	VFMADD231PS Z17, Z16, Z9
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS.Z   (R8)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS.Z   (R9)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS.Z   (R10), K1, Z17
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS.Z   (R9)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z16, Z9
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels11x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R11*2), Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS     (R8)(BX*8), Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS     (R9)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS     (R10), Z17
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS     (R9)(R11*2), Z17
+	VFMADD231PS Z17, Z15, Z10
+	VFMADD231PS Z17, Z16, Z9
+	VMOVUPS     (R8)(R11*4), Z17
+	VFMADD231PS Z17, Z16, Z10
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS.Z   (R8)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS.Z   (R9)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS.Z   (R10), K1, Z17
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS.Z   (R9)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z15, Z10
+	VFMADD231PS Z17, Z16, Z9
+	VMOVUPS.Z   (R8)(R11*4), K1, Z17
+	VFMADD231PS Z17, Z16, Z10
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0b, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x2c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels12x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R11*2), Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS     (R8)(BX*8), Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS     (R9)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS     (R10), Z17
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS     (R9)(R11*2), Z17
+	VFMADD231PS Z17, Z14, Z11
+	VFMADD231PS Z17, Z15, Z10
+	VFMADD231PS Z17, Z16, Z9
+	VMOVUPS     (R8)(R11*4), Z17
+	VFMADD231PS Z17, Z15, Z11
+	VFMADD231PS Z17, Z16, Z10
+	VMOVUPS     (R9)(BX*8), Z17
+	VFMADD231PS Z17, Z16, Z11
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS.Z   (R8)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS.Z   (R9)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS.Z   (R10), K1, Z17
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS.Z   (R9)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z11
+	VFMADD231PS Z17, Z15, Z10
+	VFMADD231PS Z17, Z16, Z9
+	VMOVUPS.Z   (R8)(R11*4), K1, Z17
+	VFMADD231PS Z17, Z15, Z11
+	VFMADD231PS Z17, Z16, Z10
+	VMOVUPS.Z   (R9)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z16, Z11
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x30, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels13x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R11*2), Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS     (R8)(BX*8), Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS     (R9)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS     (R10), Z17
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS     (R9)(R11*2), Z17
+	VFMADD231PS Z17, Z14, Z11
+	VFMADD231PS Z17, Z15, Z10
+	VFMADD231PS Z17, Z16, Z9
+	VMOVUPS     (R8)(R11*4), Z17
+	VFMADD231PS Z17, Z14, Z12
+	VFMADD231PS Z17, Z15, Z11
+	VFMADD231PS Z17, Z16, Z10
+	VMOVUPS     (R9)(BX*8), Z17
+	VFMADD231PS Z17, Z15, Z12
+	VFMADD231PS Z17, Z16, Z11
+	VMOVUPS     (R10)(BX*4), Z17
+	VFMADD231PS Z17, Z16, Z12
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS.Z   (R8)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS.Z   (R9)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS.Z   (R10), K1, Z17
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS.Z   (R9)(R11*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z11
+	VFMADD231PS Z17, Z15, Z10
+	VFMADD231PS Z17, Z16, Z9
+	VMOVUPS.Z   (R8)(R11*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z12
+	VFMADD231PS Z17, Z15, Z11
+	VFMADD231PS Z17, Z16, Z10
+	VMOVUPS.Z   (R9)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z15, Z12
+	VFMADD231PS Z17, Z16, Z11
+	VMOVUPS.Z   (R10)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z16, Z12
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+	VADDPS.Z (DX), Z12, K1, Z12
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+	VMAXPS Z12, Z14, Z12
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0d, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x34, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row3Pixels14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row3Pixels14x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z17
+	VPMOVD2M  Z17, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS     (R8)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS     (R9), Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS     (R8)(R12*2), Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS     (R9)(BX*2), Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS     (R8)(BX*8), Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS     (R9)(BX*4), Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS     (R10), Z17
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS     (R9)(R12*2), Z17
+	VFMADD231PS Z17, Z14, Z11
+	VFMADD231PS Z17, Z15, Z10
+	VFMADD231PS Z17, Z16, Z9
+	VMOVUPS     (R8)(R12*4), Z17
+	VFMADD231PS Z17, Z14, Z12
+	VFMADD231PS Z17, Z15, Z11
+	VFMADD231PS Z17, Z16, Z10
+	VMOVUPS     (R9)(BX*8), Z17
+	VFMADD231PS Z17, Z14, Z13
+	VFMADD231PS Z17, Z15, Z12
+	VFMADD231PS Z17, Z16, Z11
+	VMOVUPS     (R10)(BX*4), Z17
+	VFMADD231PS Z17, Z15, Z13
+	VFMADD231PS Z17, Z16, Z12
+	VMOVUPS     (R11), Z17
+	VFMADD231PS Z17, Z16, Z13
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	ADDQ        $0x30, CX
+	VMOVUPS.Z   (R8), K1, Z17
+	VFMADD231PS Z17, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z1
+	VFMADD231PS Z17, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z17, Z15, Z1
+	VFMADD231PS Z17, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z17
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z17, Z15, Z2
+	VFMADD231PS Z17, Z16, Z1
+	VMOVUPS.Z   (R8)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z17, Z15, Z3
+	VFMADD231PS Z17, Z16, Z2
+	VMOVUPS.Z   (R9), K1, Z17
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z17, Z15, Z4
+	VFMADD231PS Z17, Z16, Z3
+	VMOVUPS.Z   (R8)(R12*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z17, Z15, Z5
+	VFMADD231PS Z17, Z16, Z4
+	VMOVUPS.Z   (R9)(BX*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z7
+	VFMADD231PS Z17, Z15, Z6
+	VFMADD231PS Z17, Z16, Z5
+	VMOVUPS.Z   (R8)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z17, Z15, Z7
+	VFMADD231PS Z17, Z16, Z6
+	VMOVUPS.Z   (R9)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z17, Z15, Z8
+	VFMADD231PS Z17, Z16, Z7
+	VMOVUPS.Z   (R10), K1, Z17
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z17, Z15, Z9
+	VFMADD231PS Z17, Z16, Z8
+	VMOVUPS.Z   (R9)(R12*2), K1, Z17
+	VFMADD231PS Z17, Z14, Z11
+	VFMADD231PS Z17, Z15, Z10
+	VFMADD231PS Z17, Z16, Z9
+	VMOVUPS.Z   (R8)(R12*4), K1, Z17
+	VFMADD231PS Z17, Z14, Z12
+	VFMADD231PS Z17, Z15, Z11
+	VFMADD231PS Z17, Z16, Z10
+	VMOVUPS.Z   (R9)(BX*8), K1, Z17
+	VFMADD231PS Z17, Z14, Z13
+	VFMADD231PS Z17, Z15, Z12
+	VFMADD231PS Z17, Z16, Z11
+	VMOVUPS.Z   (R10)(BX*4), K1, Z17
+	VFMADD231PS Z17, Z15, Z13
+	VFMADD231PS Z17, Z16, Z12
+	VMOVUPS.Z   (R11), K1, Z17
+	VFMADD231PS Z17, Z16, Z13
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z13, K1, Z13
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z13, K1, Z13
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+	VADDPS.Z (DX), Z12, K1, Z12
+	VADDPS.Z (DX), Z13, K1, Z13
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+	VMAXPS Z12, Z14, Z12
+	VMAXPS Z13, Z14, Z13
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z13, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0e, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x38, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels1x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z20
+	VMOVUPS     64(R10), Z21
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z22
+	VMOVUPS     64(R10), Z23
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z24
+	VMOVUPS     64(R10), Z25
+	MOVQ        56(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z26
+	VMOVUPS     64(R10), Z27
+	MOVQ        72(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z28
+	VMOVUPS     64(R10), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R9*1), Z30
+	VMOVUPS     64(R8)(R9*1), Z31
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z20
+	VMOVUPS.Z   64(R10), K1, Z21
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z22
+	VMOVUPS.Z   64(R10), K1, Z23
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z24
+	VMOVUPS.Z   64(R10), K1, Z25
+	MOVQ        56(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z26
+	VMOVUPS.Z   64(R10), K1, Z27
+	MOVQ        72(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z28
+	VMOVUPS.Z   64(R10), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R9*1), Z30
+	VMOVUPS.Z   64(R8)(R9*1), K1, Z31
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels2x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels3x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels4x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels5x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+	VMAXPS Z8, Z20, Z8
+	VMAXPS Z9, Z20, Z9
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels6x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+	VMAXPS Z8, Z20, Z8
+	VMAXPS Z9, Z20, Z9
+	VMAXPS Z10, Z20, Z10
+	VMAXPS Z11, Z20, Z11
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels7x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS     64(R12), Z21
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS.Z   64(R12), K1, Z21
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS.Z   64(R12), K1, Z23
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+	VMAXPS Z8, Z20, Z8
+	VMAXPS Z9, Z20, Z9
+	VMAXPS Z10, Z20, Z10
+	VMAXPS Z11, Z20, Z11
+	VMAXPS Z12, Z20, Z12
+	VMAXPS Z13, Z20, Z13
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels8x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS     64(R12), Z21
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z14
+	VFMADD231PS Z31, Z21, Z15
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z22, Z14
+	VFMADD231PS Z31, Z23, Z15
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS.Z   64(R12), K1, Z21
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS.Z   64(R12), K1, Z23
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z14
+	VFMADD231PS Z31, Z21, Z15
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z22, Z14
+	VFMADD231PS Z31, Z23, Z15
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+	VMAXPS Z8, Z20, Z8
+	VMAXPS Z9, Z20, Z9
+	VMAXPS Z10, Z20, Z10
+	VMAXPS Z11, Z20, Z11
+	VMAXPS Z12, Z20, Z12
+	VMAXPS Z13, Z20, Z13
+	VMAXPS Z14, Z20, Z14
+	VMAXPS Z15, Z20, Z15
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels9x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS     64(R12), Z21
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z14
+	VFMADD231PS Z31, Z21, Z15
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z20, Z16
+	VFMADD231PS Z31, Z21, Z17
+	VFMADD231PS Z30, Z22, Z14
+	VFMADD231PS Z31, Z23, Z15
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z22, Z16
+	VFMADD231PS Z31, Z23, Z17
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS     64(R8)(R11*4), Z31
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS.Z   64(R12), K1, Z21
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS.Z   64(R12), K1, Z23
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z14
+	VFMADD231PS Z31, Z21, Z15
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z20, Z16
+	VFMADD231PS Z31, Z21, Z17
+	VFMADD231PS Z30, Z22, Z14
+	VFMADD231PS Z31, Z23, Z15
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z22, Z16
+	VFMADD231PS Z31, Z23, Z17
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS.Z   64(R8)(R11*4), K1, Z31
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	VADDPS.Z 64(DX), Z17, K1, Z17
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+	VMAXPS Z8, Z20, Z8
+	VMAXPS Z9, Z20, Z9
+	VMAXPS Z10, Z20, Z10
+	VMAXPS Z11, Z20, Z11
+	VMAXPS Z12, Z20, Z12
+	VMAXPS Z13, Z20, Z13
+	VMAXPS Z14, Z20, Z14
+	VMAXPS Z15, Z20, Z15
+	VMAXPS Z16, Z20, Z16
+	VMAXPS Z17, Z20, Z17
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels10x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS     64(R12), Z21
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z14
+	VFMADD231PS Z31, Z21, Z15
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z20, Z16
+	VFMADD231PS Z31, Z21, Z17
+	VFMADD231PS Z30, Z22, Z14
+	VFMADD231PS Z31, Z23, Z15
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z18
+	VFMADD231PS Z31, Z21, Z19
+	VFMADD231PS Z30, Z22, Z16
+	VFMADD231PS Z31, Z23, Z17
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z22, Z18
+	VFMADD231PS Z31, Z23, Z19
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z24, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS     64(R8)(R11*4), Z31
+	VFMADD231PS Z30, Z26, Z18
+	VFMADD231PS Z31, Z27, Z19
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	VMOVUPS     (R9)(BX*8), Z30
+	VMOVUPS     64(R9)(BX*8), Z31
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z31, Z29, Z19
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS.Z   64(R12), K1, Z21
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS.Z   64(R12), K1, Z23
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z14
+	VFMADD231PS Z31, Z21, Z15
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z20, Z16
+	VFMADD231PS Z31, Z21, Z17
+	VFMADD231PS Z30, Z22, Z14
+	VFMADD231PS Z31, Z23, Z15
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z18
+	VFMADD231PS Z31, Z21, Z19
+	VFMADD231PS Z30, Z22, Z16
+	VFMADD231PS Z31, Z23, Z17
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z22, Z18
+	VFMADD231PS Z31, Z23, Z19
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z25, Z17
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VFMADD231PS Z30, Z26, Z16
+	VFMADD231PS Z31, Z27, Z17
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS.Z   64(R8)(R11*4), K1, Z31
+	VFMADD231PS Z30, Z26, Z18
+	VFMADD231PS Z31, Z27, Z19
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z31, Z29, Z17
+	VMOVUPS     (R9)(BX*8), Z30
+	VMOVUPS.Z   64(R9)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z31, Z29, Z19
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	ADDQ     CX, DX
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z19, K1, Z19
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	ADDQ     CX, DX
+	VADDPS   (DX), Z16, Z16
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	ADDQ     CX, DX
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z19, K1, Z19
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS   (DX), Z16, Z16
+	VADDPS   (DX), Z18, Z18
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+	VADDPS.Z 64(DX), Z17, K1, Z17
+	VADDPS.Z 64(DX), Z19, K1, Z19
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+	VMAXPS Z8, Z20, Z8
+	VMAXPS Z9, Z20, Z9
+	VMAXPS Z10, Z20, Z10
+	VMAXPS Z11, Z20, Z11
+	VMAXPS Z12, Z20, Z12
+	VMAXPS Z13, Z20, Z13
+	VMAXPS Z14, Z20, Z14
+	VMAXPS Z15, Z20, Z15
+	VMAXPS Z16, Z20, Z16
+	VMAXPS Z17, Z20, Z17
+	VMAXPS Z18, Z20, Z18
+	VMAXPS Z19, Z20, Z19
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z18, (AX)
+	VMOVUPS Z19, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels1x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VPXORD Z0, Z0, Z0
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z14
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z15
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z16
+	MOVQ        56(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z17
+	MOVQ        72(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R9*1), Z19
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z18, Z0
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z14
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z15
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z16
+	MOVQ        56(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z17
+	MOVQ        72(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS.Z   (R10), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R9*1), K1, Z19
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z18, Z0
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels2x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z19
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z18, Z1
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z19
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z18, Z1
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels3x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z19
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R10*2), Z19
+	VFMADD231PS Z19, Z18, Z2
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z19
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R10*2), K1, Z19
+	VFMADD231PS Z19, Z18, Z2
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels4x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R10*2), Z19
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z18, Z3
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R10*2), K1, Z19
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z18, Z3
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels5x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R10*2), Z19
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z18, Z4
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R10*2), K1, Z19
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z18, Z4
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels6x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R10*2), Z19
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z18, Z5
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R10*2), K1, Z19
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z18, Z5
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels7x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R11*2), Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS     (R10), Z19
+	VFMADD231PS Z19, Z18, Z6
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS.Z   (R10), K1, Z19
+	VFMADD231PS Z19, Z18, Z6
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels8x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R11*2), Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS     (R10), Z19
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS     (R9)(R11*2), Z19
+	VFMADD231PS Z19, Z18, Z7
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS.Z   (R10), K1, Z19
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS.Z   (R9)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z18, Z7
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels9x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R11*2), Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS     (R10), Z19
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS     (R9)(R11*2), Z19
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS     (R8)(R11*4), Z19
+	VFMADD231PS Z19, Z18, Z8
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS.Z   (R10), K1, Z19
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS.Z   (R9)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS.Z   (R8)(R11*4), K1, Z19
+	VFMADD231PS Z19, Z18, Z8
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels10x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R11*2), Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS     (R10), Z19
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS     (R9)(R11*2), Z19
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS     (R8)(R11*4), Z19
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS     (R9)(BX*8), Z19
+	VFMADD231PS Z19, Z18, Z9
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS.Z   (R10), K1, Z19
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS.Z   (R9)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS.Z   (R8)(R11*4), K1, Z19
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS.Z   (R9)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z18, Z9
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels11x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R11*2), Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS     (R10), Z19
+	VFMADD231PS Z19, Z14, Z10
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS     (R9)(R11*2), Z19
+	VFMADD231PS Z19, Z15, Z10
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS     (R8)(R11*4), Z19
+	VFMADD231PS Z19, Z16, Z10
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS     (R9)(BX*8), Z19
+	VFMADD231PS Z19, Z17, Z10
+	VFMADD231PS Z19, Z18, Z9
+	VMOVUPS     (R10)(BX*4), Z19
+	VFMADD231PS Z19, Z18, Z10
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS.Z   (R10), K1, Z19
+	VFMADD231PS Z19, Z14, Z10
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS.Z   (R9)(R11*2), K1, Z19
+	VFMADD231PS Z19, Z15, Z10
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS.Z   (R8)(R11*4), K1, Z19
+	VFMADD231PS Z19, Z16, Z10
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS.Z   (R9)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z17, Z10
+	VFMADD231PS Z19, Z18, Z9
+	VMOVUPS.Z   (R10)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z18, Z10
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0b, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x2c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels12x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R12*2), Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS     (R10), Z19
+	VFMADD231PS Z19, Z14, Z10
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS     (R9)(R12*2), Z19
+	VFMADD231PS Z19, Z14, Z11
+	VFMADD231PS Z19, Z15, Z10
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS     (R8)(R12*4), Z19
+	VFMADD231PS Z19, Z15, Z11
+	VFMADD231PS Z19, Z16, Z10
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS     (R9)(BX*8), Z19
+	VFMADD231PS Z19, Z16, Z11
+	VFMADD231PS Z19, Z17, Z10
+	VFMADD231PS Z19, Z18, Z9
+	VMOVUPS     (R10)(BX*4), Z19
+	VFMADD231PS Z19, Z17, Z11
+	VFMADD231PS Z19, Z18, Z10
+	VMOVUPS     (R11), Z19
+	VFMADD231PS Z19, Z18, Z11
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R12*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS.Z   (R10), K1, Z19
+	VFMADD231PS Z19, Z14, Z10
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS.Z   (R9)(R12*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z11
+	VFMADD231PS Z19, Z15, Z10
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS.Z   (R8)(R12*4), K1, Z19
+	VFMADD231PS Z19, Z15, Z11
+	VFMADD231PS Z19, Z16, Z10
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS.Z   (R9)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z16, Z11
+	VFMADD231PS Z19, Z17, Z10
+	VFMADD231PS Z19, Z18, Z9
+	VMOVUPS.Z   (R10)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z17, Z11
+	VFMADD231PS Z19, Z18, Z10
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS Z19, Z18, Z11
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x30, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels13x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R12*2), Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS     (R10), Z19
+	VFMADD231PS Z19, Z14, Z10
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS     (R9)(R12*2), Z19
+	VFMADD231PS Z19, Z14, Z11
+	VFMADD231PS Z19, Z15, Z10
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS     (R8)(R12*4), Z19
+	VFMADD231PS Z19, Z14, Z12
+	VFMADD231PS Z19, Z15, Z11
+	VFMADD231PS Z19, Z16, Z10
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS     (R9)(BX*8), Z19
+	VFMADD231PS Z19, Z15, Z12
+	VFMADD231PS Z19, Z16, Z11
+	VFMADD231PS Z19, Z17, Z10
+	VFMADD231PS Z19, Z18, Z9
+	VMOVUPS     (R10)(BX*4), Z19
+	VFMADD231PS Z19, Z16, Z12
+	VFMADD231PS Z19, Z17, Z11
+	VFMADD231PS Z19, Z18, Z10
+	VMOVUPS     (R11), Z19
+	VFMADD231PS Z19, Z17, Z12
+	VFMADD231PS Z19, Z18, Z11
+	VMOVUPS     (R10)(R12*2), Z19
+	VFMADD231PS Z19, Z18, Z12
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R12*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS.Z   (R10), K1, Z19
+	VFMADD231PS Z19, Z14, Z10
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS.Z   (R9)(R12*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z11
+	VFMADD231PS Z19, Z15, Z10
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS.Z   (R8)(R12*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z12
+	VFMADD231PS Z19, Z15, Z11
+	VFMADD231PS Z19, Z16, Z10
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS.Z   (R9)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z15, Z12
+	VFMADD231PS Z19, Z16, Z11
+	VFMADD231PS Z19, Z17, Z10
+	VFMADD231PS Z19, Z18, Z9
+	VMOVUPS.Z   (R10)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z16, Z12
+	VFMADD231PS Z19, Z17, Z11
+	VFMADD231PS Z19, Z18, Z10
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS Z19, Z17, Z12
+	VFMADD231PS Z19, Z18, Z11
+	VMOVUPS.Z   (R10)(R12*2), K1, Z19
+	VFMADD231PS Z19, Z18, Z12
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+	VADDPS.Z (DX), Z12, K1, Z12
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+	VMAXPS Z12, Z14, Z12
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0d, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x34, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row5Pixels14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row5Pixels14x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z19
+	VPMOVD2M  Z19, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z18
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS     (R9), Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS     (R8)(R12*2), Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS     (R9)(BX*2), Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS     (R8)(BX*8), Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS     (R9)(BX*4), Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS     (R10), Z19
+	VFMADD231PS Z19, Z14, Z10
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS     (R9)(R12*2), Z19
+	VFMADD231PS Z19, Z14, Z11
+	VFMADD231PS Z19, Z15, Z10
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS     (R8)(R12*4), Z19
+	VFMADD231PS Z19, Z14, Z12
+	VFMADD231PS Z19, Z15, Z11
+	VFMADD231PS Z19, Z16, Z10
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS     (R9)(BX*8), Z19
+	VFMADD231PS Z19, Z14, Z13
+	VFMADD231PS Z19, Z15, Z12
+	VFMADD231PS Z19, Z16, Z11
+	VFMADD231PS Z19, Z17, Z10
+	VFMADD231PS Z19, Z18, Z9
+	VMOVUPS     (R10)(BX*4), Z19
+	VFMADD231PS Z19, Z15, Z13
+	VFMADD231PS Z19, Z16, Z12
+	VFMADD231PS Z19, Z17, Z11
+	VFMADD231PS Z19, Z18, Z10
+	VMOVUPS     (R11), Z19
+	VFMADD231PS Z19, Z16, Z13
+	VFMADD231PS Z19, Z17, Z12
+	VFMADD231PS Z19, Z18, Z11
+	VMOVUPS     (R10)(R12*2), Z19
+	VFMADD231PS Z19, Z17, Z13
+	VFMADD231PS Z19, Z18, Z12
+	VMOVUPS     (R9)(R12*4), Z19
+	VFMADD231PS Z19, Z18, Z13
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z18
+	ADDQ        $0x50, CX
+	VMOVUPS.Z   (R8), K1, Z19
+	VFMADD231PS Z19, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z1
+	VFMADD231PS Z19, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z2
+	VFMADD231PS Z19, Z15, Z1
+	VFMADD231PS Z19, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z19
+	VFMADD231PS Z19, Z14, Z3
+	VFMADD231PS Z19, Z15, Z2
+	VFMADD231PS Z19, Z16, Z1
+	VFMADD231PS Z19, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z4
+	VFMADD231PS Z19, Z15, Z3
+	VFMADD231PS Z19, Z16, Z2
+	VFMADD231PS Z19, Z17, Z1
+	VFMADD231PS Z19, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z19
+	VFMADD231PS Z19, Z14, Z5
+	VFMADD231PS Z19, Z15, Z4
+	VFMADD231PS Z19, Z16, Z3
+	VFMADD231PS Z19, Z17, Z2
+	VFMADD231PS Z19, Z18, Z1
+	VMOVUPS.Z   (R8)(R12*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z6
+	VFMADD231PS Z19, Z15, Z5
+	VFMADD231PS Z19, Z16, Z4
+	VFMADD231PS Z19, Z17, Z3
+	VFMADD231PS Z19, Z18, Z2
+	VMOVUPS.Z   (R9)(BX*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z7
+	VFMADD231PS Z19, Z15, Z6
+	VFMADD231PS Z19, Z16, Z5
+	VFMADD231PS Z19, Z17, Z4
+	VFMADD231PS Z19, Z18, Z3
+	VMOVUPS.Z   (R8)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z14, Z8
+	VFMADD231PS Z19, Z15, Z7
+	VFMADD231PS Z19, Z16, Z6
+	VFMADD231PS Z19, Z17, Z5
+	VFMADD231PS Z19, Z18, Z4
+	VMOVUPS.Z   (R9)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z9
+	VFMADD231PS Z19, Z15, Z8
+	VFMADD231PS Z19, Z16, Z7
+	VFMADD231PS Z19, Z17, Z6
+	VFMADD231PS Z19, Z18, Z5
+	VMOVUPS.Z   (R10), K1, Z19
+	VFMADD231PS Z19, Z14, Z10
+	VFMADD231PS Z19, Z15, Z9
+	VFMADD231PS Z19, Z16, Z8
+	VFMADD231PS Z19, Z17, Z7
+	VFMADD231PS Z19, Z18, Z6
+	VMOVUPS.Z   (R9)(R12*2), K1, Z19
+	VFMADD231PS Z19, Z14, Z11
+	VFMADD231PS Z19, Z15, Z10
+	VFMADD231PS Z19, Z16, Z9
+	VFMADD231PS Z19, Z17, Z8
+	VFMADD231PS Z19, Z18, Z7
+	VMOVUPS.Z   (R8)(R12*4), K1, Z19
+	VFMADD231PS Z19, Z14, Z12
+	VFMADD231PS Z19, Z15, Z11
+	VFMADD231PS Z19, Z16, Z10
+	VFMADD231PS Z19, Z17, Z9
+	VFMADD231PS Z19, Z18, Z8
+	VMOVUPS.Z   (R9)(BX*8), K1, Z19
+	VFMADD231PS Z19, Z14, Z13
+	VFMADD231PS Z19, Z15, Z12
+	VFMADD231PS Z19, Z16, Z11
+	VFMADD231PS Z19, Z17, Z10
+	VFMADD231PS Z19, Z18, Z9
+	VMOVUPS.Z   (R10)(BX*4), K1, Z19
+	VFMADD231PS Z19, Z15, Z13
+	VFMADD231PS Z19, Z16, Z12
+	VFMADD231PS Z19, Z17, Z11
+	VFMADD231PS Z19, Z18, Z10
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS Z19, Z16, Z13
+	VFMADD231PS Z19, Z17, Z12
+	VFMADD231PS Z19, Z18, Z11
+	VMOVUPS.Z   (R10)(R12*2), K1, Z19
+	VFMADD231PS Z19, Z17, Z13
+	VFMADD231PS Z19, Z18, Z12
+	VMOVUPS.Z   (R9)(R12*4), K1, Z19
+	VFMADD231PS Z19, Z18, Z13
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z13, K1, Z13
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z13, K1, Z13
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+	VADDPS.Z (DX), Z12, K1, Z12
+	VADDPS.Z (DX), Z13, K1, Z13
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+	VMAXPS Z12, Z14, Z12
+	VMAXPS Z13, Z14, Z13
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z13, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0e, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x38, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels1x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	VMOVUPS     64(R11), Z17
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	VMOVUPS     64(R11), Z19
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	VMOVUPS.Z   64(R11), K1, Z17
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	VMOVUPS.Z   64(R11), K1, Z19
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), CX
+	VADDPS   (CX), Z0, Z0
+	VADDPS.Z 64(CX), Z1, K1, Z1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels2x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	VMOVUPS     64(R11), Z17
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	VMOVUPS     64(R11), Z19
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	VMOVUPS.Z   64(R11), K1, Z17
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	VMOVUPS.Z   64(R11), K1, Z19
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels3x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	VMOVUPS     64(R11), Z17
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	VMOVUPS     64(R11), Z19
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	VMOVUPS.Z   64(R11), K1, Z17
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	VMOVUPS.Z   64(R11), K1, Z19
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels4x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	VMOVUPS     64(R11), Z17
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	VMOVUPS     64(R11), Z19
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS     64(R11), Z21
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS     64(R11), Z23
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS     64(R11), Z25
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS     64(R11), Z27
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS     64(R11), Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS     64(R8)(R10*1), Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS     64(R8)(R10*2), Z31
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	VMOVUPS.Z   64(R11), K1, Z17
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	VMOVUPS.Z   64(R11), K1, Z19
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	VMOVUPS.Z   64(R11), K1, Z21
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z22
+	VMOVUPS.Z   64(R11), K1, Z23
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z24
+	VMOVUPS.Z   64(R11), K1, Z25
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z26
+	VMOVUPS.Z   64(R11), K1, Z27
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z28
+	VMOVUPS.Z   64(R11), K1, Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R10*1), Z30
+	VMOVUPS.Z   64(R8)(R10*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R10*2), Z30
+	VMOVUPS.Z   64(R8)(R10*2), K1, Z31
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels5x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	VMOVUPS     64(R12), Z17
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	VMOVUPS     64(R12), Z19
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS     64(R12), Z21
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z16, Z8
+	VFMADD231PS Z31, Z17, Z9
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z18, Z8
+	VFMADD231PS Z31, Z19, Z9
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	VMOVUPS.Z   64(R12), K1, Z17
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	VMOVUPS.Z   64(R12), K1, Z19
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS.Z   64(R12), K1, Z21
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS.Z   64(R12), K1, Z23
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z16, Z8
+	VFMADD231PS Z31, Z17, Z9
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z18, Z8
+	VFMADD231PS Z31, Z19, Z9
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+	VMAXPS Z8, Z16, Z8
+	VMAXPS Z9, Z16, Z9
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels6x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	VMOVUPS     64(R12), Z17
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	VMOVUPS     64(R12), Z19
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS     64(R12), Z21
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z16, Z8
+	VFMADD231PS Z31, Z17, Z9
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z16, Z10
+	VFMADD231PS Z31, Z17, Z11
+	VFMADD231PS Z30, Z18, Z8
+	VFMADD231PS Z31, Z19, Z9
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z18, Z10
+	VFMADD231PS Z31, Z19, Z11
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	VMOVUPS.Z   64(R12), K1, Z17
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	VMOVUPS.Z   64(R12), K1, Z19
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS.Z   64(R12), K1, Z21
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS.Z   64(R12), K1, Z23
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z16, Z8
+	VFMADD231PS Z31, Z17, Z9
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z16, Z10
+	VFMADD231PS Z31, Z17, Z11
+	VFMADD231PS Z30, Z18, Z8
+	VFMADD231PS Z31, Z19, Z9
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z18, Z10
+	VFMADD231PS Z31, Z19, Z11
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+	VMAXPS Z8, Z16, Z8
+	VMAXPS Z9, Z16, Z9
+	VMAXPS Z10, Z16, Z10
+	VMAXPS Z11, Z16, Z11
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels7x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	VMOVUPS     64(R12), Z17
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	VMOVUPS     64(R12), Z19
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS     64(R12), Z21
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z16, Z8
+	VFMADD231PS Z31, Z17, Z9
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z16, Z10
+	VFMADD231PS Z31, Z17, Z11
+	VFMADD231PS Z30, Z18, Z8
+	VFMADD231PS Z31, Z19, Z9
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z16, Z12
+	VFMADD231PS Z31, Z17, Z13
+	VFMADD231PS Z30, Z18, Z10
+	VFMADD231PS Z31, Z19, Z11
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z18, Z12
+	VFMADD231PS Z31, Z19, Z13
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS     64(R8)(R11*4), Z31
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	VMOVUPS.Z   64(R12), K1, Z17
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	VMOVUPS.Z   64(R12), K1, Z19
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS.Z   64(R12), K1, Z21
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS.Z   64(R12), K1, Z23
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z16, Z8
+	VFMADD231PS Z31, Z17, Z9
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z16, Z10
+	VFMADD231PS Z31, Z17, Z11
+	VFMADD231PS Z30, Z18, Z8
+	VFMADD231PS Z31, Z19, Z9
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z12
+	VFMADD231PS Z31, Z17, Z13
+	VFMADD231PS Z30, Z18, Z10
+	VFMADD231PS Z31, Z19, Z11
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z18, Z12
+	VFMADD231PS Z31, Z19, Z13
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS.Z   64(R8)(R11*4), K1, Z31
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+	VMAXPS Z8, Z16, Z8
+	VMAXPS Z9, Z16, Z9
+	VMAXPS Z10, Z16, Z10
+	VMAXPS Z11, Z16, Z11
+	VMAXPS Z12, Z16, Z12
+	VMAXPS Z13, Z16, Z13
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels8x32(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z30
+	VPMOVD2M  Z30, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	VMOVUPS     64(R12), Z17
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	VMOVUPS     64(R12), Z19
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS     64(R12), Z21
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS     64(R12), Z23
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS     64(R12), Z25
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS     64(R12), Z27
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS     64(R12), Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS     64(R8), Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS     64(R8)(BX*1), Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS     64(R8)(BX*2), Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS     64(R8)(R11*1), Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS     64(R8)(BX*4), Z31
+	VFMADD231PS Z30, Z16, Z8
+	VFMADD231PS Z31, Z17, Z9
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS     64(R9), Z31
+	VFMADD231PS Z30, Z16, Z10
+	VFMADD231PS Z31, Z17, Z11
+	VFMADD231PS Z30, Z18, Z8
+	VFMADD231PS Z31, Z19, Z9
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS     64(R8)(R11*2), Z31
+	VFMADD231PS Z30, Z16, Z12
+	VFMADD231PS Z31, Z17, Z13
+	VFMADD231PS Z30, Z18, Z10
+	VFMADD231PS Z31, Z19, Z11
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS     64(R9)(BX*2), Z31
+	VFMADD231PS Z30, Z16, Z14
+	VFMADD231PS Z31, Z17, Z15
+	VFMADD231PS Z30, Z18, Z12
+	VFMADD231PS Z31, Z19, Z13
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS     64(R8)(BX*8), Z31
+	VFMADD231PS Z30, Z18, Z14
+	VFMADD231PS Z31, Z19, Z15
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS     64(R9)(BX*4), Z31
+	VFMADD231PS Z30, Z20, Z14
+	VFMADD231PS Z31, Z21, Z15
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R10), Z30
+	VMOVUPS     64(R10), Z31
+	VFMADD231PS Z30, Z22, Z14
+	VFMADD231PS Z31, Z23, Z15
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS     64(R9)(R11*2), Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS     64(R8)(R11*4), Z31
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*8), Z30
+	VMOVUPS     64(R9)(BX*8), Z31
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	VMOVUPS.Z   64(R12), K1, Z17
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	VMOVUPS.Z   64(R12), K1, Z19
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	VMOVUPS.Z   64(R12), K1, Z21
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z22
+	VMOVUPS.Z   64(R12), K1, Z23
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z24
+	VMOVUPS.Z   64(R12), K1, Z25
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z26
+	VMOVUPS.Z   64(R12), K1, Z27
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z28
+	VMOVUPS.Z   64(R12), K1, Z29
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z30
+	VMOVUPS.Z   64(R8), K1, Z31
+	VFMADD231PS Z30, Z16, Z0
+	VFMADD231PS Z31, Z17, Z1
+	VMOVUPS     (R8)(BX*1), Z30
+	VMOVUPS.Z   64(R8)(BX*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z2
+	VFMADD231PS Z31, Z17, Z3
+	VFMADD231PS Z30, Z18, Z0
+	VFMADD231PS Z31, Z19, Z1
+	VMOVUPS     (R8)(BX*2), Z30
+	VMOVUPS.Z   64(R8)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z4
+	VFMADD231PS Z31, Z17, Z5
+	VFMADD231PS Z30, Z18, Z2
+	VFMADD231PS Z31, Z19, Z3
+	VFMADD231PS Z30, Z20, Z0
+	VFMADD231PS Z31, Z21, Z1
+	VMOVUPS     (R8)(R11*1), Z30
+	VMOVUPS.Z   64(R8)(R11*1), K1, Z31
+	VFMADD231PS Z30, Z16, Z6
+	VFMADD231PS Z31, Z17, Z7
+	VFMADD231PS Z30, Z18, Z4
+	VFMADD231PS Z31, Z19, Z5
+	VFMADD231PS Z30, Z20, Z2
+	VFMADD231PS Z31, Z21, Z3
+	VFMADD231PS Z30, Z22, Z0
+	VFMADD231PS Z31, Z23, Z1
+	VMOVUPS     (R8)(BX*4), Z30
+	VMOVUPS.Z   64(R8)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z16, Z8
+	VFMADD231PS Z31, Z17, Z9
+	VFMADD231PS Z30, Z18, Z6
+	VFMADD231PS Z31, Z19, Z7
+	VFMADD231PS Z30, Z20, Z4
+	VFMADD231PS Z31, Z21, Z5
+	VFMADD231PS Z30, Z22, Z2
+	VFMADD231PS Z31, Z23, Z3
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z25, Z1
+	VMOVUPS     (R9), Z30
+	VMOVUPS.Z   64(R9), K1, Z31
+	VFMADD231PS Z30, Z16, Z10
+	VFMADD231PS Z31, Z17, Z11
+	VFMADD231PS Z30, Z18, Z8
+	VFMADD231PS Z31, Z19, Z9
+	VFMADD231PS Z30, Z20, Z6
+	VFMADD231PS Z31, Z21, Z7
+	VFMADD231PS Z30, Z22, Z4
+	VFMADD231PS Z31, Z23, Z5
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VFMADD231PS Z30, Z26, Z0
+	VFMADD231PS Z31, Z27, Z1
+	VMOVUPS     (R8)(R11*2), Z30
+	VMOVUPS.Z   64(R8)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z12
+	VFMADD231PS Z31, Z17, Z13
+	VFMADD231PS Z30, Z18, Z10
+	VFMADD231PS Z31, Z19, Z11
+	VFMADD231PS Z30, Z20, Z8
+	VFMADD231PS Z31, Z21, Z9
+	VFMADD231PS Z30, Z22, Z6
+	VFMADD231PS Z31, Z23, Z7
+	VFMADD231PS Z30, Z24, Z4
+	VFMADD231PS Z31, Z25, Z5
+	VFMADD231PS Z30, Z26, Z2
+	VFMADD231PS Z31, Z27, Z3
+	VFMADD231PS Z30, Z28, Z0
+	VFMADD231PS Z31, Z29, Z1
+	VMOVUPS     (R9)(BX*2), Z30
+	VMOVUPS.Z   64(R9)(BX*2), K1, Z31
+	VFMADD231PS Z30, Z16, Z14
+	VFMADD231PS Z31, Z17, Z15
+	VFMADD231PS Z30, Z18, Z12
+	VFMADD231PS Z31, Z19, Z13
+	VFMADD231PS Z30, Z20, Z10
+	VFMADD231PS Z31, Z21, Z11
+	VFMADD231PS Z30, Z22, Z8
+	VFMADD231PS Z31, Z23, Z9
+	VFMADD231PS Z30, Z24, Z6
+	VFMADD231PS Z31, Z25, Z7
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z27, Z5
+	VFMADD231PS Z30, Z28, Z2
+	VFMADD231PS Z31, Z29, Z3
+	VMOVUPS     (R8)(BX*8), Z30
+	VMOVUPS.Z   64(R8)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z18, Z14
+	VFMADD231PS Z31, Z19, Z15
+	VFMADD231PS Z30, Z20, Z12
+	VFMADD231PS Z31, Z21, Z13
+	VFMADD231PS Z30, Z22, Z10
+	VFMADD231PS Z31, Z23, Z11
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z25, Z9
+	VFMADD231PS Z30, Z26, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VFMADD231PS Z30, Z28, Z4
+	VFMADD231PS Z31, Z29, Z5
+	VMOVUPS     (R9)(BX*4), Z30
+	VMOVUPS.Z   64(R9)(BX*4), K1, Z31
+	VFMADD231PS Z30, Z20, Z14
+	VFMADD231PS Z31, Z21, Z15
+	VFMADD231PS Z30, Z22, Z12
+	VFMADD231PS Z31, Z23, Z13
+	VFMADD231PS Z30, Z24, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z31, Z27, Z9
+	VFMADD231PS Z30, Z28, Z6
+	VFMADD231PS Z31, Z29, Z7
+	VMOVUPS     (R10), Z30
+	VMOVUPS.Z   64(R10), K1, Z31
+	VFMADD231PS Z30, Z22, Z14
+	VFMADD231PS Z31, Z23, Z15
+	VFMADD231PS Z30, Z24, Z12
+	VFMADD231PS Z31, Z25, Z13
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z31, Z27, Z11
+	VFMADD231PS Z30, Z28, Z8
+	VFMADD231PS Z31, Z29, Z9
+	VMOVUPS     (R9)(R11*2), Z30
+	VMOVUPS.Z   64(R9)(R11*2), K1, Z31
+	VFMADD231PS Z30, Z24, Z14
+	VFMADD231PS Z31, Z25, Z15
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z27, Z13
+	VFMADD231PS Z30, Z28, Z10
+	VFMADD231PS Z31, Z29, Z11
+	VMOVUPS     (R8)(R11*4), Z30
+	VMOVUPS.Z   64(R8)(R11*4), K1, Z31
+	VFMADD231PS Z30, Z26, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VFMADD231PS Z30, Z28, Z12
+	VFMADD231PS Z31, Z29, Z13
+	VMOVUPS     (R9)(BX*8), Z30
+	VMOVUPS.Z   64(R9)(BX*8), K1, Z31
+	VFMADD231PS Z30, Z28, Z14
+	VFMADD231PS Z31, Z29, Z15
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS   (DX), Z2, Z2
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS   (DX), Z4, Z4
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS   (DX), Z6, Z6
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS   (DX), Z8, Z8
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS   (DX), Z10, Z10
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS   (DX), Z12, Z12
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	ADDQ     CX, DX
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS   (DX), Z0, Z0
+	VADDPS   (DX), Z2, Z2
+	VADDPS   (DX), Z4, Z4
+	VADDPS   (DX), Z6, Z6
+	VADDPS   (DX), Z8, Z8
+	VADDPS   (DX), Z10, Z10
+	VADDPS   (DX), Z12, Z12
+	VADDPS   (DX), Z14, Z14
+	VADDPS.Z 64(DX), Z1, K1, Z1
+	VADDPS.Z 64(DX), Z3, K1, Z3
+	VADDPS.Z 64(DX), Z5, K1, Z5
+	VADDPS.Z 64(DX), Z7, K1, Z7
+	VADDPS.Z 64(DX), Z9, K1, Z9
+	VADDPS.Z 64(DX), Z11, K1, Z11
+	VADDPS.Z 64(DX), Z13, K1, Z13
+	VADDPS.Z 64(DX), Z15, K1, Z15
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+	VMAXPS Z8, Z16, Z8
+	VMAXPS Z9, Z16, Z9
+	VMAXPS Z10, Z16, Z10
+	VMAXPS Z11, Z16, Z11
+	VMAXPS Z12, Z16, Z12
+	VMAXPS Z13, Z16, Z13
+	VMAXPS Z14, Z16, Z14
+	VMAXPS Z15, Z16, Z15
+
+norelu:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, (AX)
+	VMOVUPS Z3, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, K1, 64(AX)
+	ADDQ    CX, AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, K1, 64(AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels1x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z19
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z21
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R10*2), Z21
+	VFMADD231PS Z21, Z20, Z0
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z19
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z21
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R10*2), K1, Z21
+	VFMADD231PS Z21, Z20, Z0
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), CX
+	VADDPS.Z (CX), Z0, K1, Z0
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x01, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels2x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z19
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z21
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R10*2), Z21
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z20, Z1
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z19
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z21
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R10*2), K1, Z21
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z20, Z1
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x02, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels3x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z19
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z21
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R10*2), Z21
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z20, Z2
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z19
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z21
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R10*2), K1, Z21
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z20, Z2
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x03, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels4x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z18
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z19
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R10*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R10*2), Z21
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z20, Z3
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z14
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z15
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z16
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z17
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z18
+	MOVQ        88(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z19
+	MOVQ        104(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS.Z   (R11), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R10*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R10*2), K1, Z21
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z20, Z3
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x04, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x10, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels5x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R11*2), Z21
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z20, Z4
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z20, Z4
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x05, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x14, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels6x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R11*2), Z21
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R11*2), Z21
+	VFMADD231PS Z21, Z20, Z5
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z20, Z5
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x06, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x18, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels7x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R11*2), Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R11*2), Z21
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS     (R8)(R11*4), Z21
+	VFMADD231PS Z21, Z20, Z6
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS.Z   (R8)(R11*4), K1, Z21
+	VFMADD231PS Z21, Z20, Z6
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x07, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x1c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels8x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R11*2), Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R11*2), Z21
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS     (R8)(R11*4), Z21
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS     (R9)(BX*8), Z21
+	VFMADD231PS Z21, Z20, Z7
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS.Z   (R8)(R11*4), K1, Z21
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS.Z   (R9)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z20, Z7
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x08, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x20, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels9x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R11*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R11*2), Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R11*2), Z21
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS     (R8)(R11*4), Z21
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS     (R9)(BX*8), Z21
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS     (R10)(BX*4), Z21
+	VFMADD231PS Z21, Z20, Z8
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z14
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z15
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z16
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z17
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z18
+	MOVQ        88(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z19
+	MOVQ        104(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS.Z   (R12), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R11*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R11*2), K1, Z21
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS.Z   (R8)(R11*4), K1, Z21
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS.Z   (R9)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS.Z   (R10)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z20, Z8
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x09, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x24, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels10x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R12*2), Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R12*2), Z21
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS     (R8)(R12*4), Z21
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS     (R9)(BX*8), Z21
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS     (R10)(BX*4), Z21
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS     (R11), Z21
+	VFMADD231PS Z21, Z20, Z9
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS.Z   (R8)(R12*4), K1, Z21
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS.Z   (R9)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS.Z   (R10)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS.Z   (R11), K1, Z21
+	VFMADD231PS Z21, Z20, Z9
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0a, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x28, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels11x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R12*2), Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z14, Z10
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R12*2), Z21
+	VFMADD231PS Z21, Z15, Z10
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS     (R8)(R12*4), Z21
+	VFMADD231PS Z21, Z16, Z10
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS     (R9)(BX*8), Z21
+	VFMADD231PS Z21, Z17, Z10
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS     (R10)(BX*4), Z21
+	VFMADD231PS Z21, Z18, Z10
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS     (R11), Z21
+	VFMADD231PS Z21, Z19, Z10
+	VFMADD231PS Z21, Z20, Z9
+	VMOVUPS     (R10)(R12*2), Z21
+	VFMADD231PS Z21, Z20, Z10
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z14, Z10
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z15, Z10
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS.Z   (R8)(R12*4), K1, Z21
+	VFMADD231PS Z21, Z16, Z10
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS.Z   (R9)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z17, Z10
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS.Z   (R10)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z18, Z10
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS.Z   (R11), K1, Z21
+	VFMADD231PS Z21, Z19, Z10
+	VFMADD231PS Z21, Z20, Z9
+	VMOVUPS.Z   (R10)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z20, Z10
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0b, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x2c, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels12x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R12*2), Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z14, Z10
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R12*2), Z21
+	VFMADD231PS Z21, Z14, Z11
+	VFMADD231PS Z21, Z15, Z10
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS     (R8)(R12*4), Z21
+	VFMADD231PS Z21, Z15, Z11
+	VFMADD231PS Z21, Z16, Z10
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS     (R9)(BX*8), Z21
+	VFMADD231PS Z21, Z16, Z11
+	VFMADD231PS Z21, Z17, Z10
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS     (R10)(BX*4), Z21
+	VFMADD231PS Z21, Z17, Z11
+	VFMADD231PS Z21, Z18, Z10
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS     (R11), Z21
+	VFMADD231PS Z21, Z18, Z11
+	VFMADD231PS Z21, Z19, Z10
+	VFMADD231PS Z21, Z20, Z9
+	VMOVUPS     (R10)(R12*2), Z21
+	VFMADD231PS Z21, Z19, Z11
+	VFMADD231PS Z21, Z20, Z10
+	VMOVUPS     (R9)(R12*4), Z21
+	VFMADD231PS Z21, Z20, Z11
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z14, Z10
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z11
+	VFMADD231PS Z21, Z15, Z10
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS.Z   (R8)(R12*4), K1, Z21
+	VFMADD231PS Z21, Z15, Z11
+	VFMADD231PS Z21, Z16, Z10
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS.Z   (R9)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z16, Z11
+	VFMADD231PS Z21, Z17, Z10
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS.Z   (R10)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z17, Z11
+	VFMADD231PS Z21, Z18, Z10
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS.Z   (R11), K1, Z21
+	VFMADD231PS Z21, Z18, Z11
+	VFMADD231PS Z21, Z19, Z10
+	VFMADD231PS Z21, Z20, Z9
+	VMOVUPS.Z   (R10)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z19, Z11
+	VFMADD231PS Z21, Z20, Z10
+	VMOVUPS.Z   (R9)(R12*4), K1, Z21
+	VFMADD231PS Z21, Z20, Z11
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0c, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x30, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels13x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R12*2), Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z14, Z10
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R12*2), Z21
+	VFMADD231PS Z21, Z14, Z11
+	VFMADD231PS Z21, Z15, Z10
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS     (R8)(R12*4), Z21
+	VFMADD231PS Z21, Z14, Z12
+	VFMADD231PS Z21, Z15, Z11
+	VFMADD231PS Z21, Z16, Z10
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS     (R9)(BX*8), Z21
+	VFMADD231PS Z21, Z15, Z12
+	VFMADD231PS Z21, Z16, Z11
+	VFMADD231PS Z21, Z17, Z10
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS     (R10)(BX*4), Z21
+	VFMADD231PS Z21, Z16, Z12
+	VFMADD231PS Z21, Z17, Z11
+	VFMADD231PS Z21, Z18, Z10
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS     (R11), Z21
+	VFMADD231PS Z21, Z17, Z12
+	VFMADD231PS Z21, Z18, Z11
+	VFMADD231PS Z21, Z19, Z10
+	VFMADD231PS Z21, Z20, Z9
+	VMOVUPS     (R10)(R12*2), Z21
+	VFMADD231PS Z21, Z18, Z12
+	VFMADD231PS Z21, Z19, Z11
+	VFMADD231PS Z21, Z20, Z10
+	VMOVUPS     (R9)(R12*4), Z21
+	VFMADD231PS Z21, Z19, Z12
+	VFMADD231PS Z21, Z20, Z11
+	VMOVUPS     (R10)(BX*8), Z21
+	VFMADD231PS Z21, Z20, Z12
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z14, Z10
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z11
+	VFMADD231PS Z21, Z15, Z10
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS.Z   (R8)(R12*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z12
+	VFMADD231PS Z21, Z15, Z11
+	VFMADD231PS Z21, Z16, Z10
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS.Z   (R9)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z15, Z12
+	VFMADD231PS Z21, Z16, Z11
+	VFMADD231PS Z21, Z17, Z10
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS.Z   (R10)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z16, Z12
+	VFMADD231PS Z21, Z17, Z11
+	VFMADD231PS Z21, Z18, Z10
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS.Z   (R11), K1, Z21
+	VFMADD231PS Z21, Z17, Z12
+	VFMADD231PS Z21, Z18, Z11
+	VFMADD231PS Z21, Z19, Z10
+	VFMADD231PS Z21, Z20, Z9
+	VMOVUPS.Z   (R10)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z18, Z12
+	VFMADD231PS Z21, Z19, Z11
+	VFMADD231PS Z21, Z20, Z10
+	VMOVUPS.Z   (R9)(R12*4), K1, Z21
+	VFMADD231PS Z21, Z19, Z12
+	VFMADD231PS Z21, Z20, Z11
+	VMOVUPS.Z   (R10)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z20, Z12
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+	VADDPS.Z (DX), Z12, K1, Z12
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+	VMAXPS Z12, Z14, Z12
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0d, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x34, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX512Row7Pixels14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sdepthwiseAVX512Row7Pixels14x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	KXNORW K1, K1, K1
+	JMP    maskdone
+
+partialmask:
+	MOVQ      mask+88(FP), R8
+	VMOVDQU32 (R8), Z21
+	VPMOVD2M  Z21, K1
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS     (R13), Z20
+	ADDQ        $0x70, CX
+	VMOVUPS     (R8), Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS     (R8)(BX*1), Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS     (R8)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS     (R8)(R12*1), Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS     (R8)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS     (R8)(R12*2), Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS     (R9)(BX*2), Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS     (R8)(BX*8), Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS     (R9)(BX*4), Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z21, Z14, Z10
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS     (R9)(R12*2), Z21
+	VFMADD231PS Z21, Z14, Z11
+	VFMADD231PS Z21, Z15, Z10
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS     (R8)(R12*4), Z21
+	VFMADD231PS Z21, Z14, Z12
+	VFMADD231PS Z21, Z15, Z11
+	VFMADD231PS Z21, Z16, Z10
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS     (R9)(BX*8), Z21
+	VFMADD231PS Z21, Z14, Z13
+	VFMADD231PS Z21, Z15, Z12
+	VFMADD231PS Z21, Z16, Z11
+	VFMADD231PS Z21, Z17, Z10
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS     (R10)(BX*4), Z21
+	VFMADD231PS Z21, Z15, Z13
+	VFMADD231PS Z21, Z16, Z12
+	VFMADD231PS Z21, Z17, Z11
+	VFMADD231PS Z21, Z18, Z10
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS     (R11), Z21
+	VFMADD231PS Z21, Z16, Z13
+	VFMADD231PS Z21, Z17, Z12
+	VFMADD231PS Z21, Z18, Z11
+	VFMADD231PS Z21, Z19, Z10
+	VFMADD231PS Z21, Z20, Z9
+	VMOVUPS     (R10)(R12*2), Z21
+	VFMADD231PS Z21, Z17, Z13
+	VFMADD231PS Z21, Z18, Z12
+	VFMADD231PS Z21, Z19, Z11
+	VFMADD231PS Z21, Z20, Z10
+	VMOVUPS     (R9)(R12*4), Z21
+	VFMADD231PS Z21, Z18, Z13
+	VFMADD231PS Z21, Z19, Z12
+	VFMADD231PS Z21, Z20, Z11
+	VMOVUPS     (R10)(BX*8), Z21
+	VFMADD231PS Z21, Z19, Z13
+	VFMADD231PS Z21, Z20, Z12
+	VMOVUPS     (R11)(BX*4), Z21
+	VFMADD231PS Z21, Z20, Z13
+	SUBQ        $0x07, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	IMUL3Q      $0x0f, BX, R11
+	ADDQ        R8, R11
+	MOVQ        8(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z14
+	MOVQ        24(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z15
+	MOVQ        40(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z16
+	MOVQ        56(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z17
+	MOVQ        72(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z18
+	MOVQ        88(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z19
+	MOVQ        104(CX), R13
+	LEAQ        (SI)(R13*4), R13
+	VMOVUPS.Z   (R13), K1, Z20
+	ADDQ        $0x70, CX
+	VMOVUPS.Z   (R8), K1, Z21
+	VFMADD231PS Z21, Z14, Z0
+	VMOVUPS.Z   (R8)(BX*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z1
+	VFMADD231PS Z21, Z15, Z0
+	VMOVUPS.Z   (R8)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z2
+	VFMADD231PS Z21, Z15, Z1
+	VFMADD231PS Z21, Z16, Z0
+	VMOVUPS.Z   (R8)(R12*1), K1, Z21
+	VFMADD231PS Z21, Z14, Z3
+	VFMADD231PS Z21, Z15, Z2
+	VFMADD231PS Z21, Z16, Z1
+	VFMADD231PS Z21, Z17, Z0
+	VMOVUPS.Z   (R8)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z4
+	VFMADD231PS Z21, Z15, Z3
+	VFMADD231PS Z21, Z16, Z2
+	VFMADD231PS Z21, Z17, Z1
+	VFMADD231PS Z21, Z18, Z0
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z21, Z14, Z5
+	VFMADD231PS Z21, Z15, Z4
+	VFMADD231PS Z21, Z16, Z3
+	VFMADD231PS Z21, Z17, Z2
+	VFMADD231PS Z21, Z18, Z1
+	VFMADD231PS Z21, Z19, Z0
+	VMOVUPS.Z   (R8)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z6
+	VFMADD231PS Z21, Z15, Z5
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z3
+	VFMADD231PS Z21, Z18, Z2
+	VFMADD231PS Z21, Z19, Z1
+	VFMADD231PS Z21, Z20, Z0
+	VMOVUPS.Z   (R9)(BX*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z7
+	VFMADD231PS Z21, Z15, Z6
+	VFMADD231PS Z21, Z16, Z5
+	VFMADD231PS Z21, Z17, Z4
+	VFMADD231PS Z21, Z18, Z3
+	VFMADD231PS Z21, Z19, Z2
+	VFMADD231PS Z21, Z20, Z1
+	VMOVUPS.Z   (R8)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z14, Z8
+	VFMADD231PS Z21, Z15, Z7
+	VFMADD231PS Z21, Z16, Z6
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z4
+	VFMADD231PS Z21, Z19, Z3
+	VFMADD231PS Z21, Z20, Z2
+	VMOVUPS.Z   (R9)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z9
+	VFMADD231PS Z21, Z15, Z8
+	VFMADD231PS Z21, Z16, Z7
+	VFMADD231PS Z21, Z17, Z6
+	VFMADD231PS Z21, Z18, Z5
+	VFMADD231PS Z21, Z19, Z4
+	VFMADD231PS Z21, Z20, Z3
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z21, Z14, Z10
+	VFMADD231PS Z21, Z15, Z9
+	VFMADD231PS Z21, Z16, Z8
+	VFMADD231PS Z21, Z17, Z7
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z5
+	VFMADD231PS Z21, Z20, Z4
+	VMOVUPS.Z   (R9)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z14, Z11
+	VFMADD231PS Z21, Z15, Z10
+	VFMADD231PS Z21, Z16, Z9
+	VFMADD231PS Z21, Z17, Z8
+	VFMADD231PS Z21, Z18, Z7
+	VFMADD231PS Z21, Z19, Z6
+	VFMADD231PS Z21, Z20, Z5
+	VMOVUPS.Z   (R8)(R12*4), K1, Z21
+	VFMADD231PS Z21, Z14, Z12
+	VFMADD231PS Z21, Z15, Z11
+	VFMADD231PS Z21, Z16, Z10
+	VFMADD231PS Z21, Z17, Z9
+	VFMADD231PS Z21, Z18, Z8
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z21, Z20, Z6
+	VMOVUPS.Z   (R9)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z14, Z13
+	VFMADD231PS Z21, Z15, Z12
+	VFMADD231PS Z21, Z16, Z11
+	VFMADD231PS Z21, Z17, Z10
+	VFMADD231PS Z21, Z18, Z9
+	VFMADD231PS Z21, Z19, Z8
+	VFMADD231PS Z21, Z20, Z7
+	VMOVUPS.Z   (R10)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z15, Z13
+	VFMADD231PS Z21, Z16, Z12
+	VFMADD231PS Z21, Z17, Z11
+	VFMADD231PS Z21, Z18, Z10
+	VFMADD231PS Z21, Z19, Z9
+	VFMADD231PS Z21, Z20, Z8
+	VMOVUPS.Z   (R11), K1, Z21
+	VFMADD231PS Z21, Z16, Z13
+	VFMADD231PS Z21, Z17, Z12
+	VFMADD231PS Z21, Z18, Z11
+	VFMADD231PS Z21, Z19, Z10
+	VFMADD231PS Z21, Z20, Z9
+	VMOVUPS.Z   (R10)(R12*2), K1, Z21
+	VFMADD231PS Z21, Z17, Z13
+	VFMADD231PS Z21, Z18, Z12
+	VFMADD231PS Z21, Z19, Z11
+	VFMADD231PS Z21, Z20, Z10
+	VMOVUPS.Z   (R9)(R12*4), K1, Z21
+	VFMADD231PS Z21, Z18, Z13
+	VFMADD231PS Z21, Z19, Z12
+	VFMADD231PS Z21, Z20, Z11
+	VMOVUPS.Z   (R10)(BX*8), K1, Z21
+	VFMADD231PS Z21, Z19, Z13
+	VFMADD231PS Z21, Z20, Z12
+	VMOVUPS.Z   (R11)(BX*4), K1, Z21
+	VFMADD231PS Z21, Z20, Z13
+	SUBQ        $0x07, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ     c+56(FP), AX
+	MOVQ     ldc+64(FP), CX
+	SHLQ     $0x02, CX
+	TESTQ    $0x00000001, DI
+	JZ       noload
+	MOVQ     AX, DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z13, K1, Z13
+
+noload:
+	TESTQ    $0x00000010, DI
+	JZ       nores
+	MOVQ     res+72(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z1, K1, Z1
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z2, K1, Z2
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z3, K1, Z3
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z4, K1, Z4
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z5, K1, Z5
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z6, K1, Z6
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z7, K1, Z7
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z8, K1, Z8
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z9, K1, Z9
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z10, K1, Z10
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z11, K1, Z11
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z12, K1, Z12
+	ADDQ     CX, DX
+	VADDPS.Z (DX), Z13, K1, Z13
+
+nores:
+	TESTQ    $0x00000002, DI
+	JZ       nobias
+	MOVQ     bias+80(FP), DX
+	VADDPS.Z (DX), Z0, K1, Z0
+	VADDPS.Z (DX), Z1, K1, Z1
+	VADDPS.Z (DX), Z2, K1, Z2
+	VADDPS.Z (DX), Z3, K1, Z3
+	VADDPS.Z (DX), Z4, K1, Z4
+	VADDPS.Z (DX), Z5, K1, Z5
+	VADDPS.Z (DX), Z6, K1, Z6
+	VADDPS.Z (DX), Z7, K1, Z7
+	VADDPS.Z (DX), Z8, K1, Z8
+	VADDPS.Z (DX), Z9, K1, Z9
+	VADDPS.Z (DX), Z10, K1, Z10
+	VADDPS.Z (DX), Z11, K1, Z11
+	VADDPS.Z (DX), Z12, K1, Z12
+	VADDPS.Z (DX), Z13, K1, Z13
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+	VMAXPS Z12, Z14, Z12
+	VMAXPS Z13, Z14, Z13
+
+norelu:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z1, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z2, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z3, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z4, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z5, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z6, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z7, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z8, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z9, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z10, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z11, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z12, K1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Z13, K1, (AX)
+	MOVQ    n+0(FP), AX
+	DECQ    AX
+	JZ      done
+	MOVQ    AX, n+0(FP)
+	MOVQ    lda+40(FP), AX
+	IMUL3Q  $0x0e, AX, AX
+	ADDQ    AX, aoff+32(FP)
+	MOVQ    ldc+64(FP), AX
+	IMUL3Q  $0x38, AX, AX
+	ADDQ    AX, c+56(FP)
+	TESTQ   $0x00000010, flags+96(FP)
+	JZ      top
+	ADDQ    AX, res+72(FP)
+	JMP     top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels1x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y14
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y6
+	VMOVUPS     32(R9), Y7
+	MOVQ        24(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y8
+	VMOVUPS     32(R9), Y9
+	MOVQ        40(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y10
+	VMOVUPS     32(R9), Y11
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y12
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS Y12, Y6, Y0
+	VFMADD231PS Y13, Y7, Y1
+	VMOVUPS     (R8)(BX*1), Y12
+	VMOVUPS     32(R8)(BX*1), Y13
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VMOVUPS     (R8)(BX*2), Y12
+	VMOVUPS     32(R8)(BX*2), Y13
+	VFMADD231PS Y12, Y10, Y0
+	VFMADD231PS Y13, Y11, Y1
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y6
+	VMASKMOVPS  32(R9), Y14, Y7
+	MOVQ        24(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y8
+	VMASKMOVPS  32(R9), Y14, Y9
+	MOVQ        40(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y10
+	VMASKMOVPS  32(R9), Y14, Y11
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y12
+	VMASKMOVPS  32(R8), Y14, Y13
+	VFMADD231PS Y12, Y6, Y0
+	VFMADD231PS Y13, Y7, Y1
+	VMOVUPS     (R8)(BX*1), Y12
+	VMASKMOVPS  32(R8)(BX*1), Y14, Y13
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VMOVUPS     (R8)(BX*2), Y12
+	VMASKMOVPS  32(R8)(BX*2), Y14, Y13
+	VFMADD231PS Y12, Y10, Y0
+	VFMADD231PS Y13, Y11, Y1
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, CX
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), CX
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), CX
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y12, Y12, Y12
+	VMAXPS Y0, Y12, Y0
+	VMAXPS Y1, Y12, Y1
+
+norelu:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), CX
+	VMOVDQU    (CX), Y14
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, CX
+	VADDPS     (CX), Y0, Y0
+	VMASKMOVPS 32(CX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), CX
+	VADDPS     (CX), Y0, Y0
+	VMASKMOVPS 32(CX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), CX
+	VADDPS     (CX), Y0, Y0
+	VMASKMOVPS 32(CX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y12, Y12, Y12
+	VMAXPS Y0, Y12, Y0
+	VMAXPS Y1, Y12, Y1
+
+norelup:
+	VMOVUPS    Y0, (AX)
+	VMASKMOVPS Y1, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x01, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels2x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y14
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y6
+	VMOVUPS     32(R10), Y7
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y8
+	VMOVUPS     32(R10), Y9
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y10
+	VMOVUPS     32(R10), Y11
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y12
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS Y12, Y6, Y0
+	VFMADD231PS Y13, Y7, Y1
+	VMOVUPS     (R8)(BX*1), Y12
+	VMOVUPS     32(R8)(BX*1), Y13
+	VFMADD231PS Y12, Y6, Y2
+	VFMADD231PS Y13, Y7, Y3
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VMOVUPS     (R8)(BX*2), Y12
+	VMOVUPS     32(R8)(BX*2), Y13
+	VFMADD231PS Y12, Y8, Y2
+	VFMADD231PS Y13, Y9, Y3
+	VFMADD231PS Y12, Y10, Y0
+	VFMADD231PS Y13, Y11, Y1
+	VMOVUPS     (R8)(R9*1), Y12
+	VMOVUPS     32(R8)(R9*1), Y13
+	VFMADD231PS Y12, Y10, Y2
+	VFMADD231PS Y13, Y11, Y3
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y6
+	VMASKMOVPS  32(R10), Y14, Y7
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y8
+	VMASKMOVPS  32(R10), Y14, Y9
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y10
+	VMASKMOVPS  32(R10), Y14, Y11
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y12
+	VMASKMOVPS  32(R8), Y14, Y13
+	VFMADD231PS Y12, Y6, Y0
+	VFMADD231PS Y13, Y7, Y1
+	VMOVUPS     (R8)(BX*1), Y12
+	VMASKMOVPS  32(R8)(BX*1), Y14, Y13
+	VFMADD231PS Y12, Y6, Y2
+	VFMADD231PS Y13, Y7, Y3
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VMOVUPS     (R8)(BX*2), Y12
+	VMASKMOVPS  32(R8)(BX*2), Y14, Y13
+	VFMADD231PS Y12, Y8, Y2
+	VFMADD231PS Y13, Y9, Y3
+	VFMADD231PS Y12, Y10, Y0
+	VFMADD231PS Y13, Y11, Y1
+	VMOVUPS     (R8)(R9*1), Y12
+	VMASKMOVPS  32(R8)(R9*1), Y14, Y13
+	VFMADD231PS Y12, Y10, Y2
+	VFMADD231PS Y13, Y11, Y3
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	VADDPS 32(DX), Y3, Y3
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	VADDPS 32(DX), Y3, Y3
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y2, Y2
+	VADDPS 32(DX), Y1, Y1
+	VADDPS 32(DX), Y3, Y3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y12, Y12, Y12
+	VMAXPS Y0, Y12, Y0
+	VMAXPS Y1, Y12, Y1
+	VMAXPS Y2, Y12, Y2
+	VMAXPS Y3, Y12, Y3
+
+norelu:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	VMOVUPS Y3, 32(AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y14
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VADDPS     (DX), Y0, Y0
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+	ADDQ       CX, DX
+	VADDPS     (DX), Y2, Y2
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y3, Y3
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VADDPS     (DX), Y0, Y0
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+	ADDQ       CX, DX
+	VADDPS     (DX), Y2, Y2
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y3, Y3
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VADDPS     (DX), Y0, Y0
+	VADDPS     (DX), Y2, Y2
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y3, Y3
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y12, Y12, Y12
+	VMAXPS Y0, Y12, Y0
+	VMAXPS Y1, Y12, Y1
+	VMAXPS Y2, Y12, Y2
+	VMAXPS Y3, Y12, Y3
+
+norelup:
+	VMOVUPS    Y0, (AX)
+	VMASKMOVPS Y1, Y14, 32(AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y2, (AX)
+	VMASKMOVPS Y3, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x02, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels3x16(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y14
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y6
+	VMOVUPS     32(R10), Y7
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y8
+	VMOVUPS     32(R10), Y9
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y10
+	VMOVUPS     32(R10), Y11
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y12
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS Y12, Y6, Y0
+	VFMADD231PS Y13, Y7, Y1
+	VMOVUPS     (R8)(BX*1), Y12
+	VMOVUPS     32(R8)(BX*1), Y13
+	VFMADD231PS Y12, Y6, Y2
+	VFMADD231PS Y13, Y7, Y3
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VMOVUPS     (R8)(BX*2), Y12
+	VMOVUPS     32(R8)(BX*2), Y13
+	VFMADD231PS Y12, Y6, Y4
+	VFMADD231PS Y13, Y7, Y5
+	VFMADD231PS Y12, Y8, Y2
+	VFMADD231PS Y13, Y9, Y3
+	VFMADD231PS Y12, Y10, Y0
+	VFMADD231PS Y13, Y11, Y1
+	VMOVUPS     (R8)(R9*1), Y12
+	VMOVUPS     32(R8)(R9*1), Y13
+	VFMADD231PS Y12, Y8, Y4
+	VFMADD231PS Y13, Y9, Y5
+	VFMADD231PS Y12, Y10, Y2
+	VFMADD231PS Y13, Y11, Y3
+	VMOVUPS     (R8)(BX*4), Y12
+	VMOVUPS     32(R8)(BX*4), Y13
+	VFMADD231PS Y12, Y10, Y4
+	VFMADD231PS Y13, Y11, Y5
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y6
+	VMASKMOVPS  32(R10), Y14, Y7
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y8
+	VMASKMOVPS  32(R10), Y14, Y9
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y10
+	VMASKMOVPS  32(R10), Y14, Y11
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y12
+	VMASKMOVPS  32(R8), Y14, Y13
+	VFMADD231PS Y12, Y6, Y0
+	VFMADD231PS Y13, Y7, Y1
+	VMOVUPS     (R8)(BX*1), Y12
+	VMASKMOVPS  32(R8)(BX*1), Y14, Y13
+	VFMADD231PS Y12, Y6, Y2
+	VFMADD231PS Y13, Y7, Y3
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VMOVUPS     (R8)(BX*2), Y12
+	VMASKMOVPS  32(R8)(BX*2), Y14, Y13
+	VFMADD231PS Y12, Y6, Y4
+	VFMADD231PS Y13, Y7, Y5
+	VFMADD231PS Y12, Y8, Y2
+	VFMADD231PS Y13, Y9, Y3
+	VFMADD231PS Y12, Y10, Y0
+	VFMADD231PS Y13, Y11, Y1
+	VMOVUPS     (R8)(R9*1), Y12
+	VMASKMOVPS  32(R8)(R9*1), Y14, Y13
+	VFMADD231PS Y12, Y8, Y4
+	VFMADD231PS Y13, Y9, Y5
+	VFMADD231PS Y12, Y10, Y2
+	VFMADD231PS Y13, Y11, Y3
+	VMOVUPS     (R8)(BX*4), Y12
+	VMASKMOVPS  32(R8)(BX*4), Y14, Y13
+	VFMADD231PS Y12, Y10, Y4
+	VFMADD231PS Y13, Y11, Y5
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	VADDPS 32(DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	VADDPS 32(DX), Y5, Y5
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	VADDPS 32(DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	VADDPS 32(DX), Y5, Y5
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y4, Y4
+	VADDPS 32(DX), Y1, Y1
+	VADDPS 32(DX), Y3, Y3
+	VADDPS 32(DX), Y5, Y5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y12, Y12, Y12
+	VMAXPS Y0, Y12, Y0
+	VMAXPS Y1, Y12, Y1
+	VMAXPS Y2, Y12, Y2
+	VMAXPS Y3, Y12, Y3
+	VMAXPS Y4, Y12, Y4
+	VMAXPS Y5, Y12, Y5
+
+norelu:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	VMOVUPS Y3, 32(AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y5, 32(AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y14
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VADDPS     (DX), Y0, Y0
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+	ADDQ       CX, DX
+	VADDPS     (DX), Y2, Y2
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y3, Y3
+	ADDQ       CX, DX
+	VADDPS     (DX), Y4, Y4
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y5, Y5
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VADDPS     (DX), Y0, Y0
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+	ADDQ       CX, DX
+	VADDPS     (DX), Y2, Y2
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y3, Y3
+	ADDQ       CX, DX
+	VADDPS     (DX), Y4, Y4
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y5, Y5
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VADDPS     (DX), Y0, Y0
+	VADDPS     (DX), Y2, Y2
+	VADDPS     (DX), Y4, Y4
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y1, Y1
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y3, Y3
+	VMASKMOVPS 32(DX), Y14, Y12
+	VADDPS     Y12, Y5, Y5
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y12, Y12, Y12
+	VMAXPS Y0, Y12, Y0
+	VMAXPS Y1, Y12, Y1
+	VMAXPS Y2, Y12, Y2
+	VMAXPS Y3, Y12, Y3
+	VMAXPS Y4, Y12, Y4
+	VMAXPS Y5, Y12, Y5
+
+norelup:
+	VMOVUPS    Y0, (AX)
+	VMASKMOVPS Y1, Y14, 32(AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y2, (AX)
+	VMASKMOVPS Y3, Y14, 32(AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y4, (AX)
+	VMASKMOVPS Y5, Y14, 32(AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x03, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels1x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	VXORPS Y0, Y0, Y0
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y11
+	MOVQ        24(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y12
+	MOVQ        40(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMOVUPS     (R9), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y13, Y0
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMASKMOVPS  (R9), Y15, Y11
+	MOVQ        24(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMASKMOVPS  (R9), Y15, Y12
+	MOVQ        40(CX), R9
+	LEAQ        (SI)(R9*4), R9
+	VMASKMOVPS  (R9), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y13, Y0
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, CX
+	VADDPS (CX), Y0, Y0
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), CX
+	VADDPS (CX), Y0, Y0
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), CX
+	VADDPS (CX), Y0, Y0
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+
+norelu:
+	VMOVUPS Y0, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), CX
+	VMOVDQU    (CX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, CX
+	VMASKMOVPS (CX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), CX
+	VMASKMOVPS (CX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), CX
+	VMASKMOVPS (CX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x01, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels2x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y11
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y12
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R9*1), Y14
+	VFMADD231PS Y14, Y13, Y1
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y11
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y12
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R9*1), Y15, Y14
+	VFMADD231PS Y14, Y13, Y1
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x02, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels3x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y11
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y12
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R9*1), Y14
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y13, Y2
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y11
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y12
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R9*1), Y15, Y14
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y13, Y2
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x03, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels4x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y13, Y3
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y13, Y3
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x10, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels5x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(R10*2), Y14
+	VFMADD231PS Y14, Y13, Y4
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(R10*2), Y15, Y14
+	VFMADD231PS Y14, Y13, Y4
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x05, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x14, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels6x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(R10*2), Y14
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y13, Y5
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(R10*2), Y15, Y14
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y13, Y5
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x06, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x18, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels7x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(R10*2), Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y13, Y6
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(R10*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y13, Y6
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+	VADDPS (DX), Y6, Y6
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y6, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y6, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x07, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x1c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels8x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(R10*2), Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMOVUPS     (R9)(BX*4), Y14
+	VFMADD231PS Y14, Y13, Y7
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(R10*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMASKMOVPS  (R9)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y13, Y7
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+	VADDPS (DX), Y6, Y6
+	VADDPS (DX), Y7, Y7
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y6, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y7, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y6, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y7, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x20, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels9x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y11
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y12
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R11*1), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(R11*2), Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMOVUPS     (R9)(BX*4), Y14
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y7
+	VMOVUPS     (R10), Y14
+	VFMADD231PS Y14, Y13, Y8
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y11
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y12
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R11*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMASKMOVPS  (R9)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y7
+	VMASKMOVPS  (R10), Y15, Y14
+	VFMADD231PS Y14, Y13, Y8
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+	ADDQ   CX, DX
+	VADDPS (DX), Y8, Y8
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+	ADDQ   CX, DX
+	VADDPS (DX), Y8, Y8
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+	VADDPS (DX), Y6, Y6
+	VADDPS (DX), Y7, Y7
+	VADDPS (DX), Y8, Y8
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y6, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y7, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y8, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y6, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y7, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y8, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x09, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x24, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels10x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels10x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y11
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y12
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R11*1), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(R11*2), Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMOVUPS     (R9)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y9
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y7
+	VMOVUPS     (R10), Y14
+	VFMADD231PS Y14, Y12, Y9
+	VFMADD231PS Y14, Y13, Y8
+	VMOVUPS     (R9)(R11*2), Y14
+	VFMADD231PS Y14, Y13, Y9
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y11
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y12
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R11*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMASKMOVPS  (R9)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y9
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y7
+	VMASKMOVPS  (R10), Y15, Y14
+	VFMADD231PS Y14, Y12, Y9
+	VFMADD231PS Y14, Y13, Y8
+	VMASKMOVPS  (R9)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y13, Y9
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+	ADDQ   CX, DX
+	VADDPS (DX), Y8, Y8
+	ADDQ   CX, DX
+	VADDPS (DX), Y9, Y9
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+	ADDQ   CX, DX
+	VADDPS (DX), Y8, Y8
+	ADDQ   CX, DX
+	VADDPS (DX), Y9, Y9
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+	VADDPS (DX), Y6, Y6
+	VADDPS (DX), Y7, Y7
+	VADDPS (DX), Y8, Y8
+	VADDPS (DX), Y9, Y9
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+	VMAXPS Y9, Y14, Y9
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y6, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y7, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y8, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y9, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y9, Y9
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y9, Y9
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y9, Y9
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+	VMAXPS Y9, Y14, Y9
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y6, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y7, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y8, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y9, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x0a, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x28, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row3Pixels11x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row3Pixels11x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y11
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y12
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y13
+	ADDQ        $0x30, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R8)(R11*1), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(R11*2), Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMOVUPS     (R9)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y9
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y7
+	VMOVUPS     (R10), Y14
+	VFMADD231PS Y14, Y11, Y10
+	VFMADD231PS Y14, Y12, Y9
+	VFMADD231PS Y14, Y13, Y8
+	VMOVUPS     (R9)(R11*2), Y14
+	VFMADD231PS Y14, Y12, Y10
+	VFMADD231PS Y14, Y13, Y9
+	VMOVUPS     (R8)(R11*4), Y14
+	VFMADD231PS Y14, Y13, Y10
+	SUBQ        $0x03, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y11
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y12
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y13
+	ADDQ        $0x30, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R8)(R11*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMASKMOVPS  (R9)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y9
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y7
+	VMASKMOVPS  (R10), Y15, Y14
+	VFMADD231PS Y14, Y11, Y10
+	VFMADD231PS Y14, Y12, Y9
+	VFMADD231PS Y14, Y13, Y8
+	VMASKMOVPS  (R9)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y12, Y10
+	VFMADD231PS Y14, Y13, Y9
+	VMASKMOVPS  (R8)(R11*4), Y15, Y14
+	VFMADD231PS Y14, Y13, Y10
+	SUBQ        $0x03, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+	ADDQ   CX, DX
+	VADDPS (DX), Y8, Y8
+	ADDQ   CX, DX
+	VADDPS (DX), Y9, Y9
+	ADDQ   CX, DX
+	VADDPS (DX), Y10, Y10
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+	ADDQ   CX, DX
+	VADDPS (DX), Y8, Y8
+	ADDQ   CX, DX
+	VADDPS (DX), Y9, Y9
+	ADDQ   CX, DX
+	VADDPS (DX), Y10, Y10
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+	VADDPS (DX), Y6, Y6
+	VADDPS (DX), Y7, Y7
+	VADDPS (DX), Y8, Y8
+	VADDPS (DX), Y9, Y9
+	VADDPS (DX), Y10, Y10
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+	VMAXPS Y9, Y14, Y9
+	VMAXPS Y10, Y14, Y10
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y6, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y7, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y8, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y9, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y10, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y9, Y9
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y10, Y10
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y9, Y9
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y10, Y10
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y9, Y9
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y10, Y10
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+	VMAXPS Y9, Y14, Y9
+	VMAXPS Y10, Y14, Y10
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y6, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y7, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y8, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y9, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y10, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x0b, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x2c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels1x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R9
+	VXORPS Y0, Y0, Y0
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y9
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y10
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y11
+	MOVQ        56(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y12
+	MOVQ        72(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMOVUPS     (R10), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R9*1), Y14
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y13, Y0
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	MOVQ        8(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y9
+	MOVQ        24(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y10
+	MOVQ        40(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y11
+	MOVQ        56(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y12
+	MOVQ        72(CX), R10
+	LEAQ        (SI)(R10*4), R10
+	VMASKMOVPS  (R10), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R9*1), Y15, Y14
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y13, Y0
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, CX
+	VADDPS (CX), Y0, Y0
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), CX
+	VADDPS (CX), Y0, Y0
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), CX
+	VADDPS (CX), Y0, Y0
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+
+norelu:
+	VMOVUPS Y0, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), CX
+	VMOVDQU    (CX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, CX
+	VMASKMOVPS (CX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), CX
+	VMASKMOVPS (CX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), CX
+	VMASKMOVPS (CX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x01, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels2x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y13, Y1
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y13, Y1
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x02, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels3x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(R10*2), Y14
+	VFMADD231PS Y14, Y13, Y2
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(R10*2), Y15, Y14
+	VFMADD231PS Y14, Y13, Y2
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x03, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x0c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels4x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(R10*2), Y14
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y13, Y3
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(R10*2), Y15, Y14
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y13, Y3
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x04, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x10, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels5x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(R10*2), Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y13, Y4
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(R10*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y13, Y4
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x05, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x14, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels6x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMOVUPS     (R11), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R10*1), Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y9, Y5
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(R10*2), Y14
+	VFMADD231PS Y14, Y10, Y5
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*4), Y14
+	VFMADD231PS Y14, Y13, Y5
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	MOVQ        8(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y9
+	MOVQ        24(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y10
+	MOVQ        40(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y11
+	MOVQ        56(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y12
+	MOVQ        72(CX), R11
+	LEAQ        (SI)(R11*4), R11
+	VMASKMOVPS  (R11), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R10*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y9, Y5
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(R10*2), Y15, Y14
+	VFMADD231PS Y14, Y10, Y5
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y13, Y5
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x06, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x18, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels7x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y9
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y10
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y11
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y12
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R11*1), Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y9, Y5
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(R11*2), Y14
+	VFMADD231PS Y14, Y9, Y6
+	VFMADD231PS Y14, Y10, Y5
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y10, Y6
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*4), Y14
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMOVUPS     (R10), Y14
+	VFMADD231PS Y14, Y13, Y6
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y9
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y10
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y11
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y12
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R11*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y9, Y5
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y6
+	VFMADD231PS Y14, Y10, Y5
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y10, Y6
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMASKMOVPS  (R10), Y15, Y14
+	VFMADD231PS Y14, Y13, Y6
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+	VADDPS (DX), Y6, Y6
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y6, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y6, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x07, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x1c, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels8x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y9
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y10
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y11
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y12
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R11*1), Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y9, Y5
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(R11*2), Y14
+	VFMADD231PS Y14, Y9, Y6
+	VFMADD231PS Y14, Y10, Y5
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y7
+	VFMADD231PS Y14, Y10, Y6
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y10, Y7
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*4), Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMOVUPS     (R10), Y14
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMOVUPS     (R9)(R11*2), Y14
+	VFMADD231PS Y14, Y13, Y7
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y9
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y10
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y11
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y12
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R11*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y9, Y5
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y6
+	VFMADD231PS Y14, Y10, Y5
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y7
+	VFMADD231PS Y14, Y10, Y6
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y10, Y7
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMASKMOVPS  (R10), Y15, Y14
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMASKMOVPS  (R9)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y13, Y7
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+	VADDPS (DX), Y6, Y6
+	VADDPS (DX), Y7, Y7
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y6, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y7, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y6, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y7, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x08, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x20, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
+	VZEROUPPER
+	RET
+
+// func sdepthwiseAVX2Row5Pixels9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+// Requires: AVX, FMA3
+TEXT ·sdepthwiseAVX2Row5Pixels9x8(SB), NOSPLIT, $0-104
+top:
+	MOVQ   taps+8(FP), AX
+	MOVQ   tab+16(FP), CX
+	MOVQ   a+24(FP), DX
+	MOVQ   aoff+32(FP), BX
+	LEAQ   (DX)(BX*4), DX
+	MOVQ   lda+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   w+48(FP), SI
+	MOVQ   flags+96(FP), DI
+	LEAQ   (BX)(BX*2), R11
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	TESTQ  $0x00000008, DI
+	JNZ    partialmask
+	JMP    maskdone
+
+partialmask:
+	MOVQ    mask+88(FP), R8
+	VMOVDQU (R8), Y15
+
+maskdone:
+	TESTQ AX, AX
+	JE    epilogue
+	TESTQ $0x00000008, DI
+	JNZ   partialloop
+
+row:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y9
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y10
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y11
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y12
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMOVUPS     (R12), Y13
+	ADDQ        $0x50, CX
+	VMOVUPS     (R8), Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMOVUPS     (R8)(BX*1), Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMOVUPS     (R8)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMOVUPS     (R8)(R11*1), Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMOVUPS     (R8)(BX*4), Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMOVUPS     (R9), Y14
+	VFMADD231PS Y14, Y9, Y5
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMOVUPS     (R8)(R11*2), Y14
+	VFMADD231PS Y14, Y9, Y6
+	VFMADD231PS Y14, Y10, Y5
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMOVUPS     (R9)(BX*2), Y14
+	VFMADD231PS Y14, Y9, Y7
+	VFMADD231PS Y14, Y10, Y6
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMOVUPS     (R8)(BX*8), Y14
+	VFMADD231PS Y14, Y9, Y8
+	VFMADD231PS Y14, Y10, Y7
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMOVUPS     (R9)(BX*4), Y14
+	VFMADD231PS Y14, Y10, Y8
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMOVUPS     (R10), Y14
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMOVUPS     (R9)(R11*2), Y14
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y7
+	VMOVUPS     (R8)(R11*4), Y14
+	VFMADD231PS Y14, Y13, Y8
+	SUBQ        $0x05, AX
+	JNE         row
+	JMP         epilogue
+
+partialloop:
+rowp:
+	MOVQ        (CX), R8
+	LEAQ        (DX)(R8*4), R8
+	IMUL3Q      $0x05, BX, R9
+	ADDQ        R8, R9
+	IMUL3Q      $0x0a, BX, R10
+	ADDQ        R8, R10
+	MOVQ        8(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y9
+	MOVQ        24(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y10
+	MOVQ        40(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y11
+	MOVQ        56(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y12
+	MOVQ        72(CX), R12
+	LEAQ        (SI)(R12*4), R12
+	VMASKMOVPS  (R12), Y15, Y13
+	ADDQ        $0x50, CX
+	VMASKMOVPS  (R8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y0
+	VMASKMOVPS  (R8)(BX*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y0
+	VMASKMOVPS  (R8)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y2
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y14, Y11, Y0
+	VMASKMOVPS  (R8)(R11*1), Y15, Y14
+	VFMADD231PS Y14, Y9, Y3
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y1
+	VFMADD231PS Y14, Y12, Y0
+	VMASKMOVPS  (R8)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y9, Y4
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y14, Y12, Y1
+	VFMADD231PS Y14, Y13, Y0
+	VMASKMOVPS  (R9), Y15, Y14
+	VFMADD231PS Y14, Y9, Y5
+	VFMADD231PS Y14, Y10, Y4
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS Y14, Y13, Y1
+	VMASKMOVPS  (R8)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y6
+	VFMADD231PS Y14, Y10, Y5
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y14, Y12, Y3
+	VFMADD231PS Y14, Y13, Y2
+	VMASKMOVPS  (R9)(BX*2), Y15, Y14
+	VFMADD231PS Y14, Y9, Y7
+	VFMADD231PS Y14, Y10, Y6
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y14, Y12, Y4
+	VFMADD231PS Y14, Y13, Y3
+	VMASKMOVPS  (R8)(BX*8), Y15, Y14
+	VFMADD231PS Y14, Y9, Y8
+	VFMADD231PS Y14, Y10, Y7
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS Y14, Y13, Y4
+	VMASKMOVPS  (R9)(BX*4), Y15, Y14
+	VFMADD231PS Y14, Y10, Y8
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y14, Y12, Y6
+	VFMADD231PS Y14, Y13, Y5
+	VMASKMOVPS  (R10), Y15, Y14
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y14, Y12, Y7
+	VFMADD231PS Y14, Y13, Y6
+	VMASKMOVPS  (R9)(R11*2), Y15, Y14
+	VFMADD231PS Y14, Y12, Y8
+	VFMADD231PS Y14, Y13, Y7
+	VMASKMOVPS  (R8)(R11*4), Y15, Y14
+	VFMADD231PS Y14, Y13, Y8
+	SUBQ        $0x05, AX
+	JNE         rowp
+
+epilogue:
+	MOVQ   c+56(FP), AX
+	MOVQ   ldc+64(FP), CX
+	SHLQ   $0x02, CX
+	TESTQ  $0x00000008, DI
+	JNZ    partial
+	TESTQ  $0x00000001, DI
+	JZ     noload
+	MOVQ   AX, DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+	ADDQ   CX, DX
+	VADDPS (DX), Y8, Y8
+
+noload:
+	TESTQ  $0x00000010, DI
+	JZ     nores
+	MOVQ   res+72(FP), DX
+	VADDPS (DX), Y0, Y0
+	ADDQ   CX, DX
+	VADDPS (DX), Y1, Y1
+	ADDQ   CX, DX
+	VADDPS (DX), Y2, Y2
+	ADDQ   CX, DX
+	VADDPS (DX), Y3, Y3
+	ADDQ   CX, DX
+	VADDPS (DX), Y4, Y4
+	ADDQ   CX, DX
+	VADDPS (DX), Y5, Y5
+	ADDQ   CX, DX
+	VADDPS (DX), Y6, Y6
+	ADDQ   CX, DX
+	VADDPS (DX), Y7, Y7
+	ADDQ   CX, DX
+	VADDPS (DX), Y8, Y8
+
+nores:
+	TESTQ  $0x00000002, DI
+	JZ     nobias
+	MOVQ   bias+80(FP), DX
+	VADDPS (DX), Y0, Y0
+	VADDPS (DX), Y1, Y1
+	VADDPS (DX), Y2, Y2
+	VADDPS (DX), Y3, Y3
+	VADDPS (DX), Y4, Y4
+	VADDPS (DX), Y5, Y5
+	VADDPS (DX), Y6, Y6
+	VADDPS (DX), Y7, Y7
+	VADDPS (DX), Y8, Y8
+
+nobias:
+	TESTQ  $0x00000004, DI
+	JZ     norelu
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+
+norelu:
+	VMOVUPS Y0, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y1, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y2, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y3, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y4, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y5, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y6, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y7, (AX)
+	ADDQ    CX, AX
+	VMOVUPS Y8, (AX)
+	JMP     nexttile
+
+partial:
+	MOVQ       mask+88(FP), DX
+	VMOVDQU    (DX), Y15
+	TESTQ      $0x00000001, DI
+	JZ         noloadp
+	MOVQ       AX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+
+noloadp:
+	TESTQ      $0x00000010, DI
+	JZ         noresp
+	MOVQ       res+72(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	ADDQ       CX, DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+
+noresp:
+	TESTQ      $0x00000002, DI
+	JZ         nobiasp
+	MOVQ       bias+80(FP), DX
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y0, Y0
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y1, Y1
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y2, Y2
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y3, Y3
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y4, Y4
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y5, Y5
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y6, Y6
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y7, Y7
+	VMASKMOVPS (DX), Y15, Y14
+	VADDPS     Y14, Y8, Y8
+
+nobiasp:
+	TESTQ  $0x00000004, DI
+	JZ     norelup
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+
+norelup:
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y1, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y2, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y3, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y4, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y5, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y6, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y7, Y15, (AX)
+	ADDQ       CX, AX
+	VMASKMOVPS Y8, Y15, (AX)
+
+nexttile:
+	MOVQ   n+0(FP), AX
+	DECQ   AX
+	JZ     done
+	MOVQ   AX, n+0(FP)
+	MOVQ   lda+40(FP), AX
+	IMUL3Q $0x09, AX, AX
+	ADDQ   AX, aoff+32(FP)
+	MOVQ   ldc+64(FP), AX
+	IMUL3Q $0x24, AX, AX
+	ADDQ   AX, c+56(FP)
+	TESTQ  $0x00000010, flags+96(FP)
+	JZ     top
+	ADDQ   AX, res+72(FP)
+	JMP    top
+
+done:
 	VZEROUPPER
 	RET

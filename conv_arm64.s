@@ -4,19 +4,21 @@
 
 #include "textflag.h"
 
-// func sconvNEONTaps1x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps1x16(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps1x16(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -47,9 +49,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -61,7 +63,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -71,7 +73,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -88,21 +90,46 @@ nobias:
 
 norelu:
 	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $1, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps2x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps2x16(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps2x16(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -143,9 +170,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -163,7 +190,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -179,7 +206,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -206,21 +233,46 @@ norelu:
 	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $2, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $8, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps3x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps3x16(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps3x16(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -271,9 +323,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -297,7 +349,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -319,7 +371,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -356,21 +408,46 @@ norelu:
 	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $3, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $12, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps4x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps4x16(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps4x16(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -431,9 +508,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -463,7 +540,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -491,7 +568,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -538,21 +615,46 @@ norelu:
 	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $16, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps5x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps5x16(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps5x16(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -623,9 +725,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -661,7 +763,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -695,7 +797,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -752,21 +854,46 @@ norelu:
 	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $5, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $20, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps6x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps6x16(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps6x16(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -847,9 +974,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -891,7 +1018,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -931,7 +1058,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -998,21 +1125,46 @@ norelu:
 	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V20.S4, V21.S4, V22.S4, V23.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $6, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $24, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps1x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps1x8(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps1x8(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	CBZ R0, epilogue
@@ -1039,9 +1191,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1051,7 +1203,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1059,7 +1211,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1072,21 +1224,46 @@ nobias:
 
 norelu:
 	VST1 [V0.S4, V1.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $1, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps2x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps2x8(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps2x8(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -1119,9 +1296,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1135,7 +1312,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1147,7 +1324,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1166,21 +1343,46 @@ norelu:
 	VST1 [V0.S4, V1.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V2.S4, V3.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $2, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $8, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps3x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps3x8(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps3x8(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -1219,9 +1421,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1239,7 +1441,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1255,7 +1457,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1280,21 +1482,46 @@ norelu:
 	VST1 [V2.S4, V3.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V4.S4, V5.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $3, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $12, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps4x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps4x8(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps4x8(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -1339,9 +1566,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1363,7 +1590,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1383,7 +1610,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1414,21 +1641,46 @@ norelu:
 	VST1 [V4.S4, V5.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V6.S4, V7.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $16, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps5x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps5x8(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps5x8(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -1479,9 +1731,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1507,7 +1759,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1531,7 +1783,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1568,21 +1820,46 @@ norelu:
 	VST1 [V6.S4, V7.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V8.S4, V9.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $5, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $20, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps6x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps6x8(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps6x8(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -1639,9 +1916,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1671,7 +1948,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1699,7 +1976,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1742,21 +2019,46 @@ norelu:
 	VST1 [V8.S4, V9.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V10.S4, V11.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $6, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $24, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps7x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps7x8(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps7x8(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -1819,9 +2121,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1855,7 +2157,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1887,7 +2189,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1936,21 +2238,46 @@ norelu:
 	VST1 [V10.S4, V11.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V12.S4, V13.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $7, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $28, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sconvNEONTaps8x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps8x8(SB), NOSPLIT, $0-112
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sconvNEONTaps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps8x8(SB), NOSPLIT, $0-120
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD b+40(FP), R4
-	MOVD ldb+48(FP), R5
+	MOVD b+48(FP), R4
+	MOVD ldb+56(FP), R5
 	LSL $2, R5, R5
-	MOVD kc+56(FP), R6
+	MOVD kc+64(FP), R6
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -2019,9 +2346,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+104(FP), R0
-	MOVD c+64(FP), R1
-	MOVD ldc+72(FP), R3
+	MOVD flags+112(FP), R0
+	MOVD c+72(FP), R1
+	MOVD ldc+80(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2059,7 +2386,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+80(FP), R4
+	MOVD res+88(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -2095,7 +2422,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+88(FP), R5
+	MOVD bias+96(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -2150,18 +2477,43 @@ norelu:
 	VST1 [V12.S4, V13.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V14.S4, V15.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $8, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+80(FP), R1
+	MOVD $32, R2
+	MUL R2, R1, R1
+	MOVD c+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+72(FP)
+	TBZ $4, R0, top
+	MOVD res+88(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+88(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels1x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels1x16(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels1x16(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -2184,9 +2536,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2198,7 +2550,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -2208,7 +2560,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -2225,18 +2577,43 @@ nobias:
 
 norelu:
 	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $1, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels2x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels2x16(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels2x16(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -2268,9 +2645,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2288,7 +2665,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -2304,7 +2681,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -2331,18 +2708,43 @@ norelu:
 	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $2, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $8, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels3x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels3x16(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels3x16(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -2383,9 +2785,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2409,7 +2811,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -2431,7 +2833,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -2468,18 +2870,43 @@ norelu:
 	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $3, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $12, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels4x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels4x16(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels4x16(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -2529,9 +2956,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2561,7 +2988,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -2589,7 +3016,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -2636,18 +3063,43 @@ norelu:
 	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $16, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels5x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels5x16(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels5x16(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -2706,9 +3158,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2744,7 +3196,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -2778,7 +3230,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -2835,18 +3287,43 @@ norelu:
 	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $5, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $20, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels6x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels6x16(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels6x16(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -2914,9 +3391,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2958,7 +3435,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -2998,7 +3475,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -3065,18 +3542,43 @@ norelu:
 	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V20.S4, V21.S4, V22.S4, V23.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $6, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $24, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels1x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels1x8(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels1x8(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	CBZ R0, epilogue
@@ -3095,9 +3597,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -3107,7 +3609,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -3115,7 +3617,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -3128,18 +3630,43 @@ nobias:
 
 norelu:
 	VST1 [V0.S4, V1.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $1, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels2x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels2x8(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels2x8(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -3163,9 +3690,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -3179,7 +3706,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -3191,7 +3718,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -3210,18 +3737,43 @@ norelu:
 	VST1 [V0.S4, V1.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V2.S4, V3.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $2, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $8, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels3x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels3x8(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels3x8(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -3250,9 +3802,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -3270,7 +3822,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -3286,7 +3838,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -3311,18 +3863,43 @@ norelu:
 	VST1 [V2.S4, V3.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V4.S4, V5.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $3, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $12, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels4x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels4x8(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels4x8(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -3356,9 +3933,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -3380,7 +3957,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -3400,7 +3977,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -3431,18 +4008,43 @@ norelu:
 	VST1 [V4.S4, V5.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V6.S4, V7.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $16, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels5x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels5x8(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels5x8(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -3481,9 +4083,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -3509,7 +4111,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -3533,7 +4135,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -3570,18 +4172,43 @@ norelu:
 	VST1 [V6.S4, V7.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V8.S4, V9.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $5, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $20, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels6x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels6x8(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels6x8(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -3625,9 +4252,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -3657,7 +4284,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -3685,7 +4312,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -3728,18 +4355,43 @@ norelu:
 	VST1 [V8.S4, V9.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V10.S4, V11.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $6, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $24, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels7x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels7x8(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels7x8(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -3788,9 +4440,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -3824,7 +4476,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -3856,7 +4508,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -3905,18 +4557,43 @@ norelu:
 	VST1 [V10.S4, V11.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V12.S4, V13.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $7, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $28, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels8x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels8x8(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels8x8(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -3970,9 +4647,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4010,7 +4687,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -4046,7 +4723,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -4101,18 +4778,43 @@ norelu:
 	VST1 [V12.S4, V13.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V14.S4, V15.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $8, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $32, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels1x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels1x4(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels1x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels1x4(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	CBZ R0, epilogue
 
@@ -4129,9 +4831,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4140,14 +4842,14 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 
@@ -4158,18 +4860,43 @@ nobias:
 
 norelu:
 	VST1 [V0.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $1, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels2x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels2x4(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels2x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels2x4(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	CBZ R0, epilogue
@@ -4189,9 +4916,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4203,7 +4930,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
@@ -4213,7 +4940,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
@@ -4228,18 +4955,43 @@ norelu:
 	VST1 [V0.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V1.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $2, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $8, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels3x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels3x4(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels3x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels3x4(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -4262,9 +5014,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4279,7 +5031,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
@@ -4292,7 +5044,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
@@ -4311,18 +5063,43 @@ norelu:
 	VST1 [V1.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V2.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $3, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $12, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels4x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels4x4(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels4x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels4x4(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -4348,9 +5125,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4368,7 +5145,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
@@ -4384,7 +5161,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
@@ -4407,18 +5184,43 @@ norelu:
 	VST1 [V2.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V3.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $4, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $16, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels5x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels5x4(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels5x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels5x4(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -4447,9 +5249,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4470,7 +5272,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
@@ -4489,7 +5291,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
@@ -4516,18 +5318,43 @@ norelu:
 	VST1 [V3.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V4.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $5, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $20, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels6x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels6x4(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels6x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels6x4(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -4559,9 +5386,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4585,7 +5412,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
@@ -4607,7 +5434,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
@@ -4638,18 +5465,43 @@ norelu:
 	VST1 [V4.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V5.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $6, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $24, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels7x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels7x4(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels7x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels7x4(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -4684,9 +5536,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4713,7 +5565,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
@@ -4738,7 +5590,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
@@ -4773,18 +5625,43 @@ norelu:
 	VST1 [V5.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V6.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $7, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $28, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET
 
-// func sdepthwiseNEONPixels8x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sdepthwiseNEONPixels8x4(SB), NOSPLIT, $0-96
-	MOVD taps+0(FP), R0
-	MOVD tab+8(FP), R1
-	MOVD a+16(FP), R2
-	MOVD aoff+24(FP), R17
+// func sdepthwiseNEONPixels8x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sdepthwiseNEONPixels8x4(SB), NOSPLIT, $0-104
+
+top:
+	MOVD taps+8(FP), R0
+	MOVD tab+16(FP), R1
+	MOVD a+24(FP), R2
+	MOVD aoff+32(FP), R17
 	ADD R17<<2, R2, R2
-	MOVD lda+32(FP), R3
+	MOVD lda+40(FP), R3
 	LSL $2, R3, R3
-	MOVD w+40(FP), R4
+	MOVD w+48(FP), R4
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -4822,9 +5699,9 @@ tap:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+88(FP), R0
-	MOVD c+48(FP), R1
-	MOVD ldc+56(FP), R3
+	MOVD flags+96(FP), R0
+	MOVD c+56(FP), R1
+	MOVD ldc+64(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -4854,7 +5731,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+64(FP), R4
+	MOVD res+72(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
@@ -4882,7 +5759,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+72(FP), R5
+	MOVD bias+80(FP), R5
 	VLD1 (R5), [V8.S4]
 	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
 	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
@@ -4921,4 +5798,27 @@ norelu:
 	VST1 [V6.S4], (R1)
 	ADD R3, R1, R1
 	VST1 [V7.S4], (R1)
+	MOVD n+0(FP), R1
+	SUBS $1, R1, R1
+	BEQ done
+	MOVD R1, n+0(FP)
+	MOVD lda+40(FP), R1
+	MOVD $8, R2
+	MUL R2, R1, R1
+	MOVD aoff+32(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, aoff+32(FP)
+	MOVD ldc+64(FP), R1
+	MOVD $32, R2
+	MUL R2, R1, R1
+	MOVD c+56(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, c+56(FP)
+	TBZ $4, R0, top
+	MOVD res+72(FP), R2
+	ADD R1, R2, R2
+	MOVD R2, res+72(FP)
+	B top
+
+done:
 	RET

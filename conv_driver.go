@@ -161,8 +161,10 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 			continue
 		}
 		for kb := 0; kb < pl.kblocks; kb++ {
-			for u := u0; u < u1; u++ {
+			for u := u0; u < u1; {
 				img, tile := u/t, &pl.tiles[u%t]
+				n := min(int(pl.span[u%t]), u1-u)
+				u += n
 				box := &pl.boxes[tile.box]
 				starts := pl.kbStart[int(tile.box)*(pl.kblocks+1):]
 				ta, tb := starts[kb], starts[kb+1]
@@ -170,11 +172,14 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 					if box.first < 0 && kb == 0 {
 						for ci := ca; ci < cb; ci++ {
 							c := &pl.cols[ci]
-							j.fill(img, tile, box, c.g*p.coG+c.q*p.nr+c.sub, c.cols)
+							j.fill(img, tile, n, box, c.g*p.coG+c.q*p.nr+c.sub, c.cols)
 						}
 					}
 					continue
 				}
+				// The residual goes in with the first block of taps: the
+				// output, which may be the residual itself, holds partial
+				// sums after it.
 				var flags uint
 				if kb != box.first {
 					flags |= flagLoadC
@@ -187,6 +192,7 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 				}
 				a := j.image(img)
 				tab := &pl.tabs[2*(box.tab0+ta)]
+				rows := n * int(tile.rows)
 				for ci := ca; ci < cb; ci++ {
 					c := &pl.cols[ci]
 					ch := c.g*p.coG + c.q*p.nr + c.sub
@@ -206,14 +212,17 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 					aoff := tile.aoff + c.g*p.ciG
 					switch {
 					case c.cols == c.width:
-						kern(tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, &j.y[off], box.ldc, res, bias, nil, flags)
+						kern(n, tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, &j.y[off], box.ldc, res, bias, nil, flags)
 					case j.k.masked:
-						kern(tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, &j.y[off], box.ldc, res, bias, &edgeMasks[maxNR-c.cols], flags|flagPartial)
+						kern(n, tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, &j.y[off], box.ldc, res, bias, &edgeMasks[maxNR-c.cols], flags|flagPartial)
 					default:
-						j.scratchTile(kern, tb-ta, tab, a, aoff, box, b, p.nr, tile, off, ch, c.width, c.cols, flags, scratch)
+						for m := 0; m < n; m++ {
+							r := m * int(tile.rows)
+							j.scratchTile(kern, tb-ta, tab, a, aoff+r*box.lda, box, b, int(tile.rows), off+r*box.ldc, ch, c.width, c.cols, flags, scratch)
+						}
 					}
 					if last && j.actFn != nil {
-						for i := 0; i < int(tile.rows); i++ {
+						for i := 0; i < rows; i++ {
 							j.actFn(j.y[off+i*box.ldc : off+i*box.ldc+c.cols])
 						}
 					}
@@ -225,14 +234,14 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 
 // scratchTile runs a partial tile through a scratch tile, for kernels
 // without masked loads and stores, and applies the epilogue in Go.
-func (j *convJob) scratchTile(kern convKernel, taps int, tab *int, a *float32, aoff int, box *convBox, b *float32, ldb int, tile *convTileRef, off, ch, width, cols int, flags uint, s []float32) {
-	rows := int(tile.rows)
+func (j *convJob) scratchTile(kern convKernel, taps int, tab *int, a *float32, aoff int, box *convBox, b *float32, rows, off, ch, width, cols int, flags uint, s []float32) {
+	ldb := j.pl.p.nr
 	if flags&flagLoadC != 0 {
 		for i := 0; i < rows; i++ {
 			copy(s[i*width:i*width+cols], j.y[off+i*box.ldc:])
 		}
 	}
-	kern(taps, tab, a, aoff, box.lda, b, ldb, box.kc, &s[0], width, nil, nil, nil, flags&flagLoadC)
+	kern(1, taps, tab, a, aoff, box.lda, b, ldb, box.kc, &s[0], width, nil, nil, nil, flags&flagLoadC)
 	for i := 0; i < rows; i++ {
 		j.storeRow(j.y[off+i*box.ldc:off+i*box.ldc+cols], s[i*width:i*width+cols], off+i*box.ldc, ch, flags)
 	}
@@ -256,11 +265,12 @@ func (j *convJob) storeRow(row, acc []float32, off, ch int, flags uint) {
 	}
 }
 
-// fill writes the output of pixels that no tap reaches: the epilogue of zero.
-func (j *convJob) fill(img int, tile *convTileRef, box *convBox, ch, cols int) {
+// fill writes the output of the pixels of n tiles that no tap reaches: the
+// epilogue of zero.
+func (j *convJob) fill(img int, tile *convTileRef, n int, box *convBox, ch, cols int) {
 	pl := j.pl
 	var zeros [maxNR]float32
-	for i := 0; i < int(tile.rows); i++ {
+	for i := 0; i < n*int(tile.rows); i++ {
 		off := img*pl.outImage + tile.coff + i*box.ldc + ch
 		for c0 := 0; c0 < cols; c0 += maxNR {
 			n := min(maxNR, cols-c0)
@@ -277,15 +287,18 @@ func (j *convJob) runDepthwise(u0, u1 int) {
 	pl := j.pl
 	p := pl.p
 	t := len(pl.tiles)
-	for u := u0; u < u1; u++ {
+	for u := u0; u < u1; {
 		img, tile := u/t, &pl.tiles[u%t]
+		n := min(int(pl.span[u%t]), u1-u)
+		u += n
 		box := &pl.boxes[tile.box]
 		if box.ntaps == 0 {
-			j.fill(img, tile, box, 0, p.co)
+			j.fill(img, tile, n, box, 0, p.co)
 			continue
 		}
 		a := j.image(img)
 		tab := &pl.tabs[2*box.tab0]
+		rows := int(tile.rows)
 		for ci := range pl.chans {
 			c := &pl.chans[ci]
 			off := img*pl.outImage + tile.coff + c.c0
@@ -298,19 +311,26 @@ func (j *convJob) runDepthwise(u0, u1 int) {
 			}
 			w := &p.data[c.c0]
 			aoff := tile.aoff + c.c0
-			rows := int(tile.rows)
 			switch {
 			case c.set < 0:
-				dwTwin(rows, c.width, c.width, box.ntaps, tab, a, aoff, box.lda, w, &j.y[off], box.ldc, res, bias, nil, j.flags)
-			case c.n == c.width:
-				j.k.dw[c.set].rows[rows](box.ntaps, tab, a, aoff, box.lda, w, &j.y[off], box.ldc, res, bias, nil, j.flags)
+				for m := 0; m < n; m++ {
+					r := m * rows
+					dwTwin(rows, c.width, c.width, box.ntaps, tab, a, aoff+r*box.lda, box.lda, w, &j.y[off+r*box.ldc], box.ldc, convAt(res, r*box.ldc), bias, nil, j.flags)
+				}
 			default:
-				lanes := j.k.lanes
-				mask := &edgeMasks[maxNR-(c.n-(c.width-lanes))]
-				j.k.dw[c.set].rows[rows](box.ntaps, tab, a, aoff, box.lda, w, &j.y[off], box.ldc, res, bias, mask, j.flags|flagPartial)
+				kern := j.k.dw[c.set].rows[rows]
+				if box.rowTaps && c.row >= 0 && rows <= j.k.dwRow[c.row].maxRows() {
+					kern = j.k.dwRow[c.row].rows[rows]
+				}
+				if c.n == c.width {
+					kern(n, box.ntaps, tab, a, aoff, box.lda, w, &j.y[off], box.ldc, res, bias, nil, j.flags)
+				} else {
+					mask := &edgeMasks[maxNR-(c.n-(c.width-j.k.lanes))]
+					kern(n, box.ntaps, tab, a, aoff, box.lda, w, &j.y[off], box.ldc, res, bias, mask, j.flags|flagPartial)
+				}
 			}
 			if j.actFn != nil {
-				for i := 0; i < rows; i++ {
+				for i := 0; i < n*rows; i++ {
 					j.actFn(j.y[off+i*box.ldc : off+i*box.ldc+c.n])
 				}
 			}

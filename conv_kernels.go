@@ -1,8 +1,10 @@
 package kiln
 
-// convKernel computes one tile of an implicit-GEMM convolution: rows output
-// pixels (the kernel's row count) by the kernel's tile width of output
-// channels, accumulated in registers over a table of taps and stored once:
+// convKernel computes n tiles of an implicit-GEMM convolution, each rows
+// output pixels (the kernel's row count) by the kernel's tile width of output
+// channels, accumulated in registers over a table of taps and stored once.
+// Tile m is the tile below with aoff, c and res moved on by m·rows pixels
+// (m·rows·lda and m·rows·ldc elements):
 //
 //	C(i,j) = Σ_t Σ_p A_t(i,p)·B_t(p,j),  p < kc,  t < taps,
 //	A_t(i,p) = a[aoff + tab[2t] + i*lda + p],
@@ -18,15 +20,16 @@ package kiln
 // pixel (aoff, which may lie outside the input when only some taps are
 // valid), lda the distance between the tile's pixels. B is a panel of the
 // packed weights.
-type convKernel func(taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, c *float32, ldc int, res, bias *float32, mask *int32, flags uint)
+type convKernel func(n, taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, c *float32, ldc int, res, bias *float32, mask *int32, flags uint)
 
-// dwKernel computes rows output pixels × vecs vectors of channels of a
-// depthwise convolution (one input channel per output channel):
+// dwKernel computes n tiles of rows output pixels × vecs vectors of channels
+// of a depthwise convolution (one input channel per output channel), moved
+// on from one another as convKernel's are:
 //
 //	C(i,j) = Σ_t a[aoff + tab[2t] + i*lda + j]·w[tab[2t+1] + j],
 //
 // with the epilogue of convKernel; flagPartial masks the last vector only.
-type dwKernel func(taps int, tab *int, a *float32, aoff, lda int, w *float32, c *float32, ldc int, res, bias *float32, mask *int32, flags uint)
+type dwKernel func(n, taps int, tab *int, a *float32, aoff, lda int, w *float32, c *float32, ldc int, res, bias *float32, mask *int32, flags uint)
 
 // flagResidual asks a convolution kernel to add the residual (see convKernel).
 const flagResidual uint = 16
@@ -47,6 +50,17 @@ type dwTiles struct {
 
 func (t dwTiles) maxRows() int { return len(t.rows) - 1 }
 
+// dwRowTiles is the depthwise kernels for kernel rows of k taps at unit
+// stride, by pixel count: their table lists whole rows, tap kw of a row
+// reading the input kw·lda after tap 0 (see dwKernel); each input vector is
+// loaded once per row instead of once per tap.
+type dwRowTiles struct {
+	k, vecs int
+	rows    []dwKernel
+}
+
+func (t dwRowTiles) maxRows() int { return len(t.rows) - 1 }
+
 // convKernels is one level's convolution kernels.
 type convKernels struct {
 	lanes int // float32 elements per vector
@@ -54,6 +68,7 @@ type convKernels struct {
 	masked bool
 	gemm   []convTiles // widest first; every width divides the first
 	dw     []dwTiles   // most vectors first
+	dwRow  []dwRowTiles
 }
 
 // convByLevel holds the convolution kernels of every level this CPU and

@@ -16,6 +16,7 @@ type convPlan struct {
 	boxes               []convBox
 	tabs                []int         // tap tables: pairs (input offset, weight offset)
 	tiles               []convTileRef // one image's tiles, in raster order
+	span                []int32       // tiles i… that one kernel call computes (see convKernel)
 	cost                []int64       // cost[i] = work of tiles[:i]
 	kbStart             []int         // per box, kblocks+1 tap indices
 	kblocks             int           // blocks of taps (dense only)
@@ -31,6 +32,9 @@ type convBox struct {
 	kc          int // input channels per tap (several taps' worth when merged)
 	lda, ldc    int // input and output strides between a tile's pixels
 	first, last int // the first and last blocks of taps that have taps
+	// rowTaps: a depthwise box whose taps are whole kernel rows, each tap
+	// of a row lda after the previous (see dwRowTiles).
+	rowTaps bool
 }
 
 // convTileRef is one tile: rows pixels of a box from the pixel at input
@@ -58,6 +62,7 @@ type dwChan struct {
 	c0, n int
 	set   int
 	width int
+	row   int // the dwRow set for rows of taps of this width, or -1
 }
 
 // convRun is a run of n pixels of a box along its tile dimension, from the
@@ -250,6 +255,9 @@ func newConvPlan(p *PackedConv, in *[maxConvDims]int) *convPlan {
 		}
 		box.lda = p.stride[td] * pl.inStride[td]
 		box.ldc = pl.outStride[td]
+		last := nd - 1
+		box.rowTaps = p.depthwise && td == last && p.kernel[last] > 1 && box.ntaps > 0 &&
+			seg[last].kLo == 0 && seg[last].kHi == p.kernel[last] && p.stride[last] == p.dil[last]
 		runDims := 1 // how many dimensions, from td down, one run covers
 		for td == nd-1 && td-runDims >= 0 {
 			d := td - runDims
@@ -300,6 +308,25 @@ func newConvPlan(p *PackedConv, in *[maxConvDims]int) *convPlan {
 		var set int
 		pl.chans, set = dwChannels(p)
 		maxRows = p.kern.dw[set].maxRows()
+		rowBoxes := false
+		for _, b := range pl.boxes {
+			rowBoxes = rowBoxes || b.rowTaps
+		}
+		for i := range pl.chans {
+			c := &pl.chans[i]
+			c.row = -1
+			if c.set < 0 || !rowBoxes {
+				continue
+			}
+			for r, t := range p.kern.dwRow {
+				if t.k == p.kernel[nd-1] && t.vecs == p.kern.dw[c.set].vecs {
+					c.row = r
+					if c.set == set {
+						maxRows = min(maxRows, t.maxRows())
+					}
+				}
+			}
+		}
 		for _, c := range pl.chans {
 			pl.maxTile = max(pl.maxTile, c.width)
 		}
@@ -326,6 +353,19 @@ func newConvPlan(p *PackedConv, in *[maxConvDims]int) *convPlan {
 		}
 	}
 	sort.Slice(pl.tiles, func(i, j int) bool { return pl.tiles[i].coff < pl.tiles[j].coff })
+	// A tile continues the previous one when it is the next rows pixels of
+	// the same run: a kernel call computes both.
+	pl.span = make([]int32, len(pl.tiles))
+	for i := len(pl.tiles) - 1; i >= 0; i-- {
+		pl.span[i] = 1
+		if i+1 < len(pl.tiles) {
+			t, u := pl.tiles[i], pl.tiles[i+1]
+			b := &pl.boxes[t.box]
+			if u.box == t.box && u.rows == t.rows && u.aoff == t.aoff+int(t.rows)*b.lda && u.coff == t.coff+int(t.rows)*b.ldc {
+				pl.span[i] = pl.span[i+1] + 1
+			}
+		}
+	}
 	pl.cost = make([]int64, len(pl.tiles)+1)
 	for i, t := range pl.tiles {
 		b := &pl.boxes[t.box]

@@ -4,482 +4,957 @@
 
 package kiln
 
-// sconvAVX512Taps1x64 computes a 1×64 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps1x64 computes n 1×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps1x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps1x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps2x64 computes a 2×64 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps2x64 computes n 2×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps2x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps2x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps3x64 computes a 3×64 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps3x64 computes n 3×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps3x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps3x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps4x64 computes a 4×64 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps4x64 computes n 4×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps4x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps4x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps5x64 computes a 5×64 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps5x64 computes n 5×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps5x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps5x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps6x64 computes a 6×64 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps6x64 computes n 6×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps6x64(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps6x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps1x32 computes a 1×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps1x32 computes n 1×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps1x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps2x32 computes a 2×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps2x32 computes n 2×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps2x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps3x32 computes a 3×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps3x32 computes n 3×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps3x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps4x32 computes a 4×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps4x32 computes n 4×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps4x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps5x32 computes a 5×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps5x32 computes n 5×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps5x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps6x32 computes a 6×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps6x32 computes n 6×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps6x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps7x32 computes a 7×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps7x32 computes n 7×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps7x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps8x32 computes a 8×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps8x32 computes n 8×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps8x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps9x32 computes a 9×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps9x32 computes n 9×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps9x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps10x32 computes a 10×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps10x32 computes n 10×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps10x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps11x32 computes a 11×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps11x32 computes n 11×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps11x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps11x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps12x32 computes a 12×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps12x32 computes n 12×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps12x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps12x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps13x32 computes a 13×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps13x32 computes n 13×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps13x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps13x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps14x32 computes a 14×32 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps14x32 computes n 14×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps14x32(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps14x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps1x16 computes a 1×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps1x16 computes n 1×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps1x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps2x16 computes a 2×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps2x16 computes n 2×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps2x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps3x16 computes a 3×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps3x16 computes n 3×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps3x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps4x16 computes a 4×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps4x16 computes n 4×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps4x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps5x16 computes a 5×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps5x16 computes n 5×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps5x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps6x16 computes a 6×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps6x16 computes n 6×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps6x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps7x16 computes a 7×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps7x16 computes n 7×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps7x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps8x16 computes a 8×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps8x16 computes n 8×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps8x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps9x16 computes a 9×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps9x16 computes n 9×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps9x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps10x16 computes a 10×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps10x16 computes n 10×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps10x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps11x16 computes a 11×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps11x16 computes n 11×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps11x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps12x16 computes a 12×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps12x16 computes n 12×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps12x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps13x16 computes a 13×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps13x16 computes n 13×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps13x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX512Taps14x16 computes a 14×16 convolution tile with AVX512 over a table of taps; see convKernel.
+// sconvAVX512Taps14x16 computes n 14×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps14x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps1x16 computes a 1×16 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps1x16 computes n 1×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps1x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps2x16 computes a 2×16 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps2x16 computes n 2×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps2x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps3x16 computes a 3×16 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps3x16 computes n 3×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps3x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps4x16 computes a 4×16 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps4x16 computes n 4×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps4x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps5x16 computes a 5×16 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps5x16 computes n 5×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps5x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps6x16 computes a 6×16 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps6x16 computes n 6×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps6x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps1x8 computes a 1×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps1x8 computes n 1×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps1x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps2x8 computes a 2×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps2x8 computes n 2×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps2x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps3x8 computes a 3×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps3x8 computes n 3×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps3x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps4x8 computes a 4×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps4x8 computes n 4×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps4x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps5x8 computes a 5×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps5x8 computes n 5×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps5x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps6x8 computes a 6×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps6x8 computes n 6×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps6x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps7x8 computes a 7×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps7x8 computes n 7×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps7x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps8x8 computes a 8×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps8x8 computes n 8×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps8x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps9x8 computes a 9×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps9x8 computes n 9×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps9x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps10x8 computes a 10×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps10x8 computes n 10×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps10x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps10x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps11x8 computes a 11×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps11x8 computes n 11×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps11x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps11x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvAVX2Taps12x8 computes a 12×8 convolution tile with AVX2 over a table of taps; see convKernel.
+// sconvAVX2Taps12x8 computes n 12×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps12x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps12x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels1x32 computes 1 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels1x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels2x32 computes 2 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels2x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels3x32 computes 3 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels3x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels4x32 computes 4 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels4x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels5x32 computes 5 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels5x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels6x32 computes 6 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels6x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels7x32 computes 7 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels7x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels8x32 computes 8 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels8x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels9x32 computes 9 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels9x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels10x32 computes 10 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels10x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels11x32 computes 11 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels11x32 computes n tiles of 11 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels11x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels11x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels12x32 computes 12 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels12x32 computes n tiles of 12 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels12x32(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels12x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels1x16 computes 1 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels1x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels2x16 computes 2 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels2x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels3x16 computes 3 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels3x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels4x16 computes 4 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels4x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels5x16 computes 5 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels5x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels6x16 computes 6 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels6x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels7x16 computes 7 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels7x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels8x16 computes 8 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels8x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels9x16 computes 9 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels9x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels10x16 computes 10 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels10x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels11x16 computes 11 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels11x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels12x16 computes 12 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels12x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels13x16 computes 13 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels13x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX512Pixels14x16 computes 14 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
+// sdepthwiseAVX512Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX512Pixels14x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX512Pixels14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels1x16 computes 1 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels1x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels2x16 computes 2 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels2x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels3x16 computes 3 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels3x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels4x16 computes 4 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels4x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels5x16 computes 5 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels5x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels6x16 computes 6 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels6x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels1x8 computes 1 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels1x8 computes n tiles of 1 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels1x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels2x8 computes 2 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels2x8 computes n tiles of 2 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels2x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels3x8 computes 3 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels3x8 computes n tiles of 3 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels3x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels4x8 computes 4 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels4x8 computes n tiles of 4 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels4x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels5x8 computes 5 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels5x8 computes n tiles of 5 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels5x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels6x8 computes 6 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels6x8 computes n tiles of 6 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels6x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels7x8 computes 7 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels7x8 computes n tiles of 7 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels7x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels8x8 computes 8 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels8x8 computes n tiles of 8 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels8x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels9x8 computes 9 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels9x8 computes n tiles of 9 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels9x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels10x8 computes 10 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels10x8 computes n tiles of 10 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels10x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels10x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels11x8 computes 11 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels11x8 computes n tiles of 11 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels11x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels11x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseAVX2Pixels12x8 computes 12 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
+// sdepthwiseAVX2Pixels12x8 computes n tiles of 12 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseAVX2Pixels12x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseAVX2Pixels12x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels11x32 computes n tiles of 11 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels11x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels12x32 computes n tiles of 12 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels12x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row3Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row3Pixels14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row5Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row5Pixels14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX512Row7Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a depthwise convolution with AVX512 over a table of rows of 7 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX512Row7Pixels14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels1x8 computes n tiles of 1 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels2x8 computes n tiles of 2 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels3x8 computes n tiles of 3 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels4x8 computes n tiles of 4 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels5x8 computes n tiles of 5 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels6x8 computes n tiles of 6 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels7x8 computes n tiles of 7 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels8x8 computes n tiles of 8 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels9x8 computes n tiles of 9 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels10x8 computes n tiles of 10 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels10x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row3Pixels11x8 computes n tiles of 11 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 3 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row3Pixels11x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels1x8 computes n tiles of 1 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels2x8 computes n tiles of 2 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels3x8 computes n tiles of 3 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels4x8 computes n tiles of 4 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels5x8 computes n tiles of 5 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels6x8 computes n tiles of 6 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels7x8 computes n tiles of 7 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels8x8 computes n tiles of 8 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+
+// sdepthwiseAVX2Row5Pixels9x8 computes n tiles of 9 output pixels × 8 channels of a depthwise convolution with AVX2 over a table of rows of 5 taps; see dwKernel.
+//
+//go:noescape
+func sdepthwiseAVX2Row5Pixels9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)

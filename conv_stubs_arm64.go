@@ -4,182 +4,182 @@
 
 package kiln
 
-// sconvNEONTaps1x16 computes a 1×16 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps1x16 computes n 1×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps1x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps2x16 computes a 2×16 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps2x16 computes n 2×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps2x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps3x16 computes a 3×16 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps3x16 computes n 3×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps3x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps4x16 computes a 4×16 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps4x16 computes n 4×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps4x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps5x16 computes a 5×16 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps5x16 computes n 5×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps5x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps6x16 computes a 6×16 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps6x16 computes n 6×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps6x16(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps1x8 computes a 1×8 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps1x8 computes n 1×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps1x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps2x8 computes a 2×8 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps2x8 computes n 2×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps2x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps3x8 computes a 3×8 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps3x8 computes n 3×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps3x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps4x8 computes a 4×8 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps4x8 computes n 4×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps4x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps5x8 computes a 5×8 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps5x8 computes n 5×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps5x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps6x8 computes a 6×8 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps6x8 computes n 6×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps6x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps7x8 computes a 7×8 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps7x8 computes n 7×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps7x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sconvNEONTaps8x8 computes a 8×8 convolution tile with NEON over a table of taps; see convKernel.
+// sconvNEONTaps8x8 computes n 8×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps8x8(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels1x16 computes 1 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels1x16 computes n tiles of 1 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels1x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels2x16 computes 2 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels2x16 computes n tiles of 2 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels2x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels3x16 computes 3 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels3x16 computes n tiles of 3 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels3x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels4x16 computes 4 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels4x16 computes n tiles of 4 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels4x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels5x16 computes 5 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels5x16 computes n tiles of 5 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels5x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels6x16 computes 6 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels6x16 computes n tiles of 6 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels6x16(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels1x8 computes 1 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels1x8 computes n tiles of 1 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels1x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels2x8 computes 2 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels2x8 computes n tiles of 2 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels2x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels3x8 computes 3 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels3x8 computes n tiles of 3 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels3x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels4x8 computes 4 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels4x8 computes n tiles of 4 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels4x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels5x8 computes 5 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels5x8 computes n tiles of 5 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels5x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels6x8 computes 6 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels6x8 computes n tiles of 6 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels6x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels7x8 computes 7 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels7x8 computes n tiles of 7 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels7x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels8x8 computes 8 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels8x8 computes n tiles of 8 output pixels × 8 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels8x8(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels1x4 computes 1 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels1x4 computes n tiles of 1 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels1x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels1x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels2x4 computes 2 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels2x4 computes n tiles of 2 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels2x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels2x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels3x4 computes 3 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels3x4 computes n tiles of 3 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels3x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels3x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels4x4 computes 4 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels4x4 computes n tiles of 4 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels4x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels4x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels5x4 computes 5 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels5x4 computes n tiles of 5 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels5x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels5x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels6x4 computes 6 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels6x4 computes n tiles of 6 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels6x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels6x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels7x4 computes 7 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels7x4 computes n tiles of 7 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels7x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels7x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
-// sdepthwiseNEONPixels8x4 computes 8 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
+// sdepthwiseNEONPixels8x4 computes n tiles of 8 output pixels × 4 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //
 //go:noescape
-func sdepthwiseNEONPixels8x4(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sdepthwiseNEONPixels8x4(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)

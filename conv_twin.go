@@ -9,13 +9,16 @@ import "unsafe"
 const twinTileMax = 16 * maxNR
 
 func twinConvKernel(rows, nr int) convKernel {
-	return func(taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, c *float32, ldc int, res, bias *float32, mask *int32, flags uint) {
-		convTwin(rows, nr, taps, tab, a, aoff, lda, b, ldb, kc, c, ldc, res, bias, mask, flags)
+	return func(n, taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, c *float32, ldc int, res, bias *float32, mask *int32, flags uint) {
+		for m := 0; m < n; m++ {
+			off := m * rows * ldc
+			convTwin(rows, nr, taps, tab, a, aoff+m*rows*lda, lda, b, ldb, kc, convAt(c, off), ldc, convAt(res, off), bias, mask, flags)
+		}
 	}
 }
 
-// maskWidth is the number of leading enabled lanes of a prefix mask of at most n lanes.
-func maskWidth(mask *int32, n int) int {
+// convMaskWidth is the number of leading enabled lanes of a prefix mask of at most n lanes.
+func convMaskWidth(mask *int32, n int) int {
 	m := unsafe.Slice(mask, n)
 	w := 0
 	for w < n && m[w] != 0 {
@@ -24,15 +27,23 @@ func maskWidth(mask *int32, n int) int {
 	return w
 }
 
-// elems returns the n float32 elements at p + off (off in elements, ≥ 0).
-func elems(p *float32, off, n int) []float32 {
+// convAt returns p moved on by off elements, or nil when p is nil.
+func convAt(p *float32, off int) *float32 {
+	if p == nil {
+		return nil
+	}
+	return (*float32)(unsafe.Add(unsafe.Pointer(p), off*4))
+}
+
+// convElems returns the n float32 elements at p + off (off in elements, ≥ 0).
+func convElems(p *float32, off, n int) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(p), off*4)), n)
 }
 
 func convTwin(rows, nr, taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, c *float32, ldc int, res, bias *float32, mask *int32, flags uint) {
 	n := nr
 	if flags&flagPartial != 0 {
-		n = maskWidth(mask, nr)
+		n = convMaskWidth(mask, nr)
 	}
 	var acc [twinTileMax]float32
 	var t []int
@@ -43,9 +54,9 @@ func convTwin(rows, nr, taps int, tab *int, a *float32, aoff, lda int, b *float3
 		if kc == 0 {
 			break
 		}
-		bs := elems(b, t[2*q+1], (kc-1)*ldb+n)
+		bs := convElems(b, t[2*q+1], (kc-1)*ldb+n)
 		for i := 0; i < rows; i++ {
-			as := elems(a, aoff+t[2*q]+i*lda, kc)
+			as := convElems(a, aoff+t[2*q]+i*lda, kc)
 			row := acc[i*nr : i*nr+n]
 			for p, av := range as {
 				for j, bv := range bs[p*ldb : p*ldb+n] {
@@ -65,10 +76,10 @@ func convStore(rows, nr, n int, acc []float32, c *float32, ldc int, res, bias *f
 		bs = unsafe.Slice(bias, n)
 	}
 	for i := 0; i < rows; i++ {
-		crow := elems(c, i*ldc, n)
+		crow := convElems(c, i*ldc, n)
 		var rrow []float32
 		if flags&flagResidual != 0 {
-			rrow = elems(res, i*ldc, n)
+			rrow = convElems(res, i*ldc, n)
 		}
 		for j := range crow {
 			v := acc[i*nr+j]
@@ -90,15 +101,18 @@ func convStore(rows, nr, n int, acc []float32, c *float32, ldc int, res, bias *f
 }
 
 func twinDWKernel(rows, width, lanes int) dwKernel {
-	return func(taps int, tab *int, a *float32, aoff, lda int, w *float32, c *float32, ldc int, res, bias *float32, mask *int32, flags uint) {
-		dwTwin(rows, width, lanes, taps, tab, a, aoff, lda, w, c, ldc, res, bias, mask, flags)
+	return func(n, taps int, tab *int, a *float32, aoff, lda int, w *float32, c *float32, ldc int, res, bias *float32, mask *int32, flags uint) {
+		for m := 0; m < n; m++ {
+			off := m * rows * ldc
+			dwTwin(rows, width, lanes, taps, tab, a, aoff+m*rows*lda, lda, w, convAt(c, off), ldc, convAt(res, off), bias, mask, flags)
+		}
 	}
 }
 
 func dwTwin(rows, width, lanes, taps int, tab *int, a *float32, aoff, lda int, w *float32, c *float32, ldc int, res, bias *float32, mask *int32, flags uint) {
 	n := width
 	if flags&flagPartial != 0 {
-		n = width - lanes + maskWidth(mask, lanes)
+		n = width - lanes + convMaskWidth(mask, lanes)
 	}
 	var acc [twinTileMax]float32
 	var t []int
@@ -106,9 +120,9 @@ func dwTwin(rows, width, lanes, taps int, tab *int, a *float32, aoff, lda int, w
 		t = unsafe.Slice(tab, 2*taps)
 	}
 	for q := 0; q < taps; q++ {
-		ws := elems(w, t[2*q+1], n)
+		ws := convElems(w, t[2*q+1], n)
 		for i := 0; i < rows; i++ {
-			xs := elems(a, aoff+t[2*q]+i*lda, n)
+			xs := convElems(a, aoff+t[2*q]+i*lda, n)
 			row := acc[i*width : i*width+n]
 			for j, wv := range ws {
 				row[j] += xs[j] * wv

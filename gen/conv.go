@@ -33,8 +33,6 @@ type convTile struct {
 	// embedded uses FMAs with an embedded broadcast of A, which frees the
 	// broadcast registers for a wider tile.
 	embedded bool
-	// prefetch is how many k steps ahead B is prefetched (0: none).
-	prefetch int
 }
 
 // dwTile parameterises one depthwise kernel family member: up to mr output
@@ -61,6 +59,33 @@ var dwAMD64 = []dwTile{
 	{v: avx2, mr: 12, nv: 1},
 }
 
+// dwRowTile parameterises a depthwise kernel for a row of k horizontal taps
+// at unit stride: each input vector is loaded once and multiplied by the
+// weights of every tap that reads it (up to k output pixels), instead of
+// once per tap; 512-bit FMAs with a memory operand run at two thirds of
+// the peak on Zen 5, a load per FMA at less.
+type dwRowTile struct {
+	v         vecArch
+	k, mr, nv int
+}
+
+// dwRowAMD64: accumulators, k·nv weights and nv input vectors in registers.
+var dwRowAMD64 = []dwRowTile{
+	{v: avx512, k: 3, mr: 12, nv: 2},
+	{v: avx512, k: 3, mr: 14, nv: 1},
+	{v: avx512, k: 5, mr: 10, nv: 2},
+	{v: avx512, k: 5, mr: 14, nv: 1},
+	{v: avx512, k: 7, mr: 8, nv: 2},
+	{v: avx512, k: 7, mr: 14, nv: 1},
+	{v: avx2, k: 3, mr: 3, nv: 2},
+	{v: avx2, k: 3, mr: 11, nv: 1},
+	{v: avx2, k: 5, mr: 9, nv: 1},
+}
+
+func (t dwRowTile) kernelName(rows int) string {
+	return fmt.Sprintf("sdepthwise%sRow%dPixels%dx%d", t.v.name, t.k, rows, t.nv*t.v.lanes(f32))
+}
+
 func (t convTile) kernelName(rows int) string {
 	return fmt.Sprintf("sconv%sTaps%dx%d", t.v.name, rows, t.nr)
 }
@@ -69,9 +94,9 @@ func (t dwTile) kernelName(rows int) string {
 	return fmt.Sprintf("sdepthwise%sPixels%dx%d", t.v.name, rows, t.nv*t.v.lanes(f32))
 }
 
-const convSignature = "func(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
+const convSignature = "func(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
 
-const dwSignature = "func(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
+const dwSignature = "func(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
 
 func generateConv() ([]outFile, error) {
 	f := newAMD64File()
@@ -83,6 +108,11 @@ func generateConv() ([]outFile, error) {
 	for _, t := range dwAMD64 {
 		for rows := 1; rows <= t.mr; rows++ {
 			emitDepthwiseKernel(f, t, rows)
+		}
+	}
+	for _, t := range dwRowAMD64 {
+		for rows := 1; rows <= t.mr; rows++ {
+			emitDepthwiseRowKernel(f, t, rows)
 		}
 	}
 	asmOut, stubs, err := f.render()
@@ -100,6 +130,11 @@ func generateConv() ([]outFile, error) {
 		for _, t := range dwAMD64 {
 			if t.v.name == v.name {
 				l.dw = append(l.dw, convTable{width: t.nv, names: kernelNames(t.mr, t.kernelName)})
+			}
+		}
+		for _, t := range dwRowAMD64 {
+			if t.v.name == v.name {
+				l.dwRow = append(l.dwRow, convTable{k: t.k, width: t.nv, names: kernelNames(t.mr, t.kernelName)})
 			}
 		}
 		levels = append(levels, l)
@@ -131,9 +166,11 @@ type convLevel struct {
 	masked bool
 	gemm   []convTable // width: tile width in elements
 	dw     []convTable // width: vectors per pixel
+	dwRow  []convTable // width: vectors per pixel; k: taps per row
 }
 
 type convTable struct {
+	k     int
 	width int
 	names []string // by row count, from 1
 }
@@ -164,7 +201,19 @@ func convTables(levels []convLevel) []byte {
 			}
 			b.WriteString("\t\t\t\t}},\n")
 		}
-		b.WriteString("\t\t\t},\n\t\t}\n")
+		b.WriteString("\t\t\t},\n")
+		if l.dwRow != nil {
+			b.WriteString("\t\t\tdwRow: []dwRowTiles{\n")
+			for _, t := range l.dwRow {
+				fmt.Fprintf(&b, "\t\t\t\t{k: %d, vecs: %d, rows: []dwKernel{nil,\n", t.k, t.width)
+				for _, n := range t.names {
+					fmt.Fprintf(&b, "\t\t\t\t\t%s,\n", n)
+				}
+				b.WriteString("\t\t\t\t}},\n")
+			}
+			b.WriteString("\t\t\t},\n")
+		}
+		b.WriteString("\t\t}\n")
 	}
 	b.WriteString("\t}\n\treturn nil\n}\n")
 	out, err := format.Source(b.Bytes())
@@ -246,7 +295,8 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
 	f.SignatureExpr(convSignature)
-	f.Doc(fmt.Sprintf("%s computes a %d×%d convolution tile with %s over a table of taps; see convKernel.", name, rows, t.nr, v.name))
+	f.Doc(fmt.Sprintf("%s computes n %d×%d convolution tiles with %s over a table of taps; see convKernel.", name, rows, t.nr, v.name))
+	f.Label("top")
 
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
 	bReg := func(j int) reg.VecPhysical { return v.vec(nacc + j) }
@@ -271,11 +321,6 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 	ldb := f.Load(f.Param("ldb"), f.GP64())
 	f.SHLQ(operand.Imm(2), ldb)
 	kc := f.Load(f.Param("kc"), f.GP64())
-	var pfB reg.Register
-	if t.prefetch > 0 {
-		pfB = f.GP64()
-		f.IMUL3Q(imm(t.prefetch), ldb, pfB)
-	}
 	rb := newRowBases(f, rows, lda)
 	bp, k := f.GP64(), f.GP64()
 
@@ -293,11 +338,6 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 	step := func(u int) {
 		for j := 0; j < nv; j++ {
 			f.VMOVUPS(mem(bp, j*v.bytes), bReg(j))
-		}
-		if t.prefetch > 0 {
-			for off := 0; off < t.nr*e.size; off += 64 {
-				f.PREFETCHT0(memIdx(bp, pfB, 1, off))
-			}
 		}
 		for i := 0; i < rows; i++ {
 			if t.embedded {
@@ -345,6 +385,39 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 
 	f.Label("epilogue")
 	emitConvEpilogue(f, v, rows, nv, acc, func(i int) reg.VecPhysical { return v.vec(t.mr*nv + i) }, v.regs-t.mr*nv)
+	emitNextTile(f, rows)
+}
+
+// emitNextTile ends a kernel's tile: while tiles remain (n), it moves the
+// arguments on to the next tile — rows pixels further in the input and the
+// output (and the residual) — and starts again from the top.
+func emitNextTile(f *amd64File, rows int) {
+	arg := func(name string) operand.Mem {
+		a, err := f.Param(name).Resolve()
+		if err != nil {
+			panic(err)
+		}
+		return a.Addr
+	}
+	f.Label("nexttile")
+	r := f.GP64()
+	f.MOVQ(arg("n"), r)
+	f.DECQ(r)
+	f.JZ(operand.LabelRef("done"))
+	f.MOVQ(r, arg("n"))
+	f.MOVQ(arg("lda"), r)
+	f.IMUL3Q(imm(rows), r, r)
+	f.ADDQ(r, arg("aoff"))
+	f.MOVQ(arg("ldc"), r)
+	f.IMUL3Q(imm(rows*4), r, r)
+	f.ADDQ(r, arg("c"))
+	f.TESTQ(operand.U32(flagResidual), arg("flags"))
+	f.JZ(operand.LabelRef("top"))
+	f.ADDQ(r, arg("res"))
+	f.JMP(operand.LabelRef("top"))
+	f.Label("done")
+	f.VZEROUPPER()
+	f.RET()
 }
 
 // emitConvEpilogue adds, as the flags say, C itself, the residual and the
@@ -427,8 +500,7 @@ func emitConvEpilogue(f *amd64File, v vecArch, rows, nv int, acc func(i, j int) 
 				e.movu(f.Context, acc(i, j), opmasks[j], mem(row, j*v.bytes))
 			}
 		})
-		f.VZEROUPPER()
-		f.RET()
+		f.JMP(operand.LabelRef("nexttile"))
 		return
 	}
 
@@ -494,8 +566,7 @@ func emitConvEpilogue(f *amd64File, v vecArch, rows, nv int, acc func(i, j int) 
 				}
 			}
 		})
-		f.VZEROUPPER()
-		f.RET()
+		f.JMP(operand.LabelRef("nexttile"))
 	}
 }
 
@@ -524,7 +595,8 @@ func emitDepthwiseKernel(f *amd64File, t dwTile, rows int) {
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
 	f.SignatureExpr(dwSignature)
-	f.Doc(fmt.Sprintf("%s computes %d output pixels × %d channels of a depthwise convolution with %s over a table of taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name))
+	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with %s over a table of taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name))
+	f.Label("top")
 
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
 	wReg := func(j int) reg.VecPhysical { return v.vec(nacc + j) }
@@ -582,7 +654,7 @@ func emitDepthwiseKernel(f *amd64File, t dwTile, rows int) {
 		f.ADDQ(imm(16), tab)
 		for j := 0; j < nv; j++ {
 			switch {
-			case j == last && v.kmask:
+			case j == last && v.kmask && partial:
 				f.VMOVUPS_Z(mem(wp, j*v.bytes), opmasks[0], wReg(j))
 			case j == last && partial:
 				e.maskmov(f.Context, mem(wp, j*v.bytes), vmask, wReg(j))
@@ -594,7 +666,7 @@ func emitDepthwiseKernel(f *amd64File, t dwTile, rows int) {
 			for j := 0; j < nv; j++ {
 				src := rb.at(i, j*v.bytes)
 				switch {
-				case j == last && v.kmask:
+				case j == last && v.kmask && partial:
 					f.VFMADD231PS_Z(src, wReg(j), opmasks[0], acc(i, j))
 				case j == last && partial:
 					tmp := spare(1)
@@ -609,20 +681,21 @@ func emitDepthwiseKernel(f *amd64File, t dwTile, rows int) {
 		f.JNE(operand.LabelRef("tap" + sfx))
 		f.JMP(operand.LabelRef("epilogue"))
 	}
-	if v.kmask {
-		loop("", false)
-	} else {
-		f.TESTQ(operand.U32(flagPartial), flags)
-		f.JNZ(operand.LabelRef("partialloop"))
-		loop("", false)
-		f.Label("partialloop")
+	// Full tiles take a loop without masks; partial ones one with the last
+	// vector masked.
+	f.TESTQ(operand.U32(flagPartial), flags)
+	f.JNZ(operand.LabelRef("partialloop"))
+	loop("", false)
+	f.Label("partialloop")
+	if !v.kmask {
 		m := f.Load(f.Param("mask"), f.GP64())
 		f.VMOVDQU(mem(m, 0), vmask)
-		loop("p", true)
 	}
+	loop("p", true)
 
 	f.Label("epilogue")
 	emitDepthwiseEpilogue(f, v, rows, nv, acc, spare, flags)
+	emitNextTile(f, rows)
 }
 
 // emitDepthwiseEpilogue is emitConvEpilogue for a depthwise tile, where only
@@ -702,8 +775,7 @@ func emitDepthwiseEpilogue(f *amd64File, v vecArch, rows, nv int, acc func(i, j 
 				}
 			}
 		})
-		f.VZEROUPPER()
-		f.RET()
+		f.JMP(operand.LabelRef("nexttile"))
 		return
 	}
 	vmask, tmp := spare(0), spare(1)
@@ -760,7 +832,136 @@ func emitDepthwiseEpilogue(f *amd64File, v vecArch, rows, nv int, acc func(i, j 
 				}
 			}
 		})
-		f.VZEROUPPER()
-		f.RET()
+		f.JMP(operand.LabelRef("nexttile"))
 	}
+}
+
+// emitDepthwiseRowKernel writes a depthwise kernel whose table lists the
+// taps of whole kernel rows, t.k taps per row in order, pixels lda apart in
+// the input as consecutive taps are (unit stride and dilation along the
+// row). For each row it loads the t.k weight vectors, then each of the
+// rows+t.k−1 input pixel vectors once, and adds its product with tap kw to
+// output pixel q−kw.
+func emitDepthwiseRowKernel(f *amd64File, t dwRowTile, rows int) {
+	v, e := t.v, f32
+	nv, k := t.nv, t.k
+	nacc := rows * nv
+	if t.mr*nv+k*nv+nv > v.regs || (!v.kmask && t.mr*nv+k*nv+nv+1 > v.regs) {
+		panic(fmt.Sprintf("%s: a %d-pixel depthwise row tile of %d taps and %d vectors does not fit", v.name, t.mr, k, nv))
+	}
+	name := t.kernelName(rows)
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(dwSignature)
+	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with %s over a table of rows of %d taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name, k))
+	f.Label("top")
+
+	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
+	wReg := func(kw, j int) reg.VecPhysical { return v.vec(t.mr*nv + kw*nv + j) }
+	xReg := func(j int) reg.VecPhysical { return v.vec(t.mr*nv + k*nv + j) }
+	var vmask reg.VecPhysical
+	if !v.kmask {
+		vmask = v.vec(t.mr*nv + k*nv + nv)
+	}
+	last := nv - 1
+
+	taps := f.Load(f.Param("taps"), f.GP64())
+	tab := f.Load(f.Param("tab"), f.GP64())
+	a := f.Load(f.Param("a"), f.GP64())
+	{
+		aoff := f.Load(f.Param("aoff"), f.GP64())
+		f.LEAQ(memIdx(a, aoff, 4, 0), a)
+	}
+	lda := f.Load(f.Param("lda"), f.GP64())
+	f.SHLQ(operand.Imm(2), lda)
+	w := f.Load(f.Param("w"), f.GP64())
+	flags := f.Load(f.Param("flags"), f.GP64())
+	rb := newRowBases(f, rows+k-1, lda)
+	wp := f.GP64()
+
+	for i := 0; i < nacc; i++ {
+		r := v.vec(i)
+		if v.kmask {
+			f.VPXORD(r, r, r)
+		} else {
+			f.VXORPS(r, r, r)
+		}
+	}
+	// The last vector's mask: all lanes (the epilogue masks it on
+	// AVX-512), or the partial prefix.
+	f.TESTQ(operand.U32(flagPartial), flags)
+	f.JNZ(operand.LabelRef("partialmask"))
+	if v.kmask {
+		f.KXNORW(opmasks[0], opmasks[0], opmasks[0])
+	}
+	f.JMP(operand.LabelRef("maskdone"))
+	f.Label("partialmask")
+	{
+		m := f.Load(f.Param("mask"), f.GP64())
+		if v.kmask {
+			loadMask(f, v, e, m, 1, nil, regIndex(v, xReg(0)))
+		} else {
+			f.VMOVDQU(mem(m, 0), vmask)
+		}
+	}
+	f.Label("maskdone")
+	f.TESTQ(taps, taps)
+	f.JE(operand.LabelRef("epilogue"))
+
+	load := func(src operand.Mem, j int, dst reg.VecPhysical, partial bool) {
+		switch {
+		case j == last && partial && v.kmask:
+			f.VMOVUPS_Z(src, opmasks[0], dst)
+		case j == last && partial:
+			e.maskmov(f.Context, src, vmask, dst)
+		default:
+			f.VMOVUPS(src, dst)
+		}
+	}
+	loop := func(sfx string, partial bool) {
+		f.Label("row" + sfx)
+		f.MOVQ(mem(tab, 0), rb.bases[0])
+		f.LEAQ(memIdx(a, rb.bases[0], 4, 0), rb.bases[0])
+		rb.set(f)
+		for kw := 0; kw < k; kw++ {
+			f.MOVQ(mem(tab, 16*kw+8), wp)
+			f.LEAQ(memIdx(w, wp, 4, 0), wp)
+			for j := 0; j < nv; j++ {
+				load(mem(wp, j*v.bytes), j, wReg(kw, j), partial)
+			}
+		}
+		f.ADDQ(imm(16*k), tab)
+		for q := 0; q < rows+k-1; q++ {
+			for j := 0; j < nv; j++ {
+				load(rb.at(q, j*v.bytes), j, xReg(j), partial)
+			}
+			for kw := 0; kw < k; kw++ {
+				p := q - kw
+				if p < 0 || p >= rows {
+					continue
+				}
+				for j := 0; j < nv; j++ {
+					e.fma(f.Context, xReg(j), wReg(kw, j), acc(p, j))
+				}
+			}
+		}
+		f.SUBQ(imm(k), taps)
+		f.JNE(operand.LabelRef("row" + sfx))
+		f.JMP(operand.LabelRef("epilogue"))
+	}
+	f.TESTQ(operand.U32(flagPartial), flags)
+	f.JNZ(operand.LabelRef("partialloop"))
+	loop("", false)
+	f.Label("partialloop")
+	loop("p", true)
+
+	f.Label("epilogue")
+	spare := func(i int) reg.VecPhysical { return v.vec(t.mr*nv + i) }
+	if !v.kmask {
+		// The AVX2 epilogue takes its mask and temporary from spare(0), spare(1).
+		spare = func(i int) reg.VecPhysical { return []reg.VecPhysical{vmask, xReg(0)}[i] }
+	}
+	emitDepthwiseEpilogue(f, v, rows, nv, acc, spare, flags)
+	emitNextTile(f, rows)
 }

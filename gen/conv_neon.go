@@ -72,10 +72,11 @@ func emitNEONConvKernel(f *asm.File, t neonConvTile, rows int) {
 	if t.mr*nv+nv+4 > 32 || t.mr > 8 {
 		panic(fmt.Sprintf("NEON: a %d×%d conv tile does not fit the registers", t.mr, t.nr))
 	}
-	fr := newFrame("taps", 8, "tab", 8, "a", 8, "aoff", 8, "lda", 8, "b", 8, "ldb", 8, "kc", 8, "c", 8, "ldc", 8, "res", 8, "bias", 8, "mask", 8, "flags", 8)
+	fr := newFrame("n", 8, "taps", 8, "tab", 8, "a", 8, "aoff", 8, "lda", 8, "b", 8, "ldb", 8, "kc", 8, "c", 8, "ldc", 8, "res", 8, "bias", 8, "mask", 8, "flags", 8)
 	name := t.kernelName(rows)
-	sig := "(taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
-	fn := f.Func(name, sig, fr.size, fmt.Sprintf("%s computes a %d×%d convolution tile with NEON over a table of taps; see convKernel.", name, rows, t.nr))
+	sig := "(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
+	fn := f.Func(name, sig, fr.size, fmt.Sprintf("%s computes n %d×%d convolution tiles with NEON over a table of taps; see convKernel.", name, rows, t.nr))
+	fn.Label("top")
 
 	acc := func(i, j int) asm.VReg { return asm.V(i*nv + j) }
 	bReg := asm.V(t.mr * nv)
@@ -177,6 +178,31 @@ func emitNEONConvEpilogue(fn *asm.Func, fr *frame, rows, nv int, acc func(i, j i
 			fn.Op("ADD %s, %s, %s", R3, R1, R1)
 		}
 	}
+	// The next tile, while n says there is one: rows pixels further in the
+	// input, the output and the residual.
+	R2 := asm.R(2)
+	fn.Op("MOVD %s, %s", fr.arg("n"), R1)
+	fn.Op("SUBS $1, %s, %s", R1, R1)
+	fn.Op("BEQ done")
+	fn.Op("MOVD %s, %s", R1, fr.arg("n"))
+	fn.Op("MOVD %s, %s", fr.arg("lda"), R1)
+	fn.Op("MOVD $%d, %s", rows, R2)
+	fn.Op("MUL %s, %s, %s", R2, R1, R1)
+	fn.Op("MOVD %s, %s", fr.arg("aoff"), R2)
+	fn.Op("ADD %s, %s, %s", R1, R2, R2)
+	fn.Op("MOVD %s, %s", R2, fr.arg("aoff"))
+	fn.Op("MOVD %s, %s", fr.arg("ldc"), R1)
+	fn.Op("MOVD $%d, %s", rows*4, R2)
+	fn.Op("MUL %s, %s, %s", R2, R1, R1)
+	fn.Op("MOVD %s, %s", fr.arg("c"), R2)
+	fn.Op("ADD %s, %s, %s", R1, R2, R2)
+	fn.Op("MOVD %s, %s", R2, fr.arg("c"))
+	fn.Op("TBZ $4, %s, top", R0) // flagResidual
+	fn.Op("MOVD %s, %s", fr.arg("res"), R2)
+	fn.Op("ADD %s, %s, %s", R1, R2, R2)
+	fn.Op("MOVD %s, %s", R2, fr.arg("res"))
+	fn.Op("B top")
+	fn.Label("done")
 	fn.Op("RET")
 }
 
@@ -185,10 +211,11 @@ func emitNEONDepthwiseKernel(f *asm.File, t neonDWTile, rows int) {
 	if t.mr*nv+2*nv > 32 {
 		panic(fmt.Sprintf("NEON: a %d-pixel depthwise tile of %d vectors does not fit", t.mr, nv))
 	}
-	fr := newFrame("taps", 8, "tab", 8, "a", 8, "aoff", 8, "lda", 8, "w", 8, "c", 8, "ldc", 8, "res", 8, "bias", 8, "mask", 8, "flags", 8)
+	fr := newFrame("n", 8, "taps", 8, "tab", 8, "a", 8, "aoff", 8, "lda", 8, "w", 8, "c", 8, "ldc", 8, "res", 8, "bias", 8, "mask", 8, "flags", 8)
 	name := t.kernelName(rows)
-	sig := "(taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
-	fn := f.Func(name, sig, fr.size, fmt.Sprintf("%s computes %d output pixels × %d channels of a depthwise convolution with NEON over a table of taps; see dwKernel.", name, rows, 4*nv))
+	sig := "(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
+	fn := f.Func(name, sig, fr.size, fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with NEON over a table of taps; see dwKernel.", name, rows, 4*nv))
+	fn.Label("top")
 
 	acc := func(i, j int) asm.VReg { return asm.V(i*nv + j) }
 	wReg := asm.V(t.mr * nv)
