@@ -4,22 +4,17 @@ import "fmt"
 
 // Transposes and permutations of row-major float32 arrays.
 
-// transposePanels holds the transpose panel kernel of every level this CPU
-// and build can run (nil for the generic level) and its row count.
-var transposePanels = func() (t [levelAVX512 + 1]struct {
-	panel func(dst *float32, ldd int, src *float32, lds int, n int)
-	rows  int
+// transposeStrips holds the transpose strip kernel of every level this CPU
+// and build can run (nil for the generic level) and its width.
+var transposeStrips = func() (t [levelAVX512 + 1]struct {
+	strip func(dst *float32, ldd int, src *float32, lds int, n int)
+	width int
 }) {
 	for _, s := range runnable {
-		t[s.level].panel, t[s.level].rows = transposeArch(s.level)
+		t[s.level].strip, t[s.level].width = transposeArch(s.level)
 	}
 	return t
 }()
-
-// transposeTile is the width of the column tiles of a blocked transpose:
-// the destination rows a tile writes stay in L1 while the source panels
-// stream by.
-const transposeTile = 64
 
 // Transpose sets dst, a row-major [cols, rows] matrix, to the transpose of
 // x, a row-major [rows, cols] matrix: dst[j*rows+i] = x[i*cols+j]. dst must
@@ -31,31 +26,27 @@ func Transpose(dst, x []float32, rows, cols int) {
 	transposeStrided(dst, rows, x, cols, rows, cols)
 }
 
-// transposeStrided sets dst[j*ldd+i] = x[i*lds+j] for i < rows, j < cols,
-// in column tiles of transposeTile, whole panels by the level's kernel and
+// transposeStrided sets dst[j*ldd+i] = x[i*lds+j] for i < rows, j < cols:
+// strips of the level's width, each walked down its rows by the kernel, and
 // the edges in Go.
 func transposeStrided(dst []float32, ldd int, x []float32, lds int, rows, cols int) {
 	if rows == 0 || cols == 0 {
 		return
 	}
-	k := transposePanels[active.Load().level]
-	if k.panel == nil {
+	k := transposeStrips[active.Load().level]
+	if k.strip == nil {
 		transposeGo(dst, ldd, x, lds, 0, rows, 0, cols)
 		return
 	}
-	L := k.rows
-	fullRows := rows &^ (L - 1)
-	for cb := 0; cb < cols; cb += transposeTile {
-		cn := min(transposeTile, cols-cb)
-		cv := cn &^ (L - 1)
-		if cv > 0 {
-			for r := 0; r < fullRows; r += L {
-				k.panel(&dst[cb*ldd+r], ldd, &x[r*lds+cb], lds, cv)
-			}
+	L := k.width
+	fullRows, fullCols := rows&^(L-1), cols&^(L-1)
+	if fullRows > 0 {
+		for cb := 0; cb < fullCols; cb += L {
+			k.strip(&dst[cb*ldd], ldd, &x[cb], lds, fullRows)
 		}
-		if cv < cn {
-			transposeGo(dst, ldd, x, lds, 0, fullRows, cb+cv, cb+cn)
-		}
+	}
+	if fullCols < cols {
+		transposeGo(dst, ldd, x, lds, 0, fullRows, fullCols, cols)
 	}
 	if fullRows < rows {
 		transposeGo(dst, ldd, x, lds, fullRows, rows, 0, cols)

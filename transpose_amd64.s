@@ -4,9 +4,9 @@
 
 #include "textflag.h"
 
-// func transposePanel8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
+// func transposeStrip8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
 // Requires: AVX
-TEXT ·transposePanel8AVX2(SB), NOSPLIT, $0-40
+TEXT ·transposeStrip8AVX2(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ ldd+8(FP), DX
 	SHLQ $0x02, DX
@@ -62,8 +62,8 @@ loop:
 	VMOVUPS    Y13, (R11)(DX*1)
 	VMOVUPS    Y14, (R11)(DX*2)
 	VMOVUPS    Y15, (R11)(R9*1)
-	ADDQ       $0x20, SI
-	LEAQ       (R11)(DX*4), DI
+	LEAQ       (R10)(BX*4), SI
+	ADDQ       $0x20, DI
 	SUBQ       $0x08, CX
 	JMP        loop
 

@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// func transposePanel4NEON(dst *float32, ldd int, src *float32, lds int, n int)
-TEXT ·transposePanel4NEON(SB), NOSPLIT, $0-40
+// func transposeStrip4NEON(dst *float32, ldd int, src *float32, lds int, n int)
+TEXT ·transposeStrip4NEON(SB), NOSPLIT, $0-40
 	MOVD dst+0(FP), R0
 	MOVD ldd+8(FP), R1
 	LSL $2, R1, R1
@@ -17,14 +17,14 @@ TEXT ·transposePanel4NEON(SB), NOSPLIT, $0-40
 loop:
 	CMP $4, R4
 	BLT done
-	MOVD R2, R5
-	FMOVQ (R5), F0
-	ADD R3, R5, R5
-	FMOVQ (R5), F1
-	ADD R3, R5, R5
-	FMOVQ (R5), F2
-	ADD R3, R5, R5
-	FMOVQ (R5), F3
+	FMOVQ (R2), F0
+	ADD R3, R2, R2
+	FMOVQ (R2), F1
+	ADD R3, R2, R2
+	FMOVQ (R2), F2
+	ADD R3, R2, R2
+	FMOVQ (R2), F3
+	ADD R3, R2, R2
 	WORD $0x4e812804 // trn1 v4.4s, v0.4s, v1.4s
 	WORD $0x4e816805 // trn2 v5.4s, v0.4s, v1.4s
 	WORD $0x4e832846 // trn1 v6.4s, v2.4s, v3.4s
@@ -33,15 +33,15 @@ loop:
 	WORD $0x4ec728a1 // trn1 v1.2d, v5.2d, v7.2d
 	WORD $0x4ec66882 // trn2 v2.2d, v4.2d, v6.2d
 	WORD $0x4ec768a3 // trn2 v3.2d, v5.2d, v7.2d
-	FMOVQ F0, (R0)
-	ADD R1, R0, R0
-	FMOVQ F1, (R0)
-	ADD R1, R0, R0
-	FMOVQ F2, (R0)
-	ADD R1, R0, R0
-	FMOVQ F3, (R0)
-	ADD R1, R0, R0
-	ADD $16, R2, R2
+	MOVD R0, R5
+	FMOVQ F0, (R5)
+	ADD R1, R5, R5
+	FMOVQ F1, (R5)
+	ADD R1, R5, R5
+	FMOVQ F2, (R5)
+	ADD R1, R5, R5
+	FMOVQ F3, (R5)
+	ADD $16, R0, R0
 	SUB $4, R4, R4
 	B loop
 

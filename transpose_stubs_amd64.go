@@ -4,7 +4,7 @@
 
 package kiln
 
-// transposePanel8AVX2 transposes an 8×n panel of src into n rows of 8 in dst (n a multiple of 8).
+// transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //
 //go:noescape
-func transposePanel8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
+func transposeStrip8AVX2(dst *float32, ldd int, src *float32, lds int, n int)

@@ -4,7 +4,7 @@
 
 package kiln
 
-// transposePanel4NEON transposes a 4×n panel of src into n rows of 4 in dst (n a multiple of 4).
+// transposeStrip4NEON transposes an n×4 strip of src into 4 rows of n in dst (n a multiple of 4).
 //
 //go:noescape
-func transposePanel4NEON(dst *float32, ldd int, src *float32, lds int, n int)
+func transposeStrip4NEON(dst *float32, ldd int, src *float32, lds int, n int)

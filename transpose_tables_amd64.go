@@ -4,14 +4,14 @@
 
 package kiln
 
-// transposeArch returns the amd64 transpose panel kernel of an instruction-set
-// level and its row count, or nil.
-func transposeArch(level isaLevel) (panel func(dst *float32, ldd int, src *float32, lds int, n int), rows int) {
+// transposeArch returns the amd64 transpose strip kernel of an instruction-set
+// level and its width, or nil.
+func transposeArch(level isaLevel) (strip func(dst *float32, ldd int, src *float32, lds int, n int), width int) {
 	switch level {
 	case levelAVX512:
-		return transposePanel8AVX2, 8
+		return transposeStrip8AVX2, 8
 	case levelAVX2:
-		return transposePanel8AVX2, 8
+		return transposeStrip8AVX2, 8
 	}
 	return nil, 0
 }

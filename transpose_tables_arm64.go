@@ -4,12 +4,12 @@
 
 package kiln
 
-// transposeArch returns the arm64 transpose panel kernel of an instruction-set
-// level and its row count, or nil.
-func transposeArch(level isaLevel) (panel func(dst *float32, ldd int, src *float32, lds int, n int), rows int) {
+// transposeArch returns the arm64 transpose strip kernel of an instruction-set
+// level and its width, or nil.
+func transposeArch(level isaLevel) (strip func(dst *float32, ldd int, src *float32, lds int, n int), width int) {
 	switch level {
 	case levelNEON:
-		return transposePanel4NEON, 4
+		return transposeStrip4NEON, 4
 	}
 	return nil, 0
 }
