@@ -289,3 +289,19 @@ ENTRY e {
 		}
 	}
 }
+
+// A slice of a slice that is empty in a dimension, starting at the end of
+// the inner slice, was composed into one slice starting past the operand's
+// end, which the simplifier then failed to build (Compile failed).
+func TestRegressionEmptySliceOfSlice(t *testing.T) {
+	hlo := `HloModule m
+ENTRY e {
+  p = s32[13,4] parameter(0)
+  a = s32[5,4] slice(p), slice={[0:13:3], [0:4]}
+  ROOT b = s32[0,2] slice(a), slice={[5:5], [1:3]}
+}`
+	got, want := runBoth(t, hlo, ir.MustNewLiteral(ir.MakeShape(ir.S32, 13, 4)))
+	if !got[0].Equal(want[0]) {
+		t.Errorf("compiled %v, ir/eval %v", got[0], want[0])
+	}
+}

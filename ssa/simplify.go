@@ -799,10 +799,13 @@ func sliceSlice(b *builder, v *Value) *Value {
 		inner := x.Attrs.Slice[i]
 		start := inner.Start + inner.Stride*outer.Start
 		stride := inner.Stride * outer.Stride
-		limit := start
-		if n := v.Shape.Dims[i]; n > 0 {
-			limit = start + (n-1)*stride + 1
+		if v.Shape.Dims[i] == 0 {
+			// An empty outer slice may start past the inner one's end,
+			// and so past the operand's: any empty range will do.
+			sl[i] = ir.SliceDim{Start: 0, Limit: 0, Stride: 1}
+			continue
 		}
+		limit := start + (v.Shape.Dims[i]-1)*stride + 1
 		sl[i] = ir.SliceDim{Start: start, Limit: limit, Stride: stride}
 	}
 	return b.slice(x.Args[0], sl)
