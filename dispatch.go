@@ -67,6 +67,9 @@ type gemmKernels[T float] struct {
 	// transposed-B path (gemv.go), dotLanes its vector width.
 	dot4     func(k int, x *T, b *T, ldb int, out *T)
 	dotLanes int
+	// axpy4, when not nil, is the four-row axpy kernel of the single-row
+	// untransposed-B path (gemv.go), of the same vector width.
+	axpy4 func(n int, x *T, b *T, ldb int, y *T)
 	// kcSmall is the K block of the small-M path when it has several row
 	// tiles (C is tiny there, so it could be shorter than kc; measurements
 	// on Zen 5 found no gain).
@@ -116,6 +119,9 @@ func runnableSets(info cpuInfo) []*kernelSet {
 		setBlocking(s.d, 8, info)
 		if f := sdot4Kernels[s.level]; f != nil {
 			s.s.dot4, s.s.dotLanes = f, dot4Lanes[s.level]
+		}
+		if f := saxpy4Kernels[s.level]; f != nil {
+			s.s.axpy4 = f
 		}
 	}
 	return sets

@@ -10,3 +10,6 @@ var fmaPeakKernels = map[isaLevel]func(iters int){}
 
 // sdot4Kernels are the four-row dot-product kernels by level: none.
 var sdot4Kernels = map[isaLevel]func(k int, x *float32, b *float32, ldb int, out *float32){}
+
+// saxpy4Kernels are the four-row axpy kernels by level: none.
+var saxpy4Kernels = map[isaLevel]func(n int, x *float32, b *float32, ldb int, y *float32){}

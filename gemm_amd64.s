@@ -22747,3 +22747,107 @@ done:
 	VMOVUPS Y3, 96(AX)
 	VZEROUPPER
 	RET
+
+// func saxpy4AVX512(n int, x *float32, b *float32, ldb int, y *float32)
+// Requires: AVX, AVX512F
+TEXT ·saxpy4AVX512(SB), NOSPLIT, $0-40
+	MOVQ         n+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         ldb+24(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         y+32(FP), DI
+	VBROADCASTSS (CX), Z0
+	VBROADCASTSS 4(CX), Z1
+	VBROADCASTSS 8(CX), Z2
+	VBROADCASTSS 12(CX), Z3
+
+loop:
+	CMPQ        AX, $0x20
+	JL          tail
+	VMOVUPS     (DI), Z4
+	VFMADD231PS (DX), Z0, Z4
+	VMULPS      (DX)(BX*1), Z1, Z5
+	VFMADD231PS (DX)(BX*2), Z2, Z4
+	VFMADD231PS (DX)(SI*1), Z3, Z5
+	VADDPS      Z5, Z4, Z4
+	VMOVUPS     Z4, (DI)
+	VMOVUPS     64(DI), Z6
+	VFMADD231PS 64(DX), Z0, Z6
+	VMULPS      64(DX)(BX*1), Z1, Z7
+	VFMADD231PS 64(DX)(BX*2), Z2, Z6
+	VFMADD231PS 64(DX)(SI*1), Z3, Z7
+	VADDPS      Z7, Z6, Z6
+	VMOVUPS     Z6, 64(DI)
+	ADDQ        $0x80, DX
+	ADDQ        $0x80, DI
+	SUBQ        $0x20, AX
+	JMP         loop
+
+tail:
+	TESTQ       AX, AX
+	JE          done
+	VMOVUPS     (DI), Z4
+	VFMADD231PS (DX), Z0, Z4
+	VMULPS      (DX)(BX*1), Z1, Z5
+	VFMADD231PS (DX)(BX*2), Z2, Z4
+	VFMADD231PS (DX)(SI*1), Z3, Z5
+	VADDPS      Z5, Z4, Z4
+	VMOVUPS     Z4, (DI)
+
+done:
+	VZEROUPPER
+	RET
+
+// func saxpy4AVX2(n int, x *float32, b *float32, ldb int, y *float32)
+// Requires: AVX, FMA3
+TEXT ·saxpy4AVX2(SB), NOSPLIT, $0-40
+	MOVQ         n+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         ldb+24(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         y+32(FP), DI
+	VBROADCASTSS (CX), Y0
+	VBROADCASTSS 4(CX), Y1
+	VBROADCASTSS 8(CX), Y2
+	VBROADCASTSS 12(CX), Y3
+
+loop:
+	CMPQ        AX, $0x10
+	JL          tail
+	VMOVUPS     (DI), Y4
+	VFMADD231PS (DX), Y0, Y4
+	VMULPS      (DX)(BX*1), Y1, Y5
+	VFMADD231PS (DX)(BX*2), Y2, Y4
+	VFMADD231PS (DX)(SI*1), Y3, Y5
+	VADDPS      Y5, Y4, Y4
+	VMOVUPS     Y4, (DI)
+	VMOVUPS     32(DI), Y6
+	VFMADD231PS 32(DX), Y0, Y6
+	VMULPS      32(DX)(BX*1), Y1, Y7
+	VFMADD231PS 32(DX)(BX*2), Y2, Y6
+	VFMADD231PS 32(DX)(SI*1), Y3, Y7
+	VADDPS      Y7, Y6, Y6
+	VMOVUPS     Y6, 32(DI)
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, DI
+	SUBQ        $0x10, AX
+	JMP         loop
+
+tail:
+	TESTQ       AX, AX
+	JE          done
+	VMOVUPS     (DI), Y4
+	VFMADD231PS (DX), Y0, Y4
+	VMULPS      (DX)(BX*1), Y1, Y5
+	VFMADD231PS (DX)(BX*2), Y2, Y4
+	VFMADD231PS (DX)(SI*1), Y3, Y5
+	VADDPS      Y5, Y4, Y4
+	VMOVUPS     Y4, (DI)
+
+done:
+	VZEROUPPER
+	RET

@@ -38,7 +38,7 @@ type gemmJob[T float] struct {
 	goAct          bool
 
 	small  bool
-	gemv   bool
+	gemv   int // gemvNone, gemvDot, gemvAxpy
 	splitN bool
 	parts  int
 	bufs   []partBuffers[T]
@@ -102,7 +102,7 @@ func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T,
 	}
 	j.epFlags, j.goAct = j.ep.kernelFlags()
 	j.small = m <= smallM
-	j.gemv = useGemv(g, transA, transB, m, lda, pb)
+	j.gemv = gemvPath(g, transA, transB, m, lda, pb)
 	j.splitN = j.small || n >= m
 	j.parts = j.partCount()
 	for len(j.bufs) < j.parts {
@@ -150,8 +150,10 @@ func (j *gemmJob[T]) runPart(p int) {
 	}
 	buf.tile = grow(buf.tile, tile)
 	switch {
-	case j.gemv:
+	case j.gemv == gemvDot:
 		j.runGemv(n0, n1)
+	case j.gemv == gemvAxpy:
+		j.runGemvAxpy(buf, n0, n1)
 	case j.small:
 		j.runSmall(buf, n0, n1)
 	default:

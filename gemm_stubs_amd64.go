@@ -399,3 +399,13 @@ func sdot4AVX512(k int, x *float32, b *float32, ldb int, out *float32)
 //
 //go:noescape
 func sdot4AVX2(k int, x *float32, b *float32, ldb int, out *float32)
+
+// saxpy4AVX512 adds x[r]·b[r*ldb+j] over r < 4 to y[j] for j < n (a multiple of 16).
+//
+//go:noescape
+func saxpy4AVX512(n int, x *float32, b *float32, ldb int, y *float32)
+
+// saxpy4AVX2 adds x[r]·b[r*ldb+j] over r < 4 to y[j] for j < n (a multiple of 8).
+//
+//go:noescape
+func saxpy4AVX2(n int, x *float32, b *float32, ldb int, y *float32)

@@ -149,3 +149,9 @@ var sdot4Kernels = map[isaLevel]func(k int, x *float32, b *float32, ldb int, out
 	levelAVX2:   sdot4AVX2,
 	levelAVX512: sdot4AVX512,
 }
+
+// saxpy4Kernels are the four-row axpy kernels by level (see gemv.go).
+var saxpy4Kernels = map[isaLevel]func(n int, x *float32, b *float32, ldb int, y *float32){
+	levelAVX2:   saxpy4AVX2,
+	levelAVX512: saxpy4AVX512,
+}

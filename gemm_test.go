@@ -334,20 +334,21 @@ func TestEpilogueGoActivation(t *testing.T) {
 	}
 }
 
-// TestGemvTransposedB covers the single-row transposed-B path (gemv.go) at
-// every runnable level: every n modulo the 4-row kernel, k around the vector
-// widths, the epilogue, and A as a row or as a column with lda 1 (the path)
+// TestGemvSingleRow covers the single-row paths (gemv.go) at every runnable
+// level, B transposed or not: n and k around the 4-row kernels and the vector
+// widths, the epilogue, and A as a row or as a column with lda 1 (the paths)
 // or lda > 1 (the GEMM path).
-func TestGemvTransposedB(t *testing.T) {
+func TestGemvSingleRow(t *testing.T) {
 	orig := active.Load().level.String()
 	defer SetISA(orig)
 	r := rand.New(rand.NewPCG(18, 19))
 	for _, level := range ISALevels() {
 		SetISA(level)
-		for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 65} {
-			for _, k := range []int{1, 7, 8, 15, 16, 17, 31, 32, 33, 100} {
-				for i, tA := range []bool{false, true, true} {
-					tc := newCase[float32](r, tA, true, 1, n, k, 1.5, []float32{0, 0.5, 1}[i], 0, 1)
+		for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 65} {
+			for _, k := range []int{1, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 100} {
+				for i, tA := range []bool{false, true, true, false} {
+					tB := i != 3
+					tc := newCase[float32](r, tA, tB, 1, n, k, 1.5, []float32{0, 0.5, 1, 0.25}[i], 0, 1)
 					if tA && i == 2 {
 						tc.lda = 3 // a column of A with a stride: not the dot path
 						tc.a = randMatrix[float32](r, k, 1, 3, 1)
@@ -355,7 +356,7 @@ func TestGemvTransposedB(t *testing.T) {
 					tc.bias = randMatrix[float32](r, 1, n, n, 0)
 					tc.act = ActReLU
 					c := slices.Clone(tc.c0)
-					SgemmEpilogue(tc.transA, true, 1, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc, Epilogue{Bias: tc.bias, Act: ActReLU})
+					SgemmEpilogue(tc.transA, tB, 1, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc, Epilogue{Bias: tc.bias, Act: ActReLU})
 					tc.check(t, level+" gemv "+tc.String(), c)
 				}
 			}

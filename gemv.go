@@ -1,16 +1,79 @@
 package kiln
 
-// The single-row product with a transposed B, y = x·Bᵀ: each element is the
-// dot product of x with a row of B, so B is read once, row by row, in place,
-// by a kernel that takes four rows at a time — where the GEMM path would
-// first transpose all of B into panels.
+// The single-row products, y = x·B and y = x·Bᵀ, read B once, row by row, in
+// place: with Bᵀ each element of y is the dot product of x with a row of B
+// (where the GEMM path would first transpose all of B into panels); with B,
+// four rows at a time are scaled by their x and added into y (where the GEMM
+// path would walk B in narrow panels, a row stride apart).
 
 // dot4Lanes is the vector width (in float32s) of each level's sdot4 kernel.
 var dot4Lanes = map[isaLevel]int{levelAVX512: 16, levelAVX2: 8}
 
-// useGemv reports whether a call takes the dot-product path.
-func useGemv[T float](g *gemmKernels[T], transA, transB bool, m, lda int, pb []T) bool {
-	return m == 1 && transB && pb == nil && g.dot4 != nil && (!transA || lda == 1)
+// Single-row paths (gemmJob.gemv).
+const (
+	gemvNone = iota
+	gemvDot  // y = x·Bᵀ, dot4
+	gemvAxpy // y = x·B, axpy4
+)
+
+// gemvPath chooses a call's single-row path: M = 1 with A a contiguous row,
+// B not prepacked, and the level's kernel present.
+func gemvPath[T float](g *gemmKernels[T], transA, transB bool, m, lda int, pb []T) int {
+	switch {
+	case m != 1 || pb != nil || transA && lda != 1:
+		return gemvNone
+	case transB && g.dot4 != nil:
+		return gemvDot
+	case !transB && g.axpy4 != nil:
+		return gemvAxpy
+	}
+	return gemvNone
+}
+
+// runGemvAxpy computes C(0, n0:n1) = act(alpha·Σp a[p]·B(p,n) + beta·C + bias)
+// into an accumulator row, four rows of B at a time.
+func (j *gemmJob[T]) runGemvAxpy(buf *partBuffers[T], n0, n1 int) {
+	g := j.kern
+	k, cols := j.k, n1-n0
+	nv := cols / g.dotLanes * g.dotLanes
+	buf.b = grow(buf.b, cols)
+	acc := buf.b
+	clear(acc)
+	x := j.a[:k]
+	k4 := k / 4 * 4
+	if nv > 0 {
+		for p := 0; p < k4; p += 4 {
+			g.axpy4(nv, &x[p], &j.b[p*j.ldb+n0], j.ldb, &acc[0])
+		}
+	}
+	for p := 0; p < k; p++ {
+		lo := nv
+		if p >= k4 {
+			lo = 0
+		}
+		xp := x[p]
+		row := j.b[p*j.ldb+n0+lo : p*j.ldb+n1]
+		for c, bv := range row {
+			acc[lo+c] += xp * bv
+		}
+	}
+	flags := j.epFlags
+	for c, s := range acc {
+		v := j.alpha * s
+		if j.beta != 0 {
+			v += j.beta * j.c[n0+c]
+		}
+		if flags&flagBias != 0 {
+			v += j.ep.bias[n0+c]
+		}
+		if flags&flagReLU != 0 && v < 0 {
+			v = 0
+		}
+		j.c[n0+c] = v
+	}
+	if j.goAct {
+		j.ep.applyAct(j.c[n0:n1])
+	}
 }
 
 // runGemv computes C(0, n0:n1) = act(alpha·Σp a[p]·B(n,p) + beta·C + bias).

@@ -42,7 +42,7 @@ func generateGEMMARM64() ([]outFile, error) {
 	return []outFile{
 		{"gemm_arm64.s", f.Bytes()},
 		{"gemm_stubs_arm64.go", f.Stubs("kiln")},
-		{"gemm_tables_arm64.go", gemmTables("arm64", tables, map[string]string{"levelNEON": peak}, nil)},
+		{"gemm_tables_arm64.go", gemmTables("arm64", tables, map[string]string{"levelNEON": peak}, nil, nil)},
 	}, nil
 }
 
