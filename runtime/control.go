@@ -10,14 +10,16 @@ import (
 
 // whileStep runs a while loop: the state starts as a copy of the operand;
 // each iteration runs the condition program on it, and, while it yields
-// true, the body program, whose results become the next state. The body
-// writes into a second state area (its results cannot overwrite the state it
-// is still reading), which is then copied back leaf by leaf.
+// true, the body program, whose results become the next state. A state
+// element the body computes only after its last read of the old value is
+// written in place; the others go to a second area of the body's arena and
+// are copied back after the iteration.
 type whileStep struct {
 	init, state []loc
 	cond, body  *program
-	pred        loc   // in the condition's frame
-	next        []loc // in the body's frame
+	pred        loc    // in the condition's frame
+	next        []loc  // in the body's frame
+	inPlace     []bool // the body writes state element i directly
 }
 
 func (c *compiler) whileStep(plan *sched.Plan, k *sched.Kernel) (step, error) {
@@ -35,12 +37,97 @@ func (c *compiler) whileStep(plan *sched.Plan, k *sched.Kernel) (step, error) {
 	s.pred = loc{kind: sched.Arena, off: roundUp(cond.arena, 64), size: 1}
 	cond.arena = roundUp(cond.arena, 64) + 64
 	off := roundUp(body.arena, 64)
-	for _, l := range s.state {
+	s.inPlace = writesAfterLastRead(body.plan, len(s.state))
+	for i, l := range s.state {
 		s.next = append(s.next, loc{kind: sched.Arena, off: off, size: l.size})
-		off += roundUp(l.size, 64)
+		if !s.inPlace[i] {
+			off += roundUp(l.size, 64)
+		}
 	}
 	body.arena = off
 	return s, nil
+}
+
+// writesAfterLastRead reports, for each result leaf of a loop body, whether
+// the body may write it over the parameter leaf of the same index: the
+// kernel producing it runs after every kernel that reads the parameter, or
+// is that last reader and a loop reading the parameter only element for
+// element (at the position it writes).
+func writesAfterLastRead(plan *sched.Plan, leaves int) []bool {
+	ok := make([]bool, leaves)
+	if len(plan.Results) != leaves {
+		return ok
+	}
+	lastRead := make([]int, leaves)
+	for i := range lastRead {
+		lastRead[i] = -1
+	}
+	producer := make([]int, leaves)
+	for i := range producer {
+		producer[i] = -1
+	}
+	for ki, k := range plan.Kernels {
+		for _, in := range k.In {
+			for _, b := range paramLeaves(in) {
+				if b.Param < leaves {
+					lastRead[b.Param] = ki
+				}
+			}
+		}
+		for _, r := range resultLeaves(k.Out) {
+			if r.Result < leaves {
+				producer[r.Result] = ki
+			}
+		}
+	}
+	for i := range ok {
+		ok[i] = producer[i] > lastRead[i]
+		if p := producer[i]; p >= 0 && p == lastRead[i] {
+			k := plan.Kernels[p]
+			if k.Kind != sched.Loop || k.Loop == nil {
+				continue
+			}
+			ok[i] = true
+			for in, b := range k.In {
+				for _, l := range paramLeaves(b) {
+					if l.Param == i && !sched.ReadsElementwise(k.Loop, in) {
+						ok[i] = false
+					}
+				}
+			}
+		}
+	}
+	return ok
+}
+
+// paramLeaves resolves a buffer to the parameter leaves whose memory it uses.
+func paramLeaves(b *sched.Buffer) []*sched.Buffer {
+	if b.Kind == sched.Tuple {
+		var out []*sched.Buffer
+		for _, e := range b.Elems {
+			out = append(out, paramLeaves(e)...)
+		}
+		return out
+	}
+	if r, _ := b.Root(); r.Kind == sched.Param {
+		return []*sched.Buffer{r}
+	}
+	return nil
+}
+
+// resultLeaves resolves a buffer to the result leaves it writes.
+func resultLeaves(b *sched.Buffer) []*sched.Buffer {
+	if b.Kind == sched.Tuple {
+		var out []*sched.Buffer
+		for _, e := range b.Elems {
+			out = append(out, resultLeaves(e)...)
+		}
+		return out
+	}
+	if r, _ := b.Root(); r.Kind == sched.Result {
+		return []*sched.Buffer{r}
+	}
+	return nil
 }
 
 func (s *whileStep) name() string { return "while" }
@@ -69,13 +156,19 @@ func (s *whileStep) exec(fr *frame) error {
 		}
 		for i, l := range s.state {
 			bf.params[i] = fr.bytes(l)
-			bf.results[i] = bf.bytes(s.next[i])
+			if s.inPlace[i] {
+				bf.results[i] = bf.params[i]
+			} else {
+				bf.results[i] = bf.bytes(s.next[i])
+			}
 		}
 		if err := s.body.run(bf); err != nil {
 			return err
 		}
 		for i, l := range s.state {
-			copy(fr.bytes(l), bf.results[i])
+			if !s.inPlace[i] {
+				copy(fr.bytes(l), bf.results[i])
+			}
 		}
 	}
 }

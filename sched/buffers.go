@@ -58,7 +58,7 @@ func (s *scheduler) reuseInPlace() {
 			root, off := b.Root()
 			if root.Kind != Arena || off != 0 || root.Last != i || b.Size() != k.Out.Size() ||
 				root.Size() != b.Size() || b.Shape.Elem.ByteSize() != k.Out.Shape.Elem.ByteSize() ||
-				!readsElementwise(k.Loop, in) {
+				!ReadsElementwise(k.Loop, in) {
 				continue
 			}
 			last := k.Out.Last
@@ -69,9 +69,9 @@ func (s *scheduler) reuseInPlace() {
 	}
 }
 
-// readsElementwise reports whether every load of input `in` in the loop
+// ReadsElementwise reports whether every load of input `in` in the loop
 // reads the element at the output position being written.
-func readsElementwise(lp *LoopProgram, in int) bool {
+func ReadsElementwise(lp *LoopProgram, in int) bool {
 	found := false
 	for _, op := range lp.Ops {
 		if op.Op != ssa.OpParameter || op.Access.Input != in {
