@@ -305,3 +305,25 @@ ENTRY e {
 		t.Errorf("compiled %v, ir/eval %v", got[0], want[0])
 	}
 }
+
+// F8E4M3FN has no infinities: +Inf converts to its NaN, and the simplifier
+// took a NaN bound for +Inf, dropping minimum(x, NaN) (whose result is NaN).
+func TestRegressionMinimumWithNaNF8E4M3FN(t *testing.T) {
+	hlo := `HloModule m
+ENTRY e {
+  x = f8e4m3fn[3] parameter(0)
+  nan = f8e4m3fn[] constant(nan)
+  b = f8e4m3fn[3] broadcast(nan), dimensions={}
+  ROOT m = f8e4m3fn[3] minimum(x, b)
+}`
+	x := ir.MustNewLiteral(ir.MakeShape(ir.F8E4M3FN, 3))
+	for i := range 3 {
+		x.SetFloat64At(i, float64(i)-1)
+	}
+	got, want := runBoth(t, hlo, x)
+	for i := range 3 {
+		if g, w := got[0].Float64At(i), want[0].Float64At(i); math.IsNaN(g) != math.IsNaN(w) {
+			t.Errorf("element %d: compiled %v, ir/eval %v", i, g, w)
+		}
+	}
+}

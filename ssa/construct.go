@@ -246,7 +246,13 @@ func isSplatOf(v *Value, x float64) bool {
 	if !ok || l.Shape().Elem.IsComplex() {
 		return false
 	}
-	return bytes.Equal(l.Bytes(), scalarLiteral(l.Shape().Elem, x).Bytes())
+	want := scalarLiteral(l.Shape().Elem, x)
+	if want.Float64At(0) != x {
+		// The type cannot hold x: F8E4M3FN has no infinities, and +Inf
+		// converts to its NaN, which must not pass for +Inf.
+		return false
+	}
+	return bytes.Equal(l.Bytes(), want.Bytes())
 }
 
 // isAllOnes reports whether every element of an integer or PRED v has all
