@@ -26,9 +26,15 @@ func Transpose(dst, x []float32, rows, cols int) {
 	transposeStrided(dst, rows, x, cols, rows, cols)
 }
 
+// transposeBlockRows is how far down a strip one kernel call walks: blocks
+// of 32 rows keep the source lines a block reads in L1/L2 for the next strip
+// and bound the pages one call touches (measured best or near-best from
+// 768×768 to 4096×512, 1.6× faster than whole strips at 1024×1024).
+const transposeBlockRows = 32
+
 // transposeStrided sets dst[j*ldd+i] = x[i*lds+j] for i < rows, j < cols:
-// strips of the level's width, each walked down its rows by the kernel, and
-// the edges in Go.
+// blocks of transposeBlockRows rows, strips of the level's width across each
+// block walked down by the kernel, and the edges in Go.
 func transposeStrided(dst []float32, ldd int, x []float32, lds int, rows, cols int) {
 	if rows == 0 || cols == 0 {
 		return
@@ -40,9 +46,10 @@ func transposeStrided(dst []float32, ldd int, x []float32, lds int, rows, cols i
 	}
 	L := k.width
 	fullRows, fullCols := rows&^(L-1), cols&^(L-1)
-	if fullRows > 0 {
+	for rb := 0; rb < fullRows; rb += transposeBlockRows {
+		rn := min(transposeBlockRows, fullRows-rb)
 		for cb := 0; cb < fullCols; cb += L {
-			k.strip(&dst[cb*ldd], ldd, &x[cb], lds, fullRows)
+			k.strip(&dst[cb*ldd+rb], ldd, &x[rb*lds+cb], lds, rn)
 		}
 	}
 	if fullCols < cols {
