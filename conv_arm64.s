@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// func sconvNEONTaps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps1x16(SB), NOSPLIT, $0-120
+// func sconvNEONTaps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps1x16(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -49,9 +49,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -63,7 +63,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -73,7 +73,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -100,23 +100,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $4, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps2x16(SB), NOSPLIT, $0-120
+// func sconvNEONTaps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps2x16(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -170,9 +170,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -190,7 +190,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -206,7 +206,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -243,23 +243,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $8, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps3x16(SB), NOSPLIT, $0-120
+// func sconvNEONTaps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps3x16(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -323,9 +323,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -349,7 +349,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -371,7 +371,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -418,23 +418,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $12, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps4x16(SB), NOSPLIT, $0-120
+// func sconvNEONTaps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps4x16(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -508,9 +508,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -540,7 +540,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -568,7 +568,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -625,23 +625,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $16, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps5x16(SB), NOSPLIT, $0-120
+// func sconvNEONTaps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps5x16(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -725,9 +725,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -763,7 +763,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -797,7 +797,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -864,23 +864,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $20, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps6x16(SB), NOSPLIT, $0-120
+// func sconvNEONTaps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps6x16(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -974,9 +974,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1018,7 +1018,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
@@ -1058,7 +1058,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V24.S4, V25.S4, V26.S4, V27.S4]
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
@@ -1135,23 +1135,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $24, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps1x8(SB), NOSPLIT, $0-120
+// func sconvNEONTaps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps1x8(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -1191,9 +1191,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1203,7 +1203,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1211,7 +1211,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1234,23 +1234,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $4, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps2x8(SB), NOSPLIT, $0-120
+// func sconvNEONTaps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps2x8(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -1296,9 +1296,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1312,7 +1312,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1324,7 +1324,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1353,23 +1353,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $8, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps3x8(SB), NOSPLIT, $0-120
+// func sconvNEONTaps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps3x8(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -1421,9 +1421,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1441,7 +1441,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1457,7 +1457,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1492,23 +1492,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $12, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps4x8(SB), NOSPLIT, $0-120
+// func sconvNEONTaps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps4x8(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -1566,9 +1566,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1590,7 +1590,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1610,7 +1610,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1651,23 +1651,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $16, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps5x8(SB), NOSPLIT, $0-120
+// func sconvNEONTaps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps5x8(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -1731,9 +1731,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1759,7 +1759,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1783,7 +1783,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -1830,23 +1830,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $20, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps6x8(SB), NOSPLIT, $0-120
+// func sconvNEONTaps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps6x8(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -1916,9 +1916,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -1948,7 +1948,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -1976,7 +1976,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -2029,23 +2029,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $24, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps7x8(SB), NOSPLIT, $0-120
+// func sconvNEONTaps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps7x8(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -2121,9 +2121,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2157,7 +2157,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -2189,7 +2189,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -2248,23 +2248,23 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $28, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:
 	RET
 
-// func sconvNEONTaps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
-TEXT ·sconvNEONTaps8x8(SB), NOSPLIT, $0-120
+// func sconvNEONTaps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+TEXT ·sconvNEONTaps8x8(SB), NOSPLIT, $0-128
 
 top:
 	MOVD taps+8(FP), R0
@@ -2346,9 +2346,9 @@ next:
 	CBNZ R0, tap
 
 epilogue:
-	MOVD flags+112(FP), R0
-	MOVD c+72(FP), R1
-	MOVD ldc+80(FP), R3
+	MOVD flags+120(FP), R0
+	MOVD c+80(FP), R1
+	MOVD ldc+88(FP), R3
 	LSL $2, R3, R3
 	TBZ $0, R0, noload
 	MOVD R1, R17
@@ -2386,7 +2386,7 @@ epilogue:
 
 noload:
 	TBZ $4, R0, nores
-	MOVD res+88(FP), R4
+	MOVD res+96(FP), R4
 	MOVD R4, R17
 	VLD1 (R17), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
@@ -2422,7 +2422,7 @@ noload:
 
 nores:
 	TBZ $1, R0, nobias
-	MOVD bias+96(FP), R5
+	MOVD bias+104(FP), R5
 	VLD1 (R5), [V16.S4, V17.S4]
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
@@ -2487,16 +2487,16 @@ norelu:
 	MOVD aoff+32(FP), R2
 	ADD R1, R2, R2
 	MOVD R2, aoff+32(FP)
-	MOVD ldc+80(FP), R1
+	MOVD ldc+88(FP), R1
 	MOVD $32, R2
 	MUL R2, R1, R1
-	MOVD c+72(FP), R2
+	MOVD c+80(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, c+72(FP)
+	MOVD R2, c+80(FP)
 	TBZ $4, R0, top
-	MOVD res+88(FP), R2
+	MOVD res+96(FP), R2
 	ADD R1, R2, R2
-	MOVD R2, res+88(FP)
+	MOVD R2, res+96(FP)
 	B top
 
 done:

@@ -161,6 +161,10 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 			continue
 		}
 		for kb := 0; kb < pl.kblocks; kb++ {
+			// While this block of weights is swept, the kernels prefetch
+			// the next one into L2.
+			next, limit := j.nextBlock(nb, kb, c0, c1)
+			cursor := 0
 			for u := u0; u < u1; {
 				img, tile := u/t, &pl.tiles[u%t]
 				n := min(int(pl.span[u%t]), u1-u)
@@ -210,11 +214,16 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 					}
 					kern := j.k.gemm[c.set].rows[tile.rows]
 					aoff := tile.aoff + c.g*p.ciG
+					var pf *float32
+					if cursor < limit {
+						pf = &p.data[next+cursor]
+						cursor += n * (tb - ta) * box.kc * 16
+					}
 					switch {
 					case c.cols == c.width:
-						kern(n, tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, &j.y[off], box.ldc, res, bias, nil, flags)
+						kern(n, tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, pf, &j.y[off], box.ldc, res, bias, nil, flags)
 					case j.k.masked:
-						kern(n, tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, &j.y[off], box.ldc, res, bias, &edgeMasks[maxNR-c.cols], flags|flagPartial)
+						kern(n, tb-ta, tab, a, aoff, box.lda, b, p.nr, box.kc, pf, &j.y[off], box.ldc, res, bias, &edgeMasks[maxNR-c.cols], flags|flagPartial)
 					default:
 						for m := 0; m < n; m++ {
 							r := m * int(tile.rows)
@@ -232,6 +241,35 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 	}
 }
 
+// nextBlock returns where the weights of the sweep after (nb, kb) start in
+// the packed data and how many elements of them to prefetch: the next block
+// of taps of the same columns, or the first of the next block of columns of
+// the part's range [c0, c1). It returns a zero limit when there is none.
+func (j *convJob) nextBlock(nb, kb, c0, c1 int) (start, limit int) {
+	pl := j.pl
+	p := pl.p
+	k := p.taps * p.ciG
+	if kb++; kb == pl.kblocks {
+		kb = 0
+		for nb++; nb+1 < len(pl.nblocks) && pl.nblocks[nb+1] <= c0; nb++ {
+		}
+	}
+	if nb+1 >= len(pl.nblocks) || k == 0 {
+		return 0, 0
+	}
+	ca, cb := max(pl.nblocks[nb], c0), min(pl.nblocks[nb+1], c1)
+	if ca >= cb {
+		return 0, 0
+	}
+	outer := p.taps / p.kernel[p.nd-1]
+	rowsPerOuter := p.kernel[p.nd-1] * p.ciG
+	r0 := kb * outer / pl.kblocks * rowsPerOuter
+	r1 := (kb + 1) * outer / pl.kblocks * rowsPerOuter
+	c := &pl.cols[ca]
+	start = (c.g*p.panels+c.q)*k*p.nr + r0*p.nr
+	return start, min((r1-r0)*p.nr*(cb-ca), len(p.data)-start)
+}
+
 // scratchTile runs a partial tile through a scratch tile, for kernels
 // without masked loads and stores, and applies the epilogue in Go.
 func (j *convJob) scratchTile(kern convKernel, taps int, tab *int, a *float32, aoff int, box *convBox, b *float32, rows, off, ch, width, cols int, flags uint, s []float32) {
@@ -241,7 +279,7 @@ func (j *convJob) scratchTile(kern convKernel, taps int, tab *int, a *float32, a
 			copy(s[i*width:i*width+cols], j.y[off+i*box.ldc:])
 		}
 	}
-	kern(1, taps, tab, a, aoff, box.lda, b, ldb, box.kc, &s[0], width, nil, nil, nil, flags&flagLoadC)
+	kern(1, taps, tab, a, aoff, box.lda, b, ldb, box.kc, nil, &s[0], width, nil, nil, nil, flags&flagLoadC)
 	for i := 0; i < rows; i++ {
 		j.storeRow(j.y[off+i*box.ldc:off+i*box.ldc+cols], s[i*width:i*width+cols], off+i*box.ldc, ch, flags)
 	}

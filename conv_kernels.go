@@ -19,8 +19,11 @@ package kiln
 // the NHWC input: tab[2t] is the offset of tap t from the tile's first
 // pixel (aoff, which may lie outside the input when only some taps are
 // valid), lda the distance between the tile's pixels. B is a panel of the
-// packed weights.
-type convKernel func(n, taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, c *float32, ldc int, res, bias *float32, mask *int32, flags uint)
+// packed weights. pf, when not nil, is where the weights the driver needs
+// next start: kernels that can prefetch into L2 one 64-byte line of them
+// per k step, moving on from call to call (the driver advances pf by as
+// many lines as the call makes k steps); the result does not depend on it.
+type convKernel func(n, taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, pf *float32, c *float32, ldc int, res, bias *float32, mask *int32, flags uint)
 
 // dwKernel computes n tiles of rows output pixels × vecs vectors of channels
 // of a depthwise convolution (one input channel per output channel), moved

@@ -107,7 +107,12 @@ func checkConvKernel(t *testing.T, name string, r *rand.Rand, kern convKernel, t
 	if taps > 0 {
 		tp = &tab[0]
 	}
-	kern(tiles, taps, tp, &a[0], aoff, lda, &b[0], ldb, kc, &got[0], ldc, &res[0], &bias[0], mask, flags)
+	// Prefetching (of b itself) must not change the result.
+	var pf *float32
+	if flags&flagBias != 0 {
+		pf = &b[0]
+	}
+	kern(tiles, taps, tp, &a[0], aoff, lda, &b[0], ldb, kc, pf, &got[0], ldc, &res[0], &bias[0], mask, flags)
 	for m := 0; m < tiles; m++ {
 		off := m * rows * ldc
 		convTwin(rows, nr, taps, tp, &a[0], aoff+m*rows*lda, lda, &b[0], ldb, kc, &want[off], ldc, &res[off], &bias[0], mask, flags)

@@ -7,262 +7,262 @@ package kiln
 // sconvAVX512Taps1x64 computes n 1×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps1x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps1x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps2x64 computes n 2×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps2x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps2x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps3x64 computes n 3×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps3x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps3x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps4x64 computes n 4×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps4x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps4x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps5x64 computes n 5×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps5x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps5x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps6x64 computes n 6×64 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps6x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps6x64(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps1x32 computes n 1×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps1x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps2x32 computes n 2×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps2x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps3x32 computes n 3×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps3x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps4x32 computes n 4×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps4x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps5x32 computes n 5×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps5x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps6x32 computes n 6×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps6x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps7x32 computes n 7×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps7x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps8x32 computes n 8×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps8x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps9x32 computes n 9×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps9x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps10x32 computes n 10×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps10x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps11x32 computes n 11×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps11x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps11x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps12x32 computes n 12×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps12x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps12x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps13x32 computes n 13×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps13x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps13x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps14x32 computes n 14×32 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps14x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps14x32(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps1x16 computes n 1×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps2x16 computes n 2×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps3x16 computes n 3×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps4x16 computes n 4×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps5x16 computes n 5×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps6x16 computes n 6×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps7x16 computes n 7×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps7x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps8x16 computes n 8×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps8x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps9x16 computes n 9×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps9x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps10x16 computes n 10×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps10x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps11x16 computes n 11×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps11x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps12x16 computes n 12×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps12x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps13x16 computes n 13×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps13x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX512Taps14x16 computes n 14×16 convolution tiles with AVX512 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX512Taps14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX512Taps14x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps1x16 computes n 1×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps2x16 computes n 2×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps3x16 computes n 3×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps4x16 computes n 4×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps5x16 computes n 5×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps6x16 computes n 6×16 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps1x8 computes n 1×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps2x8 computes n 2×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps3x8 computes n 3×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps4x8 computes n 4×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps5x8 computes n 5×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps6x8 computes n 6×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps7x8 computes n 7×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps8x8 computes n 8×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps9x8 computes n 9×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps10x8 computes n 10×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps10x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps10x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps11x8 computes n 11×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps11x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps11x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvAVX2Taps12x8 computes n 12×8 convolution tiles with AVX2 over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvAVX2Taps12x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvAVX2Taps12x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sdepthwiseAVX512Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a depthwise convolution with AVX512 over a table of taps; see dwKernel.
 //

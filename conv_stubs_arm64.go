@@ -7,72 +7,72 @@ package kiln
 // sconvNEONTaps1x16 computes n 1×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps1x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps2x16 computes n 2×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps2x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps3x16 computes n 3×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps3x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps4x16 computes n 4×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps4x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps5x16 computes n 5×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps5x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps6x16 computes n 6×16 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps6x16(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps1x8 computes n 1×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps1x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps2x8 computes n 2×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps2x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps3x8 computes n 3×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps3x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps4x8 computes n 4×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps4x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps5x8 computes n 5×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps5x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps6x8 computes n 6×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps6x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps7x8 computes n 7×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps7x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sconvNEONTaps8x8 computes n 8×8 convolution tiles with NEON over a table of taps; see convKernel.
 //
 //go:noescape
-func sconvNEONTaps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
+func sconvNEONTaps8x8(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
 // sdepthwiseNEONPixels1x16 computes n tiles of 1 output pixels × 16 channels of a depthwise convolution with NEON over a table of taps; see dwKernel.
 //

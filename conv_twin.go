@@ -9,7 +9,7 @@ import "unsafe"
 const twinTileMax = 16 * maxNR
 
 func twinConvKernel(rows, nr int) convKernel {
-	return func(n, taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, c *float32, ldc int, res, bias *float32, mask *int32, flags uint) {
+	return func(n, taps int, tab *int, a *float32, aoff, lda int, b *float32, ldb, kc int, pf *float32, c *float32, ldc int, res, bias *float32, mask *int32, flags uint) {
 		for m := 0; m < n; m++ {
 			off := m * rows * ldc
 			convTwin(rows, nr, taps, tab, a, aoff+m*rows*lda, lda, b, ldb, kc, convAt(c, off), ldc, convAt(res, off), bias, mask, flags)

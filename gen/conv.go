@@ -94,7 +94,7 @@ func (t dwTile) kernelName(rows int) string {
 	return fmt.Sprintf("sdepthwise%sPixels%dx%d", t.v.name, rows, t.nv*t.v.lanes(f32))
 }
 
-const convSignature = "func(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
+const convSignature = "func(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
 
 const dwSignature = "func(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
 
@@ -323,6 +323,10 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 	kc := f.Load(f.Param("kc"), f.GP64())
 	rb := newRowBases(f, rows, lda)
 	bp, k := f.GP64(), f.GP64()
+	// pf, when not nil, is where the weights of the driver's next block
+	// start: one line of them is prefetched into L2 per k step, so that
+	// they stream in from L3 while this block is computed.
+	pf := f.Load(f.Param("pf"), f.GP64())
 
 	for i := 0; i < nacc; i++ {
 		r := v.vec(i)
@@ -335,9 +339,13 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 	f.TESTQ(taps, taps)
 	f.JE(operand.LabelRef("epilogue"))
 
-	step := func(u int) {
+	step := func(u int, prefetch bool) {
 		for j := 0; j < nv; j++ {
 			f.VMOVUPS(mem(bp, j*v.bytes), bReg(j))
+		}
+		if prefetch {
+			f.PREFETCHT1(mem(pf, 0))
+			f.ADDQ(imm(64), pf)
 		}
 		for i := 0; i < rows; i++ {
 			if t.embedded {
@@ -355,33 +363,48 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 		f.ADDQ(ldb, bp)
 	}
 
-	f.Label("tap")
-	f.MOVQ(mem(tab, 0), rb.bases[0])
-	f.LEAQ(memIdx(a, rb.bases[0], 4, 0), rb.bases[0])
-	rb.set(f)
-	f.MOVQ(mem(tab, 8), bp)
-	f.LEAQ(memIdx(b, bp, 4, 0), bp)
-	f.ADDQ(imm(16), tab)
-	f.MOVQ(kc, k)
-	f.Label("loop")
-	f.CMPQ(k, imm(t.unroll))
-	f.JL(operand.LabelRef("tail"))
-	for u := 0; u < t.unroll; u++ {
-		step(u)
+	tapLoop := func(sfx string, prefetch bool) {
+		f.Label("tap" + sfx)
+		f.MOVQ(mem(tab, 0), rb.bases[0])
+		f.LEAQ(memIdx(a, rb.bases[0], 4, 0), rb.bases[0])
+		rb.set(f)
+		f.MOVQ(mem(tab, 8), bp)
+		f.LEAQ(memIdx(b, bp, 4, 0), bp)
+		f.ADDQ(imm(16), tab)
+		f.MOVQ(kc, k)
+		f.Label("loop" + sfx)
+		f.CMPQ(k, imm(t.unroll))
+		f.JL(operand.LabelRef("tail" + sfx))
+		for u := 0; u < t.unroll; u++ {
+			step(u, prefetch)
+		}
+		rb.advance(f, t.unroll*e.size)
+		f.SUBQ(imm(t.unroll), k)
+		f.JMP(operand.LabelRef("loop" + sfx))
+		f.Label("tail" + sfx)
+		f.TESTQ(k, k)
+		f.JE(operand.LabelRef("next" + sfx))
+		step(0, prefetch)
+		rb.advance(f, e.size)
+		f.DECQ(k)
+		f.JMP(operand.LabelRef("tail" + sfx))
+		f.Label("next" + sfx)
+		f.DECQ(taps)
+		f.JNE(operand.LabelRef("tap" + sfx))
+		if prefetch {
+			// The next tile of the call goes on from here.
+			pfArg, err := f.Param("pf").Resolve()
+			if err != nil {
+				panic(err)
+			}
+			f.MOVQ(pf, pfArg.Addr)
+		}
+		f.JMP(operand.LabelRef("epilogue"))
 	}
-	rb.advance(f, t.unroll*e.size)
-	f.SUBQ(imm(t.unroll), k)
-	f.JMP(operand.LabelRef("loop"))
-	f.Label("tail")
-	f.TESTQ(k, k)
-	f.JE(operand.LabelRef("next"))
-	step(0)
-	rb.advance(f, e.size)
-	f.DECQ(k)
-	f.JMP(operand.LabelRef("tail"))
-	f.Label("next")
-	f.DECQ(taps)
-	f.JNE(operand.LabelRef("tap"))
+	f.TESTQ(pf, pf)
+	f.JNE(operand.LabelRef("tappf"))
+	tapLoop("", false)
+	tapLoop("pf", true)
 
 	f.Label("epilogue")
 	emitConvEpilogue(f, v, rows, nv, acc, func(i int) reg.VecPhysical { return v.vec(t.mr*nv + i) }, v.regs-t.mr*nv)

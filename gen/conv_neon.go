@@ -72,9 +72,9 @@ func emitNEONConvKernel(f *asm.File, t neonConvTile, rows int) {
 	if t.mr*nv+nv+4 > 32 || t.mr > 8 {
 		panic(fmt.Sprintf("NEON: a %d×%d conv tile does not fit the registers", t.mr, t.nr))
 	}
-	fr := newFrame("n", 8, "taps", 8, "tab", 8, "a", 8, "aoff", 8, "lda", 8, "b", 8, "ldb", 8, "kc", 8, "c", 8, "ldc", 8, "res", 8, "bias", 8, "mask", 8, "flags", 8)
+	fr := newFrame("n", 8, "taps", 8, "tab", 8, "a", 8, "aoff", 8, "lda", 8, "b", 8, "ldb", 8, "kc", 8, "pf", 8, "c", 8, "ldc", 8, "res", 8, "bias", 8, "mask", 8, "flags", 8)
 	name := t.kernelName(rows)
-	sig := "(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
+	sig := "(n int, taps int, tab *int, a *float32, aoff int, lda int, b *float32, ldb int, kc int, pf *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)"
 	fn := f.Func(name, sig, fr.size, fmt.Sprintf("%s computes n %d×%d convolution tiles with NEON over a table of taps; see convKernel.", name, rows, t.nr))
 	fn.Label("top")
 
