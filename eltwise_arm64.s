@@ -7238,17 +7238,16 @@ TEXT ·logisticF32NEON(SB), NOSPLIT, $0-48
 	MOVD x_base+24(FP), R2
 	MOVW $0x3f800000, R14
 	VDUP R14, V31.S4
-	MOVW $0x80000000, R14
-	VDUP R14, V30.S4
 	MOVW $0x0000007f, R14
+	VDUP R14, V30.S4
+	MOVW $0x80000000, R14
 	VDUP R14, V29.S4
+	WORD $0x6e3c1f9c // eor v28.16b, v28.16b, v28.16b
 	MOVW $0xc2dc0000, R14
-	VDUP R14, V28.S4
-	MOVW $0x42b20000, R14
 	VDUP R14, V27.S4
-	MOVW $0x3fb8aa3b, R14
+	MOVW $0x42b20000, R14
 	VDUP R14, V26.S4
-	MOVW $0x3f318000, R14
+	MOVW $0x3fb8aa3b, R14
 	VDUP R14, V25.S4
 
 main:
@@ -7258,34 +7257,42 @@ main:
 	FMOVQ 16(R2), F1
 	FMOVQ 32(R2), F2
 	FMOVQ 48(R2), F3
-	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
-	WORD $0x4e7e1c25 // bic v5.16b, v1.16b, v30.16b
-	WORD $0x4e7e1c46 // bic v6.16b, v2.16b, v30.16b
-	WORD $0x4e7e1c67 // bic v7.16b, v3.16b, v30.16b
-	WORD $0x6e3e1c84 // eor v4.16b, v4.16b, v30.16b
-	WORD $0x6e3e1ca5 // eor v5.16b, v5.16b, v30.16b
-	WORD $0x6e3e1cc6 // eor v6.16b, v6.16b, v30.16b
-	WORD $0x6e3e1ce7 // eor v7.16b, v7.16b, v30.16b
-	WORD $0x4e3cf484 // fmax v4.4s, v4.4s, v28.4s
-	WORD $0x4e3cf4a5 // fmax v5.4s, v5.4s, v28.4s
-	WORD $0x4e3cf4c6 // fmax v6.4s, v6.4s, v28.4s
-	WORD $0x4e3cf4e7 // fmax v7.4s, v7.4s, v28.4s
-	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
-	WORD $0x4ebbf4a5 // fmin v5.4s, v5.4s, v27.4s
-	WORD $0x4ebbf4c6 // fmin v6.4s, v6.4s, v27.4s
-	WORD $0x4ebbf4e7 // fmin v7.4s, v7.4s, v27.4s
-	WORD $0x6e3adc88 // fmul v8.4s, v4.4s, v26.4s
-	WORD $0x6e3adca9 // fmul v9.4s, v5.4s, v26.4s
-	WORD $0x6e3adcca // fmul v10.4s, v6.4s, v26.4s
-	WORD $0x6e3adceb // fmul v11.4s, v7.4s, v26.4s
+	WORD $0x4e7d1c04 // bic v4.16b, v0.16b, v29.16b
+	WORD $0x4e7d1c25 // bic v5.16b, v1.16b, v29.16b
+	WORD $0x4e7d1c46 // bic v6.16b, v2.16b, v29.16b
+	WORD $0x4e7d1c67 // bic v7.16b, v3.16b, v29.16b
+	WORD $0x6e3d1c84 // eor v4.16b, v4.16b, v29.16b
+	WORD $0x6e3d1ca5 // eor v5.16b, v5.16b, v29.16b
+	WORD $0x6e3d1cc6 // eor v6.16b, v6.16b, v29.16b
+	WORD $0x6e3d1ce7 // eor v7.16b, v7.16b, v29.16b
+	WORD $0x4e3bf484 // fmax v4.4s, v4.4s, v27.4s
+	WORD $0x4e3bf4a5 // fmax v5.4s, v5.4s, v27.4s
+	WORD $0x4e3bf4c6 // fmax v6.4s, v6.4s, v27.4s
+	WORD $0x4e3bf4e7 // fmax v7.4s, v7.4s, v27.4s
+	WORD $0x4ebaf484 // fmin v4.4s, v4.4s, v26.4s
+	WORD $0x4ebaf4a5 // fmin v5.4s, v5.4s, v26.4s
+	WORD $0x4ebaf4c6 // fmin v6.4s, v6.4s, v26.4s
+	WORD $0x4ebaf4e7 // fmin v7.4s, v7.4s, v26.4s
+	WORD $0x6e39dc88 // fmul v8.4s, v4.4s, v25.4s
+	WORD $0x6e39dca9 // fmul v9.4s, v5.4s, v25.4s
+	WORD $0x6e39dcca // fmul v10.4s, v6.4s, v25.4s
+	WORD $0x6e39dceb // fmul v11.4s, v7.4s, v25.4s
 	WORD $0x4e218908 // frintn v8.4s, v8.4s
 	WORD $0x4e218929 // frintn v9.4s, v9.4s
 	WORD $0x4e21894a // frintn v10.4s, v10.4s
 	WORD $0x4e21896b // frintn v11.4s, v11.4s
-	WORD $0x4eb9cd04 // fmls v4.4s, v8.4s, v25.4s
-	WORD $0x4eb9cd25 // fmls v5.4s, v9.4s, v25.4s
-	WORD $0x4eb9cd46 // fmls v6.4s, v10.4s, v25.4s
-	WORD $0x4eb9cd67 // fmls v7.4s, v11.4s, v25.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
 	MOVW $0xb95e8083, R14
 	VDUP R14, V12.S4
 	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
@@ -7390,18 +7397,82 @@ main:
 	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
 	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
 	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x6e3ce400 // fcmge v0.4s, v0.4s, v28.4s
+	WORD $0x6e3ce421 // fcmge v1.4s, v1.4s, v28.4s
+	WORD $0x6e3ce442 // fcmge v2.4s, v2.4s, v28.4s
+	WORD $0x6e3ce463 // fcmge v3.4s, v3.4s, v28.4s
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x6e6c1fe4 // bsl v4.16b, v31.16b, v12.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x6e6d1fe5 // bsl v5.16b, v31.16b, v13.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x6e6e1fe6 // bsl v6.16b, v31.16b, v14.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x6e6f1fe7 // bsl v7.16b, v31.16b, v15.16b
+	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
+	WORD $0x6e691f81 // bsl v1.16b, v28.16b, v9.16b
+	WORD $0x6e6a1f82 // bsl v2.16b, v28.16b, v10.16b
+	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0410 // sshr v16.4s, v0.4s, #1
+	WORD $0x4f3f0431 // sshr v17.4s, v1.4s, #1
+	WORD $0x4f3f0452 // sshr v18.4s, v2.4s, #1
+	WORD $0x4f3f0473 // sshr v19.4s, v3.4s, #1
+	WORD $0x4ebe8614 // add v20.4s, v16.4s, v30.4s
+	WORD $0x4ebe8635 // add v21.4s, v17.4s, v30.4s
+	WORD $0x4ebe8656 // add v22.4s, v18.4s, v30.4s
+	WORD $0x4ebe8677 // add v23.4s, v19.4s, v30.4s
+	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
+	WORD $0x4f3756b5 // shl v21.4s, v21.4s, #23
+	WORD $0x4f3756d6 // shl v22.4s, v22.4s, #23
+	WORD $0x4f3756f7 // shl v23.4s, v23.4s, #23
+	WORD $0x6e34dc84 // fmul v4.4s, v4.4s, v20.4s
+	WORD $0x6e35dca5 // fmul v5.4s, v5.4s, v21.4s
+	WORD $0x6e36dcc6 // fmul v6.4s, v6.4s, v22.4s
+	WORD $0x6e37dce7 // fmul v7.4s, v7.4s, v23.4s
+	WORD $0x6eb08400 // sub v0.4s, v0.4s, v16.4s
+	WORD $0x6eb18421 // sub v1.4s, v1.4s, v17.4s
+	WORD $0x6eb28442 // sub v2.4s, v2.4s, v18.4s
+	WORD $0x6eb38463 // sub v3.4s, v3.4s, v19.4s
+	WORD $0x4ebe8400 // add v0.4s, v0.4s, v30.4s
+	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
+	WORD $0x4ebe8442 // add v2.4s, v2.4s, v30.4s
+	WORD $0x4ebe8463 // add v3.4s, v3.4s, v30.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e20dc84 // fmul v4.4s, v4.4s, v0.4s
+	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x6e22dcc6 // fmul v6.4s, v6.4s, v2.4s
+	WORD $0x6e23dce7 // fmul v7.4s, v7.4s, v3.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f508 // fmax v8.4s, v8.4s, v0.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f529 // fmax v9.4s, v9.4s, v0.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f54a // fmax v10.4s, v10.4s, v0.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f56b // fmax v11.4s, v11.4s, v0.4s
 	WORD $0x4ea1b908 // fcvtzs v8.4s, v8.4s
 	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
 	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
 	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
-	WORD $0x4f3f0504 // sshr v4.4s, v8.4s, #1
-	WORD $0x4f3f0525 // sshr v5.4s, v9.4s, #1
-	WORD $0x4f3f0546 // sshr v6.4s, v10.4s, #1
-	WORD $0x4f3f0567 // sshr v7.4s, v11.4s, #1
-	WORD $0x4ebd8490 // add v16.4s, v4.4s, v29.4s
-	WORD $0x4ebd84b1 // add v17.4s, v5.4s, v29.4s
-	WORD $0x4ebd84d2 // add v18.4s, v6.4s, v29.4s
-	WORD $0x4ebd84f3 // add v19.4s, v7.4s, v29.4s
+	WORD $0x4f3f0500 // sshr v0.4s, v8.4s, #1
+	WORD $0x4f3f0521 // sshr v1.4s, v9.4s, #1
+	WORD $0x4f3f0542 // sshr v2.4s, v10.4s, #1
+	WORD $0x4f3f0563 // sshr v3.4s, v11.4s, #1
+	WORD $0x4ebe8410 // add v16.4s, v0.4s, v30.4s
+	WORD $0x4ebe8431 // add v17.4s, v1.4s, v30.4s
+	WORD $0x4ebe8452 // add v18.4s, v2.4s, v30.4s
+	WORD $0x4ebe8473 // add v19.4s, v3.4s, v30.4s
 	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
 	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
 	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
@@ -7410,14 +7481,14 @@ main:
 	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
 	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
 	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
-	WORD $0x6ea48508 // sub v8.4s, v8.4s, v4.4s
-	WORD $0x6ea58529 // sub v9.4s, v9.4s, v5.4s
-	WORD $0x6ea6854a // sub v10.4s, v10.4s, v6.4s
-	WORD $0x6ea7856b // sub v11.4s, v11.4s, v7.4s
-	WORD $0x4ebd8508 // add v8.4s, v8.4s, v29.4s
-	WORD $0x4ebd8529 // add v9.4s, v9.4s, v29.4s
-	WORD $0x4ebd854a // add v10.4s, v10.4s, v29.4s
-	WORD $0x4ebd856b // add v11.4s, v11.4s, v29.4s
+	WORD $0x6ea08508 // sub v8.4s, v8.4s, v0.4s
+	WORD $0x6ea18529 // sub v9.4s, v9.4s, v1.4s
+	WORD $0x6ea2854a // sub v10.4s, v10.4s, v2.4s
+	WORD $0x6ea3856b // sub v11.4s, v11.4s, v3.4s
+	WORD $0x4ebe8508 // add v8.4s, v8.4s, v30.4s
+	WORD $0x4ebe8529 // add v9.4s, v9.4s, v30.4s
+	WORD $0x4ebe854a // add v10.4s, v10.4s, v30.4s
+	WORD $0x4ebe856b // add v11.4s, v11.4s, v30.4s
 	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
 	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
 	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
@@ -7426,30 +7497,18 @@ main:
 	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
 	WORD $0x6e2addce // fmul v14.4s, v14.4s, v10.4s
 	WORD $0x6e2bddef // fmul v15.4s, v15.4s, v11.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x6e24e400 // fcmge v0.4s, v0.4s, v4.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x6e24e421 // fcmge v1.4s, v1.4s, v4.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x6e24e442 // fcmge v2.4s, v2.4s, v4.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x6e24e463 // fcmge v3.4s, v3.4s, v4.4s
-	WORD $0x6e6c1fe0 // bsl v0.16b, v31.16b, v12.16b
-	WORD $0x6e6d1fe1 // bsl v1.16b, v31.16b, v13.16b
-	WORD $0x6e6e1fe2 // bsl v2.16b, v31.16b, v14.16b
-	WORD $0x6e6f1fe3 // bsl v3.16b, v31.16b, v15.16b
 	WORD $0x4e2cd7ec // fadd v12.4s, v31.4s, v12.4s
 	WORD $0x4e2dd7ed // fadd v13.4s, v31.4s, v13.4s
 	WORD $0x4e2ed7ee // fadd v14.4s, v31.4s, v14.4s
 	WORD $0x4e2fd7ef // fadd v15.4s, v31.4s, v15.4s
-	WORD $0x6e2cfc00 // fdiv v0.4s, v0.4s, v12.4s
-	WORD $0x6e2dfc21 // fdiv v1.4s, v1.4s, v13.4s
-	WORD $0x6e2efc42 // fdiv v2.4s, v2.4s, v14.4s
-	WORD $0x6e2ffc63 // fdiv v3.4s, v3.4s, v15.4s
-	FMOVQ F0, 0(R1)
-	FMOVQ F1, 16(R1)
-	FMOVQ F2, 32(R1)
-	FMOVQ F3, 48(R1)
+	WORD $0x6e2cfc84 // fdiv v4.4s, v4.4s, v12.4s
+	WORD $0x6e2dfca5 // fdiv v5.4s, v5.4s, v13.4s
+	WORD $0x6e2efcc6 // fdiv v6.4s, v6.4s, v14.4s
+	WORD $0x6e2ffce7 // fdiv v7.4s, v7.4s, v15.4s
+	FMOVQ F4, 0(R1)
+	FMOVQ F5, 16(R1)
+	FMOVQ F6, 32(R1)
+	FMOVQ F7, 48(R1)
 	ADD $64, R1, R1
 	ADD $64, R2, R2
 	SUB $16, R0, R0
@@ -7459,13 +7518,15 @@ tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R2), F0
-	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
-	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
-	WORD $0x4ebbf421 // fmin v1.4s, v1.4s, v27.4s
-	WORD $0x6e3adc22 // fmul v2.4s, v1.4s, v26.4s
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3d1c21 // eor v1.16b, v1.16b, v29.16b
+	WORD $0x4e3bf421 // fmax v1.4s, v1.4s, v27.4s
+	WORD $0x4ebaf421 // fmin v1.4s, v1.4s, v26.4s
+	WORD $0x6e39dc22 // fmul v2.4s, v1.4s, v25.4s
 	WORD $0x4e218842 // frintn v2.4s, v2.4s
-	WORD $0x4eb9cc41 // fmls v1.4s, v2.4s, v25.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
 	MOVW $0xb95e8083, R14
 	VDUP R14, V3.S4
 	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
@@ -7492,21 +7553,34 @@ tail:
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21ccc4 // fmla v4.4s, v6.4s, v1.4s
 	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x6e3ce400 // fcmge v0.4s, v0.4s, v28.4s
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
+	WORD $0x6e621f80 // bsl v0.16b, v28.16b, v2.16b
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4f3f0404 // sshr v4.4s, v0.4s, #1
+	WORD $0x4ebe8485 // add v5.4s, v4.4s, v30.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48400 // sub v0.4s, v0.4s, v4.4s
+	WORD $0x4ebe8400 // add v0.4s, v0.4s, v30.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x6e20dc21 // fmul v1.4s, v1.4s, v0.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f442 // fmax v2.4s, v2.4s, v0.4s
 	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
-	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
-	WORD $0x4ebd8424 // add v4.4s, v1.4s, v29.4s
+	WORD $0x4f3f0440 // sshr v0.4s, v2.4s, #1
+	WORD $0x4ebe8404 // add v4.4s, v0.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
-	WORD $0x6ea18442 // sub v2.4s, v2.4s, v1.4s
-	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
+	WORD $0x6ea08442 // sub v2.4s, v2.4s, v0.4s
+	WORD $0x4ebe8442 // add v2.4s, v2.4s, v30.4s
 	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
 	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e21e400 // fcmge v0.4s, v0.4s, v1.4s
-	WORD $0x6e631fe0 // bsl v0.16b, v31.16b, v3.16b
 	WORD $0x4e23d7e3 // fadd v3.4s, v31.4s, v3.4s
-	WORD $0x6e23fc00 // fdiv v0.4s, v0.4s, v3.4s
-	FMOVQ F0, 0(R1)
+	WORD $0x6e23fc21 // fdiv v1.4s, v1.4s, v3.4s
+	FMOVQ F1, 0(R1)
 	ADD $16, R1, R1
 	ADD $16, R2, R2
 	SUB $4, R0, R0
@@ -7538,6 +7612,15 @@ main:
 	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
 	WORD $0x4e7e1c24 // bic v4.16b, v1.16b, v30.16b
 	WORD $0x4e7e1c45 // bic v5.16b, v2.16b, v30.16b
+	MOVW $0x40800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6f463 // fmin v3.4s, v3.4s, v6.4s
+	MOVW $0x40800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
+	MOVW $0x40800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4ea6f4a5 // fmin v5.4s, v5.4s, v6.4s
 	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
 	WORD $0x6e24dc87 // fmul v7.4s, v4.4s, v4.4s
 	WORD $0x6e25dca8 // fmul v8.4s, v5.4s, v5.4s
@@ -8025,6 +8108,9 @@ tail:
 	BLT done
 	FMOVQ 0(R2), F0
 	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	MOVW $0x40800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea2f421 // fmin v1.4s, v1.4s, v2.4s
 	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
 	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
 	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
@@ -8533,9 +8619,18 @@ main:
 	WORD $0x6e3fdcc6 // fmul v6.4s, v6.4s, v31.4s
 	WORD $0x6e3fdce7 // fmul v7.4s, v7.4s, v31.4s
 	WORD $0x6e3fdd08 // fmul v8.4s, v8.4s, v31.4s
-	WORD $0x4ea1b92c // fcvtzs v12.4s, v9.4s
-	WORD $0x4ea1b94d // fcvtzs v13.4s, v10.4s
-	WORD $0x4ea1b96e // fcvtzs v14.4s, v11.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2cf52c // fmax v12.4s, v9.4s, v12.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e2df54d // fmax v13.4s, v10.4s, v13.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2ef56e // fmax v14.4s, v11.4s, v14.4s
+	WORD $0x4ea1b98c // fcvtzs v12.4s, v12.4s
+	WORD $0x4ea1b9ad // fcvtzs v13.4s, v13.4s
+	WORD $0x4ea1b9ce // fcvtzs v14.4s, v14.4s
 	WORD $0x4f3f058f // sshr v15.4s, v12.4s, #1
 	WORD $0x4f3f05b0 // sshr v16.4s, v13.4s, #1
 	WORD $0x4f3f05d1 // sshr v17.4s, v14.4s, #1
@@ -8862,7 +8957,10 @@ tail:
 	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
 	WORD $0x6e651c82 // bsl v2.16b, v4.16b, v5.16b
 	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f464 // fmax v4.4s, v3.4s, v4.4s
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
 	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
@@ -9159,9 +9257,18 @@ main:
 	WORD $0x4ea6cdef // fmls v15.4s, v15.4s, v6.4s
 	WORD $0x4ea7ce10 // fmls v16.4s, v16.4s, v7.4s
 	WORD $0x4ea8ce31 // fmls v17.4s, v17.4s, v8.4s
-	WORD $0x4ea1b983 // fcvtzs v3.4s, v12.4s
-	WORD $0x4ea1b9a4 // fcvtzs v4.4s, v13.4s
-	WORD $0x4ea1b9c5 // fcvtzs v5.4s, v14.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23f583 // fmax v3.4s, v12.4s, v3.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f5a4 // fmax v4.4s, v13.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e25f5c5 // fmax v5.4s, v14.4s, v5.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
 	WORD $0x4f3f0466 // sshr v6.4s, v3.4s, #1
 	WORD $0x4f3f0487 // sshr v7.4s, v4.4s, #1
 	WORD $0x4f3f04a8 // sshr v8.4s, v5.4s, #1
@@ -9334,7 +9441,10 @@ tail:
 	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
 	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
 	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4ea1b881 // fcvtzs v1.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21f481 // fmax v1.4s, v4.4s, v1.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
 	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
 	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23

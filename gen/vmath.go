@@ -170,9 +170,16 @@ func vtanh(b *vb, x val) val {
 // and e/(1+e) below, so that no intermediate overflows and tiny results
 // keep their precision.
 func vlogistic(b *vb, x val) val {
-	e := vexp(b, b.neg(b.abs(x)))
+	p, n := vexpParts(b, b.neg(b.abs(x)))
 	one := b.f32(1)
-	return b.div(b.blend(b.cmp(cmpGE, x, b.f32(0)), one, e), b.add(one, e))
+	// e = p·2^n. The numerator is 1 or e, scaled in one step so that it is
+	// subnormal only when the result is; in the denominator a scale below
+	// 2^-100 leaves 1 + e at 1, and the clamp keeps e normal (subnormal
+	// arithmetic is slow).
+	pos := b.cmp(cmpGE, x, b.f32(0))
+	num := ldexp(b, b.blend(pos, one, p), b.blend(pos, b.f32(0), n))
+	den := b.add(one, ldexp(b, p, b.maxc(n, b.f32(-100))))
+	return b.div(num, den)
 }
 
 // erfcP are the coefficients of P in erfcCore: a least-squares fit,
@@ -250,7 +257,9 @@ func erfSeries(b *vb, x val, terms int) val {
 // verf is the error function: the series below |x| = 1, 1 − erfc(|x|) with
 // x's sign above.
 func verf(b *vb, x val) val {
-	a := b.abs(x)
+	// From |x| = 3.92 on erf is ±1 in float32: clamping at 4 keeps erfc (and
+	// its scaling) away from subnormal results, which are slow.
+	a := b.minc(b.abs(x), b.f32(4))
 	hi, lo := square(b, a)
 	big := b.copySign(b.sub(b.f32(1), erfcCore(b, a, hi, lo)), x)
 	return b.blend(b.cmp(cmpLT, a, b.f32(1)), erfSmall(b, x), big)
@@ -266,7 +275,9 @@ func vgelu(b *vb, x val) val {
 	half := b.f32(0.5)
 	m, n := erfcParts(b, z, b.mul(hi, half), b.mul(lo, half))
 	hm := b.mul(m, half)
-	pos := b.mul(x, b.sub(b.f32(1), ldexp(b, hm, n)))
+	// Above 0 a scale below 2^-100 leaves 1 − erfc/2 at 1: clamping it keeps
+	// the term normal (subnormal results are slow).
+	pos := b.mul(x, b.sub(b.f32(1), ldexp(b, hm, b.maxc(n, b.f32(-100)))))
 	// Below 0 the power of two comes last, so that a tiny result is
 	// rounded once.
 	neg := ldexp(b, b.mul(x, hm), n)
@@ -294,7 +305,8 @@ func vgeluTanh(b *vb, x val) val {
 	// e = e^−|z| = e^−|z₁|·(1 − sign(z₁)·z₂) = p·2^n
 	p, n := vexpParts(b, b.neg(b.abs(z1)))
 	p = b.fnma(p, b.xor(z2, b.and(z1, b.fsign(vF32))), p)
-	e := ldexp(b, p, n)
+	// 1 + e is 1 once e is below 2^-100; the clamp keeps e normal.
+	e := ldexp(b, p, b.maxc(n, b.f32(-100)))
 	q := b.div(x, b.add(b.f32(1), e))
 	// For z < 0 the result is q·e, scaled last so that a subnormal result
 	// is rounded once.
