@@ -141,7 +141,9 @@ func (s *convStep) gemm(rows int, a, y, w []float32) {
 		kiln.SgemmPacked(false, rows, 1, a, s.patch, s.packed, 0, y, s.g.cout)
 		return
 	}
-	kiln.Sgemm(false, false, rows, s.g.cout, s.patch, 1, a, s.patch, w, s.g.cout, 0, y, s.g.cout)
+	// An empty patch (no input channels) still needs a leading dimension of
+	// at least 1; the product is then zeros.
+	kiln.Sgemm(false, false, rows, s.g.cout, s.patch, 1, a, max(s.patch, 1), w, s.g.cout, 0, y, s.g.cout)
 }
 
 // im2col writes the patches of output pixels [p0, p0+n) of one image into

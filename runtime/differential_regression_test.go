@@ -327,3 +327,18 @@ ENTRY e {
 		}
 	}
 }
+
+// A float32 NHWC convolution with no input channels is all zeros; the
+// im2col step passed the GEMM a leading dimension of 0 and it panicked.
+func TestRegressionConvNoInputChannels(t *testing.T) {
+	hlo := `HloModule m
+ENTRY e {
+  x = f32[1,6,2,0] parameter(0)
+  w = f32[1,2,0,17] parameter(1)
+  ROOT y = f32[1,6,1,17] convolution(x, w), window={size=1x2}, dim_labels=b01f_01io->b01f
+}`
+	got, want := runBoth(t, hlo, ir.MustNewLiteral(ir.MakeShape(ir.F32, 1, 6, 2, 0)), ir.MustNewLiteral(ir.MakeShape(ir.F32, 1, 2, 0, 17)))
+	if !got[0].Equal(want[0]) {
+		t.Errorf("compiled %v, ir/eval %v", got[0], want[0])
+	}
+}
