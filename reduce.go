@@ -73,13 +73,23 @@ func lanewiseReduce(k, twin func(x []float32) float32, op func(a, b float32) flo
 // NaN, and +0 above -0); -Inf for an empty slice.
 func Max(x []float32) float32 {
 	k := reduce()
-	return lanewiseReduce(k.reduceMaxF32, reduceMaxF32Go, maxXLA32, k.lanes, x)
+	r := lanewiseReduce(k.reduceMaxF32, reduceMaxF32Go, maxXLA32, k.lanes, x)
+	if r == 0 {
+		// The kernels leave a zero result's sign to the order of the
+		// elements; XLA's max prefers +0, which a second, exact pass finds.
+		r = reduceMaxF32Go(x)
+	}
+	return r
 }
 
 // Min returns the smallest element of x (XLA's min); +Inf for an empty slice.
 func Min(x []float32) float32 {
 	k := reduce()
-	return lanewiseReduce(k.reduceMinF32, reduceMinF32Go, minXLA32, k.lanes, x)
+	r := lanewiseReduce(k.reduceMinF32, reduceMinF32Go, minXLA32, k.lanes, x)
+	if r == 0 {
+		r = reduceMinF32Go(x) // the sign of zero, as in Max
+	}
+	return r
 }
 
 // Prod returns the product of the elements of x; 1 for an empty slice.

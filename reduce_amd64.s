@@ -654,72 +654,55 @@ done:
 TEXT ·reduceMaxF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+52(SB), Z28
-	VMOVAPS      Z28, Z31
-	VMOVAPS      Z28, Z30
-	VMOVAPS      Z28, Z29
+	VPXORD       X28, X28, X28
+	VBROADCASTSS reduceConsts<>+52(SB), Z27
+	VBROADCASTSS reduceConsts<>+56(SB), Z26
+	VCMPPS       $0x03, Z28, Z28, K1
+	VMOVAPS      Z27, Z31
+	KMOVW        K1, K7
+	VCMPPS       $0x03, Z28, Z28, K1
+	VMOVAPS      Z27, Z30
+	KMOVW        K1, K6
+	VCMPPS       $0x03, Z28, Z28, K1
+	VMOVAPS      Z27, Z29
+	KMOVW        K1, K5
 
 main:
-	CMPQ      CX, $0x00000030
-	JL        tail
-	VMOVUPS   (SI), Z0
-	VMOVUPS   64(SI), Z1
-	VMOVUPS   128(SI), Z2
-	VCMPPS    $0x0e, Z0, Z31, K1
-	VCMPPS    $0x0e, Z1, Z30, K2
-	VCMPPS    $0x0e, Z2, Z29, K3
-	VCMPPS    $0x03, Z31, Z31, K4
-	VCMPPS    $0x03, Z30, Z30, K5
-	VCMPPS    $0x03, Z29, Z29, K6
-	KORW      K4, K1, K1
-	KORW      K5, K2, K2
-	KORW      K6, K3, K3
-	VCMPPS    $0x00, Z0, Z31, K4
-	VCMPPS    $0x00, Z1, Z30, K5
-	VCMPPS    $0x00, Z2, Z29, K6
-	VPANDD    Z0, Z31, Z3
-	VPANDD    Z1, Z30, Z4
-	VPANDD    Z2, Z29, Z5
-	VBLENDMPS Z3, Z0, K4, Z3
-	VBLENDMPS Z4, Z1, K5, Z4
-	VBLENDMPS Z5, Z2, K6, Z5
-	VBLENDMPS Z31, Z3, K1, Z31
-	VBLENDMPS Z30, Z4, K2, Z30
-	VBLENDMPS Z29, Z5, K3, Z29
-	ADDQ      $0x000000c0, SI
-	SUBQ      $0x00000030, CX
-	JMP       main
+	CMPQ    CX, $0x00000030
+	JL      tail
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 128(SI), Z2
+	VMAXPS  Z0, Z31, Z31
+	VMAXPS  Z1, Z30, Z30
+	VMAXPS  Z2, Z29, Z29
+	VCMPPS  $0x03, Z0, Z0, K1
+	VCMPPS  $0x03, Z1, Z1, K2
+	VCMPPS  $0x03, Z2, Z2, K3
+	KORW    K1, K7, K7
+	KORW    K2, K6, K6
+	KORW    K3, K5, K5
+	ADDQ    $0x000000c0, SI
+	SUBQ    $0x00000030, CX
+	JMP     main
 
 tail:
-	CMPQ      CX, $0x00000010
-	JL        done
-	VMOVUPS   (SI), Z0
-	VCMPPS    $0x0e, Z0, Z31, K1
-	VCMPPS    $0x03, Z31, Z31, K2
-	KORW      K2, K1, K1
-	VCMPPS    $0x00, Z0, Z31, K2
-	VPANDD    Z0, Z31, Z1
-	VBLENDMPS Z1, Z0, K2, Z1
-	VBLENDMPS Z31, Z1, K1, Z31
-	ADDQ      $0x00000040, SI
-	SUBQ      $0x00000010, CX
-	JMP       tail
+	CMPQ    CX, $0x00000010
+	JL      done
+	VMOVUPS (SI), Z0
+	VMAXPS  Z0, Z31, Z31
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K7, K7
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000010, CX
+	JMP     tail
 
 done:
-	VCMPPS        $0x0e, Z30, Z31, K1
-	VCMPPS        $0x03, Z31, Z31, K2
-	KORW          K2, K1, K1
-	VCMPPS        $0x00, Z30, Z31, K2
-	VPANDD        Z30, Z31, Z0
-	VBLENDMPS     Z0, Z30, K2, Z0
-	VBLENDMPS     Z31, Z0, K1, Z0
-	VCMPPS        $0x0e, Z29, Z0, K1
-	VCMPPS        $0x03, Z0, Z0, K2
-	KORW          K2, K1, K1
-	VCMPPS        $0x00, Z29, Z0, K2
-	VPANDD        Z29, Z0, Z1
-	VBLENDMPS     Z1, Z29, K2, Z1
-	VBLENDMPS     Z0, Z1, K1, Z0
+	VMAXPS        Z30, Z31, Z0
+	KORW          K6, K7, K1
+	VMAXPS        Z29, Z0, Z0
+	KORW          K5, K1, K1
+	VBLENDMPS     Z26, Z0, K1, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VCMPPS        $0x0e, Z1, Z0, K1
 	VCMPPS        $0x03, Z0, Z0, K2
@@ -761,72 +744,55 @@ done:
 TEXT ·reduceMinF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+56(SB), Z28
-	VMOVAPS      Z28, Z31
-	VMOVAPS      Z28, Z30
-	VMOVAPS      Z28, Z29
+	VPXORD       X28, X28, X28
+	VBROADCASTSS reduceConsts<>+60(SB), Z27
+	VBROADCASTSS reduceConsts<>+56(SB), Z26
+	VCMPPS       $0x03, Z28, Z28, K1
+	VMOVAPS      Z27, Z31
+	KMOVW        K1, K7
+	VCMPPS       $0x03, Z28, Z28, K1
+	VMOVAPS      Z27, Z30
+	KMOVW        K1, K6
+	VCMPPS       $0x03, Z28, Z28, K1
+	VMOVAPS      Z27, Z29
+	KMOVW        K1, K5
 
 main:
-	CMPQ      CX, $0x00000030
-	JL        tail
-	VMOVUPS   (SI), Z0
-	VMOVUPS   64(SI), Z1
-	VMOVUPS   128(SI), Z2
-	VCMPPS    $0x01, Z0, Z31, K1
-	VCMPPS    $0x01, Z1, Z30, K2
-	VCMPPS    $0x01, Z2, Z29, K3
-	VCMPPS    $0x03, Z31, Z31, K4
-	VCMPPS    $0x03, Z30, Z30, K5
-	VCMPPS    $0x03, Z29, Z29, K6
-	KORW      K4, K1, K1
-	KORW      K5, K2, K2
-	KORW      K6, K3, K3
-	VCMPPS    $0x00, Z0, Z31, K4
-	VCMPPS    $0x00, Z1, Z30, K5
-	VCMPPS    $0x00, Z2, Z29, K6
-	VPORD     Z0, Z31, Z3
-	VPORD     Z1, Z30, Z4
-	VPORD     Z2, Z29, Z5
-	VBLENDMPS Z3, Z0, K4, Z3
-	VBLENDMPS Z4, Z1, K5, Z4
-	VBLENDMPS Z5, Z2, K6, Z5
-	VBLENDMPS Z31, Z3, K1, Z31
-	VBLENDMPS Z30, Z4, K2, Z30
-	VBLENDMPS Z29, Z5, K3, Z29
-	ADDQ      $0x000000c0, SI
-	SUBQ      $0x00000030, CX
-	JMP       main
+	CMPQ    CX, $0x00000030
+	JL      tail
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 128(SI), Z2
+	VMINPS  Z0, Z31, Z31
+	VMINPS  Z1, Z30, Z30
+	VMINPS  Z2, Z29, Z29
+	VCMPPS  $0x03, Z0, Z0, K1
+	VCMPPS  $0x03, Z1, Z1, K2
+	VCMPPS  $0x03, Z2, Z2, K3
+	KORW    K1, K7, K7
+	KORW    K2, K6, K6
+	KORW    K3, K5, K5
+	ADDQ    $0x000000c0, SI
+	SUBQ    $0x00000030, CX
+	JMP     main
 
 tail:
-	CMPQ      CX, $0x00000010
-	JL        done
-	VMOVUPS   (SI), Z0
-	VCMPPS    $0x01, Z0, Z31, K1
-	VCMPPS    $0x03, Z31, Z31, K2
-	KORW      K2, K1, K1
-	VCMPPS    $0x00, Z0, Z31, K2
-	VPORD     Z0, Z31, Z1
-	VBLENDMPS Z1, Z0, K2, Z1
-	VBLENDMPS Z31, Z1, K1, Z31
-	ADDQ      $0x00000040, SI
-	SUBQ      $0x00000010, CX
-	JMP       tail
+	CMPQ    CX, $0x00000010
+	JL      done
+	VMOVUPS (SI), Z0
+	VMINPS  Z0, Z31, Z31
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K7, K7
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000010, CX
+	JMP     tail
 
 done:
-	VCMPPS        $0x01, Z30, Z31, K1
-	VCMPPS        $0x03, Z31, Z31, K2
-	KORW          K2, K1, K1
-	VCMPPS        $0x00, Z30, Z31, K2
-	VPORD         Z30, Z31, Z0
-	VBLENDMPS     Z0, Z30, K2, Z0
-	VBLENDMPS     Z31, Z0, K1, Z0
-	VCMPPS        $0x01, Z29, Z0, K1
-	VCMPPS        $0x03, Z0, Z0, K2
-	KORW          K2, K1, K1
-	VCMPPS        $0x00, Z29, Z0, K2
-	VPORD         Z29, Z0, Z1
-	VBLENDMPS     Z1, Z29, K2, Z1
-	VBLENDMPS     Z0, Z1, K1, Z0
+	VMINPS        Z30, Z31, Z0
+	KORW          K6, K7, K1
+	VMINPS        Z29, Z0, Z0
+	KORW          K5, K1, K1
+	VBLENDMPS     Z26, Z0, K1, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VCMPPS        $0x01, Z1, Z0, K1
 	VCMPPS        $0x03, Z0, Z0, K2
@@ -921,75 +887,58 @@ TEXT ·maxAbsF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_base+0(FP), SI
 	VBROADCASTSS reduceConsts<>+0(SB), Z28
 	VPXORD       X27, X27, X27
-	VMOVAPS      Z27, Z31
-	VMOVAPS      Z27, Z30
-	VMOVAPS      Z27, Z29
+	VBROADCASTSS reduceConsts<>+52(SB), Z26
+	VBROADCASTSS reduceConsts<>+56(SB), Z25
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z31
+	KMOVW        K1, K7
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z30
+	KMOVW        K1, K6
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z29
+	KMOVW        K1, K5
 
 main:
-	CMPQ      CX, $0x00000030
-	JL        tail
-	VMOVUPS   (SI), Z0
-	VMOVUPS   64(SI), Z1
-	VMOVUPS   128(SI), Z2
-	VPANDND   Z0, Z28, Z0
-	VPANDND   Z1, Z28, Z1
-	VPANDND   Z2, Z28, Z2
-	VCMPPS    $0x0e, Z0, Z31, K1
-	VCMPPS    $0x0e, Z1, Z30, K2
-	VCMPPS    $0x0e, Z2, Z29, K3
-	VCMPPS    $0x03, Z31, Z31, K4
-	VCMPPS    $0x03, Z30, Z30, K5
-	VCMPPS    $0x03, Z29, Z29, K6
-	KORW      K4, K1, K1
-	KORW      K5, K2, K2
-	KORW      K6, K3, K3
-	VCMPPS    $0x00, Z0, Z31, K4
-	VCMPPS    $0x00, Z1, Z30, K5
-	VCMPPS    $0x00, Z2, Z29, K6
-	VPANDD    Z0, Z31, Z3
-	VPANDD    Z1, Z30, Z4
-	VPANDD    Z2, Z29, Z5
-	VBLENDMPS Z3, Z0, K4, Z3
-	VBLENDMPS Z4, Z1, K5, Z4
-	VBLENDMPS Z5, Z2, K6, Z5
-	VBLENDMPS Z31, Z3, K1, Z31
-	VBLENDMPS Z30, Z4, K2, Z30
-	VBLENDMPS Z29, Z5, K3, Z29
-	ADDQ      $0x000000c0, SI
-	SUBQ      $0x00000030, CX
-	JMP       main
+	CMPQ    CX, $0x00000030
+	JL      tail
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 128(SI), Z2
+	VPANDND Z0, Z28, Z0
+	VPANDND Z1, Z28, Z1
+	VPANDND Z2, Z28, Z2
+	VMAXPS  Z0, Z31, Z31
+	VMAXPS  Z1, Z30, Z30
+	VMAXPS  Z2, Z29, Z29
+	VCMPPS  $0x03, Z0, Z0, K1
+	VCMPPS  $0x03, Z1, Z1, K2
+	VCMPPS  $0x03, Z2, Z2, K3
+	KORW    K1, K7, K7
+	KORW    K2, K6, K6
+	KORW    K3, K5, K5
+	ADDQ    $0x000000c0, SI
+	SUBQ    $0x00000030, CX
+	JMP     main
 
 tail:
-	CMPQ      CX, $0x00000010
-	JL        done
-	VMOVUPS   (SI), Z0
-	VPANDND   Z0, Z28, Z0
-	VCMPPS    $0x0e, Z0, Z31, K1
-	VCMPPS    $0x03, Z31, Z31, K2
-	KORW      K2, K1, K1
-	VCMPPS    $0x00, Z0, Z31, K2
-	VPANDD    Z0, Z31, Z1
-	VBLENDMPS Z1, Z0, K2, Z1
-	VBLENDMPS Z31, Z1, K1, Z31
-	ADDQ      $0x00000040, SI
-	SUBQ      $0x00000010, CX
-	JMP       tail
+	CMPQ    CX, $0x00000010
+	JL      done
+	VMOVUPS (SI), Z0
+	VPANDND Z0, Z28, Z0
+	VMAXPS  Z0, Z31, Z31
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K7, K7
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000010, CX
+	JMP     tail
 
 done:
-	VCMPPS        $0x0e, Z30, Z31, K1
-	VCMPPS        $0x03, Z31, Z31, K2
-	KORW          K2, K1, K1
-	VCMPPS        $0x00, Z30, Z31, K2
-	VPANDD        Z30, Z31, Z0
-	VBLENDMPS     Z0, Z30, K2, Z0
-	VBLENDMPS     Z31, Z0, K1, Z0
-	VCMPPS        $0x0e, Z29, Z0, K1
-	VCMPPS        $0x03, Z0, Z0, K2
-	KORW          K2, K1, K1
-	VCMPPS        $0x00, Z29, Z0, K2
-	VPANDD        Z29, Z0, Z1
-	VBLENDMPS     Z1, Z29, K2, Z1
-	VBLENDMPS     Z0, Z1, K1, Z0
+	VMAXPS        Z30, Z31, Z0
+	KORW          K6, K7, K1
+	VMAXPS        Z29, Z0, Z0
+	KORW          K5, K1, K1
+	VBLENDMPS     Z25, Z0, K1, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VCMPPS        $0x0e, Z1, Z0, K1
 	VCMPPS        $0x03, Z0, Z0, K2
@@ -1031,9 +980,9 @@ done:
 TEXT ·argMaxF32AVX512(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+60(SB), Z27
+	VBROADCASTSS reduceConsts<>+64(SB), Z27
 	VBROADCASTSS reduceConsts<>+52(SB), Z26
-	VBROADCASTSS reduceConsts<>+64(SB), Z25
+	VBROADCASTSS reduceConsts<>+68(SB), Z25
 	VMOVAPS      Z26, Z31
 	VMOVAPS      Z25, Z30
 	VMOVDQU32    reduceConsts<>+128(SB), Z29
@@ -1074,9 +1023,9 @@ done:
 TEXT ·argMinF32AVX512(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+60(SB), Z27
-	VBROADCASTSS reduceConsts<>+56(SB), Z26
-	VBROADCASTSS reduceConsts<>+64(SB), Z25
+	VBROADCASTSS reduceConsts<>+64(SB), Z27
+	VBROADCASTSS reduceConsts<>+60(SB), Z26
+	VBROADCASTSS reduceConsts<>+68(SB), Z25
 	VMOVAPS      Z26, Z31
 	VMOVAPS      Z25, Z30
 	VMOVDQU32    reduceConsts<>+128(SB), Z29
@@ -2432,72 +2381,64 @@ done:
 TEXT ·reduceMaxF32AVX2(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+52(SB), Y12
-	VMOVAPS      Y12, Y15
-	VMOVAPS      Y12, Y14
-	VMOVAPS      Y12, Y13
+	VPXOR        Y7, Y7, Y7
+	VBROADCASTSS reduceConsts<>+52(SB), Y6
+	VBROADCASTSS reduceConsts<>+56(SB), Y5
+	VCMPPS       $0x03, Y7, Y7, Y0
+	VMOVAPS      Y6, Y15
+	VMOVAPS      Y0, Y14
+	VCMPPS       $0x03, Y7, Y7, Y0
+	VMOVAPS      Y6, Y13
+	VMOVAPS      Y0, Y12
+	VCMPPS       $0x03, Y7, Y7, Y0
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y0, Y10
+	VCMPPS       $0x03, Y7, Y7, Y0
+	VMOVAPS      Y6, Y9
+	VMOVAPS      Y0, Y8
 
 main:
-	CMPQ      CX, $0x00000018
-	JL        tail
-	VMOVUPS   (SI), Y0
-	VMOVUPS   32(SI), Y1
-	VMOVUPS   64(SI), Y2
-	VCMPPS    $0x0e, Y0, Y15, Y3
-	VCMPPS    $0x0e, Y1, Y14, Y4
-	VCMPPS    $0x0e, Y2, Y13, Y5
-	VCMPPS    $0x03, Y15, Y15, Y6
-	VCMPPS    $0x03, Y14, Y14, Y7
-	VCMPPS    $0x03, Y13, Y13, Y8
-	VPOR      Y6, Y3, Y3
-	VPOR      Y7, Y4, Y4
-	VPOR      Y8, Y5, Y5
-	VCMPPS    $0x00, Y0, Y15, Y6
-	VCMPPS    $0x00, Y1, Y14, Y7
-	VCMPPS    $0x00, Y2, Y13, Y8
-	VANDPS    Y0, Y15, Y9
-	VANDPS    Y1, Y14, Y10
-	VANDPS    Y2, Y13, Y11
-	VBLENDVPS Y6, Y9, Y0, Y6
-	VBLENDVPS Y7, Y10, Y1, Y7
-	VBLENDVPS Y8, Y11, Y2, Y8
-	VBLENDVPS Y3, Y15, Y6, Y15
-	VBLENDVPS Y4, Y14, Y7, Y14
-	VBLENDVPS Y5, Y13, Y8, Y13
-	ADDQ      $0x00000060, SI
-	SUBQ      $0x00000018, CX
-	JMP       main
+	CMPQ    CX, $0x00000020
+	JL      tail
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMAXPS  Y0, Y15, Y15
+	VMAXPS  Y1, Y13, Y13
+	VMAXPS  Y2, Y11, Y11
+	VMAXPS  Y3, Y9, Y9
+	VCMPPS  $0x03, Y0, Y0, Y0
+	VCMPPS  $0x03, Y1, Y1, Y1
+	VCMPPS  $0x03, Y2, Y2, Y2
+	VCMPPS  $0x03, Y3, Y3, Y3
+	VPOR    Y0, Y14, Y14
+	VPOR    Y1, Y12, Y12
+	VPOR    Y2, Y10, Y10
+	VPOR    Y3, Y8, Y8
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000020, CX
+	JMP     main
 
 tail:
-	CMPQ      CX, $0x00000008
-	JL        done
-	VMOVUPS   (SI), Y0
-	VCMPPS    $0x0e, Y0, Y15, Y1
-	VCMPPS    $0x03, Y15, Y15, Y2
-	VPOR      Y2, Y1, Y1
-	VCMPPS    $0x00, Y0, Y15, Y2
-	VANDPS    Y0, Y15, Y3
-	VBLENDVPS Y2, Y3, Y0, Y2
-	VBLENDVPS Y1, Y15, Y2, Y15
-	ADDQ      $0x00000020, SI
-	SUBQ      $0x00000008, CX
-	JMP       tail
+	CMPQ    CX, $0x00000008
+	JL      done
+	VMOVUPS (SI), Y0
+	VMAXPS  Y0, Y15, Y15
+	VCMPPS  $0x03, Y0, Y0, Y0
+	VPOR    Y0, Y14, Y14
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000008, CX
+	JMP     tail
 
 done:
-	VCMPPS       $0x0e, Y14, Y15, Y0
-	VCMPPS       $0x03, Y15, Y15, Y1
-	VPOR         Y1, Y0, Y0
-	VCMPPS       $0x00, Y14, Y15, Y1
-	VANDPS       Y14, Y15, Y2
-	VBLENDVPS    Y1, Y2, Y14, Y1
-	VBLENDVPS    Y0, Y15, Y1, Y0
-	VCMPPS       $0x0e, Y13, Y0, Y1
-	VCMPPS       $0x03, Y0, Y0, Y2
-	VPOR         Y2, Y1, Y1
-	VCMPPS       $0x00, Y13, Y0, Y2
-	VANDPS       Y13, Y0, Y3
-	VBLENDVPS    Y2, Y3, Y13, Y2
-	VBLENDVPS    Y1, Y0, Y2, Y1
+	VMAXPS       Y13, Y15, Y0
+	VPOR         Y12, Y14, Y1
+	VMAXPS       Y11, Y0, Y0
+	VPOR         Y10, Y1, Y1
+	VMAXPS       Y9, Y0, Y0
+	VPOR         Y8, Y1, Y1
+	VBLENDVPS    Y1, Y5, Y0, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VCMPPS       $0x0e, Y0, Y1, Y2
 	VCMPPS       $0x03, Y1, Y1, Y3
@@ -2531,72 +2472,64 @@ done:
 TEXT ·reduceMinF32AVX2(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+56(SB), Y12
-	VMOVAPS      Y12, Y15
-	VMOVAPS      Y12, Y14
-	VMOVAPS      Y12, Y13
+	VPXOR        Y7, Y7, Y7
+	VBROADCASTSS reduceConsts<>+60(SB), Y6
+	VBROADCASTSS reduceConsts<>+56(SB), Y5
+	VCMPPS       $0x03, Y7, Y7, Y0
+	VMOVAPS      Y6, Y15
+	VMOVAPS      Y0, Y14
+	VCMPPS       $0x03, Y7, Y7, Y0
+	VMOVAPS      Y6, Y13
+	VMOVAPS      Y0, Y12
+	VCMPPS       $0x03, Y7, Y7, Y0
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y0, Y10
+	VCMPPS       $0x03, Y7, Y7, Y0
+	VMOVAPS      Y6, Y9
+	VMOVAPS      Y0, Y8
 
 main:
-	CMPQ      CX, $0x00000018
-	JL        tail
-	VMOVUPS   (SI), Y0
-	VMOVUPS   32(SI), Y1
-	VMOVUPS   64(SI), Y2
-	VCMPPS    $0x01, Y0, Y15, Y3
-	VCMPPS    $0x01, Y1, Y14, Y4
-	VCMPPS    $0x01, Y2, Y13, Y5
-	VCMPPS    $0x03, Y15, Y15, Y6
-	VCMPPS    $0x03, Y14, Y14, Y7
-	VCMPPS    $0x03, Y13, Y13, Y8
-	VPOR      Y6, Y3, Y3
-	VPOR      Y7, Y4, Y4
-	VPOR      Y8, Y5, Y5
-	VCMPPS    $0x00, Y0, Y15, Y6
-	VCMPPS    $0x00, Y1, Y14, Y7
-	VCMPPS    $0x00, Y2, Y13, Y8
-	VORPS     Y0, Y15, Y9
-	VORPS     Y1, Y14, Y10
-	VORPS     Y2, Y13, Y11
-	VBLENDVPS Y6, Y9, Y0, Y6
-	VBLENDVPS Y7, Y10, Y1, Y7
-	VBLENDVPS Y8, Y11, Y2, Y8
-	VBLENDVPS Y3, Y15, Y6, Y15
-	VBLENDVPS Y4, Y14, Y7, Y14
-	VBLENDVPS Y5, Y13, Y8, Y13
-	ADDQ      $0x00000060, SI
-	SUBQ      $0x00000018, CX
-	JMP       main
+	CMPQ    CX, $0x00000020
+	JL      tail
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMINPS  Y0, Y15, Y15
+	VMINPS  Y1, Y13, Y13
+	VMINPS  Y2, Y11, Y11
+	VMINPS  Y3, Y9, Y9
+	VCMPPS  $0x03, Y0, Y0, Y0
+	VCMPPS  $0x03, Y1, Y1, Y1
+	VCMPPS  $0x03, Y2, Y2, Y2
+	VCMPPS  $0x03, Y3, Y3, Y3
+	VPOR    Y0, Y14, Y14
+	VPOR    Y1, Y12, Y12
+	VPOR    Y2, Y10, Y10
+	VPOR    Y3, Y8, Y8
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000020, CX
+	JMP     main
 
 tail:
-	CMPQ      CX, $0x00000008
-	JL        done
-	VMOVUPS   (SI), Y0
-	VCMPPS    $0x01, Y0, Y15, Y1
-	VCMPPS    $0x03, Y15, Y15, Y2
-	VPOR      Y2, Y1, Y1
-	VCMPPS    $0x00, Y0, Y15, Y2
-	VORPS     Y0, Y15, Y3
-	VBLENDVPS Y2, Y3, Y0, Y2
-	VBLENDVPS Y1, Y15, Y2, Y15
-	ADDQ      $0x00000020, SI
-	SUBQ      $0x00000008, CX
-	JMP       tail
+	CMPQ    CX, $0x00000008
+	JL      done
+	VMOVUPS (SI), Y0
+	VMINPS  Y0, Y15, Y15
+	VCMPPS  $0x03, Y0, Y0, Y0
+	VPOR    Y0, Y14, Y14
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000008, CX
+	JMP     tail
 
 done:
-	VCMPPS       $0x01, Y14, Y15, Y0
-	VCMPPS       $0x03, Y15, Y15, Y1
-	VPOR         Y1, Y0, Y0
-	VCMPPS       $0x00, Y14, Y15, Y1
-	VORPS        Y14, Y15, Y2
-	VBLENDVPS    Y1, Y2, Y14, Y1
-	VBLENDVPS    Y0, Y15, Y1, Y0
-	VCMPPS       $0x01, Y13, Y0, Y1
-	VCMPPS       $0x03, Y0, Y0, Y2
-	VPOR         Y2, Y1, Y1
-	VCMPPS       $0x00, Y13, Y0, Y2
-	VORPS        Y13, Y0, Y3
-	VBLENDVPS    Y2, Y3, Y13, Y2
-	VBLENDVPS    Y1, Y0, Y2, Y1
+	VMINPS       Y13, Y15, Y0
+	VPOR         Y12, Y14, Y1
+	VMINPS       Y11, Y0, Y0
+	VPOR         Y10, Y1, Y1
+	VMINPS       Y9, Y0, Y0
+	VPOR         Y8, Y1, Y1
+	VBLENDVPS    Y1, Y5, Y0, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VCMPPS       $0x01, Y0, Y1, Y2
 	VCMPPS       $0x03, Y1, Y1, Y3
@@ -2679,79 +2612,70 @@ done:
 TEXT ·maxAbsF32AVX2(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+0(SB), Y12
-	VPXOR        Y0, Y0, Y0
-	VMOVAPS      Y0, Y15
-	VPXOR        Y0, Y0, Y0
+	VBROADCASTSS reduceConsts<>+0(SB), Y7
+	VPXOR        Y6, Y6, Y6
+	VBROADCASTSS reduceConsts<>+52(SB), Y5
+	VCMPPS       $0x03, Y6, Y6, Y0
+	VMOVAPS      Y5, Y15
 	VMOVAPS      Y0, Y14
-	VPXOR        Y0, Y0, Y0
-	VMOVAPS      Y0, Y13
+	VCMPPS       $0x03, Y6, Y6, Y0
+	VMOVAPS      Y5, Y13
+	VMOVAPS      Y0, Y12
+	VCMPPS       $0x03, Y6, Y6, Y0
+	VMOVAPS      Y5, Y11
+	VMOVAPS      Y0, Y10
+	VCMPPS       $0x03, Y6, Y6, Y0
+	VMOVAPS      Y5, Y9
+	VMOVAPS      Y0, Y8
 
 main:
-	CMPQ      CX, $0x00000018
-	JL        tail
-	VMOVUPS   (SI), Y0
-	VMOVUPS   32(SI), Y1
-	VMOVUPS   64(SI), Y2
-	VANDNPS   Y0, Y12, Y0
-	VANDNPS   Y1, Y12, Y1
-	VANDNPS   Y2, Y12, Y2
-	VCMPPS    $0x0e, Y0, Y15, Y3
-	VCMPPS    $0x0e, Y1, Y14, Y4
-	VCMPPS    $0x0e, Y2, Y13, Y5
-	VCMPPS    $0x03, Y15, Y15, Y6
-	VCMPPS    $0x03, Y14, Y14, Y7
-	VCMPPS    $0x03, Y13, Y13, Y8
-	VPOR      Y6, Y3, Y3
-	VPOR      Y7, Y4, Y4
-	VPOR      Y8, Y5, Y5
-	VCMPPS    $0x00, Y0, Y15, Y6
-	VCMPPS    $0x00, Y1, Y14, Y7
-	VCMPPS    $0x00, Y2, Y13, Y8
-	VANDPS    Y0, Y15, Y9
-	VANDPS    Y1, Y14, Y10
-	VANDPS    Y2, Y13, Y11
-	VBLENDVPS Y6, Y9, Y0, Y6
-	VBLENDVPS Y7, Y10, Y1, Y7
-	VBLENDVPS Y8, Y11, Y2, Y8
-	VBLENDVPS Y3, Y15, Y6, Y15
-	VBLENDVPS Y4, Y14, Y7, Y14
-	VBLENDVPS Y5, Y13, Y8, Y13
-	ADDQ      $0x00000060, SI
-	SUBQ      $0x00000018, CX
-	JMP       main
+	CMPQ    CX, $0x00000020
+	JL      tail
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VANDNPS Y0, Y7, Y0
+	VANDNPS Y1, Y7, Y1
+	VANDNPS Y2, Y7, Y2
+	VANDNPS Y3, Y7, Y3
+	VMAXPS  Y0, Y15, Y15
+	VMAXPS  Y1, Y13, Y13
+	VMAXPS  Y2, Y11, Y11
+	VMAXPS  Y3, Y9, Y9
+	VCMPPS  $0x03, Y0, Y0, Y0
+	VCMPPS  $0x03, Y1, Y1, Y1
+	VCMPPS  $0x03, Y2, Y2, Y2
+	VCMPPS  $0x03, Y3, Y3, Y3
+	VPOR    Y0, Y14, Y14
+	VPOR    Y1, Y12, Y12
+	VPOR    Y2, Y10, Y10
+	VPOR    Y3, Y8, Y8
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000020, CX
+	JMP     main
 
 tail:
-	CMPQ      CX, $0x00000008
-	JL        done
-	VMOVUPS   (SI), Y0
-	VANDNPS   Y0, Y12, Y0
-	VCMPPS    $0x0e, Y0, Y15, Y1
-	VCMPPS    $0x03, Y15, Y15, Y2
-	VPOR      Y2, Y1, Y1
-	VCMPPS    $0x00, Y0, Y15, Y2
-	VANDPS    Y0, Y15, Y3
-	VBLENDVPS Y2, Y3, Y0, Y2
-	VBLENDVPS Y1, Y15, Y2, Y15
-	ADDQ      $0x00000020, SI
-	SUBQ      $0x00000008, CX
-	JMP       tail
+	CMPQ    CX, $0x00000008
+	JL      done
+	VMOVUPS (SI), Y0
+	VANDNPS Y0, Y7, Y0
+	VMAXPS  Y0, Y15, Y15
+	VCMPPS  $0x03, Y0, Y0, Y0
+	VPOR    Y0, Y14, Y14
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000008, CX
+	JMP     tail
 
 done:
-	VCMPPS       $0x0e, Y14, Y15, Y0
-	VCMPPS       $0x03, Y15, Y15, Y1
-	VPOR         Y1, Y0, Y0
-	VCMPPS       $0x00, Y14, Y15, Y1
-	VANDPS       Y14, Y15, Y2
-	VBLENDVPS    Y1, Y2, Y14, Y1
-	VBLENDVPS    Y0, Y15, Y1, Y0
-	VCMPPS       $0x0e, Y13, Y0, Y1
-	VCMPPS       $0x03, Y0, Y0, Y2
-	VPOR         Y2, Y1, Y1
-	VCMPPS       $0x00, Y13, Y0, Y2
-	VANDPS       Y13, Y0, Y3
-	VBLENDVPS    Y2, Y3, Y13, Y2
-	VBLENDVPS    Y1, Y0, Y2, Y1
+	VMAXPS       Y13, Y15, Y0
+	VPOR         Y12, Y14, Y1
+	VMAXPS       Y11, Y0, Y0
+	VPOR         Y10, Y1, Y1
+	VMAXPS       Y9, Y0, Y0
+	VPOR         Y8, Y1, Y1
+	VBROADCASTSS reduceConsts<>+56(SB), Y2
+	VBLENDVPS    Y1, Y2, Y0, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VCMPPS       $0x0e, Y0, Y1, Y2
 	VCMPPS       $0x03, Y1, Y1, Y3
@@ -2787,7 +2711,7 @@ TEXT ·argMaxF32AVX2(SB), NOSPLIT, $0-152
 	MOVQ         x_base+0(FP), SI
 	VBROADCASTSS reduceConsts<>+196(SB), Y11
 	VBROADCASTSS reduceConsts<>+52(SB), Y10
-	VBROADCASTSS reduceConsts<>+64(SB), Y9
+	VBROADCASTSS reduceConsts<>+68(SB), Y9
 	VMOVAPS      Y10, Y15
 	VMOVAPS      Y9, Y14
 	VMOVDQU      reduceConsts<>+128(SB), Y13
@@ -2830,8 +2754,8 @@ TEXT ·argMinF32AVX2(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
 	VBROADCASTSS reduceConsts<>+196(SB), Y11
-	VBROADCASTSS reduceConsts<>+56(SB), Y10
-	VBROADCASTSS reduceConsts<>+64(SB), Y9
+	VBROADCASTSS reduceConsts<>+60(SB), Y10
+	VBROADCASTSS reduceConsts<>+68(SB), Y9
 	VMOVAPS      Y10, Y15
 	VMOVAPS      Y9, Y14
 	VMOVDQU      reduceConsts<>+128(SB), Y13
@@ -3415,9 +3339,10 @@ DATA reduceConsts<>+40(SB)/4, $0x3d2aa9c1
 DATA reduceConsts<>+44(SB)/4, $0x3e2aaaaa
 DATA reduceConsts<>+48(SB)/4, $0x3f000000
 DATA reduceConsts<>+52(SB)/4, $0xff800000
-DATA reduceConsts<>+56(SB)/4, $0x7f800000
-DATA reduceConsts<>+60(SB)/4, $0x00000010
-DATA reduceConsts<>+64(SB)/4, $0x7fffffff
+DATA reduceConsts<>+56(SB)/4, $0x7fc00000
+DATA reduceConsts<>+60(SB)/4, $0x7f800000
+DATA reduceConsts<>+64(SB)/4, $0x00000010
+DATA reduceConsts<>+68(SB)/4, $0x7fffffff
 DATA reduceConsts<>+128(SB)/4, $0x00000000
 DATA reduceConsts<>+132(SB)/4, $0x00000001
 DATA reduceConsts<>+136(SB)/4, $0x00000002

@@ -752,12 +752,27 @@ done:
 TEXT ·reduceMaxF32NEON(SB), NOSPLIT, $0-28
 	MOVD x_len+8(FP), R0
 	MOVD x_base+0(FP), R1
+	WORD $0x6e371ef7 // eor v23.16b, v23.16b, v23.16b
 	MOVW $0xff800000, R14
-	VDUP R14, V27.S4
-	WORD $0x4ebb1f7f // mov v31.16b, v27.16b
-	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x4ebb1f7d // mov v29.16b, v27.16b
-	WORD $0x4ebb1f7c // mov v28.16b, v27.16b
+	VDUP R14, V22.S4
+	MOVW $0x7fc00000, R14
+	VDUP R14, V21.S4
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edf // mov v31.16b, v22.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edd // mov v29.16b, v22.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edb // mov v27.16b, v22.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61ed9 // mov v25.16b, v22.16b
+	WORD $0x4ea01c18 // mov v24.16b, v0.16b
 
 main:
 	CMP $16, R0
@@ -766,10 +781,22 @@ main:
 	FMOVQ 16(R1), F1
 	FMOVQ 32(R1), F2
 	FMOVQ 48(R1), F3
-	WORD $0x4e20f7ff // fmax v31.4s, v31.4s, v0.4s
-	WORD $0x4e21f7de // fmax v30.4s, v30.4s, v1.4s
-	WORD $0x4e22f7bd // fmax v29.4s, v29.4s, v2.4s
-	WORD $0x4e23f79c // fmax v28.4s, v28.4s, v3.4s
+	WORD $0x4e3ff41f // fmax v31.4s, v0.4s, v31.4s
+	WORD $0x4e3df43d // fmax v29.4s, v1.4s, v29.4s
+	WORD $0x4e3bf45b // fmax v27.4s, v2.4s, v27.4s
+	WORD $0x4e39f479 // fmax v25.4s, v3.4s, v25.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
+	WORD $0x4ea11f9c // orr v28.16b, v28.16b, v1.16b
+	WORD $0x4ea21f5a // orr v26.16b, v26.16b, v2.16b
+	WORD $0x4ea31f18 // orr v24.16b, v24.16b, v3.16b
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	B main
@@ -778,32 +805,54 @@ tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R1), F0
-	WORD $0x4e20f7ff // fmax v31.4s, v31.4s, v0.4s
+	WORD $0x4e3ff41f // fmax v31.4s, v0.4s, v31.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
 	ADD $16, R1, R1
 	SUB $4, R0, R0
 	B tail
 
 done:
-	WORD $0x4e3ef7e0 // fmax v0.4s, v31.4s, v30.4s
-	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
-	WORD $0x4e3cf400 // fmax v0.4s, v0.4s, v28.4s
-	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	WORD $0x6e002001 // ext v1.16b, v0.16b, v0.16b, #4
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	FMOVS F0, r+24(FP)
+	WORD $0x4e3ff7a0 // fmax v0.4s, v29.4s, v31.4s
+	WORD $0x4ebc1fc1 // orr v1.16b, v30.16b, v28.16b
+	WORD $0x4e20f760 // fmax v0.4s, v27.4s, v0.4s
+	WORD $0x4eba1c21 // orr v1.16b, v1.16b, v26.16b
+	WORD $0x4e20f720 // fmax v0.4s, v25.4s, v0.4s
+	WORD $0x4eb81c21 // orr v1.16b, v1.16b, v24.16b
+	WORD $0x6e601ea1 // bsl v1.16b, v21.16b, v0.16b
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	WORD $0x6e012020 // ext v0.16b, v1.16b, v1.16b, #4
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	FMOVS F1, r+24(FP)
 	RET
 
 // func reduceMinF32NEON(x []float32) (r float32)
 TEXT ·reduceMinF32NEON(SB), NOSPLIT, $0-28
 	MOVD x_len+8(FP), R0
 	MOVD x_base+0(FP), R1
+	WORD $0x6e371ef7 // eor v23.16b, v23.16b, v23.16b
 	MOVW $0x7f800000, R14
-	VDUP R14, V27.S4
-	WORD $0x4ebb1f7f // mov v31.16b, v27.16b
-	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x4ebb1f7d // mov v29.16b, v27.16b
-	WORD $0x4ebb1f7c // mov v28.16b, v27.16b
+	VDUP R14, V22.S4
+	MOVW $0x7fc00000, R14
+	VDUP R14, V21.S4
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edf // mov v31.16b, v22.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edd // mov v29.16b, v22.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edb // mov v27.16b, v22.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61ed9 // mov v25.16b, v22.16b
+	WORD $0x4ea01c18 // mov v24.16b, v0.16b
 
 main:
 	CMP $16, R0
@@ -812,10 +861,22 @@ main:
 	FMOVQ 16(R1), F1
 	FMOVQ 32(R1), F2
 	FMOVQ 48(R1), F3
-	WORD $0x4ea0f7ff // fmin v31.4s, v31.4s, v0.4s
-	WORD $0x4ea1f7de // fmin v30.4s, v30.4s, v1.4s
-	WORD $0x4ea2f7bd // fmin v29.4s, v29.4s, v2.4s
-	WORD $0x4ea3f79c // fmin v28.4s, v28.4s, v3.4s
+	WORD $0x4ebff41f // fmin v31.4s, v0.4s, v31.4s
+	WORD $0x4ebdf43d // fmin v29.4s, v1.4s, v29.4s
+	WORD $0x4ebbf45b // fmin v27.4s, v2.4s, v27.4s
+	WORD $0x4eb9f479 // fmin v25.4s, v3.4s, v25.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
+	WORD $0x4ea11f9c // orr v28.16b, v28.16b, v1.16b
+	WORD $0x4ea21f5a // orr v26.16b, v26.16b, v2.16b
+	WORD $0x4ea31f18 // orr v24.16b, v24.16b, v3.16b
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	B main
@@ -824,20 +885,27 @@ tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R1), F0
-	WORD $0x4ea0f7ff // fmin v31.4s, v31.4s, v0.4s
+	WORD $0x4ebff41f // fmin v31.4s, v0.4s, v31.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
 	ADD $16, R1, R1
 	SUB $4, R0, R0
 	B tail
 
 done:
-	WORD $0x4ebef7e0 // fmin v0.4s, v31.4s, v30.4s
-	WORD $0x4ebdf400 // fmin v0.4s, v0.4s, v29.4s
-	WORD $0x4ebcf400 // fmin v0.4s, v0.4s, v28.4s
-	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
-	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
-	WORD $0x6e002001 // ext v1.16b, v0.16b, v0.16b, #4
-	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
-	FMOVS F0, r+24(FP)
+	WORD $0x4ebff7a0 // fmin v0.4s, v29.4s, v31.4s
+	WORD $0x4ebc1fc1 // orr v1.16b, v30.16b, v28.16b
+	WORD $0x4ea0f760 // fmin v0.4s, v27.4s, v0.4s
+	WORD $0x4eba1c21 // orr v1.16b, v1.16b, v26.16b
+	WORD $0x4ea0f720 // fmin v0.4s, v25.4s, v0.4s
+	WORD $0x4eb81c21 // orr v1.16b, v1.16b, v24.16b
+	WORD $0x6e601ea1 // bsl v1.16b, v21.16b, v0.16b
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
+	WORD $0x6e012020 // ext v0.16b, v1.16b, v1.16b, #4
+	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
+	FMOVS F1, r+24(FP)
 	RET
 
 // func reduceProdF32NEON(x []float32) (r float32)
@@ -891,12 +959,28 @@ TEXT ·maxAbsF32NEON(SB), NOSPLIT, $0-28
 	MOVD x_len+8(FP), R0
 	MOVD x_base+0(FP), R1
 	MOVW $0x80000000, R14
-	VDUP R14, V27.S4
-	WORD $0x6e3a1f5a // eor v26.16b, v26.16b, v26.16b
-	WORD $0x4eba1f5f // mov v31.16b, v26.16b
-	WORD $0x4eba1f5e // mov v30.16b, v26.16b
-	WORD $0x4eba1f5d // mov v29.16b, v26.16b
-	WORD $0x4eba1f5c // mov v28.16b, v26.16b
+	VDUP R14, V23.S4
+	WORD $0x6e361ed6 // eor v22.16b, v22.16b, v22.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V21.S4
+	MOVW $0x7fc00000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e36e6c0 // fcmeq v0.4s, v22.4s, v22.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb51ebf // mov v31.16b, v21.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4e36e6c0 // fcmeq v0.4s, v22.4s, v22.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb51ebd // mov v29.16b, v21.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4e36e6c0 // fcmeq v0.4s, v22.4s, v22.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb51ebb // mov v27.16b, v21.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	WORD $0x4e36e6c0 // fcmeq v0.4s, v22.4s, v22.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb51eb9 // mov v25.16b, v21.16b
+	WORD $0x4ea01c18 // mov v24.16b, v0.16b
 
 main:
 	CMP $16, R0
@@ -905,14 +989,26 @@ main:
 	FMOVQ 16(R1), F1
 	FMOVQ 32(R1), F2
 	FMOVQ 48(R1), F3
-	WORD $0x4e7b1c00 // bic v0.16b, v0.16b, v27.16b
-	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
-	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
-	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
-	WORD $0x4e20f7ff // fmax v31.4s, v31.4s, v0.4s
-	WORD $0x4e21f7de // fmax v30.4s, v30.4s, v1.4s
-	WORD $0x4e22f7bd // fmax v29.4s, v29.4s, v2.4s
-	WORD $0x4e23f79c // fmax v28.4s, v28.4s, v3.4s
+	WORD $0x4e771c00 // bic v0.16b, v0.16b, v23.16b
+	WORD $0x4e771c21 // bic v1.16b, v1.16b, v23.16b
+	WORD $0x4e771c42 // bic v2.16b, v2.16b, v23.16b
+	WORD $0x4e771c63 // bic v3.16b, v3.16b, v23.16b
+	WORD $0x4e3ff41f // fmax v31.4s, v0.4s, v31.4s
+	WORD $0x4e3df43d // fmax v29.4s, v1.4s, v29.4s
+	WORD $0x4e3bf45b // fmax v27.4s, v2.4s, v27.4s
+	WORD $0x4e39f479 // fmax v25.4s, v3.4s, v25.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
+	WORD $0x4ea11f9c // orr v28.16b, v28.16b, v1.16b
+	WORD $0x4ea21f5a // orr v26.16b, v26.16b, v2.16b
+	WORD $0x4ea31f18 // orr v24.16b, v24.16b, v3.16b
 	ADD $64, R1, R1
 	SUB $16, R0, R0
 	B main
@@ -921,21 +1017,28 @@ tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R1), F0
-	WORD $0x4e7b1c00 // bic v0.16b, v0.16b, v27.16b
-	WORD $0x4e20f7ff // fmax v31.4s, v31.4s, v0.4s
+	WORD $0x4e771c00 // bic v0.16b, v0.16b, v23.16b
+	WORD $0x4e3ff41f // fmax v31.4s, v0.4s, v31.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
 	ADD $16, R1, R1
 	SUB $4, R0, R0
 	B tail
 
 done:
-	WORD $0x4e3ef7e0 // fmax v0.4s, v31.4s, v30.4s
-	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
-	WORD $0x4e3cf400 // fmax v0.4s, v0.4s, v28.4s
-	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	WORD $0x6e002001 // ext v1.16b, v0.16b, v0.16b, #4
-	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
-	FMOVS F0, r+24(FP)
+	WORD $0x4e3ff7a0 // fmax v0.4s, v29.4s, v31.4s
+	WORD $0x4ebc1fc1 // orr v1.16b, v30.16b, v28.16b
+	WORD $0x4e20f760 // fmax v0.4s, v27.4s, v0.4s
+	WORD $0x4eba1c21 // orr v1.16b, v1.16b, v26.16b
+	WORD $0x4e20f720 // fmax v0.4s, v25.4s, v0.4s
+	WORD $0x4eb81c21 // orr v1.16b, v1.16b, v24.16b
+	WORD $0x6e601e81 // bsl v1.16b, v20.16b, v0.16b
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	WORD $0x6e012020 // ext v0.16b, v1.16b, v1.16b, #4
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	FMOVS F1, r+24(FP)
 	RET
 
 // func argMaxF32NEON(x []float32) (vals [16]float32, idx [16]int32)

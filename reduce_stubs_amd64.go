@@ -29,12 +29,12 @@ func sumSqDevF32AVX512(x []float32, meanHi float32, meanLo float32) (sum float64
 //go:noescape
 func expSubSumF32AVX512(dst []float32, x []float32, m float32) (sum float64)
 
-// reduceMaxF32AVX512 returns the largest element (XLA's max: NaN if any is NaN), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMaxF32Go).
+// reduceMaxF32AVX512 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMaxF32Go).
 //
 //go:noescape
 func reduceMaxF32AVX512(x []float32) (r float32)
 
-// reduceMinF32AVX512 returns the smallest element (XLA's min: NaN if any is NaN), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMinF32Go).
+// reduceMinF32AVX512 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMinF32Go).
 //
 //go:noescape
 func reduceMinF32AVX512(x []float32) (r float32)
@@ -44,7 +44,7 @@ func reduceMinF32AVX512(x []float32) (r float32)
 //go:noescape
 func reduceProdF32AVX512(x []float32) (r float32)
 
-// maxAbsF32AVX512 returns the largest |x[i]| (NaN if any is NaN), with AVX512 (whole vectors of 16 lanes; see the Go twin maxAbsF32Go).
+// maxAbsF32AVX512 returns the largest |x[i]|, NaN if any is NaN, with AVX512 (whole vectors of 16 lanes; see the Go twin maxAbsF32Go).
 //
 //go:noescape
 func maxAbsF32AVX512(x []float32) (r float32)
@@ -114,12 +114,12 @@ func sumSqDevF32AVX2(x []float32, meanHi float32, meanLo float32) (sum float64)
 //go:noescape
 func expSubSumF32AVX2(dst []float32, x []float32, m float32) (sum float64)
 
-// reduceMaxF32AVX2 returns the largest element (XLA's max: NaN if any is NaN), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMaxF32Go).
+// reduceMaxF32AVX2 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMaxF32Go).
 //
 //go:noescape
 func reduceMaxF32AVX2(x []float32) (r float32)
 
-// reduceMinF32AVX2 returns the smallest element (XLA's min: NaN if any is NaN), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMinF32Go).
+// reduceMinF32AVX2 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMinF32Go).
 //
 //go:noescape
 func reduceMinF32AVX2(x []float32) (r float32)
@@ -129,7 +129,7 @@ func reduceMinF32AVX2(x []float32) (r float32)
 //go:noescape
 func reduceProdF32AVX2(x []float32) (r float32)
 
-// maxAbsF32AVX2 returns the largest |x[i]| (NaN if any is NaN), with AVX2 (whole vectors of 8 lanes; see the Go twin maxAbsF32Go).
+// maxAbsF32AVX2 returns the largest |x[i]|, NaN if any is NaN, with AVX2 (whole vectors of 8 lanes; see the Go twin maxAbsF32Go).
 //
 //go:noescape
 func maxAbsF32AVX2(x []float32) (r float32)

@@ -29,12 +29,12 @@ func sumSqDevF32NEON(x []float32, meanHi float32, meanLo float32) (sum float64)
 //go:noescape
 func expSubSumF32NEON(dst []float32, x []float32, m float32) (sum float64)
 
-// reduceMaxF32NEON returns the largest element (XLA's max: NaN if any is NaN), with NEON (whole vectors of 4 lanes; see the Go twin reduceMaxF32Go).
+// reduceMaxF32NEON returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with NEON (whole vectors of 4 lanes; see the Go twin reduceMaxF32Go).
 //
 //go:noescape
 func reduceMaxF32NEON(x []float32) (r float32)
 
-// reduceMinF32NEON returns the smallest element (XLA's min: NaN if any is NaN), with NEON (whole vectors of 4 lanes; see the Go twin reduceMinF32Go).
+// reduceMinF32NEON returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified), with NEON (whole vectors of 4 lanes; see the Go twin reduceMinF32Go).
 //
 //go:noescape
 func reduceMinF32NEON(x []float32) (r float32)
@@ -44,7 +44,7 @@ func reduceMinF32NEON(x []float32) (r float32)
 //go:noescape
 func reduceProdF32NEON(x []float32) (r float32)
 
-// maxAbsF32NEON returns the largest |x[i]| (NaN if any is NaN), with NEON (whole vectors of 4 lanes; see the Go twin maxAbsF32Go).
+// maxAbsF32NEON returns the largest |x[i]|, NaN if any is NaN, with NEON (whole vectors of 4 lanes; see the Go twin maxAbsF32Go).
 //
 //go:noescape
 func maxAbsF32NEON(x []float32) (r float32)

@@ -73,6 +73,45 @@ func lanewise(name, doc string, init float32, op func(b *vb, x, y val) val, term
 	}
 }
 
+// fastExtreme is a max (greater) or min reduction that folds each lane with
+// the hardware's max (opMaxC: ordered, a NaN operand passes through or is
+// dropped, ±0 in either order) and ORs a mask of the NaNs seen: the result
+// is NaN if any element is NaN, else the extreme value — exact except for
+// the sign of a zero result, which the Go side settles (see maxF32).
+func fastExtreme(name, doc string, greater bool, term func(c *kctx) val) *vkernel {
+	init := float32(math.Inf(1))
+	fold := (*vb).minc
+	xla := (*vb).min
+	if greater {
+		init, fold, xla = float32(math.Inf(-1)), (*vb).maxc, (*vb).max
+	}
+	return &vkernel{name: name, doc: doc, lane: vF32, unroll: 4, noTwin: true,
+		args:   []karg{sliceArg("x", eF32)},
+		res:    []kres{{"r", "float32"}},
+		states: 2,
+		init: func(c *kctx) []val {
+			z := c.b.f32(0)
+			return []val{c.b.f32(init), c.b.cmp(cmpUnord, z, z)}
+		},
+		body: func(c *kctx) {
+			x := term(c)
+			c.set(0, fold(c.b, x, c.state(0)))
+			c.set(1, c.b.or(c.state(1), c.b.isNaN(x)))
+		},
+		finish: func(c *kctx) {
+			b := c.b
+			acc, nan := c.all(0), c.all(1)
+			r, m := acc[0], nan[0]
+			for u := 1; u < len(acc); u++ {
+				r = fold(b, acc[u], r)
+				m = b.or(m, nan[u])
+			}
+			r = b.blend(m, b.f32(nan32), r)
+			c.ret(0, b.horizontal(r, func(x, y val) val { return xla(b, x, y) }))
+		},
+	}
+}
+
 // argExtreme is argmax (greater true) or argmin: per lane the extreme value
 // and the first index holding it, NaN counting as the extreme; the Go side
 // chooses among the lanes.
@@ -173,10 +212,10 @@ func reduceKernels() []*vkernel {
 				c.out(0, e)
 				return c.b.add(s, e)
 			}),
-		lanewise("reduceMaxF32", "returns the largest element (XLA's max: NaN if any is NaN)", float32(math.Inf(-1)), (*vb).max, func(c *kctx) val { return c.in(0) }),
-		lanewise("reduceMinF32", "returns the smallest element (XLA's min: NaN if any is NaN)", float32(math.Inf(1)), (*vb).min, func(c *kctx) val { return c.in(0) }),
+		fastExtreme("reduceMaxF32", "returns the largest element, NaN if any is NaN (a zero result's sign is unspecified)", true, func(c *kctx) val { return c.in(0) }),
+		fastExtreme("reduceMinF32", "returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified)", false, func(c *kctx) val { return c.in(0) }),
 		lanewise("reduceProdF32", "returns the product of the elements", 1, (*vb).mul, func(c *kctx) val { return c.in(0) }),
-		lanewise("maxAbsF32", "returns the largest |x[i]| (NaN if any is NaN)", 0, (*vb).max, func(c *kctx) val { return c.b.abs(c.in(0)) }),
+		fastExtreme("maxAbsF32", "returns the largest |x[i]|, NaN if any is NaN", true, func(c *kctx) val { return c.b.abs(c.in(0)) }),
 		argExtreme("argMaxF32", "returns per lane the largest element and its first index", true),
 		argExtreme("argMinF32", "returns per lane the smallest element and its first index", false),
 		{name: "normalizeF32", doc: "sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo", lane: vF32, unroll: 4,
