@@ -264,20 +264,24 @@ func (s *loopStep) assignRegisters() {
 	var free []int
 	for i := range s.instrs {
 		in := &s.instrs[i]
+		// The result gets its register before the arguments' registers are
+		// freed, so it never overlays an argument: a PRED mask and a
+		// float32 share a register's bytes at different widths, and
+		// select(mask, x, y) writing its floats over the mask it is still
+		// reading got the mask wrong.
+		if !in.scalar && !(in.kind == instrLoad && in.linear) && i != len(s.instrs)-1 {
+			if len(free) > 0 {
+				in.reg, free = free[len(free)-1], free[:len(free)-1]
+			} else {
+				in.reg = s.regs
+				s.regs++
+			}
+		}
 		for j, a := range in.args {
 			// A value read twice by one op (x·x) frees its register once.
 			if last[a] == i && s.instrs[a].reg >= 0 && !slices.Contains(in.args[:j], a) {
 				free = append(free, s.instrs[a].reg)
 			}
-		}
-		if in.scalar || (in.kind == instrLoad && in.linear) || i == len(s.instrs)-1 {
-			continue
-		}
-		if len(free) > 0 {
-			in.reg, free = free[len(free)-1], free[:len(free)-1]
-		} else {
-			in.reg = s.regs
-			s.regs++
 		}
 	}
 }
