@@ -11825,6 +11825,10 @@ main:
 	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
 	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
 	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3fd400 // fadd v0.4s, v0.4s, v31.4s
+	WORD $0x4e3fd421 // fadd v1.4s, v1.4s, v31.4s
+	WORD $0x4e3fd442 // fadd v2.4s, v2.4s, v31.4s
+	WORD $0x4e3fd463 // fadd v3.4s, v3.4s, v31.4s
 	FMOVQ F0, 0(R1)
 	FMOVQ F1, 16(R1)
 	FMOVQ F2, 32(R1)
@@ -11839,6 +11843,7 @@ tail:
 	BLT done
 	FMOVQ 0(R2), F0
 	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3fd400 // fadd v0.4s, v0.4s, v31.4s
 	FMOVQ F0, 0(R1)
 	ADD $16, R1, R1
 	ADD $16, R2, R2

@@ -1684,8 +1684,9 @@ func reluF32Go(dst []float32, x []float32) {
 	_ = x[:len(dst)]
 	for i := range dst {
 		v1 := x[i]
-		v3 := maxXLA32(v1, float32(0))
-		dst[i] = v3
+		v3 := maxc32(v1, float32(0))
+		v4 := v3 + float32(0)
+		dst[i] = v4
 	}
 }
 

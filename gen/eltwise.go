@@ -167,7 +167,12 @@ func eltwiseKernels() []*vkernel {
 		unaryF32("roundToEven", "rounds x[i] to the nearest integer, ties to even", func(b *vb, x val) val { return b.round(x, roundNearest) }),
 		unaryF32("round", "rounds x[i] to the nearest integer, ties away from zero", vroundAway),
 		unaryF32("sign", "sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN)", vsign),
-		unaryF32("relu", "sets dst[i] = max(x[i], 0) (XLA semantics)", func(b *vb, x val) val { return b.max(x, b.f32(0)) }),
+		// maxc leaves ±0 ties to the target (x86 keeps x, NEON gives +0);
+		// adding +0 makes every zero +0, as XLA's max(x, 0) does.
+		unaryF32("relu", "sets dst[i] = max(x[i], 0) (XLA semantics)", func(b *vb, x val) val {
+			z := b.f32(0)
+			return b.add(b.maxc(x, z), z)
+		}),
 
 		convert("f32ToF16", "rounds x[i] to IEEE binary16 bits, to nearest even", eU16, eF32, vf32ToF16),
 		convert("f16ToF32", "widens IEEE binary16 bits x[i] to float32", eF32, eU16, vf16ToF32),

@@ -96,7 +96,7 @@ const (
 	opSqrt
 	opMax  // XLA's maximum: NaN if either is NaN, −0 < +0 (targets with maxMinXLA only)
 	opMin  // XLA's minimum
-	opMaxC // args (x, c): c > x ? c : x — a NaN x stays NaN; c must not be ±0
+	opMaxC // args (x, c): c > x ? c : x — a NaN x stays NaN; a tie of ±0 is target-dependent (canonicalise it, e.g. by adding +0)
 	opMinC // args (x, c): c < x ? c : x
 	opRound
 	opLdexp // (p, n): p·2^n rounded once, n integral (targets with nativeLdexp only)
