@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kilnml/kiln/ir"
@@ -45,10 +46,8 @@ func reduceGens() []*opGen {
 			d := g.intn(s.Rank())
 			comp := g.argmaxComputation(t)
 			idx := g.b.Iota(s.WithElem(ir.S32), d)
-			init := ir.MustNewLiteral(ir.Scalar(t))
-			setLowest(init)
-			return g.b.ReduceVariadic([]ir.Op{g.param(s, anyValues), idx},
-				[]ir.Op{g.b.Constant(init), g.b.Constant(ir.ScalarLiteral(int32(-1)))}, comp, []int{d})
+			inits := g.argmaxIdentity(t)
+			return g.b.ReduceVariadic([]ir.Op{g.param(s, anyValues), idx}, inits, comp, []int{d})
 		}},
 		reduceWindowGen(),
 		selectAndScatterGen(),
@@ -102,6 +101,30 @@ func (g *gen) argmaxComputation(t ir.ElementType) *ir.Computation {
 		take := b.Or(gt, b.And(eq, b.Lt(i, mi)))
 		return b.Tuple(b.Select(take, v, mv), b.Select(take, i, mi))
 	})
+}
+
+// argmaxIdentity is the identity of argmaxComputation: the least value in
+// the total order (for floats −NaN with every payload bit set, below −Inf)
+// and the largest index, so that it loses every comparison and tie. XLA
+// requires a reduction's initial value to be its reducer's identity: with
+// another one the result depends on how often the implementation applies
+// it.
+func (g *gen) argmaxIdentity(t ir.ElementType) []ir.Op {
+	v := ir.MustNewLiteral(ir.Scalar(t))
+	switch {
+	case t.IsFloat():
+		for i := range v.Bytes() {
+			v.Bytes()[i] = 0xff
+		}
+	case t.IsComplex():
+		half := v.Bytes()[:t.ByteSize()/2] // the real part
+		for i := range half {
+			half[i] = 0xff
+		}
+	default:
+		setLowest(v)
+	}
+	return []ir.Op{g.b.Constant(v), g.b.Constant(ir.ScalarLiteral(int32(math.MaxInt32)))}
 }
 
 // window draws one window dimension over a base of size n: size, stride,
@@ -176,11 +199,8 @@ func reduceWindowGen() *opGen {
 			return g.b.ReduceWindow(g.param(s, reducerValues(rd.name)), g.reduceInit(rd, t), rd.comp, sizes, strides, padding)
 		case 1: // two operands, joint argmax
 			idx := g.b.Iota(s.WithElem(ir.S32), g.intn(r))
-			init := ir.MustNewLiteral(ir.Scalar(t))
-			setLowest(init)
 			return g.b.ReduceWindowWithGeneralPadding([]ir.Op{g.param(s, anyValues), idx},
-				[]ir.Op{g.b.Constant(init), g.b.Constant(ir.ScalarLiteral(int32(-1)))}, g.argmaxComputation(t),
-				sizes, strides, bd, wd, pad)
+				g.argmaxIdentity(t), g.argmaxComputation(t), sizes, strides, bd, wd, pad)
 		}
 		rd := g.reducerFor(t)
 		g.accumulate(rd.name, terms+1)

@@ -194,6 +194,7 @@ func boundFor(op string, t ir.ElementType) bound {
 // the test is skipped with the reason and the failure, when it passes the
 // test says so in its log (the entry can then be removed).
 var knownFailures = map[string]string{
+	"reduce-variadic/f32@seed=12,case=3":   "the generic reduce's comparator runs on float64 registers: a float32 signalling NaN (0x7fb25d13) is quieted when widened and then sorts above the quiet NaN 0x7fc00000 in TOTALORDER compares, so argmax picks the wrong index",
 	"convolution/f32@seed=1,case=4":        convPaddingTaps,
 	"convolution-client/f32@seed=1,case=4": convPaddingTaps,
 	"after-all/*":                          "a token among the results: Compile accepts it, Run fails (NewTensor: tensor shape token[] is not an array)",
@@ -363,6 +364,10 @@ var pinnedCases = []pinnedCase{
 	{"slice", ir.U4, 2, 1},
 	{"slice", ir.S32, 2, 2},
 	{"clamp", ir.F8E4M3FN, 2, 1},
+	{"fused-dag", ir.F32, 3, 8},
+	{"dot-epilogue", ir.F32, 0, 7},
+	{"reduce-variadic", ir.F32, 3, 12},
+	{"layer-norm", ir.F32, 4, 14},
 }
 
 // reporter runs one case and collects its failure report.
