@@ -296,6 +296,13 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 	f.Pragma("noescape")
 	f.SignatureExpr(convSignature)
 	f.Doc(fmt.Sprintf("%s computes n %d×%d convolution tiles with %s over a table of taps; see convKernel.", name, rows, t.nr, v.name))
+	// a points at the tile's first pixel (its virtual position), in a
+	// register across the tiles of the call.
+	a := f.Load(f.Param("a"), f.GP64())
+	{
+		aoff := f.Load(f.Param("aoff"), f.GP64())
+		f.LEAQ(memIdx(a, aoff, 4, 0), a)
+	}
 	f.Label("top")
 
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
@@ -310,11 +317,6 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 
 	taps := f.Load(f.Param("taps"), f.GP64())
 	tab := f.Load(f.Param("tab"), f.GP64())
-	a := f.Load(f.Param("a"), f.GP64())
-	{
-		aoff := f.Load(f.Param("aoff"), f.GP64())
-		f.LEAQ(memIdx(a, aoff, 4, 0), a)
-	}
 	lda := f.Load(f.Param("lda"), f.GP64())
 	f.SHLQ(operand.Imm(2), lda)
 	b := f.Load(f.Param("b"), f.GP64())
@@ -408,13 +410,14 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 
 	f.Label("epilogue")
 	emitConvEpilogue(f, v, rows, nv, acc, func(i int) reg.VecPhysical { return v.vec(t.mr*nv + i) }, v.regs-t.mr*nv)
-	emitNextTile(f, rows)
+	emitNextTile(f, rows, a)
 }
 
-// emitNextTile ends a kernel's tile: while tiles remain (n), it moves the
-// arguments on to the next tile — rows pixels further in the input and the
-// output (and the residual) — and starts again from the top.
-func emitNextTile(f *amd64File, rows int) {
+// emitNextTile ends a kernel's tile: while tiles remain (n), it moves a
+// (the register pointing at the tile's input) and the output and residual
+// arguments on to the next tile, rows pixels further, and starts again from
+// the top.
+func emitNextTile(f *amd64File, rows int, a reg.Register) {
 	arg := func(name string) operand.Mem {
 		a, err := f.Param(name).Resolve()
 		if err != nil {
@@ -429,8 +432,8 @@ func emitNextTile(f *amd64File, rows int) {
 	f.JZ(operand.LabelRef("done"))
 	f.MOVQ(r, arg("n"))
 	f.MOVQ(arg("lda"), r)
-	f.IMUL3Q(imm(rows), r, r)
-	f.ADDQ(r, arg("aoff"))
+	f.IMUL3Q(imm(rows*4), r, r)
+	f.ADDQ(r, a)
 	f.MOVQ(arg("ldc"), r)
 	f.IMUL3Q(imm(rows*4), r, r)
 	f.ADDQ(r, arg("c"))
@@ -619,6 +622,13 @@ func emitDepthwiseKernel(f *amd64File, t dwTile, rows int) {
 	f.Pragma("noescape")
 	f.SignatureExpr(dwSignature)
 	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with %s over a table of taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name))
+	// a points at the tile's first pixel (its virtual position), in a
+	// register across the tiles of the call.
+	a := f.Load(f.Param("a"), f.GP64())
+	{
+		aoff := f.Load(f.Param("aoff"), f.GP64())
+		f.LEAQ(memIdx(a, aoff, 4, 0), a)
+	}
 	f.Label("top")
 
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
@@ -628,11 +638,6 @@ func emitDepthwiseKernel(f *amd64File, t dwTile, rows int) {
 
 	taps := f.Load(f.Param("taps"), f.GP64())
 	tab := f.Load(f.Param("tab"), f.GP64())
-	a := f.Load(f.Param("a"), f.GP64())
-	{
-		aoff := f.Load(f.Param("aoff"), f.GP64())
-		f.LEAQ(memIdx(a, aoff, 4, 0), a)
-	}
 	lda := f.Load(f.Param("lda"), f.GP64())
 	f.SHLQ(operand.Imm(2), lda)
 	w := f.Load(f.Param("w"), f.GP64())
@@ -718,7 +723,7 @@ func emitDepthwiseKernel(f *amd64File, t dwTile, rows int) {
 
 	f.Label("epilogue")
 	emitDepthwiseEpilogue(f, v, rows, nv, acc, spare, flags)
-	emitNextTile(f, rows)
+	emitNextTile(f, rows, a)
 }
 
 // emitDepthwiseEpilogue is emitConvEpilogue for a depthwise tile, where only
@@ -878,6 +883,13 @@ func emitDepthwiseRowKernel(f *amd64File, t dwRowTile, rows int) {
 	f.Pragma("noescape")
 	f.SignatureExpr(dwSignature)
 	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with %s over a table of rows of %d taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name, k))
+	// a points at the tile's first pixel (its virtual position), in a
+	// register across the tiles of the call.
+	a := f.Load(f.Param("a"), f.GP64())
+	{
+		aoff := f.Load(f.Param("aoff"), f.GP64())
+		f.LEAQ(memIdx(a, aoff, 4, 0), a)
+	}
 	f.Label("top")
 
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
@@ -891,11 +903,6 @@ func emitDepthwiseRowKernel(f *amd64File, t dwRowTile, rows int) {
 
 	taps := f.Load(f.Param("taps"), f.GP64())
 	tab := f.Load(f.Param("tab"), f.GP64())
-	a := f.Load(f.Param("a"), f.GP64())
-	{
-		aoff := f.Load(f.Param("aoff"), f.GP64())
-		f.LEAQ(memIdx(a, aoff, 4, 0), a)
-	}
 	lda := f.Load(f.Param("lda"), f.GP64())
 	f.SHLQ(operand.Imm(2), lda)
 	w := f.Load(f.Param("w"), f.GP64())
@@ -986,5 +993,5 @@ func emitDepthwiseRowKernel(f *amd64File, t dwRowTile, rows int) {
 		spare = func(i int) reg.VecPhysical { return []reg.VecPhysical{vmask, xReg(0)}[i] }
 	}
 	emitDepthwiseEpilogue(f, v, rows, nv, acc, spare, flags)
-	emitNextTile(f, rows)
+	emitNextTile(f, rows, a)
 }
