@@ -114,6 +114,13 @@ func TestLayerNorm(t *testing.T) {
 					}
 					dst := make([]float32, len(x))
 					LayerNorm(dst, x, n, g, b, 1e-5)
+					inPlace := append([]float32(nil), x...)
+					LayerNorm(inPlace, inPlace, n, g, b, 1e-5)
+					for i := range dst {
+						if inPlace[i] != dst[i] {
+							t.Fatalf("%s LayerNorm in place n=%d: element %d differs", level, n, i)
+						}
+					}
 					for row := 0; row < rows; row++ {
 						want := layerNormRef(x[row*n:row*n+n], g, b, 1e-5)
 						for j, w := range want {
