@@ -64,7 +64,6 @@ type karg struct {
 
 func sliceArg(name string, e elem) karg { return karg{name: name, kind: aSlice, elem: e} }
 func f32Arg(name string) karg           { return karg{name: name, kind: aF32} }
-func f64Arg(name string) karg           { return karg{name: name, kind: aF64} }
 func i32Arg(name string) karg           { return karg{name: name, kind: aI32} }
 
 // kres is a kernel result.
@@ -197,7 +196,6 @@ func (c *kctx) setShared(j int, v val) {
 	c.update(c.sh[j], v)
 }
 func (c *kctx) lanes() int          { return c.b.t.lanes(c.k.lane) }
-func (c *kctx) laneIndex() val      { return c.b.iota() }
 func (c *kctx) ret(i int, v val)    { c.b.ret(i, v) }
 func (c *kctx) retVec(i int, v val) { c.b.retVec(i, v) }
 

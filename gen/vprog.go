@@ -518,9 +518,6 @@ func (b *vb) horizontal(x val, f func(x, y val) val) val {
 }
 
 func (b *vb) hadd(x val) val { return b.horizontal(x, b.add) }
-func (b *vb) hmul(x val) val { return b.horizontal(x, b.mul) }
-func (b *vb) hmax(x val) val { return b.horizontal(x, b.max) }
-func (b *vb) hmin(x val) val { return b.horizontal(x, b.min) }
 
 func (b *vb) ret(i int, x val) {
 	*b.cur = append(*b.cur, inst{op: opRet, kind: b.p.kind(x), args: []val{x}, imm: i})
