@@ -300,8 +300,9 @@ func Log(dst, x []float32) {
 }
 
 // Log1p sets dst[i] = ln(1 + x[i]).
-// Error below 1.4 ULP. ±0 gives ±0 (below |x| = 2^-24 the result is x
-// itself), -1 gives -Inf, below -1 and NaN give NaN, +Inf gives +Inf.
+// Error below 1.4 ULP. Below |x| = 2^-10 it is the series x - x²/2 + x³/3,
+// above log(u) + (x - (u-1))/u for u = 1 + x rounded. ±0 gives ±0, -1 gives
+// -Inf, below -1 and NaN give NaN, +Inf gives +Inf.
 func Log1p(dst, x []float32) {
 	checkLen("Log1p", "dst, x", len(dst), len(x))
 	k := eltwise()

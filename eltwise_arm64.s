@@ -6189,17 +6189,17 @@ TEXT ·log1pF32NEON(SB), NOSPLIT, $0-48
 	MOVD x_base+24(FP), R2
 	MOVW $0x3f800000, R14
 	VDUP R14, V31.S4
-	MOVW $0xbf800000, R14
+	MOVW $0xbf000000, R14
 	VDUP R14, V30.S4
-	MOVW $0x00800000, R14
+	MOVW $0xbf800000, R14
 	VDUP R14, V29.S4
-	MOVW $0x4b000000, R14
+	MOVW $0x00800000, R14
 	VDUP R14, V28.S4
-	MOVW $0xc1b80000, R14
+	MOVW $0x4b000000, R14
 	VDUP R14, V27.S4
-	WORD $0x6e3a1f5a // eor v26.16b, v26.16b, v26.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V25.S4
+	MOVW $0xc1b80000, R14
+	VDUP R14, V26.S4
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
 
 main:
 	CMP $16, R0
@@ -6224,26 +6224,34 @@ main:
 	WORD $0x6e25fd29 // fdiv v9.4s, v9.4s, v5.4s
 	WORD $0x6e26fd4a // fdiv v10.4s, v10.4s, v6.4s
 	WORD $0x6e27fd6b // fdiv v11.4s, v11.4s, v7.4s
-	WORD $0x6ea4e7ac // fcmgt v12.4s, v29.4s, v4.4s
-	WORD $0x6ea5e7ad // fcmgt v13.4s, v29.4s, v5.4s
-	WORD $0x6ea6e7ae // fcmgt v14.4s, v29.4s, v6.4s
-	WORD $0x6ea7e7af // fcmgt v15.4s, v29.4s, v7.4s
-	WORD $0x6e3cdc90 // fmul v16.4s, v4.4s, v28.4s
-	WORD $0x6e3cdcb1 // fmul v17.4s, v5.4s, v28.4s
-	WORD $0x6e3cdcd2 // fmul v18.4s, v6.4s, v28.4s
-	WORD $0x6e3cdcf3 // fmul v19.4s, v7.4s, v28.4s
+	WORD $0x6ea4e78c // fcmgt v12.4s, v28.4s, v4.4s
+	WORD $0x6ea5e78d // fcmgt v13.4s, v28.4s, v5.4s
+	WORD $0x6ea6e78e // fcmgt v14.4s, v28.4s, v6.4s
+	WORD $0x6ea7e78f // fcmgt v15.4s, v28.4s, v7.4s
+	WORD $0x6e3bdc90 // fmul v16.4s, v4.4s, v27.4s
+	WORD $0x6e3bdcb1 // fmul v17.4s, v5.4s, v27.4s
+	WORD $0x6e3bdcd2 // fmul v18.4s, v6.4s, v27.4s
+	WORD $0x6e3bdcf3 // fmul v19.4s, v7.4s, v27.4s
 	WORD $0x6eec1c90 // bif v16.16b, v4.16b, v12.16b
 	WORD $0x6eed1cb1 // bif v17.16b, v5.16b, v13.16b
 	WORD $0x6eee1cd2 // bif v18.16b, v6.16b, v14.16b
 	WORD $0x6eef1cf3 // bif v19.16b, v7.16b, v15.16b
-	WORD $0x6e7a1f6c // bsl v12.16b, v27.16b, v26.16b
-	WORD $0x6e7a1f6d // bsl v13.16b, v27.16b, v26.16b
-	WORD $0x6e7a1f6e // bsl v14.16b, v27.16b, v26.16b
-	WORD $0x6e7a1f6f // bsl v15.16b, v27.16b, v26.16b
-	WORD $0x4eb98610 // add v16.4s, v16.4s, v25.4s
-	WORD $0x4eb98631 // add v17.4s, v17.4s, v25.4s
-	WORD $0x4eb98652 // add v18.4s, v18.4s, v25.4s
-	WORD $0x4eb98673 // add v19.4s, v19.4s, v25.4s
+	WORD $0x6e791f4c // bsl v12.16b, v26.16b, v25.16b
+	WORD $0x6e791f4d // bsl v13.16b, v26.16b, v25.16b
+	WORD $0x6e791f4e // bsl v14.16b, v26.16b, v25.16b
+	WORD $0x6e791f4f // bsl v15.16b, v26.16b, v25.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48610 // add v16.4s, v16.4s, v4.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48631 // add v17.4s, v17.4s, v4.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48652 // add v18.4s, v18.4s, v4.4s
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48673 // add v19.4s, v19.4s, v4.4s
 	WORD $0x6f290604 // ushr v4.4s, v16.4s, #23
 	WORD $0x6f290625 // ushr v5.4s, v17.4s, #23
 	WORD $0x6f290646 // ushr v6.4s, v18.4s, #23
@@ -6424,18 +6432,10 @@ main:
 	MOVW $0xb95e8083, R14
 	VDUP R14, V23.S4
 	WORD $0x4e37ccf6 // fmla v22.4s, v7.4s, v23.4s
-	MOVW $0xbf000000, R14
-	VDUP R14, V23.S4
-	WORD $0x4e2ccef8 // fmla v24.4s, v23.4s, v12.4s
-	MOVW $0xbf000000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2dcd94 // fmla v20.4s, v12.4s, v13.4s
-	MOVW $0xbf000000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2ecd95 // fmla v21.4s, v12.4s, v14.4s
-	MOVW $0xbf000000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2fcd96 // fmla v22.4s, v12.4s, v15.4s
+	WORD $0x4e2ccfd8 // fmla v24.4s, v30.4s, v12.4s
+	WORD $0x4e2dcfd4 // fmla v20.4s, v30.4s, v13.4s
+	WORD $0x4e2ecfd5 // fmla v21.4s, v30.4s, v14.4s
+	WORD $0x4e2fcfd6 // fmla v22.4s, v30.4s, v15.4s
 	WORD $0x4e38d610 // fadd v16.4s, v16.4s, v24.4s
 	WORD $0x4e34d631 // fadd v17.4s, v17.4s, v20.4s
 	WORD $0x4e35d652 // fadd v18.4s, v18.4s, v21.4s
@@ -6472,10 +6472,10 @@ main:
 	WORD $0x6e711c25 // bsl v5.16b, v1.16b, v17.16b
 	WORD $0x6e721c46 // bsl v6.16b, v2.16b, v18.16b
 	WORD $0x6e731c67 // bsl v7.16b, v3.16b, v19.16b
-	WORD $0x4e3ee408 // fcmeq v8.4s, v0.4s, v30.4s
-	WORD $0x4e3ee429 // fcmeq v9.4s, v1.4s, v30.4s
-	WORD $0x4e3ee44a // fcmeq v10.4s, v2.4s, v30.4s
-	WORD $0x4e3ee46b // fcmeq v11.4s, v3.4s, v30.4s
+	WORD $0x4e3de408 // fcmeq v8.4s, v0.4s, v29.4s
+	WORD $0x4e3de429 // fcmeq v9.4s, v1.4s, v29.4s
+	WORD $0x4e3de44a // fcmeq v10.4s, v2.4s, v29.4s
+	WORD $0x4e3de46b // fcmeq v11.4s, v3.4s, v29.4s
 	MOVW $0xff800000, R14
 	VDUP R14, V12.S4
 	WORD $0x6e641d88 // bsl v8.16b, v12.16b, v4.16b
@@ -6488,10 +6488,10 @@ main:
 	MOVW $0xff800000, R14
 	VDUP R14, V4.S4
 	WORD $0x6e671c8b // bsl v11.16b, v4.16b, v7.16b
-	WORD $0x6ea0e7c4 // fcmgt v4.4s, v30.4s, v0.4s
-	WORD $0x6ea1e7c5 // fcmgt v5.4s, v30.4s, v1.4s
-	WORD $0x6ea2e7c6 // fcmgt v6.4s, v30.4s, v2.4s
-	WORD $0x6ea3e7c7 // fcmgt v7.4s, v30.4s, v3.4s
+	WORD $0x6ea0e7a4 // fcmgt v4.4s, v29.4s, v0.4s
+	WORD $0x6ea1e7a5 // fcmgt v5.4s, v29.4s, v1.4s
+	WORD $0x6ea2e7a6 // fcmgt v6.4s, v29.4s, v2.4s
+	WORD $0x6ea3e7a7 // fcmgt v7.4s, v29.4s, v3.4s
 	MOVW $0x7fc00000, R14
 	VDUP R14, V12.S4
 	WORD $0x6e681d84 // bsl v4.16b, v12.16b, v8.16b
@@ -6504,34 +6504,62 @@ main:
 	MOVW $0x7fc00000, R14
 	VDUP R14, V8.S4
 	WORD $0x6e6b1d07 // bsl v7.16b, v8.16b, v11.16b
-	MOVW $0x80000000, R14
-	VDUP R14, V8.S4
-	WORD $0x4e681c08 // bic v8.16b, v0.16b, v8.16b
-	MOVW $0x80000000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e691c29 // bic v9.16b, v1.16b, v9.16b
-	MOVW $0x80000000, R14
-	VDUP R14, V10.S4
-	WORD $0x4e6a1c4a // bic v10.16b, v2.16b, v10.16b
+	WORD $0x6e20dc08 // fmul v8.4s, v0.4s, v0.4s
+	WORD $0x6e21dc29 // fmul v9.4s, v1.4s, v1.4s
+	WORD $0x6e22dc4a // fmul v10.4s, v2.4s, v2.4s
+	WORD $0x6e23dc6b // fmul v11.4s, v3.4s, v3.4s
+	MOVW $0x3eaaaaab, R14
+	VDUP R14, V12.S4
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x4e2ccc0d // fmla v13.4s, v0.4s, v12.4s
+	MOVW $0x3eaaaaab, R14
+	VDUP R14, V12.S4
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x4e2ccc2e // fmla v14.4s, v1.4s, v12.4s
+	MOVW $0x3eaaaaab, R14
+	VDUP R14, V12.S4
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x4e2ccc4f // fmla v15.4s, v2.4s, v12.4s
+	MOVW $0x3eaaaaab, R14
+	VDUP R14, V12.S4
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x4e2ccc70 // fmla v16.4s, v3.4s, v12.4s
+	WORD $0x4ea01c0c // mov v12.16b, v0.16b
+	WORD $0x4e2dcd0c // fmla v12.4s, v8.4s, v13.4s
+	WORD $0x4ea11c28 // mov v8.16b, v1.16b
+	WORD $0x4e2ecd28 // fmla v8.4s, v9.4s, v14.4s
+	WORD $0x4ea21c49 // mov v9.16b, v2.16b
+	WORD $0x4e2fcd49 // fmla v9.4s, v10.4s, v15.4s
+	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x4e30cd6a // fmla v10.4s, v11.4s, v16.4s
 	MOVW $0x80000000, R14
 	VDUP R14, V11.S4
-	WORD $0x4e6b1c6b // bic v11.16b, v3.16b, v11.16b
-	MOVW $0x33800000, R14
-	VDUP R14, V12.S4
-	WORD $0x6ea8e588 // fcmgt v8.4s, v12.4s, v8.4s
-	MOVW $0x33800000, R14
-	VDUP R14, V12.S4
-	WORD $0x6ea9e589 // fcmgt v9.4s, v12.4s, v9.4s
-	MOVW $0x33800000, R14
-	VDUP R14, V12.S4
-	WORD $0x6eaae58a // fcmgt v10.4s, v12.4s, v10.4s
-	MOVW $0x33800000, R14
-	VDUP R14, V12.S4
-	WORD $0x6eabe58b // fcmgt v11.4s, v12.4s, v11.4s
-	WORD $0x6e641c08 // bsl v8.16b, v0.16b, v4.16b
-	WORD $0x6e651c29 // bsl v9.16b, v1.16b, v5.16b
-	WORD $0x6e661c4a // bsl v10.16b, v2.16b, v6.16b
-	WORD $0x6e671c6b // bsl v11.16b, v3.16b, v7.16b
+	WORD $0x4e6b1c0b // bic v11.16b, v0.16b, v11.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e6d1c2d // bic v13.16b, v1.16b, v13.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e6e1c4e // bic v14.16b, v2.16b, v14.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e6f1c6f // bic v15.16b, v3.16b, v15.16b
+	MOVW $0x3a800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eabe60b // fcmgt v11.4s, v16.4s, v11.4s
+	MOVW $0x3a800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eade60d // fcmgt v13.4s, v16.4s, v13.4s
+	MOVW $0x3a800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eaee60e // fcmgt v14.4s, v16.4s, v14.4s
+	MOVW $0x3a800000, R14
+	VDUP R14, V16.S4
+	WORD $0x6eafe60f // fcmgt v15.4s, v16.4s, v15.4s
+	WORD $0x6e641d8b // bsl v11.16b, v12.16b, v4.16b
+	WORD $0x6e651d0d // bsl v13.16b, v8.16b, v5.16b
+	WORD $0x6e661d2e // bsl v14.16b, v9.16b, v6.16b
+	WORD $0x6e671d4f // bsl v15.16b, v10.16b, v7.16b
 	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
 	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
@@ -6540,10 +6568,10 @@ main:
 	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
 	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x6e681c04 // bsl v4.16b, v0.16b, v8.16b
-	WORD $0x6e691c25 // bsl v5.16b, v1.16b, v9.16b
-	WORD $0x6e6a1c46 // bsl v6.16b, v2.16b, v10.16b
-	WORD $0x6e6b1c67 // bsl v7.16b, v3.16b, v11.16b
+	WORD $0x6e6b1c04 // bsl v4.16b, v0.16b, v11.16b
+	WORD $0x6e6d1c25 // bsl v5.16b, v1.16b, v13.16b
+	WORD $0x6e6e1c46 // bsl v6.16b, v2.16b, v14.16b
+	WORD $0x6e6f1c67 // bsl v7.16b, v3.16b, v15.16b
 	FMOVQ F4, 0(R1)
 	FMOVQ F5, 16(R1)
 	FMOVQ F6, 32(R1)
@@ -6561,11 +6589,13 @@ tail:
 	WORD $0x4ebfd422 // fsub v2.4s, v1.4s, v31.4s
 	WORD $0x4ea2d402 // fsub v2.4s, v0.4s, v2.4s
 	WORD $0x6e21fc42 // fdiv v2.4s, v2.4s, v1.4s
-	WORD $0x6ea1e7a3 // fcmgt v3.4s, v29.4s, v1.4s
-	WORD $0x6e3cdc24 // fmul v4.4s, v1.4s, v28.4s
+	WORD $0x6ea1e783 // fcmgt v3.4s, v28.4s, v1.4s
+	WORD $0x6e3bdc24 // fmul v4.4s, v1.4s, v27.4s
 	WORD $0x6ee31c24 // bif v4.16b, v1.16b, v3.16b
-	WORD $0x6e7a1f63 // bsl v3.16b, v27.16b, v26.16b
-	WORD $0x4eb98484 // add v4.4s, v4.4s, v25.4s
+	WORD $0x6e791f43 // bsl v3.16b, v26.16b, v25.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V1.S4
+	WORD $0x4ea18484 // add v4.4s, v4.4s, v1.4s
 	WORD $0x6f290481 // ushr v1.4s, v4.4s, #23
 	MOVW $0x0000007f, R14
 	VDUP R14, V5.S4
@@ -6611,9 +6641,7 @@ tail:
 	MOVW $0xb95e8083, R14
 	VDUP R14, V6.S4
 	WORD $0x4e26cc25 // fmla v5.4s, v1.4s, v6.4s
-	MOVW $0xbf000000, R14
-	VDUP R14, V6.S4
-	WORD $0x4e23ccc5 // fmla v5.4s, v6.4s, v3.4s
+	WORD $0x4e23cfc5 // fmla v5.4s, v30.4s, v3.4s
 	WORD $0x4e25d484 // fadd v4.4s, v4.4s, v5.4s
 	MOVW $0x3f318000, R14
 	VDUP R14, V3.S4
@@ -6623,21 +6651,28 @@ tail:
 	VDUP R14, V1.S4
 	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
 	WORD $0x6e641c01 // bsl v1.16b, v0.16b, v4.16b
-	WORD $0x4e3ee402 // fcmeq v2.4s, v0.4s, v30.4s
+	WORD $0x4e3de402 // fcmeq v2.4s, v0.4s, v29.4s
 	MOVW $0xff800000, R14
 	VDUP R14, V3.S4
 	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
-	WORD $0x6ea0e7c1 // fcmgt v1.4s, v30.4s, v0.4s
+	WORD $0x6ea0e7a1 // fcmgt v1.4s, v29.4s, v0.4s
 	MOVW $0x7fc00000, R14
 	VDUP R14, V3.S4
 	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	MOVW $0x3eaaaaab, R14
+	VDUP R14, V3.S4
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x4e23cc04 // fmla v4.4s, v0.4s, v3.4s
+	WORD $0x4ea01c03 // mov v3.16b, v0.16b
+	WORD $0x4e24cc43 // fmla v3.4s, v2.4s, v4.4s
 	MOVW $0x80000000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e621c02 // bic v2.16b, v0.16b, v2.16b
-	MOVW $0x33800000, R14
-	VDUP R14, V3.S4
-	WORD $0x6ea2e462 // fcmgt v2.4s, v3.4s, v2.4s
-	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	MOVW $0x3a800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea2e482 // fcmgt v2.4s, v4.4s, v2.4s
+	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b

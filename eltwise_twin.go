@@ -1105,12 +1105,15 @@ func log1pF32Go(dst []float32, x []float32) {
 		v63 := selF32(v61, math.Float32frombits(0xff800000), v59)
 		v64 := v1 < float32(-1)
 		v66 := selF32(v64, math.Float32frombits(0x7fc00000), v63)
-		v68 := math.Float32frombits(math.Float32bits(v1) &^ math.Float32bits(math.Float32frombits(0x80000000)))
-		v70 := v68 < float32(5.9604645e-08)
-		v71 := selF32(v70, v1, v66)
-		v72 := v1 != v1
-		v73 := selF32(v72, v1, v71)
-		dst[i] = v73
+		v67 := float32(v1 * v1)
+		v69 := fma32(v1, float32(0.33333334), float32(-0.5))
+		v70 := fma32(v67, v69, v1)
+		v72 := math.Float32frombits(math.Float32bits(v1) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v74 := v72 < float32(0.0009765625)
+		v75 := selF32(v74, v70, v66)
+		v76 := v1 != v1
+		v77 := selF32(v76, v1, v75)
+		dst[i] = v77
 	}
 }
 

@@ -147,7 +147,10 @@ func vlog1p(b *vb, x val) val {
 	r = b.blend(b.cmp(cmpEQ, x, b.f32(posInf32)), x, r)
 	r = b.blend(b.cmp(cmpEQ, x, b.f32(-1)), b.f32(negInf32), r)
 	r = b.blend(b.cmp(cmpLT, x, b.f32(-1)), b.f32(nan32), r)
-	r = b.blend(b.cmp(cmpLT, b.abs(x), b.f32(0x1p-24)), x, r) // keeps −0
+	// Below |x| = 2^-10, x − x²/2 + x³/3 (the next term is below 2^-30·|x|),
+	// which does not go through the rounding of 1 + x; the FMA keeps ±0.
+	series := b.fma(b.mul(x, x), b.fma(x, b.f32(1.0/3), b.f32(-0.5)), x)
+	r = b.blend(b.cmp(cmpLT, b.abs(x), b.f32(0x1p-10)), series, r)
 	return b.blend(b.isNaN(x), x, r)
 }
 
