@@ -74,7 +74,11 @@ type gemmKernels[T float] struct {
 	// tiles (C is tiny there, so it could be shorter than kc; measurements
 	// on Zen 5 found no gain).
 	kcSmall int
-	jobs    jobList[T]
+	// packedRows[r], when not nil, is the packed-rows kernel for r rows
+	// (gemv_packed.go), reading B prepacked in this set's panels.
+	packedRows []packedRowsKernel[T]
+	jobs       jobList[T]
+	rowJobs    packedRowsJobs[T]
 }
 
 // kernelSet is everything dispatch chooses at once for one ISA level.
@@ -122,6 +126,9 @@ func runnableSets(info cpuInfo) []*kernelSet {
 		}
 		if f := saxpy4Kernels[s.level]; f != nil {
 			s.s.axpy4 = f
+		}
+		if ks := sgemvPackedKernels[s.level]; ks != nil {
+			s.s.packedRows = ks
 		}
 	}
 	return sets

@@ -94,6 +94,10 @@ func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T,
 		scaleC(m, n, beta, c, ldc, &ep)
 		return
 	}
+	if usePackedRows(g, transA, m, lda, pb) {
+		gemmPackedRows(g, m, n, k, alpha, a, lda, pb, beta, c, ldc, ep)
+		return
+	}
 	j := g.jobs.get()
 	*j = gemmJob[T]{
 		kern: g, transA: transA, transB: transB, m: m, n: n, k: k,

@@ -409,3 +409,43 @@ func saxpy4AVX512(n int, x *float32, b *float32, ldb int, y *float32)
 //
 //go:noescape
 func saxpy4AVX2(n int, x *float32, b *float32, ldb int, y *float32)
+
+// sgemvPackedAVX5121x64 computes C(i, q*64+j) = act(alpha·Σp A(i,p)·B(p, q*64+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×64 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5121x64(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5122x64 computes C(i, q*64+j) = act(alpha·Σp A(i,p)·B(p, q*64+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×64 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5122x64(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5123x64 computes C(i, q*64+j) = act(alpha·Σp A(i,p)·B(p, q*64+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×64 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5123x64(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5124x64 computes C(i, q*64+j) = act(alpha·Σp A(i,p)·B(p, q*64+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×64 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5124x64(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX21x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX21x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX22x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX22x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX23x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX23x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX24x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX24x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)

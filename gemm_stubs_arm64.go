@@ -88,3 +88,23 @@ func dgemmNEONKMajor8x6(k int, a *float64, lda int, b *float64, ldb int, c *floa
 //
 //go:noescape
 func fmaPeakNEON(iters int)
+
+// sgemvPackedNEON1x12 computes C(i, q*12+j) = act(alpha·Σp A(i,p)·B(p, q*12+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×12 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON1x12(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON2x12 computes C(i, q*12+j) = act(alpha·Σp A(i,p)·B(p, q*12+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×12 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON2x12(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON3x12 computes C(i, q*12+j) = act(alpha·Σp A(i,p)·B(p, q*12+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×12 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON3x12(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON4x12 computes C(i, q*12+j) = act(alpha·Σp A(i,p)·B(p, q*12+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×12 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON4x12(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)

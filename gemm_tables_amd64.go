@@ -155,3 +155,19 @@ var saxpy4Kernels = map[isaLevel]func(n int, x *float32, b *float32, ldb int, y 
 	levelAVX2:   saxpy4AVX2,
 	levelAVX512: saxpy4AVX512,
 }
+
+// sgemvPackedKernels are the packed-rows kernels by level, indexed by row count (see gemv_packed.go).
+var sgemvPackedKernels = map[isaLevel][]packedRowsKernel[float32]{
+	levelAVX2: {nil,
+		sgemvPackedAVX21x16,
+		sgemvPackedAVX22x16,
+		sgemvPackedAVX23x16,
+		sgemvPackedAVX24x16,
+	},
+	levelAVX512: {nil,
+		sgemvPackedAVX5121x64,
+		sgemvPackedAVX5122x64,
+		sgemvPackedAVX5123x64,
+		sgemvPackedAVX5124x64,
+	},
+}

@@ -39,10 +39,14 @@ func generateGEMMARM64() ([]outFile, error) {
 		tables = append(tables, te)
 	}
 	peak := emitPeakNEON(f)
+	packedRows := map[string][]string{}
+	for rows := 1; rows <= gemvPackedRows; rows++ {
+		packedRows["levelNEON"] = append(packedRows["levelNEON"], emitGemvPackedNEON(f, gemmNEON[0].nr, rows))
+	}
 	return []outFile{
 		{"gemm_arm64.s", f.Bytes()},
 		{"gemm_stubs_arm64.go", f.Stubs("kiln")},
-		{"gemm_tables_arm64.go", gemmTables("arm64", tables, map[string]string{"levelNEON": peak}, nil, nil)},
+		{"gemm_tables_arm64.go", gemmTables("arm64", tables, map[string]string{"levelNEON": peak}, nil, nil, packedRows)},
 	}, nil
 }
 
