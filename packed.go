@@ -3,6 +3,7 @@ package kiln
 import (
 	"fmt"
 	"runtime"
+	"sync"
 )
 
 // PackedB is a k×n float32 matrix packed once into the layout of the chosen
@@ -35,9 +36,36 @@ func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
 	p := &PackedB{k: k, n: n, nr: nr, level: set.level}
 	p.data = hugeAlloc(k*((n+nr-1)/nr*nr), p)
 	if k > 0 && n > 0 {
-		packB(p.data, b, ldb, transB, 0, k, 0, n, nr)
+		j := &packJob{dst: p.data, b: b, ldb: ldb, transB: transB, k: k, n: n, nr: nr}
+		j.parts = min(Threads(), (n+nr-1)/nr, max(1, 4*k*n/minPackPart))
+		runParallel(j, j.parts, &j.done)
 	}
 	return p
+}
+
+// minPackPart is the least size of B, in bytes, worth one more goroutine in
+// PackB: packing is bound by memory and by the first touch of the packed
+// matrix's pages (the kernel zeroing each huge page as it is faulted in),
+// which two cores get through faster than one.
+var minPackPart = 1 << 20
+
+// packJob packs B on several goroutines, each a contiguous run of panels.
+type packJob struct {
+	dst, b          []float32
+	ldb             int
+	transB          bool
+	k, n, nr, parts int
+	done            sync.WaitGroup
+}
+
+func (j *packJob) runPart(p int) {
+	panels := (j.n + j.nr - 1) / j.nr
+	q0, q1 := p*panels/j.parts, (p+1)*panels/j.parts
+	if q0 == q1 {
+		return
+	}
+	c0, c1 := q0*j.nr, min(j.n, q1*j.nr)
+	packB(j.dst[q0*j.k*j.nr:], j.b, j.ldb, j.transB, 0, j.k, c0, c1-c0, j.nr)
 }
 
 // K returns the number of rows of the packed matrix (the GEMM's depth).
