@@ -342,14 +342,17 @@ func Erf(dst, x []float32) {
 	unary(k.erfF32, erfF32Go, k.lanes, dst, x)
 }
 
-// Gelu sets dst[i] = x[i]·Φ(x[i]), where Φ is the standard normal distribution function (GELU in its exact, erf form).
-// Error below 5.5 ULP, the largest for x near -3.8, where the result is
-// x/2·erfc(|x|/√2) and erfc's approximation (relative error 3.9e-8) and its
-// float32 evaluation dominate; for |x|/√2 < ½ it is x·(1 + erf(x/√2))/2 from
-// the series. There is no cancellation for negative x (1 + erf(x/√2) is
-// computed as erfc(|x|/√2), its power of two applied last so that tiny
-// results are rounded once), unlike the textbook formula. ±0 gives ±0, +Inf
-// gives +Inf, -Inf gives -0, NaN gives NaN; below about -14 the result is -0.
+// Gelu sets dst[i] = x[i]·Φ(x[i]), where Φ is the standard normal
+// distribution function (GELU in its exact, erf form).
+// Error below 0.8 ULP. It is computed in float64 lanes as x/2·erfc(-x/√2):
+// with z = |x|/√2 and erfc(z) = t·e^(-z²+P(t)), t = 1/(1+z/2) (a refit of
+// Numerical Recipes' form, relative error 2.7e-9, see gen/vmath.go), the
+// result is x/2·erfc(z) below 0 and x·(1 - erfc(z)/2) above, rounded once
+// to float32 — below 0 its power of two is applied after the rounding of the
+// mantissa, so that tiny results are rounded once too. There is no
+// cancellation for negative x, unlike the textbook 0.5·x·(1 + erf(x/√2)).
+// ±0 gives ±0, +Inf gives +Inf, -Inf gives -0, NaN gives NaN; below about
+// -14 the result is -0.
 func Gelu(dst, x []float32) {
 	checkLen("Gelu", "dst, x", len(dst), len(x))
 	k := eltwise()

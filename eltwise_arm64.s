@@ -8318,13 +8318,13 @@ TEXT ·geluF32NEON(SB), NOSPLIT, $0-48
 	MOVD dst_len+8(FP), R0
 	MOVD dst_base+0(FP), R1
 	MOVD x_base+24(FP), R2
-	MOVW $0x3f000000, R14
-	VDUP R14, V31.S4
-	MOVW $0x3f800000, R14
-	VDUP R14, V30.S4
-	MOVW $0x80000000, R14
-	VDUP R14, V29.S4
+	MOVD $0x3fe0000000000000, R14
+	VDUP R14, V31.D2
+	MOVD $0x3ff0000000000000, R14
+	VDUP R14, V30.D2
 	MOVW $0x0000007f, R14
+	VDUP R14, V29.S4
+	MOVW $0x3f800000, R14
 	VDUP R14, V28.S4
 
 main:
@@ -8333,549 +8333,801 @@ main:
 	FMOVQ 0(R2), F0
 	FMOVQ 16(R2), F1
 	FMOVQ 32(R2), F2
-	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
-	WORD $0x4e7d1c24 // bic v4.16b, v1.16b, v29.16b
-	WORD $0x4e7d1c45 // bic v5.16b, v2.16b, v29.16b
-	MOVW $0x3f3504f3, R14
+	MOVW $0x80000000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e631c03 // bic v3.16b, v0.16b, v3.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e641c24 // bic v4.16b, v1.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e651c45 // bic v5.16b, v2.16b, v5.16b
+	MOVW $0x3eb504f3, R14
 	VDUP R14, V6.S4
-	WORD $0x6e26dc63 // fmul v3.4s, v3.4s, v6.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x6e26dc84 // fmul v4.4s, v4.4s, v6.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
-	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
-	WORD $0x6e21dc27 // fmul v7.4s, v1.4s, v1.4s
-	WORD $0x6e22dc48 // fmul v8.4s, v2.4s, v2.4s
-	WORD $0x6e3d1cc9 // eor v9.16b, v6.16b, v29.16b
-	WORD $0x6e3d1cea // eor v10.16b, v7.16b, v29.16b
-	WORD $0x6e3d1d0b // eor v11.16b, v8.16b, v29.16b
-	WORD $0x4e20cc09 // fmla v9.4s, v0.4s, v0.4s
-	WORD $0x4e21cc2a // fmla v10.4s, v1.4s, v1.4s
-	WORD $0x4e22cc4b // fmla v11.4s, v2.4s, v2.4s
-	WORD $0x6e3fdcc6 // fmul v6.4s, v6.4s, v31.4s
-	WORD $0x6e3fdce7 // fmul v7.4s, v7.4s, v31.4s
-	WORD $0x6e3fdd08 // fmul v8.4s, v8.4s, v31.4s
-	WORD $0x6e3fdd29 // fmul v9.4s, v9.4s, v31.4s
-	WORD $0x6e3fdd4a // fmul v10.4s, v10.4s, v31.4s
-	WORD $0x6e3fdd6b // fmul v11.4s, v11.4s, v31.4s
-	MOVW $0x41280000, R14
-	VDUP R14, V12.S4
-	WORD $0x4eacf46c // fmin v12.4s, v3.4s, v12.4s
-	MOVW $0x41280000, R14
-	VDUP R14, V13.S4
-	WORD $0x4eadf48d // fmin v13.4s, v4.4s, v13.4s
-	MOVW $0x41280000, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaef4ae // fmin v14.4s, v5.4s, v14.4s
+	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
+	WORD $0x4e26cc67 // fmla v7.4s, v3.4s, v6.4s
+	MOVW $0x3eb504f3, R14
+	VDUP R14, V3.S4
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e23cc86 // fmla v6.4s, v4.4s, v3.4s
+	MOVW $0x3eb504f3, R14
+	VDUP R14, V3.S4
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	WORD $0x6e27ff87 // fdiv v7.4s, v28.4s, v7.4s
+	WORD $0x6e26ff86 // fdiv v6.4s, v28.4s, v6.4s
+	WORD $0x6e24ff84 // fdiv v4.4s, v28.4s, v4.4s
+	WORD $0x0e617803 // fcvtl v3.2d, v0.2s
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x0e617848 // fcvtl v8.2d, v2.2s
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V9.D2
+	WORD $0x4e691c69 // bic v9.16b, v3.16b, v9.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V10.D2
+	WORD $0x4e6a1caa // bic v10.16b, v5.16b, v10.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V11.D2
+	WORD $0x4e6b1d0b // bic v11.16b, v8.16b, v11.16b
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6cdd29 // fmul v9.2d, v9.2d, v12.2d
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6cdd6b // fmul v11.2d, v11.2d, v12.2d
+	WORD $0x6e63dc6c // fmul v12.2d, v3.2d, v3.2d
+	WORD $0x6e65dcad // fmul v13.2d, v5.2d, v5.2d
+	WORD $0x6e68dd0e // fmul v14.2d, v8.2d, v8.2d
+	WORD $0x6e7fdd8c // fmul v12.2d, v12.2d, v31.2d
+	WORD $0x6e7fddad // fmul v13.2d, v13.2d, v31.2d
+	WORD $0x6e7fddce // fmul v14.2d, v14.2d, v31.2d
 	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x4e3fcd8f // fmla v15.4s, v12.4s, v31.4s
-	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
-	WORD $0x4e3fcdac // fmla v12.4s, v13.4s, v31.4s
-	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
-	WORD $0x4e3fcdcd // fmla v13.4s, v14.4s, v31.4s
-	WORD $0x6e2fffcf // fdiv v15.4s, v30.4s, v15.4s
-	WORD $0x6e2cffcc // fdiv v12.4s, v30.4s, v12.4s
-	WORD $0x6e2dffcd // fdiv v13.4s, v30.4s, v13.4s
-	MOVW $0xbda42115, R14
-	VDUP R14, V14.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2fcdd0 // fmla v16.4s, v14.4s, v15.4s
-	MOVW $0xbda42115, R14
-	VDUP R14, V14.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2ccdd1 // fmla v17.4s, v14.4s, v12.4s
-	MOVW $0xbda42115, R14
-	VDUP R14, V14.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
-	MOVW $0xbef4775c, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
-	MOVW $0xbef4775c, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
-	MOVW $0xbef4775c, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
-	MOVW $0xbecb1327, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
-	MOVW $0xbecb1327, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
-	MOVW $0xbecb1327, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2fce51 // fmla v17.4s, v18.4s, v15.4s
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2ccdd2 // fmla v18.4s, v14.4s, v12.4s
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2dce0e // fmla v14.4s, v16.4s, v13.4s
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2fce30 // fmla v16.4s, v17.4s, v15.4s
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2fce51 // fmla v17.4s, v18.4s, v15.4s
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2ccdd2 // fmla v18.4s, v14.4s, v12.4s
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2dce0e // fmla v14.4s, v16.4s, v13.4s
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2fce30 // fmla v16.4s, v17.4s, v15.4s
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
-	MOVW $0x42dc8000, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb1f4c6 // fmin v6.4s, v6.4s, v17.4s
-	MOVW $0x42dc8000, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb1f4e7 // fmin v7.4s, v7.4s, v17.4s
-	MOVW $0x42dc8000, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb1f508 // fmin v8.4s, v8.4s, v17.4s
-	WORD $0x6e3d1cc6 // eor v6.16b, v6.16b, v29.16b
-	WORD $0x6e3d1ce7 // eor v7.16b, v7.16b, v29.16b
-	WORD $0x6e3d1d08 // eor v8.16b, v8.16b, v29.16b
-	WORD $0x4e32d4d1 // fadd v17.4s, v6.4s, v18.4s
-	WORD $0x4e2ed4f3 // fadd v19.4s, v7.4s, v14.4s
-	WORD $0x4e30d514 // fadd v20.4s, v8.4s, v16.4s
-	WORD $0x4ea6d635 // fsub v21.4s, v17.4s, v6.4s
-	WORD $0x4ea7d676 // fsub v22.4s, v19.4s, v7.4s
-	WORD $0x4ea8d697 // fsub v23.4s, v20.4s, v8.4s
-	WORD $0x4eb5d638 // fsub v24.4s, v17.4s, v21.4s
-	WORD $0x4eb6d679 // fsub v25.4s, v19.4s, v22.4s
-	WORD $0x4eb7d69a // fsub v26.4s, v20.4s, v23.4s
-	WORD $0x4eb8d4c6 // fsub v6.4s, v6.4s, v24.4s
-	WORD $0x4eb9d4e7 // fsub v7.4s, v7.4s, v25.4s
-	WORD $0x4ebad508 // fsub v8.4s, v8.4s, v26.4s
-	WORD $0x4eb5d652 // fsub v18.4s, v18.4s, v21.4s
-	WORD $0x4eb6d5ce // fsub v14.4s, v14.4s, v22.4s
-	WORD $0x4eb7d610 // fsub v16.4s, v16.4s, v23.4s
-	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
-	WORD $0x4e2ed4e7 // fadd v7.4s, v7.4s, v14.4s
-	WORD $0x4e30d508 // fadd v8.4s, v8.4s, v16.4s
-	WORD $0x4ea9d4c6 // fsub v6.4s, v6.4s, v9.4s
-	WORD $0x4eaad4e7 // fsub v7.4s, v7.4s, v10.4s
-	WORD $0x4eabd508 // fsub v8.4s, v8.4s, v11.4s
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29f631 // fmax v17.4s, v17.4s, v9.4s
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29f673 // fmax v19.4s, v19.4s, v9.4s
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29f694 // fmax v20.4s, v20.4s, v9.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea9f631 // fmin v17.4s, v17.4s, v9.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea9f673 // fmin v19.4s, v19.4s, v9.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea9f694 // fmin v20.4s, v20.4s, v9.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V9.S4
-	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V10.S4
-	WORD $0x6e2ade6a // fmul v10.4s, v19.4s, v10.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V11.S4
-	WORD $0x6e2bde8b // fmul v11.4s, v20.4s, v11.4s
-	WORD $0x4e218929 // frintn v9.4s, v9.4s
-	WORD $0x4e21894a // frintn v10.4s, v10.4s
-	WORD $0x4e21896b // frintn v11.4s, v11.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd31 // fmls v17.4s, v9.4s, v14.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd53 // fmls v19.4s, v10.4s, v14.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd74 // fmls v20.4s, v11.4s, v14.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd31 // fmls v17.4s, v9.4s, v14.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd53 // fmls v19.4s, v10.4s, v14.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd74 // fmls v20.4s, v11.4s, v14.4s
-	WORD $0x4e31d7ce // fadd v14.4s, v30.4s, v17.4s
-	WORD $0x4e33d7d0 // fadd v16.4s, v30.4s, v19.4s
-	WORD $0x4e34d7d2 // fadd v18.4s, v30.4s, v20.4s
-	WORD $0x4ebed5d5 // fsub v21.4s, v14.4s, v30.4s
-	WORD $0x4ebed616 // fsub v22.4s, v16.4s, v30.4s
-	WORD $0x4ebed657 // fsub v23.4s, v18.4s, v30.4s
-	WORD $0x4eb5d635 // fsub v21.4s, v17.4s, v21.4s
-	WORD $0x4eb6d676 // fsub v22.4s, v19.4s, v22.4s
-	WORD $0x4eb7d697 // fsub v23.4s, v20.4s, v23.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V24.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V25.S4
-	WORD $0x4e31cf19 // fmla v25.4s, v24.4s, v17.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V24.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V26.S4
-	WORD $0x4e33cf1a // fmla v26.4s, v24.4s, v19.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V24.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V27.S4
-	WORD $0x4e34cf1b // fmla v27.4s, v24.4s, v20.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V24.S4
-	WORD $0x4e31cf38 // fmla v24.4s, v25.4s, v17.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V25.S4
-	WORD $0x4e33cf59 // fmla v25.4s, v26.4s, v19.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V26.S4
-	WORD $0x4e34cf7a // fmla v26.4s, v27.4s, v20.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V27.S4
-	WORD $0x4e31cf1b // fmla v27.4s, v24.4s, v17.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V24.S4
-	WORD $0x4e33cf38 // fmla v24.4s, v25.4s, v19.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V25.S4
-	WORD $0x4e34cf59 // fmla v25.4s, v26.4s, v20.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V26.S4
-	WORD $0x4e31cf7a // fmla v26.4s, v27.4s, v17.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V27.S4
-	WORD $0x4e33cf1b // fmla v27.4s, v24.4s, v19.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V24.S4
-	WORD $0x4e34cf38 // fmla v24.4s, v25.4s, v20.4s
-	WORD $0x4ebf1ff9 // mov v25.16b, v31.16b
-	WORD $0x4e31cf59 // fmla v25.4s, v26.4s, v17.4s
-	WORD $0x4ebf1ffa // mov v26.16b, v31.16b
-	WORD $0x4e33cf7a // fmla v26.4s, v27.4s, v19.4s
+	WORD $0x4e7fcd2f // fmla v15.2d, v9.2d, v31.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x4e7fcd49 // fmla v9.2d, v10.2d, v31.2d
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x4e7fcd6a // fmla v10.2d, v11.2d, v31.2d
+	WORD $0x0e6178eb // fcvtl v11.2d, v7.2s
+	WORD $0x0e6178d0 // fcvtl v16.2d, v6.2s
+	WORD $0x0e617891 // fcvtl v17.2d, v4.2s
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x4eebcdf2 // fmls v18.2d, v15.2d, v11.2d
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x4ef0cd2f // fmls v15.2d, v9.2d, v16.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x4ef1cd49 // fmls v9.2d, v10.2d, v17.2d
+	WORD $0x4e72cd6b // fmla v11.2d, v11.2d, v18.2d
+	WORD $0x4e6fce10 // fmla v16.2d, v16.2d, v15.2d
+	WORD $0x4e69ce31 // fmla v17.2d, v17.2d, v9.2d
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V9.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V10.D2
+	WORD $0x4e6bcd2a // fmla v10.2d, v9.2d, v11.2d
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V9.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V15.D2
+	WORD $0x4e70cd2f // fmla v15.2d, v9.2d, v16.2d
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V9.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V18.D2
+	WORD $0x4e71cd32 // fmla v18.2d, v9.2d, v17.2d
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V9.D2
+	WORD $0x4e6bcd49 // fmla v9.2d, v10.2d, v11.2d
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V10.D2
+	WORD $0x4e70cdea // fmla v10.2d, v15.2d, v16.2d
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V15.D2
+	WORD $0x4e71ce4f // fmla v15.2d, v18.2d, v17.2d
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V18.D2
+	WORD $0x4e6bcd32 // fmla v18.2d, v9.2d, v11.2d
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V9.D2
+	WORD $0x4e70cd49 // fmla v9.2d, v10.2d, v16.2d
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V10.D2
+	WORD $0x4e71cdea // fmla v10.2d, v15.2d, v17.2d
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6bce4f // fmla v15.2d, v18.2d, v11.2d
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V18.D2
+	WORD $0x4e70cd32 // fmla v18.2d, v9.2d, v16.2d
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V9.D2
+	WORD $0x4e71cd49 // fmla v9.2d, v10.2d, v17.2d
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V10.D2
+	WORD $0x4e6bcdea // fmla v10.2d, v15.2d, v11.2d
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V15.D2
+	WORD $0x4e70ce4f // fmla v15.2d, v18.2d, v16.2d
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V18.D2
+	WORD $0x4e71cd32 // fmla v18.2d, v9.2d, v17.2d
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V9.D2
+	WORD $0x4e6bcd49 // fmla v9.2d, v10.2d, v11.2d
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V10.D2
+	WORD $0x4e70cdea // fmla v10.2d, v15.2d, v16.2d
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V15.D2
+	WORD $0x4e71ce4f // fmla v15.2d, v18.2d, v17.2d
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V18.D2
+	WORD $0x4e6bcd32 // fmla v18.2d, v9.2d, v11.2d
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V9.D2
+	WORD $0x4e70cd49 // fmla v9.2d, v10.2d, v16.2d
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V10.D2
+	WORD $0x4e71cdea // fmla v10.2d, v15.2d, v17.2d
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6bce4f // fmla v15.2d, v18.2d, v11.2d
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V18.D2
+	WORD $0x4e70cd32 // fmla v18.2d, v9.2d, v16.2d
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V9.D2
+	WORD $0x4e71cd49 // fmla v9.2d, v10.2d, v17.2d
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V10.D2
+	WORD $0x4e6bcdea // fmla v10.2d, v15.2d, v11.2d
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V15.D2
+	WORD $0x4e70ce4f // fmla v15.2d, v18.2d, v16.2d
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V18.D2
+	WORD $0x4e71cd32 // fmla v18.2d, v9.2d, v17.2d
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V9.D2
+	WORD $0x4e6bcd49 // fmla v9.2d, v10.2d, v11.2d
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V10.D2
+	WORD $0x4e70cdea // fmla v10.2d, v15.2d, v16.2d
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V15.D2
+	WORD $0x4e71ce4f // fmla v15.2d, v18.2d, v17.2d
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V18.D2
+	WORD $0x4e6bcd32 // fmla v18.2d, v9.2d, v11.2d
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V9.D2
+	WORD $0x4e70cd49 // fmla v9.2d, v10.2d, v16.2d
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V10.D2
+	WORD $0x4e71cdea // fmla v10.2d, v15.2d, v17.2d
+	WORD $0x4eecd652 // fsub v18.2d, v18.2d, v12.2d
+	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
+	WORD $0x4eeed54a // fsub v10.2d, v10.2d, v14.2d
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x4e6cf652 // fmax v18.2d, v18.2d, v12.2d
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x4e6cf529 // fmax v9.2d, v9.2d, v12.2d
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V12.D2
+	WORD $0x4e6cf54a // fmax v10.2d, v10.2d, v12.2d
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V12.D2
+	WORD $0x6e6cde4c // fmul v12.2d, v18.2d, v12.2d
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V13.D2
+	WORD $0x6e6ddd2d // fmul v13.2d, v9.2d, v13.2d
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V14.D2
+	WORD $0x6e6edd4e // fmul v14.2d, v10.2d, v14.2d
+	WORD $0x4e61898c // frintn v12.2d, v12.2d
+	WORD $0x4e6189ad // frintn v13.2d, v13.2d
+	WORD $0x4e6189ce // frintn v14.2d, v14.2d
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eefcd92 // fmls v18.2d, v12.2d, v15.2d
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eefcda9 // fmls v9.2d, v13.2d, v15.2d
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V15.D2
+	WORD $0x4eefcdca // fmls v10.2d, v14.2d, v15.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V15.D2
+	WORD $0x4eefcd92 // fmls v18.2d, v12.2d, v15.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V15.D2
+	WORD $0x4eefcda9 // fmls v9.2d, v13.2d, v15.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V15.D2
+	WORD $0x4eefcdca // fmls v10.2d, v14.2d, v15.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V15.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V19.D2
+	WORD $0x4e72cdf3 // fmla v19.2d, v15.2d, v18.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V15.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V20.D2
+	WORD $0x4e69cdf4 // fmla v20.2d, v15.2d, v9.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V15.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6acdf5 // fmla v21.2d, v15.2d, v10.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V15.D2
+	WORD $0x4e72ce6f // fmla v15.2d, v19.2d, v18.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V19.D2
+	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V20.D2
+	WORD $0x4e6aceb4 // fmla v20.2d, v21.2d, v10.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V21.D2
+	WORD $0x4e72cdf5 // fmla v21.2d, v15.2d, v18.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V15.D2
+	WORD $0x4e69ce6f // fmla v15.2d, v19.2d, v9.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V19.D2
+	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V20.D2
+	WORD $0x4e72ceb4 // fmla v20.2d, v21.2d, v18.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V21.D2
+	WORD $0x4e69cdf5 // fmla v21.2d, v15.2d, v9.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V15.D2
+	WORD $0x4e6ace6f // fmla v15.2d, v19.2d, v10.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V19.D2
+	WORD $0x4e72ce93 // fmla v19.2d, v20.2d, v18.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V20.D2
+	WORD $0x4e69ceb4 // fmla v20.2d, v21.2d, v9.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V21.D2
+	WORD $0x4e6acdf5 // fmla v21.2d, v15.2d, v10.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V15.D2
+	WORD $0x4e72ce6f // fmla v15.2d, v19.2d, v18.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V19.D2
+	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V20.D2
+	WORD $0x4e6aceb4 // fmla v20.2d, v21.2d, v10.2d
+	WORD $0x4ebf1ff5 // mov v21.16b, v31.16b
+	WORD $0x4e72cdf5 // fmla v21.2d, v15.2d, v18.2d
+	WORD $0x4ebf1fef // mov v15.16b, v31.16b
+	WORD $0x4e69ce6f // fmla v15.2d, v19.2d, v9.2d
+	WORD $0x4ebf1ff3 // mov v19.16b, v31.16b
+	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
+	WORD $0x4ebe1fd4 // mov v20.16b, v30.16b
+	WORD $0x4e72ceb4 // fmla v20.2d, v21.2d, v18.2d
+	WORD $0x4ebe1fd5 // mov v21.16b, v30.16b
+	WORD $0x4e69cdf5 // fmla v21.2d, v15.2d, v9.2d
+	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
+	WORD $0x4e6ace6f // fmla v15.2d, v19.2d, v10.2d
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x4e72ce93 // fmla v19.2d, v20.2d, v18.2d
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x4e69ceb2 // fmla v18.2d, v21.2d, v9.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x4e6acde9 // fmla v9.2d, v15.2d, v10.2d
+	WORD $0x6e73dd6b // fmul v11.2d, v11.2d, v19.2d
+	WORD $0x6e72de10 // fmul v16.2d, v16.2d, v18.2d
+	WORD $0x6e69de31 // fmul v17.2d, v17.2d, v9.2d
+	WORD $0x6e7fdc63 // fmul v3.2d, v3.2d, v31.2d
+	WORD $0x6e7fdca5 // fmul v5.2d, v5.2d, v31.2d
+	WORD $0x6e7fdd08 // fmul v8.2d, v8.2d, v31.2d
+	WORD $0x6e6bdc63 // fmul v3.2d, v3.2d, v11.2d
+	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
+	WORD $0x6e71dd08 // fmul v8.2d, v8.2d, v17.2d
+	WORD $0x4e617809 // fcvtl2 v9.2d, v0.4s
+	WORD $0x4e61782a // fcvtl2 v10.2d, v1.4s
+	WORD $0x4e61784f // fcvtl2 v15.2d, v2.4s
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V18.D2
+	WORD $0x4e721d32 // bic v18.16b, v9.16b, v18.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V19.D2
+	WORD $0x4e731d53 // bic v19.16b, v10.16b, v19.16b
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e741df4 // bic v20.16b, v15.16b, v20.16b
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V21.D2
+	WORD $0x6e75de52 // fmul v18.2d, v18.2d, v21.2d
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V21.D2
+	WORD $0x6e75de73 // fmul v19.2d, v19.2d, v21.2d
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V21.D2
+	WORD $0x6e75de94 // fmul v20.2d, v20.2d, v21.2d
+	WORD $0x6e69dd35 // fmul v21.2d, v9.2d, v9.2d
+	WORD $0x6e6add56 // fmul v22.2d, v10.2d, v10.2d
+	WORD $0x6e6fddf7 // fmul v23.2d, v15.2d, v15.2d
+	WORD $0x6e7fdeb5 // fmul v21.2d, v21.2d, v31.2d
+	WORD $0x6e7fded6 // fmul v22.2d, v22.2d, v31.2d
+	WORD $0x6e7fdef7 // fmul v23.2d, v23.2d, v31.2d
+	WORD $0x4ebe1fd8 // mov v24.16b, v30.16b
+	WORD $0x4e7fce58 // fmla v24.2d, v18.2d, v31.2d
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x4e7fce72 // fmla v18.2d, v19.2d, v31.2d
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x4e7fce93 // fmla v19.2d, v20.2d, v31.2d
+	WORD $0x4e6178e7 // fcvtl2 v7.2d, v7.4s
+	WORD $0x4e6178c6 // fcvtl2 v6.2d, v6.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4ebe1fd4 // mov v20.16b, v30.16b
+	WORD $0x4ee7cf14 // fmls v20.2d, v24.2d, v7.2d
+	WORD $0x4ebe1fd8 // mov v24.16b, v30.16b
+	WORD $0x4ee6ce58 // fmls v24.2d, v18.2d, v6.2d
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x4ee4ce72 // fmls v18.2d, v19.2d, v4.2d
+	WORD $0x4e74cce7 // fmla v7.2d, v7.2d, v20.2d
+	WORD $0x4e78ccc6 // fmla v6.2d, v6.2d, v24.2d
+	WORD $0x4e72cc84 // fmla v4.2d, v4.2d, v18.2d
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V18.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce53 // fmla v19.2d, v18.2d, v7.2d
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V18.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V20.D2
+	WORD $0x4e66ce54 // fmla v20.2d, v18.2d, v6.2d
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V18.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V24.D2
+	WORD $0x4e64ce58 // fmla v24.2d, v18.2d, v4.2d
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V18.D2
+	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V19.D2
+	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V20.D2
+	WORD $0x4e64cf14 // fmla v20.2d, v24.2d, v4.2d
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V24.D2
+	WORD $0x4e67ce58 // fmla v24.2d, v18.2d, v7.2d
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V19.D2
+	WORD $0x4e64ce93 // fmla v19.2d, v20.2d, v4.2d
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V20.D2
+	WORD $0x4e67cf14 // fmla v20.2d, v24.2d, v7.2d
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V24.D2
+	WORD $0x4e66ce58 // fmla v24.2d, v18.2d, v6.2d
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V18.D2
+	WORD $0x4e64ce72 // fmla v18.2d, v19.2d, v4.2d
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V20.D2
+	WORD $0x4e66cf14 // fmla v20.2d, v24.2d, v6.2d
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V24.D2
+	WORD $0x4e64ce58 // fmla v24.2d, v18.2d, v4.2d
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V18.D2
+	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V19.D2
+	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V20.D2
+	WORD $0x4e64cf14 // fmla v20.2d, v24.2d, v4.2d
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V24.D2
+	WORD $0x4e67ce58 // fmla v24.2d, v18.2d, v7.2d
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V19.D2
+	WORD $0x4e64ce93 // fmla v19.2d, v20.2d, v4.2d
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V20.D2
+	WORD $0x4e67cf14 // fmla v20.2d, v24.2d, v7.2d
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V24.D2
+	WORD $0x4e66ce58 // fmla v24.2d, v18.2d, v6.2d
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V18.D2
+	WORD $0x4e64ce72 // fmla v18.2d, v19.2d, v4.2d
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V19.D2
+	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V20.D2
+	WORD $0x4e66cf14 // fmla v20.2d, v24.2d, v6.2d
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V24.D2
+	WORD $0x4e64ce58 // fmla v24.2d, v18.2d, v4.2d
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V18.D2
+	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V19.D2
+	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V20.D2
+	WORD $0x4e64cf14 // fmla v20.2d, v24.2d, v4.2d
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V24.D2
+	WORD $0x4e67ce58 // fmla v24.2d, v18.2d, v7.2d
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V18.D2
+	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V19.D2
+	WORD $0x4e64ce93 // fmla v19.2d, v20.2d, v4.2d
+	WORD $0x4ef5d718 // fsub v24.2d, v24.2d, v21.2d
+	WORD $0x4ef6d652 // fsub v18.2d, v18.2d, v22.2d
+	WORD $0x4ef7d673 // fsub v19.2d, v19.2d, v23.2d
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e74f718 // fmax v24.2d, v24.2d, v20.2d
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e74f652 // fmax v18.2d, v18.2d, v20.2d
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V20.D2
+	WORD $0x4e74f673 // fmax v19.2d, v19.2d, v20.2d
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V20.D2
+	WORD $0x6e74df14 // fmul v20.2d, v24.2d, v20.2d
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V21.D2
+	WORD $0x6e75de55 // fmul v21.2d, v18.2d, v21.2d
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V22.D2
+	WORD $0x6e76de76 // fmul v22.2d, v19.2d, v22.2d
+	WORD $0x4e618a94 // frintn v20.2d, v20.2d
+	WORD $0x4e618ab5 // frintn v21.2d, v21.2d
+	WORD $0x4e618ad6 // frintn v22.2d, v22.2d
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V23.D2
+	WORD $0x4ef7ce98 // fmls v24.2d, v20.2d, v23.2d
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V23.D2
+	WORD $0x4ef7ceb2 // fmls v18.2d, v21.2d, v23.2d
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V23.D2
+	WORD $0x4ef7ced3 // fmls v19.2d, v22.2d, v23.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V23.D2
+	WORD $0x4ef7ce98 // fmls v24.2d, v20.2d, v23.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V23.D2
+	WORD $0x4ef7ceb2 // fmls v18.2d, v21.2d, v23.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V23.D2
+	WORD $0x4ef7ced3 // fmls v19.2d, v22.2d, v23.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V23.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V25.D2
+	WORD $0x4e78cef9 // fmla v25.2d, v23.2d, v24.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V23.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V26.D2
+	WORD $0x4e72cefa // fmla v26.2d, v23.2d, v18.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V23.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V27.D2
+	WORD $0x4e73cefb // fmla v27.2d, v23.2d, v19.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V23.D2
+	WORD $0x4e78cf37 // fmla v23.2d, v25.2d, v24.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V25.D2
+	WORD $0x4e72cf59 // fmla v25.2d, v26.2d, v18.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V26.D2
+	WORD $0x4e73cf7a // fmla v26.2d, v27.2d, v19.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V27.D2
+	WORD $0x4e78cefb // fmla v27.2d, v23.2d, v24.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V23.D2
+	WORD $0x4e72cf37 // fmla v23.2d, v25.2d, v18.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V25.D2
+	WORD $0x4e73cf59 // fmla v25.2d, v26.2d, v19.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V26.D2
+	WORD $0x4e78cf7a // fmla v26.2d, v27.2d, v24.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V27.D2
+	WORD $0x4e72cefb // fmla v27.2d, v23.2d, v18.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V23.D2
+	WORD $0x4e73cf37 // fmla v23.2d, v25.2d, v19.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V25.D2
+	WORD $0x4e78cf59 // fmla v25.2d, v26.2d, v24.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V26.D2
+	WORD $0x4e72cf7a // fmla v26.2d, v27.2d, v18.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V27.D2
+	WORD $0x4e73cefb // fmla v27.2d, v23.2d, v19.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V23.D2
+	WORD $0x4e78cf37 // fmla v23.2d, v25.2d, v24.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V25.D2
+	WORD $0x4e72cf59 // fmla v25.2d, v26.2d, v18.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V26.D2
+	WORD $0x4e73cf7a // fmla v26.2d, v27.2d, v19.2d
 	WORD $0x4ebf1ffb // mov v27.16b, v31.16b
-	WORD $0x4e34cf1b // fmla v27.4s, v24.4s, v20.4s
-	WORD $0x6e31de31 // fmul v17.4s, v17.4s, v17.4s
-	WORD $0x6e33de73 // fmul v19.4s, v19.4s, v19.4s
-	WORD $0x6e34de94 // fmul v20.4s, v20.4s, v20.4s
-	WORD $0x4e31cf35 // fmla v21.4s, v25.4s, v17.4s
-	WORD $0x4e33cf56 // fmla v22.4s, v26.4s, v19.4s
-	WORD $0x4e34cf77 // fmla v23.4s, v27.4s, v20.4s
-	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4e37d652 // fadd v18.4s, v18.4s, v23.4s
-	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
-	WORD $0x4e27ce10 // fmla v16.4s, v16.4s, v7.4s
-	WORD $0x4e28ce52 // fmla v18.4s, v18.4s, v8.4s
-	WORD $0x6e2eddef // fmul v15.4s, v15.4s, v14.4s
-	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
-	WORD $0x6e32ddad // fmul v13.4s, v13.4s, v18.4s
-	MOVW $0x41280000, R14
-	VDUP R14, V6.S4
-	WORD $0x6ea6e466 // fcmgt v6.4s, v3.4s, v6.4s
-	MOVW $0x41280000, R14
-	VDUP R14, V7.S4
-	WORD $0x6ea7e487 // fcmgt v7.4s, v4.4s, v7.4s
-	MOVW $0x41280000, R14
-	VDUP R14, V8.S4
-	WORD $0x6ea8e4a8 // fcmgt v8.4s, v5.4s, v8.4s
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	WORD $0x6e6f1dc6 // bsl v6.16b, v14.16b, v15.16b
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	WORD $0x6e6c1dc7 // bsl v7.16b, v14.16b, v12.16b
-	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
-	WORD $0x6e6d1d88 // bsl v8.16b, v12.16b, v13.16b
-	WORD $0x6e3fdcc6 // fmul v6.4s, v6.4s, v31.4s
-	WORD $0x6e3fdce7 // fmul v7.4s, v7.4s, v31.4s
-	WORD $0x6e3fdd08 // fmul v8.4s, v8.4s, v31.4s
+	WORD $0x4e78cefb // fmla v27.2d, v23.2d, v24.2d
+	WORD $0x4ebf1ff7 // mov v23.16b, v31.16b
+	WORD $0x4e72cf37 // fmla v23.2d, v25.2d, v18.2d
+	WORD $0x4ebf1ff9 // mov v25.16b, v31.16b
+	WORD $0x4e73cf59 // fmla v25.2d, v26.2d, v19.2d
+	WORD $0x4ebe1fda // mov v26.16b, v30.16b
+	WORD $0x4e78cf7a // fmla v26.2d, v27.2d, v24.2d
+	WORD $0x4ebe1fdb // mov v27.16b, v30.16b
+	WORD $0x4e72cefb // fmla v27.2d, v23.2d, v18.2d
+	WORD $0x4ebe1fd7 // mov v23.16b, v30.16b
+	WORD $0x4e73cf37 // fmla v23.2d, v25.2d, v19.2d
+	WORD $0x4ebe1fd9 // mov v25.16b, v30.16b
+	WORD $0x4e78cf59 // fmla v25.2d, v26.2d, v24.2d
+	WORD $0x4ebe1fd8 // mov v24.16b, v30.16b
+	WORD $0x4e72cf78 // fmla v24.2d, v27.2d, v18.2d
+	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
+	WORD $0x4e73cef2 // fmla v18.2d, v23.2d, v19.2d
+	WORD $0x6e79dce7 // fmul v7.2d, v7.2d, v25.2d
+	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
+	WORD $0x6e72dc84 // fmul v4.2d, v4.2d, v18.2d
+	WORD $0x6e7fdd29 // fmul v9.2d, v9.2d, v31.2d
+	WORD $0x6e7fdd4a // fmul v10.2d, v10.2d, v31.2d
+	WORD $0x6e7fddef // fmul v15.2d, v15.2d, v31.2d
+	WORD $0x6e67dd29 // fmul v9.2d, v9.2d, v7.2d
+	WORD $0x6e66dd4a // fmul v10.2d, v10.2d, v6.2d
+	WORD $0x6e64ddef // fmul v15.2d, v15.2d, v4.2d
+	WORD $0x0e61698c // fcvtn v12.2s, v12.2d
+	WORD $0x4e616a8c // fcvtn2 v12.4s, v20.2d
+	WORD $0x0e6169ad // fcvtn v13.2s, v13.2d
+	WORD $0x4e616aad // fcvtn2 v13.4s, v21.2d
+	WORD $0x0e6169ce // fcvtn v14.2s, v14.2d
+	WORD $0x4e616ace // fcvtn2 v14.4s, v22.2d
+	MOVW $0xc37c0000, R14
+	VDUP R14, V18.S4
+	WORD $0x4e32f58c // fmax v12.4s, v12.4s, v18.4s
+	MOVW $0xc37c0000, R14
+	VDUP R14, V18.S4
+	WORD $0x4e32f5ad // fmax v13.4s, v13.4s, v18.4s
+	MOVW $0xc37c0000, R14
+	VDUP R14, V18.S4
+	WORD $0x4e32f5ce // fmax v14.4s, v14.4s, v18.4s
 	MOVW $0xc2c80000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2cf52c // fmax v12.4s, v9.4s, v12.4s
+	VDUP R14, V18.S4
+	WORD $0x4e32f592 // fmax v18.4s, v12.4s, v18.4s
 	MOVW $0xc2c80000, R14
-	VDUP R14, V13.S4
-	WORD $0x4e2df54d // fmax v13.4s, v10.4s, v13.4s
+	VDUP R14, V19.S4
+	WORD $0x4e33f5b3 // fmax v19.4s, v13.4s, v19.4s
 	MOVW $0xc2c80000, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2ef56e // fmax v14.4s, v11.4s, v14.4s
-	WORD $0x4ea1b98c // fcvtzs v12.4s, v12.4s
-	WORD $0x4ea1b9ad // fcvtzs v13.4s, v13.4s
-	WORD $0x4ea1b9ce // fcvtzs v14.4s, v14.4s
-	WORD $0x4f3f058f // sshr v15.4s, v12.4s, #1
-	WORD $0x4f3f05b0 // sshr v16.4s, v13.4s, #1
-	WORD $0x4f3f05d1 // sshr v17.4s, v14.4s, #1
-	WORD $0x4ebc85f2 // add v18.4s, v15.4s, v28.4s
-	WORD $0x4ebc8613 // add v19.4s, v16.4s, v28.4s
-	WORD $0x4ebc8634 // add v20.4s, v17.4s, v28.4s
+	VDUP R14, V20.S4
+	WORD $0x4e34f5d4 // fmax v20.4s, v14.4s, v20.4s
+	WORD $0x4ea1ba52 // fcvtzs v18.4s, v18.4s
+	WORD $0x4ea1ba73 // fcvtzs v19.4s, v19.4s
+	WORD $0x4ea1ba94 // fcvtzs v20.4s, v20.4s
+	WORD $0x4f3f0655 // sshr v21.4s, v18.4s, #1
+	WORD $0x4f3f0676 // sshr v22.4s, v19.4s, #1
+	WORD $0x4f3f0697 // sshr v23.4s, v20.4s, #1
+	WORD $0x4ebd86b8 // add v24.4s, v21.4s, v29.4s
+	WORD $0x4ebd86d9 // add v25.4s, v22.4s, v29.4s
+	WORD $0x4ebd86fa // add v26.4s, v23.4s, v29.4s
+	WORD $0x4f375718 // shl v24.4s, v24.4s, #23
+	WORD $0x4f375739 // shl v25.4s, v25.4s, #23
+	WORD $0x4f37575a // shl v26.4s, v26.4s, #23
+	WORD $0x0e617b18 // fcvtl v24.2d, v24.2s
+	WORD $0x0e617b39 // fcvtl v25.2d, v25.2s
+	WORD $0x0e617b5a // fcvtl v26.2d, v26.2s
+	WORD $0x6eb58652 // sub v18.4s, v18.4s, v21.4s
+	WORD $0x6eb68673 // sub v19.4s, v19.4s, v22.4s
+	WORD $0x6eb78694 // sub v20.4s, v20.4s, v23.4s
+	WORD $0x4ebd8652 // add v18.4s, v18.4s, v29.4s
+	WORD $0x4ebd8673 // add v19.4s, v19.4s, v29.4s
+	WORD $0x4ebd8694 // add v20.4s, v20.4s, v29.4s
 	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
 	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
 	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
-	WORD $0x6e32dcd2 // fmul v18.4s, v6.4s, v18.4s
-	WORD $0x6e33dcf3 // fmul v19.4s, v7.4s, v19.4s
-	WORD $0x6e34dd14 // fmul v20.4s, v8.4s, v20.4s
-	WORD $0x6eaf858c // sub v12.4s, v12.4s, v15.4s
-	WORD $0x6eb085ad // sub v13.4s, v13.4s, v16.4s
-	WORD $0x6eb185ce // sub v14.4s, v14.4s, v17.4s
-	WORD $0x4ebc858c // add v12.4s, v12.4s, v28.4s
-	WORD $0x4ebc85ad // add v13.4s, v13.4s, v28.4s
-	WORD $0x4ebc85ce // add v14.4s, v14.4s, v28.4s
-	WORD $0x4f37558c // shl v12.4s, v12.4s, #23
-	WORD $0x4f3755ad // shl v13.4s, v13.4s, #23
-	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
-	WORD $0x6e2cde52 // fmul v18.4s, v18.4s, v12.4s
-	WORD $0x6e2dde73 // fmul v19.4s, v19.4s, v13.4s
-	WORD $0x6e2ede94 // fmul v20.4s, v20.4s, v14.4s
-	WORD $0x4eb2d7d2 // fsub v18.4s, v30.4s, v18.4s
-	WORD $0x4eb3d7d3 // fsub v19.4s, v30.4s, v19.4s
-	WORD $0x4eb4d7d4 // fsub v20.4s, v30.4s, v20.4s
-	WORD $0x6e32dc12 // fmul v18.4s, v0.4s, v18.4s
-	WORD $0x6e33dc33 // fmul v19.4s, v1.4s, v19.4s
-	WORD $0x6e34dc54 // fmul v20.4s, v2.4s, v20.4s
-	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
-	WORD $0x6e27dc27 // fmul v7.4s, v1.4s, v7.4s
-	WORD $0x6e28dc48 // fmul v8.4s, v2.4s, v8.4s
-	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
-	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
+	WORD $0x0e617a52 // fcvtl v18.2d, v18.2s
+	WORD $0x0e617a73 // fcvtl v19.2d, v19.2s
+	WORD $0x0e617a94 // fcvtl v20.2d, v20.2s
+	WORD $0x6e72df18 // fmul v24.2d, v24.2d, v18.2d
+	WORD $0x6e73df39 // fmul v25.2d, v25.2d, v19.2d
+	WORD $0x6e74df5a // fmul v26.2d, v26.2d, v20.2d
+	WORD $0x0e617812 // fcvtl v18.2d, v0.2s
+	WORD $0x0e617833 // fcvtl v19.2d, v1.2s
+	WORD $0x0e617854 // fcvtl v20.2d, v2.2s
+	WORD $0x6e7fdd6b // fmul v11.2d, v11.2d, v31.2d
+	WORD $0x6e7fde10 // fmul v16.2d, v16.2d, v31.2d
+	WORD $0x6e7fde31 // fmul v17.2d, v17.2d, v31.2d
+	WORD $0x4ebe1fd5 // mov v21.16b, v30.16b
+	WORD $0x4ef8cd75 // fmls v21.2d, v11.2d, v24.2d
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x4ef9ce0b // fmls v11.2d, v16.2d, v25.2d
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x4eface30 // fmls v16.2d, v17.2d, v26.2d
+	WORD $0x6e75de52 // fmul v18.2d, v18.2d, v21.2d
+	WORD $0x6e6bde73 // fmul v19.2d, v19.2d, v11.2d
+	WORD $0x6e70de94 // fmul v20.2d, v20.2d, v16.2d
+	MOVW $0xc2c80000, R14
+	VDUP R14, V11.S4
+	WORD $0x4e2bf58b // fmax v11.4s, v12.4s, v11.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V16.S4
+	WORD $0x4e30f5b0 // fmax v16.4s, v13.4s, v16.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V17.S4
+	WORD $0x4e31f5d1 // fmax v17.4s, v14.4s, v17.4s
 	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
-	WORD $0x4f3f052c // sshr v12.4s, v9.4s, #1
-	WORD $0x4f3f054d // sshr v13.4s, v10.4s, #1
-	WORD $0x4f3f056e // sshr v14.4s, v11.4s, #1
-	WORD $0x4ebc858f // add v15.4s, v12.4s, v28.4s
-	WORD $0x4ebc85b0 // add v16.4s, v13.4s, v28.4s
-	WORD $0x4ebc85d1 // add v17.4s, v14.4s, v28.4s
-	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
+	WORD $0x4ea1ba10 // fcvtzs v16.4s, v16.4s
+	WORD $0x4ea1ba31 // fcvtzs v17.4s, v17.4s
+	WORD $0x4f3f0575 // sshr v21.4s, v11.4s, #1
+	WORD $0x4f3f0616 // sshr v22.4s, v16.4s, #1
+	WORD $0x4f3f0637 // sshr v23.4s, v17.4s, #1
+	WORD $0x4ebd86b8 // add v24.4s, v21.4s, v29.4s
+	WORD $0x4ebd86d9 // add v25.4s, v22.4s, v29.4s
+	WORD $0x4ebd86fa // add v26.4s, v23.4s, v29.4s
+	WORD $0x4f375718 // shl v24.4s, v24.4s, #23
+	WORD $0x4f375739 // shl v25.4s, v25.4s, #23
+	WORD $0x4f37575a // shl v26.4s, v26.4s, #23
+	WORD $0x4e617b18 // fcvtl2 v24.2d, v24.4s
+	WORD $0x4e617b39 // fcvtl2 v25.2d, v25.4s
+	WORD $0x4e617b5a // fcvtl2 v26.2d, v26.4s
+	WORD $0x6eb5856b // sub v11.4s, v11.4s, v21.4s
+	WORD $0x6eb68610 // sub v16.4s, v16.4s, v22.4s
+	WORD $0x6eb78631 // sub v17.4s, v17.4s, v23.4s
+	WORD $0x4ebd856b // add v11.4s, v11.4s, v29.4s
+	WORD $0x4ebd8610 // add v16.4s, v16.4s, v29.4s
+	WORD $0x4ebd8631 // add v17.4s, v17.4s, v29.4s
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
 	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
 	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
-	WORD $0x6e2fdcc6 // fmul v6.4s, v6.4s, v15.4s
-	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
-	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
-	WORD $0x6eac8529 // sub v9.4s, v9.4s, v12.4s
-	WORD $0x6ead854a // sub v10.4s, v10.4s, v13.4s
-	WORD $0x6eae856b // sub v11.4s, v11.4s, v14.4s
-	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
-	WORD $0x4ebc854a // add v10.4s, v10.4s, v28.4s
-	WORD $0x4ebc856b // add v11.4s, v11.4s, v28.4s
+	WORD $0x4e61796b // fcvtl2 v11.2d, v11.4s
+	WORD $0x4e617a10 // fcvtl2 v16.2d, v16.4s
+	WORD $0x4e617a31 // fcvtl2 v17.2d, v17.4s
+	WORD $0x6e6bdf18 // fmul v24.2d, v24.2d, v11.2d
+	WORD $0x6e70df39 // fmul v25.2d, v25.2d, v16.2d
+	WORD $0x6e71df5a // fmul v26.2d, v26.2d, v17.2d
+	WORD $0x4e61780b // fcvtl2 v11.2d, v0.4s
+	WORD $0x4e617830 // fcvtl2 v16.2d, v1.4s
+	WORD $0x4e617851 // fcvtl2 v17.2d, v2.4s
+	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
+	WORD $0x6e7fdcc6 // fmul v6.2d, v6.2d, v31.2d
+	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
+	WORD $0x4ebe1fd5 // mov v21.16b, v30.16b
+	WORD $0x4ef8ccf5 // fmls v21.2d, v7.2d, v24.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ef9ccc7 // fmls v7.2d, v6.2d, v25.2d
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4efacc86 // fmls v6.2d, v4.2d, v26.2d
+	WORD $0x6e75dd6b // fmul v11.2d, v11.2d, v21.2d
+	WORD $0x6e67de10 // fmul v16.2d, v16.2d, v7.2d
+	WORD $0x6e66de31 // fmul v17.2d, v17.2d, v6.2d
+	WORD $0x0e616a52 // fcvtn v18.2s, v18.2d
+	WORD $0x4e616972 // fcvtn2 v18.4s, v11.2d
+	WORD $0x0e616a73 // fcvtn v19.2s, v19.2d
+	WORD $0x4e616a13 // fcvtn2 v19.4s, v16.2d
+	WORD $0x0e616a94 // fcvtn v20.2s, v20.2d
+	WORD $0x4e616a34 // fcvtn2 v20.4s, v17.2d
+	WORD $0x0e616863 // fcvtn v3.2s, v3.2d
+	WORD $0x4e616923 // fcvtn2 v3.4s, v9.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616945 // fcvtn2 v5.4s, v10.2d
+	WORD $0x0e616908 // fcvtn v8.2s, v8.2d
+	WORD $0x4e6169e8 // fcvtn2 v8.4s, v15.2d
+	WORD $0x4ea1b98c // fcvtzs v12.4s, v12.4s
+	WORD $0x4ea1b9ad // fcvtzs v13.4s, v13.4s
+	WORD $0x4ea1b9ce // fcvtzs v14.4s, v14.4s
+	WORD $0x4f3f0584 // sshr v4.4s, v12.4s, #1
+	WORD $0x4f3f05a6 // sshr v6.4s, v13.4s, #1
+	WORD $0x4f3f05c7 // sshr v7.4s, v14.4s, #1
+	WORD $0x4ebd8489 // add v9.4s, v4.4s, v29.4s
+	WORD $0x4ebd84ca // add v10.4s, v6.4s, v29.4s
+	WORD $0x4ebd84eb // add v11.4s, v7.4s, v29.4s
 	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
 	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
 	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
-	WORD $0x6e29dcc6 // fmul v6.4s, v6.4s, v9.4s
-	WORD $0x6e2adce7 // fmul v7.4s, v7.4s, v10.4s
+	WORD $0x6e29dc63 // fmul v3.4s, v3.4s, v9.4s
+	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
 	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x6e291d29 // eor v9.16b, v9.16b, v9.16b
-	WORD $0x6e29e409 // fcmge v9.4s, v0.4s, v9.4s
-	WORD $0x6e2a1d4a // eor v10.16b, v10.16b, v10.16b
-	WORD $0x6e2ae42a // fcmge v10.4s, v1.4s, v10.4s
-	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
-	WORD $0x6e2be44b // fcmge v11.4s, v2.4s, v11.4s
-	WORD $0x6e661e49 // bsl v9.16b, v18.16b, v6.16b
-	WORD $0x6e671e6a // bsl v10.16b, v19.16b, v7.16b
-	WORD $0x6e681e8b // bsl v11.16b, v20.16b, v8.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V7.S4
-	WORD $0x6e27dc27 // fmul v7.4s, v1.4s, v7.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V8.S4
-	WORD $0x6e28dc48 // fmul v8.4s, v2.4s, v8.4s
-	WORD $0x6e26dccc // fmul v12.4s, v6.4s, v6.4s
-	WORD $0x6e27dced // fmul v13.4s, v7.4s, v7.4s
-	WORD $0x6e28dd0e // fmul v14.4s, v8.4s, v8.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V15.S4
-	MOVW $0x38fcd193, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2ccdf0 // fmla v16.4s, v15.4s, v12.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V15.S4
-	MOVW $0x38fcd193, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2dcdf1 // fmla v17.4s, v15.4s, v13.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V15.S4
-	MOVW $0x38fcd193, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2ecdf2 // fmla v18.4s, v15.4s, v14.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2cce0f // fmla v15.4s, v16.4s, v12.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2ece51 // fmla v17.4s, v18.4s, v14.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2ccdf2 // fmla v18.4s, v15.4s, v12.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2dce0f // fmla v15.4s, v16.4s, v13.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2ece30 // fmla v16.4s, v17.4s, v14.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2dcdf2 // fmla v18.4s, v15.4s, v13.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2ece0f // fmla v15.4s, v16.4s, v14.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2ecdf2 // fmla v18.4s, v15.4s, v14.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2cce0f // fmla v15.4s, v16.4s, v12.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2ece51 // fmla v17.4s, v18.4s, v14.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2fcd92 // fmla v18.4s, v12.4s, v15.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V12.S4
-	WORD $0x4e30cdac // fmla v12.4s, v13.4s, v16.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V13.S4
-	WORD $0x4e31cdcd // fmla v13.4s, v14.4s, v17.4s
-	WORD $0x6e32dcd2 // fmul v18.4s, v6.4s, v18.4s
-	WORD $0x6e2cdcec // fmul v12.4s, v7.4s, v12.4s
-	WORD $0x6e2ddd0d // fmul v13.4s, v8.4s, v13.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2eccd2 // fmla v18.4s, v6.4s, v14.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2eccec // fmla v12.4s, v7.4s, v14.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2ecd0d // fmla v13.4s, v8.4s, v14.4s
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	WORD $0x4e2ee4ce // fcmeq v14.4s, v6.4s, v14.4s
-	WORD $0x6e2f1def // eor v15.16b, v15.16b, v15.16b
-	WORD $0x4e2fe4ef // fcmeq v15.4s, v7.4s, v15.4s
-	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
-	WORD $0x4e30e510 // fcmeq v16.4s, v8.4s, v16.4s
-	WORD $0x6e721cce // bsl v14.16b, v6.16b, v18.16b
-	WORD $0x6e6c1cef // bsl v15.16b, v7.16b, v12.16b
-	WORD $0x6e6d1d10 // bsl v16.16b, v8.16b, v13.16b
-	WORD $0x4ebf1fe6 // mov v6.16b, v31.16b
-	WORD $0x4e3fcdc6 // fmla v6.4s, v14.4s, v31.4s
-	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e3fcde7 // fmla v7.4s, v15.4s, v31.4s
-	WORD $0x4ebf1fe8 // mov v8.16b, v31.16b
-	WORD $0x4e3fce08 // fmla v8.4s, v16.4s, v31.4s
-	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
-	WORD $0x6e27dc27 // fmul v7.4s, v1.4s, v7.4s
-	WORD $0x6e28dc48 // fmul v8.4s, v2.4s, v8.4s
-	WORD $0x6ea3e7e3 // fcmgt v3.4s, v31.4s, v3.4s
-	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
-	WORD $0x6ea5e7e5 // fcmgt v5.4s, v31.4s, v5.4s
-	WORD $0x6e691cc3 // bsl v3.16b, v6.16b, v9.16b
-	WORD $0x6e6a1ce4 // bsl v4.16b, v7.16b, v10.16b
-	WORD $0x6e6b1d05 // bsl v5.16b, v8.16b, v11.16b
+	WORD $0x6ea4858c // sub v12.4s, v12.4s, v4.4s
+	WORD $0x6ea685ad // sub v13.4s, v13.4s, v6.4s
+	WORD $0x6ea785ce // sub v14.4s, v14.4s, v7.4s
+	WORD $0x4ebd858c // add v12.4s, v12.4s, v29.4s
+	WORD $0x4ebd85ad // add v13.4s, v13.4s, v29.4s
+	WORD $0x4ebd85ce // add v14.4s, v14.4s, v29.4s
+	WORD $0x4f37558c // shl v12.4s, v12.4s, #23
+	WORD $0x4f3755ad // shl v13.4s, v13.4s, #23
+	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
+	WORD $0x6e2cdc63 // fmul v3.4s, v3.4s, v12.4s
+	WORD $0x6e2ddca5 // fmul v5.4s, v5.4s, v13.4s
+	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x6e24e404 // fcmge v4.4s, v0.4s, v4.4s
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x6e26e426 // fcmge v6.4s, v1.4s, v6.4s
+	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
+	WORD $0x6e27e447 // fcmge v7.4s, v2.4s, v7.4s
+	WORD $0x6e631e44 // bsl v4.16b, v18.16b, v3.16b
+	WORD $0x6e651e66 // bsl v6.16b, v19.16b, v5.16b
+	WORD $0x6e681e87 // bsl v7.16b, v20.16b, v8.16b
 	MOVW $0xff800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4e26e406 // fcmeq v6.4s, v0.4s, v6.4s
+	VDUP R14, V3.S4
+	WORD $0x4e23e403 // fcmeq v3.4s, v0.4s, v3.4s
 	MOVW $0xff800000, R14
-	VDUP R14, V7.S4
-	WORD $0x4e27e427 // fcmeq v7.4s, v1.4s, v7.4s
+	VDUP R14, V5.S4
+	WORD $0x4e25e425 // fcmeq v5.4s, v1.4s, v5.4s
 	MOVW $0xff800000, R14
 	VDUP R14, V8.S4
 	WORD $0x4e28e448 // fcmeq v8.4s, v2.4s, v8.4s
-	WORD $0x6e631fa6 // bsl v6.16b, v29.16b, v3.16b
-	WORD $0x6e641fa7 // bsl v7.16b, v29.16b, v4.16b
-	WORD $0x6e651fa8 // bsl v8.16b, v29.16b, v5.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V9.S4
+	WORD $0x6e641d23 // bsl v3.16b, v9.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e661c85 // bsl v5.16b, v4.16b, v6.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c88 // bsl v8.16b, v4.16b, v7.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24e404 // fcmeq v4.4s, v0.4s, v4.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26e426 // fcmeq v6.4s, v1.4s, v6.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e27e447 // fcmeq v7.4s, v2.4s, v7.4s
+	WORD $0x6e631c04 // bsl v4.16b, v0.16b, v3.16b
+	WORD $0x6e651c26 // bsl v6.16b, v1.16b, v5.16b
+	WORD $0x6e681c47 // bsl v7.16b, v2.16b, v8.16b
 	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e22e445 // fcmeq v5.4s, v2.4s, v2.4s
+	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
 	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e661c03 // bsl v3.16b, v0.16b, v6.16b
-	WORD $0x6e671c24 // bsl v4.16b, v1.16b, v7.16b
-	WORD $0x6e681c45 // bsl v5.16b, v2.16b, v8.16b
+	WORD $0x4e22e448 // fcmeq v8.4s, v2.4s, v2.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x6e641c03 // bsl v3.16b, v0.16b, v4.16b
+	WORD $0x6e661c25 // bsl v5.16b, v1.16b, v6.16b
+	WORD $0x6e671c48 // bsl v8.16b, v2.16b, v7.16b
 	FMOVQ F3, 0(R1)
-	FMOVQ F4, 16(R1)
-	FMOVQ F5, 32(R1)
+	FMOVQ F5, 16(R1)
+	FMOVQ F8, 32(R1)
 	ADD $48, R1, R1
 	ADD $48, R2, R2
 	SUB $12, R0, R0
@@ -8885,183 +9137,267 @@ tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R2), F0
-	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
-	MOVW $0x3f3504f3, R14
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
+	MOVW $0x3eb504f3, R14
 	VDUP R14, V2.S4
-	WORD $0x6e22dc21 // fmul v1.4s, v1.4s, v2.4s
-	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
-	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
-	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
-	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
-	MOVW $0x41280000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4f424 // fmin v4.4s, v1.4s, v4.4s
+	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
+	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
+	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V2.D2
+	WORD $0x4e621c22 // bic v2.16b, v1.16b, v2.16b
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V4.D2
+	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
+	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
+	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
-	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
-	MOVW $0xbda42115, R14
-	VDUP R14, V4.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0xbef4775c, R14
-	VDUP R14, V4.S4
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0xbecb1327, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V4.S4
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V4.S4
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V4.S4
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V4.S4
-	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x42dc8000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4f442 // fmin v2.4s, v2.4s, v4.4s
-	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
-	WORD $0x4e26d444 // fadd v4.4s, v2.4s, v6.4s
-	WORD $0x4ea2d487 // fsub v7.4s, v4.4s, v2.4s
-	WORD $0x4ea7d488 // fsub v8.4s, v4.4s, v7.4s
-	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d4c6 // fsub v6.4s, v6.4s, v7.4s
-	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
-	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23f484 // fmax v4.4s, v4.4s, v3.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V3.S4
-	WORD $0x4ea3f484 // fmin v4.4s, v4.4s, v3.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V3.S4
-	WORD $0x6e23dc83 // fmul v3.4s, v4.4s, v3.4s
-	WORD $0x4e218863 // frintn v3.4s, v3.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6cc64 // fmls v4.4s, v3.4s, v6.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6cc64 // fmls v4.4s, v3.4s, v6.4s
-	WORD $0x4e24d7c6 // fadd v6.4s, v30.4s, v4.4s
-	WORD $0x4ebed4c7 // fsub v7.4s, v6.4s, v30.4s
-	WORD $0x4ea7d487 // fsub v7.4s, v4.4s, v7.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V8.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V9.S4
-	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V8.S4
-	WORD $0x4e24cd28 // fmla v8.4s, v9.4s, v4.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V9.S4
-	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V8.S4
-	WORD $0x4e24cd28 // fmla v8.4s, v9.4s, v4.4s
+	WORD $0x4e7fcc45 // fmla v5.2d, v2.2d, v31.2d
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
+	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V5.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V5.D2
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V5.D2
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V5.D2
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V5.D2
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V5.D2
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V4.D2
+	WORD $0x4e64f4c6 // fmax v6.2d, v6.2d, v4.2d
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V4.D2
+	WORD $0x6e64dcc4 // fmul v4.2d, v6.2d, v4.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc86 // fmls v6.2d, v4.2d, v5.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V5.D2
+	WORD $0x4ee5cc86 // fmls v6.2d, v4.2d, v5.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V5.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
+	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V5.D2
+	WORD $0x4e66cce5 // fmla v5.2d, v7.2d, v6.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V7.D2
+	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V5.D2
+	WORD $0x4e66cce5 // fmla v5.2d, v7.2d, v6.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V5.D2
+	WORD $0x4e66cce5 // fmla v5.2d, v7.2d, v6.2d
+	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e66cce5 // fmla v5.2d, v7.2d, v6.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
+	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
+	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e661ca6 // bic v6.16b, v5.16b, v6.16b
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V7.D2
+	WORD $0x6e67dcc6 // fmul v6.2d, v6.2d, v7.2d
+	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
+	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e7fccc8 // fmla v8.2d, v6.2d, v31.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
+	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V6.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V6.D2
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V6.D2
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V6.D2
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V6.D2
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V6.D2
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V6.D2
+	WORD $0x4e66f508 // fmax v8.2d, v8.2d, v6.2d
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V6.D2
+	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
+	WORD $0x4e6188c6 // frintn v6.2d, v6.2d
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V7.D2
+	WORD $0x4ee7ccc8 // fmls v8.2d, v6.2d, v7.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V7.D2
+	WORD $0x4ee7ccc8 // fmls v8.2d, v6.2d, v7.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V7.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V9.D2
+	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V7.D2
+	WORD $0x4e68cd27 // fmla v7.2d, v9.2d, v8.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V9.D2
+	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V7.D2
+	WORD $0x4e68cd27 // fmla v7.2d, v9.2d, v8.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V9.D2
+	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e68cd27 // fmla v7.2d, v9.2d, v8.2d
 	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
-	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
-	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
-	WORD $0x4e24cd27 // fmla v7.4s, v9.4s, v4.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x4e22ccc6 // fmla v6.4s, v6.4s, v2.4s
-	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
-	MOVW $0x41280000, R14
-	VDUP R14, V2.S4
-	WORD $0x6ea2e422 // fcmgt v2.4s, v1.4s, v2.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x6e651c82 // bsl v2.16b, v4.16b, v5.16b
-	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4e68cd27 // fmla v7.2d, v9.2d, v8.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	WORD $0x6e69dc63 // fmul v3.2d, v3.2d, v9.2d
+	WORD $0x6e7fdca5 // fmul v5.2d, v5.2d, v31.2d
+	WORD $0x6e63dca5 // fmul v5.2d, v5.2d, v3.2d
+	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
+	WORD $0x4e6168c4 // fcvtn2 v4.4s, v6.2d
+	MOVW $0xc37c0000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
 	MOVW $0xc2c80000, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24f464 // fmax v4.4s, v3.4s, v4.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
-	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	VDUP R14, V6.S4
+	WORD $0x4e26f486 // fmax v6.4s, v4.4s, v6.4s
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c7 // sshr v7.4s, v6.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x0e617908 // fcvtl v8.2d, v8.2s
+	WORD $0x6ea784c6 // sub v6.4s, v6.4s, v7.4s
+	WORD $0x4ebd84c6 // add v6.4s, v6.4s, v29.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
-	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
-	WORD $0x4ea6d7c6 // fsub v6.4s, v30.4s, v6.4s
-	WORD $0x6e26dc06 // fmul v6.4s, v0.4s, v6.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
-	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
-	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
-	WORD $0x6e23e403 // fcmge v3.4s, v0.4s, v3.4s
-	WORD $0x6e621cc3 // bsl v3.16b, v6.16b, v2.16b
-	MOVW $0x3f3504f3, R14
+	WORD $0x0e6178c6 // fcvtl v6.2d, v6.2s
+	WORD $0x6e66dd08 // fmul v8.2d, v8.2d, v6.2d
+	WORD $0x0e617806 // fcvtl v6.2d, v0.2s
+	WORD $0x6e7fdc42 // fmul v2.2d, v2.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc47 // fmls v7.2d, v2.2d, v8.2d
+	WORD $0x6e67dcc6 // fmul v6.2d, v6.2d, v7.2d
+	MOVW $0xc2c80000, R14
 	VDUP R14, V2.S4
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x6e22dc44 // fmul v4.4s, v2.4s, v2.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V5.S4
-	MOVW $0x38fcd193, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V6.S4
-	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V5.S4
-	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	WORD $0x6e26dc46 // fmul v6.4s, v2.4s, v6.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24cc46 // fmla v6.4s, v2.4s, v4.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x4e24e444 // fcmeq v4.4s, v2.4s, v4.4s
-	WORD $0x6e661c44 // bsl v4.16b, v2.16b, v6.16b
-	WORD $0x4ebf1fe2 // mov v2.16b, v31.16b
-	WORD $0x4e3fcc82 // fmla v2.4s, v4.4s, v31.4s
-	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
-	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
-	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	WORD $0x4e22f482 // fmax v2.4s, v4.4s, v2.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4f3f0447 // sshr v7.4s, v2.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4e617908 // fcvtl2 v8.2d, v8.4s
+	WORD $0x6ea78442 // sub v2.4s, v2.4s, v7.4s
+	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
+	WORD $0x6e62dd08 // fmul v8.2d, v8.2d, v2.2d
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e7fdc63 // fmul v3.2d, v3.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc67 // fmls v7.2d, v3.2d, v8.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616846 // fcvtn2 v6.4s, v2.2d
+	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
+	WORD $0x4e6168a1 // fcvtn2 v1.4s, v5.2d
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0482 // sshr v2.4s, v4.4s, #1
+	WORD $0x4ebd8443 // add v3.4s, v2.4s, v29.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x6ea28484 // sub v4.4s, v4.4s, v2.4s
+	WORD $0x4ebd8484 // add v4.4s, v4.4s, v29.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc21 // fmul v1.4s, v1.4s, v4.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6e22e402 // fcmge v2.4s, v0.4s, v2.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
 	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x80000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
-	WORD $0x6e611fa2 // bsl v2.16b, v29.16b, v1.16b
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
 	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
@@ -9391,18 +9727,30 @@ main:
 	WORD $0x6e691fe3 // bsl v3.16b, v31.16b, v9.16b
 	WORD $0x6e6a1fe4 // bsl v4.16b, v31.16b, v10.16b
 	WORD $0x6e6b1fe5 // bsl v5.16b, v31.16b, v11.16b
-	WORD $0x4e20e406 // fcmeq v6.4s, v0.4s, v0.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x4e21e427 // fcmeq v7.4s, v1.4s, v1.4s
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x4e22e448 // fcmeq v8.4s, v2.4s, v2.4s
-	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26e406 // fcmeq v6.4s, v0.4s, v6.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e27e427 // fcmeq v7.4s, v1.4s, v7.4s
+	MOVW $0x7f800000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28e448 // fcmeq v8.4s, v2.4s, v8.4s
 	WORD $0x6e631c06 // bsl v6.16b, v0.16b, v3.16b
 	WORD $0x6e641c27 // bsl v7.16b, v1.16b, v4.16b
 	WORD $0x6e651c48 // bsl v8.16b, v2.16b, v5.16b
-	FMOVQ F6, 0(R1)
-	FMOVQ F7, 16(R1)
-	FMOVQ F8, 32(R1)
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e22e445 // fcmeq v5.4s, v2.4s, v2.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e661c03 // bsl v3.16b, v0.16b, v6.16b
+	WORD $0x6e671c24 // bsl v4.16b, v1.16b, v7.16b
+	WORD $0x6e681c45 // bsl v5.16b, v2.16b, v8.16b
+	FMOVQ F3, 0(R1)
+	FMOVQ F4, 16(R1)
+	FMOVQ F5, 32(R1)
 	ADD $48, R1, R1
 	ADD $48, R2, R2
 	SUB $12, R0, R0
@@ -9509,10 +9857,14 @@ tail:
 	VDUP R14, V1.S4
 	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
 	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
-	FMOVQ F2, 0(R1)
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 0(R1)
 	ADD $16, R1, R1
 	ADD $16, R2, R2
 	SUB $4, R0, R0

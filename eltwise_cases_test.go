@@ -136,7 +136,7 @@ const (
 	ulpTanh     = 1.5
 	ulpLogistic = 2.3
 	ulpErf      = 1.35
-	ulpGelu     = 5.5
+	ulpGelu     = 0.8
 	ulpGeluTanh = 3.4
 	ulpSinCos   = 0.5 + 0x1p-20
 	ulpPow      = 1

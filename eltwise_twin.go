@@ -1330,108 +1330,88 @@ func geluF32Go(dst []float32, x []float32) {
 	_ = x[:len(dst)]
 	for i := range dst {
 		v1 := x[i]
-		v3 := math.Float32frombits(math.Float32bits(v1) &^ math.Float32bits(math.Float32frombits(0x80000000)))
-		v5 := float32(v3 * float32(0.70710677))
-		v6 := float32(v1 * v1)
-		v7 := math.Float32frombits(math.Float32bits(v6) ^ math.Float32bits(math.Float32frombits(0x80000000)))
-		v8 := fma32(v1, v1, v7)
-		v10 := float32(v6 * float32(0.5))
-		v11 := float32(v8 * float32(0.5))
-		v13 := minc32(v5, float32(10.5))
-		v15 := fma32(v13, float32(0.5), float32(1))
-		v16 := float32(1) / v15
-		v19 := fma32(float32(-0.080141224), v16, float32(0.3703313))
-		v21 := fma32(v19, v16, float32(-0.47747314))
-		v23 := fma32(v21, v16, float32(-0.3966305))
-		v25 := fma32(v23, v16, float32(1.6895132))
-		v27 := fma32(v25, v16, float32(-1.7153653))
-		v29 := fma32(v27, v16, float32(0.756807))
-		v31 := fma32(v29, v16, float32(-0.40215957))
-		v33 := fma32(v31, v16, float32(0.15500398))
-		v35 := fma32(v33, v16, float32(0.36483583))
-		v37 := fma32(v35, v16, float32(1.0008191))
-		v39 := fma32(v37, v16, float32(-1.2655407))
-		v41 := minc32(v10, float32(110.25))
-		v42 := math.Float32frombits(math.Float32bits(v41) ^ math.Float32bits(math.Float32frombits(0x80000000)))
-		v43 := v42 + v39
-		v44 := v43 - v42
-		v45 := v43 - v44
-		v46 := v42 - v45
-		v47 := v39 - v44
-		v48 := v46 + v47
-		v49 := v48 - v11
-		v51 := maxc32(v43, float32(-110))
-		v53 := minc32(v51, float32(89))
-		v55 := float32(v53 * float32(1.442695))
-		v56 := float32(math.RoundToEven(float64(v55)))
-		v58 := fma32(-v56, float32(0.6933594), v53)
-		v60 := fma32(-v56, float32(-0.00021219444), v58)
-		v61 := float32(1) + v60
-		v62 := v61 - float32(1)
-		v63 := v60 - v62
-		v66 := fma32(float32(0.00019875691), v60, float32(0.0013981999))
-		v68 := fma32(v66, v60, float32(0.008333452))
-		v70 := fma32(v68, v60, float32(0.041665796))
-		v72 := fma32(v70, v60, float32(0.16666666))
-		v73 := fma32(v72, v60, float32(0.5))
-		v74 := float32(v60 * v60)
-		v75 := fma32(v73, v74, v63)
-		v76 := v61 + v75
-		v77 := fma32(v76, v49, v76)
-		v78 := float32(v16 * v77)
-		v79 := v5 > float32(10.5)
-		v81 := selF32(v79, float32(0), v78)
-		v82 := float32(v81 * float32(0.5))
-		v84 := maxc32(v56, float32(-100))
-		v85 := cvtfi(v84)
-		v86 := v85 >> 1
-		v88 := v86 + int32(127)
-		v89 := v88 << 23
-		v90 := math.Float32frombits(uint32(v89))
-		v91 := float32(v82 * v90)
-		v92 := v85 - v86
-		v93 := v92 + int32(127)
-		v94 := v93 << 23
-		v95 := math.Float32frombits(uint32(v94))
-		v96 := float32(v91 * v95)
-		v97 := float32(1) - v96
-		v98 := float32(v1 * v97)
-		v99 := float32(v1 * v82)
-		v100 := cvtfi(v56)
-		v101 := v100 >> 1
-		v102 := v101 + int32(127)
-		v103 := v102 << 23
-		v104 := math.Float32frombits(uint32(v103))
-		v105 := float32(v99 * v104)
-		v106 := v100 - v101
-		v107 := v106 + int32(127)
-		v108 := v107 << 23
-		v109 := math.Float32frombits(uint32(v108))
-		v110 := float32(v105 * v109)
-		v111 := v1 >= float32(0)
-		v112 := selF32(v111, v98, v110)
-		v113 := float32(v1 * float32(0.70710677))
-		v114 := float32(v113 * v113)
-		v117 := fma32(float32(-1.492565e-05), v114, float32(0.000120553326))
-		v119 := fma32(v117, v114, float32(-0.0008548327))
-		v121 := fma32(v119, v114, float32(0.005223978))
-		v123 := fma32(v121, v114, float32(-0.026866172))
-		v125 := fma32(v123, v114, float32(0.11283792))
-		v127 := fma32(v125, v114, float32(-0.37612638))
-		v129 := fma32(v114, v127, float32(-5.8635383e-08))
-		v131 := float32(v113 * v129)
-		v132 := fma32(v113, float32(1.1283792), v131)
-		v133 := v113 == float32(0)
-		v134 := selF32(v133, v113, v132)
-		v135 := fma32(v134, float32(0.5), float32(0.5))
-		v136 := float32(v1 * v135)
-		v137 := v5 < float32(0.5)
-		v138 := selF32(v137, v136, v112)
-		v140 := v1 == math.Float32frombits(0xff800000)
-		v141 := selF32(v140, math.Float32frombits(0x80000000), v138)
-		v142 := v1 != v1
-		v143 := selF32(v142, v1, v141)
-		dst[i] = v143
+		v4 := math.Float32frombits(math.Float32bits(v1) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v6 := fma32(v4, float32(0.35355338), float32(1))
+		v7 := float32(1) / v6
+		v8 := float64(v1)
+		v10 := math.Float64frombits(math.Float64bits(v8) &^ math.Float64bits(math.Float64frombits(0x8000000000000000)))
+		v12 := float64(v10 * float64(0.7071067811865476))
+		v13 := float64(v8 * v8)
+		v15 := float64(v13 * float64(0.5))
+		v17 := fma64(v12, float64(0.5), float64(1))
+		v18 := float64(v7)
+		v19 := fma64(-v17, v18, float64(1))
+		v20 := fma64(v18, v19, v18)
+		v23 := fma64(float64(-0.08014122040603172), v20, float64(0.37033129156764266))
+		v25 := fma64(v23, v20, float64(-0.47747314430084026))
+		v27 := fma64(v25, v20, float64(-0.3966304980672238))
+		v29 := fma64(v27, v20, float64(1.6895132435538205))
+		v31 := fma64(v29, v20, float64(-1.7153653133260995))
+		v33 := fma64(v31, v20, float64(0.7568070065286149))
+		v35 := fma64(v33, v20, float64(-0.40215957741445457))
+		v37 := fma64(v35, v20, float64(0.15500397837247762))
+		v39 := fma64(v37, v20, float64(0.36483581636168283))
+		v41 := fma64(v39, v20, float64(1.0008191004256926))
+		v43 := fma64(v41, v20, float64(-1.265540686035884))
+		v44 := v43 - v15
+		v46 := maxc64(v44, float64(-700))
+		v48 := float64(v46 * float64(1.4426950408889634))
+		v49 := math.RoundToEven(v48)
+		v51 := fma64(-v49, float64(0.6931471803691238), v46)
+		v53 := fma64(-v49, float64(1.9082149292705877e-10), v51)
+		v56 := fma64(float64(2.7557319223985893e-06), v53, float64(2.48015873015873e-05))
+		v58 := fma64(v56, v53, float64(0.0001984126984126984))
+		v60 := fma64(v58, v53, float64(0.001388888888888889))
+		v62 := fma64(v60, v53, float64(0.008333333333333333))
+		v64 := fma64(v62, v53, float64(0.041666666666666664))
+		v66 := fma64(v64, v53, float64(0.16666666666666666))
+		v67 := fma64(v66, v53, float64(0.5))
+		v68 := fma64(v67, v53, float64(1))
+		v69 := fma64(v68, v53, float64(1))
+		v70 := float64(v20 * v69)
+		v71 := float64(v8 * float64(0.5))
+		v72 := float64(v71 * v70)
+		v111 := float32(v49)
+		v113 := maxc32(v111, float32(-252))
+		v115 := maxc32(v113, float32(-100))
+		v116 := cvtfi(v115)
+		v117 := v116 >> 1
+		v119 := v117 + int32(127)
+		v120 := v119 << 23
+		v121 := math.Float32frombits(uint32(v120))
+		v122 := float64(v121)
+		v123 := v116 - v117
+		v124 := v123 + int32(127)
+		v125 := v124 << 23
+		v126 := math.Float32frombits(uint32(v125))
+		v127 := float64(v126)
+		v128 := float64(v122 * v127)
+		v129 := float64(v1)
+		v130 := float64(v70 * float64(0.5))
+		v131 := fma64(-v130, v128, float64(1))
+		v132 := float64(v129 * v131)
+		v150 := float32(v132)
+		v151 := float32(v72)
+		v152 := cvtfi(v113)
+		v153 := v152 >> 1
+		v154 := v153 + int32(127)
+		v155 := v154 << 23
+		v156 := math.Float32frombits(uint32(v155))
+		v157 := float32(v151 * v156)
+		v158 := v152 - v153
+		v159 := v158 + int32(127)
+		v160 := v159 << 23
+		v161 := math.Float32frombits(uint32(v160))
+		v162 := float32(v157 * v161)
+		v164 := v1 >= float32(0)
+		v165 := selF32(v164, v150, v162)
+		v167 := v1 == math.Float32frombits(0xff800000)
+		v168 := selF32(v167, math.Float32frombits(0x80000000), v165)
+		v170 := v1 == math.Float32frombits(0x7f800000)
+		v171 := selF32(v170, v1, v168)
+		v172 := v1 != v1
+		v173 := selF32(v172, v1, v171)
+		dst[i] = v173
 	}
 }
 
@@ -1504,9 +1484,11 @@ func geluTanhF32Go(dst []float32, x []float32) {
 		v89 := selF32(v88, v72, v86)
 		v91 := v1 == math.Float32frombits(0xff800000)
 		v92 := selF32(v91, math.Float32frombits(0x80000000), v89)
-		v93 := v1 != v1
-		v94 := selF32(v93, v1, v92)
-		dst[i] = v94
+		v94 := v1 == math.Float32frombits(0x7f800000)
+		v95 := selF32(v94, v1, v92)
+		v96 := v1 != v1
+		v97 := selF32(v96, v1, v95)
+		dst[i] = v97
 	}
 }
 

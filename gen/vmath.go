@@ -233,10 +233,6 @@ func square(b *vb, x val) (hi, lo val) {
 // that it carries no rounding of its own.
 func erfSmall(b *vb, x val) val { return erfSeries(b, x, 12) }
 
-// erfHalf is erfSmall for |x| ≤ ½, where the terms to x^15 suffice (the
-// next is below 4e-10·x).
-func erfHalf(b *vb, x val) val { return erfSeries(b, x, 8) }
-
 func erfSeries(b *vb, x val, terms int) val {
 	c := make([]float64, terms)
 	fact := 1.0
@@ -268,25 +264,79 @@ func verf(b *vb, x val) val {
 	return b.blend(b.cmp(cmpLT, a, b.f32(1)), erfSmall(b, x), big)
 }
 
-// vgelu is x·Φ(x) = x/2·erfc(−x/√2): x/2·erfc(|x|/√2) below 0 and
-// x·(1 − erfc(x/√2)/2) above, with z² = x²/2 exact for erfcCore; near 0
-// (|x|/√2 < ½), x·(½ + erf(x/√2)/2) from the series.
+// exp64Parts is e^s = m·2^k for float64 lanes s in [−710, 0]: k = round(s·log2 e)
+// (integral, as float64), m = e^f for f = s − k·ln2 (ln2 in two parts, the
+// first exact in k·ln2Hi64), |f| ≤ ln2/2, from the Taylor series to f^9
+// (relative error below 1e-11, far below float32's precision).
+func exp64Parts(b *vb, s val) (m, k val) {
+	k = b.round(b.mul(s, b.f64(math.Log2E)), roundNearest)
+	const ln2Hi64 = 6.93147180369123816490e-01 // fdlibm's split of ln 2
+	const ln2Lo64 = 1.90821492927058770002e-10
+	f := b.fnma(k, b.f64(ln2Hi64), s)
+	f = b.fnma(k, b.f64(ln2Lo64), f)
+	c := make([]float64, 10)
+	fact := 1.0
+	for i := range c {
+		if i > 0 {
+			fact *= float64(i)
+		}
+		c[i] = 1 / fact
+	}
+	return horner(b, f, c...), k
+}
+
+// pow2f64 is 2^k for float32 lanes k holding integers in [−252, 0], as
+// float64 lanes of the lower (lo true) or upper half: 2^k1·2^k2 with both
+// factors normal float32, whose product is exact in float64.
+func pow2f64(b *vb, k val, lo bool) val {
+	ki := b.cvtfi(k)
+	h := b.sar(ki, 1)
+	cv := b.lo64
+	if !lo {
+		cv = b.hi64
+	}
+	return b.mul(cv(pow2i(b, h)), cv(pow2i(b, b.subi(ki, h))))
+}
+
+// vgelu is x·Φ(x) = x/2·erfc(−x/√2), evaluated in float64 lanes: with
+// z = |x|/√2 and erfc(z) = t·e^(−z²+P(t)) = m·2^k (erfcP's approximation,
+// relative error 2.7e-9 in float64), the result is x/2·m·2^k below 0 (its
+// mantissa rounded to float32 once, the power of two applied last so that
+// tiny results are rounded once) and x·(1 − m·2^k/2) above, rounded once.
 func vgelu(b *vb, x val) val {
-	a := b.abs(x)
-	z := b.mul(a, b.f32(1/math.Sqrt2))
-	hi, lo := square(b, x)
-	half := b.f32(0.5)
-	m, n := erfcParts(b, z, b.mul(hi, half), b.mul(lo, half))
-	hm := b.mul(m, half)
-	// Above 0 a scale below 2^-100 leaves 1 − erfc/2 at 1: clamping it keeps
-	// the term normal (subnormal results are slow).
-	pos := b.mul(x, b.sub(b.f32(1), ldexp(b, hm, b.maxc(n, b.f32(-100)))))
-	// Below 0 the power of two comes last, so that a tiny result is
-	// rounded once.
-	neg := ldexp(b, b.mul(x, hm), n)
+	type half struct{ neg, pos, k val }
+	halves := make([]half, 2)
+	// t = 1/(1 + z/2): a float32 division for all lanes, refined by one
+	// Newton step in float64 (relative error 2^-48).
+	t32 := b.div(b.f32(1), b.fma(b.abs(x), b.f32(0.5/math.Sqrt2), b.f32(1)))
+	for i, cv := range []func(val) val{b.lo64, b.hi64} {
+		x64 := cv(x)
+		z := b.mul(b.abs(x64), b.f64(1/math.Sqrt2))
+		zz := b.mul(b.mul(x64, x64), b.f64(0.5)) // exact: x has 24 bits
+		d := b.fma(z, b.f64(0.5), b.f64(1))
+		t := cv(t32)
+		t = b.fma(t, b.fnma(d, t, b.f64(1)), t)
+		p := horner(b, t, erfcP...)
+		// Below −700 every erfc here is 0 in float32; the clamp keeps k
+		// in ldexp's range (a NaN passes).
+		sArg := b.maxc(b.sub(p, zz), b.f64(-700))
+		em, k := exp64Parts(b, sArg)
+		m := b.mul(t, em)
+		halves[i] = half{neg: b.mul(b.mul(x64, b.f64(0.5)), m), k: k}
+		halves[i].pos = m // completed below, once 2^k is known per half
+	}
+	k := b.pack32(halves[0].k, halves[1].k)
+	kc := b.maxc(k, b.f32(-252))
+	for i := range halves {
+		// x·(1 − m·2^k/2); below 2^-100 the term cannot change the result,
+		// and the clamp keeps the scale a float32 power of two.
+		scale := pow2f64(b, b.maxc(kc, b.f32(-100)), i == 0)
+		x64 := []func(val) val{b.lo64, b.hi64}[i](x)
+		halves[i].pos = b.mul(x64, b.fnma(b.mul(halves[i].pos, b.f64(0.5)), scale, b.f64(1)))
+	}
+	pos := b.pack32(halves[0].pos, halves[1].pos)
+	neg := ldexp(b, b.pack32(halves[0].neg, halves[1].neg), kc)
 	r := b.blend(b.cmp(cmpGE, x, b.f32(0)), pos, neg)
-	near := b.mul(x, b.fma(erfHalf(b, b.mul(x, b.f32(1/math.Sqrt2))), half, half))
-	r = b.blend(b.cmp(cmpLT, z, half), near, r)
 	return geluSpecials(b, x, r)
 }
 
@@ -324,6 +374,7 @@ func vgeluTanh(b *vb, x val) val {
 // keeps NaN.
 func geluSpecials(b *vb, x, r val) val {
 	r = b.blend(b.cmp(cmpEQ, x, b.f32(negInf32)), b.u32(1<<31), r)
+	r = b.blend(b.cmp(cmpEQ, x, b.f32(posInf32)), x, r)
 	return b.blend(b.isNaN(x), x, r)
 }
 
