@@ -320,7 +320,7 @@ func Tanh(dst, x []float32) {
 }
 
 // Logistic sets dst[i] = 1/(1 + e^-x[i]).
-// Error below 2.3 ULP. 0 gives 0.5, +Inf gives 1, -Inf gives +0, NaN gives
+// Error below 2.5 ULP. 0 gives 0.5, +Inf gives 1, -Inf gives +0, NaN gives
 // NaN. With e = e^-|x|, the result is 1/(1+e) for x >= 0 and e/(1+e) below,
 // so that nothing overflows and results below about 1.2e-38 (x < -87.3) are
 // subnormal, rounded once from e.

@@ -134,7 +134,7 @@ const (
 	ulpLog      = 0.85
 	ulpLog1p    = 1.4
 	ulpTanh     = 1.5
-	ulpLogistic = 2.3
+	ulpLogistic = 2.5
 	ulpErf      = 1.35
 	ulpGelu     = 0.8
 	ulpGeluTanh = 3.4
