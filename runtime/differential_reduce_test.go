@@ -27,7 +27,12 @@ func reduceGens() []*opGen {
 				k *= s.Dims[d]
 			}
 			g.accumulate(rd.name, k+1)
-			x := g.operand(s, reducerValues(rd.name))
+			var x ir.Op
+			if rd.name == "multiply" && t.IsFloatOrComplex() {
+				x = g.paramOf(g.productLiteral(s))
+			} else {
+				x = g.operand(s, reducerValues(rd.name))
+			}
 			if g.coin() { // a producer the scheduler fuses into the reduction
 				switch {
 				case signedNum(t):
@@ -69,6 +74,25 @@ func reducerValues(name string) dist {
 		return powerOfTwoValues
 	}
 	return anyValues
+}
+
+// productLiteral draws factors for a product of any length that stays in
+// range whatever the order of multiplication: ±1, and at most 24 factors of
+// 2 or ½ (partial products stay within 2^±24, exact in every float type).
+func (g *gen) productLiteral(s ir.Shape) *ir.Literal {
+	l := ir.MustNewLiteral(s)
+	n := l.ElementCount()
+	for i := range n {
+		v := 1.0
+		if g.coin() {
+			v = -1
+		}
+		l.SetFloat64At(i, v)
+	}
+	for range min(n, 24) {
+		l.SetFloat64At(g.intn(n), pickOne(g, 2, 0.5, -2, -0.5))
+	}
+	return l
 }
 
 // reduceInit is the initial value of a reduction: a parameter (any value
