@@ -305,869 +305,941 @@ TEXT ·powF32NEON(SB), NOSPLIT, $0-72
 	VDUP R14, V29.D2
 	MOVD $0x7ff0000000000000, R14
 	VDUP R14, V28.D2
+	MOVW $0x3f800000, R14
+	VDUP R14, V27.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V26.S4
+	MOVW $0x7f800000, R14
+	VDUP R14, V25.S4
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V24.D2
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V23.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V22.D2
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V19.D2
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V18.D2
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V17.D2
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V16.D2
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V15.D2
+	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V13.D2
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V12.D2
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V11.D2
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V10.D2
 
 main:
-	CMP $12, R0
+	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 16(R2), F1
-	FMOVQ 32(R2), F2
-	FMOVQ 0(R3), F3
-	FMOVQ 16(R3), F4
-	FMOVQ 32(R3), F5
-	WORD $0x4e7f1c06 // bic v6.16b, v0.16b, v31.16b
-	WORD $0x4e7f1c27 // bic v7.16b, v1.16b, v31.16b
-	WORD $0x4e7f1c48 // bic v8.16b, v2.16b, v31.16b
+	FMOVQ 0(R3), F1
+	WORD $0x4e7f1c02 // bic v2.16b, v0.16b, v31.16b
 	MOVW $0x00800000, R14
-	VDUP R14, V9.S4
-	WORD $0x6ea6e529 // fcmgt v9.4s, v9.4s, v6.4s
-	MOVW $0x00800000, R14
-	VDUP R14, V10.S4
-	WORD $0x6ea7e54a // fcmgt v10.4s, v10.4s, v7.4s
-	MOVW $0x00800000, R14
-	VDUP R14, V11.S4
-	WORD $0x6ea8e56b // fcmgt v11.4s, v11.4s, v8.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e2cdccc // fmul v12.4s, v6.4s, v12.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V13.S4
-	WORD $0x6e2ddced // fmul v13.4s, v7.4s, v13.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V14.S4
-	WORD $0x6e2edd0e // fmul v14.4s, v8.4s, v14.4s
-	WORD $0x6ee91ccc // bif v12.16b, v6.16b, v9.16b
-	WORD $0x6eea1ced // bif v13.16b, v7.16b, v10.16b
-	WORD $0x6eeb1d0e // bif v14.16b, v8.16b, v11.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V15.S4
-	WORD $0x6e7e1de9 // bsl v9.16b, v15.16b, v30.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V15.S4
-	WORD $0x6e7e1dea // bsl v10.16b, v15.16b, v30.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V15.S4
-	WORD $0x6e7e1deb // bsl v11.16b, v15.16b, v30.16b
-	MOVW $0x004afb0d, R14
-	VDUP R14, V15.S4
-	WORD $0x4eaf858c // add v12.4s, v12.4s, v15.4s
-	MOVW $0x004afb0d, R14
-	VDUP R14, V15.S4
-	WORD $0x4eaf85ad // add v13.4s, v13.4s, v15.4s
-	MOVW $0x004afb0d, R14
-	VDUP R14, V15.S4
-	WORD $0x4eaf85ce // add v14.4s, v14.4s, v15.4s
-	WORD $0x6f29058f // ushr v15.4s, v12.4s, #23
-	WORD $0x6f2905b0 // ushr v16.4s, v13.4s, #23
-	WORD $0x6f2905d1 // ushr v17.4s, v14.4s, #23
-	MOVW $0x0000007f, R14
-	VDUP R14, V18.S4
-	WORD $0x6eb285ef // sub v15.4s, v15.4s, v18.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V18.S4
-	WORD $0x6eb28610 // sub v16.4s, v16.4s, v18.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V18.S4
-	WORD $0x6eb28631 // sub v17.4s, v17.4s, v18.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
-	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
-	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
-	WORD $0x4e29d5ef // fadd v15.4s, v15.4s, v9.4s
-	WORD $0x4e2ad610 // fadd v16.4s, v16.4s, v10.4s
-	WORD $0x4e2bd631 // fadd v17.4s, v17.4s, v11.4s
-	MOVW $0x007fffff, R14
-	VDUP R14, V9.S4
-	WORD $0x4e291d8c // and v12.16b, v12.16b, v9.16b
-	MOVW $0x007fffff, R14
-	VDUP R14, V9.S4
-	WORD $0x4e291dad // and v13.16b, v13.16b, v9.16b
-	MOVW $0x007fffff, R14
-	VDUP R14, V9.S4
-	WORD $0x4e291dce // and v14.16b, v14.16b, v9.16b
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea9858c // add v12.4s, v12.4s, v9.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea985ad // add v13.4s, v13.4s, v9.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea985ce // add v14.4s, v14.4s, v9.4s
-	WORD $0x0e617989 // fcvtl v9.2d, v12.2s
-	WORD $0x0e6179aa // fcvtl v10.2d, v13.2s
-	WORD $0x0e6179cb // fcvtl v11.2d, v14.2s
-	WORD $0x0e6179f2 // fcvtl v18.2d, v15.2s
-	WORD $0x0e617a13 // fcvtl v19.2d, v16.2s
-	WORD $0x0e617a34 // fcvtl v20.2d, v17.2s
-	WORD $0x4efdd529 // fsub v9.2d, v9.2d, v29.2d
-	WORD $0x4efdd54a // fsub v10.2d, v10.2d, v29.2d
-	WORD $0x4efdd56b // fsub v11.2d, v11.2d, v29.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V21.D2
-	WORD $0x4e75d535 // fadd v21.2d, v9.2d, v21.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V22.D2
-	WORD $0x4e76d556 // fadd v22.2d, v10.2d, v22.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V23.D2
-	WORD $0x4e77d577 // fadd v23.2d, v11.2d, v23.2d
-	WORD $0x6e75fd29 // fdiv v9.2d, v9.2d, v21.2d
-	WORD $0x6e76fd4a // fdiv v10.2d, v10.2d, v22.2d
-	WORD $0x6e77fd6b // fdiv v11.2d, v11.2d, v23.2d
-	WORD $0x6e69dd35 // fmul v21.2d, v9.2d, v9.2d
-	WORD $0x6e6add56 // fmul v22.2d, v10.2d, v10.2d
-	WORD $0x6e6bdd77 // fmul v23.2d, v11.2d, v11.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V24.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V25.D2
-	WORD $0x4e75cf19 // fmla v25.2d, v24.2d, v21.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V24.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V26.D2
-	WORD $0x4e76cf1a // fmla v26.2d, v24.2d, v22.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V24.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V27.D2
-	WORD $0x4e77cf1b // fmla v27.2d, v24.2d, v23.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V24.D2
-	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V25.D2
-	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V26.D2
-	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V27.D2
-	WORD $0x4e75cf1b // fmla v27.2d, v24.2d, v21.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V24.D2
-	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V25.D2
-	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V26.D2
-	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V27.D2
-	WORD $0x4e76cf1b // fmla v27.2d, v24.2d, v22.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e77cf38 // fmla v24.2d, v25.2d, v23.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V25.D2
-	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V26.D2
-	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V27.D2
-	WORD $0x4e77cf1b // fmla v27.2d, v24.2d, v23.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V24.D2
-	WORD $0x4e75cf38 // fmla v24.2d, v25.2d, v21.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V25.D2
-	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V26.D2
-	WORD $0x4e77cf7a // fmla v26.2d, v27.2d, v23.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V27.D2
-	WORD $0x4e75cf1b // fmla v27.2d, v24.2d, v21.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V24.D2
-	WORD $0x4e76cf38 // fmla v24.2d, v25.2d, v22.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V25.D2
-	WORD $0x4e77cf59 // fmla v25.2d, v26.2d, v23.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V26.D2
-	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V21.D2
-	WORD $0x4e76cf15 // fmla v21.2d, v24.2d, v22.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V22.D2
-	WORD $0x4e77cf36 // fmla v22.2d, v25.2d, v23.2d
-	WORD $0x4e7acd32 // fmla v18.2d, v9.2d, v26.2d
-	WORD $0x4e75cd53 // fmla v19.2d, v10.2d, v21.2d
-	WORD $0x4e76cd74 // fmla v20.2d, v11.2d, v22.2d
-	WORD $0x0e6178c9 // fcvtl v9.2d, v6.2s
-	WORD $0x0e6178ea // fcvtl v10.2d, v7.2s
-	WORD $0x0e61790b // fcvtl v11.2d, v8.2s
-	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
-	WORD $0x4e75e529 // fcmeq v9.2d, v9.2d, v21.2d
-	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
-	WORD $0x4e75e54a // fcmeq v10.2d, v10.2d, v21.2d
-	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
-	WORD $0x4e75e56b // fcmeq v11.2d, v11.2d, v21.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V21.D2
-	WORD $0x6e721ea9 // bsl v9.16b, v21.16b, v18.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x6e731e4a // bsl v10.16b, v18.16b, v19.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x6e741e4b // bsl v11.16b, v18.16b, v20.16b
-	WORD $0x0e6178d2 // fcvtl v18.2d, v6.2s
-	WORD $0x0e6178f3 // fcvtl v19.2d, v7.2s
-	WORD $0x0e617914 // fcvtl v20.2d, v8.2s
-	WORD $0x4e7ce652 // fcmeq v18.2d, v18.2d, v28.2d
-	WORD $0x4e7ce673 // fcmeq v19.2d, v19.2d, v28.2d
-	WORD $0x4e7ce694 // fcmeq v20.2d, v20.2d, v28.2d
-	WORD $0x6e691f92 // bsl v18.16b, v28.16b, v9.16b
-	WORD $0x6e6a1f93 // bsl v19.16b, v28.16b, v10.16b
-	WORD $0x6e6b1f94 // bsl v20.16b, v28.16b, v11.16b
-	WORD $0x0e617869 // fcvtl v9.2d, v3.2s
-	WORD $0x0e61788a // fcvtl v10.2d, v4.2s
-	WORD $0x0e6178ab // fcvtl v11.2d, v5.2s
-	WORD $0x6e72dd29 // fmul v9.2d, v9.2d, v18.2d
-	WORD $0x6e73dd4a // fmul v10.2d, v10.2d, v19.2d
-	WORD $0x6e74dd6b // fmul v11.2d, v11.2d, v20.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4e72f529 // fmax v9.2d, v9.2d, v18.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4e72f54a // fmax v10.2d, v10.2d, v18.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4e72f56b // fmax v11.2d, v11.2d, v18.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4ef2f529 // fmin v9.2d, v9.2d, v18.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4ef2f54a // fmin v10.2d, v10.2d, v18.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4ef2f56b // fmin v11.2d, v11.2d, v18.2d
-	WORD $0x4e618932 // frintn v18.2d, v9.2d
-	WORD $0x4e618953 // frintn v19.2d, v10.2d
-	WORD $0x4e618974 // frintn v20.2d, v11.2d
-	WORD $0x4ef2d529 // fsub v9.2d, v9.2d, v18.2d
-	WORD $0x4ef3d54a // fsub v10.2d, v10.2d, v19.2d
-	WORD $0x4ef4d56b // fsub v11.2d, v11.2d, v20.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V21.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V22.D2
-	WORD $0x4e69ceb6 // fmla v22.2d, v21.2d, v9.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V21.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6aceb7 // fmla v23.2d, v21.2d, v10.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V21.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V24.D2
-	WORD $0x4e6bceb8 // fmla v24.2d, v21.2d, v11.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V21.D2
-	WORD $0x4e69ced5 // fmla v21.2d, v22.2d, v9.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6acef6 // fmla v22.2d, v23.2d, v10.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6bcf17 // fmla v23.2d, v24.2d, v11.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V24.D2
-	WORD $0x4e69ceb8 // fmla v24.2d, v21.2d, v9.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6aced5 // fmla v21.2d, v22.2d, v10.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6bcef6 // fmla v22.2d, v23.2d, v11.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V23.D2
-	WORD $0x4e69cf17 // fmla v23.2d, v24.2d, v9.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V24.D2
-	WORD $0x4e6aceb8 // fmla v24.2d, v21.2d, v10.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6bced5 // fmla v21.2d, v22.2d, v11.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V22.D2
-	WORD $0x4e69cef6 // fmla v22.2d, v23.2d, v9.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6acf17 // fmla v23.2d, v24.2d, v10.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V24.D2
-	WORD $0x4e6bceb8 // fmla v24.2d, v21.2d, v11.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V21.D2
-	WORD $0x4e69ced5 // fmla v21.2d, v22.2d, v9.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6acef6 // fmla v22.2d, v23.2d, v10.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6bcf17 // fmla v23.2d, v24.2d, v11.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V24.D2
-	WORD $0x4e69ceb8 // fmla v24.2d, v21.2d, v9.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6aced5 // fmla v21.2d, v22.2d, v10.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6bcef6 // fmla v22.2d, v23.2d, v11.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V23.D2
-	WORD $0x4e69cf17 // fmla v23.2d, v24.2d, v9.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V24.D2
-	WORD $0x4e6aceb8 // fmla v24.2d, v21.2d, v10.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6bced5 // fmla v21.2d, v22.2d, v11.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V22.D2
-	WORD $0x4e69cef6 // fmla v22.2d, v23.2d, v9.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6acf17 // fmla v23.2d, v24.2d, v10.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V24.D2
-	WORD $0x4e6bceb8 // fmla v24.2d, v21.2d, v11.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V21.D2
-	WORD $0x4e69ced5 // fmla v21.2d, v22.2d, v9.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6acef6 // fmla v22.2d, v23.2d, v10.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6bcf17 // fmla v23.2d, v24.2d, v11.2d
-	WORD $0x4ebd1fb8 // mov v24.16b, v29.16b
-	WORD $0x4e69ceb8 // fmla v24.2d, v21.2d, v9.2d
-	WORD $0x4ebd1fa9 // mov v9.16b, v29.16b
-	WORD $0x4e6acec9 // fmla v9.2d, v22.2d, v10.2d
-	WORD $0x4ebd1faa // mov v10.16b, v29.16b
-	WORD $0x4e6bceea // fmla v10.2d, v23.2d, v11.2d
-	WORD $0x4e61798c // fcvtl2 v12.2d, v12.4s
-	WORD $0x4e6179ad // fcvtl2 v13.2d, v13.4s
-	WORD $0x4e6179ce // fcvtl2 v14.2d, v14.4s
-	WORD $0x4e6179ef // fcvtl2 v15.2d, v15.4s
-	WORD $0x4e617a10 // fcvtl2 v16.2d, v16.4s
-	WORD $0x4e617a31 // fcvtl2 v17.2d, v17.4s
-	WORD $0x4efdd58c // fsub v12.2d, v12.2d, v29.2d
-	WORD $0x4efdd5ad // fsub v13.2d, v13.2d, v29.2d
-	WORD $0x4efdd5ce // fsub v14.2d, v14.2d, v29.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4e6bd58b // fadd v11.2d, v12.2d, v11.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V21.D2
-	WORD $0x4e75d5b5 // fadd v21.2d, v13.2d, v21.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V22.D2
-	WORD $0x4e76d5d6 // fadd v22.2d, v14.2d, v22.2d
-	WORD $0x6e6bfd8c // fdiv v12.2d, v12.2d, v11.2d
-	WORD $0x6e75fdad // fdiv v13.2d, v13.2d, v21.2d
-	WORD $0x6e76fdce // fdiv v14.2d, v14.2d, v22.2d
-	WORD $0x6e6cdd8b // fmul v11.2d, v12.2d, v12.2d
-	WORD $0x6e6dddb5 // fmul v21.2d, v13.2d, v13.2d
-	WORD $0x6e6eddd6 // fmul v22.2d, v14.2d, v14.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V23.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V25.D2
-	WORD $0x4e6bcef9 // fmla v25.2d, v23.2d, v11.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V23.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V26.D2
-	WORD $0x4e75cefa // fmla v26.2d, v23.2d, v21.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V23.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V27.D2
-	WORD $0x4e76cefb // fmla v27.2d, v23.2d, v22.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6bcf37 // fmla v23.2d, v25.2d, v11.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V25.D2
-	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V26.D2
-	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V27.D2
-	WORD $0x4e6bcefb // fmla v27.2d, v23.2d, v11.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V23.D2
-	WORD $0x4e75cf37 // fmla v23.2d, v25.2d, v21.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V25.D2
-	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V26.D2
-	WORD $0x4e6bcf7a // fmla v26.2d, v27.2d, v11.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V27.D2
-	WORD $0x4e75cefb // fmla v27.2d, v23.2d, v21.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e76cf37 // fmla v23.2d, v25.2d, v22.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V25.D2
-	WORD $0x4e6bcf59 // fmla v25.2d, v26.2d, v11.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V26.D2
-	WORD $0x4e75cf7a // fmla v26.2d, v27.2d, v21.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V27.D2
-	WORD $0x4e76cefb // fmla v27.2d, v23.2d, v22.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6bcf37 // fmla v23.2d, v25.2d, v11.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V25.D2
-	WORD $0x4e75cf59 // fmla v25.2d, v26.2d, v21.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V26.D2
-	WORD $0x4e76cf7a // fmla v26.2d, v27.2d, v22.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V27.D2
-	WORD $0x4e6bcefb // fmla v27.2d, v23.2d, v11.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V23.D2
-	WORD $0x4e75cf37 // fmla v23.2d, v25.2d, v21.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V25.D2
-	WORD $0x4e76cf59 // fmla v25.2d, v26.2d, v22.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V26.D2
-	WORD $0x4e6bcf7a // fmla v26.2d, v27.2d, v11.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V11.D2
-	WORD $0x4e75ceeb // fmla v11.2d, v23.2d, v21.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V21.D2
-	WORD $0x4e76cf35 // fmla v21.2d, v25.2d, v22.2d
-	WORD $0x4e7acd8f // fmla v15.2d, v12.2d, v26.2d
-	WORD $0x4e6bcdb0 // fmla v16.2d, v13.2d, v11.2d
-	WORD $0x4e75cdd1 // fmla v17.2d, v14.2d, v21.2d
-	WORD $0x4e6178cb // fcvtl2 v11.2d, v6.4s
-	WORD $0x4e6178ec // fcvtl2 v12.2d, v7.4s
-	WORD $0x4e61790d // fcvtl2 v13.2d, v8.4s
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	WORD $0x4e6ee56b // fcmeq v11.2d, v11.2d, v14.2d
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	WORD $0x4e6ee58c // fcmeq v12.2d, v12.2d, v14.2d
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	WORD $0x4e6ee5ad // fcmeq v13.2d, v13.2d, v14.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x6e6f1dcb // bsl v11.16b, v14.16b, v15.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x6e701dcc // bsl v12.16b, v14.16b, v16.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x6e711dcd // bsl v13.16b, v14.16b, v17.16b
-	WORD $0x4e6178ce // fcvtl2 v14.2d, v6.4s
-	WORD $0x4e6178ef // fcvtl2 v15.2d, v7.4s
-	WORD $0x4e617910 // fcvtl2 v16.2d, v8.4s
-	WORD $0x4e7ce5ce // fcmeq v14.2d, v14.2d, v28.2d
-	WORD $0x4e7ce5ef // fcmeq v15.2d, v15.2d, v28.2d
-	WORD $0x4e7ce610 // fcmeq v16.2d, v16.2d, v28.2d
-	WORD $0x6e6b1f8e // bsl v14.16b, v28.16b, v11.16b
-	WORD $0x6e6c1f8f // bsl v15.16b, v28.16b, v12.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
-	WORD $0x4e61786b // fcvtl2 v11.2d, v3.4s
-	WORD $0x4e61788c // fcvtl2 v12.2d, v4.4s
-	WORD $0x4e6178ad // fcvtl2 v13.2d, v5.4s
-	WORD $0x6e6edd6b // fmul v11.2d, v11.2d, v14.2d
-	WORD $0x6e6fdd8c // fmul v12.2d, v12.2d, v15.2d
-	WORD $0x6e70ddad // fmul v13.2d, v13.2d, v16.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x4e6ef56b // fmax v11.2d, v11.2d, v14.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x4e6ef58c // fmax v12.2d, v12.2d, v14.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x4e6ef5ad // fmax v13.2d, v13.2d, v14.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x4eeef56b // fmin v11.2d, v11.2d, v14.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x4eeef58c // fmin v12.2d, v12.2d, v14.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V14.D2
-	WORD $0x4eeef5ad // fmin v13.2d, v13.2d, v14.2d
-	WORD $0x4e61896e // frintn v14.2d, v11.2d
-	WORD $0x4e61898f // frintn v15.2d, v12.2d
-	WORD $0x4e6189b0 // frintn v16.2d, v13.2d
-	WORD $0x4eeed56b // fsub v11.2d, v11.2d, v14.2d
-	WORD $0x4eefd58c // fsub v12.2d, v12.2d, v15.2d
-	WORD $0x4ef0d5ad // fsub v13.2d, v13.2d, v16.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V17.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6bce35 // fmla v21.2d, v17.2d, v11.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V17.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6cce36 // fmla v22.2d, v17.2d, v12.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V17.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6dce37 // fmla v23.2d, v17.2d, v13.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V17.D2
-	WORD $0x4e6bceb1 // fmla v17.2d, v21.2d, v11.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6cced5 // fmla v21.2d, v22.2d, v12.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6dcef6 // fmla v22.2d, v23.2d, v13.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6bce37 // fmla v23.2d, v17.2d, v11.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V17.D2
-	WORD $0x4e6cceb1 // fmla v17.2d, v21.2d, v12.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6dced5 // fmla v21.2d, v22.2d, v13.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6bcef6 // fmla v22.2d, v23.2d, v11.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6cce37 // fmla v23.2d, v17.2d, v12.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V17.D2
-	WORD $0x4e6dceb1 // fmla v17.2d, v21.2d, v13.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6bced5 // fmla v21.2d, v22.2d, v11.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6ccef6 // fmla v22.2d, v23.2d, v12.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6dce37 // fmla v23.2d, v17.2d, v13.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V17.D2
-	WORD $0x4e6bceb1 // fmla v17.2d, v21.2d, v11.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6cced5 // fmla v21.2d, v22.2d, v12.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6dcef6 // fmla v22.2d, v23.2d, v13.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6bce37 // fmla v23.2d, v17.2d, v11.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V17.D2
-	WORD $0x4e6cceb1 // fmla v17.2d, v21.2d, v12.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6dced5 // fmla v21.2d, v22.2d, v13.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6bcef6 // fmla v22.2d, v23.2d, v11.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6cce37 // fmla v23.2d, v17.2d, v12.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V17.D2
-	WORD $0x4e6dceb1 // fmla v17.2d, v21.2d, v13.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6bced5 // fmla v21.2d, v22.2d, v11.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6ccef6 // fmla v22.2d, v23.2d, v12.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V23.D2
-	WORD $0x4e6dce37 // fmla v23.2d, v17.2d, v13.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V17.D2
-	WORD $0x4e6bceb1 // fmla v17.2d, v21.2d, v11.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6cced5 // fmla v21.2d, v22.2d, v12.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V22.D2
-	WORD $0x4e6dcef6 // fmla v22.2d, v23.2d, v13.2d
-	WORD $0x4ebd1fb7 // mov v23.16b, v29.16b
-	WORD $0x4e6bce37 // fmla v23.2d, v17.2d, v11.2d
-	WORD $0x4ebd1fab // mov v11.16b, v29.16b
-	WORD $0x4e6cceab // fmla v11.2d, v21.2d, v12.2d
-	WORD $0x4ebd1fac // mov v12.16b, v29.16b
-	WORD $0x4e6dcecc // fmla v12.2d, v22.2d, v13.2d
-	WORD $0x0e616a52 // fcvtn v18.2s, v18.2d
-	WORD $0x4e6169d2 // fcvtn2 v18.4s, v14.2d
-	WORD $0x0e616a73 // fcvtn v19.2s, v19.2d
-	WORD $0x4e6169f3 // fcvtn2 v19.4s, v15.2d
-	WORD $0x0e616a94 // fcvtn v20.2s, v20.2d
-	WORD $0x4e616a14 // fcvtn2 v20.4s, v16.2d
-	WORD $0x0e616b18 // fcvtn v24.2s, v24.2d
-	WORD $0x4e616af8 // fcvtn2 v24.4s, v23.2d
-	WORD $0x0e616929 // fcvtn v9.2s, v9.2d
-	WORD $0x4e616969 // fcvtn2 v9.4s, v11.2d
-	WORD $0x0e61694a // fcvtn v10.2s, v10.2d
-	WORD $0x4e61698a // fcvtn2 v10.4s, v12.2d
-	WORD $0x4e32e64b // fcmeq v11.4s, v18.4s, v18.4s
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x4e33e66c // fcmeq v12.4s, v19.4s, v19.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x4e34e68d // fcmeq v13.4s, v20.4s, v20.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x6eab1fd2 // bit v18.16b, v30.16b, v11.16b
-	WORD $0x6eac1fd3 // bit v19.16b, v30.16b, v12.16b
-	WORD $0x6ead1fd4 // bit v20.16b, v30.16b, v13.16b
-	WORD $0x4ea1ba52 // fcvtzs v18.4s, v18.4s
-	WORD $0x4ea1ba73 // fcvtzs v19.4s, v19.4s
-	WORD $0x4ea1ba94 // fcvtzs v20.4s, v20.4s
-	WORD $0x4f3f064e // sshr v14.4s, v18.4s, #1
-	WORD $0x4f3f066f // sshr v15.4s, v19.4s, #1
-	WORD $0x4f3f0690 // sshr v16.4s, v20.4s, #1
-	MOVW $0x0000007f, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb185d1 // add v17.4s, v14.4s, v17.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V21.S4
-	WORD $0x4eb585f5 // add v21.4s, v15.4s, v21.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V22.S4
-	WORD $0x4eb68616 // add v22.4s, v16.4s, v22.4s
-	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
-	WORD $0x4f3756b5 // shl v21.4s, v21.4s, #23
-	WORD $0x4f3756d6 // shl v22.4s, v22.4s, #23
-	WORD $0x6e31df18 // fmul v24.4s, v24.4s, v17.4s
-	WORD $0x6e35dd29 // fmul v9.4s, v9.4s, v21.4s
-	WORD $0x6e36dd4a // fmul v10.4s, v10.4s, v22.4s
-	WORD $0x6eae8652 // sub v18.4s, v18.4s, v14.4s
-	WORD $0x6eaf8673 // sub v19.4s, v19.4s, v15.4s
-	WORD $0x6eb08694 // sub v20.4s, v20.4s, v16.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V14.S4
-	WORD $0x4eae8652 // add v18.4s, v18.4s, v14.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V14.S4
-	WORD $0x4eae8673 // add v19.4s, v19.4s, v14.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V14.S4
-	WORD $0x4eae8694 // add v20.4s, v20.4s, v14.4s
-	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
-	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
-	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
-	WORD $0x6e32df18 // fmul v24.4s, v24.4s, v18.4s
-	WORD $0x6e33dd29 // fmul v9.4s, v9.4s, v19.4s
-	WORD $0x6e34dd4a // fmul v10.4s, v10.4s, v20.4s
-	MOVW $0x7fc00000, R14
-	VDUP R14, V14.S4
-	WORD $0x6e781dcb // bsl v11.16b, v14.16b, v24.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V14.S4
-	WORD $0x6e691dcc // bsl v12.16b, v14.16b, v9.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e6a1d2d // bsl v13.16b, v9.16b, v10.16b
-	WORD $0x4ea19869 // frintz v9.4s, v3.4s
-	WORD $0x4ea1988a // frintz v10.4s, v4.4s
-	WORD $0x4ea198ae // frintz v14.4s, v5.4s
-	WORD $0x4e23e529 // fcmeq v9.4s, v9.4s, v3.4s
-	WORD $0x4e24e54a // fcmeq v10.4s, v10.4s, v4.4s
-	WORD $0x4e25e5ce // fcmeq v14.4s, v14.4s, v5.4s
-	WORD $0x4e7f1c6f // bic v15.16b, v3.16b, v31.16b
-	WORD $0x4e7f1c90 // bic v16.16b, v4.16b, v31.16b
-	WORD $0x4e7f1cb1 // bic v17.16b, v5.16b, v31.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V18.S4
-	WORD $0x6eafe64f // fcmgt v15.4s, v18.4s, v15.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V18.S4
-	WORD $0x6eb0e650 // fcmgt v16.4s, v18.4s, v16.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V18.S4
-	WORD $0x6eb1e651 // fcmgt v17.4s, v18.4s, v17.4s
-	WORD $0x4e2f1d29 // and v9.16b, v9.16b, v15.16b
-	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
-	WORD $0x4e311dce // and v14.16b, v14.16b, v17.16b
-	MOVW $0x3f000000, R14
-	VDUP R14, V15.S4
-	WORD $0x6e2fdc6f // fmul v15.4s, v3.4s, v15.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V16.S4
-	WORD $0x6e30dc90 // fmul v16.4s, v4.4s, v16.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V17.S4
-	WORD $0x6e31dcb1 // fmul v17.4s, v5.4s, v17.4s
-	WORD $0x4ea199f2 // frintz v18.4s, v15.4s
-	WORD $0x4ea19a13 // frintz v19.4s, v16.4s
-	WORD $0x4ea19a34 // frintz v20.4s, v17.4s
-	WORD $0x4e2fe652 // fcmeq v18.4s, v18.4s, v15.4s
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
-	WORD $0x4e30e673 // fcmeq v19.4s, v19.4s, v16.4s
-	WORD $0x6e205a73 // mvn v19.16b, v19.16b
-	WORD $0x4e31e694 // fcmeq v20.4s, v20.4s, v17.4s
-	WORD $0x6e205a94 // mvn v20.16b, v20.16b
-	WORD $0x4e321d32 // and v18.16b, v9.16b, v18.16b
-	WORD $0x4e331d53 // and v19.16b, v10.16b, v19.16b
-	WORD $0x4e341dd4 // and v20.16b, v14.16b, v20.16b
-	WORD $0x4ea01c0f // mov v15.16b, v0.16b
-	WORD $0x4ea11c30 // mov v16.16b, v1.16b
-	WORD $0x4ea21c51 // mov v17.16b, v2.16b
-	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
-	WORD $0x4eaf36b5 // cmgt v21.4s, v21.4s, v15.4s
-	WORD $0x6e2f1def // eor v15.16b, v15.16b, v15.16b
-	WORD $0x4eb035ef // cmgt v15.4s, v15.4s, v16.4s
-	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
-	WORD $0x4eb13610 // cmgt v16.4s, v16.4s, v17.4s
-	WORD $0x4e321eb5 // and v21.16b, v21.16b, v18.16b
-	WORD $0x4e331def // and v15.16b, v15.16b, v19.16b
-	WORD $0x4e341e10 // and v16.16b, v16.16b, v20.16b
-	WORD $0x6e3f1d71 // eor v17.16b, v11.16b, v31.16b
-	WORD $0x6e3f1d92 // eor v18.16b, v12.16b, v31.16b
-	WORD $0x6e3f1db3 // eor v19.16b, v13.16b, v31.16b
-	WORD $0x6e6b1e35 // bsl v21.16b, v17.16b, v11.16b
-	WORD $0x6e6c1e4f // bsl v15.16b, v18.16b, v12.16b
-	WORD $0x6e6d1e70 // bsl v16.16b, v19.16b, v13.16b
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
-	WORD $0x6e2059ce // mvn v14.16b, v14.16b
-	WORD $0x4e7f1c6b // bic v11.16b, v3.16b, v31.16b
-	WORD $0x4e7f1c8c // bic v12.16b, v4.16b, v31.16b
-	WORD $0x4e7f1cad // bic v13.16b, v5.16b, v31.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V17.S4
-	WORD $0x6eabe62b // fcmgt v11.4s, v17.4s, v11.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V17.S4
-	WORD $0x6eace62c // fcmgt v12.4s, v17.4s, v12.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V17.S4
-	WORD $0x6eade62d // fcmgt v13.4s, v17.4s, v13.4s
-	WORD $0x4e2b1d29 // and v9.16b, v9.16b, v11.16b
-	WORD $0x4e2c1d4a // and v10.16b, v10.16b, v12.16b
-	WORD $0x4e2d1dce // and v14.16b, v14.16b, v13.16b
-	WORD $0x6ea0e7cb // fcmgt v11.4s, v30.4s, v0.4s
-	WORD $0x6ea1e7cc // fcmgt v12.4s, v30.4s, v1.4s
-	WORD $0x6ea2e7cd // fcmgt v13.4s, v30.4s, v2.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V17.S4
-	WORD $0x6eb1e411 // fcmgt v17.4s, v0.4s, v17.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V18.S4
-	WORD $0x6eb2e432 // fcmgt v18.4s, v1.4s, v18.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V19.S4
-	WORD $0x6eb3e453 // fcmgt v19.4s, v2.4s, v19.4s
-	WORD $0x4e311d6b // and v11.16b, v11.16b, v17.16b
-	WORD $0x4e321d8c // and v12.16b, v12.16b, v18.16b
-	WORD $0x4e331dad // and v13.16b, v13.16b, v19.16b
-	WORD $0x4e291d6b // and v11.16b, v11.16b, v9.16b
-	WORD $0x4e2a1d8c // and v12.16b, v12.16b, v10.16b
-	WORD $0x4e2e1dad // and v13.16b, v13.16b, v14.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e751d2b // bsl v11.16b, v9.16b, v21.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e6f1d2c // bsl v12.16b, v9.16b, v15.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e701d2d // bsl v13.16b, v9.16b, v16.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29e4c6 // fcmeq v6.4s, v6.4s, v9.4s
-	MOVW $0x3f800000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29e4e7 // fcmeq v7.4s, v7.4s, v9.4s
-	MOVW $0x3f800000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29e508 // fcmeq v8.4s, v8.4s, v9.4s
-	WORD $0x4e7f1c69 // bic v9.16b, v3.16b, v31.16b
-	WORD $0x4e7f1c8a // bic v10.16b, v4.16b, v31.16b
-	WORD $0x4e7f1cae // bic v14.16b, v5.16b, v31.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2fe529 // fcmeq v9.4s, v9.4s, v15.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2fe54a // fcmeq v10.4s, v10.4s, v15.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2fe5ce // fcmeq v14.4s, v14.4s, v15.4s
-	WORD $0x4e291cc6 // and v6.16b, v6.16b, v9.16b
-	WORD $0x4e2a1ce7 // and v7.16b, v7.16b, v10.16b
-	WORD $0x4e2e1d08 // and v8.16b, v8.16b, v14.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e6b1d26 // bsl v6.16b, v9.16b, v11.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e6c1d27 // bsl v7.16b, v9.16b, v12.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e6d1d28 // bsl v8.16b, v9.16b, v13.16b
-	WORD $0x4e20e409 // fcmeq v9.4s, v0.4s, v0.4s
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x4e21e42a // fcmeq v10.4s, v1.4s, v1.4s
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
-	WORD $0x4e22e44b // fcmeq v11.4s, v2.4s, v2.4s
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x6e661c09 // bsl v9.16b, v0.16b, v6.16b
-	WORD $0x6e671c2a // bsl v10.16b, v1.16b, v7.16b
-	WORD $0x6e681c4b // bsl v11.16b, v2.16b, v8.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4e26e400 // fcmeq v0.4s, v0.4s, v6.4s
-	MOVW $0x3f800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4e26e421 // fcmeq v1.4s, v1.4s, v6.4s
-	MOVW $0x3f800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4e26e442 // fcmeq v2.4s, v2.4s, v6.4s
-	WORD $0x4e3ee463 // fcmeq v3.4s, v3.4s, v30.4s
-	WORD $0x4e3ee484 // fcmeq v4.4s, v4.4s, v30.4s
-	WORD $0x4e3ee4a5 // fcmeq v5.4s, v5.4s, v30.4s
-	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
-	WORD $0x4ea41c21 // orr v1.16b, v1.16b, v4.16b
-	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
-	MOVW $0x3f800000, R14
 	VDUP R14, V3.S4
-	WORD $0x6e691c60 // bsl v0.16b, v3.16b, v9.16b
-	MOVW $0x3f800000, R14
+	WORD $0x6ea2e463 // fcmgt v3.4s, v3.4s, v2.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
+	WORD $0x6ee31c44 // bif v4.16b, v2.16b, v3.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e7e1ca3 // bsl v3.16b, v5.16b, v30.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
+	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
+	MOVW $0x007fffff, R14
 	VDUP R14, V3.S4
-	WORD $0x6e6a1c61 // bsl v1.16b, v3.16b, v10.16b
-	MOVW $0x3f800000, R14
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	MOVW $0x3f3504f3, R14
 	VDUP R14, V3.S4
-	WORD $0x6e6b1c62 // bsl v2.16b, v3.16b, v11.16b
+	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
+	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
+	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
+	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
+	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
+	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
+	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
+	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
+	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
+	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
+	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
+	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	WORD $0x4e618866 // frintn v6.2d, v3.2d
+	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
+	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
+	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
+	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
+	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
+	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
+	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	WORD $0x4e618864 // frintn v4.2d, v3.2d
+	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
+	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
+	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x4ea19824 // frintz v4.4s, v1.4s
+	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
+	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
+	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e25dc25 // fmul v5.4s, v1.4s, v5.4s
+	WORD $0x4ea198a6 // frintz v6.4s, v5.4s
+	WORD $0x4e25e4c6 // fcmeq v6.4s, v6.4s, v5.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea01c05 // mov v5.16b, v0.16b
+	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
+	WORD $0x4ea534e7 // cmgt v7.4s, v7.4s, v5.4s
+	WORD $0x4e261ce7 // and v7.16b, v7.16b, v6.16b
+	WORD $0x6e3f1c65 // eor v5.16b, v3.16b, v31.16b
+	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
+	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
+	WORD $0x4e251c63 // and v3.16b, v3.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
+	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
+	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
+	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
+	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
+	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
 	FMOVQ F0, 0(R1)
-	FMOVQ F1, 16(R1)
-	FMOVQ F2, 32(R1)
-	ADD $48, R1, R1
-	ADD $48, R2, R2
-	ADD $48, R3, R3
-	SUB $12, R0, R0
+	FMOVQ 16(R2), F0
+	FMOVQ 16(R3), F1
+	WORD $0x4e7f1c02 // bic v2.16b, v0.16b, v31.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6ea2e463 // fcmgt v3.4s, v3.4s, v2.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
+	WORD $0x6ee31c44 // bif v4.16b, v2.16b, v3.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e7e1ca3 // bsl v3.16b, v5.16b, v30.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
+	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V3.S4
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
+	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
+	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
+	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
+	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
+	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
+	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
+	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
+	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
+	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
+	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
+	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	WORD $0x4e618866 // frintn v6.2d, v3.2d
+	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
+	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
+	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
+	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
+	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
+	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
+	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	WORD $0x4e618864 // frintn v4.2d, v3.2d
+	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
+	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
+	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x4ea19824 // frintz v4.4s, v1.4s
+	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
+	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
+	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e25dc25 // fmul v5.4s, v1.4s, v5.4s
+	WORD $0x4ea198a6 // frintz v6.4s, v5.4s
+	WORD $0x4e25e4c6 // fcmeq v6.4s, v6.4s, v5.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea01c05 // mov v5.16b, v0.16b
+	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
+	WORD $0x4ea534e7 // cmgt v7.4s, v7.4s, v5.4s
+	WORD $0x4e261ce7 // and v7.16b, v7.16b, v6.16b
+	WORD $0x6e3f1c65 // eor v5.16b, v3.16b, v31.16b
+	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
+	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
+	WORD $0x4e251c63 // and v3.16b, v3.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
+	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
+	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
+	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
+	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
+	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
+	FMOVQ F0, 16(R1)
+	FMOVQ 32(R2), F0
+	FMOVQ 32(R3), F1
+	WORD $0x4e7f1c02 // bic v2.16b, v0.16b, v31.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6ea2e463 // fcmgt v3.4s, v3.4s, v2.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
+	WORD $0x6ee31c44 // bif v4.16b, v2.16b, v3.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e7e1ca3 // bsl v3.16b, v5.16b, v30.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
+	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V3.S4
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
+	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
+	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
+	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
+	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
+	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
+	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
+	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
+	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
+	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
+	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
+	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	WORD $0x4e618866 // frintn v6.2d, v3.2d
+	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
+	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
+	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
+	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
+	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
+	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
+	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	WORD $0x4e618864 // frintn v4.2d, v3.2d
+	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
+	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
+	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x4ea19824 // frintz v4.4s, v1.4s
+	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
+	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
+	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e25dc25 // fmul v5.4s, v1.4s, v5.4s
+	WORD $0x4ea198a6 // frintz v6.4s, v5.4s
+	WORD $0x4e25e4c6 // fcmeq v6.4s, v6.4s, v5.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea01c05 // mov v5.16b, v0.16b
+	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
+	WORD $0x4ea534e7 // cmgt v7.4s, v7.4s, v5.4s
+	WORD $0x4e261ce7 // and v7.16b, v7.16b, v6.16b
+	WORD $0x6e3f1c65 // eor v5.16b, v3.16b, v31.16b
+	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
+	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
+	WORD $0x4e251c63 // and v3.16b, v3.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
+	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
+	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
+	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
+	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
+	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
+	FMOVQ F0, 32(R1)
+	FMOVQ 48(R2), F0
+	FMOVQ 48(R3), F1
+	WORD $0x4e7f1c02 // bic v2.16b, v0.16b, v31.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V3.S4
+	WORD $0x6ea2e463 // fcmgt v3.4s, v3.4s, v2.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
+	WORD $0x6ee31c44 // bif v4.16b, v2.16b, v3.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e7e1ca3 // bsl v3.16b, v5.16b, v30.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V5.S4
+	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
+	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V3.S4
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea38484 // add v4.4s, v4.4s, v3.4s
+	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
+	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
+	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
+	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
+	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
+	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
+	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
+	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
+	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
+	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
+	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
+	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	WORD $0x4e618866 // frintn v6.2d, v3.2d
+	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
+	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
+	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
+	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
+	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
+	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
+	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
+	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
+	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
+	WORD $0x4e618864 // frintn v4.2d, v3.2d
+	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
+	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
+	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x4ea19824 // frintz v4.4s, v1.4s
+	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
+	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
+	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e25dc25 // fmul v5.4s, v1.4s, v5.4s
+	WORD $0x4ea198a6 // frintz v6.4s, v5.4s
+	WORD $0x4e25e4c6 // fcmeq v6.4s, v6.4s, v5.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea01c05 // mov v5.16b, v0.16b
+	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
+	WORD $0x4ea534e7 // cmgt v7.4s, v7.4s, v5.4s
+	WORD $0x4e261ce7 // and v7.16b, v7.16b, v6.16b
+	WORD $0x6e3f1c65 // eor v5.16b, v3.16b, v31.16b
+	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
+	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
+	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
+	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V5.S4
+	WORD $0x6ea5e405 // fcmgt v5.4s, v0.4s, v5.4s
+	WORD $0x4e251c63 // and v3.16b, v3.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
+	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
+	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
+	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
+	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
+	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
+	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
+	FMOVQ F0, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	ADD $64, R3, R3
+	SUB $16, R0, R0
 	B main
 
 tail:
@@ -1190,9 +1262,7 @@ tail:
 	VDUP R14, V5.S4
 	WORD $0x4ea58484 // add v4.4s, v4.4s, v5.4s
 	WORD $0x6f290485 // ushr v5.4s, v4.4s, #23
-	MOVW $0x0000007f, R14
-	VDUP R14, V6.S4
-	WORD $0x6ea684a5 // sub v5.4s, v5.4s, v6.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
 	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
 	WORD $0x4e23d4a5 // fadd v5.4s, v5.4s, v3.4s
 	MOVW $0x007fffff, R14
@@ -1204,208 +1274,160 @@ tail:
 	WORD $0x0e617883 // fcvtl v3.2d, v4.2s
 	WORD $0x0e6178a6 // fcvtl v6.2d, v5.2s
 	WORD $0x4efdd463 // fsub v3.2d, v3.2d, v29.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V7.D2
-	WORD $0x4e67d467 // fadd v7.2d, v3.2d, v7.2d
+	WORD $0x4e78d467 // fadd v7.2d, v3.2d, v24.2d
 	WORD $0x6e67fc63 // fdiv v3.2d, v3.2d, v7.2d
 	WORD $0x6e63dc67 // fmul v7.2d, v3.2d, v3.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V8.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V9.D2
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e67cee8 // fmla v8.2d, v23.2d, v7.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
 	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
 	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V9.D2
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
 	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
 	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V9.D2
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
 	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
 	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V9.D2
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
 	WORD $0x4e67cd09 // fmla v9.2d, v8.2d, v7.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V8.D2
-	WORD $0x4e67cd28 // fmla v8.2d, v9.2d, v7.2d
-	WORD $0x4e68cc66 // fmla v6.2d, v3.2d, v8.2d
+	WORD $0x4e69cc66 // fmla v6.2d, v3.2d, v9.2d
 	WORD $0x0e617843 // fcvtl v3.2d, v2.2s
-	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
-	WORD $0x4e67e463 // fcmeq v3.2d, v3.2d, v7.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V7.D2
-	WORD $0x6e661ce3 // bsl v3.16b, v7.16b, v6.16b
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e661da3 // bsl v3.16b, v13.16b, v6.16b
 	WORD $0x0e617846 // fcvtl v6.2d, v2.2s
 	WORD $0x4e7ce4c6 // fcmeq v6.2d, v6.2d, v28.2d
 	WORD $0x6e631f86 // bsl v6.16b, v28.16b, v3.16b
 	WORD $0x0e617823 // fcvtl v3.2d, v1.2s
 	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V6.D2
-	WORD $0x4e66f463 // fmax v3.2d, v3.2d, v6.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V6.D2
-	WORD $0x4ee6f463 // fmin v3.2d, v3.2d, v6.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
 	WORD $0x4e618866 // frintn v6.2d, v3.2d
 	WORD $0x4ee6d463 // fsub v3.2d, v3.2d, v6.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V7.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cd47 // fmla v7.2d, v10.2d, v3.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	VDUP R14, V7.D2
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V8.D2
 	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
+	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V7.D2
 	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
-	WORD $0x4ebd1fa8 // mov v8.16b, v29.16b
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
 	WORD $0x4e63cce8 // fmla v8.2d, v7.2d, v3.2d
+	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
+	WORD $0x4e63cd07 // fmla v7.2d, v8.2d, v3.2d
 	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
 	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
 	WORD $0x4efdd484 // fsub v4.2d, v4.2d, v29.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x4e63d483 // fadd v3.2d, v4.2d, v3.2d
+	WORD $0x4e78d483 // fadd v3.2d, v4.2d, v24.2d
 	WORD $0x6e63fc84 // fdiv v4.2d, v4.2d, v3.2d
 	WORD $0x6e64dc83 // fmul v3.2d, v4.2d, v4.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V7.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V9.D2
-	WORD $0x4e63cce9 // fmla v9.2d, v7.2d, v3.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd27 // fmla v7.2d, v9.2d, v3.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V9.D2
-	WORD $0x4e63cce9 // fmla v9.2d, v7.2d, v3.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd27 // fmla v7.2d, v9.2d, v3.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V9.D2
-	WORD $0x4e63cce9 // fmla v9.2d, v7.2d, v3.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd27 // fmla v7.2d, v9.2d, v3.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V9.D2
-	WORD $0x4e63cce9 // fmla v9.2d, v7.2d, v3.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cd27 // fmla v7.2d, v9.2d, v3.2d
-	WORD $0x4e67cc85 // fmla v5.2d, v4.2d, v7.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63cee8 // fmla v8.2d, v23.2d, v3.2d
+	WORD $0x4eb51ea9 // mov v9.16b, v21.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb31e69 // mov v9.16b, v19.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eb11e29 // mov v9.16b, v17.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63cd28 // fmla v8.2d, v9.2d, v3.2d
+	WORD $0x4eaf1de9 // mov v9.16b, v15.16b
+	WORD $0x4e63cd09 // fmla v9.2d, v8.2d, v3.2d
+	WORD $0x4e69cc85 // fmla v5.2d, v4.2d, v9.2d
 	WORD $0x4e617843 // fcvtl2 v3.2d, v2.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x4e64e463 // fcmeq v3.2d, v3.2d, v4.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V4.D2
-	WORD $0x6e651c83 // bsl v3.16b, v4.16b, v5.16b
+	WORD $0x4e6ee463 // fcmeq v3.2d, v3.2d, v14.2d
+	WORD $0x6e651da3 // bsl v3.16b, v13.16b, v5.16b
 	WORD $0x4e617844 // fcvtl2 v4.2d, v2.4s
 	WORD $0x4e7ce484 // fcmeq v4.2d, v4.2d, v28.2d
 	WORD $0x6e631f84 // bsl v4.16b, v28.16b, v3.16b
 	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
 	WORD $0x6e64dc63 // fmul v3.2d, v3.2d, v4.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V4.D2
-	WORD $0x4e64f463 // fmax v3.2d, v3.2d, v4.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V4.D2
-	WORD $0x4ee4f463 // fmin v3.2d, v3.2d, v4.2d
+	WORD $0x4e6cf463 // fmax v3.2d, v3.2d, v12.2d
+	WORD $0x4eebf463 // fmin v3.2d, v3.2d, v11.2d
 	WORD $0x4e618864 // frintn v4.2d, v3.2d
 	WORD $0x4ee4d463 // fsub v3.2d, v3.2d, v4.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V5.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
+	VDUP R14, V5.D2
+	WORD $0x4e63cd45 // fmla v5.2d, v10.2d, v3.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
+	VDUP R14, V5.D2
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V5.D2
-	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V7.D2
-	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
-	MOVD $0x3fe62e42fefa39ef, R14
 	VDUP R14, V5.D2
-	WORD $0x4e63cce5 // fmla v5.2d, v7.2d, v3.2d
-	WORD $0x4ebd1fa7 // mov v7.16b, v29.16b
-	WORD $0x4e63cca7 // fmla v7.2d, v5.2d, v3.2d
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V8.D2
+	WORD $0x4e63cca8 // fmla v8.2d, v5.2d, v3.2d
+	WORD $0x4ebd1fa5 // mov v5.16b, v29.16b
+	WORD $0x4e63cd05 // fmla v5.2d, v8.2d, v3.2d
 	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
 	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
-	WORD $0x0e616908 // fcvtn v8.2s, v8.2d
-	WORD $0x4e6168e8 // fcvtn2 v8.4s, v7.2d
+	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
+	WORD $0x4e6168a7 // fcvtn2 v7.4s, v5.2d
 	WORD $0x4e26e4c3 // fcmeq v3.4s, v6.4s, v6.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x6ea31fc6 // bit v6.16b, v30.16b, v3.16b
 	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
 	WORD $0x4f3f04c4 // sshr v4.4s, v6.4s, #1
-	MOVW $0x0000007f, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea58485 // add v5.4s, v4.4s, v5.4s
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dd08 // fmul v8.4s, v8.4s, v5.4s
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
 	WORD $0x6ea484c6 // sub v6.4s, v6.4s, v4.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea484c6 // add v6.4s, v6.4s, v4.4s
+	WORD $0x4eba84c6 // add v6.4s, v6.4s, v26.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x6e26dd08 // fmul v8.4s, v8.4s, v6.4s
+	WORD $0x6e26dce7 // fmul v7.4s, v7.4s, v6.4s
 	MOVW $0x7fc00000, R14
 	VDUP R14, V4.S4
-	WORD $0x6e681c83 // bsl v3.16b, v4.16b, v8.16b
+	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
 	WORD $0x4ea19824 // frintz v4.4s, v1.4s
 	WORD $0x4e21e484 // fcmeq v4.4s, v4.4s, v1.4s
 	WORD $0x4e7f1c25 // bic v5.16b, v1.16b, v31.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V6.S4
-	WORD $0x6ea5e4c5 // fcmgt v5.4s, v6.4s, v5.4s
+	WORD $0x6ea5e725 // fcmgt v5.4s, v25.4s, v5.4s
 	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
 	MOVW $0x3f000000, R14
 	VDUP R14, V5.S4
@@ -1422,9 +1444,7 @@ tail:
 	WORD $0x6e631ca7 // bsl v7.16b, v5.16b, v3.16b
 	WORD $0x6e205884 // mvn v4.16b, v4.16b
 	WORD $0x4e7f1c23 // bic v3.16b, v1.16b, v31.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V5.S4
-	WORD $0x6ea3e4a3 // fcmgt v3.4s, v5.4s, v3.4s
+	WORD $0x6ea3e723 // fcmgt v3.4s, v25.4s, v3.4s
 	WORD $0x4e231c84 // and v4.16b, v4.16b, v3.16b
 	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
 	MOVW $0xff800000, R14
@@ -1435,28 +1455,18 @@ tail:
 	MOVW $0x7fc00000, R14
 	VDUP R14, V4.S4
 	WORD $0x6e671c83 // bsl v3.16b, v4.16b, v7.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24e442 // fcmeq v2.4s, v2.4s, v4.4s
+	WORD $0x4e3be442 // fcmeq v2.4s, v2.4s, v27.4s
 	WORD $0x4e7f1c24 // bic v4.16b, v1.16b, v31.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V5.S4
-	WORD $0x4e25e484 // fcmeq v4.4s, v4.4s, v5.4s
+	WORD $0x4e39e484 // fcmeq v4.4s, v4.4s, v25.4s
 	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
+	WORD $0x6e631f62 // bsl v2.16b, v27.16b, v3.16b
 	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x6e621c03 // bsl v3.16b, v0.16b, v2.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e22e400 // fcmeq v0.4s, v0.4s, v2.4s
+	WORD $0x4e3be400 // fcmeq v0.4s, v0.4s, v27.4s
 	WORD $0x4e3ee421 // fcmeq v1.4s, v1.4s, v30.4s
 	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V1.S4
-	WORD $0x6e631c20 // bsl v0.16b, v1.16b, v3.16b
+	WORD $0x6e631f60 // bsl v0.16b, v27.16b, v3.16b
 	FMOVQ F0, 0(R1)
 	ADD $16, R1, R1
 	ADD $16, R2, R2
@@ -1819,825 +1829,934 @@ TEXT ·powScalarF32NEON(SB), NOSPLIT, $0-52
 	VDUP R14, V26.S4
 	MOVW $0x0000007f, R14
 	VDUP R14, V25.S4
+	MOVW $0x7f800000, R14
+	VDUP R14, V24.S4
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V23.D2
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V22.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V19.D2
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V18.D2
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V17.D2
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V16.D2
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V15.D2
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V14.D2
+	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V12.D2
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V11.D2
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V10.D2
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V9.D2
 	FMOVS s+48(FP), F31
 	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
 
 main:
-	CMP $12, R0
+	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 16(R2), F1
-	FMOVQ 32(R2), F2
-	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
-	WORD $0x4e7e1c24 // bic v4.16b, v1.16b, v30.16b
-	WORD $0x4e7e1c45 // bic v5.16b, v2.16b, v30.16b
+	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
 	MOVW $0x00800000, R14
-	VDUP R14, V6.S4
-	WORD $0x6ea3e4c6 // fcmgt v6.4s, v6.4s, v3.4s
-	MOVW $0x00800000, R14
-	VDUP R14, V7.S4
-	WORD $0x6ea4e4e7 // fcmgt v7.4s, v7.4s, v4.4s
-	MOVW $0x00800000, R14
-	VDUP R14, V8.S4
-	WORD $0x6ea5e508 // fcmgt v8.4s, v8.4s, v5.4s
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
 	MOVW $0x4b000000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e29dc69 // fmul v9.4s, v3.4s, v9.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V10.S4
-	WORD $0x6e2adc8a // fmul v10.4s, v4.4s, v10.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V11.S4
-	WORD $0x6e2bdcab // fmul v11.4s, v5.4s, v11.4s
-	WORD $0x6ee61c69 // bif v9.16b, v3.16b, v6.16b
-	WORD $0x6ee71c8a // bif v10.16b, v4.16b, v7.16b
-	WORD $0x6ee81cab // bif v11.16b, v5.16b, v8.16b
+	VDUP R14, V3.S4
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
 	MOVW $0xc1b80000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e7d1d86 // bsl v6.16b, v12.16b, v29.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e7d1d87 // bsl v7.16b, v12.16b, v29.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e7d1d88 // bsl v8.16b, v12.16b, v29.16b
+	VDUP R14, V4.S4
+	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
 	MOVW $0x004afb0d, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac8529 // add v9.4s, v9.4s, v12.4s
-	MOVW $0x004afb0d, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac854a // add v10.4s, v10.4s, v12.4s
-	MOVW $0x004afb0d, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac856b // add v11.4s, v11.4s, v12.4s
-	WORD $0x6f29052c // ushr v12.4s, v9.4s, #23
-	WORD $0x6f29054d // ushr v13.4s, v10.4s, #23
-	WORD $0x6f29056e // ushr v14.4s, v11.4s, #23
-	WORD $0x6eb9858c // sub v12.4s, v12.4s, v25.4s
-	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
-	WORD $0x6eb985ce // sub v14.4s, v14.4s, v25.4s
-	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
-	WORD $0x4e26d58c // fadd v12.4s, v12.4s, v6.4s
-	WORD $0x4e27d5ad // fadd v13.4s, v13.4s, v7.4s
-	WORD $0x4e28d5ce // fadd v14.4s, v14.4s, v8.4s
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
 	MOVW $0x007fffff, R14
-	VDUP R14, V6.S4
-	WORD $0x4e261d29 // and v9.16b, v9.16b, v6.16b
-	MOVW $0x007fffff, R14
-	VDUP R14, V6.S4
-	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
-	MOVW $0x007fffff, R14
-	VDUP R14, V6.S4
-	WORD $0x4e261d6b // and v11.16b, v11.16b, v6.16b
+	VDUP R14, V2.S4
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
 	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea68529 // add v9.4s, v9.4s, v6.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6854a // add v10.4s, v10.4s, v6.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6856b // add v11.4s, v11.4s, v6.4s
-	WORD $0x0e617926 // fcvtl v6.2d, v9.2s
-	WORD $0x0e617947 // fcvtl v7.2d, v10.2s
-	WORD $0x0e617968 // fcvtl v8.2d, v11.2s
-	WORD $0x0e61798f // fcvtl v15.2d, v12.2s
-	WORD $0x0e6179b0 // fcvtl v16.2d, v13.2s
-	WORD $0x0e6179d1 // fcvtl v17.2d, v14.2s
-	WORD $0x4efcd4c6 // fsub v6.2d, v6.2d, v28.2d
-	WORD $0x4efcd4e7 // fsub v7.2d, v7.2d, v28.2d
-	WORD $0x4efcd508 // fsub v8.2d, v8.2d, v28.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4e72d4d2 // fadd v18.2d, v6.2d, v18.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V19.D2
-	WORD $0x4e73d4f3 // fadd v19.2d, v7.2d, v19.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V20.D2
-	WORD $0x4e74d514 // fadd v20.2d, v8.2d, v20.2d
-	WORD $0x6e72fcc6 // fdiv v6.2d, v6.2d, v18.2d
-	WORD $0x6e73fce7 // fdiv v7.2d, v7.2d, v19.2d
-	WORD $0x6e74fd08 // fdiv v8.2d, v8.2d, v20.2d
-	WORD $0x6e66dcd2 // fmul v18.2d, v6.2d, v6.2d
-	WORD $0x6e67dcf3 // fmul v19.2d, v7.2d, v7.2d
-	WORD $0x6e68dd14 // fmul v20.2d, v8.2d, v8.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V21.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V22.D2
-	WORD $0x4e72ceb6 // fmla v22.2d, v21.2d, v18.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V21.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73ceb7 // fmla v23.2d, v21.2d, v19.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V21.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V24.D2
-	WORD $0x4e74ceb8 // fmla v24.2d, v21.2d, v20.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V21.D2
-	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V22.D2
-	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V23.D2
-	WORD $0x4e74cf17 // fmla v23.2d, v24.2d, v20.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V24.D2
-	WORD $0x4e72ceb8 // fmla v24.2d, v21.2d, v18.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V21.D2
-	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V22.D2
-	WORD $0x4e74cef6 // fmla v22.2d, v23.2d, v20.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e73ceb8 // fmla v24.2d, v21.2d, v19.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V21.D2
-	WORD $0x4e74ced5 // fmla v21.2d, v22.2d, v20.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V22.D2
-	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e74ceb8 // fmla v24.2d, v21.2d, v20.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V21.D2
-	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V22.D2
-	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V23.D2
-	WORD $0x4e74cf17 // fmla v23.2d, v24.2d, v20.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V24.D2
-	WORD $0x4e72ceb8 // fmla v24.2d, v21.2d, v18.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V21.D2
-	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V22.D2
-	WORD $0x4e74cef6 // fmla v22.2d, v23.2d, v20.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V18.D2
-	WORD $0x4e73ceb2 // fmla v18.2d, v21.2d, v19.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V19.D2
-	WORD $0x4e74ced3 // fmla v19.2d, v22.2d, v20.2d
-	WORD $0x4e77cccf // fmla v15.2d, v6.2d, v23.2d
-	WORD $0x4e72ccf0 // fmla v16.2d, v7.2d, v18.2d
-	WORD $0x4e73cd11 // fmla v17.2d, v8.2d, v19.2d
-	WORD $0x0e617866 // fcvtl v6.2d, v3.2s
-	WORD $0x0e617887 // fcvtl v7.2d, v4.2s
-	WORD $0x0e6178a8 // fcvtl v8.2d, v5.2s
-	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
-	WORD $0x4e72e4c6 // fcmeq v6.2d, v6.2d, v18.2d
-	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
-	WORD $0x4e72e4e7 // fcmeq v7.2d, v7.2d, v18.2d
-	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
-	WORD $0x4e72e508 // fcmeq v8.2d, v8.2d, v18.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x6e6f1e46 // bsl v6.16b, v18.16b, v15.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x6e701de7 // bsl v7.16b, v15.16b, v16.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x6e711de8 // bsl v8.16b, v15.16b, v17.16b
-	WORD $0x0e61786f // fcvtl v15.2d, v3.2s
-	WORD $0x0e617890 // fcvtl v16.2d, v4.2s
-	WORD $0x0e6178b1 // fcvtl v17.2d, v5.2s
-	WORD $0x4e7be5ef // fcmeq v15.2d, v15.2d, v27.2d
-	WORD $0x4e7be610 // fcmeq v16.2d, v16.2d, v27.2d
-	WORD $0x4e7be631 // fcmeq v17.2d, v17.2d, v27.2d
-	WORD $0x6e661f6f // bsl v15.16b, v27.16b, v6.16b
-	WORD $0x6e671f70 // bsl v16.16b, v27.16b, v7.16b
-	WORD $0x6e681f71 // bsl v17.16b, v27.16b, v8.16b
-	WORD $0x0e617be6 // fcvtl v6.2d, v31.2s
-	WORD $0x0e617be7 // fcvtl v7.2d, v31.2s
-	WORD $0x0e617be8 // fcvtl v8.2d, v31.2s
-	WORD $0x6e6fdcc6 // fmul v6.2d, v6.2d, v15.2d
-	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
-	WORD $0x6e71dd08 // fmul v8.2d, v8.2d, v17.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6ff4c6 // fmax v6.2d, v6.2d, v15.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6ff4e7 // fmax v7.2d, v7.2d, v15.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6ff508 // fmax v8.2d, v8.2d, v15.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eeff4c6 // fmin v6.2d, v6.2d, v15.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eeff4e7 // fmin v7.2d, v7.2d, v15.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eeff508 // fmin v8.2d, v8.2d, v15.2d
-	WORD $0x4e6188cf // frintn v15.2d, v6.2d
-	WORD $0x4e6188f0 // frintn v16.2d, v7.2d
-	WORD $0x4e618911 // frintn v17.2d, v8.2d
-	WORD $0x4eefd4c6 // fsub v6.2d, v6.2d, v15.2d
-	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
-	WORD $0x4ef1d508 // fsub v8.2d, v8.2d, v17.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V18.D2
+	VDUP R14, V2.S4
+	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
+	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
+	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
+	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
+	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618845 // frintn v5.2d, v2.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce53 // fmla v19.2d, v18.2d, v6.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V18.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V20.D2
-	WORD $0x4e67ce54 // fmla v20.2d, v18.2d, v7.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V18.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V21.D2
-	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V21.D2
-	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V18.D2
-	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V19.D2
-	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V20.D2
-	WORD $0x4e66ceb4 // fmla v20.2d, v21.2d, v6.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V21.D2
-	WORD $0x4e67ce55 // fmla v21.2d, v18.2d, v7.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V20.D2
-	WORD $0x4e67ceb4 // fmla v20.2d, v21.2d, v7.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V21.D2
-	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V21.D2
-	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V18.D2
-	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V19.D2
-	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V20.D2
-	WORD $0x4e66ceb4 // fmla v20.2d, v21.2d, v6.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V21.D2
-	WORD $0x4e67ce55 // fmla v21.2d, v18.2d, v7.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V20.D2
-	WORD $0x4e67ceb4 // fmla v20.2d, v21.2d, v7.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V21.D2
-	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
-	WORD $0x4ebc1f95 // mov v21.16b, v28.16b
-	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e67ce66 // fmla v6.2d, v19.2d, v7.2d
-	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
-	WORD $0x4e68ce87 // fmla v7.2d, v20.2d, v8.2d
-	WORD $0x4e617929 // fcvtl2 v9.2d, v9.4s
-	WORD $0x4e61794a // fcvtl2 v10.2d, v10.4s
-	WORD $0x4e61796b // fcvtl2 v11.2d, v11.4s
-	WORD $0x4e61798c // fcvtl2 v12.2d, v12.4s
-	WORD $0x4e6179ad // fcvtl2 v13.2d, v13.4s
-	WORD $0x4e6179ce // fcvtl2 v14.2d, v14.4s
-	WORD $0x4efcd529 // fsub v9.2d, v9.2d, v28.2d
-	WORD $0x4efcd54a // fsub v10.2d, v10.2d, v28.2d
-	WORD $0x4efcd56b // fsub v11.2d, v11.2d, v28.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V8.D2
-	WORD $0x4e68d528 // fadd v8.2d, v9.2d, v8.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4e72d552 // fadd v18.2d, v10.2d, v18.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V19.D2
-	WORD $0x4e73d573 // fadd v19.2d, v11.2d, v19.2d
-	WORD $0x6e68fd29 // fdiv v9.2d, v9.2d, v8.2d
-	WORD $0x6e72fd4a // fdiv v10.2d, v10.2d, v18.2d
-	WORD $0x6e73fd6b // fdiv v11.2d, v11.2d, v19.2d
-	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
-	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
-	WORD $0x6e6bdd73 // fmul v19.2d, v11.2d, v11.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V20.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V22.D2
-	WORD $0x4e68ce96 // fmla v22.2d, v20.2d, v8.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V20.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72ce97 // fmla v23.2d, v20.2d, v18.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V20.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V24.D2
-	WORD $0x4e73ce98 // fmla v24.2d, v20.2d, v19.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ced4 // fmla v20.2d, v22.2d, v8.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V22.D2
-	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V24.D2
-	WORD $0x4e68ce98 // fmla v24.2d, v20.2d, v8.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V20.D2
-	WORD $0x4e72ced4 // fmla v20.2d, v22.2d, v18.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V22.D2
-	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e68cf17 // fmla v23.2d, v24.2d, v8.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e72ce98 // fmla v24.2d, v20.2d, v18.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V20.D2
-	WORD $0x4e73ced4 // fmla v20.2d, v22.2d, v19.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V22.D2
-	WORD $0x4e68cef6 // fmla v22.2d, v23.2d, v8.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e73ce98 // fmla v24.2d, v20.2d, v19.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ced4 // fmla v20.2d, v22.2d, v8.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V22.D2
-	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V24.D2
-	WORD $0x4e68ce98 // fmla v24.2d, v20.2d, v8.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V20.D2
-	WORD $0x4e72ced4 // fmla v20.2d, v22.2d, v18.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V22.D2
-	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V23.D2
-	WORD $0x4e68cf17 // fmla v23.2d, v24.2d, v8.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V8.D2
-	WORD $0x4e72ce88 // fmla v8.2d, v20.2d, v18.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V18.D2
-	WORD $0x4e73ced2 // fmla v18.2d, v22.2d, v19.2d
-	WORD $0x4e77cd2c // fmla v12.2d, v9.2d, v23.2d
-	WORD $0x4e68cd4d // fmla v13.2d, v10.2d, v8.2d
-	WORD $0x4e72cd6e // fmla v14.2d, v11.2d, v18.2d
-	WORD $0x4e617868 // fcvtl2 v8.2d, v3.4s
-	WORD $0x4e617889 // fcvtl2 v9.2d, v4.4s
-	WORD $0x4e6178aa // fcvtl2 v10.2d, v5.4s
-	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
-	WORD $0x4e6be508 // fcmeq v8.2d, v8.2d, v11.2d
-	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
-	WORD $0x4e6be529 // fcmeq v9.2d, v9.2d, v11.2d
-	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
-	WORD $0x4e6be54a // fcmeq v10.2d, v10.2d, v11.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x6e6c1d68 // bsl v8.16b, v11.16b, v12.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x6e6d1d69 // bsl v9.16b, v11.16b, v13.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x6e6e1d6a // bsl v10.16b, v11.16b, v14.16b
-	WORD $0x4e61786b // fcvtl2 v11.2d, v3.4s
-	WORD $0x4e61788c // fcvtl2 v12.2d, v4.4s
-	WORD $0x4e6178ad // fcvtl2 v13.2d, v5.4s
-	WORD $0x4e7be56b // fcmeq v11.2d, v11.2d, v27.2d
-	WORD $0x4e7be58c // fcmeq v12.2d, v12.2d, v27.2d
-	WORD $0x4e7be5ad // fcmeq v13.2d, v13.2d, v27.2d
-	WORD $0x6e681f6b // bsl v11.16b, v27.16b, v8.16b
-	WORD $0x6e691f6c // bsl v12.16b, v27.16b, v9.16b
-	WORD $0x6e6a1f6d // bsl v13.16b, v27.16b, v10.16b
-	WORD $0x4e617be8 // fcvtl2 v8.2d, v31.4s
-	WORD $0x4e617be9 // fcvtl2 v9.2d, v31.4s
-	WORD $0x4e617bea // fcvtl2 v10.2d, v31.4s
-	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
-	WORD $0x6e6cdd29 // fmul v9.2d, v9.2d, v12.2d
-	WORD $0x6e6ddd4a // fmul v10.2d, v10.2d, v13.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4e6bf508 // fmax v8.2d, v8.2d, v11.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4e6bf529 // fmax v9.2d, v9.2d, v11.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4e6bf54a // fmax v10.2d, v10.2d, v11.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4eebf508 // fmin v8.2d, v8.2d, v11.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4eebf529 // fmin v9.2d, v9.2d, v11.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4eebf54a // fmin v10.2d, v10.2d, v11.2d
-	WORD $0x4e61890b // frintn v11.2d, v8.2d
-	WORD $0x4e61892c // frintn v12.2d, v9.2d
-	WORD $0x4e61894d // frintn v13.2d, v10.2d
-	WORD $0x4eebd508 // fsub v8.2d, v8.2d, v11.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
-	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V14.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
+	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
+	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
+	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618843 // frintn v3.2d, v2.2d
+	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68cdd2 // fmla v18.2d, v14.2d, v8.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V14.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V19.D2
-	WORD $0x4e69cdd3 // fmla v19.2d, v14.2d, v9.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V14.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V20.D2
-	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V14.D2
-	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V18.D2
-	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V19.D2
-	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V14.D2
-	WORD $0x4e69ce4e // fmla v14.2d, v18.2d, v9.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V18.D2
-	WORD $0x4e6ace72 // fmla v18.2d, v19.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V19.D2
-	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V20.D2
-	WORD $0x4e69cdd4 // fmla v20.2d, v14.2d, v9.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V14.D2
-	WORD $0x4e6ace4e // fmla v14.2d, v18.2d, v10.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V19.D2
-	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V20.D2
-	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V14.D2
-	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V18.D2
-	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V19.D2
-	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V14.D2
-	WORD $0x4e69ce4e // fmla v14.2d, v18.2d, v9.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V18.D2
-	WORD $0x4e6ace72 // fmla v18.2d, v19.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V19.D2
-	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V20.D2
-	WORD $0x4e69cdd4 // fmla v20.2d, v14.2d, v9.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V14.D2
-	WORD $0x4e6ace4e // fmla v14.2d, v18.2d, v10.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V19.D2
-	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V20.D2
-	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V14.D2
-	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V18.D2
-	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V19.D2
-	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
-	WORD $0x4ebc1f94 // mov v20.16b, v28.16b
-	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
-	WORD $0x4ebc1f88 // mov v8.16b, v28.16b
-	WORD $0x4e69ce48 // fmla v8.2d, v18.2d, v9.2d
-	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
-	WORD $0x4e6ace69 // fmla v9.2d, v19.2d, v10.2d
-	WORD $0x0e6169ef // fcvtn v15.2s, v15.2d
-	WORD $0x4e61696f // fcvtn2 v15.4s, v11.2d
-	WORD $0x0e616a10 // fcvtn v16.2s, v16.2d
-	WORD $0x4e616990 // fcvtn2 v16.4s, v12.2d
-	WORD $0x0e616a31 // fcvtn v17.2s, v17.2d
-	WORD $0x4e6169b1 // fcvtn2 v17.4s, v13.2d
-	WORD $0x0e616ab5 // fcvtn v21.2s, v21.2d
-	WORD $0x4e616a95 // fcvtn2 v21.4s, v20.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
 	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616906 // fcvtn2 v6.4s, v8.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e616927 // fcvtn2 v7.4s, v9.2d
-	WORD $0x4e2fe5e8 // fcmeq v8.4s, v15.4s, v15.4s
-	WORD $0x6e205908 // mvn v8.16b, v8.16b
-	WORD $0x4e30e609 // fcmeq v9.4s, v16.4s, v16.4s
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x4e31e62a // fcmeq v10.4s, v17.4s, v17.4s
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
-	WORD $0x6ea81faf // bit v15.16b, v29.16b, v8.16b
-	WORD $0x6ea91fb0 // bit v16.16b, v29.16b, v9.16b
-	WORD $0x6eaa1fb1 // bit v17.16b, v29.16b, v10.16b
-	WORD $0x4ea1b9ef // fcvtzs v15.4s, v15.4s
-	WORD $0x4ea1ba10 // fcvtzs v16.4s, v16.4s
-	WORD $0x4ea1ba31 // fcvtzs v17.4s, v17.4s
-	WORD $0x4f3f05eb // sshr v11.4s, v15.4s, #1
-	WORD $0x4f3f060c // sshr v12.4s, v16.4s, #1
-	WORD $0x4f3f062d // sshr v13.4s, v17.4s, #1
-	WORD $0x4eb9856e // add v14.4s, v11.4s, v25.4s
-	WORD $0x4eb98592 // add v18.4s, v12.4s, v25.4s
-	WORD $0x4eb985b3 // add v19.4s, v13.4s, v25.4s
-	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
-	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
-	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
-	WORD $0x6e2edeb5 // fmul v21.4s, v21.4s, v14.4s
-	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
-	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
-	WORD $0x6eab85ef // sub v15.4s, v15.4s, v11.4s
-	WORD $0x6eac8610 // sub v16.4s, v16.4s, v12.4s
-	WORD $0x6ead8631 // sub v17.4s, v17.4s, v13.4s
-	WORD $0x4eb985ef // add v15.4s, v15.4s, v25.4s
-	WORD $0x4eb98610 // add v16.4s, v16.4s, v25.4s
-	WORD $0x4eb98631 // add v17.4s, v17.4s, v25.4s
-	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
-	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
-	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
-	WORD $0x6e2fdeb5 // fmul v21.4s, v21.4s, v15.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
+	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
+	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V11.S4
-	WORD $0x6e751d68 // bsl v8.16b, v11.16b, v21.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V11.S4
-	WORD $0x6e661d69 // bsl v9.16b, v11.16b, v6.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V6.S4
-	WORD $0x6e671cca // bsl v10.16b, v6.16b, v7.16b
-	WORD $0x4ea19be6 // frintz v6.4s, v31.4s
-	WORD $0x4ea19be7 // frintz v7.4s, v31.4s
-	WORD $0x4ea19beb // frintz v11.4s, v31.4s
-	WORD $0x4e3fe4c6 // fcmeq v6.4s, v6.4s, v31.4s
-	WORD $0x4e3fe4e7 // fcmeq v7.4s, v7.4s, v31.4s
-	WORD $0x4e3fe56b // fcmeq v11.4s, v11.4s, v31.4s
-	WORD $0x4e7e1fec // bic v12.16b, v31.16b, v30.16b
-	WORD $0x4e7e1fed // bic v13.16b, v31.16b, v30.16b
-	WORD $0x4e7e1fee // bic v14.16b, v31.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x6eace5ec // fcmgt v12.4s, v15.4s, v12.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x6eade5ed // fcmgt v13.4s, v15.4s, v13.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x6eaee5ee // fcmgt v14.4s, v15.4s, v14.4s
-	WORD $0x4e2c1cc6 // and v6.16b, v6.16b, v12.16b
-	WORD $0x4e2d1ce7 // and v7.16b, v7.16b, v13.16b
-	WORD $0x4e2e1d6b // and v11.16b, v11.16b, v14.16b
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
+	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
+	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
 	MOVW $0x3f000000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e2cdfec // fmul v12.4s, v31.4s, v12.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V13.S4
-	WORD $0x6e2ddfed // fmul v13.4s, v31.4s, v13.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V14.S4
-	WORD $0x6e2edfee // fmul v14.4s, v31.4s, v14.4s
-	WORD $0x4ea1998f // frintz v15.4s, v12.4s
-	WORD $0x4ea199b0 // frintz v16.4s, v13.4s
-	WORD $0x4ea199d1 // frintz v17.4s, v14.4s
-	WORD $0x4e2ce5ef // fcmeq v15.4s, v15.4s, v12.4s
-	WORD $0x6e2059ef // mvn v15.16b, v15.16b
-	WORD $0x4e2de610 // fcmeq v16.4s, v16.4s, v13.4s
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x4e2ee631 // fcmeq v17.4s, v17.4s, v14.4s
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
-	WORD $0x4e2f1ccf // and v15.16b, v6.16b, v15.16b
-	WORD $0x4e301cf0 // and v16.16b, v7.16b, v16.16b
-	WORD $0x4e311d71 // and v17.16b, v11.16b, v17.16b
-	WORD $0x4ea01c0c // mov v12.16b, v0.16b
-	WORD $0x4ea11c2d // mov v13.16b, v1.16b
-	WORD $0x4ea21c4e // mov v14.16b, v2.16b
-	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
-	WORD $0x4eac3652 // cmgt v18.4s, v18.4s, v12.4s
-	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
-	WORD $0x4ead358c // cmgt v12.4s, v12.4s, v13.4s
-	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
-	WORD $0x4eae35ad // cmgt v13.4s, v13.4s, v14.4s
-	WORD $0x4e2f1e52 // and v18.16b, v18.16b, v15.16b
-	WORD $0x4e301d8c // and v12.16b, v12.16b, v16.16b
-	WORD $0x4e311dad // and v13.16b, v13.16b, v17.16b
-	WORD $0x6e3e1d0e // eor v14.16b, v8.16b, v30.16b
-	WORD $0x6e3e1d2f // eor v15.16b, v9.16b, v30.16b
-	WORD $0x6e3e1d50 // eor v16.16b, v10.16b, v30.16b
-	WORD $0x6e681dd2 // bsl v18.16b, v14.16b, v8.16b
-	WORD $0x6e691dec // bsl v12.16b, v15.16b, v9.16b
-	WORD $0x6e6a1e0d // bsl v13.16b, v16.16b, v10.16b
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x4e7e1fe8 // bic v8.16b, v31.16b, v30.16b
-	WORD $0x4e7e1fe9 // bic v9.16b, v31.16b, v30.16b
-	WORD $0x4e7e1fea // bic v10.16b, v31.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V14.S4
-	WORD $0x6ea8e5c8 // fcmgt v8.4s, v14.4s, v8.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V14.S4
-	WORD $0x6ea9e5c9 // fcmgt v9.4s, v14.4s, v9.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V14.S4
-	WORD $0x6eaae5ca // fcmgt v10.4s, v14.4s, v10.4s
-	WORD $0x4e281cc6 // and v6.16b, v6.16b, v8.16b
-	WORD $0x4e291ce7 // and v7.16b, v7.16b, v9.16b
-	WORD $0x4e2a1d6b // and v11.16b, v11.16b, v10.16b
-	WORD $0x6ea0e7a8 // fcmgt v8.4s, v29.4s, v0.4s
-	WORD $0x6ea1e7a9 // fcmgt v9.4s, v29.4s, v1.4s
-	WORD $0x6ea2e7aa // fcmgt v10.4s, v29.4s, v2.4s
+	VDUP R14, V4.S4
+	WORD $0x6e24dfe4 // fmul v4.4s, v31.4s, v4.4s
+	WORD $0x4ea19885 // frintz v5.4s, v4.4s
+	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
+	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
+	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
+	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
 	MOVW $0xff800000, R14
-	VDUP R14, V14.S4
-	WORD $0x6eaee40e // fcmgt v14.4s, v0.4s, v14.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V15.S4
-	WORD $0x6eafe42f // fcmgt v15.4s, v1.4s, v15.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V16.S4
-	WORD $0x6eb0e450 // fcmgt v16.4s, v2.4s, v16.4s
-	WORD $0x4e2e1d08 // and v8.16b, v8.16b, v14.16b
-	WORD $0x4e2f1d29 // and v9.16b, v9.16b, v15.16b
-	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
-	WORD $0x4e261d08 // and v8.16b, v8.16b, v6.16b
-	WORD $0x4e271d29 // and v9.16b, v9.16b, v7.16b
-	WORD $0x4e2b1d4a // and v10.16b, v10.16b, v11.16b
+	VDUP R14, V4.S4
+	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
 	MOVW $0x7fc00000, R14
-	VDUP R14, V6.S4
-	WORD $0x6e721cc8 // bsl v8.16b, v6.16b, v18.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V6.S4
-	WORD $0x6e6c1cc9 // bsl v9.16b, v6.16b, v12.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V6.S4
-	WORD $0x6e6d1cca // bsl v10.16b, v6.16b, v13.16b
-	WORD $0x4e3ae463 // fcmeq v3.4s, v3.4s, v26.4s
-	WORD $0x4e3ae484 // fcmeq v4.4s, v4.4s, v26.4s
-	WORD $0x4e3ae4a5 // fcmeq v5.4s, v5.4s, v26.4s
-	WORD $0x4e7e1fe6 // bic v6.16b, v31.16b, v30.16b
-	WORD $0x4e7e1fe7 // bic v7.16b, v31.16b, v30.16b
-	WORD $0x4e7e1feb // bic v11.16b, v31.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2ce4c6 // fcmeq v6.4s, v6.4s, v12.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2ce4e7 // fcmeq v7.4s, v7.4s, v12.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2ce56b // fcmeq v11.4s, v11.4s, v12.4s
-	WORD $0x4e261c63 // and v3.16b, v3.16b, v6.16b
-	WORD $0x4e271c84 // and v4.16b, v4.16b, v7.16b
-	WORD $0x4e2b1ca5 // and v5.16b, v5.16b, v11.16b
-	WORD $0x6e681f43 // bsl v3.16b, v26.16b, v8.16b
-	WORD $0x6e691f44 // bsl v4.16b, v26.16b, v9.16b
-	WORD $0x6e6a1f45 // bsl v5.16b, v26.16b, v10.16b
-	WORD $0x4e20e406 // fcmeq v6.4s, v0.4s, v0.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x4e21e427 // fcmeq v7.4s, v1.4s, v1.4s
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x4e22e448 // fcmeq v8.4s, v2.4s, v2.4s
-	WORD $0x6e205908 // mvn v8.16b, v8.16b
-	WORD $0x6e631c06 // bsl v6.16b, v0.16b, v3.16b
-	WORD $0x6e641c27 // bsl v7.16b, v1.16b, v4.16b
-	WORD $0x6e651c48 // bsl v8.16b, v2.16b, v5.16b
-	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
 	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
-	WORD $0x4e3ae442 // fcmeq v2.4s, v2.4s, v26.4s
-	WORD $0x4e3de7e3 // fcmeq v3.4s, v31.4s, v29.4s
-	WORD $0x4e3de7e4 // fcmeq v4.4s, v31.4s, v29.4s
-	WORD $0x4e3de7e5 // fcmeq v5.4s, v31.4s, v29.4s
-	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
-	WORD $0x4ea41c21 // orr v1.16b, v1.16b, v4.16b
-	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
-	WORD $0x6e661f40 // bsl v0.16b, v26.16b, v6.16b
-	WORD $0x6e671f41 // bsl v1.16b, v26.16b, v7.16b
-	WORD $0x6e681f42 // bsl v2.16b, v26.16b, v8.16b
+	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
+	WORD $0x4e3de7e1 // fcmeq v1.4s, v31.4s, v29.4s
+	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x6e621f40 // bsl v0.16b, v26.16b, v2.16b
 	FMOVQ F0, 0(R1)
-	FMOVQ F1, 16(R1)
-	FMOVQ F2, 32(R1)
-	ADD $48, R1, R1
-	ADD $48, R2, R2
-	SUB $12, R0, R0
+	FMOVQ 16(R2), F0
+	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
+	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
+	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
+	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
+	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618845 // frintn v5.2d, v2.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
+	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
+	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
+	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618843 // frintn v3.2d, v2.2d
+	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
+	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
+	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
+	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
+	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dfe4 // fmul v4.4s, v31.4s, v4.4s
+	WORD $0x4ea19885 // frintz v5.4s, v4.4s
+	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
+	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
+	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
+	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
+	WORD $0x4e3de7e1 // fcmeq v1.4s, v31.4s, v29.4s
+	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x6e621f40 // bsl v0.16b, v26.16b, v2.16b
+	FMOVQ F0, 16(R1)
+	FMOVQ 32(R2), F0
+	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
+	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
+	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
+	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
+	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618845 // frintn v5.2d, v2.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
+	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
+	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
+	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618843 // frintn v3.2d, v2.2d
+	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
+	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
+	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
+	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
+	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dfe4 // fmul v4.4s, v31.4s, v4.4s
+	WORD $0x4ea19885 // frintz v5.4s, v4.4s
+	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
+	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
+	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
+	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
+	WORD $0x4e3de7e1 // fcmeq v1.4s, v31.4s, v29.4s
+	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x6e621f40 // bsl v0.16b, v26.16b, v2.16b
+	FMOVQ F0, 32(R1)
+	FMOVQ 48(R2), F0
+	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
+	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
+	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
+	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
+	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618845 // frintn v5.2d, v2.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
+	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
+	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
+	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618843 // frintn v3.2d, v2.2d
+	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
+	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
+	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
+	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
+	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dfe4 // fmul v4.4s, v31.4s, v4.4s
+	WORD $0x4ea19885 // frintz v5.4s, v4.4s
+	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
+	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
+	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
+	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea4e404 // fcmgt v4.4s, v0.4s, v4.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e3ae400 // fcmeq v0.4s, v0.4s, v26.4s
+	WORD $0x4e3de7e1 // fcmeq v1.4s, v31.4s, v29.4s
+	WORD $0x4ea11c00 // orr v0.16b, v0.16b, v1.16b
+	WORD $0x6e621f40 // bsl v0.16b, v26.16b, v2.16b
+	FMOVQ F0, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
 	B main
 
 tail:
@@ -2671,183 +2790,141 @@ tail:
 	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
 	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
 	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V6.D2
-	WORD $0x4e66d446 // fadd v6.2d, v2.2d, v6.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
 	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
 	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V7.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V7.D2
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V7.D2
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V7.D2
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V8.D2
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V7.D2
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4e67cc45 // fmla v5.2d, v2.2d, v7.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
 	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4e66e442 // fcmeq v2.2d, v2.2d, v6.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V6.D2
-	WORD $0x6e651cc2 // bsl v2.16b, v6.16b, v5.16b
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
 	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
 	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
 	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
 	WORD $0x0e617be2 // fcvtl v2.2d, v31.2s
 	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V5.D2
-	WORD $0x4e65f442 // fmax v2.2d, v2.2d, v5.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V5.D2
-	WORD $0x4ee5f442 // fmin v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
 	WORD $0x4e618845 // frintn v5.2d, v2.2d
 	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V6.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V7.D2
 	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
+	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V6.D2
 	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
 	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
 	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
 	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x4e62d462 // fadd v2.2d, v3.2d, v2.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
 	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
 	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V6.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V8.D2
-	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V8.D2
-	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V8.D2
-	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V8.D2
-	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
-	WORD $0x4e66cc64 // fmla v4.2d, v3.2d, v6.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
 	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
-	WORD $0x4e63e442 // fcmeq v2.2d, v2.2d, v3.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e641c62 // bsl v2.16b, v3.16b, v4.16b
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
 	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
 	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
 	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
 	WORD $0x4e617be2 // fcvtl2 v2.2d, v31.4s
 	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x4e63f442 // fmax v2.2d, v2.2d, v3.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x4ee3f442 // fmin v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
 	WORD $0x4e618843 // frintn v3.2d, v2.2d
 	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V4.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
 	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
 	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e6168c7 // fcvtn2 v7.4s, v6.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
 	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
 	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
@@ -2855,20 +2932,18 @@ tail:
 	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
 	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dce7 // fmul v7.4s, v7.4s, v4.4s
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
 	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
 	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
 	MOVW $0x7fc00000, R14
 	VDUP R14, V3.S4
-	WORD $0x6e671c62 // bsl v2.16b, v3.16b, v7.16b
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
 	WORD $0x4ea19be3 // frintz v3.4s, v31.4s
 	WORD $0x4e3fe463 // fcmeq v3.4s, v3.4s, v31.4s
 	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V5.S4
-	WORD $0x6ea4e4a4 // fcmgt v4.4s, v5.4s, v4.4s
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
 	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
 	MOVW $0x3f000000, R14
 	VDUP R14, V4.S4
@@ -2885,9 +2960,7 @@ tail:
 	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4e7e1fe2 // bic v2.16b, v31.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea2e482 // fcmgt v2.4s, v4.4s, v2.4s
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
 	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
 	WORD $0x6ea0e7a2 // fcmgt v2.4s, v29.4s, v0.4s
 	MOVW $0xff800000, R14
@@ -2900,9 +2973,7 @@ tail:
 	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
 	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
 	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24e463 // fcmeq v3.4s, v3.4s, v4.4s
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
 	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
 	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
 	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
@@ -2937,825 +3008,934 @@ TEXT ·rpowScalarF32NEON(SB), NOSPLIT, $0-52
 	VDUP R14, V26.S4
 	MOVW $0x0000007f, R14
 	VDUP R14, V25.S4
+	MOVW $0x7f800000, R14
+	VDUP R14, V24.S4
+	MOVD $0x4000000000000000, R14
+	VDUP R14, V23.D2
+	MOVD $0x3fc5b9ac9b743f0d, R14
+	VDUP R14, V22.D2
+	MOVD $0x3fc89f3b1694cffe, R14
+	VDUP R14, V21.D2
+	MOVD $0x3fcc68f568d31761, R14
+	VDUP R14, V20.D2
+	MOVD $0x3fd0c9a84994022d, R14
+	VDUP R14, V19.D2
+	MOVD $0x3fd484b13d7c02a9, R14
+	VDUP R14, V18.D2
+	MOVD $0x3fda61762a7aded9, R14
+	VDUP R14, V17.D2
+	MOVD $0x3fe2776c50ef9bff, R14
+	VDUP R14, V16.D2
+	MOVD $0x3feec709dc3a03fd, R14
+	VDUP R14, V15.D2
+	MOVD $0x40071547652b82fe, R14
+	VDUP R14, V14.D2
+	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
+	MOVD $0xfff0000000000000, R14
+	VDUP R14, V12.D2
+	MOVD $0xc064000000000000, R14
+	VDUP R14, V11.D2
+	MOVD $0x4060400000000000, R14
+	VDUP R14, V10.D2
+	MOVD $0x3dfe8cac7351bb20, R14
+	VDUP R14, V9.D2
 	FMOVS s+48(FP), F31
 	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
 
 main:
-	CMP $12, R0
+	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 16(R2), F1
-	FMOVQ 32(R2), F2
-	WORD $0x4e7e1fe3 // bic v3.16b, v31.16b, v30.16b
-	WORD $0x4e7e1fe4 // bic v4.16b, v31.16b, v30.16b
-	WORD $0x4e7e1fe5 // bic v5.16b, v31.16b, v30.16b
+	WORD $0x4e7e1fe1 // bic v1.16b, v31.16b, v30.16b
 	MOVW $0x00800000, R14
-	VDUP R14, V6.S4
-	WORD $0x6ea3e4c6 // fcmgt v6.4s, v6.4s, v3.4s
-	MOVW $0x00800000, R14
-	VDUP R14, V7.S4
-	WORD $0x6ea4e4e7 // fcmgt v7.4s, v7.4s, v4.4s
-	MOVW $0x00800000, R14
-	VDUP R14, V8.S4
-	WORD $0x6ea5e508 // fcmgt v8.4s, v8.4s, v5.4s
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
 	MOVW $0x4b000000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e29dc69 // fmul v9.4s, v3.4s, v9.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V10.S4
-	WORD $0x6e2adc8a // fmul v10.4s, v4.4s, v10.4s
-	MOVW $0x4b000000, R14
-	VDUP R14, V11.S4
-	WORD $0x6e2bdcab // fmul v11.4s, v5.4s, v11.4s
-	WORD $0x6ee61c69 // bif v9.16b, v3.16b, v6.16b
-	WORD $0x6ee71c8a // bif v10.16b, v4.16b, v7.16b
-	WORD $0x6ee81cab // bif v11.16b, v5.16b, v8.16b
+	VDUP R14, V3.S4
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
 	MOVW $0xc1b80000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e7d1d86 // bsl v6.16b, v12.16b, v29.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e7d1d87 // bsl v7.16b, v12.16b, v29.16b
-	MOVW $0xc1b80000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e7d1d88 // bsl v8.16b, v12.16b, v29.16b
+	VDUP R14, V4.S4
+	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
 	MOVW $0x004afb0d, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac8529 // add v9.4s, v9.4s, v12.4s
-	MOVW $0x004afb0d, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac854a // add v10.4s, v10.4s, v12.4s
-	MOVW $0x004afb0d, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac856b // add v11.4s, v11.4s, v12.4s
-	WORD $0x6f29052c // ushr v12.4s, v9.4s, #23
-	WORD $0x6f29054d // ushr v13.4s, v10.4s, #23
-	WORD $0x6f29056e // ushr v14.4s, v11.4s, #23
-	WORD $0x6eb9858c // sub v12.4s, v12.4s, v25.4s
-	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
-	WORD $0x6eb985ce // sub v14.4s, v14.4s, v25.4s
-	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
-	WORD $0x4e26d58c // fadd v12.4s, v12.4s, v6.4s
-	WORD $0x4e27d5ad // fadd v13.4s, v13.4s, v7.4s
-	WORD $0x4e28d5ce // fadd v14.4s, v14.4s, v8.4s
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
 	MOVW $0x007fffff, R14
-	VDUP R14, V6.S4
-	WORD $0x4e261d29 // and v9.16b, v9.16b, v6.16b
-	MOVW $0x007fffff, R14
-	VDUP R14, V6.S4
-	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
-	MOVW $0x007fffff, R14
-	VDUP R14, V6.S4
-	WORD $0x4e261d6b // and v11.16b, v11.16b, v6.16b
+	VDUP R14, V2.S4
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
 	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea68529 // add v9.4s, v9.4s, v6.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6854a // add v10.4s, v10.4s, v6.4s
-	MOVW $0x3f3504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6856b // add v11.4s, v11.4s, v6.4s
-	WORD $0x0e617926 // fcvtl v6.2d, v9.2s
-	WORD $0x0e617947 // fcvtl v7.2d, v10.2s
-	WORD $0x0e617968 // fcvtl v8.2d, v11.2s
-	WORD $0x0e61798f // fcvtl v15.2d, v12.2s
-	WORD $0x0e6179b0 // fcvtl v16.2d, v13.2s
-	WORD $0x0e6179d1 // fcvtl v17.2d, v14.2s
-	WORD $0x4efcd4c6 // fsub v6.2d, v6.2d, v28.2d
-	WORD $0x4efcd4e7 // fsub v7.2d, v7.2d, v28.2d
-	WORD $0x4efcd508 // fsub v8.2d, v8.2d, v28.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4e72d4d2 // fadd v18.2d, v6.2d, v18.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V19.D2
-	WORD $0x4e73d4f3 // fadd v19.2d, v7.2d, v19.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V20.D2
-	WORD $0x4e74d514 // fadd v20.2d, v8.2d, v20.2d
-	WORD $0x6e72fcc6 // fdiv v6.2d, v6.2d, v18.2d
-	WORD $0x6e73fce7 // fdiv v7.2d, v7.2d, v19.2d
-	WORD $0x6e74fd08 // fdiv v8.2d, v8.2d, v20.2d
-	WORD $0x6e66dcd2 // fmul v18.2d, v6.2d, v6.2d
-	WORD $0x6e67dcf3 // fmul v19.2d, v7.2d, v7.2d
-	WORD $0x6e68dd14 // fmul v20.2d, v8.2d, v8.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V21.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V22.D2
-	WORD $0x4e72ceb6 // fmla v22.2d, v21.2d, v18.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V21.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73ceb7 // fmla v23.2d, v21.2d, v19.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V21.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V24.D2
-	WORD $0x4e74ceb8 // fmla v24.2d, v21.2d, v20.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V21.D2
-	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V22.D2
-	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V23.D2
-	WORD $0x4e74cf17 // fmla v23.2d, v24.2d, v20.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V24.D2
-	WORD $0x4e72ceb8 // fmla v24.2d, v21.2d, v18.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V21.D2
-	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V22.D2
-	WORD $0x4e74cef6 // fmla v22.2d, v23.2d, v20.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e73ceb8 // fmla v24.2d, v21.2d, v19.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V21.D2
-	WORD $0x4e74ced5 // fmla v21.2d, v22.2d, v20.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V22.D2
-	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e74ceb8 // fmla v24.2d, v21.2d, v20.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V21.D2
-	WORD $0x4e72ced5 // fmla v21.2d, v22.2d, v18.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V22.D2
-	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V23.D2
-	WORD $0x4e74cf17 // fmla v23.2d, v24.2d, v20.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V24.D2
-	WORD $0x4e72ceb8 // fmla v24.2d, v21.2d, v18.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V21.D2
-	WORD $0x4e73ced5 // fmla v21.2d, v22.2d, v19.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V22.D2
-	WORD $0x4e74cef6 // fmla v22.2d, v23.2d, v20.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V18.D2
-	WORD $0x4e73ceb2 // fmla v18.2d, v21.2d, v19.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V19.D2
-	WORD $0x4e74ced3 // fmla v19.2d, v22.2d, v20.2d
-	WORD $0x4e77cccf // fmla v15.2d, v6.2d, v23.2d
-	WORD $0x4e72ccf0 // fmla v16.2d, v7.2d, v18.2d
-	WORD $0x4e73cd11 // fmla v17.2d, v8.2d, v19.2d
-	WORD $0x0e617866 // fcvtl v6.2d, v3.2s
-	WORD $0x0e617887 // fcvtl v7.2d, v4.2s
-	WORD $0x0e6178a8 // fcvtl v8.2d, v5.2s
-	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
-	WORD $0x4e72e4c6 // fcmeq v6.2d, v6.2d, v18.2d
-	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
-	WORD $0x4e72e4e7 // fcmeq v7.2d, v7.2d, v18.2d
-	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
-	WORD $0x4e72e508 // fcmeq v8.2d, v8.2d, v18.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x6e6f1e46 // bsl v6.16b, v18.16b, v15.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x6e701de7 // bsl v7.16b, v15.16b, v16.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x6e711de8 // bsl v8.16b, v15.16b, v17.16b
-	WORD $0x0e61786f // fcvtl v15.2d, v3.2s
-	WORD $0x0e617890 // fcvtl v16.2d, v4.2s
-	WORD $0x0e6178b1 // fcvtl v17.2d, v5.2s
-	WORD $0x4e7be5ef // fcmeq v15.2d, v15.2d, v27.2d
-	WORD $0x4e7be610 // fcmeq v16.2d, v16.2d, v27.2d
-	WORD $0x4e7be631 // fcmeq v17.2d, v17.2d, v27.2d
-	WORD $0x6e661f6f // bsl v15.16b, v27.16b, v6.16b
-	WORD $0x6e671f70 // bsl v16.16b, v27.16b, v7.16b
-	WORD $0x6e681f71 // bsl v17.16b, v27.16b, v8.16b
-	WORD $0x0e617806 // fcvtl v6.2d, v0.2s
-	WORD $0x0e617827 // fcvtl v7.2d, v1.2s
-	WORD $0x0e617848 // fcvtl v8.2d, v2.2s
-	WORD $0x6e6fdcc6 // fmul v6.2d, v6.2d, v15.2d
-	WORD $0x6e70dce7 // fmul v7.2d, v7.2d, v16.2d
-	WORD $0x6e71dd08 // fmul v8.2d, v8.2d, v17.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6ff4c6 // fmax v6.2d, v6.2d, v15.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6ff4e7 // fmax v7.2d, v7.2d, v15.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6ff508 // fmax v8.2d, v8.2d, v15.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eeff4c6 // fmin v6.2d, v6.2d, v15.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eeff4e7 // fmin v7.2d, v7.2d, v15.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eeff508 // fmin v8.2d, v8.2d, v15.2d
-	WORD $0x4e6188cf // frintn v15.2d, v6.2d
-	WORD $0x4e6188f0 // frintn v16.2d, v7.2d
-	WORD $0x4e618911 // frintn v17.2d, v8.2d
-	WORD $0x4eefd4c6 // fsub v6.2d, v6.2d, v15.2d
-	WORD $0x4ef0d4e7 // fsub v7.2d, v7.2d, v16.2d
-	WORD $0x4ef1d508 // fsub v8.2d, v8.2d, v17.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V18.D2
+	VDUP R14, V2.S4
+	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
+	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
+	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
+	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
+	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618845 // frintn v5.2d, v2.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce53 // fmla v19.2d, v18.2d, v6.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V18.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V20.D2
-	WORD $0x4e67ce54 // fmla v20.2d, v18.2d, v7.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V18.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V21.D2
-	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V21.D2
-	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V18.D2
-	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V19.D2
-	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V20.D2
-	WORD $0x4e66ceb4 // fmla v20.2d, v21.2d, v6.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V21.D2
-	WORD $0x4e67ce55 // fmla v21.2d, v18.2d, v7.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V20.D2
-	WORD $0x4e67ceb4 // fmla v20.2d, v21.2d, v7.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V21.D2
-	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V21.D2
-	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V18.D2
-	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V19.D2
-	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V20.D2
-	WORD $0x4e66ceb4 // fmla v20.2d, v21.2d, v6.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V21.D2
-	WORD $0x4e67ce55 // fmla v21.2d, v18.2d, v7.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V20.D2
-	WORD $0x4e67ceb4 // fmla v20.2d, v21.2d, v7.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V21.D2
-	WORD $0x4e68ce55 // fmla v21.2d, v18.2d, v8.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ceb4 // fmla v20.2d, v21.2d, v8.2d
-	WORD $0x4ebc1f95 // mov v21.16b, v28.16b
-	WORD $0x4e66ce55 // fmla v21.2d, v18.2d, v6.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e67ce66 // fmla v6.2d, v19.2d, v7.2d
-	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
-	WORD $0x4e68ce87 // fmla v7.2d, v20.2d, v8.2d
-	WORD $0x4e617929 // fcvtl2 v9.2d, v9.4s
-	WORD $0x4e61794a // fcvtl2 v10.2d, v10.4s
-	WORD $0x4e61796b // fcvtl2 v11.2d, v11.4s
-	WORD $0x4e61798c // fcvtl2 v12.2d, v12.4s
-	WORD $0x4e6179ad // fcvtl2 v13.2d, v13.4s
-	WORD $0x4e6179ce // fcvtl2 v14.2d, v14.4s
-	WORD $0x4efcd529 // fsub v9.2d, v9.2d, v28.2d
-	WORD $0x4efcd54a // fsub v10.2d, v10.2d, v28.2d
-	WORD $0x4efcd56b // fsub v11.2d, v11.2d, v28.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V8.D2
-	WORD $0x4e68d528 // fadd v8.2d, v9.2d, v8.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4e72d552 // fadd v18.2d, v10.2d, v18.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V19.D2
-	WORD $0x4e73d573 // fadd v19.2d, v11.2d, v19.2d
-	WORD $0x6e68fd29 // fdiv v9.2d, v9.2d, v8.2d
-	WORD $0x6e72fd4a // fdiv v10.2d, v10.2d, v18.2d
-	WORD $0x6e73fd6b // fdiv v11.2d, v11.2d, v19.2d
-	WORD $0x6e69dd28 // fmul v8.2d, v9.2d, v9.2d
-	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
-	WORD $0x6e6bdd73 // fmul v19.2d, v11.2d, v11.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V20.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V22.D2
-	WORD $0x4e68ce96 // fmla v22.2d, v20.2d, v8.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V20.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72ce97 // fmla v23.2d, v20.2d, v18.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V20.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V24.D2
-	WORD $0x4e73ce98 // fmla v24.2d, v20.2d, v19.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ced4 // fmla v20.2d, v22.2d, v8.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V22.D2
-	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V24.D2
-	WORD $0x4e68ce98 // fmla v24.2d, v20.2d, v8.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V20.D2
-	WORD $0x4e72ced4 // fmla v20.2d, v22.2d, v18.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V22.D2
-	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e68cf17 // fmla v23.2d, v24.2d, v8.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e72ce98 // fmla v24.2d, v20.2d, v18.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V20.D2
-	WORD $0x4e73ced4 // fmla v20.2d, v22.2d, v19.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V22.D2
-	WORD $0x4e68cef6 // fmla v22.2d, v23.2d, v8.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72cf17 // fmla v23.2d, v24.2d, v18.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V24.D2
-	WORD $0x4e73ce98 // fmla v24.2d, v20.2d, v19.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68ced4 // fmla v20.2d, v22.2d, v8.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V22.D2
-	WORD $0x4e72cef6 // fmla v22.2d, v23.2d, v18.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73cf17 // fmla v23.2d, v24.2d, v19.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V24.D2
-	WORD $0x4e68ce98 // fmla v24.2d, v20.2d, v8.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V20.D2
-	WORD $0x4e72ced4 // fmla v20.2d, v22.2d, v18.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V22.D2
-	WORD $0x4e73cef6 // fmla v22.2d, v23.2d, v19.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V23.D2
-	WORD $0x4e68cf17 // fmla v23.2d, v24.2d, v8.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V8.D2
-	WORD $0x4e72ce88 // fmla v8.2d, v20.2d, v18.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V18.D2
-	WORD $0x4e73ced2 // fmla v18.2d, v22.2d, v19.2d
-	WORD $0x4e77cd2c // fmla v12.2d, v9.2d, v23.2d
-	WORD $0x4e68cd4d // fmla v13.2d, v10.2d, v8.2d
-	WORD $0x4e72cd6e // fmla v14.2d, v11.2d, v18.2d
-	WORD $0x4e617868 // fcvtl2 v8.2d, v3.4s
-	WORD $0x4e617889 // fcvtl2 v9.2d, v4.4s
-	WORD $0x4e6178aa // fcvtl2 v10.2d, v5.4s
-	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
-	WORD $0x4e6be508 // fcmeq v8.2d, v8.2d, v11.2d
-	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
-	WORD $0x4e6be529 // fcmeq v9.2d, v9.2d, v11.2d
-	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
-	WORD $0x4e6be54a // fcmeq v10.2d, v10.2d, v11.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x6e6c1d68 // bsl v8.16b, v11.16b, v12.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x6e6d1d69 // bsl v9.16b, v11.16b, v13.16b
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x6e6e1d6a // bsl v10.16b, v11.16b, v14.16b
-	WORD $0x4e61786b // fcvtl2 v11.2d, v3.4s
-	WORD $0x4e61788c // fcvtl2 v12.2d, v4.4s
-	WORD $0x4e6178ad // fcvtl2 v13.2d, v5.4s
-	WORD $0x4e7be56b // fcmeq v11.2d, v11.2d, v27.2d
-	WORD $0x4e7be58c // fcmeq v12.2d, v12.2d, v27.2d
-	WORD $0x4e7be5ad // fcmeq v13.2d, v13.2d, v27.2d
-	WORD $0x6e681f6b // bsl v11.16b, v27.16b, v8.16b
-	WORD $0x6e691f6c // bsl v12.16b, v27.16b, v9.16b
-	WORD $0x6e6a1f6d // bsl v13.16b, v27.16b, v10.16b
-	WORD $0x4e617808 // fcvtl2 v8.2d, v0.4s
-	WORD $0x4e617829 // fcvtl2 v9.2d, v1.4s
-	WORD $0x4e61784a // fcvtl2 v10.2d, v2.4s
-	WORD $0x6e6bdd08 // fmul v8.2d, v8.2d, v11.2d
-	WORD $0x6e6cdd29 // fmul v9.2d, v9.2d, v12.2d
-	WORD $0x6e6ddd4a // fmul v10.2d, v10.2d, v13.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4e6bf508 // fmax v8.2d, v8.2d, v11.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4e6bf529 // fmax v9.2d, v9.2d, v11.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4e6bf54a // fmax v10.2d, v10.2d, v11.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4eebf508 // fmin v8.2d, v8.2d, v11.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4eebf529 // fmin v9.2d, v9.2d, v11.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4eebf54a // fmin v10.2d, v10.2d, v11.2d
-	WORD $0x4e61890b // frintn v11.2d, v8.2d
-	WORD $0x4e61892c // frintn v12.2d, v9.2d
-	WORD $0x4e61894d // frintn v13.2d, v10.2d
-	WORD $0x4eebd508 // fsub v8.2d, v8.2d, v11.2d
-	WORD $0x4eecd529 // fsub v9.2d, v9.2d, v12.2d
-	WORD $0x4eedd54a // fsub v10.2d, v10.2d, v13.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V14.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
+	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
+	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618843 // frintn v3.2d, v2.2d
+	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68cdd2 // fmla v18.2d, v14.2d, v8.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V14.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V19.D2
-	WORD $0x4e69cdd3 // fmla v19.2d, v14.2d, v9.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V14.D2
-	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V20.D2
-	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V14.D2
-	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V18.D2
-	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
-	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V19.D2
-	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V14.D2
-	WORD $0x4e69ce4e // fmla v14.2d, v18.2d, v9.2d
-	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V18.D2
-	WORD $0x4e6ace72 // fmla v18.2d, v19.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V19.D2
-	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V20.D2
-	WORD $0x4e69cdd4 // fmla v20.2d, v14.2d, v9.2d
-	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V14.D2
-	WORD $0x4e6ace4e // fmla v14.2d, v18.2d, v10.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V19.D2
-	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
-	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V20.D2
-	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V14.D2
-	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V18.D2
-	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
-	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V19.D2
-	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V20.D2
-	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V14.D2
-	WORD $0x4e69ce4e // fmla v14.2d, v18.2d, v9.2d
-	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V18.D2
-	WORD $0x4e6ace72 // fmla v18.2d, v19.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V19.D2
-	WORD $0x4e68ce93 // fmla v19.2d, v20.2d, v8.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V20.D2
-	WORD $0x4e69cdd4 // fmla v20.2d, v14.2d, v9.2d
-	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V14.D2
-	WORD $0x4e6ace4e // fmla v14.2d, v18.2d, v10.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V18.D2
-	WORD $0x4e68ce72 // fmla v18.2d, v19.2d, v8.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V19.D2
-	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
-	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V20.D2
-	WORD $0x4e6acdd4 // fmla v20.2d, v14.2d, v10.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V14.D2
-	WORD $0x4e68ce4e // fmla v14.2d, v18.2d, v8.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V18.D2
-	WORD $0x4e69ce72 // fmla v18.2d, v19.2d, v9.2d
-	MOVD $0x3fe62e42fefa39ef, R14
-	VDUP R14, V19.D2
-	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
-	WORD $0x4ebc1f94 // mov v20.16b, v28.16b
-	WORD $0x4e68cdd4 // fmla v20.2d, v14.2d, v8.2d
-	WORD $0x4ebc1f88 // mov v8.16b, v28.16b
-	WORD $0x4e69ce48 // fmla v8.2d, v18.2d, v9.2d
-	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
-	WORD $0x4e6ace69 // fmla v9.2d, v19.2d, v10.2d
-	WORD $0x0e6169ef // fcvtn v15.2s, v15.2d
-	WORD $0x4e61696f // fcvtn2 v15.4s, v11.2d
-	WORD $0x0e616a10 // fcvtn v16.2s, v16.2d
-	WORD $0x4e616990 // fcvtn2 v16.4s, v12.2d
-	WORD $0x0e616a31 // fcvtn v17.2s, v17.2d
-	WORD $0x4e6169b1 // fcvtn2 v17.4s, v13.2d
-	WORD $0x0e616ab5 // fcvtn v21.2s, v21.2d
-	WORD $0x4e616a95 // fcvtn2 v21.4s, v20.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
 	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616906 // fcvtn2 v6.4s, v8.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e616927 // fcvtn2 v7.4s, v9.2d
-	WORD $0x4e2fe5e8 // fcmeq v8.4s, v15.4s, v15.4s
-	WORD $0x6e205908 // mvn v8.16b, v8.16b
-	WORD $0x4e30e609 // fcmeq v9.4s, v16.4s, v16.4s
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x4e31e62a // fcmeq v10.4s, v17.4s, v17.4s
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
-	WORD $0x6ea81faf // bit v15.16b, v29.16b, v8.16b
-	WORD $0x6ea91fb0 // bit v16.16b, v29.16b, v9.16b
-	WORD $0x6eaa1fb1 // bit v17.16b, v29.16b, v10.16b
-	WORD $0x4ea1b9ef // fcvtzs v15.4s, v15.4s
-	WORD $0x4ea1ba10 // fcvtzs v16.4s, v16.4s
-	WORD $0x4ea1ba31 // fcvtzs v17.4s, v17.4s
-	WORD $0x4f3f05eb // sshr v11.4s, v15.4s, #1
-	WORD $0x4f3f060c // sshr v12.4s, v16.4s, #1
-	WORD $0x4f3f062d // sshr v13.4s, v17.4s, #1
-	WORD $0x4eb9856e // add v14.4s, v11.4s, v25.4s
-	WORD $0x4eb98592 // add v18.4s, v12.4s, v25.4s
-	WORD $0x4eb985b3 // add v19.4s, v13.4s, v25.4s
-	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
-	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
-	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
-	WORD $0x6e2edeb5 // fmul v21.4s, v21.4s, v14.4s
-	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
-	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
-	WORD $0x6eab85ef // sub v15.4s, v15.4s, v11.4s
-	WORD $0x6eac8610 // sub v16.4s, v16.4s, v12.4s
-	WORD $0x6ead8631 // sub v17.4s, v17.4s, v13.4s
-	WORD $0x4eb985ef // add v15.4s, v15.4s, v25.4s
-	WORD $0x4eb98610 // add v16.4s, v16.4s, v25.4s
-	WORD $0x4eb98631 // add v17.4s, v17.4s, v25.4s
-	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
-	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
-	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
-	WORD $0x6e2fdeb5 // fmul v21.4s, v21.4s, v15.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x6e31dce7 // fmul v7.4s, v7.4s, v17.4s
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
+	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
+	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V11.S4
-	WORD $0x6e751d68 // bsl v8.16b, v11.16b, v21.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V11.S4
-	WORD $0x6e661d69 // bsl v9.16b, v11.16b, v6.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V6.S4
-	WORD $0x6e671cca // bsl v10.16b, v6.16b, v7.16b
-	WORD $0x4ea19806 // frintz v6.4s, v0.4s
-	WORD $0x4ea19827 // frintz v7.4s, v1.4s
-	WORD $0x4ea1984b // frintz v11.4s, v2.4s
-	WORD $0x4e20e4c6 // fcmeq v6.4s, v6.4s, v0.4s
-	WORD $0x4e21e4e7 // fcmeq v7.4s, v7.4s, v1.4s
-	WORD $0x4e22e56b // fcmeq v11.4s, v11.4s, v2.4s
-	WORD $0x4e7e1c0c // bic v12.16b, v0.16b, v30.16b
-	WORD $0x4e7e1c2d // bic v13.16b, v1.16b, v30.16b
-	WORD $0x4e7e1c4e // bic v14.16b, v2.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x6eace5ec // fcmgt v12.4s, v15.4s, v12.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x6eade5ed // fcmgt v13.4s, v15.4s, v13.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V15.S4
-	WORD $0x6eaee5ee // fcmgt v14.4s, v15.4s, v14.4s
-	WORD $0x4e2c1cc6 // and v6.16b, v6.16b, v12.16b
-	WORD $0x4e2d1ce7 // and v7.16b, v7.16b, v13.16b
-	WORD $0x4e2e1d6b // and v11.16b, v11.16b, v14.16b
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4ea19803 // frintz v3.4s, v0.4s
+	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
+	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
 	MOVW $0x3f000000, R14
-	VDUP R14, V12.S4
-	WORD $0x6e2cdc0c // fmul v12.4s, v0.4s, v12.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V13.S4
-	WORD $0x6e2ddc2d // fmul v13.4s, v1.4s, v13.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V14.S4
-	WORD $0x6e2edc4e // fmul v14.4s, v2.4s, v14.4s
-	WORD $0x4ea1998f // frintz v15.4s, v12.4s
-	WORD $0x4ea199b0 // frintz v16.4s, v13.4s
-	WORD $0x4ea199d1 // frintz v17.4s, v14.4s
-	WORD $0x4e2ce5ef // fcmeq v15.4s, v15.4s, v12.4s
-	WORD $0x6e2059ef // mvn v15.16b, v15.16b
-	WORD $0x4e2de610 // fcmeq v16.4s, v16.4s, v13.4s
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x4e2ee631 // fcmeq v17.4s, v17.4s, v14.4s
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
-	WORD $0x4e2f1ccf // and v15.16b, v6.16b, v15.16b
-	WORD $0x4e301cf0 // and v16.16b, v7.16b, v16.16b
-	WORD $0x4e311d71 // and v17.16b, v11.16b, v17.16b
-	WORD $0x4ebf1fec // mov v12.16b, v31.16b
-	WORD $0x4ebf1fed // mov v13.16b, v31.16b
-	WORD $0x4ebf1fee // mov v14.16b, v31.16b
-	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
-	WORD $0x4eac3652 // cmgt v18.4s, v18.4s, v12.4s
-	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
-	WORD $0x4ead358c // cmgt v12.4s, v12.4s, v13.4s
-	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
-	WORD $0x4eae35ad // cmgt v13.4s, v13.4s, v14.4s
-	WORD $0x4e2f1e52 // and v18.16b, v18.16b, v15.16b
-	WORD $0x4e301d8c // and v12.16b, v12.16b, v16.16b
-	WORD $0x4e311dad // and v13.16b, v13.16b, v17.16b
-	WORD $0x6e3e1d0e // eor v14.16b, v8.16b, v30.16b
-	WORD $0x6e3e1d2f // eor v15.16b, v9.16b, v30.16b
-	WORD $0x6e3e1d50 // eor v16.16b, v10.16b, v30.16b
-	WORD $0x6e681dd2 // bsl v18.16b, v14.16b, v8.16b
-	WORD $0x6e691dec // bsl v12.16b, v15.16b, v9.16b
-	WORD $0x6e6a1e0d // bsl v13.16b, v16.16b, v10.16b
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x4e7e1c08 // bic v8.16b, v0.16b, v30.16b
-	WORD $0x4e7e1c29 // bic v9.16b, v1.16b, v30.16b
-	WORD $0x4e7e1c4a // bic v10.16b, v2.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V14.S4
-	WORD $0x6ea8e5c8 // fcmgt v8.4s, v14.4s, v8.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V14.S4
-	WORD $0x6ea9e5c9 // fcmgt v9.4s, v14.4s, v9.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V14.S4
-	WORD $0x6eaae5ca // fcmgt v10.4s, v14.4s, v10.4s
-	WORD $0x4e281cc6 // and v6.16b, v6.16b, v8.16b
-	WORD $0x4e291ce7 // and v7.16b, v7.16b, v9.16b
-	WORD $0x4e2a1d6b // and v11.16b, v11.16b, v10.16b
-	WORD $0x6ebfe7a8 // fcmgt v8.4s, v29.4s, v31.4s
-	WORD $0x6ebfe7a9 // fcmgt v9.4s, v29.4s, v31.4s
-	WORD $0x6ebfe7aa // fcmgt v10.4s, v29.4s, v31.4s
+	VDUP R14, V4.S4
+	WORD $0x6e24dc04 // fmul v4.4s, v0.4s, v4.4s
+	WORD $0x4ea19885 // frintz v5.4s, v4.4s
+	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ebf1fe4 // mov v4.16b, v31.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
+	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
+	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
+	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
 	MOVW $0xff800000, R14
-	VDUP R14, V14.S4
-	WORD $0x6eaee7ee // fcmgt v14.4s, v31.4s, v14.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V15.S4
-	WORD $0x6eafe7ef // fcmgt v15.4s, v31.4s, v15.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V16.S4
-	WORD $0x6eb0e7f0 // fcmgt v16.4s, v31.4s, v16.4s
-	WORD $0x4e2e1d08 // and v8.16b, v8.16b, v14.16b
-	WORD $0x4e2f1d29 // and v9.16b, v9.16b, v15.16b
-	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
-	WORD $0x4e261d08 // and v8.16b, v8.16b, v6.16b
-	WORD $0x4e271d29 // and v9.16b, v9.16b, v7.16b
-	WORD $0x4e2b1d4a // and v10.16b, v10.16b, v11.16b
+	VDUP R14, V4.S4
+	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
 	MOVW $0x7fc00000, R14
-	VDUP R14, V6.S4
-	WORD $0x6e721cc8 // bsl v8.16b, v6.16b, v18.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V6.S4
-	WORD $0x6e6c1cc9 // bsl v9.16b, v6.16b, v12.16b
-	MOVW $0x7fc00000, R14
-	VDUP R14, V6.S4
-	WORD $0x6e6d1cca // bsl v10.16b, v6.16b, v13.16b
-	WORD $0x4e3ae463 // fcmeq v3.4s, v3.4s, v26.4s
-	WORD $0x4e3ae484 // fcmeq v4.4s, v4.4s, v26.4s
-	WORD $0x4e3ae4a5 // fcmeq v5.4s, v5.4s, v26.4s
-	WORD $0x4e7e1c06 // bic v6.16b, v0.16b, v30.16b
-	WORD $0x4e7e1c27 // bic v7.16b, v1.16b, v30.16b
-	WORD $0x4e7e1c4b // bic v11.16b, v2.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2ce4c6 // fcmeq v6.4s, v6.4s, v12.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2ce4e7 // fcmeq v7.4s, v7.4s, v12.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2ce56b // fcmeq v11.4s, v11.4s, v12.4s
-	WORD $0x4e261c63 // and v3.16b, v3.16b, v6.16b
-	WORD $0x4e271c84 // and v4.16b, v4.16b, v7.16b
-	WORD $0x4e2b1ca5 // and v5.16b, v5.16b, v11.16b
-	WORD $0x6e681f43 // bsl v3.16b, v26.16b, v8.16b
-	WORD $0x6e691f44 // bsl v4.16b, v26.16b, v9.16b
-	WORD $0x6e6a1f45 // bsl v5.16b, v26.16b, v10.16b
-	WORD $0x4e3fe7e6 // fcmeq v6.4s, v31.4s, v31.4s
-	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
-	WORD $0x4e3fe7e7 // fcmeq v7.4s, v31.4s, v31.4s
-	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
-	WORD $0x4e3fe7e8 // fcmeq v8.4s, v31.4s, v31.4s
-	WORD $0x6e205908 // mvn v8.16b, v8.16b
-	WORD $0x6e631fe6 // bsl v6.16b, v31.16b, v3.16b
-	WORD $0x6e641fe7 // bsl v7.16b, v31.16b, v4.16b
-	WORD $0x6e651fe8 // bsl v8.16b, v31.16b, v5.16b
-	WORD $0x4e3ae7e3 // fcmeq v3.4s, v31.4s, v26.4s
-	WORD $0x4e3ae7e4 // fcmeq v4.4s, v31.4s, v26.4s
-	WORD $0x4e3ae7e5 // fcmeq v5.4s, v31.4s, v26.4s
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e611fe2 // bsl v2.16b, v31.16b, v1.16b
+	WORD $0x4e3ae7e1 // fcmeq v1.4s, v31.4s, v26.4s
 	WORD $0x4e3de400 // fcmeq v0.4s, v0.4s, v29.4s
-	WORD $0x4e3de421 // fcmeq v1.4s, v1.4s, v29.4s
-	WORD $0x4e3de442 // fcmeq v2.4s, v2.4s, v29.4s
-	WORD $0x4ea01c63 // orr v3.16b, v3.16b, v0.16b
-	WORD $0x4ea11c84 // orr v4.16b, v4.16b, v1.16b
-	WORD $0x4ea21ca5 // orr v5.16b, v5.16b, v2.16b
-	WORD $0x6e661f43 // bsl v3.16b, v26.16b, v6.16b
-	WORD $0x6e671f44 // bsl v4.16b, v26.16b, v7.16b
-	WORD $0x6e681f45 // bsl v5.16b, v26.16b, v8.16b
-	FMOVQ F3, 0(R1)
-	FMOVQ F4, 16(R1)
-	FMOVQ F5, 32(R1)
-	ADD $48, R1, R1
-	ADD $48, R2, R2
-	SUB $12, R0, R0
+	WORD $0x4ea01c21 // orr v1.16b, v1.16b, v0.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	FMOVQ F1, 0(R1)
+	FMOVQ 16(R2), F0
+	WORD $0x4e7e1fe1 // bic v1.16b, v31.16b, v30.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
+	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
+	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
+	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
+	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618845 // frintn v5.2d, v2.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
+	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
+	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618843 // frintn v3.2d, v2.2d
+	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
+	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
+	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4ea19803 // frintz v3.4s, v0.4s
+	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
+	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc04 // fmul v4.4s, v0.4s, v4.4s
+	WORD $0x4ea19885 // frintz v5.4s, v4.4s
+	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ebf1fe4 // mov v4.16b, v31.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
+	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
+	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
+	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e611fe2 // bsl v2.16b, v31.16b, v1.16b
+	WORD $0x4e3ae7e1 // fcmeq v1.4s, v31.4s, v26.4s
+	WORD $0x4e3de400 // fcmeq v0.4s, v0.4s, v29.4s
+	WORD $0x4ea01c21 // orr v1.16b, v1.16b, v0.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	FMOVQ F1, 16(R1)
+	FMOVQ 32(R2), F0
+	WORD $0x4e7e1fe1 // bic v1.16b, v31.16b, v30.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
+	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
+	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
+	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
+	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618845 // frintn v5.2d, v2.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
+	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
+	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618843 // frintn v3.2d, v2.2d
+	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
+	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
+	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4ea19803 // frintz v3.4s, v0.4s
+	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
+	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc04 // fmul v4.4s, v0.4s, v4.4s
+	WORD $0x4ea19885 // frintz v5.4s, v4.4s
+	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ebf1fe4 // mov v4.16b, v31.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
+	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
+	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
+	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e611fe2 // bsl v2.16b, v31.16b, v1.16b
+	WORD $0x4e3ae7e1 // fcmeq v1.4s, v31.4s, v26.4s
+	WORD $0x4e3de400 // fcmeq v0.4s, v0.4s, v29.4s
+	WORD $0x4ea01c21 // orr v1.16b, v1.16b, v0.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	FMOVQ F1, 32(R1)
+	FMOVQ 48(R2), F0
+	WORD $0x4e7e1fe1 // bic v1.16b, v31.16b, v30.16b
+	MOVW $0x00800000, R14
+	VDUP R14, V2.S4
+	WORD $0x6ea1e442 // fcmgt v2.4s, v2.4s, v1.4s
+	MOVW $0x4b000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6ee21c23 // bif v3.16b, v1.16b, v2.16b
+	MOVW $0xc1b80000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e7d1c82 // bsl v2.16b, v4.16b, v29.16b
+	MOVW $0x004afb0d, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x6f290464 // ushr v4.4s, v3.4s, #23
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e22d484 // fadd v4.4s, v4.4s, v2.4s
+	MOVW $0x007fffff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
+	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
+	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
+	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
+	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
+	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
+	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
+	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618845 // frintn v5.2d, v2.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
+	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
+	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
+	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
+	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
+	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
+	WORD $0x4e618843 // frintn v3.2d, v2.2d
+	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
+	MOVD $0x3e3e4cf5158b8ec6, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
+	MOVD $0x3e7b5253d395e7c0, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3eb62c0223a5c821, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3eeffcbfc588b0c3, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f2430912f86c786, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3f55d87fe78a6730, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3f83b2ab6fba4e76, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fac6b08d704a0bf, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	MOVD $0x3fcebfbdff82c58e, R14
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
+	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
+	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
+	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
+	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
+	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4ea19803 // frintz v3.4s, v0.4s
+	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
+	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	MOVW $0x3f000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e24dc04 // fmul v4.4s, v0.4s, v4.4s
+	WORD $0x4ea19885 // frintz v5.4s, v4.4s
+	WORD $0x4e24e4a5 // fcmeq v5.4s, v5.4s, v4.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ebf1fe4 // mov v4.16b, v31.16b
+	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
+	WORD $0x4ea434c6 // cmgt v6.4s, v6.4s, v4.4s
+	WORD $0x4e251cc6 // and v6.16b, v6.16b, v5.16b
+	WORD $0x6e3e1c44 // eor v4.16b, v2.16b, v30.16b
+	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
+	MOVW $0xff800000, R14
+	VDUP R14, V4.S4
+	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
+	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e611fe2 // bsl v2.16b, v31.16b, v1.16b
+	WORD $0x4e3ae7e1 // fcmeq v1.4s, v31.4s, v26.4s
+	WORD $0x4e3de400 // fcmeq v0.4s, v0.4s, v29.4s
+	WORD $0x4ea01c21 // orr v1.16b, v1.16b, v0.16b
+	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
+	FMOVQ F1, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
 	B main
 
 tail:
@@ -3789,183 +3969,141 @@ tail:
 	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
 	WORD $0x0e617885 // fcvtl v5.2d, v4.2s
 	WORD $0x4efcd442 // fsub v2.2d, v2.2d, v28.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V6.D2
-	WORD $0x4e66d446 // fadd v6.2d, v2.2d, v6.2d
+	WORD $0x4e77d446 // fadd v6.2d, v2.2d, v23.2d
 	WORD $0x6e66fc42 // fdiv v2.2d, v2.2d, v6.2d
 	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V7.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e66cec7 // fmla v7.2d, v22.2d, v6.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V7.D2
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V7.D2
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V7.D2
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
 	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V8.D2
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
 	WORD $0x4e66cce8 // fmla v8.2d, v7.2d, v6.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V7.D2
-	WORD $0x4e66cd07 // fmla v7.2d, v8.2d, v6.2d
-	WORD $0x4e67cc45 // fmla v5.2d, v2.2d, v7.2d
+	WORD $0x4e68cc45 // fmla v5.2d, v2.2d, v8.2d
 	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x4e66e442 // fcmeq v2.2d, v2.2d, v6.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V6.D2
-	WORD $0x6e651cc2 // bsl v2.16b, v6.16b, v5.16b
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e651d82 // bsl v2.16b, v12.16b, v5.16b
 	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
 	WORD $0x4e7be4a5 // fcmeq v5.2d, v5.2d, v27.2d
 	WORD $0x6e621f65 // bsl v5.16b, v27.16b, v2.16b
 	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
 	WORD $0x6e65dc42 // fmul v2.2d, v2.2d, v5.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V5.D2
-	WORD $0x4e65f442 // fmax v2.2d, v2.2d, v5.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V5.D2
-	WORD $0x4ee5f442 // fmin v2.2d, v2.2d, v5.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
 	WORD $0x4e618845 // frintn v5.2d, v2.2d
 	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V6.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cd26 // fmla v6.2d, v9.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V7.D2
-	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	VDUP R14, V6.D2
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V7.D2
 	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
+	MOVD $0x3fcebfbdff82c58e, R14
 	VDUP R14, V6.D2
 	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
-	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
 	WORD $0x4e62ccc7 // fmla v7.2d, v6.2d, v2.2d
+	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
+	WORD $0x4e62cce6 // fmla v6.2d, v7.2d, v2.2d
 	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
 	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
 	WORD $0x4efcd463 // fsub v3.2d, v3.2d, v28.2d
-	MOVD $0x4000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x4e62d462 // fadd v2.2d, v3.2d, v2.2d
+	WORD $0x4e77d462 // fadd v2.2d, v3.2d, v23.2d
 	WORD $0x6e62fc63 // fdiv v3.2d, v3.2d, v2.2d
 	WORD $0x6e63dc62 // fmul v2.2d, v3.2d, v3.2d
-	MOVD $0x3fc5b9ac9b743f0d, R14
-	VDUP R14, V6.D2
-	MOVD $0x3fc89f3b1694cffe, R14
-	VDUP R14, V8.D2
-	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
-	MOVD $0x3fcc68f568d31761, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
-	MOVD $0x3fd0c9a84994022d, R14
-	VDUP R14, V8.D2
-	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
-	MOVD $0x3fd484b13d7c02a9, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
-	MOVD $0x3fda61762a7aded9, R14
-	VDUP R14, V8.D2
-	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
-	MOVD $0x3fe2776c50ef9bff, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
-	MOVD $0x3feec709dc3a03fd, R14
-	VDUP R14, V8.D2
-	WORD $0x4e62ccc8 // fmla v8.2d, v6.2d, v2.2d
-	MOVD $0x40071547652b82fe, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cd06 // fmla v6.2d, v8.2d, v2.2d
-	WORD $0x4e66cc64 // fmla v4.2d, v3.2d, v6.2d
+	WORD $0x4eb51ea7 // mov v7.16b, v21.16b
+	WORD $0x4e62cec7 // fmla v7.2d, v22.2d, v2.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eb11e27 // mov v7.16b, v17.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x4e62cd07 // fmla v7.2d, v8.2d, v2.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e62cce8 // fmla v8.2d, v7.2d, v2.2d
+	WORD $0x4e68cc64 // fmla v4.2d, v3.2d, v8.2d
 	WORD $0x4e617822 // fcvtl2 v2.2d, v1.4s
-	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
-	WORD $0x4e63e442 // fcmeq v2.2d, v2.2d, v3.2d
-	MOVD $0xfff0000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x6e641c62 // bsl v2.16b, v3.16b, v4.16b
+	WORD $0x4e6de442 // fcmeq v2.2d, v2.2d, v13.2d
+	WORD $0x6e641d82 // bsl v2.16b, v12.16b, v4.16b
 	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
 	WORD $0x4e7be463 // fcmeq v3.2d, v3.2d, v27.2d
 	WORD $0x6e621f63 // bsl v3.16b, v27.16b, v2.16b
 	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
 	WORD $0x6e63dc42 // fmul v2.2d, v2.2d, v3.2d
-	MOVD $0xc064000000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x4e63f442 // fmax v2.2d, v2.2d, v3.2d
-	MOVD $0x4060400000000000, R14
-	VDUP R14, V3.D2
-	WORD $0x4ee3f442 // fmin v2.2d, v2.2d, v3.2d
+	WORD $0x4e6bf442 // fmax v2.2d, v2.2d, v11.2d
+	WORD $0x4eeaf442 // fmin v2.2d, v2.2d, v10.2d
 	WORD $0x4e618843 // frintn v3.2d, v2.2d
 	WORD $0x4ee3d442 // fsub v2.2d, v2.2d, v3.2d
-	MOVD $0x3dfe8cac7351bb20, R14
-	VDUP R14, V4.D2
 	MOVD $0x3e3e4cf5158b8ec6, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cd24 // fmla v4.2d, v9.2d, v2.2d
 	MOVD $0x3e7b5253d395e7c0, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3eb62c0223a5c821, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3eeffcbfc588b0c3, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3f2430912f86c786, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3f55d87fe78a6730, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3f83b2ab6fba4e76, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	VDUP R14, V4.D2
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	MOVD $0x3fac6b08d704a0bf, R14
-	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
 	MOVD $0x3fcebfbdff82c58e, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
-	MOVD $0x3fe62e42fefa39ef, R14
 	VDUP R14, V4.D2
-	WORD $0x4e62ccc4 // fmla v4.2d, v6.2d, v2.2d
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e62cc86 // fmla v6.2d, v4.2d, v2.2d
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
+	MOVD $0x3fe62e42fefa39ef, R14
+	VDUP R14, V7.D2
+	WORD $0x4e62cc87 // fmla v7.2d, v4.2d, v2.2d
+	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
+	WORD $0x4e62cce4 // fmla v4.2d, v7.2d, v2.2d
 	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
 	WORD $0x4e616865 // fcvtn2 v5.4s, v3.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e6168c7 // fcvtn2 v7.4s, v6.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616886 // fcvtn2 v6.4s, v4.2d
 	WORD $0x4e25e4a2 // fcmeq v2.4s, v5.4s, v5.4s
 	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6ea21fa5 // bit v5.16b, v29.16b, v2.16b
@@ -3973,20 +4111,18 @@ tail:
 	WORD $0x4f3f04a3 // sshr v3.4s, v5.4s, #1
 	WORD $0x4eb98464 // add v4.4s, v3.4s, v25.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x6e24dce7 // fmul v7.4s, v7.4s, v4.4s
+	WORD $0x6e24dcc6 // fmul v6.4s, v6.4s, v4.4s
 	WORD $0x6ea384a5 // sub v5.4s, v5.4s, v3.4s
 	WORD $0x4eb984a5 // add v5.4s, v5.4s, v25.4s
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6e25dcc6 // fmul v6.4s, v6.4s, v5.4s
 	MOVW $0x7fc00000, R14
 	VDUP R14, V3.S4
-	WORD $0x6e671c62 // bsl v2.16b, v3.16b, v7.16b
+	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
 	WORD $0x4ea19803 // frintz v3.4s, v0.4s
 	WORD $0x4e20e463 // fcmeq v3.4s, v3.4s, v0.4s
 	WORD $0x4e7e1c04 // bic v4.16b, v0.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V5.S4
-	WORD $0x6ea4e4a4 // fcmgt v4.4s, v5.4s, v4.4s
+	WORD $0x6ea4e704 // fcmgt v4.4s, v24.4s, v4.4s
 	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
 	MOVW $0x3f000000, R14
 	VDUP R14, V4.S4
@@ -4003,9 +4139,7 @@ tail:
 	WORD $0x6e621c86 // bsl v6.16b, v4.16b, v2.16b
 	WORD $0x6e205863 // mvn v3.16b, v3.16b
 	WORD $0x4e7e1c02 // bic v2.16b, v0.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V4.S4
-	WORD $0x6ea2e482 // fcmgt v2.4s, v4.4s, v2.4s
+	WORD $0x6ea2e702 // fcmgt v2.4s, v24.4s, v2.4s
 	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
 	WORD $0x6ebfe7a2 // fcmgt v2.4s, v29.4s, v31.4s
 	MOVW $0xff800000, R14
@@ -4018,9 +4152,7 @@ tail:
 	WORD $0x6e661c62 // bsl v2.16b, v3.16b, v6.16b
 	WORD $0x4e3ae421 // fcmeq v1.4s, v1.4s, v26.4s
 	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24e463 // fcmeq v3.4s, v3.4s, v4.4s
+	WORD $0x4e38e463 // fcmeq v3.4s, v3.4s, v24.4s
 	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
 	WORD $0x6e621f41 // bsl v1.16b, v26.16b, v2.16b
 	WORD $0x4e3fe7e2 // fcmeq v2.4s, v31.4s, v31.4s
@@ -7637,515 +7769,48 @@ TEXT ·erfF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V29.S4
 	MOVW $0x3f000000, R14
 	VDUP R14, V28.S4
+	WORD $0x6e3b1f7b // eor v27.16b, v27.16b, v27.16b
+	MOVW $0x0000007f, R14
+	VDUP R14, V26.S4
+	MOVW $0x40800000, R14
+	VDUP R14, V25.S4
+	MOVW $0xbda42115, R14
+	VDUP R14, V24.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V23.S4
+	MOVW $0xbef4775c, R14
+	VDUP R14, V22.S4
+	MOVW $0xbecb1327, R14
+	VDUP R14, V21.S4
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V20.S4
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V19.S4
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V18.S4
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V17.S4
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V16.S4
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V15.S4
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V14.S4
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V13.S4
+	MOVW $0x42dc8000, R14
+	VDUP R14, V12.S4
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V11.S4
+	MOVW $0x42b20000, R14
+	VDUP R14, V10.S4
 
 main:
-	CMP $12, R0
+	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 16(R2), F1
-	FMOVQ 32(R2), F2
-	WORD $0x4e7e1c03 // bic v3.16b, v0.16b, v30.16b
-	WORD $0x4e7e1c24 // bic v4.16b, v1.16b, v30.16b
-	WORD $0x4e7e1c45 // bic v5.16b, v2.16b, v30.16b
-	MOVW $0x40800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6f463 // fmin v3.4s, v3.4s, v6.4s
-	MOVW $0x40800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
-	MOVW $0x40800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6f4a5 // fmin v5.4s, v5.4s, v6.4s
-	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
-	WORD $0x6e24dc87 // fmul v7.4s, v4.4s, v4.4s
-	WORD $0x6e25dca8 // fmul v8.4s, v5.4s, v5.4s
-	WORD $0x6e3e1cc9 // eor v9.16b, v6.16b, v30.16b
-	WORD $0x6e3e1cea // eor v10.16b, v7.16b, v30.16b
-	WORD $0x6e3e1d0b // eor v11.16b, v8.16b, v30.16b
-	WORD $0x4e23cc69 // fmla v9.4s, v3.4s, v3.4s
-	WORD $0x4e24cc8a // fmla v10.4s, v4.4s, v4.4s
-	WORD $0x4e25ccab // fmla v11.4s, v5.4s, v5.4s
-	WORD $0x4ebdf46c // fmin v12.4s, v3.4s, v29.4s
-	WORD $0x4ebdf48d // fmin v13.4s, v4.4s, v29.4s
-	WORD $0x4ebdf4ae // fmin v14.4s, v5.4s, v29.4s
-	WORD $0x4ebf1fef // mov v15.16b, v31.16b
-	WORD $0x4e3ccd8f // fmla v15.4s, v12.4s, v28.4s
-	WORD $0x4ebf1fec // mov v12.16b, v31.16b
-	WORD $0x4e3ccdac // fmla v12.4s, v13.4s, v28.4s
-	WORD $0x4ebf1fed // mov v13.16b, v31.16b
-	WORD $0x4e3ccdcd // fmla v13.4s, v14.4s, v28.4s
-	WORD $0x6e2fffef // fdiv v15.4s, v31.4s, v15.4s
-	WORD $0x6e2cffec // fdiv v12.4s, v31.4s, v12.4s
-	WORD $0x6e2dffed // fdiv v13.4s, v31.4s, v13.4s
-	MOVW $0xbda42115, R14
-	VDUP R14, V14.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2fcdd0 // fmla v16.4s, v14.4s, v15.4s
-	MOVW $0xbda42115, R14
-	VDUP R14, V14.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2ccdd1 // fmla v17.4s, v14.4s, v12.4s
-	MOVW $0xbda42115, R14
-	VDUP R14, V14.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
-	MOVW $0xbef4775c, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
-	MOVW $0xbef4775c, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
-	MOVW $0xbef4775c, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
-	MOVW $0xbecb1327, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
-	MOVW $0xbecb1327, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
-	MOVW $0xbecb1327, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2fce51 // fmla v17.4s, v18.4s, v15.4s
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2ccdd2 // fmla v18.4s, v14.4s, v12.4s
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2dce0e // fmla v14.4s, v16.4s, v13.4s
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2fce30 // fmla v16.4s, v17.4s, v15.4s
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2fce51 // fmla v17.4s, v18.4s, v15.4s
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2ccdd2 // fmla v18.4s, v14.4s, v12.4s
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2dce0e // fmla v14.4s, v16.4s, v13.4s
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2fce30 // fmla v16.4s, v17.4s, v15.4s
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2cce51 // fmla v17.4s, v18.4s, v12.4s
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2dcdd2 // fmla v18.4s, v14.4s, v13.4s
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2fce0e // fmla v14.4s, v16.4s, v15.4s
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2cce30 // fmla v16.4s, v17.4s, v12.4s
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V17.S4
-	WORD $0x4e2dce51 // fmla v17.4s, v18.4s, v13.4s
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V18.S4
-	WORD $0x4e2fcdd2 // fmla v18.4s, v14.4s, v15.4s
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2cce0e // fmla v14.4s, v16.4s, v12.4s
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V16.S4
-	WORD $0x4e2dce30 // fmla v16.4s, v17.4s, v13.4s
-	MOVW $0x42dc8000, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb1f4c6 // fmin v6.4s, v6.4s, v17.4s
-	MOVW $0x42dc8000, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb1f4e7 // fmin v7.4s, v7.4s, v17.4s
-	MOVW $0x42dc8000, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb1f508 // fmin v8.4s, v8.4s, v17.4s
-	WORD $0x6e3e1cc6 // eor v6.16b, v6.16b, v30.16b
-	WORD $0x6e3e1ce7 // eor v7.16b, v7.16b, v30.16b
-	WORD $0x6e3e1d08 // eor v8.16b, v8.16b, v30.16b
-	WORD $0x4e32d4d1 // fadd v17.4s, v6.4s, v18.4s
-	WORD $0x4e2ed4f3 // fadd v19.4s, v7.4s, v14.4s
-	WORD $0x4e30d514 // fadd v20.4s, v8.4s, v16.4s
-	WORD $0x4ea6d635 // fsub v21.4s, v17.4s, v6.4s
-	WORD $0x4ea7d676 // fsub v22.4s, v19.4s, v7.4s
-	WORD $0x4ea8d697 // fsub v23.4s, v20.4s, v8.4s
-	WORD $0x4eb5d638 // fsub v24.4s, v17.4s, v21.4s
-	WORD $0x4eb6d679 // fsub v25.4s, v19.4s, v22.4s
-	WORD $0x4eb7d69a // fsub v26.4s, v20.4s, v23.4s
-	WORD $0x4eb8d4c6 // fsub v6.4s, v6.4s, v24.4s
-	WORD $0x4eb9d4e7 // fsub v7.4s, v7.4s, v25.4s
-	WORD $0x4ebad508 // fsub v8.4s, v8.4s, v26.4s
-	WORD $0x4eb5d652 // fsub v18.4s, v18.4s, v21.4s
-	WORD $0x4eb6d5ce // fsub v14.4s, v14.4s, v22.4s
-	WORD $0x4eb7d610 // fsub v16.4s, v16.4s, v23.4s
-	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
-	WORD $0x4e2ed4e7 // fadd v7.4s, v7.4s, v14.4s
-	WORD $0x4e30d508 // fadd v8.4s, v8.4s, v16.4s
-	WORD $0x4ea9d4c6 // fsub v6.4s, v6.4s, v9.4s
-	WORD $0x4eaad4e7 // fsub v7.4s, v7.4s, v10.4s
-	WORD $0x4eabd508 // fsub v8.4s, v8.4s, v11.4s
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29f631 // fmax v17.4s, v17.4s, v9.4s
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29f673 // fmax v19.4s, v19.4s, v9.4s
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V9.S4
-	WORD $0x4e29f694 // fmax v20.4s, v20.4s, v9.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea9f631 // fmin v17.4s, v17.4s, v9.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea9f673 // fmin v19.4s, v19.4s, v9.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea9f694 // fmin v20.4s, v20.4s, v9.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V9.S4
-	WORD $0x6e29de29 // fmul v9.4s, v17.4s, v9.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V10.S4
-	WORD $0x6e2ade6a // fmul v10.4s, v19.4s, v10.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V11.S4
-	WORD $0x6e2bde8b // fmul v11.4s, v20.4s, v11.4s
-	WORD $0x4e218929 // frintn v9.4s, v9.4s
-	WORD $0x4e21894a // frintn v10.4s, v10.4s
-	WORD $0x4e21896b // frintn v11.4s, v11.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd31 // fmls v17.4s, v9.4s, v14.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd53 // fmls v19.4s, v10.4s, v14.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd74 // fmls v20.4s, v11.4s, v14.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd31 // fmls v17.4s, v9.4s, v14.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd53 // fmls v19.4s, v10.4s, v14.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V14.S4
-	WORD $0x4eaecd74 // fmls v20.4s, v11.4s, v14.4s
-	WORD $0x4e31d7ee // fadd v14.4s, v31.4s, v17.4s
-	WORD $0x4e33d7f0 // fadd v16.4s, v31.4s, v19.4s
-	WORD $0x4e34d7f2 // fadd v18.4s, v31.4s, v20.4s
-	WORD $0x4ebfd5d5 // fsub v21.4s, v14.4s, v31.4s
-	WORD $0x4ebfd616 // fsub v22.4s, v16.4s, v31.4s
-	WORD $0x4ebfd657 // fsub v23.4s, v18.4s, v31.4s
-	WORD $0x4eb5d635 // fsub v21.4s, v17.4s, v21.4s
-	WORD $0x4eb6d676 // fsub v22.4s, v19.4s, v22.4s
-	WORD $0x4eb7d697 // fsub v23.4s, v20.4s, v23.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V24.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V25.S4
-	WORD $0x4e31cf19 // fmla v25.4s, v24.4s, v17.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V24.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V26.S4
-	WORD $0x4e33cf1a // fmla v26.4s, v24.4s, v19.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V24.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V27.S4
-	WORD $0x4e34cf1b // fmla v27.4s, v24.4s, v20.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V24.S4
-	WORD $0x4e31cf38 // fmla v24.4s, v25.4s, v17.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V25.S4
-	WORD $0x4e33cf59 // fmla v25.4s, v26.4s, v19.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V26.S4
-	WORD $0x4e34cf7a // fmla v26.4s, v27.4s, v20.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V27.S4
-	WORD $0x4e31cf1b // fmla v27.4s, v24.4s, v17.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V24.S4
-	WORD $0x4e33cf38 // fmla v24.4s, v25.4s, v19.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V25.S4
-	WORD $0x4e34cf59 // fmla v25.4s, v26.4s, v20.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V26.S4
-	WORD $0x4e31cf7a // fmla v26.4s, v27.4s, v17.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V27.S4
-	WORD $0x4e33cf1b // fmla v27.4s, v24.4s, v19.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V24.S4
-	WORD $0x4e34cf38 // fmla v24.4s, v25.4s, v20.4s
-	WORD $0x4ebc1f99 // mov v25.16b, v28.16b
-	WORD $0x4e31cf59 // fmla v25.4s, v26.4s, v17.4s
-	WORD $0x4ebc1f9a // mov v26.16b, v28.16b
-	WORD $0x4e33cf7a // fmla v26.4s, v27.4s, v19.4s
-	WORD $0x4ebc1f9b // mov v27.16b, v28.16b
-	WORD $0x4e34cf1b // fmla v27.4s, v24.4s, v20.4s
-	WORD $0x6e31de31 // fmul v17.4s, v17.4s, v17.4s
-	WORD $0x6e33de73 // fmul v19.4s, v19.4s, v19.4s
-	WORD $0x6e34de94 // fmul v20.4s, v20.4s, v20.4s
-	WORD $0x4e31cf35 // fmla v21.4s, v25.4s, v17.4s
-	WORD $0x4e33cf56 // fmla v22.4s, v26.4s, v19.4s
-	WORD $0x4e34cf77 // fmla v23.4s, v27.4s, v20.4s
-	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
-	WORD $0x4e36d610 // fadd v16.4s, v16.4s, v22.4s
-	WORD $0x4e37d652 // fadd v18.4s, v18.4s, v23.4s
-	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
-	WORD $0x4e27ce10 // fmla v16.4s, v16.4s, v7.4s
-	WORD $0x4e28ce52 // fmla v18.4s, v18.4s, v8.4s
-	WORD $0x6e2eddef // fmul v15.4s, v15.4s, v14.4s
-	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
-	WORD $0x6e32ddad // fmul v13.4s, v13.4s, v18.4s
-	WORD $0x6ebde466 // fcmgt v6.4s, v3.4s, v29.4s
-	WORD $0x6ebde487 // fcmgt v7.4s, v4.4s, v29.4s
-	WORD $0x6ebde4a8 // fcmgt v8.4s, v5.4s, v29.4s
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	WORD $0x6e6f1dc6 // bsl v6.16b, v14.16b, v15.16b
-	WORD $0x6e2e1dce // eor v14.16b, v14.16b, v14.16b
-	WORD $0x6e6c1dc7 // bsl v7.16b, v14.16b, v12.16b
-	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
-	WORD $0x6e6d1d88 // bsl v8.16b, v12.16b, v13.16b
-	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
-	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
-	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
-	WORD $0x4f3f052c // sshr v12.4s, v9.4s, #1
-	WORD $0x4f3f054d // sshr v13.4s, v10.4s, #1
-	WORD $0x4f3f056e // sshr v14.4s, v11.4s, #1
-	MOVW $0x0000007f, R14
-	VDUP R14, V15.S4
-	WORD $0x4eaf858f // add v15.4s, v12.4s, v15.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V16.S4
-	WORD $0x4eb085b0 // add v16.4s, v13.4s, v16.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb185d1 // add v17.4s, v14.4s, v17.4s
-	WORD $0x4f3755ef // shl v15.4s, v15.4s, #23
-	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
-	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
-	WORD $0x6e2fdcc6 // fmul v6.4s, v6.4s, v15.4s
-	WORD $0x6e30dce7 // fmul v7.4s, v7.4s, v16.4s
-	WORD $0x6e31dd08 // fmul v8.4s, v8.4s, v17.4s
-	WORD $0x6eac8529 // sub v9.4s, v9.4s, v12.4s
-	WORD $0x6ead854a // sub v10.4s, v10.4s, v13.4s
-	WORD $0x6eae856b // sub v11.4s, v11.4s, v14.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac8529 // add v9.4s, v9.4s, v12.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac854a // add v10.4s, v10.4s, v12.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac856b // add v11.4s, v11.4s, v12.4s
-	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
-	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
-	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
-	WORD $0x6e29dcc6 // fmul v6.4s, v6.4s, v9.4s
-	WORD $0x6e2adce7 // fmul v7.4s, v7.4s, v10.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x4ea6d7e6 // fsub v6.4s, v31.4s, v6.4s
-	WORD $0x4ea7d7e7 // fsub v7.4s, v31.4s, v7.4s
-	WORD $0x4ea8d7e8 // fsub v8.4s, v31.4s, v8.4s
-	WORD $0x4e7e1cc6 // bic v6.16b, v6.16b, v30.16b
-	WORD $0x4e7e1ce7 // bic v7.16b, v7.16b, v30.16b
-	WORD $0x4e7e1d08 // bic v8.16b, v8.16b, v30.16b
-	WORD $0x4e3e1c09 // and v9.16b, v0.16b, v30.16b
-	WORD $0x4e3e1c2a // and v10.16b, v1.16b, v30.16b
-	WORD $0x4e3e1c4b // and v11.16b, v2.16b, v30.16b
-	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
-	WORD $0x4eaa1ce7 // orr v7.16b, v7.16b, v10.16b
-	WORD $0x4eab1d08 // orr v8.16b, v8.16b, v11.16b
-	WORD $0x6ea3e7e3 // fcmgt v3.4s, v31.4s, v3.4s
-	WORD $0x6ea4e7e4 // fcmgt v4.4s, v31.4s, v4.4s
-	WORD $0x6ea5e7e5 // fcmgt v5.4s, v31.4s, v5.4s
-	WORD $0x6e20dc09 // fmul v9.4s, v0.4s, v0.4s
-	WORD $0x6e21dc2a // fmul v10.4s, v1.4s, v1.4s
-	WORD $0x6e22dc4b // fmul v11.4s, v2.4s, v2.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V12.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V13.S4
-	WORD $0x4e29cd8d // fmla v13.4s, v12.4s, v9.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V12.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2acd8e // fmla v14.4s, v12.4s, v10.4s
-	MOVW $0xb0a8eb8c, R14
-	VDUP R14, V12.S4
-	MOVW $0x327e62b9, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2bcd8f // fmla v15.4s, v12.4s, v11.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V12.S4
-	WORD $0x4e29cdac // fmla v12.4s, v13.4s, v9.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V13.S4
-	WORD $0x4e2acdcd // fmla v13.4s, v14.4s, v10.4s
-	MOVW $0xb42fba17, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2bcdee // fmla v14.4s, v15.4s, v11.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V15.S4
-	WORD $0x4e29cd8f // fmla v15.4s, v12.4s, v9.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2acdac // fmla v12.4s, v13.4s, v10.4s
-	MOVW $0x35dcf365, R14
-	VDUP R14, V13.S4
-	WORD $0x4e2bcdcd // fmla v13.4s, v14.4s, v11.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V14.S4
-	WORD $0x4e29cdee // fmla v14.4s, v15.4s, v9.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2acd8f // fmla v15.4s, v12.4s, v10.4s
-	MOVW $0xb77a692e, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2bcdac // fmla v12.4s, v13.4s, v11.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V13.S4
-	WORD $0x4e29cdcd // fmla v13.4s, v14.4s, v9.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2acdee // fmla v14.4s, v15.4s, v10.4s
-	MOVW $0x38fcd193, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2bcd8f // fmla v15.4s, v12.4s, v11.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V12.S4
-	WORD $0x4e29cdac // fmla v12.4s, v13.4s, v9.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V13.S4
-	WORD $0x4e2acdcd // fmla v13.4s, v14.4s, v10.4s
-	MOVW $0xba6016da, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2bcdee // fmla v14.4s, v15.4s, v11.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V15.S4
-	WORD $0x4e29cd8f // fmla v15.4s, v12.4s, v9.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2acdac // fmla v12.4s, v13.4s, v10.4s
-	MOVW $0x3bab2de7, R14
-	VDUP R14, V13.S4
-	WORD $0x4e2bcdcd // fmla v13.4s, v14.4s, v11.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V14.S4
-	WORD $0x4e29cdee // fmla v14.4s, v15.4s, v9.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2acd8f // fmla v15.4s, v12.4s, v10.4s
-	MOVW $0xbcdc1672, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2bcdac // fmla v12.4s, v13.4s, v11.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V13.S4
-	WORD $0x4e29cdcd // fmla v13.4s, v14.4s, v9.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2acdee // fmla v14.4s, v15.4s, v10.4s
-	MOVW $0x3de71791, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2bcd8f // fmla v15.4s, v12.4s, v11.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V12.S4
-	WORD $0x4e29cdac // fmla v12.4s, v13.4s, v9.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V13.S4
-	WORD $0x4e2acdcd // fmla v13.4s, v14.4s, v10.4s
-	MOVW $0xbec093a3, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2bcdee // fmla v14.4s, v15.4s, v11.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2ccd2f // fmla v15.4s, v9.4s, v12.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V9.S4
-	WORD $0x4e2dcd49 // fmla v9.4s, v10.4s, v13.4s
-	MOVW $0xb37bd649, R14
-	VDUP R14, V10.S4
-	WORD $0x4e2ecd6a // fmla v10.4s, v11.4s, v14.4s
-	WORD $0x6e2fdc0f // fmul v15.4s, v0.4s, v15.4s
-	WORD $0x6e29dc29 // fmul v9.4s, v1.4s, v9.4s
-	WORD $0x6e2adc4a // fmul v10.4s, v2.4s, v10.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V11.S4
-	WORD $0x4e2bcc0f // fmla v15.4s, v0.4s, v11.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V11.S4
-	WORD $0x4e2bcc29 // fmla v9.4s, v1.4s, v11.4s
-	MOVW $0x3f906ebb, R14
-	VDUP R14, V11.S4
-	WORD $0x4e2bcc4a // fmla v10.4s, v2.4s, v11.4s
-	WORD $0x6e2b1d6b // eor v11.16b, v11.16b, v11.16b
-	WORD $0x4e2be40b // fcmeq v11.4s, v0.4s, v11.4s
-	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
-	WORD $0x4e2ce42c // fcmeq v12.4s, v1.4s, v12.4s
-	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
-	WORD $0x4e2de44d // fcmeq v13.4s, v2.4s, v13.4s
-	WORD $0x6e6f1c0b // bsl v11.16b, v0.16b, v15.16b
-	WORD $0x6e691c2c // bsl v12.16b, v1.16b, v9.16b
-	WORD $0x6e6a1c4d // bsl v13.16b, v2.16b, v10.16b
-	WORD $0x6e661d63 // bsl v3.16b, v11.16b, v6.16b
-	WORD $0x6e671d84 // bsl v4.16b, v12.16b, v7.16b
-	WORD $0x6e681da5 // bsl v5.16b, v13.16b, v8.16b
-	FMOVQ F3, 0(R1)
-	FMOVQ F4, 16(R1)
-	FMOVQ F5, 32(R1)
-	ADD $48, R1, R1
-	ADD $48, R2, R2
-	SUB $12, R0, R0
-	B main
-
-tail:
-	CMP $4, R0
-	BLT done
-	FMOVQ 0(R2), F0
 	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
-	MOVW $0x40800000, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea2f421 // fmin v1.4s, v1.4s, v2.4s
+	WORD $0x4eb9f421 // fmin v1.4s, v1.4s, v25.4s
 	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
 	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
 	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
@@ -8153,106 +7818,82 @@ tail:
 	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
 	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
 	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
-	MOVW $0xbda42115, R14
-	VDUP R14, V4.S4
-	MOVW $0x3ebd9c10, R14
-	VDUP R14, V6.S4
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0xbef4775c, R14
-	VDUP R14, V4.S4
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0xbecb1327, R14
-	VDUP R14, V6.S4
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x3fd841f8, R14
-	VDUP R14, V4.S4
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0xbfdb9117, R14
-	VDUP R14, V6.S4
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x3f41be1b, R14
-	VDUP R14, V4.S4
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0xbecde7dc, R14
-	VDUP R14, V6.S4
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x3e1eb95d, R14
-	VDUP R14, V4.S4
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0x3ebacbc3, R14
-	VDUP R14, V6.S4
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
 	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x3f801ad7, R14
-	VDUP R14, V4.S4
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
 	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
-	MOVW $0xbfa1fd3d, R14
-	VDUP R14, V6.S4
-	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
-	MOVW $0x42dc8000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4f442 // fmin v2.4s, v2.4s, v4.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
 	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
-	WORD $0x4e26d444 // fadd v4.4s, v2.4s, v6.4s
-	WORD $0x4ea2d487 // fsub v7.4s, v4.4s, v2.4s
-	WORD $0x4ea7d488 // fsub v8.4s, v4.4s, v7.4s
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
 	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
-	WORD $0x4ea7d4c6 // fsub v6.4s, v6.4s, v7.4s
-	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
 	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
-	MOVW $0xc2dc0000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23f484 // fmax v4.4s, v4.4s, v3.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V3.S4
-	WORD $0x4ea3f484 // fmin v4.4s, v4.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
 	MOVW $0x3fb8aa3b, R14
 	VDUP R14, V3.S4
-	WORD $0x6e23dc83 // fmul v3.4s, v4.4s, v3.4s
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
 	WORD $0x4e218863 // frintn v3.4s, v3.4s
 	MOVW $0x3f318000, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6cc64 // fmls v4.4s, v3.4s, v6.4s
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
 	MOVW $0xb95e8083, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6cc64 // fmls v4.4s, v3.4s, v6.4s
-	WORD $0x4e24d7e6 // fadd v6.4s, v31.4s, v4.4s
-	WORD $0x4ebfd4c7 // fsub v7.4s, v6.4s, v31.4s
-	WORD $0x4ea7d487 // fsub v7.4s, v4.4s, v7.4s
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
+	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
 	MOVW $0x39506967, R14
 	VDUP R14, V8.S4
 	MOVW $0x3ab743ce, R14
 	VDUP R14, V9.S4
-	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
 	MOVW $0x3c088908, R14
 	VDUP R14, V8.S4
-	WORD $0x4e24cd28 // fmla v8.4s, v9.4s, v4.4s
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
 	MOVW $0x3d2aa9c1, R14
 	VDUP R14, V9.S4
-	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
 	MOVW $0x3e2aaaaa, R14
 	VDUP R14, V8.S4
-	WORD $0x4e24cd28 // fmla v8.4s, v9.4s, v4.4s
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
 	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
-	WORD $0x4e24cd09 // fmla v9.4s, v8.4s, v4.4s
-	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
-	WORD $0x4e24cd27 // fmla v7.4s, v9.4s, v4.4s
-	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
-	WORD $0x4e22ccc6 // fmla v6.4s, v6.4s, v2.4s
-	WORD $0x6e26dca5 // fmul v5.4s, v5.4s, v6.4s
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
 	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x6e651c82 // bsl v2.16b, v4.16b, v5.16b
+	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
 	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
 	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
-	MOVW $0x0000007f, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea58485 // add v5.4s, v4.4s, v5.4s
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
 	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
 	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
-	MOVW $0x0000007f, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea48463 // add v3.4s, v3.4s, v4.4s
+	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
 	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
 	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
 	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
@@ -8300,8 +7941,563 @@ tail:
 	MOVW $0x3f906ebb, R14
 	VDUP R14, V3.S4
 	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
-	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
-	WORD $0x4e23e403 // fcmeq v3.4s, v0.4s, v3.4s
+	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
+	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	FMOVQ F1, 0(R1)
+	FMOVQ 16(R2), F0
+	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	WORD $0x4eb9f421 // fmin v1.4s, v1.4s, v25.4s
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
+	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
+	WORD $0x4ebdf424 // fmin v4.4s, v1.4s, v29.4s
+	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
+	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
+	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
+	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
+	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
+	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
+	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
+	WORD $0x4e3e1c03 // and v3.16b, v0.16b, v30.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
+	WORD $0x6e20dc03 // fmul v3.4s, v0.4s, v0.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V4.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
+	WORD $0x6e25dc05 // fmul v5.4s, v0.4s, v5.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
+	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
+	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	FMOVQ F1, 16(R1)
+	FMOVQ 32(R2), F0
+	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	WORD $0x4eb9f421 // fmin v1.4s, v1.4s, v25.4s
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
+	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
+	WORD $0x4ebdf424 // fmin v4.4s, v1.4s, v29.4s
+	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
+	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
+	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
+	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
+	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
+	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
+	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
+	WORD $0x4e3e1c03 // and v3.16b, v0.16b, v30.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
+	WORD $0x6e20dc03 // fmul v3.4s, v0.4s, v0.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V4.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
+	WORD $0x6e25dc05 // fmul v5.4s, v0.4s, v5.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
+	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
+	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	FMOVQ F1, 32(R1)
+	FMOVQ 48(R2), F0
+	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	WORD $0x4eb9f421 // fmin v1.4s, v1.4s, v25.4s
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
+	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
+	WORD $0x4ebdf424 // fmin v4.4s, v1.4s, v29.4s
+	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
+	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
+	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
+	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
+	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
+	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
+	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
+	WORD $0x4e3e1c03 // and v3.16b, v0.16b, v30.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
+	WORD $0x6e20dc03 // fmul v3.4s, v0.4s, v0.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V4.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
+	WORD $0x6e25dc05 // fmul v5.4s, v0.4s, v5.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
+	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
+	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	FMOVQ F1, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x4e7e1c01 // bic v1.16b, v0.16b, v30.16b
+	WORD $0x4eb9f421 // fmin v1.4s, v1.4s, v25.4s
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x6e3e1c43 // eor v3.16b, v2.16b, v30.16b
+	WORD $0x4e21cc23 // fmla v3.4s, v1.4s, v1.4s
+	WORD $0x4ebdf424 // fmin v4.4s, v1.4s, v29.4s
+	WORD $0x4ebf1fe5 // mov v5.16b, v31.16b
+	WORD $0x4e3ccc85 // fmla v5.4s, v4.4s, v28.4s
+	WORD $0x6e25ffe5 // fdiv v5.4s, v31.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3e1c42 // eor v2.16b, v2.16b, v30.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7e4 // fadd v4.4s, v31.4s, v6.4s
+	WORD $0x4ebfd487 // fsub v7.4s, v4.4s, v31.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebc1f89 // mov v9.16b, v28.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6ebde422 // fcmgt v2.4s, v1.4s, v29.4s
+	WORD $0x6e651f62 // bsl v2.16b, v27.16b, v5.16b
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4eba8485 // add v5.4s, v4.4s, v26.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc42 // fmul v2.4s, v2.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4eba8463 // add v3.4s, v3.4s, v26.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc42 // fmul v2.4s, v2.4s, v3.4s
+	WORD $0x4ea2d7e2 // fsub v2.4s, v31.4s, v2.4s
+	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
+	WORD $0x4e3e1c03 // and v3.16b, v0.16b, v30.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea1e7e1 // fcmgt v1.4s, v31.4s, v1.4s
+	WORD $0x6e20dc03 // fmul v3.4s, v0.4s, v0.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V4.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V5.S4
+	WORD $0x4e23cc85 // fmla v5.4s, v4.4s, v3.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V4.S4
+	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
+	WORD $0x6e25dc05 // fmul v5.4s, v0.4s, v5.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V3.S4
+	WORD $0x4e23cc05 // fmla v5.4s, v0.4s, v3.4s
+	WORD $0x4e3be403 // fcmeq v3.4s, v0.4s, v27.4s
 	WORD $0x6e651c03 // bsl v3.16b, v0.16b, v5.16b
 	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	FMOVQ F1, 0(R1)
@@ -8326,832 +8522,56 @@ TEXT ·geluF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V29.S4
 	MOVW $0x3f800000, R14
 	VDUP R14, V28.S4
+	MOVW $0x80000000, R14
+	VDUP R14, V27.S4
+	MOVD $0x8000000000000000, R14
+	VDUP R14, V26.D2
+	MOVD $0x3fe6a09e667f3bcd, R14
+	VDUP R14, V25.D2
+	MOVD $0xbfb4842290b49754, R14
+	VDUP R14, V24.D2
+	MOVD $0x3fd7b382047dfb58, R14
+	VDUP R14, V23.D2
+	MOVD $0xbfde8eeb84df62ad, R14
+	VDUP R14, V22.D2
+	MOVD $0xbfd96264e272dfed, R14
+	VDUP R14, V21.D2
+	MOVD $0x3ffb083f09f38f88, R14
+	VDUP R14, V20.D2
+	MOVD $0xbffb7222e616dab0, R14
+	VDUP R14, V19.D2
+	MOVD $0x3fe837c353cd91e5, R14
+	VDUP R14, V18.D2
+	MOVD $0xbfd9bcfb86312b37, R14
+	VDUP R14, V17.D2
+	MOVD $0x3fc3d72b9cee0a15, R14
+	VDUP R14, V16.D2
+	MOVD $0x3fd7597852ebb476, R14
+	VDUP R14, V15.D2
+	MOVD $0x3ff0035ae398a5d8, R14
+	VDUP R14, V14.D2
+	MOVD $0xbff43fa797248121, R14
+	VDUP R14, V13.D2
+	MOVD $0xc085e00000000000, R14
+	VDUP R14, V12.D2
+	MOVD $0x3ff71547652b82fe, R14
+	VDUP R14, V11.D2
+	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V10.D2
 
 main:
-	CMP $12, R0
+	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 16(R2), F1
-	FMOVQ 32(R2), F2
-	MOVW $0x80000000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e631c03 // bic v3.16b, v0.16b, v3.16b
-	MOVW $0x80000000, R14
-	VDUP R14, V4.S4
-	WORD $0x4e641c24 // bic v4.16b, v1.16b, v4.16b
-	MOVW $0x80000000, R14
-	VDUP R14, V5.S4
-	WORD $0x4e651c45 // bic v5.16b, v2.16b, v5.16b
-	MOVW $0x3eb504f3, R14
-	VDUP R14, V6.S4
-	WORD $0x4ebc1f87 // mov v7.16b, v28.16b
-	WORD $0x4e26cc67 // fmla v7.4s, v3.4s, v6.4s
-	MOVW $0x3eb504f3, R14
-	VDUP R14, V3.S4
-	WORD $0x4ebc1f86 // mov v6.16b, v28.16b
-	WORD $0x4e23cc86 // fmla v6.4s, v4.4s, v3.4s
-	MOVW $0x3eb504f3, R14
-	VDUP R14, V3.S4
-	WORD $0x4ebc1f84 // mov v4.16b, v28.16b
-	WORD $0x4e23cca4 // fmla v4.4s, v5.4s, v3.4s
-	WORD $0x6e27ff87 // fdiv v7.4s, v28.4s, v7.4s
-	WORD $0x6e26ff86 // fdiv v6.4s, v28.4s, v6.4s
-	WORD $0x6e24ff84 // fdiv v4.4s, v28.4s, v4.4s
-	WORD $0x0e617803 // fcvtl v3.2d, v0.2s
-	WORD $0x0e617825 // fcvtl v5.2d, v1.2s
-	WORD $0x0e617848 // fcvtl v8.2d, v2.2s
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V9.D2
-	WORD $0x4e691c69 // bic v9.16b, v3.16b, v9.16b
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V10.D2
-	WORD $0x4e6a1caa // bic v10.16b, v5.16b, v10.16b
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V11.D2
-	WORD $0x4e6b1d0b // bic v11.16b, v8.16b, v11.16b
-	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V12.D2
-	WORD $0x6e6cdd29 // fmul v9.2d, v9.2d, v12.2d
-	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V12.D2
-	WORD $0x6e6cdd4a // fmul v10.2d, v10.2d, v12.2d
-	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V12.D2
-	WORD $0x6e6cdd6b // fmul v11.2d, v11.2d, v12.2d
-	WORD $0x6e63dc6c // fmul v12.2d, v3.2d, v3.2d
-	WORD $0x6e65dcad // fmul v13.2d, v5.2d, v5.2d
-	WORD $0x6e68dd0e // fmul v14.2d, v8.2d, v8.2d
-	WORD $0x6e7fdd8c // fmul v12.2d, v12.2d, v31.2d
-	WORD $0x6e7fddad // fmul v13.2d, v13.2d, v31.2d
-	WORD $0x6e7fddce // fmul v14.2d, v14.2d, v31.2d
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x4e7fcd2f // fmla v15.2d, v9.2d, v31.2d
-	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
-	WORD $0x4e7fcd49 // fmla v9.2d, v10.2d, v31.2d
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x4e7fcd6a // fmla v10.2d, v11.2d, v31.2d
-	WORD $0x0e6178eb // fcvtl v11.2d, v7.2s
-	WORD $0x0e6178d0 // fcvtl v16.2d, v6.2s
-	WORD $0x0e617891 // fcvtl v17.2d, v4.2s
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x4eebcdf2 // fmls v18.2d, v15.2d, v11.2d
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x4ef0cd2f // fmls v15.2d, v9.2d, v16.2d
-	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
-	WORD $0x4ef1cd49 // fmls v9.2d, v10.2d, v17.2d
-	WORD $0x4e72cd6b // fmla v11.2d, v11.2d, v18.2d
-	WORD $0x4e6fce10 // fmla v16.2d, v16.2d, v15.2d
-	WORD $0x4e69ce31 // fmla v17.2d, v17.2d, v9.2d
-	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V9.D2
-	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V10.D2
-	WORD $0x4e6bcd2a // fmla v10.2d, v9.2d, v11.2d
-	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V9.D2
-	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V15.D2
-	WORD $0x4e70cd2f // fmla v15.2d, v9.2d, v16.2d
-	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V9.D2
-	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V18.D2
-	WORD $0x4e71cd32 // fmla v18.2d, v9.2d, v17.2d
-	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V9.D2
-	WORD $0x4e6bcd49 // fmla v9.2d, v10.2d, v11.2d
-	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V10.D2
-	WORD $0x4e70cdea // fmla v10.2d, v15.2d, v16.2d
-	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V15.D2
-	WORD $0x4e71ce4f // fmla v15.2d, v18.2d, v17.2d
-	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V18.D2
-	WORD $0x4e6bcd32 // fmla v18.2d, v9.2d, v11.2d
-	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V9.D2
-	WORD $0x4e70cd49 // fmla v9.2d, v10.2d, v16.2d
-	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V10.D2
-	WORD $0x4e71cdea // fmla v10.2d, v15.2d, v17.2d
-	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6bce4f // fmla v15.2d, v18.2d, v11.2d
-	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V18.D2
-	WORD $0x4e70cd32 // fmla v18.2d, v9.2d, v16.2d
-	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V9.D2
-	WORD $0x4e71cd49 // fmla v9.2d, v10.2d, v17.2d
-	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V10.D2
-	WORD $0x4e6bcdea // fmla v10.2d, v15.2d, v11.2d
-	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V15.D2
-	WORD $0x4e70ce4f // fmla v15.2d, v18.2d, v16.2d
-	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V18.D2
-	WORD $0x4e71cd32 // fmla v18.2d, v9.2d, v17.2d
-	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V9.D2
-	WORD $0x4e6bcd49 // fmla v9.2d, v10.2d, v11.2d
-	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V10.D2
-	WORD $0x4e70cdea // fmla v10.2d, v15.2d, v16.2d
-	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V15.D2
-	WORD $0x4e71ce4f // fmla v15.2d, v18.2d, v17.2d
-	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V18.D2
-	WORD $0x4e6bcd32 // fmla v18.2d, v9.2d, v11.2d
-	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V9.D2
-	WORD $0x4e70cd49 // fmla v9.2d, v10.2d, v16.2d
-	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V10.D2
-	WORD $0x4e71cdea // fmla v10.2d, v15.2d, v17.2d
-	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6bce4f // fmla v15.2d, v18.2d, v11.2d
-	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V18.D2
-	WORD $0x4e70cd32 // fmla v18.2d, v9.2d, v16.2d
-	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V9.D2
-	WORD $0x4e71cd49 // fmla v9.2d, v10.2d, v17.2d
-	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V10.D2
-	WORD $0x4e6bcdea // fmla v10.2d, v15.2d, v11.2d
-	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V15.D2
-	WORD $0x4e70ce4f // fmla v15.2d, v18.2d, v16.2d
-	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V18.D2
-	WORD $0x4e71cd32 // fmla v18.2d, v9.2d, v17.2d
-	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V9.D2
-	WORD $0x4e6bcd49 // fmla v9.2d, v10.2d, v11.2d
-	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V10.D2
-	WORD $0x4e70cdea // fmla v10.2d, v15.2d, v16.2d
-	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V15.D2
-	WORD $0x4e71ce4f // fmla v15.2d, v18.2d, v17.2d
-	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V18.D2
-	WORD $0x4e6bcd32 // fmla v18.2d, v9.2d, v11.2d
-	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V9.D2
-	WORD $0x4e70cd49 // fmla v9.2d, v10.2d, v16.2d
-	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V10.D2
-	WORD $0x4e71cdea // fmla v10.2d, v15.2d, v17.2d
-	WORD $0x4eecd652 // fsub v18.2d, v18.2d, v12.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x4eeed54a // fsub v10.2d, v10.2d, v14.2d
-	MOVD $0xc085e00000000000, R14
-	VDUP R14, V12.D2
-	WORD $0x4e6cf652 // fmax v18.2d, v18.2d, v12.2d
-	MOVD $0xc085e00000000000, R14
-	VDUP R14, V12.D2
-	WORD $0x4e6cf529 // fmax v9.2d, v9.2d, v12.2d
-	MOVD $0xc085e00000000000, R14
-	VDUP R14, V12.D2
-	WORD $0x4e6cf54a // fmax v10.2d, v10.2d, v12.2d
-	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V12.D2
-	WORD $0x6e6cde4c // fmul v12.2d, v18.2d, v12.2d
-	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V13.D2
-	WORD $0x6e6ddd2d // fmul v13.2d, v9.2d, v13.2d
-	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V14.D2
-	WORD $0x6e6edd4e // fmul v14.2d, v10.2d, v14.2d
-	WORD $0x4e61898c // frintn v12.2d, v12.2d
-	WORD $0x4e6189ad // frintn v13.2d, v13.2d
-	WORD $0x4e6189ce // frintn v14.2d, v14.2d
-	MOVD $0x3fe62e42fee00000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eefcd92 // fmls v18.2d, v12.2d, v15.2d
-	MOVD $0x3fe62e42fee00000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eefcda9 // fmls v9.2d, v13.2d, v15.2d
-	MOVD $0x3fe62e42fee00000, R14
-	VDUP R14, V15.D2
-	WORD $0x4eefcdca // fmls v10.2d, v14.2d, v15.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V15.D2
-	WORD $0x4eefcd92 // fmls v18.2d, v12.2d, v15.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V15.D2
-	WORD $0x4eefcda9 // fmls v9.2d, v13.2d, v15.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V15.D2
-	WORD $0x4eefcdca // fmls v10.2d, v14.2d, v15.2d
-	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V15.D2
-	MOVD $0x3efa01a01a01a01a, R14
-	VDUP R14, V19.D2
-	WORD $0x4e72cdf3 // fmla v19.2d, v15.2d, v18.2d
-	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V15.D2
-	MOVD $0x3efa01a01a01a01a, R14
-	VDUP R14, V20.D2
-	WORD $0x4e69cdf4 // fmla v20.2d, v15.2d, v9.2d
-	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V15.D2
-	MOVD $0x3efa01a01a01a01a, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6acdf5 // fmla v21.2d, v15.2d, v10.2d
-	MOVD $0x3f2a01a01a01a01a, R14
-	VDUP R14, V15.D2
-	WORD $0x4e72ce6f // fmla v15.2d, v19.2d, v18.2d
-	MOVD $0x3f2a01a01a01a01a, R14
-	VDUP R14, V19.D2
-	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
-	MOVD $0x3f2a01a01a01a01a, R14
-	VDUP R14, V20.D2
-	WORD $0x4e6aceb4 // fmla v20.2d, v21.2d, v10.2d
-	MOVD $0x3f56c16c16c16c17, R14
-	VDUP R14, V21.D2
-	WORD $0x4e72cdf5 // fmla v21.2d, v15.2d, v18.2d
-	MOVD $0x3f56c16c16c16c17, R14
-	VDUP R14, V15.D2
-	WORD $0x4e69ce6f // fmla v15.2d, v19.2d, v9.2d
-	MOVD $0x3f56c16c16c16c17, R14
-	VDUP R14, V19.D2
-	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
-	MOVD $0x3f81111111111111, R14
-	VDUP R14, V20.D2
-	WORD $0x4e72ceb4 // fmla v20.2d, v21.2d, v18.2d
-	MOVD $0x3f81111111111111, R14
-	VDUP R14, V21.D2
-	WORD $0x4e69cdf5 // fmla v21.2d, v15.2d, v9.2d
-	MOVD $0x3f81111111111111, R14
-	VDUP R14, V15.D2
-	WORD $0x4e6ace6f // fmla v15.2d, v19.2d, v10.2d
-	MOVD $0x3fa5555555555555, R14
-	VDUP R14, V19.D2
-	WORD $0x4e72ce93 // fmla v19.2d, v20.2d, v18.2d
-	MOVD $0x3fa5555555555555, R14
-	VDUP R14, V20.D2
-	WORD $0x4e69ceb4 // fmla v20.2d, v21.2d, v9.2d
-	MOVD $0x3fa5555555555555, R14
-	VDUP R14, V21.D2
-	WORD $0x4e6acdf5 // fmla v21.2d, v15.2d, v10.2d
-	MOVD $0x3fc5555555555555, R14
-	VDUP R14, V15.D2
-	WORD $0x4e72ce6f // fmla v15.2d, v19.2d, v18.2d
-	MOVD $0x3fc5555555555555, R14
-	VDUP R14, V19.D2
-	WORD $0x4e69ce93 // fmla v19.2d, v20.2d, v9.2d
-	MOVD $0x3fc5555555555555, R14
-	VDUP R14, V20.D2
-	WORD $0x4e6aceb4 // fmla v20.2d, v21.2d, v10.2d
-	WORD $0x4ebf1ff5 // mov v21.16b, v31.16b
-	WORD $0x4e72cdf5 // fmla v21.2d, v15.2d, v18.2d
-	WORD $0x4ebf1fef // mov v15.16b, v31.16b
-	WORD $0x4e69ce6f // fmla v15.2d, v19.2d, v9.2d
-	WORD $0x4ebf1ff3 // mov v19.16b, v31.16b
-	WORD $0x4e6ace93 // fmla v19.2d, v20.2d, v10.2d
-	WORD $0x4ebe1fd4 // mov v20.16b, v30.16b
-	WORD $0x4e72ceb4 // fmla v20.2d, v21.2d, v18.2d
-	WORD $0x4ebe1fd5 // mov v21.16b, v30.16b
-	WORD $0x4e69cdf5 // fmla v21.2d, v15.2d, v9.2d
-	WORD $0x4ebe1fcf // mov v15.16b, v30.16b
-	WORD $0x4e6ace6f // fmla v15.2d, v19.2d, v10.2d
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x4e72ce93 // fmla v19.2d, v20.2d, v18.2d
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x4e69ceb2 // fmla v18.2d, v21.2d, v9.2d
-	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
-	WORD $0x4e6acde9 // fmla v9.2d, v15.2d, v10.2d
-	WORD $0x6e73dd6b // fmul v11.2d, v11.2d, v19.2d
-	WORD $0x6e72de10 // fmul v16.2d, v16.2d, v18.2d
-	WORD $0x6e69de31 // fmul v17.2d, v17.2d, v9.2d
-	WORD $0x6e7fdc63 // fmul v3.2d, v3.2d, v31.2d
-	WORD $0x6e7fdca5 // fmul v5.2d, v5.2d, v31.2d
-	WORD $0x6e7fdd08 // fmul v8.2d, v8.2d, v31.2d
-	WORD $0x6e6bdc63 // fmul v3.2d, v3.2d, v11.2d
-	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x6e71dd08 // fmul v8.2d, v8.2d, v17.2d
-	WORD $0x4e617809 // fcvtl2 v9.2d, v0.4s
-	WORD $0x4e61782a // fcvtl2 v10.2d, v1.4s
-	WORD $0x4e61784f // fcvtl2 v15.2d, v2.4s
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V18.D2
-	WORD $0x4e721d32 // bic v18.16b, v9.16b, v18.16b
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V19.D2
-	WORD $0x4e731d53 // bic v19.16b, v10.16b, v19.16b
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V20.D2
-	WORD $0x4e741df4 // bic v20.16b, v15.16b, v20.16b
-	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V21.D2
-	WORD $0x6e75de52 // fmul v18.2d, v18.2d, v21.2d
-	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V21.D2
-	WORD $0x6e75de73 // fmul v19.2d, v19.2d, v21.2d
-	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V21.D2
-	WORD $0x6e75de94 // fmul v20.2d, v20.2d, v21.2d
-	WORD $0x6e69dd35 // fmul v21.2d, v9.2d, v9.2d
-	WORD $0x6e6add56 // fmul v22.2d, v10.2d, v10.2d
-	WORD $0x6e6fddf7 // fmul v23.2d, v15.2d, v15.2d
-	WORD $0x6e7fdeb5 // fmul v21.2d, v21.2d, v31.2d
-	WORD $0x6e7fded6 // fmul v22.2d, v22.2d, v31.2d
-	WORD $0x6e7fdef7 // fmul v23.2d, v23.2d, v31.2d
-	WORD $0x4ebe1fd8 // mov v24.16b, v30.16b
-	WORD $0x4e7fce58 // fmla v24.2d, v18.2d, v31.2d
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x4e7fce72 // fmla v18.2d, v19.2d, v31.2d
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x4e7fce93 // fmla v19.2d, v20.2d, v31.2d
-	WORD $0x4e6178e7 // fcvtl2 v7.2d, v7.4s
-	WORD $0x4e6178c6 // fcvtl2 v6.2d, v6.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4ebe1fd4 // mov v20.16b, v30.16b
-	WORD $0x4ee7cf14 // fmls v20.2d, v24.2d, v7.2d
-	WORD $0x4ebe1fd8 // mov v24.16b, v30.16b
-	WORD $0x4ee6ce58 // fmls v24.2d, v18.2d, v6.2d
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x4ee4ce72 // fmls v18.2d, v19.2d, v4.2d
-	WORD $0x4e74cce7 // fmla v7.2d, v7.2d, v20.2d
-	WORD $0x4e78ccc6 // fmla v6.2d, v6.2d, v24.2d
-	WORD $0x4e72cc84 // fmla v4.2d, v4.2d, v18.2d
-	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V18.D2
-	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce53 // fmla v19.2d, v18.2d, v7.2d
-	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V18.D2
-	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V20.D2
-	WORD $0x4e66ce54 // fmla v20.2d, v18.2d, v6.2d
-	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V18.D2
-	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V24.D2
-	WORD $0x4e64ce58 // fmla v24.2d, v18.2d, v4.2d
-	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V18.D2
-	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
-	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
-	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V20.D2
-	WORD $0x4e64cf14 // fmla v20.2d, v24.2d, v4.2d
-	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V24.D2
-	WORD $0x4e67ce58 // fmla v24.2d, v18.2d, v7.2d
-	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V19.D2
-	WORD $0x4e64ce93 // fmla v19.2d, v20.2d, v4.2d
-	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V20.D2
-	WORD $0x4e67cf14 // fmla v20.2d, v24.2d, v7.2d
-	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V24.D2
-	WORD $0x4e66ce58 // fmla v24.2d, v18.2d, v6.2d
-	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V18.D2
-	WORD $0x4e64ce72 // fmla v18.2d, v19.2d, v4.2d
-	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
-	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V20.D2
-	WORD $0x4e66cf14 // fmla v20.2d, v24.2d, v6.2d
-	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V24.D2
-	WORD $0x4e64ce58 // fmla v24.2d, v18.2d, v4.2d
-	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V18.D2
-	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
-	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
-	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V20.D2
-	WORD $0x4e64cf14 // fmla v20.2d, v24.2d, v4.2d
-	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V24.D2
-	WORD $0x4e67ce58 // fmla v24.2d, v18.2d, v7.2d
-	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V19.D2
-	WORD $0x4e64ce93 // fmla v19.2d, v20.2d, v4.2d
-	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V20.D2
-	WORD $0x4e67cf14 // fmla v20.2d, v24.2d, v7.2d
-	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V24.D2
-	WORD $0x4e66ce58 // fmla v24.2d, v18.2d, v6.2d
-	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V18.D2
-	WORD $0x4e64ce72 // fmla v18.2d, v19.2d, v4.2d
-	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V19.D2
-	WORD $0x4e67ce93 // fmla v19.2d, v20.2d, v7.2d
-	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V20.D2
-	WORD $0x4e66cf14 // fmla v20.2d, v24.2d, v6.2d
-	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V24.D2
-	WORD $0x4e64ce58 // fmla v24.2d, v18.2d, v4.2d
-	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V18.D2
-	WORD $0x4e67ce72 // fmla v18.2d, v19.2d, v7.2d
-	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V19.D2
-	WORD $0x4e66ce93 // fmla v19.2d, v20.2d, v6.2d
-	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V20.D2
-	WORD $0x4e64cf14 // fmla v20.2d, v24.2d, v4.2d
-	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V24.D2
-	WORD $0x4e67ce58 // fmla v24.2d, v18.2d, v7.2d
-	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V18.D2
-	WORD $0x4e66ce72 // fmla v18.2d, v19.2d, v6.2d
-	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V19.D2
-	WORD $0x4e64ce93 // fmla v19.2d, v20.2d, v4.2d
-	WORD $0x4ef5d718 // fsub v24.2d, v24.2d, v21.2d
-	WORD $0x4ef6d652 // fsub v18.2d, v18.2d, v22.2d
-	WORD $0x4ef7d673 // fsub v19.2d, v19.2d, v23.2d
-	MOVD $0xc085e00000000000, R14
-	VDUP R14, V20.D2
-	WORD $0x4e74f718 // fmax v24.2d, v24.2d, v20.2d
-	MOVD $0xc085e00000000000, R14
-	VDUP R14, V20.D2
-	WORD $0x4e74f652 // fmax v18.2d, v18.2d, v20.2d
-	MOVD $0xc085e00000000000, R14
-	VDUP R14, V20.D2
-	WORD $0x4e74f673 // fmax v19.2d, v19.2d, v20.2d
-	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V20.D2
-	WORD $0x6e74df14 // fmul v20.2d, v24.2d, v20.2d
-	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V21.D2
-	WORD $0x6e75de55 // fmul v21.2d, v18.2d, v21.2d
-	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V22.D2
-	WORD $0x6e76de76 // fmul v22.2d, v19.2d, v22.2d
-	WORD $0x4e618a94 // frintn v20.2d, v20.2d
-	WORD $0x4e618ab5 // frintn v21.2d, v21.2d
-	WORD $0x4e618ad6 // frintn v22.2d, v22.2d
-	MOVD $0x3fe62e42fee00000, R14
-	VDUP R14, V23.D2
-	WORD $0x4ef7ce98 // fmls v24.2d, v20.2d, v23.2d
-	MOVD $0x3fe62e42fee00000, R14
-	VDUP R14, V23.D2
-	WORD $0x4ef7ceb2 // fmls v18.2d, v21.2d, v23.2d
-	MOVD $0x3fe62e42fee00000, R14
-	VDUP R14, V23.D2
-	WORD $0x4ef7ced3 // fmls v19.2d, v22.2d, v23.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V23.D2
-	WORD $0x4ef7ce98 // fmls v24.2d, v20.2d, v23.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V23.D2
-	WORD $0x4ef7ceb2 // fmls v18.2d, v21.2d, v23.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V23.D2
-	WORD $0x4ef7ced3 // fmls v19.2d, v22.2d, v23.2d
-	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V23.D2
-	MOVD $0x3efa01a01a01a01a, R14
-	VDUP R14, V25.D2
-	WORD $0x4e78cef9 // fmla v25.2d, v23.2d, v24.2d
-	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V23.D2
-	MOVD $0x3efa01a01a01a01a, R14
-	VDUP R14, V26.D2
-	WORD $0x4e72cefa // fmla v26.2d, v23.2d, v18.2d
-	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V23.D2
-	MOVD $0x3efa01a01a01a01a, R14
-	VDUP R14, V27.D2
-	WORD $0x4e73cefb // fmla v27.2d, v23.2d, v19.2d
-	MOVD $0x3f2a01a01a01a01a, R14
-	VDUP R14, V23.D2
-	WORD $0x4e78cf37 // fmla v23.2d, v25.2d, v24.2d
-	MOVD $0x3f2a01a01a01a01a, R14
-	VDUP R14, V25.D2
-	WORD $0x4e72cf59 // fmla v25.2d, v26.2d, v18.2d
-	MOVD $0x3f2a01a01a01a01a, R14
-	VDUP R14, V26.D2
-	WORD $0x4e73cf7a // fmla v26.2d, v27.2d, v19.2d
-	MOVD $0x3f56c16c16c16c17, R14
-	VDUP R14, V27.D2
-	WORD $0x4e78cefb // fmla v27.2d, v23.2d, v24.2d
-	MOVD $0x3f56c16c16c16c17, R14
-	VDUP R14, V23.D2
-	WORD $0x4e72cf37 // fmla v23.2d, v25.2d, v18.2d
-	MOVD $0x3f56c16c16c16c17, R14
-	VDUP R14, V25.D2
-	WORD $0x4e73cf59 // fmla v25.2d, v26.2d, v19.2d
-	MOVD $0x3f81111111111111, R14
-	VDUP R14, V26.D2
-	WORD $0x4e78cf7a // fmla v26.2d, v27.2d, v24.2d
-	MOVD $0x3f81111111111111, R14
-	VDUP R14, V27.D2
-	WORD $0x4e72cefb // fmla v27.2d, v23.2d, v18.2d
-	MOVD $0x3f81111111111111, R14
-	VDUP R14, V23.D2
-	WORD $0x4e73cf37 // fmla v23.2d, v25.2d, v19.2d
-	MOVD $0x3fa5555555555555, R14
-	VDUP R14, V25.D2
-	WORD $0x4e78cf59 // fmla v25.2d, v26.2d, v24.2d
-	MOVD $0x3fa5555555555555, R14
-	VDUP R14, V26.D2
-	WORD $0x4e72cf7a // fmla v26.2d, v27.2d, v18.2d
-	MOVD $0x3fa5555555555555, R14
-	VDUP R14, V27.D2
-	WORD $0x4e73cefb // fmla v27.2d, v23.2d, v19.2d
-	MOVD $0x3fc5555555555555, R14
-	VDUP R14, V23.D2
-	WORD $0x4e78cf37 // fmla v23.2d, v25.2d, v24.2d
-	MOVD $0x3fc5555555555555, R14
-	VDUP R14, V25.D2
-	WORD $0x4e72cf59 // fmla v25.2d, v26.2d, v18.2d
-	MOVD $0x3fc5555555555555, R14
-	VDUP R14, V26.D2
-	WORD $0x4e73cf7a // fmla v26.2d, v27.2d, v19.2d
-	WORD $0x4ebf1ffb // mov v27.16b, v31.16b
-	WORD $0x4e78cefb // fmla v27.2d, v23.2d, v24.2d
-	WORD $0x4ebf1ff7 // mov v23.16b, v31.16b
-	WORD $0x4e72cf37 // fmla v23.2d, v25.2d, v18.2d
-	WORD $0x4ebf1ff9 // mov v25.16b, v31.16b
-	WORD $0x4e73cf59 // fmla v25.2d, v26.2d, v19.2d
-	WORD $0x4ebe1fda // mov v26.16b, v30.16b
-	WORD $0x4e78cf7a // fmla v26.2d, v27.2d, v24.2d
-	WORD $0x4ebe1fdb // mov v27.16b, v30.16b
-	WORD $0x4e72cefb // fmla v27.2d, v23.2d, v18.2d
-	WORD $0x4ebe1fd7 // mov v23.16b, v30.16b
-	WORD $0x4e73cf37 // fmla v23.2d, v25.2d, v19.2d
-	WORD $0x4ebe1fd9 // mov v25.16b, v30.16b
-	WORD $0x4e78cf59 // fmla v25.2d, v26.2d, v24.2d
-	WORD $0x4ebe1fd8 // mov v24.16b, v30.16b
-	WORD $0x4e72cf78 // fmla v24.2d, v27.2d, v18.2d
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x4e73cef2 // fmla v18.2d, v23.2d, v19.2d
-	WORD $0x6e79dce7 // fmul v7.2d, v7.2d, v25.2d
-	WORD $0x6e78dcc6 // fmul v6.2d, v6.2d, v24.2d
-	WORD $0x6e72dc84 // fmul v4.2d, v4.2d, v18.2d
-	WORD $0x6e7fdd29 // fmul v9.2d, v9.2d, v31.2d
-	WORD $0x6e7fdd4a // fmul v10.2d, v10.2d, v31.2d
-	WORD $0x6e7fddef // fmul v15.2d, v15.2d, v31.2d
-	WORD $0x6e67dd29 // fmul v9.2d, v9.2d, v7.2d
-	WORD $0x6e66dd4a // fmul v10.2d, v10.2d, v6.2d
-	WORD $0x6e64ddef // fmul v15.2d, v15.2d, v4.2d
-	WORD $0x0e61698c // fcvtn v12.2s, v12.2d
-	WORD $0x4e616a8c // fcvtn2 v12.4s, v20.2d
-	WORD $0x0e6169ad // fcvtn v13.2s, v13.2d
-	WORD $0x4e616aad // fcvtn2 v13.4s, v21.2d
-	WORD $0x0e6169ce // fcvtn v14.2s, v14.2d
-	WORD $0x4e616ace // fcvtn2 v14.4s, v22.2d
-	MOVW $0xc37c0000, R14
-	VDUP R14, V18.S4
-	WORD $0x4e32f58c // fmax v12.4s, v12.4s, v18.4s
-	MOVW $0xc37c0000, R14
-	VDUP R14, V18.S4
-	WORD $0x4e32f5ad // fmax v13.4s, v13.4s, v18.4s
-	MOVW $0xc37c0000, R14
-	VDUP R14, V18.S4
-	WORD $0x4e32f5ce // fmax v14.4s, v14.4s, v18.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V18.S4
-	WORD $0x4e32f592 // fmax v18.4s, v12.4s, v18.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V19.S4
-	WORD $0x4e33f5b3 // fmax v19.4s, v13.4s, v19.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V20.S4
-	WORD $0x4e34f5d4 // fmax v20.4s, v14.4s, v20.4s
-	WORD $0x4ea1ba52 // fcvtzs v18.4s, v18.4s
-	WORD $0x4ea1ba73 // fcvtzs v19.4s, v19.4s
-	WORD $0x4ea1ba94 // fcvtzs v20.4s, v20.4s
-	WORD $0x4f3f0655 // sshr v21.4s, v18.4s, #1
-	WORD $0x4f3f0676 // sshr v22.4s, v19.4s, #1
-	WORD $0x4f3f0697 // sshr v23.4s, v20.4s, #1
-	WORD $0x4ebd86b8 // add v24.4s, v21.4s, v29.4s
-	WORD $0x4ebd86d9 // add v25.4s, v22.4s, v29.4s
-	WORD $0x4ebd86fa // add v26.4s, v23.4s, v29.4s
-	WORD $0x4f375718 // shl v24.4s, v24.4s, #23
-	WORD $0x4f375739 // shl v25.4s, v25.4s, #23
-	WORD $0x4f37575a // shl v26.4s, v26.4s, #23
-	WORD $0x0e617b18 // fcvtl v24.2d, v24.2s
-	WORD $0x0e617b39 // fcvtl v25.2d, v25.2s
-	WORD $0x0e617b5a // fcvtl v26.2d, v26.2s
-	WORD $0x6eb58652 // sub v18.4s, v18.4s, v21.4s
-	WORD $0x6eb68673 // sub v19.4s, v19.4s, v22.4s
-	WORD $0x6eb78694 // sub v20.4s, v20.4s, v23.4s
-	WORD $0x4ebd8652 // add v18.4s, v18.4s, v29.4s
-	WORD $0x4ebd8673 // add v19.4s, v19.4s, v29.4s
-	WORD $0x4ebd8694 // add v20.4s, v20.4s, v29.4s
-	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
-	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
-	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
-	WORD $0x0e617a52 // fcvtl v18.2d, v18.2s
-	WORD $0x0e617a73 // fcvtl v19.2d, v19.2s
-	WORD $0x0e617a94 // fcvtl v20.2d, v20.2s
-	WORD $0x6e72df18 // fmul v24.2d, v24.2d, v18.2d
-	WORD $0x6e73df39 // fmul v25.2d, v25.2d, v19.2d
-	WORD $0x6e74df5a // fmul v26.2d, v26.2d, v20.2d
-	WORD $0x0e617812 // fcvtl v18.2d, v0.2s
-	WORD $0x0e617833 // fcvtl v19.2d, v1.2s
-	WORD $0x0e617854 // fcvtl v20.2d, v2.2s
-	WORD $0x6e7fdd6b // fmul v11.2d, v11.2d, v31.2d
-	WORD $0x6e7fde10 // fmul v16.2d, v16.2d, v31.2d
-	WORD $0x6e7fde31 // fmul v17.2d, v17.2d, v31.2d
-	WORD $0x4ebe1fd5 // mov v21.16b, v30.16b
-	WORD $0x4ef8cd75 // fmls v21.2d, v11.2d, v24.2d
-	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
-	WORD $0x4ef9ce0b // fmls v11.2d, v16.2d, v25.2d
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x4eface30 // fmls v16.2d, v17.2d, v26.2d
-	WORD $0x6e75de52 // fmul v18.2d, v18.2d, v21.2d
-	WORD $0x6e6bde73 // fmul v19.2d, v19.2d, v11.2d
-	WORD $0x6e70de94 // fmul v20.2d, v20.2d, v16.2d
-	MOVW $0xc2c80000, R14
-	VDUP R14, V11.S4
-	WORD $0x4e2bf58b // fmax v11.4s, v12.4s, v11.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V16.S4
-	WORD $0x4e30f5b0 // fmax v16.4s, v13.4s, v16.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V17.S4
-	WORD $0x4e31f5d1 // fmax v17.4s, v14.4s, v17.4s
-	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
-	WORD $0x4ea1ba10 // fcvtzs v16.4s, v16.4s
-	WORD $0x4ea1ba31 // fcvtzs v17.4s, v17.4s
-	WORD $0x4f3f0575 // sshr v21.4s, v11.4s, #1
-	WORD $0x4f3f0616 // sshr v22.4s, v16.4s, #1
-	WORD $0x4f3f0637 // sshr v23.4s, v17.4s, #1
-	WORD $0x4ebd86b8 // add v24.4s, v21.4s, v29.4s
-	WORD $0x4ebd86d9 // add v25.4s, v22.4s, v29.4s
-	WORD $0x4ebd86fa // add v26.4s, v23.4s, v29.4s
-	WORD $0x4f375718 // shl v24.4s, v24.4s, #23
-	WORD $0x4f375739 // shl v25.4s, v25.4s, #23
-	WORD $0x4f37575a // shl v26.4s, v26.4s, #23
-	WORD $0x4e617b18 // fcvtl2 v24.2d, v24.4s
-	WORD $0x4e617b39 // fcvtl2 v25.2d, v25.4s
-	WORD $0x4e617b5a // fcvtl2 v26.2d, v26.4s
-	WORD $0x6eb5856b // sub v11.4s, v11.4s, v21.4s
-	WORD $0x6eb68610 // sub v16.4s, v16.4s, v22.4s
-	WORD $0x6eb78631 // sub v17.4s, v17.4s, v23.4s
-	WORD $0x4ebd856b // add v11.4s, v11.4s, v29.4s
-	WORD $0x4ebd8610 // add v16.4s, v16.4s, v29.4s
-	WORD $0x4ebd8631 // add v17.4s, v17.4s, v29.4s
-	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
-	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
-	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
-	WORD $0x4e61796b // fcvtl2 v11.2d, v11.4s
-	WORD $0x4e617a10 // fcvtl2 v16.2d, v16.4s
-	WORD $0x4e617a31 // fcvtl2 v17.2d, v17.4s
-	WORD $0x6e6bdf18 // fmul v24.2d, v24.2d, v11.2d
-	WORD $0x6e70df39 // fmul v25.2d, v25.2d, v16.2d
-	WORD $0x6e71df5a // fmul v26.2d, v26.2d, v17.2d
-	WORD $0x4e61780b // fcvtl2 v11.2d, v0.4s
-	WORD $0x4e617830 // fcvtl2 v16.2d, v1.4s
-	WORD $0x4e617851 // fcvtl2 v17.2d, v2.4s
-	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
-	WORD $0x6e7fdcc6 // fmul v6.2d, v6.2d, v31.2d
-	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
-	WORD $0x4ebe1fd5 // mov v21.16b, v30.16b
-	WORD $0x4ef8ccf5 // fmls v21.2d, v7.2d, v24.2d
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x4ef9ccc7 // fmls v7.2d, v6.2d, v25.2d
-	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
-	WORD $0x4efacc86 // fmls v6.2d, v4.2d, v26.2d
-	WORD $0x6e75dd6b // fmul v11.2d, v11.2d, v21.2d
-	WORD $0x6e67de10 // fmul v16.2d, v16.2d, v7.2d
-	WORD $0x6e66de31 // fmul v17.2d, v17.2d, v6.2d
-	WORD $0x0e616a52 // fcvtn v18.2s, v18.2d
-	WORD $0x4e616972 // fcvtn2 v18.4s, v11.2d
-	WORD $0x0e616a73 // fcvtn v19.2s, v19.2d
-	WORD $0x4e616a13 // fcvtn2 v19.4s, v16.2d
-	WORD $0x0e616a94 // fcvtn v20.2s, v20.2d
-	WORD $0x4e616a34 // fcvtn2 v20.4s, v17.2d
-	WORD $0x0e616863 // fcvtn v3.2s, v3.2d
-	WORD $0x4e616923 // fcvtn2 v3.4s, v9.2d
-	WORD $0x0e6168a5 // fcvtn v5.2s, v5.2d
-	WORD $0x4e616945 // fcvtn2 v5.4s, v10.2d
-	WORD $0x0e616908 // fcvtn v8.2s, v8.2d
-	WORD $0x4e6169e8 // fcvtn2 v8.4s, v15.2d
-	WORD $0x4ea1b98c // fcvtzs v12.4s, v12.4s
-	WORD $0x4ea1b9ad // fcvtzs v13.4s, v13.4s
-	WORD $0x4ea1b9ce // fcvtzs v14.4s, v14.4s
-	WORD $0x4f3f0584 // sshr v4.4s, v12.4s, #1
-	WORD $0x4f3f05a6 // sshr v6.4s, v13.4s, #1
-	WORD $0x4f3f05c7 // sshr v7.4s, v14.4s, #1
-	WORD $0x4ebd8489 // add v9.4s, v4.4s, v29.4s
-	WORD $0x4ebd84ca // add v10.4s, v6.4s, v29.4s
-	WORD $0x4ebd84eb // add v11.4s, v7.4s, v29.4s
-	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
-	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
-	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
-	WORD $0x6e29dc63 // fmul v3.4s, v3.4s, v9.4s
-	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
-	WORD $0x6e2bdd08 // fmul v8.4s, v8.4s, v11.4s
-	WORD $0x6ea4858c // sub v12.4s, v12.4s, v4.4s
-	WORD $0x6ea685ad // sub v13.4s, v13.4s, v6.4s
-	WORD $0x6ea785ce // sub v14.4s, v14.4s, v7.4s
-	WORD $0x4ebd858c // add v12.4s, v12.4s, v29.4s
-	WORD $0x4ebd85ad // add v13.4s, v13.4s, v29.4s
-	WORD $0x4ebd85ce // add v14.4s, v14.4s, v29.4s
-	WORD $0x4f37558c // shl v12.4s, v12.4s, #23
-	WORD $0x4f3755ad // shl v13.4s, v13.4s, #23
-	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
-	WORD $0x6e2cdc63 // fmul v3.4s, v3.4s, v12.4s
-	WORD $0x6e2ddca5 // fmul v5.4s, v5.4s, v13.4s
-	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
-	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
-	WORD $0x6e24e404 // fcmge v4.4s, v0.4s, v4.4s
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x6e26e426 // fcmge v6.4s, v1.4s, v6.4s
-	WORD $0x6e271ce7 // eor v7.16b, v7.16b, v7.16b
-	WORD $0x6e27e447 // fcmge v7.4s, v2.4s, v7.4s
-	WORD $0x6e631e44 // bsl v4.16b, v18.16b, v3.16b
-	WORD $0x6e651e66 // bsl v6.16b, v19.16b, v5.16b
-	WORD $0x6e681e87 // bsl v7.16b, v20.16b, v8.16b
-	MOVW $0xff800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e403 // fcmeq v3.4s, v0.4s, v3.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V5.S4
-	WORD $0x4e25e425 // fcmeq v5.4s, v1.4s, v5.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V8.S4
-	WORD $0x4e28e448 // fcmeq v8.4s, v2.4s, v8.4s
-	MOVW $0x80000000, R14
-	VDUP R14, V9.S4
-	WORD $0x6e641d23 // bsl v3.16b, v9.16b, v4.16b
-	MOVW $0x80000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e661c85 // bsl v5.16b, v4.16b, v6.16b
-	MOVW $0x80000000, R14
-	VDUP R14, V4.S4
-	WORD $0x6e671c88 // bsl v8.16b, v4.16b, v7.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24e404 // fcmeq v4.4s, v0.4s, v4.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4e26e426 // fcmeq v6.4s, v1.4s, v6.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V7.S4
-	WORD $0x4e27e447 // fcmeq v7.4s, v2.4s, v7.4s
-	WORD $0x6e631c04 // bsl v4.16b, v0.16b, v3.16b
-	WORD $0x6e651c26 // bsl v6.16b, v1.16b, v5.16b
-	WORD $0x6e681c47 // bsl v7.16b, v2.16b, v8.16b
-	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x4e22e448 // fcmeq v8.4s, v2.4s, v2.4s
-	WORD $0x6e205908 // mvn v8.16b, v8.16b
-	WORD $0x6e641c03 // bsl v3.16b, v0.16b, v4.16b
-	WORD $0x6e661c25 // bsl v5.16b, v1.16b, v6.16b
-	WORD $0x6e671c48 // bsl v8.16b, v2.16b, v7.16b
-	FMOVQ F3, 0(R1)
-	FMOVQ F5, 16(R1)
-	FMOVQ F8, 32(R1)
-	ADD $48, R1, R1
-	ADD $48, R2, R2
-	SUB $12, R0, R0
-	B main
-
-tail:
-	CMP $4, R0
-	BLT done
-	FMOVQ 0(R2), F0
-	MOVW $0x80000000, R14
-	VDUP R14, V1.S4
-	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
+	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
 	MOVW $0x3eb504f3, R14
 	VDUP R14, V2.S4
 	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
 	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
 	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
 	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V2.D2
-	WORD $0x4e621c22 // bic v2.16b, v1.16b, v2.16b
-	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V4.D2
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
+	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
+	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
 	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
 	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
@@ -9160,91 +8580,68 @@ tail:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
 	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
-	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V5.D2
-	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V6.D2
+	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
+	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V5.D2
+	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V6.D2
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V5.D2
+	WORD $0x4eb31e65 // mov v5.16b, v19.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V6.D2
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V5.D2
+	WORD $0x4eb11e25 // mov v5.16b, v17.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V6.D2
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V5.D2
+	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V6.D2
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V5.D2
+	WORD $0x4ead1da5 // mov v5.16b, v13.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V6.D2
-	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4ee4d4c6 // fsub v6.2d, v6.2d, v4.2d
-	MOVD $0xc085e00000000000, R14
-	VDUP R14, V4.D2
-	WORD $0x4e64f4c6 // fmax v6.2d, v6.2d, v4.2d
-	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V4.D2
-	WORD $0x6e64dcc4 // fmul v4.2d, v6.2d, v4.2d
+	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
+	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
+	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
 	WORD $0x4e618884 // frintn v4.2d, v4.2d
-	MOVD $0x3fe62e42fee00000, R14
-	VDUP R14, V5.D2
-	WORD $0x4ee5cc86 // fmls v6.2d, v4.2d, v5.2d
+	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
 	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V5.D2
-	WORD $0x4ee5cc86 // fmls v6.2d, v4.2d, v5.2d
+	VDUP R14, V6.D2
+	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
 	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V5.D2
+	VDUP R14, V6.D2
 	MOVD $0x3efa01a01a01a01a, R14
 	VDUP R14, V7.D2
-	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
 	MOVD $0x3f2a01a01a01a01a, R14
-	VDUP R14, V5.D2
-	WORD $0x4e66cce5 // fmla v5.2d, v7.2d, v6.2d
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
 	MOVD $0x3f56c16c16c16c17, R14
 	VDUP R14, V7.D2
-	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
 	MOVD $0x3f81111111111111, R14
-	VDUP R14, V5.D2
-	WORD $0x4e66cce5 // fmla v5.2d, v7.2d, v6.2d
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
 	MOVD $0x3fa5555555555555, R14
 	VDUP R14, V7.D2
-	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
 	MOVD $0x3fc5555555555555, R14
-	VDUP R14, V5.D2
-	WORD $0x4e66cce5 // fmla v5.2d, v7.2d, v6.2d
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
 	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
-	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
-	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
-	WORD $0x4e66cce5 // fmla v5.2d, v7.2d, v6.2d
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
 	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x4e66cca7 // fmla v7.2d, v5.2d, v6.2d
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
 	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
 	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
 	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
 	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
-	MOVD $0x8000000000000000, R14
-	VDUP R14, V6.D2
-	WORD $0x4e661ca6 // bic v6.16b, v5.16b, v6.16b
-	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V7.D2
-	WORD $0x6e67dcc6 // fmul v6.2d, v6.2d, v7.2d
+	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
+	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
 	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
 	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
@@ -9253,86 +8650,67 @@ tail:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
 	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
-	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V6.D2
-	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
+	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V6.D2
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V6.D2
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V6.D2
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V8.D2
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V6.D2
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V8.D2
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V6.D2
+	WORD $0x4ead1da6 // mov v6.16b, v13.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V8.D2
-	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4ee7d508 // fsub v8.2d, v8.2d, v7.2d
-	MOVD $0xc085e00000000000, R14
-	VDUP R14, V6.D2
-	WORD $0x4e66f508 // fmax v8.2d, v8.2d, v6.2d
-	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V6.D2
-	WORD $0x6e66dd06 // fmul v6.2d, v8.2d, v6.2d
-	WORD $0x4e6188c6 // frintn v6.2d, v6.2d
-	MOVD $0x3fe62e42fee00000, R14
-	VDUP R14, V7.D2
-	WORD $0x4ee7ccc8 // fmls v8.2d, v6.2d, v7.2d
+	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
+	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
+	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
 	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V7.D2
-	WORD $0x4ee7ccc8 // fmls v8.2d, v6.2d, v7.2d
+	VDUP R14, V8.D2
+	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
 	MOVD $0x3ec71de3a556c734, R14
-	VDUP R14, V7.D2
+	VDUP R14, V8.D2
 	MOVD $0x3efa01a01a01a01a, R14
 	VDUP R14, V9.D2
-	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
 	MOVD $0x3f2a01a01a01a01a, R14
-	VDUP R14, V7.D2
-	WORD $0x4e68cd27 // fmla v7.2d, v9.2d, v8.2d
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
 	MOVD $0x3f56c16c16c16c17, R14
 	VDUP R14, V9.D2
-	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
 	MOVD $0x3f81111111111111, R14
-	VDUP R14, V7.D2
-	WORD $0x4e68cd27 // fmla v7.2d, v9.2d, v8.2d
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
 	MOVD $0x3fa5555555555555, R14
 	VDUP R14, V9.D2
-	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
 	MOVD $0x3fc5555555555555, R14
-	VDUP R14, V7.D2
-	WORD $0x4e68cd27 // fmla v7.2d, v9.2d, v8.2d
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
 	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
-	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
-	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
-	WORD $0x4e68cd27 // fmla v7.2d, v9.2d, v8.2d
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
 	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
-	WORD $0x4e68cce9 // fmla v9.2d, v7.2d, v8.2d
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
 	WORD $0x6e69dc63 // fmul v3.2d, v3.2d, v9.2d
 	WORD $0x6e7fdca5 // fmul v5.2d, v5.2d, v31.2d
 	WORD $0x6e63dca5 // fmul v5.2d, v5.2d, v3.2d
 	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
-	WORD $0x4e6168c4 // fcvtn2 v4.4s, v6.2d
+	WORD $0x4e6168e4 // fcvtn2 v4.4s, v7.2d
 	MOVW $0xc37c0000, R14
 	VDUP R14, V6.S4
 	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
@@ -9391,9 +8769,879 @@ tail:
 	MOVW $0xff800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
-	MOVW $0x80000000, R14
-	VDUP R14, V3.S4
-	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 0(R1)
+	FMOVQ 16(R2), F0
+	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x3eb504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
+	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
+	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
+	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
+	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e7fcc45 // fmla v5.2d, v2.2d, v31.2d
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
+	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
+	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
+	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
+	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
+	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V6.D2
+	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V6.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
+	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
+	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
+	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
+	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
+	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e7fccc8 // fmla v8.2d, v6.2d, v31.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
+	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
+	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
+	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
+	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V8.D2
+	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V8.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x6e69dc63 // fmul v3.2d, v3.2d, v9.2d
+	WORD $0x6e7fdca5 // fmul v5.2d, v5.2d, v31.2d
+	WORD $0x6e63dca5 // fmul v5.2d, v5.2d, v3.2d
+	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
+	WORD $0x4e6168e4 // fcvtn2 v4.4s, v7.2d
+	MOVW $0xc37c0000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f486 // fmax v6.4s, v4.4s, v6.4s
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c7 // sshr v7.4s, v6.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x0e617908 // fcvtl v8.2d, v8.2s
+	WORD $0x6ea784c6 // sub v6.4s, v6.4s, v7.4s
+	WORD $0x4ebd84c6 // add v6.4s, v6.4s, v29.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x0e6178c6 // fcvtl v6.2d, v6.2s
+	WORD $0x6e66dd08 // fmul v8.2d, v8.2d, v6.2d
+	WORD $0x0e617806 // fcvtl v6.2d, v0.2s
+	WORD $0x6e7fdc42 // fmul v2.2d, v2.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc47 // fmls v7.2d, v2.2d, v8.2d
+	WORD $0x6e67dcc6 // fmul v6.2d, v6.2d, v7.2d
+	MOVW $0xc2c80000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22f482 // fmax v2.4s, v4.4s, v2.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4f3f0447 // sshr v7.4s, v2.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4e617908 // fcvtl2 v8.2d, v8.4s
+	WORD $0x6ea78442 // sub v2.4s, v2.4s, v7.4s
+	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
+	WORD $0x6e62dd08 // fmul v8.2d, v8.2d, v2.2d
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e7fdc63 // fmul v3.2d, v3.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc67 // fmls v7.2d, v3.2d, v8.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616846 // fcvtn2 v6.4s, v2.2d
+	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
+	WORD $0x4e6168a1 // fcvtn2 v1.4s, v5.2d
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0482 // sshr v2.4s, v4.4s, #1
+	WORD $0x4ebd8443 // add v3.4s, v2.4s, v29.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x6ea28484 // sub v4.4s, v4.4s, v2.4s
+	WORD $0x4ebd8484 // add v4.4s, v4.4s, v29.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc21 // fmul v1.4s, v1.4s, v4.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6e22e402 // fcmge v2.4s, v0.4s, v2.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 16(R1)
+	FMOVQ 32(R2), F0
+	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x3eb504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
+	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
+	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
+	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
+	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e7fcc45 // fmla v5.2d, v2.2d, v31.2d
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
+	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
+	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
+	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
+	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
+	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V6.D2
+	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V6.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
+	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
+	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
+	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
+	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
+	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e7fccc8 // fmla v8.2d, v6.2d, v31.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
+	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
+	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
+	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
+	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V8.D2
+	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V8.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x6e69dc63 // fmul v3.2d, v3.2d, v9.2d
+	WORD $0x6e7fdca5 // fmul v5.2d, v5.2d, v31.2d
+	WORD $0x6e63dca5 // fmul v5.2d, v5.2d, v3.2d
+	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
+	WORD $0x4e6168e4 // fcvtn2 v4.4s, v7.2d
+	MOVW $0xc37c0000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f486 // fmax v6.4s, v4.4s, v6.4s
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c7 // sshr v7.4s, v6.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x0e617908 // fcvtl v8.2d, v8.2s
+	WORD $0x6ea784c6 // sub v6.4s, v6.4s, v7.4s
+	WORD $0x4ebd84c6 // add v6.4s, v6.4s, v29.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x0e6178c6 // fcvtl v6.2d, v6.2s
+	WORD $0x6e66dd08 // fmul v8.2d, v8.2d, v6.2d
+	WORD $0x0e617806 // fcvtl v6.2d, v0.2s
+	WORD $0x6e7fdc42 // fmul v2.2d, v2.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc47 // fmls v7.2d, v2.2d, v8.2d
+	WORD $0x6e67dcc6 // fmul v6.2d, v6.2d, v7.2d
+	MOVW $0xc2c80000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22f482 // fmax v2.4s, v4.4s, v2.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4f3f0447 // sshr v7.4s, v2.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4e617908 // fcvtl2 v8.2d, v8.4s
+	WORD $0x6ea78442 // sub v2.4s, v2.4s, v7.4s
+	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
+	WORD $0x6e62dd08 // fmul v8.2d, v8.2d, v2.2d
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e7fdc63 // fmul v3.2d, v3.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc67 // fmls v7.2d, v3.2d, v8.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616846 // fcvtn2 v6.4s, v2.2d
+	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
+	WORD $0x4e6168a1 // fcvtn2 v1.4s, v5.2d
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0482 // sshr v2.4s, v4.4s, #1
+	WORD $0x4ebd8443 // add v3.4s, v2.4s, v29.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x6ea28484 // sub v4.4s, v4.4s, v2.4s
+	WORD $0x4ebd8484 // add v4.4s, v4.4s, v29.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc21 // fmul v1.4s, v1.4s, v4.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6e22e402 // fcmge v2.4s, v0.4s, v2.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 32(R1)
+	FMOVQ 48(R2), F0
+	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x3eb504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
+	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
+	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
+	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
+	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e7fcc45 // fmla v5.2d, v2.2d, v31.2d
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
+	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
+	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
+	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
+	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
+	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V6.D2
+	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V6.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
+	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
+	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
+	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
+	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
+	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e7fccc8 // fmla v8.2d, v6.2d, v31.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
+	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
+	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
+	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
+	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V8.D2
+	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V8.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x6e69dc63 // fmul v3.2d, v3.2d, v9.2d
+	WORD $0x6e7fdca5 // fmul v5.2d, v5.2d, v31.2d
+	WORD $0x6e63dca5 // fmul v5.2d, v5.2d, v3.2d
+	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
+	WORD $0x4e6168e4 // fcvtn2 v4.4s, v7.2d
+	MOVW $0xc37c0000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f486 // fmax v6.4s, v4.4s, v6.4s
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c7 // sshr v7.4s, v6.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x0e617908 // fcvtl v8.2d, v8.2s
+	WORD $0x6ea784c6 // sub v6.4s, v6.4s, v7.4s
+	WORD $0x4ebd84c6 // add v6.4s, v6.4s, v29.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x0e6178c6 // fcvtl v6.2d, v6.2s
+	WORD $0x6e66dd08 // fmul v8.2d, v8.2d, v6.2d
+	WORD $0x0e617806 // fcvtl v6.2d, v0.2s
+	WORD $0x6e7fdc42 // fmul v2.2d, v2.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc47 // fmls v7.2d, v2.2d, v8.2d
+	WORD $0x6e67dcc6 // fmul v6.2d, v6.2d, v7.2d
+	MOVW $0xc2c80000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22f482 // fmax v2.4s, v4.4s, v2.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4f3f0447 // sshr v7.4s, v2.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4e617908 // fcvtl2 v8.2d, v8.4s
+	WORD $0x6ea78442 // sub v2.4s, v2.4s, v7.4s
+	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
+	WORD $0x6e62dd08 // fmul v8.2d, v8.2d, v2.2d
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e7fdc63 // fmul v3.2d, v3.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc67 // fmls v7.2d, v3.2d, v8.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616846 // fcvtn2 v6.4s, v2.2d
+	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
+	WORD $0x4e6168a1 // fcvtn2 v1.4s, v5.2d
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0482 // sshr v2.4s, v4.4s, #1
+	WORD $0x4ebd8443 // add v3.4s, v2.4s, v29.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x6ea28484 // sub v4.4s, v4.4s, v2.4s
+	WORD $0x4ebd8484 // add v4.4s, v4.4s, v29.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc21 // fmul v1.4s, v1.4s, v4.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6e22e402 // fcmge v2.4s, v0.4s, v2.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x3eb504f3, R14
+	VDUP R14, V2.S4
+	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
+	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
+	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
+	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
+	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e7fcc45 // fmla v5.2d, v2.2d, v31.2d
+	WORD $0x0e617862 // fcvtl v2.2d, v3.2s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
+	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
+	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
+	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
+	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
+	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
+	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
+	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V6.D2
+	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V6.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V7.D2
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V6.D2
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	WORD $0x4ebf1fe7 // mov v7.16b, v31.16b
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4e65cce6 // fmla v6.2d, v7.2d, v5.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4e65ccc7 // fmla v7.2d, v6.2d, v5.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
+	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
+	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
+	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
+	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
+	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e7fccc8 // fmla v8.2d, v6.2d, v31.2d
+	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
+	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
+	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
+	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
+	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
+	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
+	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
+	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
+	MOVD $0x3dea39ef35793c76, R14
+	VDUP R14, V8.D2
+	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
+	MOVD $0x3ec71de3a556c734, R14
+	VDUP R14, V8.D2
+	MOVD $0x3efa01a01a01a01a, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3f2a01a01a01a01a, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	MOVD $0x3f56c16c16c16c17, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3f81111111111111, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	MOVD $0x3fa5555555555555, R14
+	VDUP R14, V9.D2
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	MOVD $0x3fc5555555555555, R14
+	VDUP R14, V8.D2
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x4e66cd28 // fmla v8.2d, v9.2d, v6.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x4e66cd09 // fmla v9.2d, v8.2d, v6.2d
+	WORD $0x6e69dc63 // fmul v3.2d, v3.2d, v9.2d
+	WORD $0x6e7fdca5 // fmul v5.2d, v5.2d, v31.2d
+	WORD $0x6e63dca5 // fmul v5.2d, v5.2d, v3.2d
+	WORD $0x0e616884 // fcvtn v4.2s, v4.2d
+	WORD $0x4e6168e4 // fcvtn2 v4.4s, v7.2d
+	MOVW $0xc37c0000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f486 // fmax v6.4s, v4.4s, v6.4s
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4f3f04c7 // sshr v7.4s, v6.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x0e617908 // fcvtl v8.2d, v8.2s
+	WORD $0x6ea784c6 // sub v6.4s, v6.4s, v7.4s
+	WORD $0x4ebd84c6 // add v6.4s, v6.4s, v29.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x0e6178c6 // fcvtl v6.2d, v6.2s
+	WORD $0x6e66dd08 // fmul v8.2d, v8.2d, v6.2d
+	WORD $0x0e617806 // fcvtl v6.2d, v0.2s
+	WORD $0x6e7fdc42 // fmul v2.2d, v2.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc47 // fmls v7.2d, v2.2d, v8.2d
+	WORD $0x6e67dcc6 // fmul v6.2d, v6.2d, v7.2d
+	MOVW $0xc2c80000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22f482 // fmax v2.4s, v4.4s, v2.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4f3f0447 // sshr v7.4s, v2.4s, #1
+	WORD $0x4ebd84e8 // add v8.4s, v7.4s, v29.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4e617908 // fcvtl2 v8.2d, v8.4s
+	WORD $0x6ea78442 // sub v2.4s, v2.4s, v7.4s
+	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4e617842 // fcvtl2 v2.2d, v2.4s
+	WORD $0x6e62dd08 // fmul v8.2d, v8.2d, v2.2d
+	WORD $0x4e617802 // fcvtl2 v2.2d, v0.4s
+	WORD $0x6e7fdc63 // fmul v3.2d, v3.2d, v31.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x4ee8cc67 // fmls v7.2d, v3.2d, v8.2d
+	WORD $0x6e67dc42 // fmul v2.2d, v2.2d, v7.2d
+	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
+	WORD $0x4e616846 // fcvtn2 v6.4s, v2.2d
+	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
+	WORD $0x4e6168a1 // fcvtn2 v1.4s, v5.2d
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0482 // sshr v2.4s, v4.4s, #1
+	WORD $0x4ebd8443 // add v3.4s, v2.4s, v29.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x6ea28484 // sub v4.4s, v4.4s, v2.4s
+	WORD $0x4ebd8484 // add v4.4s, v4.4s, v29.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc21 // fmul v1.4s, v1.4s, v4.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6e22e402 // fcmge v2.4s, v0.4s, v2.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
@@ -9429,341 +9677,42 @@ TEXT ·geluTanhF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V26.S4
 	MOVW $0xc7c35000, R14
 	VDUP R14, V25.S4
+	MOVW $0x47c35000, R14
+	VDUP R14, V24.S4
+	MOVW $0x42b20000, R14
+	VDUP R14, V23.S4
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V22.S4
+	MOVW $0x3f318000, R14
+	VDUP R14, V21.S4
+	MOVW $0xb95e8083, R14
+	VDUP R14, V20.S4
+	MOVW $0x39506967, R14
+	VDUP R14, V19.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V18.S4
+	MOVW $0x3c088908, R14
+	VDUP R14, V17.S4
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V16.S4
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V15.S4
+	MOVW $0x3f000000, R14
+	VDUP R14, V14.S4
+	MOVW $0xc2c80000, R14
+	VDUP R14, V13.S4
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V11.S4
+	MOVW $0x7f800000, R14
+	VDUP R14, V10.S4
 
 main:
-	CMP $12, R0
+	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	FMOVQ 16(R2), F1
-	FMOVQ 32(R2), F2
-	WORD $0x4e39f403 // fmax v3.4s, v0.4s, v25.4s
-	WORD $0x4e39f424 // fmax v4.4s, v1.4s, v25.4s
-	WORD $0x4e39f445 // fmax v5.4s, v2.4s, v25.4s
-	MOVW $0x47c35000, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6f463 // fmin v3.4s, v3.4s, v6.4s
-	MOVW $0x47c35000, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
-	MOVW $0x47c35000, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea6f4a5 // fmin v5.4s, v5.4s, v6.4s
-	WORD $0x0e617866 // fcvtl v6.2d, v3.2s
-	WORD $0x0e617887 // fcvtl v7.2d, v4.2s
-	WORD $0x0e6178a8 // fcvtl v8.2d, v5.2s
-	WORD $0x6e66dcc9 // fmul v9.2d, v6.2d, v6.2d
-	WORD $0x6e67dcea // fmul v10.2d, v7.2d, v7.2d
-	WORD $0x6e68dd0b // fmul v11.2d, v8.2d, v8.2d
-	WORD $0x4ebb1f6c // mov v12.16b, v27.16b
-	WORD $0x4e7ccd2c // fmla v12.2d, v9.2d, v28.2d
-	WORD $0x4ebb1f69 // mov v9.16b, v27.16b
-	WORD $0x4e7ccd49 // fmla v9.2d, v10.2d, v28.2d
-	WORD $0x4ebb1f6a // mov v10.16b, v27.16b
-	WORD $0x4e7ccd6a // fmla v10.2d, v11.2d, v28.2d
-	WORD $0x6e6cdcc6 // fmul v6.2d, v6.2d, v12.2d
-	WORD $0x6e69dce7 // fmul v7.2d, v7.2d, v9.2d
-	WORD $0x6e6add08 // fmul v8.2d, v8.2d, v10.2d
-	WORD $0x4e617863 // fcvtl2 v3.2d, v3.4s
-	WORD $0x4e617884 // fcvtl2 v4.2d, v4.4s
-	WORD $0x4e6178a5 // fcvtl2 v5.2d, v5.4s
-	WORD $0x6e63dc69 // fmul v9.2d, v3.2d, v3.2d
-	WORD $0x6e64dc8a // fmul v10.2d, v4.2d, v4.2d
-	WORD $0x6e65dcab // fmul v11.2d, v5.2d, v5.2d
-	WORD $0x4ebb1f6c // mov v12.16b, v27.16b
-	WORD $0x4e7ccd2c // fmla v12.2d, v9.2d, v28.2d
-	WORD $0x4ebb1f69 // mov v9.16b, v27.16b
-	WORD $0x4e7ccd49 // fmla v9.2d, v10.2d, v28.2d
-	WORD $0x4ebb1f6a // mov v10.16b, v27.16b
-	WORD $0x4e7ccd6a // fmla v10.2d, v11.2d, v28.2d
-	WORD $0x6e6cdc63 // fmul v3.2d, v3.2d, v12.2d
-	WORD $0x6e69dc84 // fmul v4.2d, v4.2d, v9.2d
-	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
-	WORD $0x0e6168c9 // fcvtn v9.2s, v6.2d
-	WORD $0x4e616869 // fcvtn2 v9.4s, v3.2d
-	WORD $0x0e6168ea // fcvtn v10.2s, v7.2d
-	WORD $0x4e61688a // fcvtn2 v10.4s, v4.2d
-	WORD $0x0e61690b // fcvtn v11.2s, v8.2d
-	WORD $0x4e6168ab // fcvtn2 v11.4s, v5.2d
-	WORD $0x0e61792c // fcvtl v12.2d, v9.2s
-	WORD $0x0e61794d // fcvtl v13.2d, v10.2s
-	WORD $0x0e61796e // fcvtl v14.2d, v11.2s
-	WORD $0x4eecd4c6 // fsub v6.2d, v6.2d, v12.2d
-	WORD $0x4eedd4e7 // fsub v7.2d, v7.2d, v13.2d
-	WORD $0x4eeed508 // fsub v8.2d, v8.2d, v14.2d
-	WORD $0x4e61792c // fcvtl2 v12.2d, v9.4s
-	WORD $0x4e61794d // fcvtl2 v13.2d, v10.4s
-	WORD $0x4e61796e // fcvtl2 v14.2d, v11.4s
-	WORD $0x4eecd463 // fsub v3.2d, v3.2d, v12.2d
-	WORD $0x4eedd484 // fsub v4.2d, v4.2d, v13.2d
-	WORD $0x4eeed4a5 // fsub v5.2d, v5.2d, v14.2d
-	WORD $0x0e6168c6 // fcvtn v6.2s, v6.2d
-	WORD $0x4e616866 // fcvtn2 v6.4s, v3.2d
-	WORD $0x0e6168e7 // fcvtn v7.2s, v7.2d
-	WORD $0x4e616887 // fcvtn2 v7.4s, v4.2d
-	WORD $0x0e616908 // fcvtn v8.2s, v8.2d
-	WORD $0x4e6168a8 // fcvtn2 v8.4s, v5.2d
-	WORD $0x4e7f1d23 // bic v3.16b, v9.16b, v31.16b
-	WORD $0x4e7f1d44 // bic v4.16b, v10.16b, v31.16b
-	WORD $0x4e7f1d65 // bic v5.16b, v11.16b, v31.16b
-	WORD $0x6e3f1c63 // eor v3.16b, v3.16b, v31.16b
-	WORD $0x6e3f1c84 // eor v4.16b, v4.16b, v31.16b
-	WORD $0x6e3f1ca5 // eor v5.16b, v5.16b, v31.16b
-	WORD $0x4e3af463 // fmax v3.4s, v3.4s, v26.4s
-	WORD $0x4e3af484 // fmax v4.4s, v4.4s, v26.4s
-	WORD $0x4e3af4a5 // fmax v5.4s, v5.4s, v26.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V12.S4
-	WORD $0x4eacf463 // fmin v3.4s, v3.4s, v12.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V12.S4
-	WORD $0x4eacf484 // fmin v4.4s, v4.4s, v12.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V12.S4
-	WORD $0x4eacf4a5 // fmin v5.4s, v5.4s, v12.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V12.S4
-	WORD $0x6e2cdc6c // fmul v12.4s, v3.4s, v12.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V13.S4
-	WORD $0x6e2ddc8d // fmul v13.4s, v4.4s, v13.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V14.S4
-	WORD $0x6e2edcae // fmul v14.4s, v5.4s, v14.4s
-	WORD $0x4e21898c // frintn v12.4s, v12.4s
-	WORD $0x4e2189ad // frintn v13.4s, v13.4s
-	WORD $0x4e2189ce // frintn v14.4s, v14.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V15.S4
-	WORD $0x4eafcd83 // fmls v3.4s, v12.4s, v15.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V15.S4
-	WORD $0x4eafcda4 // fmls v4.4s, v13.4s, v15.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V15.S4
-	WORD $0x4eafcdc5 // fmls v5.4s, v14.4s, v15.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V15.S4
-	WORD $0x4eafcd83 // fmls v3.4s, v12.4s, v15.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V15.S4
-	WORD $0x4eafcda4 // fmls v4.4s, v13.4s, v15.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V15.S4
-	WORD $0x4eafcdc5 // fmls v5.4s, v14.4s, v15.4s
-	WORD $0x4e23d7af // fadd v15.4s, v29.4s, v3.4s
-	WORD $0x4e24d7b0 // fadd v16.4s, v29.4s, v4.4s
-	WORD $0x4e25d7b1 // fadd v17.4s, v29.4s, v5.4s
-	WORD $0x4ebdd5f2 // fsub v18.4s, v15.4s, v29.4s
-	WORD $0x4ebdd613 // fsub v19.4s, v16.4s, v29.4s
-	WORD $0x4ebdd634 // fsub v20.4s, v17.4s, v29.4s
-	WORD $0x4eb2d472 // fsub v18.4s, v3.4s, v18.4s
-	WORD $0x4eb3d493 // fsub v19.4s, v4.4s, v19.4s
-	WORD $0x4eb4d4b4 // fsub v20.4s, v5.4s, v20.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V21.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V22.S4
-	WORD $0x4e23ceb6 // fmla v22.4s, v21.4s, v3.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V21.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V23.S4
-	WORD $0x4e24ceb7 // fmla v23.4s, v21.4s, v4.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V21.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V24.S4
-	WORD $0x4e25ceb8 // fmla v24.4s, v21.4s, v5.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V21.S4
-	WORD $0x4e23ced5 // fmla v21.4s, v22.4s, v3.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V22.S4
-	WORD $0x4e24cef6 // fmla v22.4s, v23.4s, v4.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V23.S4
-	WORD $0x4e25cf17 // fmla v23.4s, v24.4s, v5.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V24.S4
-	WORD $0x4e23ceb8 // fmla v24.4s, v21.4s, v3.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V21.S4
-	WORD $0x4e24ced5 // fmla v21.4s, v22.4s, v4.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V22.S4
-	WORD $0x4e25cef6 // fmla v22.4s, v23.4s, v5.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V23.S4
-	WORD $0x4e23cf17 // fmla v23.4s, v24.4s, v3.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V24.S4
-	WORD $0x4e24ceb8 // fmla v24.4s, v21.4s, v4.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V21.S4
-	WORD $0x4e25ced5 // fmla v21.4s, v22.4s, v5.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V22.S4
-	WORD $0x4e23cef6 // fmla v22.4s, v23.4s, v3.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V23.S4
-	WORD $0x4e24cf17 // fmla v23.4s, v24.4s, v4.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V24.S4
-	WORD $0x4e25ceb8 // fmla v24.4s, v21.4s, v5.4s
-	WORD $0x6e23dc63 // fmul v3.4s, v3.4s, v3.4s
-	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
-	WORD $0x6e25dca5 // fmul v5.4s, v5.4s, v5.4s
-	WORD $0x4e23ced2 // fmla v18.4s, v22.4s, v3.4s
-	WORD $0x4e24cef3 // fmla v19.4s, v23.4s, v4.4s
-	WORD $0x4e25cf14 // fmla v20.4s, v24.4s, v5.4s
-	WORD $0x4e32d5ef // fadd v15.4s, v15.4s, v18.4s
-	WORD $0x4e33d610 // fadd v16.4s, v16.4s, v19.4s
-	WORD $0x4e34d631 // fadd v17.4s, v17.4s, v20.4s
-	WORD $0x4e3f1d23 // and v3.16b, v9.16b, v31.16b
-	WORD $0x4e3f1d44 // and v4.16b, v10.16b, v31.16b
-	WORD $0x4e3f1d65 // and v5.16b, v11.16b, v31.16b
-	WORD $0x6e231cc6 // eor v6.16b, v6.16b, v3.16b
-	WORD $0x6e241ce7 // eor v7.16b, v7.16b, v4.16b
-	WORD $0x6e251d08 // eor v8.16b, v8.16b, v5.16b
-	WORD $0x4ea6cdef // fmls v15.4s, v15.4s, v6.4s
-	WORD $0x4ea7ce10 // fmls v16.4s, v16.4s, v7.4s
-	WORD $0x4ea8ce31 // fmls v17.4s, v17.4s, v8.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23f583 // fmax v3.4s, v12.4s, v3.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24f5a4 // fmax v4.4s, v13.4s, v4.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V5.S4
-	WORD $0x4e25f5c5 // fmax v5.4s, v14.4s, v5.4s
-	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
-	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
-	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
-	WORD $0x4f3f0466 // sshr v6.4s, v3.4s, #1
-	WORD $0x4f3f0487 // sshr v7.4s, v4.4s, #1
-	WORD $0x4f3f04a8 // sshr v8.4s, v5.4s, #1
-	WORD $0x4ebe84d2 // add v18.4s, v6.4s, v30.4s
-	WORD $0x4ebe84f3 // add v19.4s, v7.4s, v30.4s
-	WORD $0x4ebe8514 // add v20.4s, v8.4s, v30.4s
-	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
-	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
-	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
-	WORD $0x6e32ddf2 // fmul v18.4s, v15.4s, v18.4s
-	WORD $0x6e33de13 // fmul v19.4s, v16.4s, v19.4s
-	WORD $0x6e34de34 // fmul v20.4s, v17.4s, v20.4s
-	WORD $0x6ea68463 // sub v3.4s, v3.4s, v6.4s
-	WORD $0x6ea78484 // sub v4.4s, v4.4s, v7.4s
-	WORD $0x6ea884a5 // sub v5.4s, v5.4s, v8.4s
-	WORD $0x4ebe8463 // add v3.4s, v3.4s, v30.4s
-	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
-	WORD $0x4ebe84a5 // add v5.4s, v5.4s, v30.4s
-	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
-	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x6e23de52 // fmul v18.4s, v18.4s, v3.4s
-	WORD $0x6e24de73 // fmul v19.4s, v19.4s, v4.4s
-	WORD $0x6e25de94 // fmul v20.4s, v20.4s, v5.4s
-	WORD $0x4e32d7b2 // fadd v18.4s, v29.4s, v18.4s
-	WORD $0x4e33d7b3 // fadd v19.4s, v29.4s, v19.4s
-	WORD $0x4e34d7b4 // fadd v20.4s, v29.4s, v20.4s
-	WORD $0x6e32fc12 // fdiv v18.4s, v0.4s, v18.4s
-	WORD $0x6e33fc33 // fdiv v19.4s, v1.4s, v19.4s
-	WORD $0x6e34fc54 // fdiv v20.4s, v2.4s, v20.4s
-	WORD $0x6e2fde4f // fmul v15.4s, v18.4s, v15.4s
-	WORD $0x6e30de70 // fmul v16.4s, v19.4s, v16.4s
-	WORD $0x6e31de91 // fmul v17.4s, v20.4s, v17.4s
-	WORD $0x4ea1b98c // fcvtzs v12.4s, v12.4s
-	WORD $0x4ea1b9ad // fcvtzs v13.4s, v13.4s
-	WORD $0x4ea1b9ce // fcvtzs v14.4s, v14.4s
-	WORD $0x4f3f0583 // sshr v3.4s, v12.4s, #1
-	WORD $0x4f3f05a4 // sshr v4.4s, v13.4s, #1
-	WORD $0x4f3f05c5 // sshr v5.4s, v14.4s, #1
-	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
-	WORD $0x4ebe8487 // add v7.4s, v4.4s, v30.4s
-	WORD $0x4ebe84a8 // add v8.4s, v5.4s, v30.4s
-	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
-	WORD $0x4f3754e7 // shl v7.4s, v7.4s, #23
-	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
-	WORD $0x6e26ddef // fmul v15.4s, v15.4s, v6.4s
-	WORD $0x6e27de10 // fmul v16.4s, v16.4s, v7.4s
-	WORD $0x6e28de31 // fmul v17.4s, v17.4s, v8.4s
-	WORD $0x6ea3858c // sub v12.4s, v12.4s, v3.4s
-	WORD $0x6ea485ad // sub v13.4s, v13.4s, v4.4s
-	WORD $0x6ea585ce // sub v14.4s, v14.4s, v5.4s
-	WORD $0x4ebe858c // add v12.4s, v12.4s, v30.4s
-	WORD $0x4ebe85ad // add v13.4s, v13.4s, v30.4s
-	WORD $0x4ebe85ce // add v14.4s, v14.4s, v30.4s
-	WORD $0x4f37558c // shl v12.4s, v12.4s, #23
-	WORD $0x4f3755ad // shl v13.4s, v13.4s, #23
-	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
-	WORD $0x6e2cddef // fmul v15.4s, v15.4s, v12.4s
-	WORD $0x6e2dde10 // fmul v16.4s, v16.4s, v13.4s
-	WORD $0x6e2ede31 // fmul v17.4s, v17.4s, v14.4s
-	WORD $0x6ea9e743 // fcmgt v3.4s, v26.4s, v9.4s
-	WORD $0x6eaae744 // fcmgt v4.4s, v26.4s, v10.4s
-	WORD $0x6eabe745 // fcmgt v5.4s, v26.4s, v11.4s
-	WORD $0x6e6f1fe3 // bsl v3.16b, v31.16b, v15.16b
-	WORD $0x6e701fe4 // bsl v4.16b, v31.16b, v16.16b
-	WORD $0x6e711fe5 // bsl v5.16b, v31.16b, v17.16b
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x6e26e529 // fcmge v9.4s, v9.4s, v6.4s
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x6e26e54a // fcmge v10.4s, v10.4s, v6.4s
-	WORD $0x6e261cc6 // eor v6.16b, v6.16b, v6.16b
-	WORD $0x6e26e56b // fcmge v11.4s, v11.4s, v6.4s
-	WORD $0x6e631e49 // bsl v9.16b, v18.16b, v3.16b
-	WORD $0x6e641e6a // bsl v10.16b, v19.16b, v4.16b
-	WORD $0x6e651e8b // bsl v11.16b, v20.16b, v5.16b
-	MOVW $0xff800000, R14
-	VDUP R14, V3.S4
-	WORD $0x4e23e403 // fcmeq v3.4s, v0.4s, v3.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V4.S4
-	WORD $0x4e24e424 // fcmeq v4.4s, v1.4s, v4.4s
-	MOVW $0xff800000, R14
-	VDUP R14, V5.S4
-	WORD $0x4e25e445 // fcmeq v5.4s, v2.4s, v5.4s
-	WORD $0x6e691fe3 // bsl v3.16b, v31.16b, v9.16b
-	WORD $0x6e6a1fe4 // bsl v4.16b, v31.16b, v10.16b
-	WORD $0x6e6b1fe5 // bsl v5.16b, v31.16b, v11.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V6.S4
-	WORD $0x4e26e406 // fcmeq v6.4s, v0.4s, v6.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V7.S4
-	WORD $0x4e27e427 // fcmeq v7.4s, v1.4s, v7.4s
-	MOVW $0x7f800000, R14
-	VDUP R14, V8.S4
-	WORD $0x4e28e448 // fcmeq v8.4s, v2.4s, v8.4s
-	WORD $0x6e631c06 // bsl v6.16b, v0.16b, v3.16b
-	WORD $0x6e641c27 // bsl v7.16b, v1.16b, v4.16b
-	WORD $0x6e651c48 // bsl v8.16b, v2.16b, v5.16b
-	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
-	WORD $0x6e205884 // mvn v4.16b, v4.16b
-	WORD $0x4e22e445 // fcmeq v5.4s, v2.4s, v2.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
-	WORD $0x6e661c03 // bsl v3.16b, v0.16b, v6.16b
-	WORD $0x6e671c24 // bsl v4.16b, v1.16b, v7.16b
-	WORD $0x6e681c45 // bsl v5.16b, v2.16b, v8.16b
-	FMOVQ F3, 0(R1)
-	FMOVQ F4, 16(R1)
-	FMOVQ F5, 32(R1)
-	ADD $48, R1, R1
-	ADD $48, R2, R2
-	SUB $12, R0, R0
-	B main
-
-tail:
-	CMP $4, R0
-	BLT done
-	FMOVQ 0(R2), F0
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
-	MOVW $0x47c35000, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea2f421 // fmin v1.4s, v1.4s, v2.4s
+	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
 	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
 	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
 	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
@@ -9785,48 +9734,31 @@ tail:
 	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
 	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	MOVW $0x42b20000, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea4f421 // fmin v1.4s, v1.4s, v4.4s
-	MOVW $0x3fb8aa3b, R14
-	VDUP R14, V4.S4
-	WORD $0x6e24dc24 // fmul v4.4s, v1.4s, v4.4s
+	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
+	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	MOVW $0x3f318000, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea5cc81 // fmls v1.4s, v4.4s, v5.4s
-	MOVW $0xb95e8083, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea5cc81 // fmls v1.4s, v4.4s, v5.4s
+	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
+	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
 	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
 	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	MOVW $0x39506967, R14
-	VDUP R14, V7.S4
-	MOVW $0x3ab743ce, R14
-	VDUP R14, V8.S4
+	WORD $0x4eb21e47 // mov v7.16b, v18.16b
+	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	MOVW $0x3c088908, R14
-	VDUP R14, V7.S4
+	WORD $0x4eb01e07 // mov v7.16b, v16.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	MOVW $0x3d2aa9c1, R14
-	VDUP R14, V8.S4
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
-	MOVW $0x3e2aaaaa, R14
-	VDUP R14, V7.S4
+	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
-	MOVW $0x3f000000, R14
-	VDUP R14, V8.S4
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x4e21cd06 // fmla v6.4s, v8.4s, v1.4s
+	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
 	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
 	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
 	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	MOVW $0xc2c80000, R14
-	VDUP R14, V1.S4
-	WORD $0x4e21f481 // fmax v1.4s, v4.4s, v1.4s
+	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
 	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
 	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
@@ -9850,16 +9782,347 @@ tail:
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
 	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
 	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
-	WORD $0x6e22e463 // fcmge v3.4s, v3.4s, v2.4s
+	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
 	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	MOVW $0xff800000, R14
-	VDUP R14, V1.S4
-	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
 	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	MOVW $0x7f800000, R14
-	VDUP R14, V2.S4
-	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 0(R1)
+	FMOVQ 16(R2), F0
+	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
+	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
+	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
+	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
+	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
+	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
+	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
+	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
+	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
+	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
+	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
+	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
+	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
+	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
+	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
+	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
+	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
+	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
+	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
+	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
+	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
+	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4e218884 // frintn v4.4s, v4.4s
+	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
+	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
+	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
+	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
+	WORD $0x4eb21e47 // mov v7.16b, v18.16b
+	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eb01e07 // mov v7.16b, v16.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
+	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
+	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
+	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
+	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
+	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
+	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
+	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
+	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
+	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
+	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
+	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
+	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
+	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
+	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 16(R1)
+	FMOVQ 32(R2), F0
+	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
+	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
+	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
+	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
+	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
+	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
+	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
+	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
+	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
+	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
+	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
+	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
+	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
+	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
+	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
+	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
+	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
+	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
+	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
+	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
+	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
+	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4e218884 // frintn v4.4s, v4.4s
+	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
+	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
+	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
+	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
+	WORD $0x4eb21e47 // mov v7.16b, v18.16b
+	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eb01e07 // mov v7.16b, v16.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
+	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
+	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
+	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
+	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
+	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
+	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
+	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
+	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
+	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
+	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
+	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
+	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
+	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
+	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 32(R1)
+	FMOVQ 48(R2), F0
+	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
+	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
+	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
+	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
+	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
+	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
+	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
+	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
+	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
+	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
+	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
+	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
+	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
+	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
+	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
+	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
+	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
+	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
+	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
+	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
+	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
+	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4e218884 // frintn v4.4s, v4.4s
+	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
+	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
+	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
+	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
+	WORD $0x4eb21e47 // mov v7.16b, v18.16b
+	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eb01e07 // mov v7.16b, v16.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
+	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
+	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
+	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
+	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
+	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
+	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
+	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
+	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
+	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
+	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
+	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
+	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
+	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
+	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
+	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
+	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
+	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
+	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
+	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
+	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
+	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
+	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
+	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
+	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
+	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
+	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
+	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
+	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
+	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
+	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
+	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
+	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
+	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
+	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
+	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4e218884 // frintn v4.4s, v4.4s
+	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
+	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
+	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
+	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
+	WORD $0x4eb21e47 // mov v7.16b, v18.16b
+	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eb01e07 // mov v7.16b, v16.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
+	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
+	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
+	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
+	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
+	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
+	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
+	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
+	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
+	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
+	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
+	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
+	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
+	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
+	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b

@@ -654,36 +654,43 @@ done:
 TEXT ·reduceMaxF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VPXORD       X28, X28, X28
-	VBROADCASTSS reduceConsts<>+52(SB), Z27
-	VBROADCASTSS reduceConsts<>+56(SB), Z26
-	VCMPPS       $0x03, Z28, Z28, K1
-	VMOVAPS      Z27, Z31
+	VPXORD       X27, X27, X27
+	VBROADCASTSS reduceConsts<>+52(SB), Z26
+	VBROADCASTSS reduceConsts<>+56(SB), Z25
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z31
 	KMOVW        K1, K7
-	VCMPPS       $0x03, Z28, Z28, K1
-	VMOVAPS      Z27, Z30
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z30
 	KMOVW        K1, K6
-	VCMPPS       $0x03, Z28, Z28, K1
-	VMOVAPS      Z27, Z29
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z29
 	KMOVW        K1, K5
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z28
+	KMOVW        K1, K4
 
 main:
-	CMPQ    CX, $0x00000030
+	CMPQ    CX, $0x00000040
 	JL      tail
 	VMOVUPS (SI), Z0
-	VMOVUPS 64(SI), Z1
-	VMOVUPS 128(SI), Z2
 	VMAXPS  Z0, Z31, Z31
-	VMAXPS  Z1, Z30, Z30
-	VMAXPS  Z2, Z29, Z29
 	VCMPPS  $0x03, Z0, Z0, K1
-	VCMPPS  $0x03, Z1, Z1, K2
-	VCMPPS  $0x03, Z2, Z2, K3
 	KORW    K1, K7, K7
-	KORW    K2, K6, K6
-	KORW    K3, K5, K5
-	ADDQ    $0x000000c0, SI
-	SUBQ    $0x00000030, CX
+	VMOVUPS 64(SI), Z0
+	VMAXPS  Z0, Z30, Z30
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K6, K6
+	VMOVUPS 128(SI), Z0
+	VMAXPS  Z0, Z29, Z29
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K5, K5
+	VMOVUPS 192(SI), Z0
+	VMAXPS  Z0, Z28, Z28
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K4, K4
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000040, CX
 	JMP     main
 
 tail:
@@ -702,7 +709,9 @@ done:
 	KORW          K6, K7, K1
 	VMAXPS        Z29, Z0, Z0
 	KORW          K5, K1, K1
-	VBLENDMPS     Z26, Z0, K1, Z0
+	VMAXPS        Z28, Z0, Z0
+	KORW          K4, K1, K1
+	VBLENDMPS     Z25, Z0, K1, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VCMPPS        $0x0e, Z1, Z0, K1
 	VCMPPS        $0x03, Z0, Z0, K2
@@ -744,36 +753,43 @@ done:
 TEXT ·reduceMinF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VPXORD       X28, X28, X28
-	VBROADCASTSS reduceConsts<>+60(SB), Z27
-	VBROADCASTSS reduceConsts<>+56(SB), Z26
-	VCMPPS       $0x03, Z28, Z28, K1
-	VMOVAPS      Z27, Z31
+	VPXORD       X27, X27, X27
+	VBROADCASTSS reduceConsts<>+60(SB), Z26
+	VBROADCASTSS reduceConsts<>+56(SB), Z25
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z31
 	KMOVW        K1, K7
-	VCMPPS       $0x03, Z28, Z28, K1
-	VMOVAPS      Z27, Z30
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z30
 	KMOVW        K1, K6
-	VCMPPS       $0x03, Z28, Z28, K1
-	VMOVAPS      Z27, Z29
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z29
 	KMOVW        K1, K5
+	VCMPPS       $0x03, Z27, Z27, K1
+	VMOVAPS      Z26, Z28
+	KMOVW        K1, K4
 
 main:
-	CMPQ    CX, $0x00000030
+	CMPQ    CX, $0x00000040
 	JL      tail
 	VMOVUPS (SI), Z0
-	VMOVUPS 64(SI), Z1
-	VMOVUPS 128(SI), Z2
 	VMINPS  Z0, Z31, Z31
-	VMINPS  Z1, Z30, Z30
-	VMINPS  Z2, Z29, Z29
 	VCMPPS  $0x03, Z0, Z0, K1
-	VCMPPS  $0x03, Z1, Z1, K2
-	VCMPPS  $0x03, Z2, Z2, K3
 	KORW    K1, K7, K7
-	KORW    K2, K6, K6
-	KORW    K3, K5, K5
-	ADDQ    $0x000000c0, SI
-	SUBQ    $0x00000030, CX
+	VMOVUPS 64(SI), Z0
+	VMINPS  Z0, Z30, Z30
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K6, K6
+	VMOVUPS 128(SI), Z0
+	VMINPS  Z0, Z29, Z29
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K5, K5
+	VMOVUPS 192(SI), Z0
+	VMINPS  Z0, Z28, Z28
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K4, K4
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000040, CX
 	JMP     main
 
 tail:
@@ -792,7 +808,9 @@ done:
 	KORW          K6, K7, K1
 	VMINPS        Z29, Z0, Z0
 	KORW          K5, K1, K1
-	VBLENDMPS     Z26, Z0, K1, Z0
+	VMINPS        Z28, Z0, Z0
+	KORW          K4, K1, K1
+	VBLENDMPS     Z25, Z0, K1, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VCMPPS        $0x01, Z1, Z0, K1
 	VCMPPS        $0x03, Z0, Z0, K2
@@ -885,47 +903,55 @@ done:
 TEXT ·maxAbsF32AVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+0(SB), Z28
-	VPXORD       X27, X27, X27
-	VBROADCASTSS reduceConsts<>+52(SB), Z26
-	VBROADCASTSS reduceConsts<>+56(SB), Z25
-	VCMPPS       $0x03, Z27, Z27, K1
-	VMOVAPS      Z26, Z31
+	VBROADCASTSS reduceConsts<>+0(SB), Z27
+	VPXORD       X26, X26, X26
+	VBROADCASTSS reduceConsts<>+52(SB), Z25
+	VBROADCASTSS reduceConsts<>+56(SB), Z24
+	VCMPPS       $0x03, Z26, Z26, K1
+	VMOVAPS      Z25, Z31
 	KMOVW        K1, K7
-	VCMPPS       $0x03, Z27, Z27, K1
-	VMOVAPS      Z26, Z30
+	VCMPPS       $0x03, Z26, Z26, K1
+	VMOVAPS      Z25, Z30
 	KMOVW        K1, K6
-	VCMPPS       $0x03, Z27, Z27, K1
-	VMOVAPS      Z26, Z29
+	VCMPPS       $0x03, Z26, Z26, K1
+	VMOVAPS      Z25, Z29
 	KMOVW        K1, K5
+	VCMPPS       $0x03, Z26, Z26, K1
+	VMOVAPS      Z25, Z28
+	KMOVW        K1, K4
 
 main:
-	CMPQ    CX, $0x00000030
+	CMPQ    CX, $0x00000040
 	JL      tail
 	VMOVUPS (SI), Z0
-	VMOVUPS 64(SI), Z1
-	VMOVUPS 128(SI), Z2
-	VPANDND Z0, Z28, Z0
-	VPANDND Z1, Z28, Z1
-	VPANDND Z2, Z28, Z2
+	VPANDND Z0, Z27, Z0
 	VMAXPS  Z0, Z31, Z31
-	VMAXPS  Z1, Z30, Z30
-	VMAXPS  Z2, Z29, Z29
 	VCMPPS  $0x03, Z0, Z0, K1
-	VCMPPS  $0x03, Z1, Z1, K2
-	VCMPPS  $0x03, Z2, Z2, K3
 	KORW    K1, K7, K7
-	KORW    K2, K6, K6
-	KORW    K3, K5, K5
-	ADDQ    $0x000000c0, SI
-	SUBQ    $0x00000030, CX
+	VMOVUPS 64(SI), Z0
+	VPANDND Z0, Z27, Z0
+	VMAXPS  Z0, Z30, Z30
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K6, K6
+	VMOVUPS 128(SI), Z0
+	VPANDND Z0, Z27, Z0
+	VMAXPS  Z0, Z29, Z29
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K5, K5
+	VMOVUPS 192(SI), Z0
+	VPANDND Z0, Z27, Z0
+	VMAXPS  Z0, Z28, Z28
+	VCMPPS  $0x03, Z0, Z0, K1
+	KORW    K1, K4, K4
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000040, CX
 	JMP     main
 
 tail:
 	CMPQ    CX, $0x00000010
 	JL      done
 	VMOVUPS (SI), Z0
-	VPANDND Z0, Z28, Z0
+	VPANDND Z0, Z27, Z0
 	VMAXPS  Z0, Z31, Z31
 	VCMPPS  $0x03, Z0, Z0, K1
 	KORW    K1, K7, K7
@@ -938,7 +964,9 @@ done:
 	KORW          K6, K7, K1
 	VMAXPS        Z29, Z0, Z0
 	KORW          K5, K1, K1
-	VBLENDMPS     Z25, Z0, K1, Z0
+	VMAXPS        Z28, Z0, Z0
+	KORW          K4, K1, K1
+	VBLENDMPS     Z24, Z0, K1, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VCMPPS        $0x0e, Z1, Z0, K1
 	VCMPPS        $0x03, Z0, Z0, K2
@@ -980,19 +1008,28 @@ done:
 TEXT ·argMaxF32AVX512(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+64(SB), Z27
-	VBROADCASTSS reduceConsts<>+52(SB), Z26
-	VBROADCASTSS reduceConsts<>+68(SB), Z25
-	VMOVAPS      Z26, Z31
-	VMOVAPS      Z25, Z30
-	VMOVDQU32    reduceConsts<>+128(SB), Z29
-	VMOVAPS      Z29, Z28
+	VBROADCASTSS reduceConsts<>+64(SB), Z21
+	VBROADCASTSS reduceConsts<>+68(SB), Z20
+	VBROADCASTSS reduceConsts<>+72(SB), Z19
+	VBROADCASTSS reduceConsts<>+76(SB), Z18
+	VBROADCASTSS reduceConsts<>+52(SB), Z17
+	VBROADCASTSS reduceConsts<>+80(SB), Z16
+	VMOVAPS      Z17, Z31
+	VMOVAPS      Z16, Z30
+	VMOVAPS      Z17, Z29
+	VMOVAPS      Z16, Z28
+	VMOVAPS      Z17, Z27
+	VMOVAPS      Z16, Z26
+	VMOVAPS      Z17, Z25
+	VMOVAPS      Z16, Z24
+	VMOVDQU32    reduceConsts<>+128(SB), Z23
+	VMOVAPS      Z23, Z22
 
-tail:
-	CMPQ      CX, $0x00000010
-	JL        done
+main:
+	CMPQ      CX, $0x00000040
+	JL        tail
 	VMOVUPS   (SI), Z0
-	VPCMPGTD  Z28, Z30, K1
+	VPCMPGTD  Z22, Z30, K1
 	VCMPPS    $0x0e, Z31, Z0, K2
 	VCMPPS    $0x00, Z31, Z0, K3
 	KANDW     K1, K3, K3
@@ -1006,15 +1043,135 @@ tail:
 	KANDW     K1, K3, K3
 	KORW      K3, K2, K2
 	VBLENDMPS Z0, Z31, K2, Z31
-	VBLENDMPS Z28, Z30, K2, Z30
-	VPADDD    Z27, Z28, Z28
+	VBLENDMPS Z22, Z30, K2, Z30
+	VPADDD    Z21, Z22, Z0
+	VMOVUPS   64(SI), Z1
+	VPCMPGTD  Z0, Z28, K1
+	VCMPPS    $0x0e, Z29, Z1, K2
+	VCMPPS    $0x00, Z29, Z1, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z1, Z1, K3
+	VCMPPS    $0x03, Z29, Z29, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z1, Z29, K2, Z29
+	VBLENDMPS Z0, Z28, K2, Z28
+	VPADDD    Z20, Z22, Z0
+	VMOVUPS   128(SI), Z1
+	VPCMPGTD  Z0, Z26, K1
+	VCMPPS    $0x0e, Z27, Z1, K2
+	VCMPPS    $0x00, Z27, Z1, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z1, Z1, K3
+	VCMPPS    $0x03, Z27, Z27, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z1, Z27, K2, Z27
+	VBLENDMPS Z0, Z26, K2, Z26
+	VPADDD    Z19, Z22, Z0
+	VMOVUPS   192(SI), Z1
+	VPCMPGTD  Z0, Z24, K1
+	VCMPPS    $0x0e, Z25, Z1, K2
+	VCMPPS    $0x00, Z25, Z1, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z1, Z1, K3
+	VCMPPS    $0x03, Z25, Z25, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z1, Z25, K2, Z25
+	VBLENDMPS Z0, Z24, K2, Z24
+	VPADDD    Z18, Z22, Z22
+	ADDQ      $0x00000100, SI
+	SUBQ      $0x00000040, CX
+	JMP       main
+
+tail:
+	CMPQ      CX, $0x00000010
+	JL        done
+	VMOVUPS   (SI), Z0
+	VPCMPGTD  Z22, Z30, K1
+	VCMPPS    $0x0e, Z31, Z0, K2
+	VCMPPS    $0x00, Z31, Z0, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z0, Z0, K3
+	VCMPPS    $0x03, Z31, Z31, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z0, Z31, K2, Z31
+	VBLENDMPS Z22, Z30, K2, Z30
+	VPADDD    Z21, Z22, Z22
 	ADDQ      $0x00000040, SI
 	SUBQ      $0x00000010, CX
 	JMP       tail
 
 done:
-	VMOVUPS Z31, vals_0+24(FP)
-	VMOVUPS Z30, idx_0+88(FP)
+	VPCMPGTD  Z28, Z30, K1
+	VCMPPS    $0x0e, Z31, Z29, K2
+	VCMPPS    $0x00, Z31, Z29, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z29, Z29, K3
+	VCMPPS    $0x03, Z31, Z31, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z29, Z31, K2, Z0
+	VBLENDMPS Z28, Z30, K2, Z1
+	VPCMPGTD  Z26, Z1, K1
+	VCMPPS    $0x0e, Z0, Z27, K2
+	VCMPPS    $0x00, Z0, Z27, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z27, Z27, K3
+	VCMPPS    $0x03, Z0, Z0, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z27, Z0, K2, Z0
+	VBLENDMPS Z26, Z1, K2, Z1
+	VPCMPGTD  Z24, Z1, K1
+	VCMPPS    $0x0e, Z0, Z25, K2
+	VCMPPS    $0x00, Z0, Z25, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z25, Z25, K3
+	VCMPPS    $0x03, Z0, Z0, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z25, Z0, K2, Z0
+	VBLENDMPS Z24, Z1, K2, Z1
+	VMOVUPS   Z0, vals_0+24(FP)
+	VMOVUPS   Z1, idx_0+88(FP)
 	VZEROUPPER
 	RET
 
@@ -1023,19 +1180,28 @@ done:
 TEXT ·argMinF32AVX512(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+64(SB), Z27
-	VBROADCASTSS reduceConsts<>+60(SB), Z26
-	VBROADCASTSS reduceConsts<>+68(SB), Z25
-	VMOVAPS      Z26, Z31
-	VMOVAPS      Z25, Z30
-	VMOVDQU32    reduceConsts<>+128(SB), Z29
-	VMOVAPS      Z29, Z28
+	VBROADCASTSS reduceConsts<>+64(SB), Z21
+	VBROADCASTSS reduceConsts<>+68(SB), Z20
+	VBROADCASTSS reduceConsts<>+72(SB), Z19
+	VBROADCASTSS reduceConsts<>+76(SB), Z18
+	VBROADCASTSS reduceConsts<>+60(SB), Z17
+	VBROADCASTSS reduceConsts<>+80(SB), Z16
+	VMOVAPS      Z17, Z31
+	VMOVAPS      Z16, Z30
+	VMOVAPS      Z17, Z29
+	VMOVAPS      Z16, Z28
+	VMOVAPS      Z17, Z27
+	VMOVAPS      Z16, Z26
+	VMOVAPS      Z17, Z25
+	VMOVAPS      Z16, Z24
+	VMOVDQU32    reduceConsts<>+128(SB), Z23
+	VMOVAPS      Z23, Z22
 
-tail:
-	CMPQ      CX, $0x00000010
-	JL        done
+main:
+	CMPQ      CX, $0x00000040
+	JL        tail
 	VMOVUPS   (SI), Z0
-	VPCMPGTD  Z28, Z30, K1
+	VPCMPGTD  Z22, Z30, K1
 	VCMPPS    $0x01, Z31, Z0, K2
 	VCMPPS    $0x00, Z31, Z0, K3
 	KANDW     K1, K3, K3
@@ -1049,15 +1215,135 @@ tail:
 	KANDW     K1, K3, K3
 	KORW      K3, K2, K2
 	VBLENDMPS Z0, Z31, K2, Z31
-	VBLENDMPS Z28, Z30, K2, Z30
-	VPADDD    Z27, Z28, Z28
+	VBLENDMPS Z22, Z30, K2, Z30
+	VPADDD    Z21, Z22, Z0
+	VMOVUPS   64(SI), Z1
+	VPCMPGTD  Z0, Z28, K1
+	VCMPPS    $0x01, Z29, Z1, K2
+	VCMPPS    $0x00, Z29, Z1, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z1, Z1, K3
+	VCMPPS    $0x03, Z29, Z29, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z1, Z29, K2, Z29
+	VBLENDMPS Z0, Z28, K2, Z28
+	VPADDD    Z20, Z22, Z0
+	VMOVUPS   128(SI), Z1
+	VPCMPGTD  Z0, Z26, K1
+	VCMPPS    $0x01, Z27, Z1, K2
+	VCMPPS    $0x00, Z27, Z1, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z1, Z1, K3
+	VCMPPS    $0x03, Z27, Z27, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z1, Z27, K2, Z27
+	VBLENDMPS Z0, Z26, K2, Z26
+	VPADDD    Z19, Z22, Z0
+	VMOVUPS   192(SI), Z1
+	VPCMPGTD  Z0, Z24, K1
+	VCMPPS    $0x01, Z25, Z1, K2
+	VCMPPS    $0x00, Z25, Z1, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z1, Z1, K3
+	VCMPPS    $0x03, Z25, Z25, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z1, Z25, K2, Z25
+	VBLENDMPS Z0, Z24, K2, Z24
+	VPADDD    Z18, Z22, Z22
+	ADDQ      $0x00000100, SI
+	SUBQ      $0x00000040, CX
+	JMP       main
+
+tail:
+	CMPQ      CX, $0x00000010
+	JL        done
+	VMOVUPS   (SI), Z0
+	VPCMPGTD  Z22, Z30, K1
+	VCMPPS    $0x01, Z31, Z0, K2
+	VCMPPS    $0x00, Z31, Z0, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z0, Z0, K3
+	VCMPPS    $0x03, Z31, Z31, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z0, Z31, K2, Z31
+	VBLENDMPS Z22, Z30, K2, Z30
+	VPADDD    Z21, Z22, Z22
 	ADDQ      $0x00000040, SI
 	SUBQ      $0x00000010, CX
 	JMP       tail
 
 done:
-	VMOVUPS Z31, vals_0+24(FP)
-	VMOVUPS Z30, idx_0+88(FP)
+	VPCMPGTD  Z28, Z30, K1
+	VCMPPS    $0x01, Z31, Z29, K2
+	VCMPPS    $0x00, Z31, Z29, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z29, Z29, K3
+	VCMPPS    $0x03, Z31, Z31, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z29, Z31, K2, Z0
+	VBLENDMPS Z28, Z30, K2, Z1
+	VPCMPGTD  Z26, Z1, K1
+	VCMPPS    $0x01, Z0, Z27, K2
+	VCMPPS    $0x00, Z0, Z27, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z27, Z27, K3
+	VCMPPS    $0x03, Z0, Z0, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z27, Z0, K2, Z0
+	VBLENDMPS Z26, Z1, K2, Z1
+	VPCMPGTD  Z24, Z1, K1
+	VCMPPS    $0x01, Z0, Z25, K2
+	VCMPPS    $0x00, Z0, Z25, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VCMPPS    $0x03, Z25, Z25, K3
+	VCMPPS    $0x03, Z0, Z0, K4
+	KNOTW     K4, K5
+	KANDW     K5, K3, K5
+	KORW      K5, K2, K2
+	KANDW     K4, K3, K3
+	KANDW     K1, K3, K3
+	KORW      K3, K2, K2
+	VBLENDMPS Z25, Z0, K2, Z0
+	VBLENDMPS Z24, Z1, K2, Z1
+	VMOVUPS   Z0, vals_0+24(FP)
+	VMOVUPS   Z1, idx_0+88(FP)
 	VZEROUPPER
 	RET
 
@@ -2220,26 +2506,31 @@ TEXT ·expSubSumF32AVX2(SB), NOSPLIT, $0-64
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         dst_base+0(FP), SI
 	MOVQ         x_base+24(FP), DI
-	VBROADCASTSS reduceConsts<>+24(SB), Y11
-	VBROADCASTSS reduceConsts<>+192(SB), Y10
-	VPXOR        Y9, Y9, Y9
-	VBROADCASTSS reduceConsts<>+0(SB), Y8
-	VBROADCASTSS reduceConsts<>+4(SB), Y7
-	VMOVAPS      Y9, Y15
+	VBROADCASTSS reduceConsts<>+24(SB), Y8
+	VBROADCASTSS reduceConsts<>+192(SB), Y7
+	VPXOR        Y0, Y0, Y0
+	VMOVAPS      Y0, Y15
 	VPXOR        Y0, Y0, Y0
 	VMOVAPS      Y0, Y14
 	VPXOR        Y0, Y0, Y0
 	VMOVAPS      Y0, Y13
-	VBROADCASTSS m+48(FP), Y12
+	VPXOR        Y0, Y0, Y0
+	VMOVAPS      Y0, Y12
+	VPXOR        Y0, Y0, Y0
+	VMOVAPS      Y0, Y11
+	VPXOR        Y0, Y0, Y0
+	VMOVAPS      Y0, Y10
+	VBROADCASTSS m+48(FP), Y9
 
 main:
-	CMPQ CX, $0x00000008
+	CMPQ CX, $0x00000020
 	JL   tail
 	MOVQ $0x00000020, AX
 
 inner:
 	VMOVUPS      (DI), Y0
-	VXORPS       Y8, Y12, Y1
+	VBROADCASTSS reduceConsts<>+0(SB), Y1
+	VXORPS       Y1, Y9, Y1
 	VADDPS       Y1, Y0, Y2
 	VSUBPS       Y0, Y2, Y3
 	VSUBPS       Y3, Y2, Y4
@@ -2247,8 +2538,10 @@ inner:
 	VSUBPS       Y3, Y1, Y1
 	VADDPS       Y1, Y0, Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
-	VBLENDVPS    Y1, Y9, Y0, Y1
-	VMAXPS       Y2, Y7, Y2
+	VPXOR        Y3, Y3, Y3
+	VBLENDVPS    Y1, Y3, Y0, Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y0
+	VMAXPS       Y2, Y0, Y2
 	VBROADCASTSS reduceConsts<>+8(SB), Y0
 	VMINPS       Y2, Y0, Y2
 	VBROADCASTSS reduceConsts<>+12(SB), Y0
@@ -2258,8 +2551,8 @@ inner:
 	VFNMADD213PS Y2, Y0, Y3
 	VBROADCASTSS reduceConsts<>+20(SB), Y2
 	VFNMADD213PS Y3, Y0, Y2
-	VADDPS       Y2, Y11, Y3
-	VSUBPS       Y11, Y3, Y4
+	VADDPS       Y2, Y8, Y3
+	VSUBPS       Y8, Y3, Y4
 	VSUBPS       Y4, Y2, Y4
 	VBROADCASTSS reduceConsts<>+28(SB), Y5
 	VBROADCASTSS reduceConsts<>+32(SB), Y6
@@ -2277,38 +2570,205 @@ inner:
 	VADDPS       Y5, Y3, Y3
 	VCVTTPS2DQ   Y0, Y0
 	VPSRAD       $0x01, Y0, Y2
-	VPADDD       Y10, Y2, Y4
+	VPADDD       Y7, Y2, Y4
 	VPSLLD       $0x17, Y4, Y4
 	VMULPS       Y4, Y3, Y3
 	VPSUBD       Y2, Y0, Y0
-	VPADDD       Y10, Y0, Y0
+	VPADDD       Y7, Y0, Y0
 	VPSLLD       $0x17, Y0, Y0
 	VMULPS       Y0, Y3, Y3
 	VFMADD213PS  Y3, Y1, Y3
 	VMOVUPS      Y3, (SI)
 	VADDPS       Y3, Y15, Y15
-	ADDQ         $0x00000020, SI
-	ADDQ         $0x00000020, DI
-	SUBQ         $0x00000008, CX
+	VMOVUPS      32(DI), Y0
+	VBROADCASTSS reduceConsts<>+0(SB), Y1
+	VXORPS       Y1, Y9, Y1
+	VADDPS       Y1, Y0, Y2
+	VSUBPS       Y0, Y2, Y3
+	VSUBPS       Y3, Y2, Y4
+	VSUBPS       Y4, Y0, Y0
+	VSUBPS       Y3, Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+	VPXOR        Y3, Y3, Y3
+	VBLENDVPS    Y1, Y3, Y0, Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y0
+	VMAXPS       Y2, Y0, Y2
+	VBROADCASTSS reduceConsts<>+8(SB), Y0
+	VMINPS       Y2, Y0, Y2
+	VBROADCASTSS reduceConsts<>+12(SB), Y0
+	VMULPS       Y0, Y2, Y0
+	VROUNDPS     $0x08, Y0, Y0
+	VBROADCASTSS reduceConsts<>+16(SB), Y3
+	VFNMADD213PS Y2, Y0, Y3
+	VBROADCASTSS reduceConsts<>+20(SB), Y2
+	VFNMADD213PS Y3, Y0, Y2
+	VADDPS       Y2, Y8, Y3
+	VSUBPS       Y8, Y3, Y4
+	VSUBPS       Y4, Y2, Y4
+	VBROADCASTSS reduceConsts<>+28(SB), Y5
+	VBROADCASTSS reduceConsts<>+32(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+36(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+40(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+44(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+48(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VMULPS       Y2, Y2, Y2
+	VFMADD213PS  Y4, Y2, Y5
+	VADDPS       Y5, Y3, Y3
+	VCVTTPS2DQ   Y0, Y0
+	VPSRAD       $0x01, Y0, Y2
+	VPADDD       Y7, Y2, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y3, Y3
+	VPSUBD       Y2, Y0, Y0
+	VPADDD       Y7, Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y3, Y3
+	VFMADD213PS  Y3, Y1, Y3
+	VMOVUPS      Y3, 32(SI)
+	VADDPS       Y3, Y14, Y14
+	VMOVUPS      64(DI), Y0
+	VBROADCASTSS reduceConsts<>+0(SB), Y1
+	VXORPS       Y1, Y9, Y1
+	VADDPS       Y1, Y0, Y2
+	VSUBPS       Y0, Y2, Y3
+	VSUBPS       Y3, Y2, Y4
+	VSUBPS       Y4, Y0, Y0
+	VSUBPS       Y3, Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+	VPXOR        Y3, Y3, Y3
+	VBLENDVPS    Y1, Y3, Y0, Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y0
+	VMAXPS       Y2, Y0, Y2
+	VBROADCASTSS reduceConsts<>+8(SB), Y0
+	VMINPS       Y2, Y0, Y2
+	VBROADCASTSS reduceConsts<>+12(SB), Y0
+	VMULPS       Y0, Y2, Y0
+	VROUNDPS     $0x08, Y0, Y0
+	VBROADCASTSS reduceConsts<>+16(SB), Y3
+	VFNMADD213PS Y2, Y0, Y3
+	VBROADCASTSS reduceConsts<>+20(SB), Y2
+	VFNMADD213PS Y3, Y0, Y2
+	VADDPS       Y2, Y8, Y3
+	VSUBPS       Y8, Y3, Y4
+	VSUBPS       Y4, Y2, Y4
+	VBROADCASTSS reduceConsts<>+28(SB), Y5
+	VBROADCASTSS reduceConsts<>+32(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+36(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+40(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+44(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+48(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VMULPS       Y2, Y2, Y2
+	VFMADD213PS  Y4, Y2, Y5
+	VADDPS       Y5, Y3, Y3
+	VCVTTPS2DQ   Y0, Y0
+	VPSRAD       $0x01, Y0, Y2
+	VPADDD       Y7, Y2, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y3, Y3
+	VPSUBD       Y2, Y0, Y0
+	VPADDD       Y7, Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y3, Y3
+	VFMADD213PS  Y3, Y1, Y3
+	VMOVUPS      Y3, 64(SI)
+	VADDPS       Y3, Y13, Y13
+	VMOVUPS      96(DI), Y0
+	VBROADCASTSS reduceConsts<>+0(SB), Y1
+	VXORPS       Y1, Y9, Y1
+	VADDPS       Y1, Y0, Y2
+	VSUBPS       Y0, Y2, Y3
+	VSUBPS       Y3, Y2, Y4
+	VSUBPS       Y4, Y0, Y0
+	VSUBPS       Y3, Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+	VPXOR        Y3, Y3, Y3
+	VBLENDVPS    Y1, Y3, Y0, Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y0
+	VMAXPS       Y2, Y0, Y2
+	VBROADCASTSS reduceConsts<>+8(SB), Y0
+	VMINPS       Y2, Y0, Y2
+	VBROADCASTSS reduceConsts<>+12(SB), Y0
+	VMULPS       Y0, Y2, Y0
+	VROUNDPS     $0x08, Y0, Y0
+	VBROADCASTSS reduceConsts<>+16(SB), Y3
+	VFNMADD213PS Y2, Y0, Y3
+	VBROADCASTSS reduceConsts<>+20(SB), Y2
+	VFNMADD213PS Y3, Y0, Y2
+	VADDPS       Y2, Y8, Y3
+	VSUBPS       Y8, Y3, Y4
+	VSUBPS       Y4, Y2, Y4
+	VBROADCASTSS reduceConsts<>+28(SB), Y5
+	VBROADCASTSS reduceConsts<>+32(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+36(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+40(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+44(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VBROADCASTSS reduceConsts<>+48(SB), Y6
+	VFMADD213PS  Y6, Y2, Y5
+	VMULPS       Y2, Y2, Y2
+	VFMADD213PS  Y4, Y2, Y5
+	VADDPS       Y5, Y3, Y3
+	VCVTTPS2DQ   Y0, Y0
+	VPSRAD       $0x01, Y0, Y2
+	VPADDD       Y7, Y2, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y3, Y3
+	VPSUBD       Y2, Y0, Y0
+	VPADDD       Y7, Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y0, Y3, Y3
+	VFMADD213PS  Y3, Y1, Y3
+	VMOVUPS      Y3, 96(SI)
+	VADDPS       Y3, Y12, Y12
+	ADDQ         $0x00000080, SI
+	ADDQ         $0x00000080, DI
+	SUBQ         $0x00000020, CX
 	DECQ         AX
 	JZ           flush
-	CMPQ         CX, $0x00000008
+	CMPQ         CX, $0x00000020
 	JGE          inner
 
 flush:
-	VCVTPS2PD    X15, Y0
-	VADDPD       Y0, Y14, Y14
-	VEXTRACTF128 $0x01, Y15, X0
+	VADDPS       Y14, Y15, Y0
+	VADDPS       Y12, Y13, Y1
+	VADDPS       Y1, Y0, Y0
+	VCVTPS2PD    X0, Y1
+	VADDPD       Y1, Y11, Y11
+	VEXTRACTF128 $0x01, Y0, X0
 	VCVTPS2PD    X0, Y0
-	VADDPD       Y0, Y13, Y13
-	VMOVAPS      Y9, Y15
+	VADDPD       Y0, Y10, Y10
+	VPXOR        Y0, Y0, Y0
+	VMOVAPS      Y0, Y15
+	VPXOR        Y0, Y0, Y0
+	VMOVAPS      Y0, Y14
+	VPXOR        Y0, Y0, Y0
+	VMOVAPS      Y0, Y13
+	VPXOR        Y0, Y0, Y0
+	VMOVAPS      Y0, Y12
 	JMP          main
 
 tail:
 	CMPQ         CX, $0x00000008
 	JL           done
 	VMOVUPS      (DI), Y0
-	VXORPS       Y8, Y12, Y1
+	VBROADCASTSS reduceConsts<>+0(SB), Y1
+	VXORPS       Y1, Y9, Y1
 	VADDPS       Y1, Y0, Y2
 	VSUBPS       Y0, Y2, Y3
 	VSUBPS       Y3, Y2, Y4
@@ -2316,8 +2776,10 @@ tail:
 	VSUBPS       Y3, Y1, Y1
 	VADDPS       Y1, Y0, Y0
 	VCMPPS       $0x03, Y0, Y0, Y1
-	VBLENDVPS    Y1, Y9, Y0, Y1
-	VMAXPS       Y2, Y7, Y2
+	VPXOR        Y3, Y3, Y3
+	VBLENDVPS    Y1, Y3, Y0, Y1
+	VBROADCASTSS reduceConsts<>+4(SB), Y0
+	VMAXPS       Y2, Y0, Y2
 	VBROADCASTSS reduceConsts<>+8(SB), Y0
 	VMINPS       Y2, Y0, Y2
 	VBROADCASTSS reduceConsts<>+12(SB), Y0
@@ -2327,8 +2789,8 @@ tail:
 	VFNMADD213PS Y2, Y0, Y3
 	VBROADCASTSS reduceConsts<>+20(SB), Y2
 	VFNMADD213PS Y3, Y0, Y2
-	VADDPS       Y2, Y11, Y3
-	VSUBPS       Y11, Y3, Y4
+	VADDPS       Y2, Y8, Y3
+	VSUBPS       Y8, Y3, Y4
 	VSUBPS       Y4, Y2, Y4
 	VBROADCASTSS reduceConsts<>+28(SB), Y5
 	VBROADCASTSS reduceConsts<>+32(SB), Y6
@@ -2346,11 +2808,11 @@ tail:
 	VADDPS       Y5, Y3, Y3
 	VCVTTPS2DQ   Y0, Y0
 	VPSRAD       $0x01, Y0, Y2
-	VPADDD       Y10, Y2, Y4
+	VPADDD       Y7, Y2, Y4
 	VPSLLD       $0x17, Y4, Y4
 	VMULPS       Y4, Y3, Y3
 	VPSUBD       Y2, Y0, Y0
-	VPADDD       Y10, Y0, Y0
+	VPADDD       Y7, Y0, Y0
 	VPSLLD       $0x17, Y0, Y0
 	VMULPS       Y0, Y3, Y3
 	VFMADD213PS  Y3, Y1, Y3
@@ -2362,17 +2824,20 @@ tail:
 	JMP          tail
 
 done:
-	VCVTPS2PD    X15, Y0
-	VADDPD       Y0, Y14, Y0
-	VEXTRACTF128 $0x01, Y15, X1
-	VCVTPS2PD    X1, Y1
-	VADDPD       Y1, Y13, Y1
-	VADDPD       Y1, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPD       Y1, Y0, Y0
-	VMOVHLPS     X0, X0, X1
-	VADDPD       Y1, Y0, Y0
-	VMOVSD       X0, sum+56(FP)
+	VADDPS       Y14, Y15, Y0
+	VADDPS       Y12, Y13, Y1
+	VADDPS       Y1, Y0, Y0
+	VCVTPS2PD    X0, Y1
+	VADDPD       Y1, Y11, Y1
+	VEXTRACTF128 $0x01, Y0, X0
+	VCVTPS2PD    X0, Y0
+	VADDPD       Y0, Y10, Y0
+	VADDPD       Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPD       Y0, Y1, Y1
+	VMOVHLPS     X1, X1, X0
+	VADDPD       Y0, Y1, Y1
+	VMOVSD       X1, sum+56(FP)
 	VZEROUPPER
 	RET
 
@@ -2709,42 +3174,146 @@ done:
 TEXT ·argMaxF32AVX2(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+196(SB), Y11
-	VBROADCASTSS reduceConsts<>+52(SB), Y10
-	VBROADCASTSS reduceConsts<>+68(SB), Y9
-	VMOVAPS      Y10, Y15
-	VMOVAPS      Y9, Y14
-	VMOVDQU      reduceConsts<>+128(SB), Y13
-	VMOVAPS      Y13, Y12
+	VBROADCASTSS reduceConsts<>+52(SB), Y0
+	VMOVAPS      Y0, Y15
+	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VMOVAPS      Y0, Y14
+	VBROADCASTSS reduceConsts<>+52(SB), Y0
+	VMOVAPS      Y0, Y13
+	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VMOVAPS      Y0, Y12
+	VBROADCASTSS reduceConsts<>+52(SB), Y0
+	VMOVAPS      Y0, Y11
+	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VMOVAPS      Y0, Y10
+	VMOVDQU      reduceConsts<>+128(SB), Y9
+	VMOVAPS      Y9, Y8
+
+main:
+	CMPQ         CX, $0x00000018
+	JL           tail
+	VMOVUPS      (SI), Y0
+	VPCMPGTD     Y8, Y14, Y1
+	VCMPPS       $0x0e, Y15, Y0, Y2
+	VCMPPS       $0x00, Y15, Y0, Y3
+	VPAND        Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VCMPPS       $0x03, Y0, Y0, Y3
+	VCMPPS       $0x03, Y15, Y15, Y4
+	VPCMPEQD     Y6, Y6, Y6
+	VPXOR        Y6, Y4, Y5
+	VPAND        Y5, Y3, Y5
+	VPOR         Y5, Y2, Y2
+	VPAND        Y4, Y3, Y3
+	VPAND        Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VBLENDVPS    Y2, Y0, Y15, Y15
+	VBLENDVPS    Y2, Y8, Y14, Y14
+	VBROADCASTSS reduceConsts<>+196(SB), Y0
+	VPADDD       Y0, Y8, Y0
+	VMOVUPS      32(SI), Y1
+	VPCMPGTD     Y0, Y12, Y2
+	VCMPPS       $0x0e, Y13, Y1, Y3
+	VCMPPS       $0x00, Y13, Y1, Y4
+	VPAND        Y2, Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VCMPPS       $0x03, Y1, Y1, Y4
+	VCMPPS       $0x03, Y13, Y13, Y5
+	VPCMPEQD     Y7, Y7, Y7
+	VPXOR        Y7, Y5, Y6
+	VPAND        Y6, Y4, Y6
+	VPOR         Y6, Y3, Y3
+	VPAND        Y5, Y4, Y4
+	VPAND        Y2, Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VBLENDVPS    Y3, Y1, Y13, Y13
+	VBLENDVPS    Y3, Y0, Y12, Y12
+	VBROADCASTSS reduceConsts<>+64(SB), Y0
+	VPADDD       Y0, Y8, Y0
+	VMOVUPS      64(SI), Y1
+	VPCMPGTD     Y0, Y10, Y2
+	VCMPPS       $0x0e, Y11, Y1, Y3
+	VCMPPS       $0x00, Y11, Y1, Y4
+	VPAND        Y2, Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VCMPPS       $0x03, Y1, Y1, Y4
+	VCMPPS       $0x03, Y11, Y11, Y5
+	VPCMPEQD     Y7, Y7, Y7
+	VPXOR        Y7, Y5, Y6
+	VPAND        Y6, Y4, Y6
+	VPOR         Y6, Y3, Y3
+	VPAND        Y5, Y4, Y4
+	VPAND        Y2, Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VBLENDVPS    Y3, Y1, Y11, Y11
+	VBLENDVPS    Y3, Y0, Y10, Y10
+	VBROADCASTSS reduceConsts<>+200(SB), Y0
+	VPADDD       Y0, Y8, Y8
+	ADDQ         $0x00000060, SI
+	SUBQ         $0x00000018, CX
+	JMP          main
 
 tail:
-	CMPQ      CX, $0x00000008
-	JL        done
-	VMOVUPS   (SI), Y0
-	VPCMPGTD  Y12, Y14, Y1
-	VCMPPS    $0x0e, Y15, Y0, Y2
-	VCMPPS    $0x00, Y15, Y0, Y3
-	VPAND     Y1, Y3, Y3
-	VPOR      Y3, Y2, Y2
-	VCMPPS    $0x03, Y0, Y0, Y3
-	VCMPPS    $0x03, Y15, Y15, Y4
-	VPCMPEQD  Y6, Y6, Y6
-	VPXOR     Y6, Y4, Y5
-	VPAND     Y5, Y3, Y5
-	VPOR      Y5, Y2, Y2
-	VPAND     Y4, Y3, Y3
-	VPAND     Y1, Y3, Y3
-	VPOR      Y3, Y2, Y2
-	VBLENDVPS Y2, Y0, Y15, Y15
-	VBLENDVPS Y2, Y12, Y14, Y14
-	VPADDD    Y11, Y12, Y12
-	ADDQ      $0x00000020, SI
-	SUBQ      $0x00000008, CX
-	JMP       tail
+	CMPQ         CX, $0x00000008
+	JL           done
+	VMOVUPS      (SI), Y0
+	VPCMPGTD     Y8, Y14, Y1
+	VCMPPS       $0x0e, Y15, Y0, Y2
+	VCMPPS       $0x00, Y15, Y0, Y3
+	VPAND        Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VCMPPS       $0x03, Y0, Y0, Y3
+	VCMPPS       $0x03, Y15, Y15, Y4
+	VPCMPEQD     Y6, Y6, Y6
+	VPXOR        Y6, Y4, Y5
+	VPAND        Y5, Y3, Y5
+	VPOR         Y5, Y2, Y2
+	VPAND        Y4, Y3, Y3
+	VPAND        Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VBLENDVPS    Y2, Y0, Y15, Y15
+	VBLENDVPS    Y2, Y8, Y14, Y14
+	VBROADCASTSS reduceConsts<>+196(SB), Y0
+	VPADDD       Y0, Y8, Y8
+	ADDQ         $0x00000020, SI
+	SUBQ         $0x00000008, CX
+	JMP          tail
 
 done:
-	VMOVUPS Y15, vals_0+24(FP)
-	VMOVUPS Y14, idx_0+88(FP)
+	VPCMPGTD  Y12, Y14, Y0
+	VCMPPS    $0x0e, Y15, Y13, Y1
+	VCMPPS    $0x00, Y15, Y13, Y2
+	VPAND     Y0, Y2, Y2
+	VPOR      Y2, Y1, Y1
+	VCMPPS    $0x03, Y13, Y13, Y2
+	VCMPPS    $0x03, Y15, Y15, Y3
+	VPCMPEQD  Y5, Y5, Y5
+	VPXOR     Y5, Y3, Y4
+	VPAND     Y4, Y2, Y4
+	VPOR      Y4, Y1, Y1
+	VPAND     Y3, Y2, Y2
+	VPAND     Y0, Y2, Y2
+	VPOR      Y2, Y1, Y1
+	VBLENDVPS Y1, Y13, Y15, Y0
+	VBLENDVPS Y1, Y12, Y14, Y1
+	VPCMPGTD  Y10, Y1, Y2
+	VCMPPS    $0x0e, Y0, Y11, Y3
+	VCMPPS    $0x00, Y0, Y11, Y4
+	VPAND     Y2, Y4, Y4
+	VPOR      Y4, Y3, Y3
+	VCMPPS    $0x03, Y11, Y11, Y4
+	VCMPPS    $0x03, Y0, Y0, Y5
+	VPCMPEQD  Y7, Y7, Y7
+	VPXOR     Y7, Y5, Y6
+	VPAND     Y6, Y4, Y6
+	VPOR      Y6, Y3, Y3
+	VPAND     Y5, Y4, Y4
+	VPAND     Y2, Y4, Y4
+	VPOR      Y4, Y3, Y3
+	VBLENDVPS Y3, Y11, Y0, Y0
+	VBLENDVPS Y3, Y10, Y1, Y3
+	VMOVUPS   Y0, vals_0+24(FP)
+	VMOVUPS   Y3, idx_0+88(FP)
 	VZEROUPPER
 	RET
 
@@ -2753,42 +3322,146 @@ done:
 TEXT ·argMinF32AVX2(SB), NOSPLIT, $0-152
 	MOVQ         x_len+8(FP), CX
 	MOVQ         x_base+0(FP), SI
-	VBROADCASTSS reduceConsts<>+196(SB), Y11
-	VBROADCASTSS reduceConsts<>+60(SB), Y10
-	VBROADCASTSS reduceConsts<>+68(SB), Y9
-	VMOVAPS      Y10, Y15
-	VMOVAPS      Y9, Y14
-	VMOVDQU      reduceConsts<>+128(SB), Y13
-	VMOVAPS      Y13, Y12
+	VBROADCASTSS reduceConsts<>+60(SB), Y0
+	VMOVAPS      Y0, Y15
+	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VMOVAPS      Y0, Y14
+	VBROADCASTSS reduceConsts<>+60(SB), Y0
+	VMOVAPS      Y0, Y13
+	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VMOVAPS      Y0, Y12
+	VBROADCASTSS reduceConsts<>+60(SB), Y0
+	VMOVAPS      Y0, Y11
+	VBROADCASTSS reduceConsts<>+80(SB), Y0
+	VMOVAPS      Y0, Y10
+	VMOVDQU      reduceConsts<>+128(SB), Y9
+	VMOVAPS      Y9, Y8
+
+main:
+	CMPQ         CX, $0x00000018
+	JL           tail
+	VMOVUPS      (SI), Y0
+	VPCMPGTD     Y8, Y14, Y1
+	VCMPPS       $0x01, Y15, Y0, Y2
+	VCMPPS       $0x00, Y15, Y0, Y3
+	VPAND        Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VCMPPS       $0x03, Y0, Y0, Y3
+	VCMPPS       $0x03, Y15, Y15, Y4
+	VPCMPEQD     Y6, Y6, Y6
+	VPXOR        Y6, Y4, Y5
+	VPAND        Y5, Y3, Y5
+	VPOR         Y5, Y2, Y2
+	VPAND        Y4, Y3, Y3
+	VPAND        Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VBLENDVPS    Y2, Y0, Y15, Y15
+	VBLENDVPS    Y2, Y8, Y14, Y14
+	VBROADCASTSS reduceConsts<>+196(SB), Y0
+	VPADDD       Y0, Y8, Y0
+	VMOVUPS      32(SI), Y1
+	VPCMPGTD     Y0, Y12, Y2
+	VCMPPS       $0x01, Y13, Y1, Y3
+	VCMPPS       $0x00, Y13, Y1, Y4
+	VPAND        Y2, Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VCMPPS       $0x03, Y1, Y1, Y4
+	VCMPPS       $0x03, Y13, Y13, Y5
+	VPCMPEQD     Y7, Y7, Y7
+	VPXOR        Y7, Y5, Y6
+	VPAND        Y6, Y4, Y6
+	VPOR         Y6, Y3, Y3
+	VPAND        Y5, Y4, Y4
+	VPAND        Y2, Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VBLENDVPS    Y3, Y1, Y13, Y13
+	VBLENDVPS    Y3, Y0, Y12, Y12
+	VBROADCASTSS reduceConsts<>+64(SB), Y0
+	VPADDD       Y0, Y8, Y0
+	VMOVUPS      64(SI), Y1
+	VPCMPGTD     Y0, Y10, Y2
+	VCMPPS       $0x01, Y11, Y1, Y3
+	VCMPPS       $0x00, Y11, Y1, Y4
+	VPAND        Y2, Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VCMPPS       $0x03, Y1, Y1, Y4
+	VCMPPS       $0x03, Y11, Y11, Y5
+	VPCMPEQD     Y7, Y7, Y7
+	VPXOR        Y7, Y5, Y6
+	VPAND        Y6, Y4, Y6
+	VPOR         Y6, Y3, Y3
+	VPAND        Y5, Y4, Y4
+	VPAND        Y2, Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VBLENDVPS    Y3, Y1, Y11, Y11
+	VBLENDVPS    Y3, Y0, Y10, Y10
+	VBROADCASTSS reduceConsts<>+200(SB), Y0
+	VPADDD       Y0, Y8, Y8
+	ADDQ         $0x00000060, SI
+	SUBQ         $0x00000018, CX
+	JMP          main
 
 tail:
-	CMPQ      CX, $0x00000008
-	JL        done
-	VMOVUPS   (SI), Y0
-	VPCMPGTD  Y12, Y14, Y1
-	VCMPPS    $0x01, Y15, Y0, Y2
-	VCMPPS    $0x00, Y15, Y0, Y3
-	VPAND     Y1, Y3, Y3
-	VPOR      Y3, Y2, Y2
-	VCMPPS    $0x03, Y0, Y0, Y3
-	VCMPPS    $0x03, Y15, Y15, Y4
-	VPCMPEQD  Y6, Y6, Y6
-	VPXOR     Y6, Y4, Y5
-	VPAND     Y5, Y3, Y5
-	VPOR      Y5, Y2, Y2
-	VPAND     Y4, Y3, Y3
-	VPAND     Y1, Y3, Y3
-	VPOR      Y3, Y2, Y2
-	VBLENDVPS Y2, Y0, Y15, Y15
-	VBLENDVPS Y2, Y12, Y14, Y14
-	VPADDD    Y11, Y12, Y12
-	ADDQ      $0x00000020, SI
-	SUBQ      $0x00000008, CX
-	JMP       tail
+	CMPQ         CX, $0x00000008
+	JL           done
+	VMOVUPS      (SI), Y0
+	VPCMPGTD     Y8, Y14, Y1
+	VCMPPS       $0x01, Y15, Y0, Y2
+	VCMPPS       $0x00, Y15, Y0, Y3
+	VPAND        Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VCMPPS       $0x03, Y0, Y0, Y3
+	VCMPPS       $0x03, Y15, Y15, Y4
+	VPCMPEQD     Y6, Y6, Y6
+	VPXOR        Y6, Y4, Y5
+	VPAND        Y5, Y3, Y5
+	VPOR         Y5, Y2, Y2
+	VPAND        Y4, Y3, Y3
+	VPAND        Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VBLENDVPS    Y2, Y0, Y15, Y15
+	VBLENDVPS    Y2, Y8, Y14, Y14
+	VBROADCASTSS reduceConsts<>+196(SB), Y0
+	VPADDD       Y0, Y8, Y8
+	ADDQ         $0x00000020, SI
+	SUBQ         $0x00000008, CX
+	JMP          tail
 
 done:
-	VMOVUPS Y15, vals_0+24(FP)
-	VMOVUPS Y14, idx_0+88(FP)
+	VPCMPGTD  Y12, Y14, Y0
+	VCMPPS    $0x01, Y15, Y13, Y1
+	VCMPPS    $0x00, Y15, Y13, Y2
+	VPAND     Y0, Y2, Y2
+	VPOR      Y2, Y1, Y1
+	VCMPPS    $0x03, Y13, Y13, Y2
+	VCMPPS    $0x03, Y15, Y15, Y3
+	VPCMPEQD  Y5, Y5, Y5
+	VPXOR     Y5, Y3, Y4
+	VPAND     Y4, Y2, Y4
+	VPOR      Y4, Y1, Y1
+	VPAND     Y3, Y2, Y2
+	VPAND     Y0, Y2, Y2
+	VPOR      Y2, Y1, Y1
+	VBLENDVPS Y1, Y13, Y15, Y0
+	VBLENDVPS Y1, Y12, Y14, Y1
+	VPCMPGTD  Y10, Y1, Y2
+	VCMPPS    $0x01, Y0, Y11, Y3
+	VCMPPS    $0x00, Y0, Y11, Y4
+	VPAND     Y2, Y4, Y4
+	VPOR      Y4, Y3, Y3
+	VCMPPS    $0x03, Y11, Y11, Y4
+	VCMPPS    $0x03, Y0, Y0, Y5
+	VPCMPEQD  Y7, Y7, Y7
+	VPXOR     Y7, Y5, Y6
+	VPAND     Y6, Y4, Y6
+	VPOR      Y6, Y3, Y3
+	VPAND     Y5, Y4, Y4
+	VPAND     Y2, Y4, Y4
+	VPOR      Y4, Y3, Y3
+	VBLENDVPS Y3, Y11, Y0, Y0
+	VBLENDVPS Y3, Y10, Y1, Y3
+	VMOVUPS   Y0, vals_0+24(FP)
+	VMOVUPS   Y3, idx_0+88(FP)
 	VZEROUPPER
 	RET
 
@@ -3039,6 +3712,153 @@ TEXT ·colAccMaxF32AVX2(SB), NOSPLIT, $0-216
 	MOVQ r6_base+168(FP), R11
 	MOVQ r7_base+192(FP), R12
 
+main:
+	CMPQ      CX, $0x00000010
+	JL        tail
+	VMOVUPS   (DI), Y0
+	VMOVUPS   (DX), Y1
+	VMOVUPS   (BX), Y2
+	VMOVUPS   (R8), Y3
+	VMOVUPS   (R9), Y4
+	VMOVUPS   (R10), Y5
+	VMOVUPS   (R11), Y6
+	VMOVUPS   (R12), Y7
+	VCMPPS    $0x0e, Y1, Y0, Y8
+	VCMPPS    $0x03, Y0, Y0, Y9
+	VPOR      Y9, Y8, Y8
+	VCMPPS    $0x00, Y1, Y0, Y9
+	VANDPS    Y1, Y0, Y10
+	VBLENDVPS Y9, Y10, Y1, Y9
+	VBLENDVPS Y8, Y0, Y9, Y8
+	VCMPPS    $0x0e, Y3, Y2, Y0
+	VCMPPS    $0x03, Y2, Y2, Y1
+	VPOR      Y1, Y0, Y0
+	VCMPPS    $0x00, Y3, Y2, Y1
+	VANDPS    Y3, Y2, Y9
+	VBLENDVPS Y1, Y9, Y3, Y1
+	VBLENDVPS Y0, Y2, Y1, Y0
+	VCMPPS    $0x0e, Y0, Y8, Y1
+	VCMPPS    $0x03, Y8, Y8, Y2
+	VPOR      Y2, Y1, Y1
+	VCMPPS    $0x00, Y0, Y8, Y2
+	VANDPS    Y0, Y8, Y3
+	VBLENDVPS Y2, Y3, Y0, Y2
+	VBLENDVPS Y1, Y8, Y2, Y1
+	VCMPPS    $0x0e, Y5, Y4, Y0
+	VCMPPS    $0x03, Y4, Y4, Y2
+	VPOR      Y2, Y0, Y0
+	VCMPPS    $0x00, Y5, Y4, Y2
+	VANDPS    Y5, Y4, Y3
+	VBLENDVPS Y2, Y3, Y5, Y2
+	VBLENDVPS Y0, Y4, Y2, Y0
+	VCMPPS    $0x0e, Y7, Y6, Y2
+	VCMPPS    $0x03, Y6, Y6, Y3
+	VPOR      Y3, Y2, Y2
+	VCMPPS    $0x00, Y7, Y6, Y3
+	VANDPS    Y7, Y6, Y4
+	VBLENDVPS Y3, Y4, Y7, Y3
+	VBLENDVPS Y2, Y6, Y3, Y2
+	VCMPPS    $0x0e, Y2, Y0, Y3
+	VCMPPS    $0x03, Y0, Y0, Y4
+	VPOR      Y4, Y3, Y3
+	VCMPPS    $0x00, Y2, Y0, Y4
+	VANDPS    Y2, Y0, Y5
+	VBLENDVPS Y4, Y5, Y2, Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VCMPPS    $0x0e, Y3, Y1, Y0
+	VCMPPS    $0x03, Y1, Y1, Y2
+	VPOR      Y2, Y0, Y0
+	VCMPPS    $0x00, Y3, Y1, Y2
+	VANDPS    Y3, Y1, Y4
+	VBLENDVPS Y2, Y4, Y3, Y2
+	VBLENDVPS Y0, Y1, Y2, Y0
+	VMOVUPS   (SI), Y1
+	VCMPPS    $0x0e, Y0, Y1, Y2
+	VCMPPS    $0x03, Y1, Y1, Y3
+	VPOR      Y3, Y2, Y2
+	VCMPPS    $0x00, Y0, Y1, Y3
+	VANDPS    Y0, Y1, Y4
+	VBLENDVPS Y3, Y4, Y0, Y3
+	VBLENDVPS Y2, Y1, Y3, Y2
+	VMOVUPS   Y2, (SI)
+	VMOVUPS   32(DI), Y0
+	VMOVUPS   32(DX), Y1
+	VMOVUPS   32(BX), Y2
+	VMOVUPS   32(R8), Y3
+	VMOVUPS   32(R9), Y4
+	VMOVUPS   32(R10), Y5
+	VMOVUPS   32(R11), Y6
+	VMOVUPS   32(R12), Y7
+	VCMPPS    $0x0e, Y1, Y0, Y8
+	VCMPPS    $0x03, Y0, Y0, Y9
+	VPOR      Y9, Y8, Y8
+	VCMPPS    $0x00, Y1, Y0, Y9
+	VANDPS    Y1, Y0, Y10
+	VBLENDVPS Y9, Y10, Y1, Y9
+	VBLENDVPS Y8, Y0, Y9, Y8
+	VCMPPS    $0x0e, Y3, Y2, Y0
+	VCMPPS    $0x03, Y2, Y2, Y1
+	VPOR      Y1, Y0, Y0
+	VCMPPS    $0x00, Y3, Y2, Y1
+	VANDPS    Y3, Y2, Y9
+	VBLENDVPS Y1, Y9, Y3, Y1
+	VBLENDVPS Y0, Y2, Y1, Y0
+	VCMPPS    $0x0e, Y0, Y8, Y1
+	VCMPPS    $0x03, Y8, Y8, Y2
+	VPOR      Y2, Y1, Y1
+	VCMPPS    $0x00, Y0, Y8, Y2
+	VANDPS    Y0, Y8, Y3
+	VBLENDVPS Y2, Y3, Y0, Y2
+	VBLENDVPS Y1, Y8, Y2, Y1
+	VCMPPS    $0x0e, Y5, Y4, Y0
+	VCMPPS    $0x03, Y4, Y4, Y2
+	VPOR      Y2, Y0, Y0
+	VCMPPS    $0x00, Y5, Y4, Y2
+	VANDPS    Y5, Y4, Y3
+	VBLENDVPS Y2, Y3, Y5, Y2
+	VBLENDVPS Y0, Y4, Y2, Y0
+	VCMPPS    $0x0e, Y7, Y6, Y2
+	VCMPPS    $0x03, Y6, Y6, Y3
+	VPOR      Y3, Y2, Y2
+	VCMPPS    $0x00, Y7, Y6, Y3
+	VANDPS    Y7, Y6, Y4
+	VBLENDVPS Y3, Y4, Y7, Y3
+	VBLENDVPS Y2, Y6, Y3, Y2
+	VCMPPS    $0x0e, Y2, Y0, Y3
+	VCMPPS    $0x03, Y0, Y0, Y4
+	VPOR      Y4, Y3, Y3
+	VCMPPS    $0x00, Y2, Y0, Y4
+	VANDPS    Y2, Y0, Y5
+	VBLENDVPS Y4, Y5, Y2, Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VCMPPS    $0x0e, Y3, Y1, Y0
+	VCMPPS    $0x03, Y1, Y1, Y2
+	VPOR      Y2, Y0, Y0
+	VCMPPS    $0x00, Y3, Y1, Y2
+	VANDPS    Y3, Y1, Y4
+	VBLENDVPS Y2, Y4, Y3, Y2
+	VBLENDVPS Y0, Y1, Y2, Y0
+	VMOVUPS   32(SI), Y1
+	VCMPPS    $0x0e, Y0, Y1, Y2
+	VCMPPS    $0x03, Y1, Y1, Y3
+	VPOR      Y3, Y2, Y2
+	VCMPPS    $0x00, Y0, Y1, Y3
+	VANDPS    Y0, Y1, Y4
+	VBLENDVPS Y3, Y4, Y0, Y3
+	VBLENDVPS Y2, Y1, Y3, Y2
+	VMOVUPS   Y2, 32(SI)
+	ADDQ      $0x00000040, SI
+	ADDQ      $0x00000040, DI
+	ADDQ      $0x00000040, DX
+	ADDQ      $0x00000040, BX
+	ADDQ      $0x00000040, R8
+	ADDQ      $0x00000040, R9
+	ADDQ      $0x00000040, R10
+	ADDQ      $0x00000040, R11
+	ADDQ      $0x00000040, R12
+	SUBQ      $0x00000010, CX
+	JMP       main
+
 tail:
 	CMPQ      CX, $0x00000008
 	JL        done
@@ -3137,6 +3957,153 @@ TEXT ·colAccMinF32AVX2(SB), NOSPLIT, $0-216
 	MOVQ r5_base+144(FP), R10
 	MOVQ r6_base+168(FP), R11
 	MOVQ r7_base+192(FP), R12
+
+main:
+	CMPQ      CX, $0x00000010
+	JL        tail
+	VMOVUPS   (DI), Y0
+	VMOVUPS   (DX), Y1
+	VMOVUPS   (BX), Y2
+	VMOVUPS   (R8), Y3
+	VMOVUPS   (R9), Y4
+	VMOVUPS   (R10), Y5
+	VMOVUPS   (R11), Y6
+	VMOVUPS   (R12), Y7
+	VCMPPS    $0x01, Y1, Y0, Y8
+	VCMPPS    $0x03, Y0, Y0, Y9
+	VPOR      Y9, Y8, Y8
+	VCMPPS    $0x00, Y1, Y0, Y9
+	VORPS     Y1, Y0, Y10
+	VBLENDVPS Y9, Y10, Y1, Y9
+	VBLENDVPS Y8, Y0, Y9, Y8
+	VCMPPS    $0x01, Y3, Y2, Y0
+	VCMPPS    $0x03, Y2, Y2, Y1
+	VPOR      Y1, Y0, Y0
+	VCMPPS    $0x00, Y3, Y2, Y1
+	VORPS     Y3, Y2, Y9
+	VBLENDVPS Y1, Y9, Y3, Y1
+	VBLENDVPS Y0, Y2, Y1, Y0
+	VCMPPS    $0x01, Y0, Y8, Y1
+	VCMPPS    $0x03, Y8, Y8, Y2
+	VPOR      Y2, Y1, Y1
+	VCMPPS    $0x00, Y0, Y8, Y2
+	VORPS     Y0, Y8, Y3
+	VBLENDVPS Y2, Y3, Y0, Y2
+	VBLENDVPS Y1, Y8, Y2, Y1
+	VCMPPS    $0x01, Y5, Y4, Y0
+	VCMPPS    $0x03, Y4, Y4, Y2
+	VPOR      Y2, Y0, Y0
+	VCMPPS    $0x00, Y5, Y4, Y2
+	VORPS     Y5, Y4, Y3
+	VBLENDVPS Y2, Y3, Y5, Y2
+	VBLENDVPS Y0, Y4, Y2, Y0
+	VCMPPS    $0x01, Y7, Y6, Y2
+	VCMPPS    $0x03, Y6, Y6, Y3
+	VPOR      Y3, Y2, Y2
+	VCMPPS    $0x00, Y7, Y6, Y3
+	VORPS     Y7, Y6, Y4
+	VBLENDVPS Y3, Y4, Y7, Y3
+	VBLENDVPS Y2, Y6, Y3, Y2
+	VCMPPS    $0x01, Y2, Y0, Y3
+	VCMPPS    $0x03, Y0, Y0, Y4
+	VPOR      Y4, Y3, Y3
+	VCMPPS    $0x00, Y2, Y0, Y4
+	VORPS     Y2, Y0, Y5
+	VBLENDVPS Y4, Y5, Y2, Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VCMPPS    $0x01, Y3, Y1, Y0
+	VCMPPS    $0x03, Y1, Y1, Y2
+	VPOR      Y2, Y0, Y0
+	VCMPPS    $0x00, Y3, Y1, Y2
+	VORPS     Y3, Y1, Y4
+	VBLENDVPS Y2, Y4, Y3, Y2
+	VBLENDVPS Y0, Y1, Y2, Y0
+	VMOVUPS   (SI), Y1
+	VCMPPS    $0x01, Y0, Y1, Y2
+	VCMPPS    $0x03, Y1, Y1, Y3
+	VPOR      Y3, Y2, Y2
+	VCMPPS    $0x00, Y0, Y1, Y3
+	VORPS     Y0, Y1, Y4
+	VBLENDVPS Y3, Y4, Y0, Y3
+	VBLENDVPS Y2, Y1, Y3, Y2
+	VMOVUPS   Y2, (SI)
+	VMOVUPS   32(DI), Y0
+	VMOVUPS   32(DX), Y1
+	VMOVUPS   32(BX), Y2
+	VMOVUPS   32(R8), Y3
+	VMOVUPS   32(R9), Y4
+	VMOVUPS   32(R10), Y5
+	VMOVUPS   32(R11), Y6
+	VMOVUPS   32(R12), Y7
+	VCMPPS    $0x01, Y1, Y0, Y8
+	VCMPPS    $0x03, Y0, Y0, Y9
+	VPOR      Y9, Y8, Y8
+	VCMPPS    $0x00, Y1, Y0, Y9
+	VORPS     Y1, Y0, Y10
+	VBLENDVPS Y9, Y10, Y1, Y9
+	VBLENDVPS Y8, Y0, Y9, Y8
+	VCMPPS    $0x01, Y3, Y2, Y0
+	VCMPPS    $0x03, Y2, Y2, Y1
+	VPOR      Y1, Y0, Y0
+	VCMPPS    $0x00, Y3, Y2, Y1
+	VORPS     Y3, Y2, Y9
+	VBLENDVPS Y1, Y9, Y3, Y1
+	VBLENDVPS Y0, Y2, Y1, Y0
+	VCMPPS    $0x01, Y0, Y8, Y1
+	VCMPPS    $0x03, Y8, Y8, Y2
+	VPOR      Y2, Y1, Y1
+	VCMPPS    $0x00, Y0, Y8, Y2
+	VORPS     Y0, Y8, Y3
+	VBLENDVPS Y2, Y3, Y0, Y2
+	VBLENDVPS Y1, Y8, Y2, Y1
+	VCMPPS    $0x01, Y5, Y4, Y0
+	VCMPPS    $0x03, Y4, Y4, Y2
+	VPOR      Y2, Y0, Y0
+	VCMPPS    $0x00, Y5, Y4, Y2
+	VORPS     Y5, Y4, Y3
+	VBLENDVPS Y2, Y3, Y5, Y2
+	VBLENDVPS Y0, Y4, Y2, Y0
+	VCMPPS    $0x01, Y7, Y6, Y2
+	VCMPPS    $0x03, Y6, Y6, Y3
+	VPOR      Y3, Y2, Y2
+	VCMPPS    $0x00, Y7, Y6, Y3
+	VORPS     Y7, Y6, Y4
+	VBLENDVPS Y3, Y4, Y7, Y3
+	VBLENDVPS Y2, Y6, Y3, Y2
+	VCMPPS    $0x01, Y2, Y0, Y3
+	VCMPPS    $0x03, Y0, Y0, Y4
+	VPOR      Y4, Y3, Y3
+	VCMPPS    $0x00, Y2, Y0, Y4
+	VORPS     Y2, Y0, Y5
+	VBLENDVPS Y4, Y5, Y2, Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VCMPPS    $0x01, Y3, Y1, Y0
+	VCMPPS    $0x03, Y1, Y1, Y2
+	VPOR      Y2, Y0, Y0
+	VCMPPS    $0x00, Y3, Y1, Y2
+	VORPS     Y3, Y1, Y4
+	VBLENDVPS Y2, Y4, Y3, Y2
+	VBLENDVPS Y0, Y1, Y2, Y0
+	VMOVUPS   32(SI), Y1
+	VCMPPS    $0x01, Y0, Y1, Y2
+	VCMPPS    $0x03, Y1, Y1, Y3
+	VPOR      Y3, Y2, Y2
+	VCMPPS    $0x00, Y0, Y1, Y3
+	VORPS     Y0, Y1, Y4
+	VBLENDVPS Y3, Y4, Y0, Y3
+	VBLENDVPS Y2, Y1, Y3, Y2
+	VMOVUPS   Y2, 32(SI)
+	ADDQ      $0x00000040, SI
+	ADDQ      $0x00000040, DI
+	ADDQ      $0x00000040, DX
+	ADDQ      $0x00000040, BX
+	ADDQ      $0x00000040, R8
+	ADDQ      $0x00000040, R9
+	ADDQ      $0x00000040, R10
+	ADDQ      $0x00000040, R11
+	ADDQ      $0x00000040, R12
+	SUBQ      $0x00000010, CX
+	JMP       main
 
 tail:
 	CMPQ      CX, $0x00000008
@@ -3342,7 +4309,10 @@ DATA reduceConsts<>+52(SB)/4, $0xff800000
 DATA reduceConsts<>+56(SB)/4, $0x7fc00000
 DATA reduceConsts<>+60(SB)/4, $0x7f800000
 DATA reduceConsts<>+64(SB)/4, $0x00000010
-DATA reduceConsts<>+68(SB)/4, $0x7fffffff
+DATA reduceConsts<>+68(SB)/4, $0x00000020
+DATA reduceConsts<>+72(SB)/4, $0x00000030
+DATA reduceConsts<>+76(SB)/4, $0x00000040
+DATA reduceConsts<>+80(SB)/4, $0x7fffffff
 DATA reduceConsts<>+128(SB)/4, $0x00000000
 DATA reduceConsts<>+132(SB)/4, $0x00000001
 DATA reduceConsts<>+136(SB)/4, $0x00000002
@@ -3361,7 +4331,7 @@ DATA reduceConsts<>+184(SB)/4, $0x0000000e
 DATA reduceConsts<>+188(SB)/4, $0x0000000f
 DATA reduceConsts<>+192(SB)/4, $0x0000007f
 DATA reduceConsts<>+196(SB)/4, $0x00000008
-DATA reduceConsts<>+200(SB)/4, $0x00000000
+DATA reduceConsts<>+200(SB)/4, $0x00000018
 DATA reduceConsts<>+204(SB)/4, $0x00000000
 DATA reduceConsts<>+208(SB)/4, $0x00000000
 DATA reduceConsts<>+212(SB)/4, $0x00000000

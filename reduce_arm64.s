@@ -1046,100 +1046,36 @@ TEXT ·argMaxF32NEON(SB), NOSPLIT, $0-152
 	MOVD x_len+8(FP), R0
 	MOVD x_base+0(FP), R1
 	MOVW $0x00000004, R14
-	VDUP R14, V23.S4
-	MOVW $0x00000008, R14
-	VDUP R14, V22.S4
-	MOVW $0x0000000c, R14
 	VDUP R14, V21.S4
-	MOVW $0xff800000, R14
+	MOVW $0x00000008, R14
 	VDUP R14, V20.S4
-	WORD $0x4eb41e9f // mov v31.16b, v20.16b
+	MOVW $0x0000000c, R14
+	VDUP R14, V19.S4
+	MOVW $0x00000010, R14
+	VDUP R14, V18.S4
+	MOVW $0xff800000, R14
+	VDUP R14, V17.S4
 	MOVW $0x7fffffff, R14
-	VDUP R14, V0.S4
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4eb41e9d // mov v29.16b, v20.16b
-	MOVW $0x7fffffff, R14
-	VDUP R14, V0.S4
-	WORD $0x4ea01c1c // mov v28.16b, v0.16b
-	WORD $0x4eb41e9b // mov v27.16b, v20.16b
-	MOVW $0x7fffffff, R14
-	VDUP R14, V0.S4
-	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	VDUP R14, V16.S4
+	WORD $0x4eb11e3f // mov v31.16b, v17.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4eb11e3d // mov v29.16b, v17.16b
+	WORD $0x4eb01e1c // mov v28.16b, v16.16b
+	WORD $0x4eb11e3b // mov v27.16b, v17.16b
+	WORD $0x4eb01e1a // mov v26.16b, v16.16b
+	WORD $0x4eb11e39 // mov v25.16b, v17.16b
+	WORD $0x4eb01e18 // mov v24.16b, v16.16b
 	MOVD $0x0000000100000000, R14
-	VMOV R14, V25.D[0]
+	VMOV R14, V23.D[0]
 	MOVD $0x0000000300000002, R14
-	VMOV R14, V25.D[1]
-	WORD $0x4eb91f38 // mov v24.16b, v25.16b
+	VMOV R14, V23.D[1]
+	WORD $0x4eb71ef6 // mov v22.16b, v23.16b
 
 main:
-	CMP $12, R0
+	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R1), F0
-	WORD $0x4eb78701 // add v1.4s, v24.4s, v23.4s
-	WORD $0x4eb68702 // add v2.4s, v24.4s, v22.4s
-	WORD $0x4eb837c3 // cmgt v3.4s, v30.4s, v24.4s
-	FMOVQ 16(R1), F4
-	FMOVQ 32(R1), F5
-	WORD $0x6ebfe406 // fcmgt v6.4s, v0.4s, v31.4s
-	WORD $0x4ea13787 // cmgt v7.4s, v28.4s, v1.4s
-	WORD $0x4ea23748 // cmgt v8.4s, v26.4s, v2.4s
-	WORD $0x4e3fe409 // fcmeq v9.4s, v0.4s, v31.4s
-	WORD $0x6ebde48a // fcmgt v10.4s, v4.4s, v29.4s
-	WORD $0x6ebbe4ab // fcmgt v11.4s, v5.4s, v27.4s
-	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
-	WORD $0x4e3de48c // fcmeq v12.4s, v4.4s, v29.4s
-	WORD $0x4e3be4ad // fcmeq v13.4s, v5.4s, v27.4s
-	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
-	WORD $0x4e271d8c // and v12.16b, v12.16b, v7.16b
-	WORD $0x4e281dad // and v13.16b, v13.16b, v8.16b
-	WORD $0x4e20e409 // fcmeq v9.4s, v0.4s, v0.4s
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x4eac1d4a // orr v10.16b, v10.16b, v12.16b
-	WORD $0x4ead1d6b // orr v11.16b, v11.16b, v13.16b
-	WORD $0x4e3fe7ec // fcmeq v12.4s, v31.4s, v31.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x4e24e48d // fcmeq v13.4s, v4.4s, v4.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x4e25e4ae // fcmeq v14.4s, v5.4s, v5.4s
-	WORD $0x6e2059ce // mvn v14.16b, v14.16b
-	WORD $0x6e20598f // mvn v15.16b, v12.16b
-	WORD $0x4e3de7b0 // fcmeq v16.4s, v29.4s, v29.4s
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x4e3be771 // fcmeq v17.4s, v27.4s, v27.4s
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
-	WORD $0x4e2f1d2f // and v15.16b, v9.16b, v15.16b
-	WORD $0x6e205a12 // mvn v18.16b, v16.16b
-	WORD $0x6e205a33 // mvn v19.16b, v17.16b
-	WORD $0x4eaf1cc6 // orr v6.16b, v6.16b, v15.16b
-	WORD $0x4e321db2 // and v18.16b, v13.16b, v18.16b
-	WORD $0x4e331dd3 // and v19.16b, v14.16b, v19.16b
-	WORD $0x4e2c1d29 // and v9.16b, v9.16b, v12.16b
-	WORD $0x4eb21d4a // orr v10.16b, v10.16b, v18.16b
-	WORD $0x4eb31d6b // orr v11.16b, v11.16b, v19.16b
-	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
-	WORD $0x4e301dad // and v13.16b, v13.16b, v16.16b
-	WORD $0x4e311dce // and v14.16b, v14.16b, v17.16b
-	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
-	WORD $0x4e271dad // and v13.16b, v13.16b, v7.16b
-	WORD $0x4e281dce // and v14.16b, v14.16b, v8.16b
-	WORD $0x6ea61c1f // bit v31.16b, v0.16b, v6.16b
-	WORD $0x4ead1d4a // orr v10.16b, v10.16b, v13.16b
-	WORD $0x4eae1d6b // orr v11.16b, v11.16b, v14.16b
-	WORD $0x6ea61f1e // bit v30.16b, v24.16b, v6.16b
-	WORD $0x6eaa1c9d // bit v29.16b, v4.16b, v10.16b
-	WORD $0x6eab1cbb // bit v27.16b, v5.16b, v11.16b
-	WORD $0x6eaa1c3c // bit v28.16b, v1.16b, v10.16b
-	WORD $0x6eab1c5a // bit v26.16b, v2.16b, v11.16b
-	WORD $0x4eb58718 // add v24.4s, v24.4s, v21.4s
-	ADD $48, R1, R1
-	SUB $12, R0, R0
-	B main
-
-tail:
-	CMP $4, R0
-	BLT done
-	FMOVQ 0(R1), F0
-	WORD $0x4eb837c1 // cmgt v1.4s, v30.4s, v24.4s
+	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
 	WORD $0x6ebfe402 // fcmgt v2.4s, v0.4s, v31.4s
 	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
 	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
@@ -1155,8 +1091,91 @@ tail:
 	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
 	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
 	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
-	WORD $0x6ea21f1e // bit v30.16b, v24.16b, v2.16b
-	WORD $0x4eb78718 // add v24.4s, v24.4s, v23.4s
+	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
+	WORD $0x4eb586c0 // add v0.4s, v22.4s, v21.4s
+	FMOVQ 16(R1), F1
+	WORD $0x4ea03782 // cmgt v2.4s, v28.4s, v0.4s
+	WORD $0x6ebde423 // fcmgt v3.4s, v1.4s, v29.4s
+	WORD $0x4e3de424 // fcmeq v4.4s, v1.4s, v29.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3de7a5 // fcmeq v5.4s, v29.4s, v29.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c3d // bit v29.16b, v1.16b, v3.16b
+	WORD $0x6ea31c1c // bit v28.16b, v0.16b, v3.16b
+	WORD $0x4eb486c0 // add v0.4s, v22.4s, v20.4s
+	FMOVQ 32(R1), F1
+	WORD $0x4ea03742 // cmgt v2.4s, v26.4s, v0.4s
+	WORD $0x6ebbe423 // fcmgt v3.4s, v1.4s, v27.4s
+	WORD $0x4e3be424 // fcmeq v4.4s, v1.4s, v27.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3be765 // fcmeq v5.4s, v27.4s, v27.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c3b // bit v27.16b, v1.16b, v3.16b
+	WORD $0x6ea31c1a // bit v26.16b, v0.16b, v3.16b
+	WORD $0x4eb386c0 // add v0.4s, v22.4s, v19.4s
+	FMOVQ 48(R1), F1
+	WORD $0x4ea03702 // cmgt v2.4s, v24.4s, v0.4s
+	WORD $0x6eb9e423 // fcmgt v3.4s, v1.4s, v25.4s
+	WORD $0x4e39e424 // fcmeq v4.4s, v1.4s, v25.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e39e725 // fcmeq v5.4s, v25.4s, v25.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c39 // bit v25.16b, v1.16b, v3.16b
+	WORD $0x6ea31c18 // bit v24.16b, v0.16b, v3.16b
+	WORD $0x4eb286d6 // add v22.4s, v22.4s, v18.4s
+	ADD $64, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R1), F0
+	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
+	WORD $0x6ebfe402 // fcmgt v2.4s, v0.4s, v31.4s
+	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
+	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
+	WORD $0x4eb586d6 // add v22.4s, v22.4s, v21.4s
 	ADD $16, R1, R1
 	SUB $4, R0, R0
 	B tail
@@ -1197,10 +1216,27 @@ done:
 	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
 	WORD $0x6ea31f60 // bit v0.16b, v27.16b, v3.16b
 	WORD $0x6e611f43 // bsl v3.16b, v26.16b, v1.16b
+	WORD $0x4eb83461 // cmgt v1.4s, v3.4s, v24.4s
+	WORD $0x6ea0e722 // fcmgt v2.4s, v25.4s, v0.4s
+	WORD $0x4e20e724 // fcmeq v4.4s, v25.4s, v0.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e39e724 // fcmeq v4.4s, v25.4s, v25.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21f20 // bit v0.16b, v25.16b, v2.16b
+	WORD $0x6e631f02 // bsl v2.16b, v24.16b, v3.16b
 	MOVD $vals+24(FP), R14
 	FMOVQ F0, (R14)
 	MOVD $idx+88(FP), R14
-	FMOVQ F3, (R14)
+	FMOVQ F2, (R14)
 	RET
 
 // func argMinF32NEON(x []float32) (vals [16]float32, idx [16]int32)
@@ -1208,100 +1244,36 @@ TEXT ·argMinF32NEON(SB), NOSPLIT, $0-152
 	MOVD x_len+8(FP), R0
 	MOVD x_base+0(FP), R1
 	MOVW $0x00000004, R14
-	VDUP R14, V23.S4
-	MOVW $0x00000008, R14
-	VDUP R14, V22.S4
-	MOVW $0x0000000c, R14
 	VDUP R14, V21.S4
-	MOVW $0x7f800000, R14
+	MOVW $0x00000008, R14
 	VDUP R14, V20.S4
-	WORD $0x4eb41e9f // mov v31.16b, v20.16b
+	MOVW $0x0000000c, R14
+	VDUP R14, V19.S4
+	MOVW $0x00000010, R14
+	VDUP R14, V18.S4
+	MOVW $0x7f800000, R14
+	VDUP R14, V17.S4
 	MOVW $0x7fffffff, R14
-	VDUP R14, V0.S4
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4eb41e9d // mov v29.16b, v20.16b
-	MOVW $0x7fffffff, R14
-	VDUP R14, V0.S4
-	WORD $0x4ea01c1c // mov v28.16b, v0.16b
-	WORD $0x4eb41e9b // mov v27.16b, v20.16b
-	MOVW $0x7fffffff, R14
-	VDUP R14, V0.S4
-	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	VDUP R14, V16.S4
+	WORD $0x4eb11e3f // mov v31.16b, v17.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4eb11e3d // mov v29.16b, v17.16b
+	WORD $0x4eb01e1c // mov v28.16b, v16.16b
+	WORD $0x4eb11e3b // mov v27.16b, v17.16b
+	WORD $0x4eb01e1a // mov v26.16b, v16.16b
+	WORD $0x4eb11e39 // mov v25.16b, v17.16b
+	WORD $0x4eb01e18 // mov v24.16b, v16.16b
 	MOVD $0x0000000100000000, R14
-	VMOV R14, V25.D[0]
+	VMOV R14, V23.D[0]
 	MOVD $0x0000000300000002, R14
-	VMOV R14, V25.D[1]
-	WORD $0x4eb91f38 // mov v24.16b, v25.16b
+	VMOV R14, V23.D[1]
+	WORD $0x4eb71ef6 // mov v22.16b, v23.16b
 
 main:
-	CMP $12, R0
+	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R1), F0
-	WORD $0x4eb78701 // add v1.4s, v24.4s, v23.4s
-	WORD $0x4eb68702 // add v2.4s, v24.4s, v22.4s
-	WORD $0x4eb837c3 // cmgt v3.4s, v30.4s, v24.4s
-	FMOVQ 16(R1), F4
-	FMOVQ 32(R1), F5
-	WORD $0x6ea0e7e6 // fcmgt v6.4s, v31.4s, v0.4s
-	WORD $0x4ea13787 // cmgt v7.4s, v28.4s, v1.4s
-	WORD $0x4ea23748 // cmgt v8.4s, v26.4s, v2.4s
-	WORD $0x4e3fe409 // fcmeq v9.4s, v0.4s, v31.4s
-	WORD $0x6ea4e7aa // fcmgt v10.4s, v29.4s, v4.4s
-	WORD $0x6ea5e76b // fcmgt v11.4s, v27.4s, v5.4s
-	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
-	WORD $0x4e3de48c // fcmeq v12.4s, v4.4s, v29.4s
-	WORD $0x4e3be4ad // fcmeq v13.4s, v5.4s, v27.4s
-	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
-	WORD $0x4e271d8c // and v12.16b, v12.16b, v7.16b
-	WORD $0x4e281dad // and v13.16b, v13.16b, v8.16b
-	WORD $0x4e20e409 // fcmeq v9.4s, v0.4s, v0.4s
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x4eac1d4a // orr v10.16b, v10.16b, v12.16b
-	WORD $0x4ead1d6b // orr v11.16b, v11.16b, v13.16b
-	WORD $0x4e3fe7ec // fcmeq v12.4s, v31.4s, v31.4s
-	WORD $0x6e20598c // mvn v12.16b, v12.16b
-	WORD $0x4e24e48d // fcmeq v13.4s, v4.4s, v4.4s
-	WORD $0x6e2059ad // mvn v13.16b, v13.16b
-	WORD $0x4e25e4ae // fcmeq v14.4s, v5.4s, v5.4s
-	WORD $0x6e2059ce // mvn v14.16b, v14.16b
-	WORD $0x6e20598f // mvn v15.16b, v12.16b
-	WORD $0x4e3de7b0 // fcmeq v16.4s, v29.4s, v29.4s
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x4e3be771 // fcmeq v17.4s, v27.4s, v27.4s
-	WORD $0x6e205a31 // mvn v17.16b, v17.16b
-	WORD $0x4e2f1d2f // and v15.16b, v9.16b, v15.16b
-	WORD $0x6e205a12 // mvn v18.16b, v16.16b
-	WORD $0x6e205a33 // mvn v19.16b, v17.16b
-	WORD $0x4eaf1cc6 // orr v6.16b, v6.16b, v15.16b
-	WORD $0x4e321db2 // and v18.16b, v13.16b, v18.16b
-	WORD $0x4e331dd3 // and v19.16b, v14.16b, v19.16b
-	WORD $0x4e2c1d29 // and v9.16b, v9.16b, v12.16b
-	WORD $0x4eb21d4a // orr v10.16b, v10.16b, v18.16b
-	WORD $0x4eb31d6b // orr v11.16b, v11.16b, v19.16b
-	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
-	WORD $0x4e301dad // and v13.16b, v13.16b, v16.16b
-	WORD $0x4e311dce // and v14.16b, v14.16b, v17.16b
-	WORD $0x4ea91cc6 // orr v6.16b, v6.16b, v9.16b
-	WORD $0x4e271dad // and v13.16b, v13.16b, v7.16b
-	WORD $0x4e281dce // and v14.16b, v14.16b, v8.16b
-	WORD $0x6ea61c1f // bit v31.16b, v0.16b, v6.16b
-	WORD $0x4ead1d4a // orr v10.16b, v10.16b, v13.16b
-	WORD $0x4eae1d6b // orr v11.16b, v11.16b, v14.16b
-	WORD $0x6ea61f1e // bit v30.16b, v24.16b, v6.16b
-	WORD $0x6eaa1c9d // bit v29.16b, v4.16b, v10.16b
-	WORD $0x6eab1cbb // bit v27.16b, v5.16b, v11.16b
-	WORD $0x6eaa1c3c // bit v28.16b, v1.16b, v10.16b
-	WORD $0x6eab1c5a // bit v26.16b, v2.16b, v11.16b
-	WORD $0x4eb58718 // add v24.4s, v24.4s, v21.4s
-	ADD $48, R1, R1
-	SUB $12, R0, R0
-	B main
-
-tail:
-	CMP $4, R0
-	BLT done
-	FMOVQ 0(R1), F0
-	WORD $0x4eb837c1 // cmgt v1.4s, v30.4s, v24.4s
+	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
 	WORD $0x6ea0e7e2 // fcmgt v2.4s, v31.4s, v0.4s
 	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
 	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
@@ -1317,8 +1289,91 @@ tail:
 	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
 	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
 	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
-	WORD $0x6ea21f1e // bit v30.16b, v24.16b, v2.16b
-	WORD $0x4eb78718 // add v24.4s, v24.4s, v23.4s
+	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
+	WORD $0x4eb586c0 // add v0.4s, v22.4s, v21.4s
+	FMOVQ 16(R1), F1
+	WORD $0x4ea03782 // cmgt v2.4s, v28.4s, v0.4s
+	WORD $0x6ea1e7a3 // fcmgt v3.4s, v29.4s, v1.4s
+	WORD $0x4e3de424 // fcmeq v4.4s, v1.4s, v29.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3de7a5 // fcmeq v5.4s, v29.4s, v29.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c3d // bit v29.16b, v1.16b, v3.16b
+	WORD $0x6ea31c1c // bit v28.16b, v0.16b, v3.16b
+	WORD $0x4eb486c0 // add v0.4s, v22.4s, v20.4s
+	FMOVQ 32(R1), F1
+	WORD $0x4ea03742 // cmgt v2.4s, v26.4s, v0.4s
+	WORD $0x6ea1e763 // fcmgt v3.4s, v27.4s, v1.4s
+	WORD $0x4e3be424 // fcmeq v4.4s, v1.4s, v27.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3be765 // fcmeq v5.4s, v27.4s, v27.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c3b // bit v27.16b, v1.16b, v3.16b
+	WORD $0x6ea31c1a // bit v26.16b, v0.16b, v3.16b
+	WORD $0x4eb386c0 // add v0.4s, v22.4s, v19.4s
+	FMOVQ 48(R1), F1
+	WORD $0x4ea03702 // cmgt v2.4s, v24.4s, v0.4s
+	WORD $0x6ea1e723 // fcmgt v3.4s, v25.4s, v1.4s
+	WORD $0x4e39e424 // fcmeq v4.4s, v1.4s, v25.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e39e725 // fcmeq v5.4s, v25.4s, v25.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c39 // bit v25.16b, v1.16b, v3.16b
+	WORD $0x6ea31c18 // bit v24.16b, v0.16b, v3.16b
+	WORD $0x4eb286d6 // add v22.4s, v22.4s, v18.4s
+	ADD $64, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R1), F0
+	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
+	WORD $0x6ea0e7e2 // fcmgt v2.4s, v31.4s, v0.4s
+	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
+	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
+	WORD $0x4eb586d6 // add v22.4s, v22.4s, v21.4s
 	ADD $16, R1, R1
 	SUB $4, R0, R0
 	B tail
@@ -1359,10 +1414,27 @@ done:
 	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
 	WORD $0x6ea31f60 // bit v0.16b, v27.16b, v3.16b
 	WORD $0x6e611f43 // bsl v3.16b, v26.16b, v1.16b
+	WORD $0x4eb83461 // cmgt v1.4s, v3.4s, v24.4s
+	WORD $0x6eb9e402 // fcmgt v2.4s, v0.4s, v25.4s
+	WORD $0x4e20e724 // fcmeq v4.4s, v25.4s, v0.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e39e724 // fcmeq v4.4s, v25.4s, v25.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21f20 // bit v0.16b, v25.16b, v2.16b
+	WORD $0x6e631f02 // bsl v2.16b, v24.16b, v3.16b
 	MOVD $vals+24(FP), R14
 	FMOVQ F0, (R14)
 	MOVD $idx+88(FP), R14
-	FMOVQ F3, (R14)
+	FMOVQ F2, (R14)
 	RET
 
 // func normalizeF32NEON(dst []float32, x []float32, meanHi float32, meanLo float32, rstd float32)

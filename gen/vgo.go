@@ -16,7 +16,7 @@ import (
 // goTwin writes the twin of a kernel without accumulators: a loop over the
 // first slice's elements running the program's body.
 func goTwin(w *bytes.Buffer, k *vkernel) {
-	p, _, _, _ := k.build(tGo, 1)
+	p, _, _, _ := k.build(tGo, 1, false)
 	name := k.name + "Go"
 	fmt.Fprintf(w, "\n// %s %s, one element at a time: the pure-Go twin of the assembly kernels %s….\n", name, k.doc, k.name)
 	fmt.Fprintf(w, "func %s%s {\n", name, k.signature())

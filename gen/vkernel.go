@@ -210,7 +210,7 @@ func (c *kctx) all(j int) []val {
 
 // build writes the kernel's program for a target with u copies per main-loop
 // iteration, and returns the accumulator updates of the loop blocks.
-func (k *vkernel) build(t *target, u int) (p *prog, bodyUps, tailUps, flushUps []stateUpdate) {
+func (k *vkernel) build(t *target, u int, interleave bool) (p *prog, bodyUps, tailUps, flushUps []stateUpdate) {
 	p = newProg()
 	b := &vb{t: t, p: p, cur: &p.pro}
 	pin := func(v val) val {
@@ -260,7 +260,7 @@ func (k *vkernel) build(t *target, u int) (p *prog, bodyUps, tailUps, flushUps [
 			c.loads = map[int]val{}
 			k.body(c)
 		}
-		for i := 0; ; i++ {
+		for i := 0; interleave; i++ {
 			more := false
 			for _, part := range parts {
 				if i < len(part) {
@@ -270,6 +270,11 @@ func (k *vkernel) build(t *target, u int) (p *prog, bodyUps, tailUps, flushUps [
 			}
 			if !more {
 				break
+			}
+		}
+		if !interleave {
+			for _, part := range parts {
+				*blk = append(*blk, part...)
 			}
 		}
 		b.cur = blk
@@ -291,14 +296,14 @@ func (k *vkernel) build(t *target, u int) (p *prog, bodyUps, tailUps, flushUps [
 }
 
 // compile builds and allocates the kernel for a target, choosing how far to
-// unroll and which constants to hoist: the most copies that fit, then as
-// many constants in registers as remain free (the others are broadcast from
-// memory where they are used, which costs a load but no register). The
-// interleaved copies are what hides the latency of the long dependency
-// chains of the elementary functions.
+// unroll and which constants to hoist: the most copies that fit, interleaved
+// if they can be, then as many constants in registers as remain free (the
+// others are broadcast from memory where they are used, which costs a load
+// but no register). The copies are what hides the latency of the long
+// dependency chains of the elementary functions.
 func (k *vkernel) compile(t *target) (*allocation, int, error) {
-	try := func(u, h int) (*allocation, error) {
-		p, bs, ts, fs := k.build(t, u)
+	try := func(u, h int, interleave bool) (*allocation, error) {
+		p, bs, ts, fs := k.build(t, u, interleave)
 		cs := constUses(p)
 		if h > len(cs) {
 			h = len(cs)
@@ -307,12 +312,19 @@ func (k *vkernel) compile(t *target) (*allocation, int, error) {
 	}
 	var lastErr error
 	for u := k.unroll; u >= 1; u-- {
-		for h := 64; h >= 0; h-- {
-			a, err := try(u, h)
-			if err == nil {
-				return a, u, nil
+		// Interleaved copies need more registers than copies one after
+		// the other, which still give the core independent work.
+		for _, il := range []bool{true, false} {
+			for h := 64; h >= 0; h-- {
+				a, err := try(u, h, il)
+				if err == nil {
+					return a, u, nil
+				}
+				lastErr = err
 			}
-			lastErr = err
+			if u == 1 {
+				break
+			}
 		}
 	}
 	return nil, 0, fmt.Errorf("%s for %s: %v", k.name, t.name, lastErr)
