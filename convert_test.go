@@ -227,6 +227,38 @@ func TestF32ToBF16(t *testing.T) {
 	}
 }
 
+// TestF32ToBF16KnownValues checks values whose bfloat16 bits are known:
+// ties to even, the carry into the exponent and to Inf, subnormals, NaN
+// payloads.
+func TestF32ToBF16KnownValues(t *testing.T) {
+	for _, c := range []struct {
+		bits uint32
+		want uint16
+	}{
+		{0x3f800000, 0x3f80}, // 1
+		{0x3f808000, 0x3f80}, // 1 + 2^-8: a tie, to even
+		{0x3f818000, 0x3f82}, // 1 + 3·2^-8: a tie, to even (up)
+		{0x3f808001, 0x3f81}, // just above the tie
+		{0x3f7fffff, 0x3f80}, // carry into the exponent
+		{0x7f7fffff, 0x7f80}, // the largest float32 rounds to Inf
+		{0x7f7f7fff, 0x7f7f}, // the largest bfloat16
+		{0x80000000, 0x8000}, // -0
+		{0x00000001, 0x0000}, // the smallest subnormal rounds to 0
+		{0x00008000, 0x0000}, // a subnormal tie, to even (down)
+		{0x00018000, 0x0002}, // a subnormal tie, to even (up)
+		{0xff800000, 0xff80}, // -Inf
+		{0x7fc00000, 0x7fc0}, // the quiet NaN
+		{0x7f800001, 0x7fc0}, // a NaN whose top 7 payload bits are 0: quiet bit
+		{0xffa10000, 0xffa1}, // a signalling NaN keeps its payload and sign
+	} {
+		got := make([]uint16, 1)
+		F32ToBF16(got, []float32{math.Float32frombits(c.bits)})
+		if got[0] != c.want {
+			t.Errorf("F32ToBF16(%#08x) = %#04x, want %#04x", c.bits, got[0], c.want)
+		}
+	}
+}
+
 func TestBF16ToF32(t *testing.T) {
 	hs := make([]uint16, 1<<16)
 	for i := range hs {
