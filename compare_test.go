@@ -94,7 +94,7 @@ func TestFloat64Binary(t *testing.T) {
 		ref  func(x, y float64) float64
 	}{
 		{"AddF64", AddF64, add64}, {"SubF64", SubF64, sub64}, {"MulF64", MulF64, mul64}, {"DivF64", DivF64, div64},
-		{"MaxF64", MaxF64, maxXLA64}, {"MinF64", MinF64, minXLA64},
+		{"MaximumF64", MaximumF64, maxXLA64}, {"MinimumF64", MinimumF64, minXLA64},
 	}
 	forEachLevel(t, func(level string) {
 		for _, n := range testLengths() {

@@ -42,16 +42,16 @@ func DivF64(dst, x, y []float64) {
 	binary64(k.divF64, divF64Go, k.lanes, dst, x, y)
 }
 
-// MaxF64 sets dst[i] = max(x[i], y[i]), with Maximum's (XLA's) semantics.
-func MaxF64(dst, x, y []float64) {
-	checkLen("MaxF64", "dst, x, y", len(dst), len(x), len(y))
+// MaximumF64 sets dst[i] = max(x[i], y[i]), with Maximum's (XLA's) semantics.
+func MaximumF64(dst, x, y []float64) {
+	checkLen("MaximumF64", "dst, x, y", len(dst), len(x), len(y))
 	k := eltwise()
 	binary64(k.maxF64, maxF64Go, k.lanes, dst, x, y)
 }
 
-// MinF64 sets dst[i] = min(x[i], y[i]), with Minimum's (XLA's) semantics.
-func MinF64(dst, x, y []float64) {
-	checkLen("MinF64", "dst, x, y", len(dst), len(x), len(y))
+// MinimumF64 sets dst[i] = min(x[i], y[i]), with Minimum's (XLA's) semantics.
+func MinimumF64(dst, x, y []float64) {
+	checkLen("MinimumF64", "dst, x, y", len(dst), len(x), len(y))
 	k := eltwise()
 	binary64(k.minF64, minF64Go, k.lanes, dst, x, y)
 }
