@@ -69,7 +69,7 @@ func runConv(pl *convPlan, y, x []float32, batch int, ep *ConvEpilogue) {
 		if f := activations[ep.Act].flag; f != 0 {
 			j.flags |= f
 		} else {
-			j.actFn = activations[ep.Act].apply32
+			j.actFn = convActivation(ep.Act)
 		}
 	}
 	// The cost counts multiply-adds per output channel of a group (every
@@ -95,6 +95,24 @@ func runConv(pl *convPlan, y, x []float32, batch int, ep *ConvEpilogue) {
 	runParallel(j, j.parts, &j.done)
 	convJobs.put(j)
 }
+
+// convActivation returns how the driver applies an activation the kernels
+// have no flag for, to each tile's rows while they are in L1: the vector
+// kernels for GELU (error within a few ULP, see Gelu and GeluTanh; the
+// table's float64 form costs more than the convolution itself), the table's
+// function otherwise.
+func convActivation(a Activation) func([]float32) {
+	switch a {
+	case ActGeluErf:
+		return geluRow
+	case ActGeluTanh:
+		return geluTanhRow
+	}
+	return activations[a].apply32
+}
+
+func geluRow(x []float32)     { Gelu(x, x) }
+func geluTanhRow(x []float32) { GeluTanh(x, x) }
 
 // tileRange returns the part's tiles as indices into all images' tiles
 // (image·len(tiles) + tile), cut where the cumulative cost crosses
