@@ -74,9 +74,11 @@ type gemmKernels[T float] struct {
 	// tiles (C is tiny there, so it could be shorter than kc; measurements
 	// on Zen 5 found no gain).
 	kcSmall int
-	// packedRows[r], when not nil, is the packed-rows kernel for r rows
-	// (gemv_packed.go), reading B prepacked in this set's panels.
-	packedRows []packedRowsKernel[T]
+	// packedRows[w][r], when not nil, is the packed-rows kernel for r rows
+	// and panels w columns wide (gemv_packed.go): w = nr, and the narrower
+	// widths PackB gives the last panel, multiples of packTail.
+	packedRows map[int][]packedRowsKernel[T]
+	packTail   int
 	jobs       jobList[T]
 	rowJobs    packedRowsJobs[T]
 }
@@ -129,6 +131,10 @@ func runnableSets(info cpuInfo) []*kernelSet {
 		}
 		if ks := sgemvPackedKernels[s.level]; ks != nil {
 			s.s.packedRows = ks
+		}
+		s.s.packTail = s.s.nr
+		for w := range s.s.packedRows {
+			s.s.packTail = min(s.s.packTail, w)
 		}
 	}
 	return sets
@@ -213,6 +219,17 @@ func setBlocking[T float](g *gemmKernels[T], size int, info cpuInfo) {
 	nc = clamp(nc/g.nr*g.nr, g.nr, 4096/g.nr*g.nr)
 	g.kc, g.mc, g.nc = kc, mc, nc
 	g.kcSmall = kc
+}
+
+// lastPanelWidth is the width of the last panel of a B of n columns packed
+// for this set by PackB: nr when n is a multiple of nr, else the columns
+// left rounded up to a multiple of packTail.
+func (g *gemmKernels[T]) lastPanelWidth(n int) int {
+	r := n % g.nr
+	if r == 0 || g.packTail == 0 {
+		return g.nr
+	}
+	return (r + g.packTail - 1) / g.packTail * g.packTail
 }
 
 func clamp(x, lo, hi int) int {

@@ -15,4 +15,4 @@ var sdot4Kernels = map[isaLevel]func(k int, x *float32, b *float32, ldb int, out
 var saxpy4Kernels = map[isaLevel]func(n int, x *float32, b *float32, ldb int, y *float32){}
 
 // sgemvPackedKernels are the packed-rows kernels by level: none.
-var sgemvPackedKernels = map[isaLevel][]packedRowsKernel[float32]{}
+var sgemvPackedKernels = map[isaLevel]map[int][]packedRowsKernel[float32]{}

@@ -4259,3 +4259,1001 @@ norelu:
 	SUBS $1, R4, R4
 	BNE panel
 	RET
+
+// func sgemvPackedNEON1x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+TEXT ·sgemvPackedNEON1x8(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD b+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD ldc+48(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+72(FP), R7
+	MOVD bias+64(FP), R8
+	FMOVS alpha+56(FP), F29
+	FMOVS beta+60(FP), F30
+	VEOR V31.B16, V31.B16, V31.B16
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+
+loop:
+	CMP $4, R0
+	BLT tail
+	VLD1 (R1), [V16.S4]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f901321 // fmla v1.4s, v25.4s, v16.s[0]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4fb01302 // fmla v2.4s, v24.4s, v16.s[1]
+	WORD $0x4fb01323 // fmla v3.4s, v25.4s, v16.s[1]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901b04 // fmla v4.4s, v24.4s, v16.s[2]
+	WORD $0x4f901b25 // fmla v5.4s, v25.4s, v16.s[2]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4fb01b06 // fmla v6.4s, v24.4s, v16.s[3]
+	WORD $0x4fb01b27 // fmla v7.4s, v25.4s, v16.s[3]
+	ADD $16, R1, R1
+	SUB $4, R0, R0
+	B loop
+
+tail:
+	CBZ R0, epilogue
+	FMOVS (R1), F16
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f901321 // fmla v1.4s, v25.4s, v16.s[0]
+	ADD $4, R1, R1
+	SUB $1, R0, R0
+	B tail
+
+epilogue:
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	TBZ $0, R7, nobeta
+	MOVD R5, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1280 // fmla v0.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a1 // fmla v1.4s, v21.4s, v30.s[0]
+
+nobeta:
+	TBZ $1, R7, nobias
+	VLD1 (R8), [V20.S4, V21.S4]
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
+
+nobias:
+	TBZ $2, R7, norelu
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+
+norelu:
+	MOVD R5, R13
+	VST1 [V0.S4, V1.S4], (R13)
+	ADD $32, R5, R5
+	ADD $32, R8, R8
+	SUBS $1, R4, R4
+	BNE panel
+	RET
+
+// func sgemvPackedNEON2x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+TEXT ·sgemvPackedNEON2x8(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD b+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD ldc+48(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+72(FP), R7
+	MOVD bias+64(FP), R8
+	FMOVS alpha+56(FP), F29
+	FMOVS beta+60(FP), F30
+	VEOR V31.B16, V31.B16, V31.B16
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	ADD R2, R1, R10
+
+loop:
+	CMP $4, R0
+	BLT tail
+	VLD1 (R1), [V16.S4]
+	VLD1 (R10), [V17.S4]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f901321 // fmla v1.4s, v25.4s, v16.s[0]
+	WORD $0x4f911302 // fmla v2.4s, v24.4s, v17.s[0]
+	WORD $0x4f911323 // fmla v3.4s, v25.4s, v17.s[0]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4fb01304 // fmla v4.4s, v24.4s, v16.s[1]
+	WORD $0x4fb01325 // fmla v5.4s, v25.4s, v16.s[1]
+	WORD $0x4fb11306 // fmla v6.4s, v24.4s, v17.s[1]
+	WORD $0x4fb11327 // fmla v7.4s, v25.4s, v17.s[1]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901b00 // fmla v0.4s, v24.4s, v16.s[2]
+	WORD $0x4f901b21 // fmla v1.4s, v25.4s, v16.s[2]
+	WORD $0x4f911b02 // fmla v2.4s, v24.4s, v17.s[2]
+	WORD $0x4f911b23 // fmla v3.4s, v25.4s, v17.s[2]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4fb01b04 // fmla v4.4s, v24.4s, v16.s[3]
+	WORD $0x4fb01b25 // fmla v5.4s, v25.4s, v16.s[3]
+	WORD $0x4fb11b06 // fmla v6.4s, v24.4s, v17.s[3]
+	WORD $0x4fb11b27 // fmla v7.4s, v25.4s, v17.s[3]
+	ADD $16, R1, R1
+	ADD $16, R10, R10
+	SUB $4, R0, R0
+	B loop
+
+tail:
+	CBZ R0, epilogue
+	FMOVS (R1), F16
+	FMOVS (R10), F17
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f901321 // fmla v1.4s, v25.4s, v16.s[0]
+	WORD $0x4f911302 // fmla v2.4s, v24.4s, v17.s[0]
+	WORD $0x4f911323 // fmla v3.4s, v25.4s, v17.s[0]
+	ADD $4, R1, R1
+	ADD $4, R10, R10
+	SUB $1, R0, R0
+	B tail
+
+epilogue:
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	TBZ $0, R7, nobeta
+	MOVD R5, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1280 // fmla v0.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a1 // fmla v1.4s, v21.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1282 // fmla v2.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a3 // fmla v3.4s, v21.4s, v30.s[0]
+
+nobeta:
+	TBZ $1, R7, nobias
+	VLD1 (R8), [V20.S4, V21.S4]
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
+	WORD $0x4e34d442 // fadd v2.4s, v2.4s, v20.4s
+	WORD $0x4e35d463 // fadd v3.4s, v3.4s, v21.4s
+
+nobias:
+	TBZ $2, R7, norelu
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+
+norelu:
+	MOVD R5, R13
+	VST1 [V0.S4, V1.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V2.S4, V3.S4], (R13)
+	ADD $32, R5, R5
+	ADD $32, R8, R8
+	SUBS $1, R4, R4
+	BNE panel
+	RET
+
+// func sgemvPackedNEON3x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+TEXT ·sgemvPackedNEON3x8(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD b+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD ldc+48(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+72(FP), R7
+	MOVD bias+64(FP), R8
+	FMOVS alpha+56(FP), F29
+	FMOVS beta+60(FP), F30
+	VEOR V31.B16, V31.B16, V31.B16
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	ADD R2, R1, R10
+	ADD R2, R10, R11
+
+loop:
+	CMP $4, R0
+	BLT tail
+	VLD1 (R1), [V16.S4]
+	VLD1 (R10), [V17.S4]
+	VLD1 (R11), [V18.S4]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f901321 // fmla v1.4s, v25.4s, v16.s[0]
+	WORD $0x4f911302 // fmla v2.4s, v24.4s, v17.s[0]
+	WORD $0x4f911323 // fmla v3.4s, v25.4s, v17.s[0]
+	WORD $0x4f921304 // fmla v4.4s, v24.4s, v18.s[0]
+	WORD $0x4f921325 // fmla v5.4s, v25.4s, v18.s[0]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4fb01306 // fmla v6.4s, v24.4s, v16.s[1]
+	WORD $0x4fb01327 // fmla v7.4s, v25.4s, v16.s[1]
+	WORD $0x4fb11308 // fmla v8.4s, v24.4s, v17.s[1]
+	WORD $0x4fb11329 // fmla v9.4s, v25.4s, v17.s[1]
+	WORD $0x4fb2130a // fmla v10.4s, v24.4s, v18.s[1]
+	WORD $0x4fb2132b // fmla v11.4s, v25.4s, v18.s[1]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901b00 // fmla v0.4s, v24.4s, v16.s[2]
+	WORD $0x4f901b21 // fmla v1.4s, v25.4s, v16.s[2]
+	WORD $0x4f911b02 // fmla v2.4s, v24.4s, v17.s[2]
+	WORD $0x4f911b23 // fmla v3.4s, v25.4s, v17.s[2]
+	WORD $0x4f921b04 // fmla v4.4s, v24.4s, v18.s[2]
+	WORD $0x4f921b25 // fmla v5.4s, v25.4s, v18.s[2]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4fb01b06 // fmla v6.4s, v24.4s, v16.s[3]
+	WORD $0x4fb01b27 // fmla v7.4s, v25.4s, v16.s[3]
+	WORD $0x4fb11b08 // fmla v8.4s, v24.4s, v17.s[3]
+	WORD $0x4fb11b29 // fmla v9.4s, v25.4s, v17.s[3]
+	WORD $0x4fb21b0a // fmla v10.4s, v24.4s, v18.s[3]
+	WORD $0x4fb21b2b // fmla v11.4s, v25.4s, v18.s[3]
+	ADD $16, R1, R1
+	ADD $16, R10, R10
+	ADD $16, R11, R11
+	SUB $4, R0, R0
+	B loop
+
+tail:
+	CBZ R0, epilogue
+	FMOVS (R1), F16
+	FMOVS (R10), F17
+	FMOVS (R11), F18
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f901321 // fmla v1.4s, v25.4s, v16.s[0]
+	WORD $0x4f911302 // fmla v2.4s, v24.4s, v17.s[0]
+	WORD $0x4f911323 // fmla v3.4s, v25.4s, v17.s[0]
+	WORD $0x4f921304 // fmla v4.4s, v24.4s, v18.s[0]
+	WORD $0x4f921325 // fmla v5.4s, v25.4s, v18.s[0]
+	ADD $4, R1, R1
+	ADD $4, R10, R10
+	ADD $4, R11, R11
+	SUB $1, R0, R0
+	B tail
+
+epilogue:
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4e28d442 // fadd v2.4s, v2.4s, v8.4s
+	WORD $0x4e29d463 // fadd v3.4s, v3.4s, v9.4s
+	WORD $0x4e2ad484 // fadd v4.4s, v4.4s, v10.4s
+	WORD $0x4e2bd4a5 // fadd v5.4s, v5.4s, v11.4s
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	TBZ $0, R7, nobeta
+	MOVD R5, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1280 // fmla v0.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a1 // fmla v1.4s, v21.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1282 // fmla v2.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a3 // fmla v3.4s, v21.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1284 // fmla v4.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a5 // fmla v5.4s, v21.4s, v30.s[0]
+
+nobeta:
+	TBZ $1, R7, nobias
+	VLD1 (R8), [V20.S4, V21.S4]
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
+	WORD $0x4e34d442 // fadd v2.4s, v2.4s, v20.4s
+	WORD $0x4e35d463 // fadd v3.4s, v3.4s, v21.4s
+	WORD $0x4e34d484 // fadd v4.4s, v4.4s, v20.4s
+	WORD $0x4e35d4a5 // fadd v5.4s, v5.4s, v21.4s
+
+nobias:
+	TBZ $2, R7, norelu
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+
+norelu:
+	MOVD R5, R13
+	VST1 [V0.S4, V1.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V2.S4, V3.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V4.S4, V5.S4], (R13)
+	ADD $32, R5, R5
+	ADD $32, R8, R8
+	SUBS $1, R4, R4
+	BNE panel
+	RET
+
+// func sgemvPackedNEON4x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+TEXT ·sgemvPackedNEON4x8(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD b+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD ldc+48(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+72(FP), R7
+	MOVD bias+64(FP), R8
+	FMOVS alpha+56(FP), F29
+	FMOVS beta+60(FP), F30
+	VEOR V31.B16, V31.B16, V31.B16
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	ADD R2, R1, R10
+	ADD R2, R10, R11
+	ADD R2, R11, R12
+
+loop:
+	CMP $4, R0
+	BLT tail
+	VLD1 (R1), [V16.S4]
+	VLD1 (R10), [V17.S4]
+	VLD1 (R11), [V18.S4]
+	VLD1 (R12), [V19.S4]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f901321 // fmla v1.4s, v25.4s, v16.s[0]
+	WORD $0x4f911302 // fmla v2.4s, v24.4s, v17.s[0]
+	WORD $0x4f911323 // fmla v3.4s, v25.4s, v17.s[0]
+	WORD $0x4f921304 // fmla v4.4s, v24.4s, v18.s[0]
+	WORD $0x4f921325 // fmla v5.4s, v25.4s, v18.s[0]
+	WORD $0x4f931306 // fmla v6.4s, v24.4s, v19.s[0]
+	WORD $0x4f931327 // fmla v7.4s, v25.4s, v19.s[0]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4fb01300 // fmla v0.4s, v24.4s, v16.s[1]
+	WORD $0x4fb01321 // fmla v1.4s, v25.4s, v16.s[1]
+	WORD $0x4fb11302 // fmla v2.4s, v24.4s, v17.s[1]
+	WORD $0x4fb11323 // fmla v3.4s, v25.4s, v17.s[1]
+	WORD $0x4fb21304 // fmla v4.4s, v24.4s, v18.s[1]
+	WORD $0x4fb21325 // fmla v5.4s, v25.4s, v18.s[1]
+	WORD $0x4fb31306 // fmla v6.4s, v24.4s, v19.s[1]
+	WORD $0x4fb31327 // fmla v7.4s, v25.4s, v19.s[1]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901b00 // fmla v0.4s, v24.4s, v16.s[2]
+	WORD $0x4f901b21 // fmla v1.4s, v25.4s, v16.s[2]
+	WORD $0x4f911b02 // fmla v2.4s, v24.4s, v17.s[2]
+	WORD $0x4f911b23 // fmla v3.4s, v25.4s, v17.s[2]
+	WORD $0x4f921b04 // fmla v4.4s, v24.4s, v18.s[2]
+	WORD $0x4f921b25 // fmla v5.4s, v25.4s, v18.s[2]
+	WORD $0x4f931b06 // fmla v6.4s, v24.4s, v19.s[2]
+	WORD $0x4f931b27 // fmla v7.4s, v25.4s, v19.s[2]
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4fb01b00 // fmla v0.4s, v24.4s, v16.s[3]
+	WORD $0x4fb01b21 // fmla v1.4s, v25.4s, v16.s[3]
+	WORD $0x4fb11b02 // fmla v2.4s, v24.4s, v17.s[3]
+	WORD $0x4fb11b23 // fmla v3.4s, v25.4s, v17.s[3]
+	WORD $0x4fb21b04 // fmla v4.4s, v24.4s, v18.s[3]
+	WORD $0x4fb21b25 // fmla v5.4s, v25.4s, v18.s[3]
+	WORD $0x4fb31b06 // fmla v6.4s, v24.4s, v19.s[3]
+	WORD $0x4fb31b27 // fmla v7.4s, v25.4s, v19.s[3]
+	ADD $16, R1, R1
+	ADD $16, R10, R10
+	ADD $16, R11, R11
+	ADD $16, R12, R12
+	SUB $4, R0, R0
+	B loop
+
+tail:
+	CBZ R0, epilogue
+	FMOVS (R1), F16
+	FMOVS (R10), F17
+	FMOVS (R11), F18
+	FMOVS (R12), F19
+	VLD1 (R3), [V24.S4, V25.S4]
+	ADD $32, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f901321 // fmla v1.4s, v25.4s, v16.s[0]
+	WORD $0x4f911302 // fmla v2.4s, v24.4s, v17.s[0]
+	WORD $0x4f911323 // fmla v3.4s, v25.4s, v17.s[0]
+	WORD $0x4f921304 // fmla v4.4s, v24.4s, v18.s[0]
+	WORD $0x4f921325 // fmla v5.4s, v25.4s, v18.s[0]
+	WORD $0x4f931306 // fmla v6.4s, v24.4s, v19.s[0]
+	WORD $0x4f931327 // fmla v7.4s, v25.4s, v19.s[0]
+	ADD $4, R1, R1
+	ADD $4, R10, R10
+	ADD $4, R11, R11
+	ADD $4, R12, R12
+	SUB $1, R0, R0
+	B tail
+
+epilogue:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	WORD $0x4f9d90c6 // fmul v6.4s, v6.4s, v29.s[0]
+	WORD $0x4f9d90e7 // fmul v7.4s, v7.4s, v29.s[0]
+	TBZ $0, R7, nobeta
+	MOVD R5, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1280 // fmla v0.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a1 // fmla v1.4s, v21.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1282 // fmla v2.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a3 // fmla v3.4s, v21.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1284 // fmla v4.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a5 // fmla v5.4s, v21.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4, V21.S4]
+	WORD $0x4f9e1286 // fmla v6.4s, v20.4s, v30.s[0]
+	WORD $0x4f9e12a7 // fmla v7.4s, v21.4s, v30.s[0]
+
+nobeta:
+	TBZ $1, R7, nobias
+	VLD1 (R8), [V20.S4, V21.S4]
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e35d421 // fadd v1.4s, v1.4s, v21.4s
+	WORD $0x4e34d442 // fadd v2.4s, v2.4s, v20.4s
+	WORD $0x4e35d463 // fadd v3.4s, v3.4s, v21.4s
+	WORD $0x4e34d484 // fadd v4.4s, v4.4s, v20.4s
+	WORD $0x4e35d4a5 // fadd v5.4s, v5.4s, v21.4s
+	WORD $0x4e34d4c6 // fadd v6.4s, v6.4s, v20.4s
+	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
+
+nobias:
+	TBZ $2, R7, norelu
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+	WORD $0x4e3ff4c6 // fmax v6.4s, v6.4s, v31.4s
+	WORD $0x4e3ff4e7 // fmax v7.4s, v7.4s, v31.4s
+
+norelu:
+	MOVD R5, R13
+	VST1 [V0.S4, V1.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V2.S4, V3.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V4.S4, V5.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V6.S4, V7.S4], (R13)
+	ADD $32, R5, R5
+	ADD $32, R8, R8
+	SUBS $1, R4, R4
+	BNE panel
+	RET
+
+// func sgemvPackedNEON1x4(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+TEXT ·sgemvPackedNEON1x4(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD b+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD ldc+48(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+72(FP), R7
+	MOVD bias+64(FP), R8
+	FMOVS alpha+56(FP), F29
+	FMOVS beta+60(FP), F30
+	VEOR V31.B16, V31.B16, V31.B16
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+
+loop:
+	CMP $4, R0
+	BLT tail
+	VLD1 (R1), [V16.S4]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4fb01301 // fmla v1.4s, v24.4s, v16.s[1]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901b02 // fmla v2.4s, v24.4s, v16.s[2]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4fb01b03 // fmla v3.4s, v24.4s, v16.s[3]
+	ADD $16, R1, R1
+	SUB $4, R0, R0
+	B loop
+
+tail:
+	CBZ R0, epilogue
+	FMOVS (R1), F16
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	ADD $4, R1, R1
+	SUB $1, R0, R0
+	B tail
+
+epilogue:
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	TBZ $0, R7, nobeta
+	MOVD R5, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1280 // fmla v0.4s, v20.4s, v30.s[0]
+
+nobeta:
+	TBZ $1, R7, nobias
+	VLD1 (R8), [V20.S4]
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+
+nobias:
+	TBZ $2, R7, norelu
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+
+norelu:
+	MOVD R5, R13
+	VST1 [V0.S4], (R13)
+	ADD $16, R5, R5
+	ADD $16, R8, R8
+	SUBS $1, R4, R4
+	BNE panel
+	RET
+
+// func sgemvPackedNEON2x4(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+TEXT ·sgemvPackedNEON2x4(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD b+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD ldc+48(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+72(FP), R7
+	MOVD bias+64(FP), R8
+	FMOVS alpha+56(FP), F29
+	FMOVS beta+60(FP), F30
+	VEOR V31.B16, V31.B16, V31.B16
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	ADD R2, R1, R10
+
+loop:
+	CMP $4, R0
+	BLT tail
+	VLD1 (R1), [V16.S4]
+	VLD1 (R10), [V17.S4]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f911301 // fmla v1.4s, v24.4s, v17.s[0]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4fb01302 // fmla v2.4s, v24.4s, v16.s[1]
+	WORD $0x4fb11303 // fmla v3.4s, v24.4s, v17.s[1]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901b04 // fmla v4.4s, v24.4s, v16.s[2]
+	WORD $0x4f911b05 // fmla v5.4s, v24.4s, v17.s[2]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4fb01b06 // fmla v6.4s, v24.4s, v16.s[3]
+	WORD $0x4fb11b07 // fmla v7.4s, v24.4s, v17.s[3]
+	ADD $16, R1, R1
+	ADD $16, R10, R10
+	SUB $4, R0, R0
+	B loop
+
+tail:
+	CBZ R0, epilogue
+	FMOVS (R1), F16
+	FMOVS (R10), F17
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f911301 // fmla v1.4s, v24.4s, v17.s[0]
+	ADD $4, R1, R1
+	ADD $4, R10, R10
+	SUB $1, R0, R0
+	B tail
+
+epilogue:
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	TBZ $0, R7, nobeta
+	MOVD R5, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1280 // fmla v0.4s, v20.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1281 // fmla v1.4s, v20.4s, v30.s[0]
+
+nobeta:
+	TBZ $1, R7, nobias
+	VLD1 (R8), [V20.S4]
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
+
+nobias:
+	TBZ $2, R7, norelu
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+
+norelu:
+	MOVD R5, R13
+	VST1 [V0.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V1.S4], (R13)
+	ADD $16, R5, R5
+	ADD $16, R8, R8
+	SUBS $1, R4, R4
+	BNE panel
+	RET
+
+// func sgemvPackedNEON3x4(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+TEXT ·sgemvPackedNEON3x4(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD b+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD ldc+48(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+72(FP), R7
+	MOVD bias+64(FP), R8
+	FMOVS alpha+56(FP), F29
+	FMOVS beta+60(FP), F30
+	VEOR V31.B16, V31.B16, V31.B16
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	ADD R2, R1, R10
+	ADD R2, R10, R11
+
+loop:
+	CMP $4, R0
+	BLT tail
+	VLD1 (R1), [V16.S4]
+	VLD1 (R10), [V17.S4]
+	VLD1 (R11), [V18.S4]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f911301 // fmla v1.4s, v24.4s, v17.s[0]
+	WORD $0x4f921302 // fmla v2.4s, v24.4s, v18.s[0]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4fb01303 // fmla v3.4s, v24.4s, v16.s[1]
+	WORD $0x4fb11304 // fmla v4.4s, v24.4s, v17.s[1]
+	WORD $0x4fb21305 // fmla v5.4s, v24.4s, v18.s[1]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901b06 // fmla v6.4s, v24.4s, v16.s[2]
+	WORD $0x4f911b07 // fmla v7.4s, v24.4s, v17.s[2]
+	WORD $0x4f921b08 // fmla v8.4s, v24.4s, v18.s[2]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4fb01b00 // fmla v0.4s, v24.4s, v16.s[3]
+	WORD $0x4fb11b01 // fmla v1.4s, v24.4s, v17.s[3]
+	WORD $0x4fb21b02 // fmla v2.4s, v24.4s, v18.s[3]
+	ADD $16, R1, R1
+	ADD $16, R10, R10
+	ADD $16, R11, R11
+	SUB $4, R0, R0
+	B loop
+
+tail:
+	CBZ R0, epilogue
+	FMOVS (R1), F16
+	FMOVS (R10), F17
+	FMOVS (R11), F18
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f911301 // fmla v1.4s, v24.4s, v17.s[0]
+	WORD $0x4f921302 // fmla v2.4s, v24.4s, v18.s[0]
+	ADD $4, R1, R1
+	ADD $4, R10, R10
+	ADD $4, R11, R11
+	SUB $1, R0, R0
+	B tail
+
+epilogue:
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	WORD $0x4e24d421 // fadd v1.4s, v1.4s, v4.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4e27d421 // fadd v1.4s, v1.4s, v7.4s
+	WORD $0x4e28d442 // fadd v2.4s, v2.4s, v8.4s
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	TBZ $0, R7, nobeta
+	MOVD R5, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1280 // fmla v0.4s, v20.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1281 // fmla v1.4s, v20.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1282 // fmla v2.4s, v20.4s, v30.s[0]
+
+nobeta:
+	TBZ $1, R7, nobias
+	VLD1 (R8), [V20.S4]
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
+	WORD $0x4e34d442 // fadd v2.4s, v2.4s, v20.4s
+
+nobias:
+	TBZ $2, R7, norelu
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+
+norelu:
+	MOVD R5, R13
+	VST1 [V0.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V1.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V2.S4], (R13)
+	ADD $16, R5, R5
+	ADD $16, R8, R8
+	SUBS $1, R4, R4
+	BNE panel
+	RET
+
+// func sgemvPackedNEON4x4(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+TEXT ·sgemvPackedNEON4x4(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD b+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD ldc+48(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+72(FP), R7
+	MOVD bias+64(FP), R8
+	FMOVS alpha+56(FP), F29
+	FMOVS beta+60(FP), F30
+	VEOR V31.B16, V31.B16, V31.B16
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	ADD R2, R1, R10
+	ADD R2, R10, R11
+	ADD R2, R11, R12
+
+loop:
+	CMP $4, R0
+	BLT tail
+	VLD1 (R1), [V16.S4]
+	VLD1 (R10), [V17.S4]
+	VLD1 (R11), [V18.S4]
+	VLD1 (R12), [V19.S4]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f911301 // fmla v1.4s, v24.4s, v17.s[0]
+	WORD $0x4f921302 // fmla v2.4s, v24.4s, v18.s[0]
+	WORD $0x4f931303 // fmla v3.4s, v24.4s, v19.s[0]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4fb01304 // fmla v4.4s, v24.4s, v16.s[1]
+	WORD $0x4fb11305 // fmla v5.4s, v24.4s, v17.s[1]
+	WORD $0x4fb21306 // fmla v6.4s, v24.4s, v18.s[1]
+	WORD $0x4fb31307 // fmla v7.4s, v24.4s, v19.s[1]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901b00 // fmla v0.4s, v24.4s, v16.s[2]
+	WORD $0x4f911b01 // fmla v1.4s, v24.4s, v17.s[2]
+	WORD $0x4f921b02 // fmla v2.4s, v24.4s, v18.s[2]
+	WORD $0x4f931b03 // fmla v3.4s, v24.4s, v19.s[2]
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4fb01b04 // fmla v4.4s, v24.4s, v16.s[3]
+	WORD $0x4fb11b05 // fmla v5.4s, v24.4s, v17.s[3]
+	WORD $0x4fb21b06 // fmla v6.4s, v24.4s, v18.s[3]
+	WORD $0x4fb31b07 // fmla v7.4s, v24.4s, v19.s[3]
+	ADD $16, R1, R1
+	ADD $16, R10, R10
+	ADD $16, R11, R11
+	ADD $16, R12, R12
+	SUB $4, R0, R0
+	B loop
+
+tail:
+	CBZ R0, epilogue
+	FMOVS (R1), F16
+	FMOVS (R10), F17
+	FMOVS (R11), F18
+	FMOVS (R12), F19
+	VLD1 (R3), [V24.S4]
+	ADD $16, R3, R3
+	WORD $0x4f901300 // fmla v0.4s, v24.4s, v16.s[0]
+	WORD $0x4f911301 // fmla v1.4s, v24.4s, v17.s[0]
+	WORD $0x4f921302 // fmla v2.4s, v24.4s, v18.s[0]
+	WORD $0x4f931303 // fmla v3.4s, v24.4s, v19.s[0]
+	ADD $4, R1, R1
+	ADD $4, R10, R10
+	ADD $4, R11, R11
+	ADD $4, R12, R12
+	SUB $1, R0, R0
+	B tail
+
+epilogue:
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	TBZ $0, R7, nobeta
+	MOVD R5, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1280 // fmla v0.4s, v20.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1281 // fmla v1.4s, v20.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1282 // fmla v2.4s, v20.4s, v30.s[0]
+	ADD R6, R13, R13
+	VLD1 (R13), [V20.S4]
+	WORD $0x4f9e1283 // fmla v3.4s, v20.4s, v30.s[0]
+
+nobeta:
+	TBZ $1, R7, nobias
+	VLD1 (R8), [V20.S4]
+	WORD $0x4e34d400 // fadd v0.4s, v0.4s, v20.4s
+	WORD $0x4e34d421 // fadd v1.4s, v1.4s, v20.4s
+	WORD $0x4e34d442 // fadd v2.4s, v2.4s, v20.4s
+	WORD $0x4e34d463 // fadd v3.4s, v3.4s, v20.4s
+
+nobias:
+	TBZ $2, R7, norelu
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+
+norelu:
+	MOVD R5, R13
+	VST1 [V0.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V1.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V2.S4], (R13)
+	ADD R6, R13, R13
+	VST1 [V3.S4], (R13)
+	ADD $16, R5, R5
+	ADD $16, R8, R8
+	SUBS $1, R4, R4
+	BNE panel
+	RET

@@ -32,7 +32,7 @@ type gemmJob[T float] struct {
 	alpha, beta    T
 	a, b, c        []T
 	lda, ldb, ldc  int
-	pb             []T // prepacked B (panels of nr columns over the whole K), or nil
+	pb             []T // prepacked B (see PackedB), or nil
 	ep             epilogue[T]
 	epFlags        uint
 	goAct          bool
@@ -85,7 +85,8 @@ func grow[T float](s []T, n int) []T {
 
 // gemm runs C = act(alpha·op(A)·op(B) + beta·C + bias) with validated
 // arguments. pb, when not nil, replaces b: B prepacked by PackB into panels
-// of nr columns, each k×nr row-major and zero-padded, one after another.
+// of nr columns, each k×nr row-major, one after another, the last one
+// lastPanelWidth(n) wide (see PackedB).
 func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, pb []T, beta T, c []T, ldc int, ep epilogue[T]) {
 	if m == 0 || n == 0 {
 		return
@@ -237,7 +238,12 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 func (j *gemmJob[T]) bPanel(buf *partBuffers[T], pc, kc, col int, packed bool, q int) (*T, int) {
 	switch {
 	case j.pb != nil:
-		return &j.pb[(col/j.kern.nr)*j.k*j.kern.nr+pc*j.kern.nr], j.kern.nr
+		nr := j.kern.nr
+		q, ld := col/nr, nr
+		if (q+1)*nr > j.n {
+			ld = j.kern.lastPanelWidth(j.n)
+		}
+		return &j.pb[q*j.k*nr+pc*ld], ld
 	case packed:
 		return &buf.b[q*kc*j.kern.nr], j.kern.nr
 	default:

@@ -430,6 +430,66 @@ func sgemvPackedAVX5123x64(k int, a *float32, lda int, b *float32, panels int, c
 //go:noescape
 func sgemvPackedAVX5124x64(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
 
+// sgemvPackedAVX5121x48 computes C(i, q*48+j) = act(alpha·Σp A(i,p)·B(p, q*48+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×48 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5121x48(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5122x48 computes C(i, q*48+j) = act(alpha·Σp A(i,p)·B(p, q*48+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×48 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5122x48(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5123x48 computes C(i, q*48+j) = act(alpha·Σp A(i,p)·B(p, q*48+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×48 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5123x48(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5124x48 computes C(i, q*48+j) = act(alpha·Σp A(i,p)·B(p, q*48+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×48 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5124x48(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5121x32 computes C(i, q*32+j) = act(alpha·Σp A(i,p)·B(p, q*32+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×32 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5121x32(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5122x32 computes C(i, q*32+j) = act(alpha·Σp A(i,p)·B(p, q*32+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×32 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5122x32(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5123x32 computes C(i, q*32+j) = act(alpha·Σp A(i,p)·B(p, q*32+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×32 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5123x32(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5124x32 computes C(i, q*32+j) = act(alpha·Σp A(i,p)·B(p, q*32+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×32 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5124x32(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5121x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5121x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5122x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5122x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5123x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5123x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX5124x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX5124x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
 // sgemvPackedAVX21x16 computes C(i, q*16+j) = act(alpha·Σp A(i,p)·B(p, q*16+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×16 row-major panel each, one after another from b); see gemv_packed.go.
 //
 //go:noescape
@@ -449,3 +509,23 @@ func sgemvPackedAVX23x16(k int, a *float32, lda int, b *float32, panels int, c *
 //
 //go:noescape
 func sgemvPackedAVX24x16(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX21x8 computes C(i, q*8+j) = act(alpha·Σp A(i,p)·B(p, q*8+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×8 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX21x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX22x8 computes C(i, q*8+j) = act(alpha·Σp A(i,p)·B(p, q*8+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×8 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX22x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX23x8 computes C(i, q*8+j) = act(alpha·Σp A(i,p)·B(p, q*8+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×8 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX23x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)
+
+// sgemvPackedAVX24x8 computes C(i, q*8+j) = act(alpha·Σp A(i,p)·B(p, q*8+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×8 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedAVX24x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha float32, beta float32, bias *float32, flags uint)

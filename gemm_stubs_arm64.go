@@ -108,3 +108,43 @@ func sgemvPackedNEON3x12(k int, a *float32, lda int, b *float32, panels int, c *
 //
 //go:noescape
 func sgemvPackedNEON4x12(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON1x8 computes C(i, q*8+j) = act(alpha·Σp A(i,p)·B(p, q*8+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×8 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON1x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON2x8 computes C(i, q*8+j) = act(alpha·Σp A(i,p)·B(p, q*8+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×8 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON2x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON3x8 computes C(i, q*8+j) = act(alpha·Σp A(i,p)·B(p, q*8+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×8 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON3x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON4x8 computes C(i, q*8+j) = act(alpha·Σp A(i,p)·B(p, q*8+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×8 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON4x8(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON1x4 computes C(i, q*4+j) = act(alpha·Σp A(i,p)·B(p, q*4+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×4 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON1x4(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON2x4 computes C(i, q*4+j) = act(alpha·Σp A(i,p)·B(p, q*4+j) + beta·C + bias) for the 2 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×4 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON2x4(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON3x4 computes C(i, q*4+j) = act(alpha·Σp A(i,p)·B(p, q*4+j) + beta·C + bias) for the 3 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×4 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON3x4(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)
+
+// sgemvPackedNEON4x4 computes C(i, q*4+j) = act(alpha·Σp A(i,p)·B(p, q*4+j) + beta·C + bias) for the 4 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×4 row-major panel each, one after another from b); see gemv_packed.go.
+//
+//go:noescape
+func sgemvPackedNEON4x4(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)

@@ -52,12 +52,26 @@ var sdot4Kernels = map[isaLevel]func(k int, x *float32, b *float32, ldb int, out
 // saxpy4Kernels are the four-row axpy kernels by level (see gemv.go).
 var saxpy4Kernels = map[isaLevel]func(n int, x *float32, b *float32, ldb int, y *float32){}
 
-// sgemvPackedKernels are the packed-rows kernels by level, indexed by row count (see gemv_packed.go).
-var sgemvPackedKernels = map[isaLevel][]packedRowsKernel[float32]{
-	levelNEON: {nil,
-		sgemvPackedNEON1x12,
-		sgemvPackedNEON2x12,
-		sgemvPackedNEON3x12,
-		sgemvPackedNEON4x12,
+// sgemvPackedKernels are the packed-rows kernels by level and panel width, indexed by row count (see gemv_packed.go).
+var sgemvPackedKernels = map[isaLevel]map[int][]packedRowsKernel[float32]{
+	levelNEON: {
+		12: {nil,
+			sgemvPackedNEON1x12,
+			sgemvPackedNEON2x12,
+			sgemvPackedNEON3x12,
+			sgemvPackedNEON4x12,
+		},
+		8: {nil,
+			sgemvPackedNEON1x8,
+			sgemvPackedNEON2x8,
+			sgemvPackedNEON3x8,
+			sgemvPackedNEON4x8,
+		},
+		4: {nil,
+			sgemvPackedNEON1x4,
+			sgemvPackedNEON2x4,
+			sgemvPackedNEON3x4,
+			sgemvPackedNEON4x4,
+		},
 	},
 }

@@ -46,7 +46,8 @@ const maxPackedRowsParts = 64
 // C(i, q·nr+j) = act(alpha·Σp A(i,p)·B(p, q·nr+j) + beta·C(i, q·nr+j) + bias[q·nr+j])
 // for the rows of A (A(i,p) = a[i*lda+p], C(i,j) = c[i*ldc+j]), with the
 // epilogue terms selected by flags as in microKernel (no flagPartial: the
-// last, partial panel goes through a scratch tile). k ≥ 1.
+// last panel, when it holds fewer columns of C, goes through a scratch
+// tile). k ≥ 1.
 type packedRowsKernel[T float] func(k int, a *T, lda int, b *T, panels int, c *T, ldc int, alpha, beta T, bias *T, flags uint)
 
 // packedRowsTwin returns the pure-Go twin of the packed-rows kernel of the
@@ -93,7 +94,8 @@ func usePackedRows[T float](g *gemmKernels[T], transA bool, m, lda int, pb []T) 
 // the call cannot outlive.
 type packedRowsJob[T float] struct {
 	kern                *gemmKernels[T]
-	fn                  packedRowsKernel[T]
+	fn, lastFn          packedRowsKernel[T] // full panels, the last panel
+	last                int                 // the last panel's width
 	m, n, k             int
 	alpha, beta         T
 	a, pb, c            []T
@@ -134,7 +136,7 @@ func (l *packedRowsJobs[T]) get() *packedRowsJob[T] {
 }
 
 func (l *packedRowsJobs[T]) put(j *packedRowsJob[T]) {
-	j.a, j.pb, j.c, j.ep = nil, nil, nil, epilogue[T]{}
+	j.a, j.pb, j.c, j.ep, j.fn, j.lastFn = nil, nil, nil, epilogue[T]{}, nil, nil
 	l.mu.Lock()
 	l.free = append(l.free, j)
 	l.mu.Unlock()
@@ -145,7 +147,9 @@ func (l *packedRowsJobs[T]) put(j *packedRowsJob[T]) {
 func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda int, pb []T, beta T, c []T, ldc int, ep epilogue[T]) {
 	j := g.rowJobs.get()
 	nr := g.nr
-	j.kern, j.fn = g, g.packedRows[m]
+	j.kern, j.fn = g, g.packedRows[nr][m]
+	j.last = g.lastPanelWidth(n)
+	j.lastFn = g.packedRows[j.last][m]
 	j.m, j.n, j.k = m, n, k
 	j.alpha, j.beta = alpha, beta
 	j.a, j.lda, j.pb, j.c, j.ldc, j.ep = a, lda, pb, c, ldc, ep
@@ -159,7 +163,7 @@ func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda
 	chunks := (j.panels + j.chunkPanels - 1) / j.chunkPanels
 	parts := min(Threads(), maxPackedRowsParts, chunks, max(1, j.panels*panelBytes/minPackedRowsSplit))
 	if n%nr != 0 {
-		j.tile = grow(j.tile, m*nr)
+		j.tile = grow(j.tile, m*j.last)
 	}
 	j.left.Store(int64(chunks))
 	for p := 0; p < parts; p++ {
@@ -253,16 +257,16 @@ func (j *packedRowsJob[T]) runChunk(ch int) {
 }
 
 // partialPanel computes the last panel, q, which holds fewer than nr
-// columns of C: the kernel writes the whole panel's sums to the scratch
-// tile, and the epilogue stores the columns that exist.
+// columns of C: the kernel of the panel's width writes its sums to the
+// scratch tile, and the epilogue stores the columns that exist.
 func (j *packedRowsJob[T]) partialPanel(q int) {
-	nr, k := j.kern.nr, j.k
+	nr, k, w := j.kern.nr, j.k, j.last
 	t := j.tile
-	j.fn(k, &j.a[0], j.lda, &j.pb[q*k*nr], 1, &t[0], nr, 1, 0, nil, 0)
+	j.lastFn(k, &j.a[0], j.lda, &j.pb[q*k*nr], 1, &t[0], w, 1, 0, nil, 0)
 	j0 := q * nr
 	for i := 0; i < j.m; i++ {
 		row := j.c[i*j.ldc+j0 : i*j.ldc+j.n]
-		for c, s := range t[i*nr : i*nr+len(row)] {
+		for c, s := range t[i*w : i*w+len(row)] {
 			v := j.alpha * s
 			if j.flags&flagLoadC != 0 {
 				v += j.beta * row[c]

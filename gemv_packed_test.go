@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestPackedRowsKernelsAgainstReference runs the packed-rows kernel of every
-// runnable level (assembly or twin) and its Go twin for every row count, K
-// around the unroll, one to three panels and every epilogue flag, against
+// TestPackedRowsKernelsAgainstReference runs the packed-rows kernels of
+// every runnable level (assembly or twin) and their Go twins for every panel
+// width, row count, K around the unroll, one to three panels and every
+// epilogue flag, against
 // the float64 reference and its error bound; C around the window must stay
 // untouched.
 func TestPackedRowsKernelsAgainstReference(t *testing.T) {
@@ -25,14 +26,21 @@ func TestPackedRowsKernelsAgainstReference(t *testing.T) {
 		if raceEnabled {
 			ks = []int{1, 5, 9}
 		}
-		twins := packedRowsTwins[float32](g.nr)
-		for rows := 1; rows <= packedRowsMax; rows++ {
-			for _, k := range ks {
-				for panels := 1; panels <= 3; panels++ {
-					for flags := uint(0); flags < 8; flags++ {
-						for i, kern := range []packedRowsKernel[float32]{g.packedRows[rows], twins[rows]} {
-							name := fmt.Sprintf("%s %s rows=%d k=%d panels=%d flags=%03b", set.level, []string{"kernel", "twin"}[i], rows, k, panels, flags)
-							checkPackedRowsKernel(t, name, r, g.nr, kern, rows, k, panels, flags)
+		for w := g.packTail; w <= g.nr; w += g.packTail {
+			kernels := g.packedRows[w]
+			if kernels == nil {
+				t.Errorf("%s: no packed-rows kernels for panels %d wide", set.level, w)
+				continue
+			}
+			twins := packedRowsTwins[float32](w)
+			for rows := 1; rows <= packedRowsMax; rows++ {
+				for _, k := range ks {
+					for panels := 1; panels <= 3; panels++ {
+						for flags := uint(0); flags < 8; flags++ {
+							for i, kern := range []packedRowsKernel[float32]{kernels[rows], twins[rows]} {
+								name := fmt.Sprintf("%s %s rows=%d width=%d k=%d panels=%d flags=%03b", set.level, []string{"kernel", "twin"}[i], rows, w, k, panels, flags)
+								checkPackedRowsKernel(t, name, r, w, kern, rows, k, panels, flags)
+							}
 						}
 					}
 				}

@@ -14,9 +14,14 @@ type PackedB struct {
 	k, n  int
 	nr    int
 	level isaLevel
-	// data holds op(B) as panels of nr columns, each k×nr row-major with the
-	// columns past n zeroed, one after another: the layout the micro-kernels
-	// stream, contiguous so that no two rows compete for a cache set.
+	// data holds op(B) as panels of nr columns, each k×nr row-major, one
+	// after another: the layout the micro-kernels stream, contiguous so that
+	// no two rows compete for a cache set. The last panel, when n is not a
+	// multiple of nr, is only lastPanelWidth(n) columns wide (the columns
+	// left, rounded up to whole vectors, the rest zeroed): a 10-column
+	// classifier packed in 64-column panels would stream 6.4 times its size.
+	// nr zeros follow, so that the kernels, which load whole nr-column rows
+	// of a panel and mask the columns past n, never read past the end.
 	data []float32
 }
 
@@ -34,9 +39,13 @@ func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
 	set := active.Load()
 	nr := set.s.nr
 	p := &PackedB{k: k, n: n, nr: nr, level: set.level}
-	p.data = hugeAlloc(k*((n+nr-1)/nr*nr), p)
+	size := n/nr*k*nr + nr
+	if n%nr != 0 {
+		size += k * set.s.lastPanelWidth(n)
+	}
+	p.data = hugeAlloc(size, p)
 	if k > 0 && n > 0 {
-		j := &packJob{dst: p.data, b: b, ldb: ldb, transB: transB, k: k, n: n, nr: nr}
+		j := &packJob{dst: p.data, b: b, ldb: ldb, transB: transB, k: k, n: n, nr: nr, last: set.s.lastPanelWidth(n)}
 		j.parts = min(Threads(), (n+nr-1)/nr, max(1, 4*k*n/minPackPart))
 		runParallel(j, j.parts, &j.done)
 	}
@@ -55,17 +64,20 @@ type packJob struct {
 	ldb             int
 	transB          bool
 	k, n, nr, parts int
+	last            int // the last panel's width
 	done            sync.WaitGroup
 }
 
 func (j *packJob) runPart(p int) {
 	panels := (j.n + j.nr - 1) / j.nr
 	q0, q1 := p*panels/j.parts, (p+1)*panels/j.parts
-	if q0 == q1 {
-		return
+	full := j.n / j.nr
+	if c0, c1 := q0*j.nr, min(q1, full)*j.nr; c1 > c0 {
+		packB(j.dst[q0*j.k*j.nr:], j.b, j.ldb, j.transB, 0, j.k, c0, c1-c0, j.nr)
 	}
-	c0, c1 := q0*j.nr, min(j.n, q1*j.nr)
-	packB(j.dst[q0*j.k*j.nr:], j.b, j.ldb, j.transB, 0, j.k, c0, c1-c0, j.nr)
+	if q1 > full {
+		packB(j.dst[full*j.k*j.nr:], j.b, j.ldb, j.transB, 0, j.k, full*j.nr, j.n-full*j.nr, j.last)
+	}
 }
 
 // K returns the number of rows of the packed matrix (the GEMM's depth).

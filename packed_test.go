@@ -8,27 +8,50 @@ import (
 	"unsafe"
 )
 
-// TestPackBParallel checks that PackB split over several goroutines lays out
-// exactly what one packB call does, B transposed or not, with partial panels.
-func TestPackBParallel(t *testing.T) {
-	oldPart, oldThreads := minPackPart, SetThreads(3)
-	minPackPart = 1
+// TestPackBLayout checks the layout PackB writes, split over several
+// goroutines or not, B transposed or not: B(p,j) in panel j/nr at row p
+// (the last panel lastPanelWidth(n) wide), zeros in the columns past n and
+// in the nr elements that follow the panels.
+func TestPackBLayout(t *testing.T) {
+	oldPart, oldThreads := minPackPart, Threads()
 	defer func() { minPackPart = oldPart; SetThreads(oldThreads) }()
 	r := rand.New(rand.NewPCG(41, 42))
-	nr := active.Load().s.nr
-	for _, s := range [][2]int{{1, 1}, {5, 2*nr + 3}, {70, 3 * nr}, {33, 7*nr - 1}} {
+	g := active.Load().s
+	nr := g.nr
+	for _, s := range [][2]int{{1, 1}, {5, 2*nr + 3}, {70, 3 * nr}, {33, 7*nr - 1}, {9, nr + g.packTail}, {4, 2*nr - g.packTail + 1}} {
 		k, n := s[0], s[1]
 		for _, transB := range []bool{false, true} {
-			rows, cols := k, n
-			if transB {
-				rows, cols = n, k
-			}
-			b := randMatrix[float32](r, rows, cols, cols+2, 1)
-			want := make([]float32, k*((n+nr-1)/nr*nr))
-			packB(want, b, cols+2, transB, 0, k, 0, n, nr)
-			p := PackB(transB, k, n, b, cols+2)
-			if !slices.Equal(p.data, want) {
-				t.Errorf("PackB(transB=%v, k=%d, n=%d) on 3 threads differs from packB", transB, k, n)
+			for _, split := range []bool{false, true} {
+				minPackPart, _ = map[bool]int{false: 1 << 40, true: 1}[split], SetThreads(3)
+				rows, cols := k, n
+				if transB {
+					rows, cols = n, k
+				}
+				b := randMatrix[float32](r, rows, cols, cols+2, 1)
+				at := func(p, j int) float32 {
+					if transB {
+						return b[j*(cols+2)+p]
+					}
+					return b[p*(cols+2)+j]
+				}
+				pk := PackB(transB, k, n, b, cols+2)
+				full, w := n/nr, g.lastPanelWidth(n)
+				want := make([]float32, full*k*nr+nr)
+				if n%nr != 0 {
+					want = make([]float32, full*k*nr+k*w+nr)
+				}
+				for p := 0; p < k; p++ {
+					for j := 0; j < n; j++ {
+						if q := j / nr; q < full {
+							want[q*k*nr+p*nr+j%nr] = at(p, j)
+						} else {
+							want[full*k*nr+p*w+j%nr] = at(p, j)
+						}
+					}
+				}
+				if !slices.Equal(pk.data, want) {
+					t.Errorf("PackB(transB=%v, k=%d, n=%d) split=%v: layout differs (%d elements, want %d)", transB, k, n, split, len(pk.data), len(want))
+				}
 			}
 		}
 	}

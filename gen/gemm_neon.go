@@ -39,9 +39,11 @@ func generateGEMMARM64() ([]outFile, error) {
 		tables = append(tables, te)
 	}
 	peak := emitPeakNEON(f)
-	packedRows := map[string][]string{}
-	for rows := 1; rows <= gemvPackedRows; rows++ {
-		packedRows["levelNEON"] = append(packedRows["levelNEON"], emitGemvPackedNEON(f, gemmNEON[0].nr, rows))
+	packedRows := map[string]map[int][]string{"levelNEON": {}}
+	for _, nr := range gemvPackedWidths(gemmNEON[0].nr, neonF32.arr.Lanes) {
+		for rows := 1; rows <= gemvPackedRows; rows++ {
+			packedRows["levelNEON"][nr] = append(packedRows["levelNEON"][nr], emitGemvPackedNEON(f, nr, rows))
+		}
 	}
 	return []outFile{
 		{"gemm_arm64.s", f.Bytes()},

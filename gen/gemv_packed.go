@@ -11,7 +11,7 @@ import (
 // The packed-rows family: C = act(alpha·A·B + beta·C + bias) for one to four
 // rows of a row-major A against a run of whole panels of a B packed by PackB
 // (panels of nr columns, each k×nr row-major, one after another), in one
-// call. With one to four rows a GEMM is a stream of B: every element of B is
+// call; a kernel for each narrower width takes PackB's last panel. With one to four rows a GEMM is a stream of B: every element of B is
 // read once and used for a few FMAs, so the kernel is built to read the
 // panels as one sequential stream. Each panel is swept down all of K with
 // enough independent accumulators to keep both FMA pipes busy (eight
@@ -19,6 +19,18 @@ import (
 // and its epilogue runs in registers before the next panel starts; the call
 // walks as many panels as the driver gives it, so the driver pays one call
 // per chunk of columns instead of one per panel.
+
+// gemvPackedWidths are the panel widths of a level whose full panels are
+// nr columns wide: nr, and every multiple of the vector width below it,
+// the widths PackB gives the last panel (the columns it needs, rounded up to
+// whole vectors).
+func gemvPackedWidths(nr, lanes int) []int {
+	var ws []int
+	for w := nr; w > 0; w -= lanes {
+		ws = append(ws, w)
+	}
+	return ws
+}
 
 // gemvPackedRows is the largest row count of the family.
 const gemvPackedRows = 4
@@ -36,7 +48,8 @@ func gemvPackedName(level string, rows, nr int) string {
 // alternates between, within room regs (besides the B vectors, two
 // broadcast registers and three epilogue constants).
 func gemvPackedSets(rows, nv, regs int) int {
-	sets := max(1, (gemvPackedChains+rows*nv-1)/(rows*nv))
+	// One set per k step of an unrolled loop iteration at most.
+	sets := min(gemvPackedUnroll, max(1, (gemvPackedChains+rows*nv-1)/(rows*nv)))
 	for sets > 1 && sets*rows*nv+nv+2+3 > regs {
 		sets--
 	}
