@@ -135,9 +135,9 @@ const (
 	ulpLog1p    = 1.4
 	ulpTanh     = 1.5
 	ulpLogistic = 2.5
-	ulpErf      = 1.35
+	ulpErf      = 1.5
 	ulpGelu     = 0.8
-	ulpGeluTanh = 3.4
+	ulpGeluTanh = 3.5
 	ulpSinCos   = 0.5 + 0x1p-20
 	ulpPow      = 1
 	ulpRsqrt    = 1.5
