@@ -44,11 +44,20 @@ func exampleModel(t testing.TB, name string) (*Executable, *Tensor) {
 
 var exampleNames = []string{"mlp/mlp_b1", "cnn/cnn_b1", "transformer/encoder_b1"}
 
+// exampleModels lists the models a test runs: all three, or, in -short mode
+// (under emulation), the two small ones.
+func exampleModels() []string {
+	if testing.Short() {
+		return exampleNames[:2]
+	}
+	return exampleNames
+}
+
 // TestExamplesRunWithoutAllocating checks the steady state of every example
 // model: RunInto allocates nothing, and no kernel runs on the reference
 // evaluator.
 func TestExamplesRunWithoutAllocating(t *testing.T) {
-	for _, name := range exampleNames {
+	for _, name := range exampleModels() {
 		t.Run(name, func(t *testing.T) {
 			e, in := exampleModel(t, name)
 			for _, k := range e.Stats().Kernels {
@@ -77,7 +86,7 @@ func TestExamplesRunWithoutAllocating(t *testing.T) {
 // at once, each on its own input, and checks every result against a
 // sequential run of the same input (run under -race in make race).
 func TestExamplesConcurrentRuns(t *testing.T) {
-	for _, name := range exampleNames {
+	for _, name := range exampleModels() {
 		t.Run(name, func(t *testing.T) {
 			e, in := exampleModel(t, name)
 			const workers = 4
