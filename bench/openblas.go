@@ -33,5 +33,10 @@ func init() {
 				1, (*C.float)(unsafe.Pointer(&a[0])), C.blasint(k), (*C.float)(unsafe.Pointer(&b[0])), C.blasint(n),
 				0, (*C.float)(unsafe.Pointer(&c[0])), C.blasint(n))
 		},
+		Sgemv: func(k, n int, x, b, y []float32) {
+			C.cblas_sgemv(C.CblasRowMajor, C.CblasTrans, C.blasint(k), C.blasint(n),
+				1, (*C.float)(unsafe.Pointer(&b[0])), C.blasint(n), (*C.float)(unsafe.Pointer(&x[0])), 1,
+				0, (*C.float)(unsafe.Pointer(&y[0])), 1)
+		},
 	})
 }
