@@ -16,8 +16,8 @@ import (
 // call, each down all of K with eight independent FMA chains and its
 // epilogue in registers.
 //
-// Threads split the panels into chunks, run by the caller and by helpers
-// (gemv_workers.go). Part p owns a contiguous range of
+// Threads split the panels into chunks, run by the caller and by the
+// worker pool's workers (which poll for work briefly between calls). Part p owns a contiguous range of
 // chunks and takes them from the front; a part that runs out takes chunks
 // from the back of the others' ranges. When the threads keep pace, each one
 // therefore streams the same columns of B on every call, which stay in its
@@ -110,8 +110,10 @@ type packedRowsJob[T float] struct {
 	// ranges[p] is part p's unclaimed chunks [lo, hi) as lo | hi<<32.
 	ranges [maxPackedRowsParts]atomic.Uint64
 	left   atomic.Int64 // chunks of the call not yet finished
-	// tasks[p] hands part p to a helper (gemv_workers.go).
-	tasks [maxPackedRowsParts]helperTask
+	// posted counts the job's parts queued to the worker pool that have not
+	// started: while one waits, queueing another would only lengthen the
+	// queue (a part that starts late joins whatever call is running).
+	posted atomic.Int32
 }
 
 // packedRowsJobs is the free list of packed-rows jobs.
@@ -128,11 +130,7 @@ func (l *packedRowsJobs[T]) get() *packedRowsJob[T] {
 		l.free = l.free[:n-1]
 		return j
 	}
-	j := new(packedRowsJob[T])
-	for p := range j.tasks {
-		j.tasks[p] = helperTask{job: j, part: p}
-	}
-	return j
+	return new(packedRowsJob[T])
 }
 
 func (l *packedRowsJobs[T]) put(j *packedRowsJob[T]) {
@@ -171,8 +169,12 @@ func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda
 		j.ranges[p].Store(uint64(lo) | uint64(hi)<<32)
 	}
 	j.parts.Store(int32(parts))
-	for p := 1; p < parts; p++ {
-		helpers.post(p-1, &j.tasks[p])
+	if parts > 1 {
+		pool.ensure(parts - 1)
+		for p := 1; p < parts && j.posted.Load() < int32(parts-1); p++ {
+			j.posted.Add(1)
+			pool.post(j, p)
+		}
 	}
 	j.runPart(0)
 	for spins := 0; j.left.Load() != 0; spins++ {
@@ -188,6 +190,9 @@ func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda
 // runPart claims and runs chunks: first part p's own, from the front, then
 // the other parts' from the back.
 func (j *packedRowsJob[T]) runPart(p int) {
+	if p > 0 {
+		j.posted.Add(-1)
+	}
 	parts := int(j.parts.Load())
 	if p < parts {
 		for {

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // threads is the intra-op parallelism of the kernels (SetThreads).
@@ -28,7 +29,8 @@ type parallelJob interface {
 	runPart(part int)
 }
 
-// workItem is one part of a job, queued to the worker pool.
+// workItem is one part of a job, queued to the worker pool. done, when not
+// nil, is marked done after the part has run.
 type workItem struct {
 	job  parallelJob
 	part int
@@ -39,6 +41,13 @@ type workItem struct {
 // parallel kernel call costs a channel send per part instead of a goroutine
 // start. Workers never wait on each other, so concurrent callers cannot
 // deadlock the pool: a caller only waits for parts already queued.
+//
+// After a part, a worker keeps polling the queue for workerPoll before it
+// blocks. Waking a blocked worker costs a few microseconds (in a virtual
+// machine, tens when its virtual CPU sleeps too), as much as a whole
+// batch-1 product; a model runs such kernels one after another, and a
+// polling worker takes each part within a fraction of a microsecond. While
+// it polls, the worker yields to any other goroutine ready to run.
 type workerPool struct {
 	mu      sync.Mutex
 	workers atomic.Int32
@@ -59,11 +68,43 @@ func (p *workerPool) ensure(n int) {
 	p.mu.Unlock()
 }
 
+// workerPoll is how long an idle worker polls the queue before it blocks.
+const workerPoll = 200 * time.Microsecond
+
 func (p *workerPool) work() {
-	for it := range p.queue {
+	for {
+		it, ok := p.poll()
+		if !ok {
+			it = <-p.queue
+		}
 		it.job.runPart(it.part)
-		it.done.Done()
+		if it.done != nil {
+			it.done.Done()
+		}
 	}
+}
+
+// poll takes the next item from the queue, or gives up after workerPoll.
+func (p *workerPool) poll() (workItem, bool) {
+	start := time.Now()
+	for spins := 1; ; spins++ {
+		select {
+		case it := <-p.queue:
+			return it, true
+		default:
+		}
+		if spins%64 == 0 {
+			if time.Since(start) > workerPoll {
+				return workItem{}, false
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
+// post queues part of job without waiting for it (see workItem).
+func (p *workerPool) post(job parallelJob, part int) {
+	p.queue <- workItem{job: job, part: part}
 }
 
 // runParallel runs job.runPart(0), …, job.runPart(parts-1), part 0 on the
