@@ -178,9 +178,10 @@ func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda
 	}
 	j.runPart(0)
 	for spins := 0; j.left.Load() != 0; spins++ {
-		// A chunk claimed by a worker is still running: it is at most one
-		// chunk's stream away.
-		if spins > 64 {
+		// A chunk claimed by a worker is still running, at most one chunk's
+		// stream away (a few microseconds): spin, and yield only when it
+		// takes longer (its thread was descheduled).
+		if spins > 1<<14 {
 			runtime.Gosched()
 		}
 	}

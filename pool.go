@@ -46,8 +46,11 @@ type workItem struct {
 // blocks. Waking a blocked worker costs a few microseconds (in a virtual
 // machine, tens when its virtual CPU sleeps too), as much as a whole
 // batch-1 product; a model runs such kernels one after another, and a
-// polling worker takes each part within a fraction of a microsecond. While
-// it polls, the worker yields to any other goroutine ready to run.
+// polling worker takes each part within a fraction of a microsecond. A
+// polling worker keeps its P: were it to yield (runtime.Gosched), the caller
+// yielding in turn could pick it up on its own P, leaving the other P to
+// sleep and both goroutines to share one core. With GOMAXPROCS 1 there is no
+// other P, and workers do not poll.
 type workerPool struct {
 	mu      sync.Mutex
 	workers atomic.Int32
@@ -86,6 +89,9 @@ func (p *workerPool) work() {
 
 // poll takes the next item from the queue, or gives up after workerPoll.
 func (p *workerPool) poll() (workItem, bool) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return workItem{}, false
+	}
 	start := time.Now()
 	for spins := 1; ; spins++ {
 		select {
@@ -93,11 +99,8 @@ func (p *workerPool) poll() (workItem, bool) {
 			return it, true
 		default:
 		}
-		if spins%64 == 0 {
-			if time.Since(start) > workerPoll {
-				return workItem{}, false
-			}
-			runtime.Gosched()
+		if spins%64 == 0 && time.Since(start) > workerPoll {
+			return workItem{}, false
 		}
 	}
 }
