@@ -132,12 +132,12 @@ const (
 	ulpExp      = 0.8
 	ulpExpm1    = 1.5
 	ulpLog      = 0.85
-	ulpLog1p    = 1.4
+	ulpLog1p    = 1.3
 	ulpTanh     = 1.5
 	ulpLogistic = 2.5
 	ulpErf      = 1.5
 	ulpGelu     = 0.8
-	ulpGeluTanh = 3.5
+	ulpGeluTanh = 4
 	ulpSinCos   = 0.5 + 0x1p-20
 	ulpPow      = 1
 	ulpRsqrt    = 1.5
