@@ -1,99 +1,86 @@
 package runtime
 
 import (
+	"fmt"
+
 	kiln "github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
 )
 
-// convGeom is a float32 convolution over NHWC input and HWIO kernel giving
-// NHWC output, with N spatial dimensions, strides, explicit padding and
-// kernel (rhs) dilation: the canonical form the compiler's passes produce.
-type convGeom struct {
-	batch, cin, cout int
-	in, out          []int // spatial sizes
-	kernel           []int // spatial kernel sizes
-	stride, dil      []int
-	padLo            []int
-}
-
-// convOf recognises the canonical convolution form.
-func convOf(v *ssa.Value) (convGeom, bool) {
-	dn, w := v.Attrs.ConvDims, v.Attrs.Window
-	if dn == nil || w == nil || v.Shape.Elem != ir.F32 || v.Args[0].Shape.Elem != ir.F32 || v.Args[1].Shape.Elem != ir.F32 {
-		return convGeom{}, false
-	}
-	if max(v.Attrs.FeatureGroupCount, 1) != 1 || max(v.Attrs.BatchGroupCount, 1) != 1 {
-		return convGeom{}, false
-	}
-	x, k, y := v.Args[0].Shape, v.Args[1].Shape, v.Shape
-	ns := len(dn.InputSpatial)
-	if x.Rank() != ns+2 || !x.HasDefaultLayout() || !k.HasDefaultLayout() || !y.HasDefaultLayout() {
-		return convGeom{}, false
-	}
-	// NHWC / HWIO / NHWC.
-	if dn.InputBatch != 0 || dn.InputFeature != ns+1 || dn.OutputBatch != 0 || dn.OutputFeature != ns+1 ||
-		dn.KernelInputFeature != ns || dn.KernelOutputFeature != ns+1 {
-		return convGeom{}, false
-	}
-	for i := 0; i < ns; i++ {
-		if dn.InputSpatial[i] != i+1 || dn.OutputSpatial[i] != i+1 || dn.KernelSpatial[i] != i {
-			return convGeom{}, false
-		}
-	}
-	g := convGeom{batch: x.Dims[0], cin: x.Dims[ns+1], cout: y.Dims[ns+1]}
-	for i, wd := range w.Dims {
-		if wd.BaseDilation > 1 || wd.Reversal {
-			return convGeom{}, false
-		}
-		g.in = append(g.in, x.Dims[i+1])
-		g.out = append(g.out, y.Dims[i+1])
-		g.kernel = append(g.kernel, k.Dims[i])
-		g.stride = append(g.stride, max(wd.Stride, 1))
-		g.dil = append(g.dil, max(wd.WindowDilation, 1))
-		g.padLo = append(g.padLo, wd.PadLow)
-	}
-	return g, true
-}
-
-// convStep runs a canonical convolution as a GEMM: the input patches of a
-// block of output pixels are copied into a worker's scratch (im2col, with
-// zeros for padding), then multiplied by the kernel viewed as a
-// (KH·KW·CI)×CO matrix — packed once at compile time when it is a constant.
-// A 1×1 convolution with unit stride and no padding needs no copy: the
-// input already is the patch matrix.
+// convStep runs a canonical float32 convolution (sched.ConvOf) with its
+// fused epilogue (bias, residual, activation).
+//
+// With constant weights — the deployed case — they are packed once at
+// compile time for the convolution kernels (kiln.Conv: an implicit GEMM
+// reading the input in place, direct kernels for depthwise layers), which
+// apply the epilogue in their store. Weights known only at run time go
+// through im2col blocks in a worker's scratch times the GEMM (a 1×1
+// unit-stride convolution multiplies the input in place), with the epilogue
+// applied after each block.
 type convStep struct {
-	g       convGeom
+	g       sched.ConvGeom
 	x, w, y loc
-	packed  *kiln.PackedB
-	patch   int // KH·KW·CI
-	pixels  int // output pixels per image
-	block   int // output pixels per im2col block
+	packed  *kiln.PackedConv
+	in      []int // input spatial sizes, for kiln.Conv
+	patch   int   // KH·KW·CI
+	pixels  int   // output pixels per image
+	block   int   // output pixels per im2col block
 	direct  bool
+	// epilogue
+	bias, residual  loc
+	hasBias, hasRes bool
+	act             kiln.Activation
 }
 
 func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 	v := k.Root
-	if len(k.Values) != 1 {
+	if k.Main != nil {
+		v = k.Main
+	} else if len(k.Values) != 1 {
 		return nil, nil
 	}
-	g, ok := convOf(v)
+	g, ok := sched.ConvOf(v)
 	if !ok {
 		return nil, nil
 	}
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
-	s := &convStep{g: g, x: c.loc(bufOf(v.Args[0])), w: c.loc(bufOf(v.Args[1])), y: c.loc(k.Out)}
-	s.patch = prod(g.kernel) * g.cin
-	s.pixels = prod(g.out)
-	s.direct = prod(g.kernel) == 1
-	for i := range g.in {
-		if g.stride[i] != 1 || g.padLo[i] != 0 || g.out[i] != g.in[i] {
-			s.direct = false
+	s := &convStep{g: g, x: c.loc(bufOf(v.Args[0])), w: c.loc(bufOf(v.Args[1])), y: c.loc(k.Out), in: g.In}
+	for _, st := range k.Epilogue {
+		switch st.Kind {
+		case sched.EpilogueBias:
+			s.bias, s.hasBias = c.loc(bufOf(st.Operand)), true
+		case sched.EpilogueResidual:
+			s.residual, s.hasRes = c.loc(bufOf(st.Operand)), true
+		case sched.EpilogueReLU:
+			s.act = kiln.ActReLU
+		case sched.EpilogueGelu:
+			s.act = kiln.ActGeluErf
+			if st.Value.Aux == ssa.GeluTanh {
+				s.act = kiln.ActGeluTanh
+			}
 		}
 	}
-	if s.w.kind == sched.Constant && s.patch > 0 && g.cout > 0 {
-		s.packed = kiln.PackB(false, s.patch, g.cout, f32s(s.w.data), g.cout)
+	if s.w.kind == sched.Constant {
+		pc, err := kiln.PackConv(f32s(s.w.data), kiln.ConvParams{InChannels: g.InChannels, OutChannels: g.OutChannels,
+			Kernel: g.Kernel, Strides: g.Strides, Dilation: g.Dilation, PadLow: g.PadLow, PadHigh: g.PadHigh, Groups: g.Groups})
+		if err != nil {
+			return nil, fmt.Errorf("packing the convolution's weights: %w", err)
+		}
+		s.packed = pc
+		return s, nil
+	}
+	if g.Groups != 1 || s.act == kiln.ActGeluErf || s.act == kiln.ActGeluTanh {
+		return nil, nil
+	}
+	s.patch = prod(g.Kernel) * g.InChannels
+	s.pixels = prod(g.Out)
+	s.direct = prod(g.Kernel) == 1
+	for i := range g.In {
+		if g.Strides[i] != 1 || g.PadLow[i] != 0 || g.PadHigh[i] != 0 || g.Out[i] != g.In[i] {
+			s.direct = false
+		}
 	}
 	if !s.direct {
 		// A block of output pixels whose patches fit in about 1 MiB.
@@ -104,7 +91,10 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 }
 
 func (s *convStep) name() string {
-	if s.direct {
+	switch {
+	case s.packed != nil:
+		return "conv"
+	case s.direct:
 		return "conv-gemm"
 	}
 	return "conv-im2col"
@@ -113,13 +103,31 @@ func (s *convStep) name() string {
 func (s *convStep) exec(fr *frame) error {
 	g := s.g
 	x, y := f32s(fr.bytes(s.x)), f32s(fr.bytes(s.y))
-	w := f32s(fr.bytes(s.w))
-	if s.pixels == 0 || g.cout == 0 {
+	outCount := g.Batch * prod(g.Out) * g.OutChannels
+	if outCount == 0 {
 		return nil
 	}
-	inImage := prod(g.in) * g.cin
-	outImage := s.pixels * g.cout
-	for b := 0; b < g.batch; b++ {
+	y = y[:outCount]
+	var bias, res []float32
+	if s.hasBias {
+		bias = f32s(fr.bytes(s.bias))
+	}
+	if s.hasRes {
+		res = f32s(fr.bytes(s.residual))[:outCount]
+	}
+	if s.packed != nil {
+		kiln.Conv(y, x, g.Batch, s.in, s.packed, kiln.ConvEpilogue{Bias: bias, Residual: res, Act: s.act})
+		return nil
+	}
+	if s.patch == 0 { // no input channels or an empty window: the sum is 0
+		clear(y)
+		s.epilogue(y, bias, res)
+		return nil
+	}
+	w := f32s(fr.bytes(s.w))
+	inImage := prod(g.In) * g.InChannels
+	outImage := s.pixels * g.OutChannels
+	for b := 0; b < g.Batch; b++ {
 		xb, yb := x[b*inImage:], y[b*outImage:(b+1)*outImage]
 		if s.direct {
 			s.gemm(s.pixels, xb, yb, w)
@@ -129,21 +137,32 @@ func (s *convStep) exec(fr *frame) error {
 		for p0 := 0; p0 < s.pixels; p0 += s.block {
 			n := min(s.block, s.pixels-p0)
 			s.im2col(cols[:n*s.patch], xb, p0, n)
-			s.gemm(n, cols, yb[p0*g.cout:], w)
+			s.gemm(n, cols, yb[p0*g.OutChannels:], w)
 		}
 	}
+	s.epilogue(y, bias, res)
 	return nil
+}
+
+// epilogue applies bias, residual and activation after the im2col path.
+func (s *convStep) epilogue(y, bias, res []float32) {
+	if res != nil {
+		kiln.Add(y, y, res)
+	}
+	if bias != nil {
+		co := s.g.OutChannels
+		for o := 0; o < len(y); o += co {
+			kiln.Add(y[o:o+co], y[o:o+co], bias[:co])
+		}
+	}
+	if s.act == kiln.ActReLU {
+		kiln.Relu(y, y)
+	}
 }
 
 // gemm computes rows output pixels from their patch matrix a (rows × patch).
 func (s *convStep) gemm(rows int, a, y, w []float32) {
-	if s.packed != nil {
-		kiln.SgemmPacked(false, rows, 1, a, s.patch, s.packed, 0, y, s.g.cout)
-		return
-	}
-	// An empty patch (no input channels) still needs a leading dimension of
-	// at least 1; the product is then zeros.
-	kiln.Sgemm(false, false, rows, s.g.cout, s.patch, 1, a, max(s.patch, 1), w, s.g.cout, 0, y, s.g.cout)
+	kiln.Sgemm(false, false, rows, s.g.OutChannels, s.patch, 1, a, s.patch, w, s.g.OutChannels, 0, y, s.g.OutChannels)
 }
 
 // im2col writes the patches of output pixels [p0, p0+n) of one image into
@@ -151,35 +170,36 @@ func (s *convStep) gemm(rows int, a, y, w []float32) {
 // into the padding).
 func (s *convStep) im2col(cols, x []float32, p0, n int) {
 	g := s.g
-	ns := len(g.in)
+	ns := len(g.In)
 	var oBuf, kBuf [8]int
 	o, kk := oBuf[:ns], kBuf[:ns]
 	rem := p0
 	for d := ns - 1; d >= 0; d-- {
-		o[d] = rem % g.out[d]
-		rem /= g.out[d]
+		o[d] = rem % g.Out[d]
+		rem /= g.Out[d]
 	}
+	taps := prod(g.Kernel)
 	for r := 0; r < n; r++ {
 		row := cols[r*s.patch : (r+1)*s.patch]
 		clear(kk)
-		for t := 0; t < prod(g.kernel); t++ {
+		for t := 0; t < taps; t++ {
 			off, inside := 0, true
 			for d := 0; d < ns; d++ {
-				i := o[d]*g.stride[d] - g.padLo[d] + kk[d]*g.dil[d]
-				if i < 0 || i >= g.in[d] {
+				i := o[d]*g.Strides[d] - g.PadLow[d] + kk[d]*g.Dilation[d]
+				if i < 0 || i >= g.In[d] {
 					inside = false
 					break
 				}
-				off = off*g.in[d] + i
+				off = off*g.In[d] + i
 			}
-			dst := row[t*g.cin : (t+1)*g.cin]
+			dst := row[t*g.InChannels : (t+1)*g.InChannels]
 			if inside {
-				copy(dst, x[off*g.cin:(off+1)*g.cin])
+				copy(dst, x[off*g.InChannels:(off+1)*g.InChannels])
 			} else {
 				clear(dst)
 			}
-			ir.NextIndex(g.kernel, kk)
+			ir.NextIndex(g.Kernel, kk)
 		}
-		ir.NextIndex(g.out, o)
+		ir.NextIndex(g.Out, o)
 	}
 }

@@ -29,8 +29,8 @@ type dotStep struct {
 
 func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
 	v := k.Root
-	if k.Dot != nil {
-		v = k.Dot
+	if k.Main != nil {
+		v = k.Main
 	} else if len(k.Values) != 1 {
 		return nil, nil
 	}

@@ -217,3 +217,31 @@ ENTRY main {
 			st.ArenaBytes, st.IntermediateBytes, st.LowerBoundBytes, st)
 	}
 }
+
+func TestFusionConvBiasReluIsOneKernel(t *testing.T) {
+	m, e := compileText(t, `HloModule convlayer
+ENTRY main {
+  x = f32[1,12,12,5] parameter(0)
+  w = f32[3,3,5,7] parameter(1)
+  b = f32[7] parameter(2)
+  c = f32[1,12,12,7] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[1,12,12,7] broadcast(b), dimensions={3}
+  s = f32[1,12,12,7] add(c, bb)
+  z = f32[] constant(0)
+  zb = f32[1,12,12,7] broadcast(z), dimensions={}
+  ROOT r = f32[1,12,12,7] maximum(s, zb)
+}`)
+	st := e.Stats()
+	if len(st.Kernels) != 1 || st.Kernels[0].Kind != "conv" || !strings.Contains(kernelOps(st.Kernels[0]), "maximum") {
+		t.Fatalf("want one convolution kernel with the bias and ReLU in its epilogue, got:\n%v", st)
+	}
+	checkAgainstEval(t, m, e, 1e-5)
+	// With the weights bound the convolution kernels run on packed weights.
+	var opts []Option
+	for i := 1; i < 3; i++ {
+		opts = append(opts, WithParameter(i, TensorFromLiteral(detrand.Literal(m.Entry.Parameters[i].Shape, detrand.Seed(t.Name(), i)))))
+	}
+	if _, e2 := compileText(t, m.String(), opts...); e2.Stats().Kernels[0].Impl != "conv" {
+		t.Errorf("with constant weights the implementation is %q, want conv", e2.Stats().Kernels[0].Impl)
+	}
+}

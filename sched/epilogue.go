@@ -27,7 +27,8 @@ type EpilogueStage struct {
 }
 
 // MatchEpilogue recognises v as the end of a chain dot → [+ bias] →
-// [+ residual] → [relu | gelu] over a float32 dot that runs as a GEMM,
+// [+ residual] → [relu | gelu] over a float32 dot that runs as a GEMM (or a
+// canonical float32 convolution, whose kernels take the same epilogue),
 // where each value in the chain is used only by the next; reshapes that keep
 // the bytes and the GEMM's N as the last dimension may sit between them (the
 // canonical dot is rank 3). It returns the dot, the chain's stages in order,
@@ -45,16 +46,28 @@ func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value,
 			cur = cur.Args[0]
 			continue
 		}
-		if cur.Op == ssa.OpDot {
+		if cur.Op == ssa.OpDot || cur.Op == ssa.OpConvolution {
 			if cur == v || cur.Shape.Elem != ir.F32 || cur.Args[0].Shape.Elem != ir.F32 || cur.Args[1].Shape.Elem != ir.F32 {
 				return nil, nil, nil, false
 			}
-			g, ok := GemmOf(cur)
-			if !ok {
-				return nil, nil, nil, false
+			// The columns the bias runs along: the GEMM's N, or the
+			// convolution's output channels (its last dimension).
+			var n int
+			if cur.Op == ssa.OpDot {
+				g, ok := GemmOf(cur)
+				if !ok {
+					return nil, nil, nil, false
+				}
+				n = g.N
+			} else {
+				g, ok := ConvOf(cur)
+				if !ok {
+					return nil, nil, nil, false
+				}
+				n = g.OutChannels
 			}
 			for _, st := range stages {
-				if d := st.Value.Shape.Dims; len(d) == 0 || d[len(d)-1] != g.N {
+				if d := st.Value.Shape.Dims; len(d) == 0 || d[len(d)-1] != n {
 					return nil, nil, nil, false
 				}
 			}

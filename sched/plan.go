@@ -153,10 +153,11 @@ type Kernel struct {
 	Maps []*affine.IndexingMap
 	// Loop (Loop kernels): the program the runtime evaluates per element.
 	Loop *LoopProgram
-	// Epilogue (Dot): the stages applied to the product in the GEMM's
-	// store; Root is then the last stage's value, and Dot the dot itself.
+	// Epilogue (Dot, Conv): the stages applied to the result in the kernel's
+	// store; Root is then the last stage's value, and Main the dot or
+	// convolution itself.
 	Epilogue []EpilogueStage
-	Dot      *ssa.Value
+	Main     *ssa.Value
 	// Parallel is how many ways the runtime may split the kernel.
 	Parallel int
 	// Impl names the implementation the runtime chose for the kernel

@@ -156,10 +156,13 @@ func (s *scheduler) addKernel(g []*ssa.Value, stages []EpilogueStage) error {
 	root := g[len(g)-1]
 	k := &Kernel{Kind: kindOf(root), Root: root, Values: g, Parallel: 1}
 	if stages != nil {
-		k.Kind, k.Epilogue = Dot, stages
+		k.Epilogue = stages
 		for _, v := range g {
-			if v.Op == ssa.OpDot {
-				k.Dot = v
+			switch v.Op {
+			case ssa.OpDot:
+				k.Kind, k.Main = Dot, v
+			case ssa.OpConvolution:
+				k.Kind, k.Main = Conv, v
 			}
 		}
 	}
