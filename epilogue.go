@@ -27,9 +27,9 @@ type activationInfo struct {
 	// apply32/apply64 apply the activation to a row in place; used for the
 	// pure-Go store of edge tiles and for activations without a flag. The
 	// float32 forms of GELU are the vector kernels (Gelu, GeluTanh: within a
-	// few ULP), which the float64 formulas below cost 50 times as much as:
-	// on a 1×768·768×3072 product, GELU in float64 took a third as long as
-	// the product.
+	// few ULP); the float64 formulas below cost 9 (erf) and 21 (tanh) times
+	// as much: 73–92 µs on the 3072 outputs of a 1×768·768×3072 product,
+	// which itself takes 0.1–0.3 ms here.
 	apply32 func([]float32)
 	apply64 func([]float64)
 }
