@@ -17,13 +17,13 @@ func controlGens() []*opGen {
 		{name: "call", types: anyType, build: func(g *gen, t ir.ElementType) ir.Op {
 			s := ir.MakeShape(t, g.mainDims()...)
 			comp := g.arrayComputation("callee", s, func(b *ir.Builder, x, y ir.Op) ir.Op {
-				return b.Tuple(b.Max(x, y), b.Rev(x, []int{}))
+				return b.Tuple(combine(b, t, x, y), b.Rev(x, []int{}))
 			})
 			return g.b.Call(comp, g.operand(s, anyValues), g.operand(s, anyValues))
 		}},
 		{name: "composite-call", hlo: "call", types: anyType, build: func(g *gen, t ir.ElementType) ir.Op {
 			s := ir.MakeShape(t, g.mainDims()...)
-			comp := g.arrayComputation("decomposition", s, func(b *ir.Builder, x, y ir.Op) ir.Op { return b.Min(x, y) })
+			comp := g.arrayComputation("decomposition", s, func(b *ir.Builder, x, y ir.Op) ir.Op { return combine(b, t, y, x) })
 			return g.b.CompositeCall(comp, []ir.Op{g.param(s, anyValues), g.param(s, anyValues)}, "diff.min", "{}", 1)
 		}},
 		{name: "custom-call", types: anyType, build: func(g *gen, t ir.ElementType) ir.Op {
@@ -48,6 +48,15 @@ func (g *gen) arrayComputation(name string, s ir.Shape, f func(b *ir.Builder, x,
 		panic(err)
 	}
 	return c
+}
+
+// combine is an op every element type takes: maximum, or for complex
+// numbers (which have no order) addition.
+func combine(b *ir.Builder, t ir.ElementType, x, y ir.Op) ir.Op {
+	if t.IsComplex() {
+		return b.Add(x, y)
+	}
+	return b.Max(x, y)
 }
 
 // step is one loop iteration's update of a value of type t: add for

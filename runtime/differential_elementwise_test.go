@@ -129,7 +129,7 @@ func elementwiseGens() []*opGen {
 		g.c.boundKey = "power"
 		return g.b.Pow(g.operand(s, anyValues), g.operand(s, anyValues))
 	}})
-	gens = append(gens, compareGen(), selectGen(), clampGen(), convertGen(), bitcastConvertGen(),
+	gens = append(gens, compareGen(), selectGen(), clampGen(), convertGen(), bitcastConvertGen(), bitcastToPredGen(),
 		reducePrecisionGen(), mapGen(), chainGen())
 	return gens
 }
@@ -229,13 +229,7 @@ func bitcastConvertGen() *opGen {
 				continue
 			}
 			if to == ir.PRED && t != ir.PRED {
-				// Only 0 and 1 are PRED values: bitcast bytes that are.
-				bits := ir.MustNewLiteral(s)
-				for i := range bits.Bytes() {
-					bits.Bytes()[i] = byte(g.intn(2))
-				}
-				outs = append(outs, g.b.BitcastConvertType(g.paramOf(bits), to))
-				continue
+				continue // ir/eval refuses it (bitcastToPredGen checks both refuse)
 			}
 			outs = append(outs, g.b.BitcastConvertType(x, to))
 		}
@@ -261,6 +255,21 @@ func bitcastConvertGen() *opGen {
 	}}
 }
 
+// bitcastToPredGen bitcasts bytes to PRED, which ir/eval refuses (a byte
+// may hold other values than 0 and 1): the compiled path must refuse too.
+func bitcastToPredGen() *opGen {
+	return &opGen{name: "bitcast-convert-to-pred", hlo: "bitcast-convert", variant: true,
+		types: func(t ir.ElementType) bool { return t != ir.PRED && t.BitWidth() == 8 },
+		build: func(g *gen, t ir.ElementType) ir.Op {
+			s := ir.MakeShape(t, g.dims(g.intn(3))...)
+			bits := ir.MustNewLiteral(s)
+			for i := range bits.Bytes() {
+				bits.Bytes()[i] = byte(g.intn(2))
+			}
+			return g.b.BitcastConvertType(g.paramOf(bits), ir.PRED)
+		}}
+}
+
 func reducePrecisionGen() *opGen {
 	return &opGen{name: "reduce-precision", types: floatOnly, fusion: true, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
@@ -276,8 +285,11 @@ func mapGen() *opGen {
 	return &opGen{name: "map", types: anyType, build: func(g *gen, t ir.ElementType) ir.Op {
 		s := ir.MakeShape(t, g.mainDims()...)
 		comp := g.binaryComputation("mapped", t, func(b *ir.Builder, x, y ir.Op) ir.Op {
-			if t == ir.PRED {
+			switch {
+			case t == ir.PRED:
 				return b.And(x, b.Not(y))
+			case t.IsComplex():
+				return b.Add(b.Mul(x, y), x)
 			}
 			return b.Add(b.Max(x, y), x)
 		})

@@ -162,6 +162,7 @@ func movementGens() []*opGen {
 			return g.b.GetDimensionSize(g.param(s, anyValues), g.intn(s.Rank()))
 		}},
 		dynamicShapeGen(),
+		dynamicReshapeGen(),
 	}
 }
 
@@ -445,9 +446,20 @@ func dynamicShapeGen() *opGen {
 			g.accumulate("add", s.Dims[d])
 		}
 		outs = append(outs, g.b.Reduce(x, g.b.Constant(rd.init), rd.comp, []int{d}))
-		flat := g.b.DynamicReshape(x, []ir.Op{g.b.Mul(g.b.GetDimensionSize(x, d),
-			g.b.Constant(ir.ScalarLiteral(int32(s.ElementCount()/s.Dims[d]))))}, []int{s.ElementCount()}, []bool{true})
-		outs = append(outs, g.b.GetDimensionSize(flat, 0))
 		return g.b.Tuple(outs...)
+	}}
+}
+
+// dynamicReshapeGen flattens an array whose leading dimension has a
+// run-time size, to a dynamic size.
+func dynamicReshapeGen() *opGen {
+	return &opGen{name: "dynamic-reshape", types: anyType, build: func(g *gen, t ir.ElementType) ir.Op {
+		s := ir.MakeShape(t, g.posDims(g.between(1, 3))...)
+		size := g.paramOf(g.indices(ir.Scalar(ir.S32), 0, s.Dims[0]))
+		x := g.b.SetDimensionSize(g.param(s, anyValues), size, 0)
+		rest := int32(s.ElementCount() / s.Dims[0])
+		flat := g.b.DynamicReshape(x, []ir.Op{g.b.Mul(g.b.GetDimensionSize(x, 0), g.b.Constant(ir.ScalarLiteral(rest)))},
+			[]int{s.ElementCount()}, []bool{true})
+		return g.b.GetDimensionSize(flat, 0)
 	}}
 }

@@ -202,7 +202,7 @@ func layoutGen() *opGen {
 		var out ir.Op
 		switch g.intn(3) {
 		case 0:
-			out = g.b.Max(x, y)
+			out = combine(g.b, t, x, y)
 		case 1:
 			out = g.b.Transpose(x, g.perm(len(d)))
 		default:
