@@ -179,10 +179,14 @@ func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda
 	j.runPart(0)
 	for spins := 0; j.left.Load() != 0; spins++ {
 		// A chunk claimed by a worker is still running, at most one chunk's
-		// stream away (a few microseconds): spin, and yield only when it
-		// takes longer (its thread was descheduled).
-		if spins > 1<<14 {
+		// stream away (a few microseconds): spin, then let the kernel run
+		// the worker's thread should it wait for this CPU, and let other
+		// goroutines run when it takes much longer.
+		switch {
+		case spins > 1<<14:
 			runtime.Gosched()
+		case spins > 1<<8 && spins%64 == 0:
+			osYield()
 		}
 	}
 	g.rowJobs.put(j)

@@ -50,7 +50,11 @@ type workItem struct {
 // polling worker keeps its P: were it to yield (runtime.Gosched), the caller
 // yielding in turn could pick it up on its own P, leaving the other P to
 // sleep and both goroutines to share one core. With GOMAXPROCS 1 there is no
-// other P, and workers do not poll.
+// other P, and workers do not poll. It does yield its thread's CPU to the
+// kernel every few dozen polls (sched_yield): on a machine with more busy
+// threads than cores, the kernel may put the worker on the caller's core,
+// and a worker that polled through its time slices would halve the
+// caller's.
 type workerPool struct {
 	mu      sync.Mutex
 	workers atomic.Int32
@@ -99,8 +103,11 @@ func (p *workerPool) poll() (workItem, bool) {
 			return it, true
 		default:
 		}
-		if spins%64 == 0 && time.Since(start) > workerPoll {
-			return workItem{}, false
+		if spins%64 == 0 {
+			if time.Since(start) > workerPoll {
+				return workItem{}, false
+			}
+			osYield()
 		}
 	}
 }
