@@ -174,14 +174,26 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 	if len(outs) != len(e.results) {
 		return fmt.Errorf("runtime: %d result tensors given, the executable returns %d", len(outs), len(e.results))
 	}
+	fr, err := e.bind(ctx, outs, args)
+	if err != nil {
+		return err
+	}
+	err = e.entry.run(fr)
+	e.release(fr)
+	return err
+}
+
+// bind checks the arguments and result tensors and binds them to a frame
+// taken from the pool.
+func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, error) {
 	for i, a := range args {
 		if a == nil || !a.shape.Equal(e.params[i]) && !(a.shape.EqualIgnoringLayout(e.params[i]) && a.shape.HasDefaultLayout() && e.params[i].HasDefaultLayout()) {
-			return argShapeError("argument", i, a, e.params[i])
+			return nil, argShapeError("argument", i, a, e.params[i])
 		}
 	}
 	for i, o := range outs {
 		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) {
-			return argShapeError("result tensor", i, o, e.results[i])
+			return nil, argShapeError("result tensor", i, o, e.results[i])
 		}
 	}
 	fr := e.frames.Get().(*frame)
@@ -197,12 +209,16 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 	for i, o := range outs {
 		fr.results[i] = o.data
 	}
-	err := e.entry.run(fr)
+	return fr, nil
+}
+
+// release returns a frame to the pool, dropping its references to the
+// caller's tensors.
+func (e *Executable) release(fr *frame) {
 	fr.ctx = nil
 	clear(fr.params)
 	clear(fr.results)
 	e.frames.Put(fr)
-	return err
 }
 
 func argShapeError(what string, i int, t *Tensor, want ir.Shape) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,7 +25,7 @@ import (
 func init() {
 	register(&command{
 		name: "bench",
-		usage: "bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json]\n" +
+		usage: "bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json] [--profile]\n" +
 			"                 compile once, run many times; print compile time, latency percentiles, throughput and allocations",
 		run: runBench,
 	})
@@ -34,12 +35,13 @@ func init() {
 type benchOptions struct {
 	moduleArgs
 	json    bool
+	profile bool
 	runs    int // 0: as many as fit in about a second
 	threads int // 0: the default (GOMAXPROCS)
 	inputs  int // -1: every parameter not bound by --weights is a run-time argument
 }
 
-const benchUsage = "kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json]"
+const benchUsage = "kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json] [--profile]"
 
 func parseBenchArgs(args []string) (benchOptions, error) {
 	o := benchOptions{inputs: -1}
@@ -54,14 +56,18 @@ func parseBenchArgs(args []string) (benchOptions, error) {
 		}
 		return n, nil
 	}
-	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights, --inputs, --runs, --threads or --json",
+	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights, --inputs, --runs, --threads, --json or --profile",
 		func(name string, hasValue bool, value func() (string, error)) (known bool, err error) {
 			switch name {
-			case "json":
+			case "json", "profile":
 				if hasValue {
-					return true, errors.New("--json takes no value")
+					return true, fmt.Errorf("--%s takes no value", name)
 				}
-				o.json = true
+				if name == "json" {
+					o.json = true
+				} else {
+					o.profile = true
+				}
 			case "runs":
 				o.runs, err = count(name, value, 1)
 			case "threads":
@@ -96,10 +102,11 @@ type benchResult struct {
 	RunsPerS  float64 `json:"runs_per_s"`
 	// GFLOP is the work of one run in dots and convolutions, GFLOPS the rate
 	// at the mean latency; both are 0 when the module's FLOPs are not known.
-	GFLOP        float64 `json:"gflop"`
-	GFLOPS       float64 `json:"gflops"`
-	AllocsPerRun float64 `json:"allocs_per_run"`
-	BytesPerRun  float64 `json:"bytes_per_run"`
+	Profile      []kernelTime `json:"profile,omitempty"`
+	GFLOP        float64      `json:"gflop"`
+	GFLOPS       float64      `json:"gflops"`
+	AllocsPerRun float64      `json:"allocs_per_run"`
+	BytesPerRun  float64      `json:"bytes_per_run"`
 	// Arguments is the number of tensors each run takes; Bound names the
 	// parameters fixed at compile time (by --weights, or by --inputs).
 	Arguments int      `json:"arguments"`
@@ -222,11 +229,44 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		res.GFLOP = f / 1e9
 		res.GFLOPS = res.GFLOP * res.RunsPerS
 	}
+	if o.profile {
+		prof, err := exe.Profile(context.Background(), min(o.runs, 100), outs, runArgs...)
+		if err != nil {
+			return err
+		}
+		for _, k := range prof {
+			res.Profile = append(res.Profile, kernelTime{Kernel: k.Kernel.String(), US: us(k.Time)})
+		}
+	}
 	if o.json {
 		return json.NewEncoder(stdout).Encode(res)
 	}
 	printBench(stdout, res)
+	if o.profile {
+		printProfile(stdout, res.Profile)
+	}
 	return nil
+}
+
+// kernelTime is one kernel's median time in `kiln bench --profile`.
+type kernelTime struct {
+	Kernel string  `json:"kernel"`
+	US     float64 `json:"us"`
+}
+
+// printProfile prints the kernels from the slowest, with their share of the
+// summed time.
+func printProfile(w io.Writer, ks []kernelTime) {
+	total := 0.0
+	for _, k := range ks {
+		total += k.US
+	}
+	sorted := slices.Clone(ks)
+	slices.SortStableFunc(sorted, func(a, b kernelTime) int { return cmp.Compare(b.US, a.US) })
+	fmt.Fprintf(w, "kernels (median per run, slowest first; %.1f µs in all):\n", total)
+	for _, k := range sorted {
+		fmt.Fprintf(w, "  %10.1f µs %5.1f%%  %s\n", k.US, 100*k.US/max(total, 1e-9), k.Kernel)
+	}
 }
 
 // deterministicFill returns the values of m's entry parameters that
