@@ -19,8 +19,11 @@ const smallM = 32
 const directKC = 256
 
 // minPartWork is the least M·N·K worth one more thread: below it the cost of
-// waking a worker exceeds what it saves.
-var minPartWork = 1 << 18
+// waking a worker exceeds what it saves. 2^21 multiply-adds are about 10 µs
+// of one core at the FMA peak — several worker hand-offs even when the other
+// core is idle (a batch of attention heads, 128×128×64 each, runs 8× slower
+// split in two when it is not).
+var minPartWork = 1 << 21
 
 // gemmJob is one GEMM call: its arguments, its split into parts and the
 // packing buffers of each part. Jobs are recycled through the kernel set's
