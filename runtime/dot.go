@@ -25,6 +25,9 @@ type dotStep struct {
 	residual loc
 	hasRes   bool
 	act      kiln.Activation
+	// A batch of products too small to split each across threads runs its
+	// batches in parallel instead.
+	batchParts, threads int
 }
 
 func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
@@ -61,6 +64,10 @@ func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
 			return nil, fmt.Errorf("epilogue stage %d has no GEMM implementation", st.Kind)
 		}
 	}
+	s.threads = c.cfg.threads
+	if g.Batch > 1 && s.threads > 1 && g.M*g.N*g.K < 1<<21 && g.Batch*g.M*g.N*g.K >= 1<<20 {
+		s.batchParts = min(g.Batch, s.threads)
+	}
 	if s.elem == ir.F32 && g.Batch == 1 && s.b.kind == sched.Constant && g.K > 0 && g.N > 0 {
 		ldb := g.N
 		if g.TransB {
@@ -95,24 +102,10 @@ func (s *dotStep) exec(fr *frame) error {
 	}
 	switch s.elem {
 	case ir.F32:
-		a, b, c := f32s(fr.bytes(s.a)), f32s(fr.bytes(s.b)), f32s(fr.bytes(s.c))
-		var ep kiln.Epilogue
-		ep.Act = s.act
-		if s.hasBias {
-			ep.Bias = f32s(fr.bytes(s.bias))
-		}
-		beta := float32(0)
-		if s.hasRes {
-			// C = A·B + residual: start C as the residual and accumulate.
-			copy(c, f32s(fr.bytes(s.residual)))
-			beta = 1
-		}
-		if s.packed != nil {
-			kiln.SgemmPackedEpilogue(g.TransA, g.M, 1, a, lda, s.packed, beta, c, g.N, ep)
-			return nil
-		}
-		for i := 0; i < g.Batch; i++ {
-			kiln.SgemmEpilogue(g.TransA, g.TransB, g.M, g.N, g.K, 1, a[i*g.M*g.K:], lda, b[i*g.K*g.N:], ldb, beta, c[i*g.M*g.N:], g.N, ep)
+		if s.batchParts > 1 {
+			parallelFor(fr, &fr.task, s, s.batchParts, s.threads)
+		} else {
+			s.batchesF32(fr, 0, g.Batch)
 		}
 	case ir.F64:
 		a, b, c := f64s(fr.bytes(s.a)), f64s(fr.bytes(s.b)), f64s(fr.bytes(s.c))
@@ -121,6 +114,45 @@ func (s *dotStep) exec(fr *frame) error {
 		}
 	}
 	return nil
+}
+
+// part runs the float32 products of batch part p on one worker.
+func (s *dotStep) part(fr *frame, p, w int) {
+	b := s.g.Batch
+	s.batchesF32(fr, p*b/s.batchParts, (p+1)*b/s.batchParts)
+}
+
+// batchesF32 computes the float32 products of batches [lo, hi).
+func (s *dotStep) batchesF32(fr *frame, lo, hi int) {
+	g := s.g
+	lda, ldb := g.K, g.N
+	if g.TransA {
+		lda = g.M
+	}
+	if g.TransB {
+		ldb = g.K
+	}
+	lda, ldb = max(lda, 1), max(ldb, 1)
+	a, b, c := f32s(fr.bytes(s.a)), f32s(fr.bytes(s.b)), f32s(fr.bytes(s.c))
+	var ep kiln.Epilogue
+	ep.Act = s.act
+	if s.hasBias {
+		ep.Bias = f32s(fr.bytes(s.bias))
+	}
+	beta := float32(0)
+	if s.hasRes {
+		// C = A·B + residual: start C as the residual and accumulate.
+		r := f32s(fr.bytes(s.residual))
+		copy(c[lo*g.M*g.N:hi*g.M*g.N], r[lo*g.M*g.N:hi*g.M*g.N])
+		beta = 1
+	}
+	if s.packed != nil {
+		kiln.SgemmPackedEpilogue(g.TransA, g.M, 1, a, lda, s.packed, beta, c, g.N, ep)
+		return
+	}
+	for i := lo; i < hi; i++ {
+		kiln.SgemmEpilogue(g.TransA, g.TransB, g.M, g.N, g.K, 1, a[i*g.M*g.K:], lda, b[i*g.K*g.N:], ldb, beta, c[i*g.M*g.N:], g.N, ep)
+	}
 }
 
 // f32s views bytes as float32s (the buffer must be 4-byte aligned).
