@@ -71,7 +71,7 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 		s.packed = pc
 		return s, nil
 	}
-	if g.Groups != 1 || s.act == kiln.ActGeluErf || s.act == kiln.ActGeluTanh {
+	if g.Groups != 1 {
 		return nil, nil
 	}
 	s.patch = prod(g.Kernel) * g.InChannels
@@ -155,8 +155,13 @@ func (s *convStep) epilogue(y, bias, res []float32) {
 			kiln.Add(y[o:o+co], y[o:o+co], bias[:co])
 		}
 	}
-	if s.act == kiln.ActReLU {
+	switch s.act {
+	case kiln.ActReLU:
 		kiln.Relu(y, y)
+	case kiln.ActGeluErf:
+		kiln.Gelu(y, y)
+	case kiln.ActGeluTanh:
+		kiln.GeluTanh(y, y)
 	}
 }
 

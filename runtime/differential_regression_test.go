@@ -368,3 +368,47 @@ ENTRY e {
 		t.Errorf("compiled %v, ir/eval %v", got[0], want[0])
 	}
 }
+
+// A convolution whose weights are known only at run time, with a GELU
+// fused into its epilogue, had no implementation (the im2col path applied
+// ReLU only) and Compile failed.
+func TestRegressionConvGeluEpilogue(t *testing.T) {
+	hlo := `HloModule m
+ENTRY e {
+  x = f32[1,4,4,2] parameter(0)
+  w = f32[2,2,2,3] parameter(1)
+  b = f32[3] parameter(2)
+  y = f32[1,3,3,3] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->b01f
+  bb = f32[1,3,3,3] broadcast(b), dimensions={3}
+  z = f32[1,3,3,3] add(y, bb)
+  half = f32[] constant(0.5)
+  one = f32[] constant(1)
+  r = f32[] constant(0.707106769)
+  hb = f32[1,3,3,3] broadcast(half), dimensions={}
+  ob = f32[1,3,3,3] broadcast(one), dimensions={}
+  rb = f32[1,3,3,3] broadcast(r), dimensions={}
+  s = f32[1,3,3,3] multiply(z, rb)
+  e = f32[1,3,3,3] erf(s)
+  h = f32[1,3,3,3] multiply(hb, z)
+  p = f32[1,3,3,3] add(ob, e)
+  ROOT g = f32[1,3,3,3] multiply(h, p)
+}`
+	m, err := ir.ParseModule(hlo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []*ir.Literal
+	for _, p := range m.Entry.Parameters {
+		a := ir.MustNewLiteral(p.Shape)
+		for i := range a.ElementCount() {
+			a.SetFloat64At(i, float64((i*5)%7)/7-0.4)
+		}
+		args = append(args, a)
+	}
+	got, want := runBoth(t, hlo, args...)
+	for i := range want[0].ElementCount() {
+		if d := math.Abs(got[0].Float64At(i) - want[0].Float64At(i)); d > 1e-5 {
+			t.Errorf("element %d: compiled %v, ir/eval %v", i, got[0].Float64At(i), want[0].Float64At(i))
+		}
+	}
+}
