@@ -198,6 +198,9 @@ func boundFor(op string, t ir.ElementType) bound {
 var knownFailures = map[string]string{
 	"reduce-variadic/f32@seed=12,case=3":    signallingNaN,
 	"reduce-variadic/f8e5m2@seed=35,case=2": signallingNaN,
+	"reduce-window/f32@seed=105,case=5":     signallingNaN,
+	"reduce-window/f8e5m2@seed=101,case=3":  signallingNaN,
+	"dot-epilogue/f32@seed=122,case=5":      "kiln.Gelu and kiln.GeluTanh give −0 at −Inf; the GELU subgraph they replace computes −Inf·0 = NaN there (the convolution's +Inf weight makes the −Inf)",
 	"convolution/f32@seed=1,case=4":         convPaddingTaps,
 	"convolution-client/f32@seed=1,case=4":  convPaddingTaps,
 	"set-dimension-size/*":                  "a run-time dimension size does not cross a kernel boundary: get-dimension-size of a dimension set-dimension-size made dynamic returns the buffer's static bound",
@@ -209,10 +212,11 @@ var knownFailures = map[string]string{
 }
 
 // signallingNaN is why argmax reductions of floats with signalling NaNs
-// differ: the generic reduce runs the comparator on float64 registers, and
+// differ: the generic reduce and reduce-window run the comparator on
+// float64 registers, and
 // widening quiets a signalling NaN (f32 0x7fb25d13, f8e5m2 0x7d), which then
 // sorts above quiet NaNs it is below in TOTALORDER.
-const signallingNaN = "the generic reduce's comparator sees float64-widened values: a signalling NaN is quieted and sorts above a quiet NaN it is below in TOTALORDER, so argmax picks the wrong index"
+const signallingNaN = "the generic reduce and reduce-window run the comparator on float64-widened values: a signalling NaN is quieted and sorts above a quiet NaN it is below in TOTALORDER, so argmax picks the wrong index"
 
 // convPaddingTaps is why float32 convolutions with padding and infinite
 // weights differ: ir/eval, as XLA's evaluator, skips the window taps that
@@ -385,6 +389,9 @@ var pinnedCases = []pinnedCase{
 	{"reduce", ir.F32, 4, 24},
 	{"layer-norm", ir.F32, 2, 61},
 	{"dot-epilogue", ir.F32, 0, 73},
+	{"dot-epilogue", ir.F32, 5, 122},
+	{"reduce-window", ir.F32, 5, 105},
+	{"reduce-window", ir.F8E5M2, 3, 101},
 }
 
 // reporter runs one case and collects its failure report.
