@@ -351,8 +351,8 @@ func Erf(dst, x []float32) {
 // to float32 — below 0 its power of two is applied after the rounding of the
 // mantissa, so that tiny results are rounded once too. There is no
 // cancellation for negative x, unlike the textbook 0.5·x·(1 + erf(x/√2)).
-// ±0 gives ±0, +Inf gives +Inf, -Inf gives -0, NaN gives NaN; below about
-// -14 the result is -0.
+// ±0 gives ±0, +Inf gives +Inf, -Inf gives NaN (-Inf·0, as XLA computes
+// the formula), NaN gives NaN; below about -14 the result is -0.
 func Gelu(dst, x []float32) {
 	checkLen("Gelu", "dst, x", len(dst), len(x))
 	k := eltwise()
@@ -364,8 +364,8 @@ func Gelu(dst, x []float32) {
 // as x/(1 + e^-z), z = 2·sqrt(2/π)·(x + 0.044715·x³), with z formed in
 // float64 and passed on as two float32, so that z's rounding error does not
 // become relative error of the result for negative x, and with e^-|z| as in
-// Logistic. ±0 gives ±0, +Inf gives +Inf, -Inf gives -0, NaN gives NaN;
-// below x = -10.8 the result is -0.
+// Logistic. ±0 gives ±0, +Inf gives +Inf, -Inf gives NaN (-Inf·0, as XLA
+// computes the formula), NaN gives NaN; below x = -10.8 the result is -0.
 func GeluTanh(dst, x []float32) {
 	checkLen("GeluTanh", "dst, x", len(dst), len(x))
 	k := eltwise()

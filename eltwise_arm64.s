@@ -8522,56 +8522,58 @@ TEXT ·geluF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V29.S4
 	MOVW $0x3f800000, R14
 	VDUP R14, V28.S4
-	MOVW $0x80000000, R14
-	VDUP R14, V27.S4
 	MOVD $0x8000000000000000, R14
-	VDUP R14, V26.D2
+	VDUP R14, V27.D2
 	MOVD $0x3fe6a09e667f3bcd, R14
-	VDUP R14, V25.D2
+	VDUP R14, V26.D2
 	MOVD $0xbfb4842290b49754, R14
-	VDUP R14, V24.D2
+	VDUP R14, V25.D2
 	MOVD $0x3fd7b382047dfb58, R14
-	VDUP R14, V23.D2
+	VDUP R14, V24.D2
 	MOVD $0xbfde8eeb84df62ad, R14
-	VDUP R14, V22.D2
+	VDUP R14, V23.D2
 	MOVD $0xbfd96264e272dfed, R14
-	VDUP R14, V21.D2
+	VDUP R14, V22.D2
 	MOVD $0x3ffb083f09f38f88, R14
-	VDUP R14, V20.D2
+	VDUP R14, V21.D2
 	MOVD $0xbffb7222e616dab0, R14
-	VDUP R14, V19.D2
+	VDUP R14, V20.D2
 	MOVD $0x3fe837c353cd91e5, R14
-	VDUP R14, V18.D2
+	VDUP R14, V19.D2
 	MOVD $0xbfd9bcfb86312b37, R14
-	VDUP R14, V17.D2
+	VDUP R14, V18.D2
 	MOVD $0x3fc3d72b9cee0a15, R14
-	VDUP R14, V16.D2
+	VDUP R14, V17.D2
 	MOVD $0x3fd7597852ebb476, R14
-	VDUP R14, V15.D2
+	VDUP R14, V16.D2
 	MOVD $0x3ff0035ae398a5d8, R14
-	VDUP R14, V14.D2
+	VDUP R14, V15.D2
 	MOVD $0xbff43fa797248121, R14
-	VDUP R14, V13.D2
+	VDUP R14, V14.D2
 	MOVD $0xc085e00000000000, R14
-	VDUP R14, V12.D2
+	VDUP R14, V13.D2
 	MOVD $0x3ff71547652b82fe, R14
-	VDUP R14, V11.D2
+	VDUP R14, V12.D2
 	MOVD $0x3fe62e42fee00000, R14
+	VDUP R14, V11.D2
+	MOVD $0x3dea39ef35793c76, R14
 	VDUP R14, V10.D2
 
 main:
 	CMP $16, R0
 	BLT tail
 	FMOVQ 0(R2), F0
-	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
 	MOVW $0x3eb504f3, R14
 	VDUP R14, V2.S4
 	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
 	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
 	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
 	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
-	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x4e7b1c22 // bic v2.16b, v1.16b, v27.16b
+	WORD $0x6e7adc42 // fmul v2.2d, v2.2d, v26.2d
 	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
 	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
@@ -8580,36 +8582,34 @@ main:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
 	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
-	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
-	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4eb81f05 // mov v5.16b, v24.16b
+	WORD $0x4e62cf25 // fmla v5.2d, v25.2d, v2.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4eb41e85 // mov v5.16b, v20.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4eb21e45 // mov v5.16b, v18.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4eb01e05 // mov v5.16b, v16.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
 	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
-	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
-	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e6df4a5 // fmax v5.2d, v5.2d, v13.2d
+	WORD $0x6e6cdca4 // fmul v4.2d, v5.2d, v12.2d
 	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eebcc85 // fmls v5.2d, v4.2d, v11.2d
 	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V6.D2
-	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V6.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -8640,8 +8640,8 @@ main:
 	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
 	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
 	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
-	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
-	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x4e7b1ca6 // bic v6.16b, v5.16b, v27.16b
+	WORD $0x6e7adcc6 // fmul v6.2d, v6.2d, v26.2d
 	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
 	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
@@ -8650,36 +8650,34 @@ main:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
 	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4eb81f06 // mov v6.16b, v24.16b
+	WORD $0x4e63cf26 // fmla v6.2d, v25.2d, v3.2d
+	WORD $0x4eb71ee8 // mov v8.16b, v23.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4eb31e68 // mov v8.16b, v19.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
 	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
-	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
-	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6df4c6 // fmax v6.2d, v6.2d, v13.2d
+	WORD $0x6e6cdcc7 // fmul v7.2d, v6.2d, v12.2d
 	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eebcce6 // fmls v6.2d, v7.2d, v11.2d
 	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V8.D2
-	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V8.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -8769,7 +8767,9 @@ main:
 	MOVW $0xff800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
-	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
@@ -8779,15 +8779,17 @@ main:
 	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
 	FMOVQ F1, 0(R1)
 	FMOVQ 16(R2), F0
-	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
 	MOVW $0x3eb504f3, R14
 	VDUP R14, V2.S4
 	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
 	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
 	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
 	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
-	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x4e7b1c22 // bic v2.16b, v1.16b, v27.16b
+	WORD $0x6e7adc42 // fmul v2.2d, v2.2d, v26.2d
 	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
 	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
@@ -8796,36 +8798,34 @@ main:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
 	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
-	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
-	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4eb81f05 // mov v5.16b, v24.16b
+	WORD $0x4e62cf25 // fmla v5.2d, v25.2d, v2.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4eb41e85 // mov v5.16b, v20.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4eb21e45 // mov v5.16b, v18.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4eb01e05 // mov v5.16b, v16.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
 	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
-	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
-	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e6df4a5 // fmax v5.2d, v5.2d, v13.2d
+	WORD $0x6e6cdca4 // fmul v4.2d, v5.2d, v12.2d
 	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eebcc85 // fmls v5.2d, v4.2d, v11.2d
 	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V6.D2
-	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V6.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -8856,8 +8856,8 @@ main:
 	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
 	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
 	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
-	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
-	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x4e7b1ca6 // bic v6.16b, v5.16b, v27.16b
+	WORD $0x6e7adcc6 // fmul v6.2d, v6.2d, v26.2d
 	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
 	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
@@ -8866,36 +8866,34 @@ main:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
 	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4eb81f06 // mov v6.16b, v24.16b
+	WORD $0x4e63cf26 // fmla v6.2d, v25.2d, v3.2d
+	WORD $0x4eb71ee8 // mov v8.16b, v23.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4eb31e68 // mov v8.16b, v19.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
 	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
-	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
-	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6df4c6 // fmax v6.2d, v6.2d, v13.2d
+	WORD $0x6e6cdcc7 // fmul v7.2d, v6.2d, v12.2d
 	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eebcce6 // fmls v6.2d, v7.2d, v11.2d
 	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V8.D2
-	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V8.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -8985,7 +8983,9 @@ main:
 	MOVW $0xff800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
-	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
@@ -8995,15 +8995,17 @@ main:
 	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
 	FMOVQ F1, 16(R1)
 	FMOVQ 32(R2), F0
-	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
 	MOVW $0x3eb504f3, R14
 	VDUP R14, V2.S4
 	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
 	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
 	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
 	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
-	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x4e7b1c22 // bic v2.16b, v1.16b, v27.16b
+	WORD $0x6e7adc42 // fmul v2.2d, v2.2d, v26.2d
 	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
 	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
@@ -9012,36 +9014,34 @@ main:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
 	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
-	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
-	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4eb81f05 // mov v5.16b, v24.16b
+	WORD $0x4e62cf25 // fmla v5.2d, v25.2d, v2.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4eb41e85 // mov v5.16b, v20.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4eb21e45 // mov v5.16b, v18.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4eb01e05 // mov v5.16b, v16.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
 	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
-	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
-	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e6df4a5 // fmax v5.2d, v5.2d, v13.2d
+	WORD $0x6e6cdca4 // fmul v4.2d, v5.2d, v12.2d
 	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eebcc85 // fmls v5.2d, v4.2d, v11.2d
 	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V6.D2
-	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V6.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -9072,8 +9072,8 @@ main:
 	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
 	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
 	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
-	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
-	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x4e7b1ca6 // bic v6.16b, v5.16b, v27.16b
+	WORD $0x6e7adcc6 // fmul v6.2d, v6.2d, v26.2d
 	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
 	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
@@ -9082,36 +9082,34 @@ main:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
 	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4eb81f06 // mov v6.16b, v24.16b
+	WORD $0x4e63cf26 // fmla v6.2d, v25.2d, v3.2d
+	WORD $0x4eb71ee8 // mov v8.16b, v23.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4eb31e68 // mov v8.16b, v19.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
 	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
-	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
-	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6df4c6 // fmax v6.2d, v6.2d, v13.2d
+	WORD $0x6e6cdcc7 // fmul v7.2d, v6.2d, v12.2d
 	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eebcce6 // fmls v6.2d, v7.2d, v11.2d
 	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V8.D2
-	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V8.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -9201,7 +9199,9 @@ main:
 	MOVW $0xff800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
-	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
@@ -9211,15 +9211,17 @@ main:
 	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
 	FMOVQ F1, 32(R1)
 	FMOVQ 48(R2), F0
-	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
 	MOVW $0x3eb504f3, R14
 	VDUP R14, V2.S4
 	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
 	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
 	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
 	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
-	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x4e7b1c22 // bic v2.16b, v1.16b, v27.16b
+	WORD $0x6e7adc42 // fmul v2.2d, v2.2d, v26.2d
 	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
 	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
@@ -9228,36 +9230,34 @@ main:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
 	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
-	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
-	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4eb81f05 // mov v5.16b, v24.16b
+	WORD $0x4e62cf25 // fmla v5.2d, v25.2d, v2.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4eb41e85 // mov v5.16b, v20.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4eb21e45 // mov v5.16b, v18.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4eb01e05 // mov v5.16b, v16.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
 	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
-	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
-	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e6df4a5 // fmax v5.2d, v5.2d, v13.2d
+	WORD $0x6e6cdca4 // fmul v4.2d, v5.2d, v12.2d
 	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eebcc85 // fmls v5.2d, v4.2d, v11.2d
 	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V6.D2
-	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V6.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -9288,8 +9288,8 @@ main:
 	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
 	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
 	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
-	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
-	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x4e7b1ca6 // bic v6.16b, v5.16b, v27.16b
+	WORD $0x6e7adcc6 // fmul v6.2d, v6.2d, v26.2d
 	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
 	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
@@ -9298,36 +9298,34 @@ main:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
 	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4eb81f06 // mov v6.16b, v24.16b
+	WORD $0x4e63cf26 // fmla v6.2d, v25.2d, v3.2d
+	WORD $0x4eb71ee8 // mov v8.16b, v23.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4eb31e68 // mov v8.16b, v19.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
 	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
-	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
-	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6df4c6 // fmax v6.2d, v6.2d, v13.2d
+	WORD $0x6e6cdcc7 // fmul v7.2d, v6.2d, v12.2d
 	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eebcce6 // fmls v6.2d, v7.2d, v11.2d
 	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V8.D2
-	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V8.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -9417,7 +9415,9 @@ main:
 	MOVW $0xff800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
-	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
@@ -9435,15 +9435,17 @@ tail:
 	CMP $4, R0
 	BLT done
 	FMOVQ 0(R2), F0
-	WORD $0x4e7b1c01 // bic v1.16b, v0.16b, v27.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c01 // bic v1.16b, v0.16b, v1.16b
 	MOVW $0x3eb504f3, R14
 	VDUP R14, V2.S4
 	WORD $0x4ebc1f83 // mov v3.16b, v28.16b
 	WORD $0x4e22cc23 // fmla v3.4s, v1.4s, v2.4s
 	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
 	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e7a1c22 // bic v2.16b, v1.16b, v26.16b
-	WORD $0x6e79dc42 // fmul v2.2d, v2.2d, v25.2d
+	WORD $0x4e7b1c22 // bic v2.16b, v1.16b, v27.16b
+	WORD $0x6e7adc42 // fmul v2.2d, v2.2d, v26.2d
 	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
 	WORD $0x6e7fdc84 // fmul v4.2d, v4.2d, v31.2d
 	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
@@ -9452,36 +9454,34 @@ tail:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee2cca6 // fmls v6.2d, v5.2d, v2.2d
 	WORD $0x4e66cc42 // fmla v2.2d, v2.2d, v6.2d
-	WORD $0x4eb71ee5 // mov v5.16b, v23.16b
-	WORD $0x4e62cf05 // fmla v5.2d, v24.2d, v2.2d
-	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4eb81f05 // mov v5.16b, v24.16b
+	WORD $0x4e62cf25 // fmla v5.2d, v25.2d, v2.2d
+	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb51ea5 // mov v5.16b, v21.16b
+	WORD $0x4eb61ec5 // mov v5.16b, v22.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb31e65 // mov v5.16b, v19.16b
+	WORD $0x4eb41e85 // mov v5.16b, v20.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4eb31e66 // mov v6.16b, v19.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4eb21e45 // mov v5.16b, v18.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4eaf1de5 // mov v5.16b, v15.16b
+	WORD $0x4eb01e05 // mov v5.16b, v16.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
-	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
 	WORD $0x4e62cca6 // fmla v6.2d, v5.2d, v2.2d
-	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4eae1dc5 // mov v5.16b, v14.16b
 	WORD $0x4e62ccc5 // fmla v5.2d, v6.2d, v2.2d
 	WORD $0x4ee4d4a5 // fsub v5.2d, v5.2d, v4.2d
-	WORD $0x4e6cf4a5 // fmax v5.2d, v5.2d, v12.2d
-	WORD $0x6e6bdca4 // fmul v4.2d, v5.2d, v11.2d
+	WORD $0x4e6df4a5 // fmax v5.2d, v5.2d, v13.2d
+	WORD $0x6e6cdca4 // fmul v4.2d, v5.2d, v12.2d
 	WORD $0x4e618884 // frintn v4.2d, v4.2d
+	WORD $0x4eebcc85 // fmls v5.2d, v4.2d, v11.2d
 	WORD $0x4eeacc85 // fmls v5.2d, v4.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V6.D2
-	WORD $0x4ee6cc85 // fmls v5.2d, v4.2d, v6.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V6.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -9512,8 +9512,8 @@ tail:
 	WORD $0x6e7fdc21 // fmul v1.2d, v1.2d, v31.2d
 	WORD $0x6e62dc21 // fmul v1.2d, v1.2d, v2.2d
 	WORD $0x4e617805 // fcvtl2 v5.2d, v0.4s
-	WORD $0x4e7a1ca6 // bic v6.16b, v5.16b, v26.16b
-	WORD $0x6e79dcc6 // fmul v6.2d, v6.2d, v25.2d
+	WORD $0x4e7b1ca6 // bic v6.16b, v5.16b, v27.16b
+	WORD $0x6e7adcc6 // fmul v6.2d, v6.2d, v26.2d
 	WORD $0x6e65dca7 // fmul v7.2d, v5.2d, v5.2d
 	WORD $0x6e7fdce7 // fmul v7.2d, v7.2d, v31.2d
 	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
@@ -9522,36 +9522,34 @@ tail:
 	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
 	WORD $0x4ee3cd06 // fmls v6.2d, v8.2d, v3.2d
 	WORD $0x4e66cc63 // fmla v3.2d, v3.2d, v6.2d
-	WORD $0x4eb71ee6 // mov v6.16b, v23.16b
-	WORD $0x4e63cf06 // fmla v6.2d, v24.2d, v3.2d
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
+	WORD $0x4eb81f06 // mov v6.16b, v24.16b
+	WORD $0x4e63cf26 // fmla v6.2d, v25.2d, v3.2d
+	WORD $0x4eb71ee8 // mov v8.16b, v23.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb51ea6 // mov v6.16b, v21.16b
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb41e88 // mov v8.16b, v20.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb31e66 // mov v6.16b, v19.16b
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb21e48 // mov v8.16b, v18.16b
+	WORD $0x4eb31e68 // mov v8.16b, v19.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eb01e08 // mov v8.16b, v16.16b
+	WORD $0x4eb11e28 // mov v8.16b, v17.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4eaf1de6 // mov v6.16b, v15.16b
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
-	WORD $0x4eae1dc8 // mov v8.16b, v14.16b
+	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e63ccc8 // fmla v8.2d, v6.2d, v3.2d
-	WORD $0x4ead1da6 // mov v6.16b, v13.16b
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
 	WORD $0x4e63cd06 // fmla v6.2d, v8.2d, v3.2d
 	WORD $0x4ee7d4c6 // fsub v6.2d, v6.2d, v7.2d
-	WORD $0x4e6cf4c6 // fmax v6.2d, v6.2d, v12.2d
-	WORD $0x6e6bdcc7 // fmul v7.2d, v6.2d, v11.2d
+	WORD $0x4e6df4c6 // fmax v6.2d, v6.2d, v13.2d
+	WORD $0x6e6cdcc7 // fmul v7.2d, v6.2d, v12.2d
 	WORD $0x4e6188e7 // frintn v7.2d, v7.2d
+	WORD $0x4eebcce6 // fmls v6.2d, v7.2d, v11.2d
 	WORD $0x4eeacce6 // fmls v6.2d, v7.2d, v10.2d
-	MOVD $0x3dea39ef35793c76, R14
-	VDUP R14, V8.D2
-	WORD $0x4ee8cce6 // fmls v6.2d, v7.2d, v8.2d
 	MOVD $0x3ec71de3a556c734, R14
 	VDUP R14, V8.D2
 	MOVD $0x3efa01a01a01a01a, R14
@@ -9641,7 +9639,9 @@ tail:
 	MOVW $0xff800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
-	WORD $0x6e621f61 // bsl v1.16b, v27.16b, v2.16b
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
@@ -9704,8 +9704,10 @@ TEXT ·geluTanhF32NEON(SB), NOSPLIT, $0-48
 	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
 	MOVW $0xff800000, R14
 	VDUP R14, V11.S4
-	MOVW $0x7f800000, R14
+	MOVW $0x7fc00000, R14
 	VDUP R14, V10.S4
+	MOVW $0x7f800000, R14
+	VDUP R14, V9.S4
 
 main:
 	CMP $16, R0
@@ -9785,8 +9787,8 @@ main:
 	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
 	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
 	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
+	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -9867,8 +9869,8 @@ main:
 	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
 	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
 	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
+	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -9949,8 +9951,8 @@ main:
 	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
 	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
 	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
+	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -10031,8 +10033,8 @@ main:
 	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
 	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
 	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
+	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -10121,8 +10123,8 @@ tail:
 	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
 	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
 	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631fe1 // bsl v1.16b, v31.16b, v3.16b
-	WORD $0x4e2ae402 // fcmeq v2.4s, v0.4s, v10.4s
+	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
+	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b

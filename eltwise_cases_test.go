@@ -93,10 +93,11 @@ func signRef(x float64) float64 {
 	return x
 }
 
-// geluRef is x·Φ(x) in float64.
+// geluRef is x·Φ(x) in float64; at -Inf, NaN, as XLA's formula
+// x/2·(1 + erf(x/√2)) gives (-Inf·0).
 func geluRef(x float64) float64 {
 	if math.IsInf(x, -1) {
-		return math.Copysign(0, -1)
+		return math.NaN()
 	}
 	return x * 0.5 * math.Erfc(-x/math.Sqrt2)
 }
@@ -106,7 +107,7 @@ func geluRef(x float64) float64 {
 func geluTanhRef(x float64) float64 {
 	switch {
 	case math.IsInf(x, -1):
-		return math.Copysign(0, -1)
+		return math.NaN() // -Inf·0 in XLA's formula
 	case math.IsInf(x, 1):
 		return x
 	}

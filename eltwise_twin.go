@@ -1406,12 +1406,12 @@ func geluF32Go(dst []float32, x []float32) {
 		v164 := v1 >= float32(0)
 		v165 := selF32(v164, v150, v162)
 		v167 := v1 == math.Float32frombits(0xff800000)
-		v168 := selF32(v167, math.Float32frombits(0x80000000), v165)
-		v170 := v1 == math.Float32frombits(0x7f800000)
-		v171 := selF32(v170, v1, v168)
-		v172 := v1 != v1
-		v173 := selF32(v172, v1, v171)
-		dst[i] = v173
+		v169 := selF32(v167, math.Float32frombits(0x7fc00000), v165)
+		v171 := v1 == math.Float32frombits(0x7f800000)
+		v172 := selF32(v171, v1, v169)
+		v173 := v1 != v1
+		v174 := selF32(v173, v1, v172)
+		dst[i] = v174
 	}
 }
 
@@ -1483,12 +1483,12 @@ func geluTanhF32Go(dst []float32, x []float32) {
 		v88 := v16 >= float32(0)
 		v89 := selF32(v88, v72, v86)
 		v91 := v1 == math.Float32frombits(0xff800000)
-		v92 := selF32(v91, math.Float32frombits(0x80000000), v89)
-		v94 := v1 == math.Float32frombits(0x7f800000)
-		v95 := selF32(v94, v1, v92)
-		v96 := v1 != v1
-		v97 := selF32(v96, v1, v95)
-		dst[i] = v97
+		v93 := selF32(v91, math.Float32frombits(0x7fc00000), v89)
+		v95 := v1 == math.Float32frombits(0x7f800000)
+		v96 := selF32(v95, v1, v93)
+		v97 := v1 != v1
+		v98 := selF32(v97, v1, v96)
+		dst[i] = v98
 	}
 }
 

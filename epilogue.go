@@ -42,23 +42,10 @@ var activations = []activationInfo{
 	ActGeluErf:  {name: "gelu-erf", apply32: geluErfVector, apply64: geluErf[float64]},
 }
 
-func geluTanhVector(x []float32) { geluRuns(x, GeluTanh) }
-func geluErfVector(x []float32)  { geluRuns(x, Gelu) }
-
-// geluRuns applies a GELU kernel to x in place, except at -Inf: the
-// kernels give GELU's limit there, -0, where the HLO the compiler fuses,
-// x/2·(1 + erf(x/√2)) or its tanh form, gives -Inf·0 = NaN.
-func geluRuns(x []float32, gelu func(dst, x []float32)) {
-	start := 0
-	for i, v := range x {
-		if v < -math.MaxFloat32 {
-			gelu(x[start:i], x[start:i])
-			x[i] = float32(math.NaN())
-			start = i + 1
-		}
-	}
-	gelu(x[start:], x[start:])
-}
+// geluTanhVector and geluErfVector apply the vector kernels in place (they
+// give NaN at -Inf, as the HLO the compiler fuses does: -Inf·0).
+func geluTanhVector(x []float32) { GeluTanh(x, x) }
+func geluErfVector(x []float32)  { Gelu(x, x) }
 
 // geluTanh and geluErf compute GELU in float64 and round once (the float64
 // forms; float32 rows go through the vector kernels).

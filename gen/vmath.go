@@ -370,10 +370,12 @@ func vgeluTanh(b *vb, x val) val {
 	return geluSpecials(b, x, r)
 }
 
-// geluSpecials gives both GELUs their limits at ±Inf (+Inf and −0) and
-// keeps NaN.
+// geluSpecials gives both GELUs the values their defining formulas give at
+// ±Inf: +Inf at +Inf, and NaN at −Inf (−Inf·0: that is what XLA computes for
+// x/2·(1 + tanh(…)) and x/2·(1 + erf(…)), whose limit would be −0); NaN
+// stays NaN.
 func geluSpecials(b *vb, x, r val) val {
-	r = b.blend(b.cmp(cmpEQ, x, b.f32(negInf32)), b.u32(1<<31), r)
+	r = b.blend(b.cmp(cmpEQ, x, b.f32(negInf32)), b.f32(nan32), r)
 	r = b.blend(b.cmp(cmpEQ, x, b.f32(posInf32)), x, r)
 	return b.blend(b.isNaN(x), x, r)
 }

@@ -249,11 +249,14 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 		}
 		unaryF32Loop(dst, a, unaryF32[ssa.OpCopy])
 	case ssa.OpGelu:
-		// The formulas GELU replaces give NaN at -Inf (-Inf·0); computed
-		// through float64 here, they keep that.
-		if in.value.Aux == ssa.GeluTanh {
+		switch {
+		case a.f != nil && in.value.Aux == ssa.GeluTanh:
+			kiln.GeluTanh(dst, a.f[:n])
+		case a.f != nil:
+			kiln.Gelu(dst, a.f[:n])
+		case in.value.Aux == ssa.GeluTanh:
 			unaryF32Loop(dst, a, geluTanh)
-		} else {
+		default:
 			unaryF32Loop(dst, a, geluErf)
 		}
 	default:
