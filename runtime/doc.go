@@ -18,7 +18,9 @@
 // An Executable is safe for concurrent use: each run takes a frame (its
 // arena, bound arguments and per-worker scratch) from a pool, so runs from
 // many goroutines never share memory, and RunInto allocates nothing once the
-// pool is warm. A run checks its context between steps and in every
+// pool is warm. The pool keeps its frames across garbage collections (it holds
+// as many as the most runs ever in flight at once), so the steady state stays
+// free of allocations while the collector runs. A run checks its context between steps and in every
 // while-loop iteration.
 //
 // Tensors hold their elements in the physical order of their shape's layout

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
@@ -22,7 +21,7 @@ type Executable struct {
 	bound []*Tensor
 	// argIndex maps each argument of Run to its entry parameter leaf.
 	argIndex []int
-	frames   sync.Pool
+	frames   framePool
 	stats    Stats
 	threads  int
 }
@@ -63,7 +62,7 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	if err := e.declareResultLayouts(m); err != nil {
 		return nil, err
 	}
-	e.frames.New = func() any { return e.entry.newFrame() }
+	e.frames.make = e.entry.newFrame
 	e.stats = collectStats(plan, e.entry)
 	return e, nil
 }
@@ -196,7 +195,7 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 			return nil, argShapeError("result tensor", i, o, e.results[i])
 		}
 	}
-	fr := e.frames.Get().(*frame)
+	fr := e.frames.get()
 	fr.ctx = ctx
 	for i, a := range args {
 		fr.params[e.argIndex[i]] = a.data
@@ -218,7 +217,7 @@ func (e *Executable) release(fr *frame) {
 	fr.ctx = nil
 	clear(fr.params)
 	clear(fr.results)
-	e.frames.Put(fr)
+	e.frames.put(fr)
 }
 
 func argShapeError(what string, i int, t *Tensor, want ir.Shape) error {

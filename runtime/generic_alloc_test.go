@@ -176,7 +176,7 @@ func checkNoAllocs(t *testing.T, hlo string, lits []*ir.Literal) {
 	if err := exe.RunInto(ctx, outs, args...); err != nil {
 		t.Fatal(err)
 	}
-	allocs := testing.AllocsPerRun(20, func() {
+	allocs := steadyAllocs(20, func() {
 		if err := exe.RunInto(ctx, outs, args...); err != nil {
 			t.Fatal(err)
 		}
