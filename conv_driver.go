@@ -9,8 +9,12 @@ import "sync"
 // blocks of taps (for large kernels), and in them its tiles, each tile
 // calling the kernel once per column tile while its input rows are in L1.
 
-// minConvWork is the least work (multiply-adds) worth one more thread.
-var minConvWork = 1 << 18
+// minConvWork is the least work (multiply-adds) worth one more thread: as
+// for the GEMM (minPartWork), below it handing a part to a worker costs more
+// than the part. The example CNN's layers at batch 1 (about 10^6
+// multiply-adds each, 6–12 µs on one core) took 80 µs or more each split in
+// two on a shared virtual machine.
+var minConvWork = 1 << 21
 
 // convJob is one Conv call. Jobs are recycled through convJobs so that a
 // call in steady state allocates nothing.

@@ -261,8 +261,9 @@ func TestConvDims(t *testing.T) {
 // columns, with several threads, against one thread.
 func TestConvThreads(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	prev := SetThreads(3)
-	defer SetThreads(prev)
+	prev, prevWork := SetThreads(3), minConvWork
+	minConvWork = 1 << 10
+	defer func() { SetThreads(prev); minConvWork = prevWork }()
 	checkConv(t, r, convCase{batch: 2, in: []int{12, 14}, p: ConvParams{InChannels: 16, OutChannels: 48, Kernel: []int{3, 3}, PadLow: []int{1, 1}, PadHigh: []int{1, 1}}, bias: true, res: true, act: ActReLU})
 	checkConv(t, r, convCase{batch: 1, in: []int{3, 3}, p: ConvParams{InChannels: 64, OutChannels: 200, Kernel: []int{3, 3}, PadLow: []int{1, 1}, PadHigh: []int{1, 1}}, bias: true})
 	checkConv(t, r, convCase{batch: 1, in: []int{20, 20}, p: ConvParams{InChannels: 24, OutChannels: 24, Kernel: []int{3, 3}, PadLow: []int{1, 1}, PadHigh: []int{1, 1}, Groups: 24}, bias: true, act: ActReLU})
