@@ -102,6 +102,9 @@ var windowForms = []struct {
 	window string
 }{
 	{[]int{1, 8, 8, 3}, "size=1x2x2x1 stride=1x2x2x1"},
+	{[]int{1, 6, 6, 16}, "size=1x2x2x1 stride=1x2x2x1"},                     // runs of one AVX-512 vector
+	{[]int{2, 5, 4, 19}, "size=1x3x2x1 stride=1x1x2x1 pad=0_0x1_1x0_0x0_0"}, // and a tail
+	{[]int{3, 40}, "size=2x1"},
 	{[]int{2, 7, 9, 2}, "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0"},
 	{[]int{10}, "size=3 stride=2 pad=2_1 lhs_dilate=2 rhs_dilate=2"},
 	{[]int{4, 5}, "size=2x3 stride=3x1 pad=-1_2x0_0 rhs_dilate=1x2"},

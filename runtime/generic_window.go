@@ -11,6 +11,7 @@ package runtime
 import (
 	"slices"
 
+	"github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
@@ -310,11 +311,30 @@ func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int,
 	}
 }
 
-// foldRunF32 folds a contiguous run: o[j] = f(o[j], v[j]). Go's max and
-// min on floats are XLA's maximum and minimum (a NaN operand gives NaN,
-// -0 < +0) and compile without branches.
+// minVectorRun is the shortest run foldRunF32 hands to a vector kernel: one
+// AVX-512 vector, below which the call costs more than the scalar loop.
+const minVectorRun = 16
+
+// foldRunF32 folds a contiguous run: o[j] = f(o[j], v[j]). Runs of a vector
+// or more (the channels of an NHWC pooling window's row) go to the vector
+// kernels, whose maximum and minimum are XLA's; shorter ones to Go's max and
+// min, which are XLA's too (a NaN operand gives NaN, -0 < +0) and compile
+// without branches.
 func foldRunF32(op ir.Opcode, o, v []float32) {
 	v = v[:len(o)]
+	if len(o) >= minVectorRun {
+		switch op {
+		case ir.OpAdd:
+			kiln.Add(o, o, v)
+		case ir.OpMultiply:
+			kiln.Mul(o, o, v)
+		case ir.OpMaximum:
+			kiln.Maximum(o, o, v)
+		default:
+			kiln.Minimum(o, o, v)
+		}
+		return
+	}
 	switch op {
 	case ir.OpAdd:
 		for j, b := range v {
