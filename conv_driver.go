@@ -28,7 +28,7 @@ type convJob struct {
 	parts           int
 	splitN          bool
 	scratch         [][]float32 // per part: a tile for kernels without masked stores
-	done            sync.WaitGroup
+	done            pending
 }
 
 type convJobList struct {

@@ -45,7 +45,7 @@ type gemmJob[T float] struct {
 	splitN bool
 	parts  int
 	bufs   []partBuffers[T]
-	done   sync.WaitGroup
+	done   pending
 }
 
 // partBuffers are one part's packing buffers, kept with the job between calls.

@@ -3,7 +3,6 @@ package kiln
 import (
 	"fmt"
 	"runtime"
-	"sync"
 )
 
 // PackedB is a k×n float32 matrix packed once into the layout of the chosen
@@ -65,7 +64,7 @@ type packJob struct {
 	transB          bool
 	k, n, nr, parts int
 	last            int // the last panel's width
-	done            sync.WaitGroup
+	done            pending
 }
 
 func (j *packJob) runPart(p int) {
