@@ -45,13 +45,24 @@ type pending struct{ left atomic.Int32 }
 // readies it on its own P, where it waits until the scheduler moves it to the
 // idle one — tens of microseconds in a virtual machine, as long as a whole
 // part of a small GEMM (a 32×784×512 product ran no faster on two threads
-// than on one). The last part is already running, so the wait is short; it
-// yields the CPU to the kernel now and then, in case the worker's thread
+// than on one). Once the queue is empty its parts are all running, so the
+// wait is short; it yields the CPU to the kernel now and then, in case the worker's thread
 // waits for it, and lets other goroutines run when the wait is long or
 // there is no other P for the worker.
+//
+// While it waits it runs parts still in the queue — its own call's, when a
+// worker is late to take them, or other calls' — so that a part of a
+// parallel call that itself splits work (the compiler's parallel steps run
+// kernels) never waits for workers that are all waiting too.
 func (p *pending) wait() {
 	alone := runtime.GOMAXPROCS(0) < 2
 	for spins := 0; p.left.Load() != 0; spins++ {
+		select {
+		case it := <-pool.queue:
+			it.run()
+			continue
+		default:
+		}
 		switch {
 		case alone || spins > 1<<14:
 			runtime.Gosched()
@@ -63,8 +74,9 @@ func (p *pending) wait() {
 
 // workerPool is a set of long-lived goroutines that run job parts, so that a
 // parallel kernel call costs a channel send per part instead of a goroutine
-// start. Workers never wait on each other, so concurrent callers cannot
-// deadlock the pool: a caller only waits for parts already queued.
+// start. A caller waiting for its parts runs queued parts meanwhile
+// (pending.wait), so callers that are themselves parts of another call —
+// even all the workers at once — cannot deadlock the pool.
 //
 // After a part, a worker keeps polling the queue for workerPoll before it
 // blocks. Waking a blocked worker costs a few microseconds (in a virtual
@@ -108,10 +120,15 @@ func (p *workerPool) work() {
 		if !ok {
 			it = <-p.queue
 		}
-		it.job.runPart(it.part)
-		if it.done != nil {
-			it.done.left.Add(-1)
-		}
+		it.run()
+	}
+}
+
+// run runs the item's part and counts it off.
+func (it workItem) run() {
+	it.job.runPart(it.part)
+	if it.done != nil {
+		it.done.left.Add(-1)
 	}
 }
 

@@ -1,8 +1,9 @@
 package runtime
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/kilnml/kiln"
 )
 
 // partsJob is work split into numbered parts that any worker may run.
@@ -13,46 +14,20 @@ type partsJob interface {
 }
 
 // task is one parallel run of a partsJob. A frame owns one task per nesting
-// level it needs, so starting parallel work allocates nothing.
+// level it needs, so starting parallel work allocates nothing. Its helpers
+// are the kernels' workers (kiln.RunParts): run i of the task (0 on the
+// caller) is worker i, and every run claims parts until none are left, so a
+// helper that starts late finds less to do instead of holding the caller up.
 type task struct {
-	job    partsJob
-	fr     *frame
-	parts  int32
-	next   atomic.Int32
-	worker atomic.Int32
-	wg     sync.WaitGroup
+	job   partsJob
+	fr    *frame
+	parts int32
+	next  atomic.Int32
+	done  kiln.Pending
 }
 
-// workers is the process-wide pool of helper goroutines of the runtime.
-var workers = &workerPool{}
-
-type workerPool struct {
-	mu    sync.Mutex
-	n     int
-	tasks chan *task
-}
-
-// ensure starts helpers until there are at least n.
-func (p *workerPool) ensure(n int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tasks == nil {
-		p.tasks = make(chan *task, 64)
-	}
-	for ; p.n < n; p.n++ {
-		go p.loop()
-	}
-}
-
-func (p *workerPool) loop() {
-	for t := range p.tasks {
-		t.run(int(t.worker.Add(1)))
-		t.wg.Done()
-	}
-}
-
-// run takes parts until none are left.
-func (t *task) run(w int) {
+// RunPart is worker w's run: it takes parts until none are left.
+func (t *task) RunPart(w int) {
 	for {
 		p := t.next.Add(1) - 1
 		if p >= t.parts {
@@ -66,22 +41,15 @@ func (t *task) run(w int) {
 // calling goroutine is worker 0) and waits for them. With one thread or one
 // part it runs inline.
 func parallelFor(fr *frame, t *task, job partsJob, parts, threads int) {
-	helpers := min(threads, parts) - 1
-	if helpers <= 0 {
+	workers := min(threads, parts)
+	if workers <= 1 {
 		for p := 0; p < parts; p++ {
 			job.part(fr, p, 0)
 		}
 		return
 	}
-	workers.ensure(helpers)
 	t.job, t.fr, t.parts = job, fr, int32(parts)
 	t.next.Store(0)
-	t.worker.Store(0)
-	t.wg.Add(helpers)
-	for i := 0; i < helpers; i++ {
-		workers.tasks <- t
-	}
-	t.run(0)
-	t.wg.Wait()
+	kiln.RunParts(t, workers, &t.done)
 	t.job, t.fr = nil, nil
 }
