@@ -35,7 +35,9 @@
 // epilogues; convolutions run as im2col blocks over the GEMM; fused
 // elementwise loops evaluate a small program tile by tile over strided views
 // of their inputs; reductions, softmax and layer-norm run row by row across
-// workers; while and conditional run compiled subplans. Ops without a
+// workers — the kernels' own worker pool (kiln.RunParts), so a step and the
+// GEMMs around it never compete for threads; while and conditional run
+// compiled subplans. Ops without a
 // dedicated implementation run through generic Go code, and as a last resort
 // through the reference evaluator on views of their buffers; Stats names the
 // implementation of every kernel ("reference" for the last kind), so a model
