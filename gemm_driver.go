@@ -2,6 +2,7 @@ package kiln
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -89,8 +90,9 @@ func grow[T float](s []T, n int) []T {
 // gemm runs C = act(alpha·op(A)·op(B) + beta·C + bias) with validated
 // arguments. pb, when not nil, replaces b: B prepacked by PackB into panels
 // of nr columns, each k×nr row-major, one after another, the last one
-// lastPanelWidth(n) wide (see PackedB).
-func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, pb []T, beta T, c []T, ldc int, ep epilogue[T]) {
+// lastPanelWidth(n) wide (see PackedB); sweeps, when not nil, counts the
+// packed-rows calls on pb (see PackedB.sweeps).
+func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, pb []T, sweeps *atomic.Uint32, beta T, c []T, ldc int, ep epilogue[T]) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -99,7 +101,8 @@ func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T,
 		return
 	}
 	if usePackedRows(g, transA, m, lda, pb) {
-		gemmPackedRows(g, m, n, k, alpha, a, lda, pb, beta, c, ldc, ep)
+		backward := sweeps != nil && sweeps.Add(1)%2 == 0
+		gemmPackedRows(g, m, n, k, alpha, a, lda, pb, backward, beta, c, ldc, ep)
 		return
 	}
 	j := g.jobs.get()

@@ -93,7 +93,7 @@ func TestSgemmShapes(t *testing.T) {
 			tc.check(t, "Sgemm "+tc.String(), c)
 			if th == 1 {
 				c = slices.Clone(tc.c0)
-				gemm(twin, tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
+				gemm(twin, tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
 				tc.check(t, "Go twin "+tc.String(), c)
 			}
 		})
@@ -123,7 +123,7 @@ func TestSgemmBlocking(t *testing.T) {
 			for _, ab := range alphaBetas[:4] {
 				tc := newCase[float32](r, tr&1 != 0, tr&2 != 0, shape[0], shape[1], shape[2], float32(ab[0]), float32(ab[1]), 2, 1)
 				c := slices.Clone(tc.c0)
-				gemm(&g, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
+				gemm(&g, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
 				tc.check(t, "blocked "+tc.String(), c)
 			}
 		}

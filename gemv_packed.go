@@ -107,6 +107,9 @@ type packedRowsJob[T float] struct {
 	tile                []T // the partial panel's scratch tile
 
 	parts atomic.Int32
+	// backward: own chunks from the back (see PackedB.sweeps). Atomic, as a
+	// late worker may read it while a later call sets it.
+	backward atomic.Bool
 	// ranges[p] is part p's unclaimed chunks [lo, hi) as lo | hi<<32.
 	ranges [maxPackedRowsParts]atomic.Uint64
 	left   atomic.Int64 // chunks of the call not yet finished
@@ -142,8 +145,11 @@ func (l *packedRowsJobs[T]) put(j *packedRowsJob[T]) {
 
 // gemmPackedRows runs C = act(alpha·A·B + beta·C + bias) on the packed-rows
 // path (see usePackedRows); m, n, k ≥ 1 and alpha ≠ 0.
-func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda int, pb []T, beta T, c []T, ldc int, ep epilogue[T]) {
+// With backward, each part claims its own chunks from the back (and the
+// others' from the front).
+func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda int, pb []T, backward bool, beta T, c []T, ldc int, ep epilogue[T]) {
 	j := g.rowJobs.get()
+	j.backward.Store(backward)
 	nr := g.nr
 	j.kern, j.fn = g, g.packedRows[nr][m]
 	j.last = g.lastPanelWidth(n)
@@ -192,16 +198,18 @@ func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda
 	g.rowJobs.put(j)
 }
 
-// runPart claims and runs chunks: first part p's own, from the front, then
-// the other parts' from the back.
+// runPart claims and runs chunks: first part p's own, from the front (the
+// back when the call sweeps backward), then the other parts' from the other
+// end.
 func (j *packedRowsJob[T]) runPart(p int) {
 	if p > 0 {
 		j.posted.Add(-1)
 	}
 	parts := int(j.parts.Load())
+	backward := j.backward.Load()
 	if p < parts {
 		for {
-			ch, ok := j.claim(p, false)
+			ch, ok := j.claim(p, backward)
 			if !ok {
 				break
 			}
@@ -211,7 +219,7 @@ func (j *packedRowsJob[T]) runPart(p int) {
 	for i := 1; i < parts; i++ {
 		q := (p + i) % parts
 		for {
-			ch, ok := j.claim(q, true)
+			ch, ok := j.claim(q, !backward)
 			if !ok {
 				break
 			}
