@@ -21,6 +21,10 @@ type genericCase struct {
 	ulps float64
 	// allowReference lists ops that may stay on the reference fallback.
 	allowReference []string
+	// opts are passed on to Compile.
+	opts []Option
+	// check, when set, inspects the compiled executable.
+	check func(*testing.T, *Executable)
 }
 
 // checkGeneric compiles the case's module, runs it and the evaluator on the
@@ -42,9 +46,12 @@ func checkGeneric(t *testing.T, c genericCase) bool {
 		t.Logf("evaluator rejects the module (skipped): %v", err)
 		return false
 	}
-	exe, err := Compile(m)
+	exe, err := Compile(m, c.opts...)
 	if err != nil {
 		t.Fatalf("compile: %v\n%s", err, c.hlo)
+	}
+	if c.check != nil {
+		c.check(t, exe)
 	}
 	for _, k := range exe.Stats().Kernels {
 		if k.Impl == "reference" && !allowed(k.Ops, c.allowReference) {

@@ -138,6 +138,49 @@ func TestGenericReduceWindowAgreesWithEvaluator(t *testing.T) {
 	}
 }
 
+// TestGenericPoolingSplitsImages runs float32 poolings of batches big enough
+// to be split into ranges of images across three threads, and checks that
+// they were split.
+func TestGenericPoolingSplitsImages(t *testing.T) {
+	r := rand.New(rand.NewPCG(79, 80))
+	for _, body := range []string{"max", "add"} {
+		for _, f := range []struct {
+			in     []int
+			window string
+		}{
+			{[]int{5, 64, 32, 16}, "size=1x2x2x1 stride=1x2x2x1"},
+			{[]int{7, 40, 36, 16}, "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0"},
+		} {
+			x := ir.MakeShape(ir.F32, f.in...)
+			ws, err := ir.ParseWindow(f.window)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os, err := ir.InferWindowOutputShape(x, *ws, ir.F32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hlo := withReducer(fmt.Sprintf("ENTRY e {\n  p = %s parameter(0)\n  i = T[] parameter(1)\n  ROOT r = %s reduce-window(p, i), window={%s}, to_apply=red\n}\n",
+				x.StringWithoutLayout(), os.StringWithoutLayout(), f.window), reducers[body], ir.F32)
+			checkGeneric(t, genericCase{hlo: hlo, args: randomArgs(r, x, ir.Scalar(ir.F32)), opts: []Option{WithThreads(3)},
+				check: func(t *testing.T, e *Executable) {
+					found := false
+					for _, st := range e.entry.steps {
+						if rw, ok := st.(*reduceWindowF32Step); ok {
+							found = true
+							if len(rw.parts) < 2 {
+								t.Errorf("%v pooled as %d part, want it split", x, len(rw.parts))
+							}
+						}
+					}
+					if !found {
+						t.Errorf("%v: no float32 reduce-window step", x)
+					}
+				}})
+		}
+	}
+}
+
 func TestGenericSelectAndScatterAgreesWithEvaluator(t *testing.T) {
 	r := rand.New(rand.NewPCG(77, 78))
 	for _, typ := range []ir.ElementType{ir.F32, ir.F64, ir.BF16, ir.S32, ir.U8} {

@@ -173,7 +173,7 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		return nil, nil
 	}
 	if f := s.fold; f.f32op != 0 && s.count > 0 {
-		if fast := newReduceWindowF32(v.Attrs.Window, x.Dims, plan.out, f, s.ins[0], s.inits[0], s.outs[0]); fast != nil {
+		if fast := newReduceWindowF32(v.Attrs.Window, x.Dims, plan.out, f, s.ins[0], s.inits[0], s.outs[0], c.cfg.threads); fast != nil {
 			return fast, nil
 		}
 	}
@@ -189,34 +189,81 @@ func (s *reduceWindowStep) name() string { return "reduce-window" }
 // then, for each window offset in row-major window order, folds the shifted
 // input block into the outputs that offset reaches: every output still
 // folds its taps in window order, as the evaluator does, and each pass is a
-// strided loop over contiguous rows.
+// strided loop over contiguous rows. When the window does not reach across
+// the outermost dimension (a batch of images), the images are split into
+// parts that run on the workers, each with passes of its own.
 type reduceWindowF32Step struct {
 	in, init, out loc
 	op            ir.Opcode
 	swap          bool
-	passes        []strided // per window offset: out (dst) ← in (src) block
+	parts         []windowPart
+	threads       int
 }
 
-func newReduceWindowF32(w *ir.Window, base, out []int, f *folder, in, init, outLoc loc) *reduceWindowF32Step {
-	rank := len(base)
+// windowPart is the outputs [outLo, outHi) of a reduce-window and the passes
+// that fold them.
+type windowPart struct {
+	outLo, outHi int
+	passes       []strided // per window offset: out (dst) ← in (src) block
+}
+
+// minWindowSplit is the least number of input elements per part worth one
+// more thread.
+const minWindowSplit = 1 << 16
+
+func newReduceWindowF32(w *ir.Window, base, out []int, f *folder, in, init, outLoc loc, threads int) *reduceWindowF32Step {
 	for _, wd := range w.Dims {
 		if wd.BaseDilation > 1 {
 			return nil
 		}
 	}
-	s := &reduceWindowF32Step{in: in, init: init, out: outLoc, op: f.f32op, swap: f.swap}
+	size := 1
+	for _, wd := range w.Dims {
+		size *= wd.Size
+	}
+	if size > 1<<12 {
+		return nil
+	}
+	s := &reduceWindowF32Step{in: in, init: init, out: outLoc, op: f.f32op, swap: f.swap, threads: threads}
+	parts := 1
+	if len(base) > 0 {
+		d0 := w.Dims[0]
+		if d0.Size == 1 && max(d0.Stride, 1) == 1 && d0.PadLow == 0 && d0.PadHigh == 0 && max(d0.WindowDilation, 1) == 1 {
+			parts = max(1, min(threads, base[0], prod(base)/minWindowSplit))
+		}
+	}
+	if parts == 1 {
+		s.parts = []windowPart{{outLo: 0, outHi: prod(out), passes: windowPasses(w, base, out, 0, 0)}}
+		return s
+	}
+	// Image ranges: the window maps output image i to input image i.
+	inImage, outImage := prod(base[1:]), prod(out[1:])
+	b, o := slices.Clone(base), slices.Clone(out)
+	for p := range parts {
+		lo, hi := p*base[0]/parts, (p+1)*base[0]/parts
+		b[0], o[0] = hi-lo, hi-lo
+		s.parts = append(s.parts, windowPart{outLo: lo * outImage, outHi: hi * outImage,
+			passes: windowPasses(w, b, o, lo*inImage, lo*outImage)})
+	}
+	return s
+}
+
+// windowPasses returns the passes of a reduce-window of an input of shape
+// base, at element inOff of the operand, into outputs of shape out, at
+// element outOff of the result: one strided block per window offset that
+// reaches an output, in row-major window order.
+func windowPasses(w *ir.Window, base, out []int, inOff, outOff int) []strided {
+	rank := len(base)
 	xs, os := denseStrides(base), denseStrides(out)
 	sizes := make([]int, rank)
 	for d, wd := range w.Dims {
 		sizes[d] = wd.Size
 	}
-	if prod(sizes) > 1<<12 {
-		return nil
-	}
+	var passes []strided
 	var k [maxGenericRank]int
 	for n := prod(sizes); n > 0; n-- {
 		dims := make([]int, rank)
-		inBase, outBase := 0, 0
+		inBase, outBase := inOff, outOff
 		empty := false
 		for d, wd := range w.Dims {
 			stride, dil := max(wd.Stride, 1), max(wd.WindowDilation, 1)
@@ -245,23 +292,29 @@ func newReduceWindowF32(w *ir.Window, base, out []int, f *folder, in, init, outL
 			for d, wd := range w.Dims {
 				src[d] = xs[d] * max(wd.Stride, 1)
 			}
-			s.passes = append(s.passes, newStrided(4, dims, os, src, outBase, inBase))
+			passes = append(passes, newStrided(4, dims, os, src, outBase, inBase))
 		}
 		ir.NextIndex(sizes, k[:rank])
 	}
-	return s
+	return passes
 }
 
 func (s *reduceWindowF32Step) name() string { return "reduce-window-f32" }
 
 func (s *reduceWindowF32Step) exec(fr *frame) error {
-	out, x := f32s(fr.bytes(s.out)), f32s(fr.bytes(s.in))
-	fillT(out, f32s(fr.bytes(s.init))[0])
-	for i := range s.passes {
-		p := &s.passes[i]
-		foldBlockF32(s.op, s.swap, out, x, p.dims, p.dst, p.src, p.dstBase, p.srcBase)
-	}
+	parallelFor(fr, &fr.task, s, len(s.parts), s.threads)
 	return nil
+}
+
+// part fills and folds the outputs of part p.
+func (s *reduceWindowF32Step) part(fr *frame, p, w int) {
+	out, x := f32s(fr.bytes(s.out)), f32s(fr.bytes(s.in))
+	pt := &s.parts[p]
+	fillT(out[pt.outLo:pt.outHi], f32s(fr.bytes(s.init))[0])
+	for i := range pt.passes {
+		q := &pt.passes[i]
+		foldBlockF32(s.op, s.swap, out, x, q.dims, q.dst, q.src, q.dstBase, q.srcBase)
+	}
 }
 
 // foldBlockF32 folds x into out over a strided block: out[d] = f(out[d],
