@@ -336,8 +336,13 @@ func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int,
 	}
 	var idx [maxGenericRank]int
 	d, s := db, sb
+	// Contiguous runs of a vector or more fold all the rows in one call.
+	vectorRows := di == 1 && si == 1 && !swap && inner >= minVectorRun && dr >= inner && sr >= inner
 	for {
-		for r, dd, sd := 0, d, s; r < rows; r, dd, sd = r+1, dd+dr, sd+sr {
+		if vectorRows {
+			foldRowsF32(op, out[d:d+(rows-1)*dr+inner], x[s:s+(rows-1)*sr+inner], rows, inner, dr, sr)
+		}
+		for r, dd, sd := 0, d, s; r < rows && !vectorRows; r, dd, sd = r+1, dd+dr, sd+sr {
 			if di == 1 && si == 1 && !swap {
 				foldRunF32(op, out[dd:dd+inner], x[sd:sd+inner])
 				continue
@@ -367,6 +372,20 @@ func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int,
 // minVectorRun is the shortest run foldRunF32 hands to a vector kernel: one
 // AVX-512 vector, below which the call costs more than the scalar loop.
 const minVectorRun = 16
+
+// foldRowsF32 folds rows of x into rows of out (see kiln.MaximumRows).
+func foldRowsF32(op ir.Opcode, out, x []float32, rows, cols, ldo, ldx int) {
+	switch op {
+	case ir.OpAdd:
+		kiln.AddRows(out, x, rows, cols, ldo, ldx)
+	case ir.OpMultiply:
+		kiln.MulRows(out, x, rows, cols, ldo, ldx)
+	case ir.OpMaximum:
+		kiln.MaximumRows(out, x, rows, cols, ldo, ldx)
+	default:
+		kiln.MinimumRows(out, x, rows, cols, ldo, ldx)
+	}
+}
 
 // foldRunF32 folds a contiguous run: o[j] = f(o[j], v[j]). Runs of a vector
 // or more (the channels of an NHWC pooling window's row) go to the vector
