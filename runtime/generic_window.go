@@ -205,6 +205,30 @@ type reduceWindowF32Step struct {
 type windowPart struct {
 	outLo, outHi int
 	passes       []strided // per window offset: out (dst) ← in (src) block
+	// When every pass has the same shape and strides (no padding clips
+	// them), dOffs and sOffs are their bases relative to the first pass's,
+	// and the passes are folded tile by tile (foldPassesF32).
+	dOffs, sOffs []int
+}
+
+// sharePasses sets the part's offsets when its passes differ only in their
+// bases.
+func (pt *windowPart) sharePasses() {
+	if len(pt.passes) < 2 {
+		return
+	}
+	p0 := &pt.passes[0]
+	for i := range pt.passes {
+		q := &pt.passes[i]
+		if !slices.Equal(q.dims, p0.dims) || !slices.Equal(q.dst, p0.dst) || !slices.Equal(q.src, p0.src) {
+			return
+		}
+	}
+	for i := range pt.passes {
+		q := &pt.passes[i]
+		pt.dOffs = append(pt.dOffs, q.dstBase-p0.dstBase)
+		pt.sOffs = append(pt.sOffs, q.srcBase-p0.srcBase)
+	}
 }
 
 // minWindowSplit is the least number of input elements per part worth one
@@ -234,6 +258,7 @@ func newReduceWindowF32(w *ir.Window, base, out []int, f *folder, in, init, outL
 	}
 	if parts == 1 {
 		s.parts = []windowPart{{outLo: 0, outHi: prod(out), passes: windowPasses(w, base, out, 0, 0)}}
+		s.parts[0].sharePasses()
 		return s
 	}
 	// Image ranges: the window maps output image i to input image i.
@@ -244,6 +269,7 @@ func newReduceWindowF32(w *ir.Window, base, out []int, f *folder, in, init, outL
 		b[0], o[0] = hi-lo, hi-lo
 		s.parts = append(s.parts, windowPart{outLo: lo * outImage, outHi: hi * outImage,
 			passes: windowPasses(w, b, o, lo*inImage, lo*outImage)})
+		s.parts[p].sharePasses()
 	}
 	return s
 }
@@ -311,6 +337,11 @@ func (s *reduceWindowF32Step) part(fr *frame, p, w int) {
 	out, x := f32s(fr.bytes(s.out)), f32s(fr.bytes(s.in))
 	pt := &s.parts[p]
 	fillT(out[pt.outLo:pt.outHi], f32s(fr.bytes(s.init))[0])
+	if pt.dOffs != nil {
+		q := &pt.passes[0]
+		foldPassesF32(s.op, s.swap, out, x, q.dims, q.dst, q.src, pt.dOffs, pt.sOffs, q.dstBase, q.srcBase)
+		return
+	}
 	for i := range pt.passes {
 		q := &pt.passes[i]
 		foldBlockF32(s.op, s.swap, out, x, q.dims, q.dst, q.src, q.dstBase, q.srcBase)
@@ -320,36 +351,36 @@ func (s *reduceWindowF32Step) part(fr *frame, p, w int) {
 // foldBlockF32 folds x into out over a strided block: out[d] = f(out[d],
 // x[s]) (f(x[s], out[d]) when swapped), the innermost dimension as a run.
 func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int, db, sb int) {
+	foldPassesF32(op, swap, out, x, dims, ds, ss, []int{0}, []int{0}, db, sb)
+}
+
+// foldPassesF32 folds several blocks of the same shape and strides, at the
+// bases db+dOffs[i] and sb+sOffs[i], tile by tile: at each position of the
+// outer dimensions it folds the tile (the two innermost dimensions) of every
+// block in turn, so that a pooling's output row stays in L1 while all its
+// window offsets are folded into it, each output still in window order.
+func foldPassesF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss, dOffs, sOffs []int, db, sb int) {
 	rank := len(dims)
 	if rank == 0 {
-		out[db] = applyF32Op(op, swap, out[db], x[sb])
+		for i := range dOffs {
+			out[db+dOffs[i]] = applyF32Op(op, swap, out[db+dOffs[i]], x[sb+sOffs[i]])
+		}
 		return
 	}
-	inner := dims[rank-1]
-	di, si := ds[rank-1], ss[rank-1]
+	t := windowTile{op: op, swap: swap, inner: dims[rank-1], di: ds[rank-1], si: ss[rank-1], rows: 1}
 	// The two innermost dimensions run in place; the counter walks the rest.
-	rows, dr, sr := 1, 0, 0
 	outerRank := rank - 1
 	if rank >= 2 {
-		rows, dr, sr = dims[rank-2], ds[rank-2], ss[rank-2]
+		t.rows, t.dr, t.sr = dims[rank-2], ds[rank-2], ss[rank-2]
 		outerRank = rank - 2
 	}
+	// Contiguous runs of a vector or more fold all the rows in one call.
+	t.vectorRows = t.di == 1 && t.si == 1 && !swap && t.inner >= minVectorRun && t.dr >= t.inner && t.sr >= t.inner
 	var idx [maxGenericRank]int
 	d, s := db, sb
-	// Contiguous runs of a vector or more fold all the rows in one call.
-	vectorRows := di == 1 && si == 1 && !swap && inner >= minVectorRun && dr >= inner && sr >= inner
 	for {
-		if vectorRows {
-			foldRowsF32(op, out[d:d+(rows-1)*dr+inner], x[s:s+(rows-1)*sr+inner], rows, inner, dr, sr)
-		}
-		for r, dd, sd := 0, d, s; r < rows && !vectorRows; r, dd, sd = r+1, dd+dr, sd+sr {
-			if di == 1 && si == 1 && !swap {
-				foldRunF32(op, out[dd:dd+inner], x[sd:sd+inner])
-				continue
-			}
-			for j, dj, sj := 0, dd, sd; j < inner; j, dj, sj = j+1, dj+di, sj+si {
-				out[dj] = applyF32Op(op, swap, out[dj], x[sj])
-			}
+		for i := range dOffs {
+			t.fold(out, x, d+dOffs[i], s+sOffs[i])
 		}
 		k := outerRank - 1
 		for ; k >= 0; k-- {
@@ -365,6 +396,33 @@ func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int,
 		}
 		if k < 0 {
 			return
+		}
+	}
+}
+
+// windowTile is the two innermost dimensions of a fold: rows of inner
+// elements.
+type windowTile struct {
+	op               ir.Opcode
+	swap, vectorRows bool
+	rows, inner      int
+	dr, sr, di, si   int
+}
+
+// fold folds the tile at out[d…] ← x[s…].
+func (t *windowTile) fold(out, x []float32, d, s int) {
+	rows, inner, dr, sr, di, si := t.rows, t.inner, t.dr, t.sr, t.di, t.si
+	if t.vectorRows {
+		foldRowsF32(t.op, out[d:d+(rows-1)*dr+inner], x[s:s+(rows-1)*sr+inner], rows, inner, dr, sr)
+		return
+	}
+	for r, dd, sd := 0, d, s; r < rows; r, dd, sd = r+1, dd+dr, sd+sr {
+		if di == 1 && si == 1 && !t.swap {
+			foldRunF32(t.op, out[dd:dd+inner], x[sd:sd+inner])
+			continue
+		}
+		for j, dj, sj := 0, dd, sd; j < inner; j, dj, sj = j+1, dj+di, sj+si {
+			out[dj] = applyF32Op(t.op, t.swap, out[dj], x[sj])
 		}
 	}
 }
