@@ -1,7 +1,6 @@
 package kiln
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -185,15 +184,8 @@ func gemmPackedRows[T float](g *gemmKernels[T], m, n, k int, alpha T, a []T, lda
 	j.runPart(0)
 	for spins := 0; j.left.Load() != 0; spins++ {
 		// A chunk claimed by a worker is still running, at most one chunk's
-		// stream away (a few microseconds): spin, then let the kernel run
-		// the worker's thread should it wait for this CPU, and let other
-		// goroutines run when it takes much longer.
-		switch {
-		case spins > 1<<14:
-			runtime.Gosched()
-		case spins > 1<<8 && spins%64 == 0:
-			osYield()
-		}
+		// stream away (a few microseconds).
+		pause(spins)
 	}
 	g.rowJobs.put(j)
 }

@@ -63,12 +63,23 @@ func (p *pending) wait() {
 			continue
 		default:
 		}
-		switch {
-		case alone || spins > 1<<14:
+		if alone {
 			runtime.Gosched()
-		case spins > 1<<8 && spins%64 == 0:
-			osYield()
+		} else {
+			pause(spins)
 		}
+	}
+}
+
+// pause is one step of a wait for work another thread is finishing: spin,
+// then now and then let the kernel run that thread should it wait for this
+// CPU (osYield), and let other goroutines run once the wait is long.
+func pause(spins int) {
+	switch {
+	case spins > 1<<14:
+		runtime.Gosched()
+	case spins > 1<<8 && spins%64 == 0:
+		osYield()
 	}
 }
 

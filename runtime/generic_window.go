@@ -427,8 +427,9 @@ func (t *windowTile) fold(out, x []float32, d, s int) {
 	}
 }
 
-// minVectorRun is the shortest run foldRunF32 hands to a vector kernel: one
-// AVX-512 vector, below which the call costs more than the scalar loop.
+// minVectorRun is the shortest run that folds go to the vector kernels
+// (foldRunF32, and the row kernels for a tile's rows): one AVX-512 vector,
+// below which the call costs more than the scalar loop.
 const minVectorRun = 16
 
 // foldRowsF32 folds rows of x into rows of out (see kiln.MaximumRows).
