@@ -35,7 +35,7 @@ const (
 // theirs).
 var levelInfo = [numLevels]struct {
 	name, features, arch string
-	includes           []isaLevel
+	includes             []isaLevel
 }{
 	levelGeneric:    {"generic", "generic", "", nil},
 	levelNEON:       {"neon", "neon", "arm64", nil},
