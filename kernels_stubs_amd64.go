@@ -1805,6 +1805,76 @@ func u8ToF32AVX512(dst []float32, x []uint8)
 //go:noescape
 func s8ToF32AVX512(dst []float32, x []int8)
 
+// u16ToF32AVX512 converts x[i] to float32, with AVX512 (whole vectors of 16 lanes; see the Go twin u16ToF32Go).
+//
+//go:noescape
+func u16ToF32AVX512(dst []float32, x []uint16)
+
+// s16ToF32AVX512 converts x[i] to float32, with AVX512 (whole vectors of 16 lanes; see the Go twin s16ToF32Go).
+//
+//go:noescape
+func s16ToF32AVX512(dst []float32, x []int16)
+
+// f32ToS8AVX512 converts x[i] to int8 as XLA does (toward zero, saturating, NaN to 0), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToS8Go).
+//
+//go:noescape
+func f32ToS8AVX512(dst []int8, x []float32)
+
+// f32ToU8AVX512 converts x[i] to uint8 as XLA does (toward zero, saturating, NaN to 0), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToU8Go).
+//
+//go:noescape
+func f32ToU8AVX512(dst []uint8, x []float32)
+
+// f32ToS16AVX512 converts x[i] to int16 as XLA does (toward zero, saturating, NaN to 0), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToS16Go).
+//
+//go:noescape
+func f32ToS16AVX512(dst []int16, x []float32)
+
+// f32ToU16AVX512 converts x[i] to uint16 as XLA does (toward zero, saturating, NaN to 0), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToU16Go).
+//
+//go:noescape
+func f32ToU16AVX512(dst []uint16, x []float32)
+
+// f32ToE4M3AVX512 rounds x[i] to float8_e4m3fn bits, to nearest even (beyond ±448 and ±Inf: NaN), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToE4M3Go).
+//
+//go:noescape
+func f32ToE4M3AVX512(dst []uint8, x []float32)
+
+// e4m3ToF32AVX512 widens float8_e4m3fn bits x[i] to float32, with AVX512 (whole vectors of 16 lanes; see the Go twin e4m3ToF32Go).
+//
+//go:noescape
+func e4m3ToF32AVX512(dst []float32, x []uint8)
+
+// f32ToE5M2AVX512 rounds x[i] to float8_e5m2 bits, to nearest even, with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToE5M2Go).
+//
+//go:noescape
+func f32ToE5M2AVX512(dst []uint8, x []float32)
+
+// e5m2ToF32AVX512 widens float8_e5m2 bits x[i] to float32, with AVX512 (whole vectors of 16 lanes; see the Go twin e5m2ToF32Go).
+//
+//go:noescape
+func e5m2ToF32AVX512(dst []float32, x []uint8)
+
+// bf16ToF16AVX512 rounds bfloat16 bits x[i] to IEEE binary16 bits, to nearest even, with AVX512 (whole vectors of 16 lanes; see the Go twin bf16ToF16Go).
+//
+//go:noescape
+func bf16ToF16AVX512(dst []uint16, x []uint16)
+
+// f16ToBF16AVX512 rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even, with AVX512 (whole vectors of 16 lanes; see the Go twin f16ToBF16Go).
+//
+//go:noescape
+func f16ToBF16AVX512(dst []uint16, x []uint16)
+
+// roundBF16F32AVX512 rounds x[i] to the nearest bfloat16 value, kept as float32, with AVX512 (whole vectors of 16 lanes; see the Go twin roundBF16F32Go).
+//
+//go:noescape
+func roundBF16F32AVX512(dst []float32, x []float32)
+
+// roundF16F32AVX512 rounds x[i] to the nearest IEEE binary16 value, kept as float32, with AVX512 (whole vectors of 16 lanes; see the Go twin roundF16F32Go).
+//
+//go:noescape
+func roundF16F32AVX512(dst []float32, x []float32)
+
 // fillF32AVX512 sets every dst[i] = s, with AVX512 (whole vectors of 16 lanes; see the Go twin fillF32Go).
 //
 //go:noescape
@@ -1849,6 +1919,546 @@ func maxF64AVX512(dst []float64, x []float64, y []float64)
 //
 //go:noescape
 func minF64AVX512(dst []float64, x []float64, y []float64)
+
+// addBF16AVX512 sets dst[i] = x[i] + y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin addBF16Go).
+//
+//go:noescape
+func addBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// subBF16AVX512 sets dst[i] = x[i] - y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin subBF16Go).
+//
+//go:noescape
+func subBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// mulBF16AVX512 sets dst[i] = x[i] * y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulBF16Go).
+//
+//go:noescape
+func mulBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// divBF16AVX512 sets dst[i] = x[i] / y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin divBF16Go).
+//
+//go:noescape
+func divBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// maxBF16AVX512 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin maxBF16Go).
+//
+//go:noescape
+func maxBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// minBF16AVX512 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin minBF16Go).
+//
+//go:noescape
+func minBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// powBF16AVX512 sets dst[i] = x[i]^y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin powBF16Go).
+//
+//go:noescape
+func powBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// addScalarBF16AVX512 sets dst[i] = x[i] + s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin addScalarBF16Go).
+//
+//go:noescape
+func addScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// subScalarBF16AVX512 sets dst[i] = x[i] - s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin subScalarBF16Go).
+//
+//go:noescape
+func subScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rsubScalarBF16AVX512 sets dst[i] = s - x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rsubScalarBF16Go).
+//
+//go:noescape
+func rsubScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// mulScalarBF16AVX512 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarBF16Go).
+//
+//go:noescape
+func mulScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// divScalarBF16AVX512 sets dst[i] = x[i] / s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin divScalarBF16Go).
+//
+//go:noescape
+func divScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rdivScalarBF16AVX512 sets dst[i] = s / x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rdivScalarBF16Go).
+//
+//go:noescape
+func rdivScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// maxScalarBF16AVX512 sets dst[i] = max(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin maxScalarBF16Go).
+//
+//go:noescape
+func maxScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// minScalarBF16AVX512 sets dst[i] = min(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin minScalarBF16Go).
+//
+//go:noescape
+func minScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// powScalarBF16AVX512 sets dst[i] = x[i]^s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin powScalarBF16Go).
+//
+//go:noescape
+func powScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rpowScalarBF16AVX512 sets dst[i] = s^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rpowScalarBF16Go).
+//
+//go:noescape
+func rpowScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// clampBF16AVX512 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin clampBF16Go).
+//
+//go:noescape
+func clampBF16AVX512(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsBF16AVX512 sets dst[i] = x[i]*a + b, rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddScalarsBF16Go).
+//
+//go:noescape
+func mulAddScalarsBF16AVX512(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddBF16AVX512 sets dst[i] = x[i]*y[i] + z[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddBF16Go).
+//
+//go:noescape
+func mulAddBF16AVX512(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddBF16AVX512 sets dst[i] = x[i]*s + y[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarAddBF16Go).
+//
+//go:noescape
+func mulScalarAddBF16AVX512(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalBF16AVX512 sets dst[i] = 1 if x[i] == y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin equalBF16Go).
+//
+//go:noescape
+func equalBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// notEqualBF16AVX512 sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin notEqualBF16Go).
+//
+//go:noescape
+func notEqualBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// lessBF16AVX512 sets dst[i] = 1 if x[i] < y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessBF16Go).
+//
+//go:noescape
+func lessBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualBF16AVX512 sets dst[i] = 1 if x[i] <= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessEqualBF16Go).
+//
+//go:noescape
+func lessEqualBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// greaterBF16AVX512 sets dst[i] = 1 if x[i] > y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterBF16Go).
+//
+//go:noescape
+func greaterBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualBF16AVX512 sets dst[i] = 1 if x[i] >= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterEqualBF16Go).
+//
+//go:noescape
+func greaterEqualBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarBF16AVX512 sets dst[i] = 1 if x[i] == s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin equalScalarBF16Go).
+//
+//go:noescape
+func equalScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarBF16AVX512 sets dst[i] = 1 if x[i] != s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin notEqualScalarBF16Go).
+//
+//go:noescape
+func notEqualScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// lessScalarBF16AVX512 sets dst[i] = 1 if x[i] < s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessScalarBF16Go).
+//
+//go:noescape
+func lessScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarBF16AVX512 sets dst[i] = 1 if x[i] <= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessEqualScalarBF16Go).
+//
+//go:noescape
+func lessEqualScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// greaterScalarBF16AVX512 sets dst[i] = 1 if x[i] > s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterScalarBF16Go).
+//
+//go:noescape
+func greaterScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarBF16AVX512 sets dst[i] = 1 if x[i] >= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterEqualScalarBF16Go).
+//
+//go:noescape
+func greaterEqualScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// selectBF16AVX512 sets dst[i] = x[i] if mask[i] != 0, else y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin selectBF16Go).
+//
+//go:noescape
+func selectBF16AVX512(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negBF16AVX512 sets dst[i] = -x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin negBF16Go).
+//
+//go:noescape
+func negBF16AVX512(dst []uint16, x []uint16)
+
+// absBF16AVX512 sets dst[i] = |x[i]| for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin absBF16Go).
+//
+//go:noescape
+func absBF16AVX512(dst []uint16, x []uint16)
+
+// sqrtBF16AVX512 sets dst[i] = sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sqrtBF16Go).
+//
+//go:noescape
+func sqrtBF16AVX512(dst []uint16, x []uint16)
+
+// rsqrtBF16AVX512 sets dst[i] = 1/sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rsqrtBF16Go).
+//
+//go:noescape
+func rsqrtBF16AVX512(dst []uint16, x []uint16)
+
+// reciprocalBF16AVX512 sets dst[i] = 1/x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reciprocalBF16Go).
+//
+//go:noescape
+func reciprocalBF16AVX512(dst []uint16, x []uint16)
+
+// expBF16AVX512 sets dst[i] = e^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expBF16Go).
+//
+//go:noescape
+func expBF16AVX512(dst []uint16, x []uint16)
+
+// expm1BF16AVX512 sets dst[i] = e^x[i] - 1 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expm1BF16Go).
+//
+//go:noescape
+func expm1BF16AVX512(dst []uint16, x []uint16)
+
+// logBF16AVX512 sets dst[i] = ln(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin logBF16Go).
+//
+//go:noescape
+func logBF16AVX512(dst []uint16, x []uint16)
+
+// log1pBF16AVX512 sets dst[i] = ln(1 + x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin log1pBF16Go).
+//
+//go:noescape
+func log1pBF16AVX512(dst []uint16, x []uint16)
+
+// tanhBF16AVX512 sets dst[i] = tanh(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin tanhBF16Go).
+//
+//go:noescape
+func tanhBF16AVX512(dst []uint16, x []uint16)
+
+// logisticBF16AVX512 sets dst[i] = 1/(1 + e^-x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin logisticBF16Go).
+//
+//go:noescape
+func logisticBF16AVX512(dst []uint16, x []uint16)
+
+// erfBF16AVX512 sets dst[i] = erf(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin erfBF16Go).
+//
+//go:noescape
+func erfBF16AVX512(dst []uint16, x []uint16)
+
+// geluBF16AVX512 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin geluBF16Go).
+//
+//go:noescape
+func geluBF16AVX512(dst []uint16, x []uint16)
+
+// geluTanhBF16AVX512 sets dst[i] to the tanh approximation of GELU at x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin geluTanhBF16Go).
+//
+//go:noescape
+func geluTanhBF16AVX512(dst []uint16, x []uint16)
+
+// floorBF16AVX512 sets dst[i] = floor(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin floorBF16Go).
+//
+//go:noescape
+func floorBF16AVX512(dst []uint16, x []uint16)
+
+// ceilBF16AVX512 sets dst[i] = ceil(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin ceilBF16Go).
+//
+//go:noescape
+func ceilBF16AVX512(dst []uint16, x []uint16)
+
+// roundToEvenBF16AVX512 rounds x[i] to the nearest integer, ties to even for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin roundToEvenBF16Go).
+//
+//go:noescape
+func roundToEvenBF16AVX512(dst []uint16, x []uint16)
+
+// roundBF16AVX512 rounds x[i] to the nearest integer, ties away from zero for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin roundBF16Go).
+//
+//go:noescape
+func roundBF16AVX512(dst []uint16, x []uint16)
+
+// signBF16AVX512 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin signBF16Go).
+//
+//go:noescape
+func signBF16AVX512(dst []uint16, x []uint16)
+
+// reluBF16AVX512 sets dst[i] = max(x[i], 0) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reluBF16Go).
+//
+//go:noescape
+func reluBF16AVX512(dst []uint16, x []uint16)
+
+// addF16AVX512 sets dst[i] = x[i] + y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin addF16Go).
+//
+//go:noescape
+func addF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// subF16AVX512 sets dst[i] = x[i] - y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin subF16Go).
+//
+//go:noescape
+func subF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// mulF16AVX512 sets dst[i] = x[i] * y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulF16Go).
+//
+//go:noescape
+func mulF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// divF16AVX512 sets dst[i] = x[i] / y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin divF16Go).
+//
+//go:noescape
+func divF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// maxF16AVX512 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin maxF16Go).
+//
+//go:noescape
+func maxF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// minF16AVX512 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin minF16Go).
+//
+//go:noescape
+func minF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// powF16AVX512 sets dst[i] = x[i]^y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin powF16Go).
+//
+//go:noescape
+func powF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// addScalarF16AVX512 sets dst[i] = x[i] + s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin addScalarF16Go).
+//
+//go:noescape
+func addScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// subScalarF16AVX512 sets dst[i] = x[i] - s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin subScalarF16Go).
+//
+//go:noescape
+func subScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rsubScalarF16AVX512 sets dst[i] = s - x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rsubScalarF16Go).
+//
+//go:noescape
+func rsubScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// mulScalarF16AVX512 sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarF16Go).
+//
+//go:noescape
+func mulScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// divScalarF16AVX512 sets dst[i] = x[i] / s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin divScalarF16Go).
+//
+//go:noescape
+func divScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rdivScalarF16AVX512 sets dst[i] = s / x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rdivScalarF16Go).
+//
+//go:noescape
+func rdivScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// maxScalarF16AVX512 sets dst[i] = max(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin maxScalarF16Go).
+//
+//go:noescape
+func maxScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// minScalarF16AVX512 sets dst[i] = min(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin minScalarF16Go).
+//
+//go:noescape
+func minScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// powScalarF16AVX512 sets dst[i] = x[i]^s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin powScalarF16Go).
+//
+//go:noescape
+func powScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rpowScalarF16AVX512 sets dst[i] = s^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rpowScalarF16Go).
+//
+//go:noescape
+func rpowScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// clampF16AVX512 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin clampF16Go).
+//
+//go:noescape
+func clampF16AVX512(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsF16AVX512 sets dst[i] = x[i]*a + b, rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddScalarsF16Go).
+//
+//go:noescape
+func mulAddScalarsF16AVX512(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddF16AVX512 sets dst[i] = x[i]*y[i] + z[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddF16Go).
+//
+//go:noescape
+func mulAddF16AVX512(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddF16AVX512 sets dst[i] = x[i]*s + y[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarAddF16Go).
+//
+//go:noescape
+func mulScalarAddF16AVX512(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalF16AVX512 sets dst[i] = 1 if x[i] == y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin equalF16Go).
+//
+//go:noescape
+func equalF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// notEqualF16AVX512 sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin notEqualF16Go).
+//
+//go:noescape
+func notEqualF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// lessF16AVX512 sets dst[i] = 1 if x[i] < y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessF16Go).
+//
+//go:noescape
+func lessF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualF16AVX512 sets dst[i] = 1 if x[i] <= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessEqualF16Go).
+//
+//go:noescape
+func lessEqualF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// greaterF16AVX512 sets dst[i] = 1 if x[i] > y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterF16Go).
+//
+//go:noescape
+func greaterF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualF16AVX512 sets dst[i] = 1 if x[i] >= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterEqualF16Go).
+//
+//go:noescape
+func greaterEqualF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarF16AVX512 sets dst[i] = 1 if x[i] == s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin equalScalarF16Go).
+//
+//go:noescape
+func equalScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarF16AVX512 sets dst[i] = 1 if x[i] != s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin notEqualScalarF16Go).
+//
+//go:noescape
+func notEqualScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// lessScalarF16AVX512 sets dst[i] = 1 if x[i] < s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessScalarF16Go).
+//
+//go:noescape
+func lessScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarF16AVX512 sets dst[i] = 1 if x[i] <= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessEqualScalarF16Go).
+//
+//go:noescape
+func lessEqualScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// greaterScalarF16AVX512 sets dst[i] = 1 if x[i] > s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterScalarF16Go).
+//
+//go:noescape
+func greaterScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarF16AVX512 sets dst[i] = 1 if x[i] >= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterEqualScalarF16Go).
+//
+//go:noescape
+func greaterEqualScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// selectF16AVX512 sets dst[i] = x[i] if mask[i] != 0, else y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin selectF16Go).
+//
+//go:noescape
+func selectF16AVX512(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negF16AVX512 sets dst[i] = -x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin negF16Go).
+//
+//go:noescape
+func negF16AVX512(dst []uint16, x []uint16)
+
+// absF16AVX512 sets dst[i] = |x[i]| for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin absF16Go).
+//
+//go:noescape
+func absF16AVX512(dst []uint16, x []uint16)
+
+// sqrtF16AVX512 sets dst[i] = sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sqrtF16Go).
+//
+//go:noescape
+func sqrtF16AVX512(dst []uint16, x []uint16)
+
+// rsqrtF16AVX512 sets dst[i] = 1/sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rsqrtF16Go).
+//
+//go:noescape
+func rsqrtF16AVX512(dst []uint16, x []uint16)
+
+// reciprocalF16AVX512 sets dst[i] = 1/x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reciprocalF16Go).
+//
+//go:noescape
+func reciprocalF16AVX512(dst []uint16, x []uint16)
+
+// expF16AVX512 sets dst[i] = e^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expF16Go).
+//
+//go:noescape
+func expF16AVX512(dst []uint16, x []uint16)
+
+// expm1F16AVX512 sets dst[i] = e^x[i] - 1 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expm1F16Go).
+//
+//go:noescape
+func expm1F16AVX512(dst []uint16, x []uint16)
+
+// logF16AVX512 sets dst[i] = ln(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin logF16Go).
+//
+//go:noescape
+func logF16AVX512(dst []uint16, x []uint16)
+
+// log1pF16AVX512 sets dst[i] = ln(1 + x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin log1pF16Go).
+//
+//go:noescape
+func log1pF16AVX512(dst []uint16, x []uint16)
+
+// tanhF16AVX512 sets dst[i] = tanh(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin tanhF16Go).
+//
+//go:noescape
+func tanhF16AVX512(dst []uint16, x []uint16)
+
+// logisticF16AVX512 sets dst[i] = 1/(1 + e^-x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin logisticF16Go).
+//
+//go:noescape
+func logisticF16AVX512(dst []uint16, x []uint16)
+
+// erfF16AVX512 sets dst[i] = erf(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin erfF16Go).
+//
+//go:noescape
+func erfF16AVX512(dst []uint16, x []uint16)
+
+// geluF16AVX512 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin geluF16Go).
+//
+//go:noescape
+func geluF16AVX512(dst []uint16, x []uint16)
+
+// geluTanhF16AVX512 sets dst[i] to the tanh approximation of GELU at x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin geluTanhF16Go).
+//
+//go:noescape
+func geluTanhF16AVX512(dst []uint16, x []uint16)
+
+// floorF16AVX512 sets dst[i] = floor(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin floorF16Go).
+//
+//go:noescape
+func floorF16AVX512(dst []uint16, x []uint16)
+
+// ceilF16AVX512 sets dst[i] = ceil(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin ceilF16Go).
+//
+//go:noescape
+func ceilF16AVX512(dst []uint16, x []uint16)
+
+// roundToEvenF16AVX512 rounds x[i] to the nearest integer, ties to even for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin roundToEvenF16Go).
+//
+//go:noescape
+func roundToEvenF16AVX512(dst []uint16, x []uint16)
+
+// roundF16AVX512 rounds x[i] to the nearest integer, ties away from zero for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin roundF16Go).
+//
+//go:noescape
+func roundF16AVX512(dst []uint16, x []uint16)
+
+// signF16AVX512 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin signF16Go).
+//
+//go:noescape
+func signF16AVX512(dst []uint16, x []uint16)
+
+// reluF16AVX512 sets dst[i] = max(x[i], 0) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reluF16Go).
+//
+//go:noescape
+func reluF16AVX512(dst []uint16, x []uint16)
 
 // addF32NTAVX512 sets dst[i] = x[i] + y[i], storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin addF32NTGo).
 //
@@ -2220,6 +2830,76 @@ func u8ToF32AVX2(dst []float32, x []uint8)
 //go:noescape
 func s8ToF32AVX2(dst []float32, x []int8)
 
+// u16ToF32AVX2 converts x[i] to float32, with AVX2 (whole vectors of 8 lanes; see the Go twin u16ToF32Go).
+//
+//go:noescape
+func u16ToF32AVX2(dst []float32, x []uint16)
+
+// s16ToF32AVX2 converts x[i] to float32, with AVX2 (whole vectors of 8 lanes; see the Go twin s16ToF32Go).
+//
+//go:noescape
+func s16ToF32AVX2(dst []float32, x []int16)
+
+// f32ToS8AVX2 converts x[i] to int8 as XLA does (toward zero, saturating, NaN to 0), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToS8Go).
+//
+//go:noescape
+func f32ToS8AVX2(dst []int8, x []float32)
+
+// f32ToU8AVX2 converts x[i] to uint8 as XLA does (toward zero, saturating, NaN to 0), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToU8Go).
+//
+//go:noescape
+func f32ToU8AVX2(dst []uint8, x []float32)
+
+// f32ToS16AVX2 converts x[i] to int16 as XLA does (toward zero, saturating, NaN to 0), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToS16Go).
+//
+//go:noescape
+func f32ToS16AVX2(dst []int16, x []float32)
+
+// f32ToU16AVX2 converts x[i] to uint16 as XLA does (toward zero, saturating, NaN to 0), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToU16Go).
+//
+//go:noescape
+func f32ToU16AVX2(dst []uint16, x []float32)
+
+// f32ToE4M3AVX2 rounds x[i] to float8_e4m3fn bits, to nearest even (beyond ±448 and ±Inf: NaN), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToE4M3Go).
+//
+//go:noescape
+func f32ToE4M3AVX2(dst []uint8, x []float32)
+
+// e4m3ToF32AVX2 widens float8_e4m3fn bits x[i] to float32, with AVX2 (whole vectors of 8 lanes; see the Go twin e4m3ToF32Go).
+//
+//go:noescape
+func e4m3ToF32AVX2(dst []float32, x []uint8)
+
+// f32ToE5M2AVX2 rounds x[i] to float8_e5m2 bits, to nearest even, with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToE5M2Go).
+//
+//go:noescape
+func f32ToE5M2AVX2(dst []uint8, x []float32)
+
+// e5m2ToF32AVX2 widens float8_e5m2 bits x[i] to float32, with AVX2 (whole vectors of 8 lanes; see the Go twin e5m2ToF32Go).
+//
+//go:noescape
+func e5m2ToF32AVX2(dst []float32, x []uint8)
+
+// bf16ToF16AVX2 rounds bfloat16 bits x[i] to IEEE binary16 bits, to nearest even, with AVX2 (whole vectors of 8 lanes; see the Go twin bf16ToF16Go).
+//
+//go:noescape
+func bf16ToF16AVX2(dst []uint16, x []uint16)
+
+// f16ToBF16AVX2 rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even, with AVX2 (whole vectors of 8 lanes; see the Go twin f16ToBF16Go).
+//
+//go:noescape
+func f16ToBF16AVX2(dst []uint16, x []uint16)
+
+// roundBF16F32AVX2 rounds x[i] to the nearest bfloat16 value, kept as float32, with AVX2 (whole vectors of 8 lanes; see the Go twin roundBF16F32Go).
+//
+//go:noescape
+func roundBF16F32AVX2(dst []float32, x []float32)
+
+// roundF16F32AVX2 rounds x[i] to the nearest IEEE binary16 value, kept as float32, with AVX2 (whole vectors of 8 lanes; see the Go twin roundF16F32Go).
+//
+//go:noescape
+func roundF16F32AVX2(dst []float32, x []float32)
+
 // fillF32AVX2 sets every dst[i] = s, with AVX2 (whole vectors of 8 lanes; see the Go twin fillF32Go).
 //
 //go:noescape
@@ -2264,6 +2944,546 @@ func maxF64AVX2(dst []float64, x []float64, y []float64)
 //
 //go:noescape
 func minF64AVX2(dst []float64, x []float64, y []float64)
+
+// addBF16AVX2 sets dst[i] = x[i] + y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin addBF16Go).
+//
+//go:noescape
+func addBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// subBF16AVX2 sets dst[i] = x[i] - y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin subBF16Go).
+//
+//go:noescape
+func subBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// mulBF16AVX2 sets dst[i] = x[i] * y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulBF16Go).
+//
+//go:noescape
+func mulBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// divBF16AVX2 sets dst[i] = x[i] / y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin divBF16Go).
+//
+//go:noescape
+func divBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// maxBF16AVX2 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin maxBF16Go).
+//
+//go:noescape
+func maxBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// minBF16AVX2 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin minBF16Go).
+//
+//go:noescape
+func minBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// powBF16AVX2 sets dst[i] = x[i]^y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin powBF16Go).
+//
+//go:noescape
+func powBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// addScalarBF16AVX2 sets dst[i] = x[i] + s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin addScalarBF16Go).
+//
+//go:noescape
+func addScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// subScalarBF16AVX2 sets dst[i] = x[i] - s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin subScalarBF16Go).
+//
+//go:noescape
+func subScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rsubScalarBF16AVX2 sets dst[i] = s - x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rsubScalarBF16Go).
+//
+//go:noescape
+func rsubScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// mulScalarBF16AVX2 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarBF16Go).
+//
+//go:noescape
+func mulScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// divScalarBF16AVX2 sets dst[i] = x[i] / s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin divScalarBF16Go).
+//
+//go:noescape
+func divScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rdivScalarBF16AVX2 sets dst[i] = s / x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rdivScalarBF16Go).
+//
+//go:noescape
+func rdivScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// maxScalarBF16AVX2 sets dst[i] = max(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin maxScalarBF16Go).
+//
+//go:noescape
+func maxScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// minScalarBF16AVX2 sets dst[i] = min(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin minScalarBF16Go).
+//
+//go:noescape
+func minScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// powScalarBF16AVX2 sets dst[i] = x[i]^s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin powScalarBF16Go).
+//
+//go:noescape
+func powScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rpowScalarBF16AVX2 sets dst[i] = s^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rpowScalarBF16Go).
+//
+//go:noescape
+func rpowScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// clampBF16AVX2 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin clampBF16Go).
+//
+//go:noescape
+func clampBF16AVX2(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsBF16AVX2 sets dst[i] = x[i]*a + b, rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddScalarsBF16Go).
+//
+//go:noescape
+func mulAddScalarsBF16AVX2(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddBF16AVX2 sets dst[i] = x[i]*y[i] + z[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddBF16Go).
+//
+//go:noescape
+func mulAddBF16AVX2(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddBF16AVX2 sets dst[i] = x[i]*s + y[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarAddBF16Go).
+//
+//go:noescape
+func mulScalarAddBF16AVX2(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalBF16AVX2 sets dst[i] = 1 if x[i] == y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin equalBF16Go).
+//
+//go:noescape
+func equalBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// notEqualBF16AVX2 sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin notEqualBF16Go).
+//
+//go:noescape
+func notEqualBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// lessBF16AVX2 sets dst[i] = 1 if x[i] < y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessBF16Go).
+//
+//go:noescape
+func lessBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualBF16AVX2 sets dst[i] = 1 if x[i] <= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessEqualBF16Go).
+//
+//go:noescape
+func lessEqualBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// greaterBF16AVX2 sets dst[i] = 1 if x[i] > y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterBF16Go).
+//
+//go:noescape
+func greaterBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualBF16AVX2 sets dst[i] = 1 if x[i] >= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterEqualBF16Go).
+//
+//go:noescape
+func greaterEqualBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarBF16AVX2 sets dst[i] = 1 if x[i] == s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin equalScalarBF16Go).
+//
+//go:noescape
+func equalScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarBF16AVX2 sets dst[i] = 1 if x[i] != s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin notEqualScalarBF16Go).
+//
+//go:noescape
+func notEqualScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// lessScalarBF16AVX2 sets dst[i] = 1 if x[i] < s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessScalarBF16Go).
+//
+//go:noescape
+func lessScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarBF16AVX2 sets dst[i] = 1 if x[i] <= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessEqualScalarBF16Go).
+//
+//go:noescape
+func lessEqualScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// greaterScalarBF16AVX2 sets dst[i] = 1 if x[i] > s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterScalarBF16Go).
+//
+//go:noescape
+func greaterScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarBF16AVX2 sets dst[i] = 1 if x[i] >= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterEqualScalarBF16Go).
+//
+//go:noescape
+func greaterEqualScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// selectBF16AVX2 sets dst[i] = x[i] if mask[i] != 0, else y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin selectBF16Go).
+//
+//go:noescape
+func selectBF16AVX2(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negBF16AVX2 sets dst[i] = -x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin negBF16Go).
+//
+//go:noescape
+func negBF16AVX2(dst []uint16, x []uint16)
+
+// absBF16AVX2 sets dst[i] = |x[i]| for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin absBF16Go).
+//
+//go:noescape
+func absBF16AVX2(dst []uint16, x []uint16)
+
+// sqrtBF16AVX2 sets dst[i] = sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sqrtBF16Go).
+//
+//go:noescape
+func sqrtBF16AVX2(dst []uint16, x []uint16)
+
+// rsqrtBF16AVX2 sets dst[i] = 1/sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rsqrtBF16Go).
+//
+//go:noescape
+func rsqrtBF16AVX2(dst []uint16, x []uint16)
+
+// reciprocalBF16AVX2 sets dst[i] = 1/x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reciprocalBF16Go).
+//
+//go:noescape
+func reciprocalBF16AVX2(dst []uint16, x []uint16)
+
+// expBF16AVX2 sets dst[i] = e^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expBF16Go).
+//
+//go:noescape
+func expBF16AVX2(dst []uint16, x []uint16)
+
+// expm1BF16AVX2 sets dst[i] = e^x[i] - 1 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expm1BF16Go).
+//
+//go:noescape
+func expm1BF16AVX2(dst []uint16, x []uint16)
+
+// logBF16AVX2 sets dst[i] = ln(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin logBF16Go).
+//
+//go:noescape
+func logBF16AVX2(dst []uint16, x []uint16)
+
+// log1pBF16AVX2 sets dst[i] = ln(1 + x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin log1pBF16Go).
+//
+//go:noescape
+func log1pBF16AVX2(dst []uint16, x []uint16)
+
+// tanhBF16AVX2 sets dst[i] = tanh(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin tanhBF16Go).
+//
+//go:noescape
+func tanhBF16AVX2(dst []uint16, x []uint16)
+
+// logisticBF16AVX2 sets dst[i] = 1/(1 + e^-x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin logisticBF16Go).
+//
+//go:noescape
+func logisticBF16AVX2(dst []uint16, x []uint16)
+
+// erfBF16AVX2 sets dst[i] = erf(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin erfBF16Go).
+//
+//go:noescape
+func erfBF16AVX2(dst []uint16, x []uint16)
+
+// geluBF16AVX2 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin geluBF16Go).
+//
+//go:noescape
+func geluBF16AVX2(dst []uint16, x []uint16)
+
+// geluTanhBF16AVX2 sets dst[i] to the tanh approximation of GELU at x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin geluTanhBF16Go).
+//
+//go:noescape
+func geluTanhBF16AVX2(dst []uint16, x []uint16)
+
+// floorBF16AVX2 sets dst[i] = floor(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin floorBF16Go).
+//
+//go:noescape
+func floorBF16AVX2(dst []uint16, x []uint16)
+
+// ceilBF16AVX2 sets dst[i] = ceil(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin ceilBF16Go).
+//
+//go:noescape
+func ceilBF16AVX2(dst []uint16, x []uint16)
+
+// roundToEvenBF16AVX2 rounds x[i] to the nearest integer, ties to even for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin roundToEvenBF16Go).
+//
+//go:noescape
+func roundToEvenBF16AVX2(dst []uint16, x []uint16)
+
+// roundBF16AVX2 rounds x[i] to the nearest integer, ties away from zero for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin roundBF16Go).
+//
+//go:noescape
+func roundBF16AVX2(dst []uint16, x []uint16)
+
+// signBF16AVX2 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin signBF16Go).
+//
+//go:noescape
+func signBF16AVX2(dst []uint16, x []uint16)
+
+// reluBF16AVX2 sets dst[i] = max(x[i], 0) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reluBF16Go).
+//
+//go:noescape
+func reluBF16AVX2(dst []uint16, x []uint16)
+
+// addF16AVX2 sets dst[i] = x[i] + y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin addF16Go).
+//
+//go:noescape
+func addF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// subF16AVX2 sets dst[i] = x[i] - y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin subF16Go).
+//
+//go:noescape
+func subF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// mulF16AVX2 sets dst[i] = x[i] * y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulF16Go).
+//
+//go:noescape
+func mulF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// divF16AVX2 sets dst[i] = x[i] / y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin divF16Go).
+//
+//go:noescape
+func divF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// maxF16AVX2 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin maxF16Go).
+//
+//go:noescape
+func maxF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// minF16AVX2 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin minF16Go).
+//
+//go:noescape
+func minF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// powF16AVX2 sets dst[i] = x[i]^y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin powF16Go).
+//
+//go:noescape
+func powF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// addScalarF16AVX2 sets dst[i] = x[i] + s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin addScalarF16Go).
+//
+//go:noescape
+func addScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// subScalarF16AVX2 sets dst[i] = x[i] - s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin subScalarF16Go).
+//
+//go:noescape
+func subScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rsubScalarF16AVX2 sets dst[i] = s - x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rsubScalarF16Go).
+//
+//go:noescape
+func rsubScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// mulScalarF16AVX2 sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarF16Go).
+//
+//go:noescape
+func mulScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// divScalarF16AVX2 sets dst[i] = x[i] / s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin divScalarF16Go).
+//
+//go:noescape
+func divScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rdivScalarF16AVX2 sets dst[i] = s / x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rdivScalarF16Go).
+//
+//go:noescape
+func rdivScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// maxScalarF16AVX2 sets dst[i] = max(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin maxScalarF16Go).
+//
+//go:noescape
+func maxScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// minScalarF16AVX2 sets dst[i] = min(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin minScalarF16Go).
+//
+//go:noescape
+func minScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// powScalarF16AVX2 sets dst[i] = x[i]^s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin powScalarF16Go).
+//
+//go:noescape
+func powScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rpowScalarF16AVX2 sets dst[i] = s^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rpowScalarF16Go).
+//
+//go:noescape
+func rpowScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// clampF16AVX2 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin clampF16Go).
+//
+//go:noescape
+func clampF16AVX2(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsF16AVX2 sets dst[i] = x[i]*a + b, rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddScalarsF16Go).
+//
+//go:noescape
+func mulAddScalarsF16AVX2(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddF16AVX2 sets dst[i] = x[i]*y[i] + z[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddF16Go).
+//
+//go:noescape
+func mulAddF16AVX2(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddF16AVX2 sets dst[i] = x[i]*s + y[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarAddF16Go).
+//
+//go:noescape
+func mulScalarAddF16AVX2(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalF16AVX2 sets dst[i] = 1 if x[i] == y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin equalF16Go).
+//
+//go:noescape
+func equalF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// notEqualF16AVX2 sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin notEqualF16Go).
+//
+//go:noescape
+func notEqualF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// lessF16AVX2 sets dst[i] = 1 if x[i] < y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessF16Go).
+//
+//go:noescape
+func lessF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualF16AVX2 sets dst[i] = 1 if x[i] <= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessEqualF16Go).
+//
+//go:noescape
+func lessEqualF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// greaterF16AVX2 sets dst[i] = 1 if x[i] > y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterF16Go).
+//
+//go:noescape
+func greaterF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualF16AVX2 sets dst[i] = 1 if x[i] >= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterEqualF16Go).
+//
+//go:noescape
+func greaterEqualF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarF16AVX2 sets dst[i] = 1 if x[i] == s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin equalScalarF16Go).
+//
+//go:noescape
+func equalScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarF16AVX2 sets dst[i] = 1 if x[i] != s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin notEqualScalarF16Go).
+//
+//go:noescape
+func notEqualScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// lessScalarF16AVX2 sets dst[i] = 1 if x[i] < s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessScalarF16Go).
+//
+//go:noescape
+func lessScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarF16AVX2 sets dst[i] = 1 if x[i] <= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessEqualScalarF16Go).
+//
+//go:noescape
+func lessEqualScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// greaterScalarF16AVX2 sets dst[i] = 1 if x[i] > s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterScalarF16Go).
+//
+//go:noescape
+func greaterScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarF16AVX2 sets dst[i] = 1 if x[i] >= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterEqualScalarF16Go).
+//
+//go:noescape
+func greaterEqualScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// selectF16AVX2 sets dst[i] = x[i] if mask[i] != 0, else y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin selectF16Go).
+//
+//go:noescape
+func selectF16AVX2(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negF16AVX2 sets dst[i] = -x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin negF16Go).
+//
+//go:noescape
+func negF16AVX2(dst []uint16, x []uint16)
+
+// absF16AVX2 sets dst[i] = |x[i]| for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin absF16Go).
+//
+//go:noescape
+func absF16AVX2(dst []uint16, x []uint16)
+
+// sqrtF16AVX2 sets dst[i] = sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sqrtF16Go).
+//
+//go:noescape
+func sqrtF16AVX2(dst []uint16, x []uint16)
+
+// rsqrtF16AVX2 sets dst[i] = 1/sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rsqrtF16Go).
+//
+//go:noescape
+func rsqrtF16AVX2(dst []uint16, x []uint16)
+
+// reciprocalF16AVX2 sets dst[i] = 1/x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reciprocalF16Go).
+//
+//go:noescape
+func reciprocalF16AVX2(dst []uint16, x []uint16)
+
+// expF16AVX2 sets dst[i] = e^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expF16Go).
+//
+//go:noescape
+func expF16AVX2(dst []uint16, x []uint16)
+
+// expm1F16AVX2 sets dst[i] = e^x[i] - 1 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expm1F16Go).
+//
+//go:noescape
+func expm1F16AVX2(dst []uint16, x []uint16)
+
+// logF16AVX2 sets dst[i] = ln(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin logF16Go).
+//
+//go:noescape
+func logF16AVX2(dst []uint16, x []uint16)
+
+// log1pF16AVX2 sets dst[i] = ln(1 + x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin log1pF16Go).
+//
+//go:noescape
+func log1pF16AVX2(dst []uint16, x []uint16)
+
+// tanhF16AVX2 sets dst[i] = tanh(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin tanhF16Go).
+//
+//go:noescape
+func tanhF16AVX2(dst []uint16, x []uint16)
+
+// logisticF16AVX2 sets dst[i] = 1/(1 + e^-x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin logisticF16Go).
+//
+//go:noescape
+func logisticF16AVX2(dst []uint16, x []uint16)
+
+// erfF16AVX2 sets dst[i] = erf(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin erfF16Go).
+//
+//go:noescape
+func erfF16AVX2(dst []uint16, x []uint16)
+
+// geluF16AVX2 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin geluF16Go).
+//
+//go:noescape
+func geluF16AVX2(dst []uint16, x []uint16)
+
+// geluTanhF16AVX2 sets dst[i] to the tanh approximation of GELU at x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin geluTanhF16Go).
+//
+//go:noescape
+func geluTanhF16AVX2(dst []uint16, x []uint16)
+
+// floorF16AVX2 sets dst[i] = floor(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin floorF16Go).
+//
+//go:noescape
+func floorF16AVX2(dst []uint16, x []uint16)
+
+// ceilF16AVX2 sets dst[i] = ceil(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin ceilF16Go).
+//
+//go:noescape
+func ceilF16AVX2(dst []uint16, x []uint16)
+
+// roundToEvenF16AVX2 rounds x[i] to the nearest integer, ties to even for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin roundToEvenF16Go).
+//
+//go:noescape
+func roundToEvenF16AVX2(dst []uint16, x []uint16)
+
+// roundF16AVX2 rounds x[i] to the nearest integer, ties away from zero for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin roundF16Go).
+//
+//go:noescape
+func roundF16AVX2(dst []uint16, x []uint16)
+
+// signF16AVX2 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin signF16Go).
+//
+//go:noescape
+func signF16AVX2(dst []uint16, x []uint16)
+
+// reluF16AVX2 sets dst[i] = max(x[i], 0) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reluF16Go).
+//
+//go:noescape
+func reluF16AVX2(dst []uint16, x []uint16)
 
 // addF32NTAVX2 sets dst[i] = x[i] + y[i], storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin addF32NTGo).
 //

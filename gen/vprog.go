@@ -51,19 +51,28 @@ const (
 	eF32  elem = iota // float32 ↔ vF32
 	eI32              // int32 ↔ vI32
 	eF64              // float64 ↔ vF64
-	eU16              // uint16 → vI32 zero-extended; vI32 → its low 16 bits (values must fit)
-	eU8               // uint8 → vI32 zero-extended
-	eS8               // int8 → vI32 sign-extended
+	eU16              // uint16 → vI32 zero-extended; vI32 → its low 16 bits
+	eU8               // uint8 → vI32 zero-extended; vI32 → its low 8 bits
+	eS8               // int8 → vI32 sign-extended; vI32 → its low 8 bits
 	eMask             // uint8 0/1 ↔ vM32 (load: non-zero is true; store: true is 1)
+	eS16              // int16 → vI32 sign-extended; vI32 → its low 16 bits
+	// The narrow floating-point types, as their bits. A load widens them to
+	// vF32 exactly; a store takes the bits (vI32) that kctx.out rounded the
+	// float32 value to, with XLA's rounding.
+	eBF16 // bfloat16 (uint16 bits)
+	eF16  // IEEE binary16 (uint16 bits)
+	eE4M3 // float8_e4m3fn (uint8 bits): loaded as eU8, widened by the program
+	eE5M2 // float8_e5m2 (uint8 bits): loaded as eU8, widened by the program
 )
 
-var elemGo = [...]string{eF32: "float32", eI32: "int32", eF64: "float64", eU16: "uint16", eU8: "uint8", eS8: "int8", eMask: "uint8"}
-var elemSize = [...]int{eF32: 4, eI32: 4, eF64: 8, eU16: 2, eU8: 1, eS8: 1, eMask: 1}
+var elemGo = [...]string{eF32: "float32", eI32: "int32", eF64: "float64", eU16: "uint16", eU8: "uint8", eS8: "int8", eMask: "uint8",
+	eS16: "int16", eBF16: "uint16", eF16: "uint16", eE4M3: "uint8", eE5M2: "uint8"}
+var elemSize = [...]int{eF32: 4, eI32: 4, eF64: 8, eU16: 2, eU8: 1, eS8: 1, eMask: 1, eS16: 2, eBF16: 2, eF16: 2, eE4M3: 1, eE5M2: 1}
 
-// kind is the vector kind a stream of e loads to and stores from.
+// kind is the vector kind a stream of e loads to.
 func (e elem) kind() vkind {
 	switch e {
-	case eF32:
+	case eF32, eBF16, eF16, eE4M3, eE5M2:
 		return vF32
 	case eF64:
 		return vF64
@@ -72,6 +81,33 @@ func (e elem) kind() vkind {
 	}
 	return vI32
 }
+
+// storeKind is the vector kind a store of e takes: the narrow floats' bits
+// (kctx.out rounds to them).
+func (e elem) storeKind() vkind {
+	switch e {
+	case eBF16, eF16, eE4M3, eE5M2:
+		return vI32
+	}
+	return e.kind()
+}
+
+// rawLoad is the element a load of e reads from memory: bfloat16 and the
+// float8 types are read as integers and widened by the program; binary16
+// is widened by the load (F16C, FCVTL), with signalling NaNs quieted, and
+// the program restores them.
+func (e elem) rawLoad() elem {
+	switch e {
+	case eBF16:
+		return eU16
+	case eE4M3, eE5M2:
+		return eU8
+	}
+	return e
+}
+
+// narrowFloat reports the narrow floating-point elements.
+func (e elem) narrowFloat() bool { return e == eBF16 || e == eF16 || e == eE4M3 || e == eE5M2 }
 
 // vop is a primitive operation.
 type vop uint8

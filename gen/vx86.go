@@ -37,16 +37,14 @@ func x86Scratch(t *target, in *inst) int {
 			return 1
 		}
 	case opStore:
-		switch in.el {
-		case eMask:
+		switch {
+		case in.el == eMask:
 			if t == tAVX2 {
 				return 2
 			}
 			return 1
-		case eU16:
-			if t == tAVX2 {
-				return 1
-			}
+		case elemSize[in.el] < 4 && t == tAVX2:
+			return 1
 		}
 	}
 	return 0
@@ -465,13 +463,17 @@ func (g *x86Gen) load(in *pinst, dst reg.VecPhysical) {
 	f := g.f
 	m := g.memAt(in)
 	avx512 := g.t == tAVX512
-	switch e := g.k.args[in.imm].elem; e {
+	switch e := in.el; e {
 	case eF32, eI32:
 		f.VMOVUPS(m, dst)
 	case eF64:
 		f.VMOVUPD(m, dst)
 	case eU16:
 		f.VPMOVZXWD(m, dst)
+	case eS16:
+		f.VPMOVSXWD(m, dst)
+	case eF16:
+		f.VCVTPH2PS(m, dst)
 	case eU8:
 		f.VPMOVZXBD(m, dst)
 	case eS8:
@@ -503,7 +505,7 @@ func (g *x86Gen) store(in *pinst) {
 		f.VMOVUPS(x, m)
 	case e == eF64:
 		f.VMOVUPD(x, m)
-	case e == eU16:
+	case elemSize[e] == 2: // the low 16 bits (on AVX2, kctx.out cleared the others)
 		if avx512 {
 			f.VPMOVDW(x, m)
 		} else {
@@ -511,6 +513,16 @@ func (g *x86Gen) store(in *pinst) {
 			f.VEXTRACTI128(imm(1), x, s.AsX())
 			f.VPACKUSDW(s.AsX(), x.AsX(), s.AsX())
 			f.VMOVDQU(s.AsX(), m)
+		}
+	case elemSize[e] == 1 && e != eMask: // the low 8 bits (on AVX2, kctx.out cleared the others)
+		if avx512 {
+			f.VPMOVDB(x, m)
+		} else {
+			s := g.vec(in.rs[0])
+			f.VEXTRACTI128(imm(1), x, s.AsX())
+			f.VPACKUSDW(s.AsX(), x.AsX(), s.AsX())
+			f.VPACKUSWB(s.AsX(), s.AsX(), s.AsX())
+			f.VMOVQ(s.AsX(), m)
 		}
 	case e == eMask:
 		s := g.vec(in.rs[0])
