@@ -81,7 +81,7 @@ func convInputs(from ir.ElementType) ([]byte, int) {
 		}
 		return unsafe.Slice((*byte)(unsafe.Pointer(&xs[0])), 4*len(xs)), len(xs)
 	}
-	xs := interestingF32(sampleStride())
+	xs := interestingF32(sampleStride() * 8)
 	// Every float32 next to the rounding boundaries of the narrow types:
 	// their values and the midpoints between neighbours, ±1 ulp.
 	for _, t := range []ir.ElementType{ir.BF16, ir.F8E4M3FN, ir.F8E5M2} {
@@ -179,22 +179,25 @@ func TestConversionTails(t *testing.T) {
 // TestRoundToNarrowF32 checks RoundBF16F32 and RoundF16F32 against the
 // round trip through ir's conversions.
 func TestRoundToNarrowF32(t *testing.T) {
-	xs := interestingF32(sampleStride())
+	xs := interestingF32(sampleStride() * 8)
 	for _, c := range []struct {
 		name string
 		f    func(dst, x []float32)
 		t    ir.ElementType
 	}{{"RoundBF16F32", RoundBF16F32, ir.BF16}, {"RoundF16F32", RoundF16F32, ir.F16}} {
+		want := make([]float32, len(xs))
+		narrow, back := make([]byte, 2), make([]byte, 4)
+		for i := range xs {
+			ir.ConvertElement(narrow, c.t, unsafe.Slice((*byte)(unsafe.Pointer(&xs[i])), 4), ir.F32)
+			ir.ConvertElement(back, ir.F32, narrow, c.t)
+			want[i] = *(*float32)(unsafe.Pointer(&back[0]))
+		}
 		forEachLevel(t, func(level string) {
 			got := make([]float32, len(xs))
 			c.f(got, xs)
-			narrow, back := make([]byte, 2), make([]byte, 4)
 			for i, x := range xs {
-				ir.ConvertElement(narrow, c.t, unsafe.Slice((*byte)(unsafe.Pointer(&xs[i])), 4), ir.F32)
-				ir.ConvertElement(back, ir.F32, narrow, c.t)
-				want := *(*float32)(unsafe.Pointer(&back[0]))
-				if math.Float32bits(got[i]) != math.Float32bits(want) {
-					t.Fatalf("%s %s(%#08x) = %#08x, want %#08x", level, c.name, math.Float32bits(x), math.Float32bits(got[i]), math.Float32bits(want))
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s %s(%#08x) = %#08x, want %#08x", level, c.name, math.Float32bits(x), math.Float32bits(got[i]), math.Float32bits(want[i]))
 				}
 			}
 		})
