@@ -60908,6 +60908,775 @@ done:
 	FMOVD F1, sum+56(FP)
 	RET
 
+// func sumExpSubF32NEON(x []float32, m float32) (sum float64)
+TEXT ·sumExpSubF32NEON(SB), NOSPLIT, $0-40
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1b // mov v27.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	FMOVS m+24(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	FMOVQ 32(R1), F2
+	FMOVQ 48(R1), F3
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e241f24 // eor v4.16b, v25.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e251f25 // eor v5.16b, v25.16b, v5.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e261f26 // eor v6.16b, v25.16b, v6.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V7.S4
+	WORD $0x6e271f27 // eor v7.16b, v25.16b, v7.16b
+	WORD $0x4e24d408 // fadd v8.4s, v0.4s, v4.4s
+	WORD $0x4e25d429 // fadd v9.4s, v1.4s, v5.4s
+	WORD $0x4e26d44a // fadd v10.4s, v2.4s, v6.4s
+	WORD $0x4e27d46b // fadd v11.4s, v3.4s, v7.4s
+	WORD $0x4ea0d50c // fsub v12.4s, v8.4s, v0.4s
+	WORD $0x4ea1d52d // fsub v13.4s, v9.4s, v1.4s
+	WORD $0x4ea2d54e // fsub v14.4s, v10.4s, v2.4s
+	WORD $0x4ea3d56f // fsub v15.4s, v11.4s, v3.4s
+	WORD $0x4eacd510 // fsub v16.4s, v8.4s, v12.4s
+	WORD $0x4eadd531 // fsub v17.4s, v9.4s, v13.4s
+	WORD $0x4eaed552 // fsub v18.4s, v10.4s, v14.4s
+	WORD $0x4eafd573 // fsub v19.4s, v11.4s, v15.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x4eb2d442 // fsub v2.4s, v2.4s, v18.4s
+	WORD $0x4eb3d463 // fsub v3.4s, v3.4s, v19.4s
+	WORD $0x4eacd484 // fsub v4.4s, v4.4s, v12.4s
+	WORD $0x4eadd4a5 // fsub v5.4s, v5.4s, v13.4s
+	WORD $0x4eaed4c6 // fsub v6.4s, v6.4s, v14.4s
+	WORD $0x4eafd4e7 // fsub v7.4s, v7.4s, v15.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e22e446 // fcmeq v6.4s, v2.4s, v2.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e601d84 // bsl v4.16b, v12.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e611c05 // bsl v5.16b, v0.16b, v1.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e621c06 // bsl v6.16b, v0.16b, v2.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e631c07 // bsl v7.16b, v0.16b, v3.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f508 // fmax v8.4s, v8.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f529 // fmax v9.4s, v9.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f54a // fmax v10.4s, v10.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f56b // fmax v11.4s, v11.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f508 // fmin v8.4s, v8.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f529 // fmin v9.4s, v9.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f54a // fmin v10.4s, v10.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f56b // fmin v11.4s, v11.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dd00 // fmul v0.4s, v8.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V1.S4
+	WORD $0x6e21dd21 // fmul v1.4s, v9.4s, v1.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dd42 // fmul v2.4s, v10.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dd63 // fmul v3.4s, v11.4s, v3.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	WORD $0x4e218821 // frintn v1.4s, v1.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e28d58c // fadd v12.4s, v12.4s, v8.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e29d5ad // fadd v13.4s, v13.4s, v9.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2ad5ce // fadd v14.4s, v14.4s, v10.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2bd5ef // fadd v15.4s, v15.4s, v11.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0d590 // fsub v16.4s, v12.4s, v16.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1d5b1 // fsub v17.4s, v13.4s, v17.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb2d5d2 // fsub v18.4s, v14.4s, v18.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb3d5f3 // fsub v19.4s, v15.4s, v19.4s
+	WORD $0x4eb0d510 // fsub v16.4s, v8.4s, v16.4s
+	WORD $0x4eb1d531 // fsub v17.4s, v9.4s, v17.4s
+	WORD $0x4eb2d552 // fsub v18.4s, v10.4s, v18.4s
+	WORD $0x4eb3d573 // fsub v19.4s, v11.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e28ce95 // fmla v21.4s, v20.4s, v8.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e29ce96 // fmla v22.4s, v20.4s, v9.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2ace97 // fmla v23.4s, v20.4s, v10.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2bce98 // fmla v24.4s, v20.4s, v11.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ceb4 // fmla v20.4s, v21.4s, v8.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e29ced5 // fmla v21.4s, v22.4s, v9.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2acef6 // fmla v22.4s, v23.4s, v10.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2bcf17 // fmla v23.4s, v24.4s, v11.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e28ce98 // fmla v24.4s, v20.4s, v8.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ceb4 // fmla v20.4s, v21.4s, v9.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2aced5 // fmla v21.4s, v22.4s, v10.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2bcef6 // fmla v22.4s, v23.4s, v11.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e28cf17 // fmla v23.4s, v24.4s, v8.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e29ce98 // fmla v24.4s, v20.4s, v9.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2aceb4 // fmla v20.4s, v21.4s, v10.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2bced5 // fmla v21.4s, v22.4s, v11.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e28cef6 // fmla v22.4s, v23.4s, v8.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e29cf17 // fmla v23.4s, v24.4s, v9.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2ace98 // fmla v24.4s, v20.4s, v10.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2bceb4 // fmla v20.4s, v21.4s, v11.4s
+	WORD $0x6e28dd08 // fmul v8.4s, v8.4s, v8.4s
+	WORD $0x6e29dd29 // fmul v9.4s, v9.4s, v9.4s
+	WORD $0x6e2add4a // fmul v10.4s, v10.4s, v10.4s
+	WORD $0x6e2bdd6b // fmul v11.4s, v11.4s, v11.4s
+	WORD $0x4e28ced0 // fmla v16.4s, v22.4s, v8.4s
+	WORD $0x4e29cef1 // fmla v17.4s, v23.4s, v9.4s
+	WORD $0x4e2acf12 // fmla v18.4s, v24.4s, v10.4s
+	WORD $0x4e2bce93 // fmla v19.4s, v20.4s, v11.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0408 // sshr v8.4s, v0.4s, #1
+	WORD $0x4f3f0429 // sshr v9.4s, v1.4s, #1
+	WORD $0x4f3f044a // sshr v10.4s, v2.4s, #1
+	WORD $0x4f3f046b // sshr v11.4s, v3.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb08510 // add v16.4s, v8.4s, v16.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb18531 // add v17.4s, v9.4s, v17.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb28552 // add v18.4s, v10.4s, v18.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb38573 // add v19.4s, v11.4s, v19.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea88400 // sub v0.4s, v0.4s, v8.4s
+	WORD $0x6ea98421 // sub v1.4s, v1.4s, v9.4s
+	WORD $0x6eaa8442 // sub v2.4s, v2.4s, v10.4s
+	WORD $0x6eab8463 // sub v3.4s, v3.4s, v11.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88400 // add v0.4s, v0.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88421 // add v1.4s, v1.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88442 // add v2.4s, v2.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88463 // add v3.4s, v3.4s, v8.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e20dd8c // fmul v12.4s, v12.4s, v0.4s
+	WORD $0x6e21ddad // fmul v13.4s, v13.4s, v1.4s
+	WORD $0x6e22ddce // fmul v14.4s, v14.4s, v2.4s
+	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
+	WORD $0x4e24cd8c // fmla v12.4s, v12.4s, v4.4s
+	WORD $0x4e25cdad // fmla v13.4s, v13.4s, v5.4s
+	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
+	WORD $0x4e27cdef // fmla v15.4s, v15.4s, v7.4s
+	WORD $0x4e2cd7ff // fadd v31.4s, v31.4s, v12.4s
+	WORD $0x4e2dd7de // fadd v30.4s, v30.4s, v13.4s
+	WORD $0x4e2ed7bd // fadd v29.4s, v29.4s, v14.4s
+	WORD $0x4e2fd79c // fadd v28.4s, v28.4s, v15.4s
+	ADD $64, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R1), F0
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e211f21 // eor v1.16b, v25.16b, v1.16b
+	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
+	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
+	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
+	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
+	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e601c61 // bsl v1.16b, v3.16b, v0.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f442 // fmax v2.4s, v2.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f442 // fmin v2.4s, v2.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dc40 // fmul v0.4s, v2.4s, v0.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e22d463 // fadd v3.4s, v3.4s, v2.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4d464 // fsub v4.4s, v3.4s, v4.4s
+	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48444 // add v4.4s, v2.4s, v4.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28400 // add v0.4s, v0.4s, v2.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
+	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
+	WORD $0x4e23d7ff // fadd v31.4s, v31.4s, v3.4s
+	ADD $16, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	RET
+
+// func expSubScaleF32NEON(dst []float32, x []float32, m float32, s float32)
+TEXT ·expSubScaleF32NEON(SB), NOSPLIT, $0-56
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x3f800000, R14
+	VDUP R14, V29.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V28.S4
+	MOVW $0x80000000, R14
+	VDUP R14, V27.S4
+	WORD $0x6e3a1f5a // eor v26.16b, v26.16b, v26.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V25.S4
+	FMOVS m+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS s+52(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x6e3b1fe4 // eor v4.16b, v31.16b, v27.16b
+	WORD $0x6e3b1fe5 // eor v5.16b, v31.16b, v27.16b
+	WORD $0x6e3b1fe6 // eor v6.16b, v31.16b, v27.16b
+	WORD $0x6e3b1fe7 // eor v7.16b, v31.16b, v27.16b
+	WORD $0x4e24d408 // fadd v8.4s, v0.4s, v4.4s
+	WORD $0x4e25d429 // fadd v9.4s, v1.4s, v5.4s
+	WORD $0x4e26d44a // fadd v10.4s, v2.4s, v6.4s
+	WORD $0x4e27d46b // fadd v11.4s, v3.4s, v7.4s
+	WORD $0x4ea0d50c // fsub v12.4s, v8.4s, v0.4s
+	WORD $0x4ea1d52d // fsub v13.4s, v9.4s, v1.4s
+	WORD $0x4ea2d54e // fsub v14.4s, v10.4s, v2.4s
+	WORD $0x4ea3d56f // fsub v15.4s, v11.4s, v3.4s
+	WORD $0x4eacd510 // fsub v16.4s, v8.4s, v12.4s
+	WORD $0x4eadd531 // fsub v17.4s, v9.4s, v13.4s
+	WORD $0x4eaed552 // fsub v18.4s, v10.4s, v14.4s
+	WORD $0x4eafd573 // fsub v19.4s, v11.4s, v15.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x4eb2d442 // fsub v2.4s, v2.4s, v18.4s
+	WORD $0x4eb3d463 // fsub v3.4s, v3.4s, v19.4s
+	WORD $0x4eacd484 // fsub v4.4s, v4.4s, v12.4s
+	WORD $0x4eadd4a5 // fsub v5.4s, v5.4s, v13.4s
+	WORD $0x4eaed4c6 // fsub v6.4s, v6.4s, v14.4s
+	WORD $0x4eafd4e7 // fsub v7.4s, v7.4s, v15.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e22e446 // fcmeq v6.4s, v2.4s, v2.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e601f44 // bsl v4.16b, v26.16b, v0.16b
+	WORD $0x6e611f45 // bsl v5.16b, v26.16b, v1.16b
+	WORD $0x6e621f46 // bsl v6.16b, v26.16b, v2.16b
+	WORD $0x6e631f47 // bsl v7.16b, v26.16b, v3.16b
+	WORD $0x4e39f508 // fmax v8.4s, v8.4s, v25.4s
+	WORD $0x4e39f529 // fmax v9.4s, v9.4s, v25.4s
+	WORD $0x4e39f54a // fmax v10.4s, v10.4s, v25.4s
+	WORD $0x4e39f56b // fmax v11.4s, v11.4s, v25.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f508 // fmin v8.4s, v8.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f529 // fmin v9.4s, v9.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f54a // fmin v10.4s, v10.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f56b // fmin v11.4s, v11.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dd00 // fmul v0.4s, v8.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V1.S4
+	WORD $0x6e21dd21 // fmul v1.4s, v9.4s, v1.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dd42 // fmul v2.4s, v10.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dd63 // fmul v3.4s, v11.4s, v3.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	WORD $0x4e218821 // frintn v1.4s, v1.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	WORD $0x4e28d7ac // fadd v12.4s, v29.4s, v8.4s
+	WORD $0x4e29d7ad // fadd v13.4s, v29.4s, v9.4s
+	WORD $0x4e2ad7ae // fadd v14.4s, v29.4s, v10.4s
+	WORD $0x4e2bd7af // fadd v15.4s, v29.4s, v11.4s
+	WORD $0x4ebdd590 // fsub v16.4s, v12.4s, v29.4s
+	WORD $0x4ebdd5b1 // fsub v17.4s, v13.4s, v29.4s
+	WORD $0x4ebdd5d2 // fsub v18.4s, v14.4s, v29.4s
+	WORD $0x4ebdd5f3 // fsub v19.4s, v15.4s, v29.4s
+	WORD $0x4eb0d510 // fsub v16.4s, v8.4s, v16.4s
+	WORD $0x4eb1d531 // fsub v17.4s, v9.4s, v17.4s
+	WORD $0x4eb2d552 // fsub v18.4s, v10.4s, v18.4s
+	WORD $0x4eb3d573 // fsub v19.4s, v11.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e28ce95 // fmla v21.4s, v20.4s, v8.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e29ce96 // fmla v22.4s, v20.4s, v9.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2ace97 // fmla v23.4s, v20.4s, v10.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2bce98 // fmla v24.4s, v20.4s, v11.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ceb4 // fmla v20.4s, v21.4s, v8.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e29ced5 // fmla v21.4s, v22.4s, v9.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2acef6 // fmla v22.4s, v23.4s, v10.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2bcf17 // fmla v23.4s, v24.4s, v11.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e28ce98 // fmla v24.4s, v20.4s, v8.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ceb4 // fmla v20.4s, v21.4s, v9.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2aced5 // fmla v21.4s, v22.4s, v10.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2bcef6 // fmla v22.4s, v23.4s, v11.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e28cf17 // fmla v23.4s, v24.4s, v8.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e29ce98 // fmla v24.4s, v20.4s, v9.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2aceb4 // fmla v20.4s, v21.4s, v10.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2bced5 // fmla v21.4s, v22.4s, v11.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e28cef6 // fmla v22.4s, v23.4s, v8.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e29cf17 // fmla v23.4s, v24.4s, v9.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2ace98 // fmla v24.4s, v20.4s, v10.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2bceb4 // fmla v20.4s, v21.4s, v11.4s
+	WORD $0x6e28dd08 // fmul v8.4s, v8.4s, v8.4s
+	WORD $0x6e29dd29 // fmul v9.4s, v9.4s, v9.4s
+	WORD $0x6e2add4a // fmul v10.4s, v10.4s, v10.4s
+	WORD $0x6e2bdd6b // fmul v11.4s, v11.4s, v11.4s
+	WORD $0x4e28ced0 // fmla v16.4s, v22.4s, v8.4s
+	WORD $0x4e29cef1 // fmla v17.4s, v23.4s, v9.4s
+	WORD $0x4e2acf12 // fmla v18.4s, v24.4s, v10.4s
+	WORD $0x4e2bce93 // fmla v19.4s, v20.4s, v11.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0408 // sshr v8.4s, v0.4s, #1
+	WORD $0x4f3f0429 // sshr v9.4s, v1.4s, #1
+	WORD $0x4f3f044a // sshr v10.4s, v2.4s, #1
+	WORD $0x4f3f046b // sshr v11.4s, v3.4s, #1
+	WORD $0x4ebc8510 // add v16.4s, v8.4s, v28.4s
+	WORD $0x4ebc8531 // add v17.4s, v9.4s, v28.4s
+	WORD $0x4ebc8552 // add v18.4s, v10.4s, v28.4s
+	WORD $0x4ebc8573 // add v19.4s, v11.4s, v28.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea88400 // sub v0.4s, v0.4s, v8.4s
+	WORD $0x6ea98421 // sub v1.4s, v1.4s, v9.4s
+	WORD $0x6eaa8442 // sub v2.4s, v2.4s, v10.4s
+	WORD $0x6eab8463 // sub v3.4s, v3.4s, v11.4s
+	WORD $0x4ebc8400 // add v0.4s, v0.4s, v28.4s
+	WORD $0x4ebc8421 // add v1.4s, v1.4s, v28.4s
+	WORD $0x4ebc8442 // add v2.4s, v2.4s, v28.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e20dd8c // fmul v12.4s, v12.4s, v0.4s
+	WORD $0x6e21ddad // fmul v13.4s, v13.4s, v1.4s
+	WORD $0x6e22ddce // fmul v14.4s, v14.4s, v2.4s
+	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
+	WORD $0x4e24cd8c // fmla v12.4s, v12.4s, v4.4s
+	WORD $0x4e25cdad // fmla v13.4s, v13.4s, v5.4s
+	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
+	WORD $0x4e27cdef // fmla v15.4s, v15.4s, v7.4s
+	WORD $0x6e3edd8c // fmul v12.4s, v12.4s, v30.4s
+	WORD $0x6e3eddad // fmul v13.4s, v13.4s, v30.4s
+	WORD $0x6e3eddce // fmul v14.4s, v14.4s, v30.4s
+	WORD $0x6e3eddef // fmul v15.4s, v15.4s, v30.4s
+	FMOVQ F12, 0(R1)
+	FMOVQ F13, 16(R1)
+	FMOVQ F14, 32(R1)
+	FMOVQ F15, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x6e3b1fe1 // eor v1.16b, v31.16b, v27.16b
+	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
+	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
+	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
+	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
+	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e601f41 // bsl v1.16b, v26.16b, v0.16b
+	WORD $0x4e39f442 // fmax v2.4s, v2.4s, v25.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f442 // fmin v2.4s, v2.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dc40 // fmul v0.4s, v2.4s, v0.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	WORD $0x4e22d7a3 // fadd v3.4s, v29.4s, v2.4s
+	WORD $0x4ebdd464 // fsub v4.4s, v3.4s, v29.4s
+	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
+	WORD $0x4ebc8444 // add v4.4s, v2.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
+	WORD $0x4ebc8400 // add v0.4s, v0.4s, v28.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
+	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
+	WORD $0x6e3edc63 // fmul v3.4s, v3.4s, v30.4s
+	FMOVQ F3, 0(R1)
+	ADD $16, R1, R1
+	ADD $16, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
 // func reduceMaxF32NEON(x []float32) (r float32)
 TEXT ·reduceMaxF32NEON(SB), NOSPLIT, $0-28
 	MOVD x_len+8(FP), R0
@@ -62124,6 +62893,6716 @@ tail:
 	ADD $16, R7, R7
 	ADD $16, R8, R8
 	ADD $16, R9, R9
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func sumBF16NEON(x []uint16) (sum float64)
+TEXT ·sumBF16NEON(SB), NOSPLIT, $0-32
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
+	WORD $0x6e381f18 // eor v24.16b, v24.16b, v24.16b
+	WORD $0x4eb91f3f // mov v31.16b, v25.16b
+	WORD $0x4eb91f3e // mov v30.16b, v25.16b
+	WORD $0x4eb91f3d // mov v29.16b, v25.16b
+	WORD $0x4eb91f3c // mov v28.16b, v25.16b
+	WORD $0x4eb81f1b // mov v27.16b, v24.16b
+	WORD $0x4eb81f1a // mov v26.16b, v24.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4e20d7ff // fadd v31.4s, v31.4s, v0.4s
+	WORD $0x4e21d7de // fadd v30.4s, v30.4s, v1.4s
+	WORD $0x4e22d7bd // fadd v29.4s, v29.4s, v2.4s
+	WORD $0x4e23d79c // fadd v28.4s, v28.4s, v3.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x4eb91f3f // mov v31.16b, v25.16b
+	WORD $0x4eb91f3e // mov v30.16b, v25.16b
+	WORD $0x4eb91f3d // mov v29.16b, v25.16b
+	WORD $0x4eb91f3c // mov v28.16b, v25.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4e20d7ff // fadd v31.4s, v31.4s, v0.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+24(FP)
+	RET
+
+// func sumSquaresBF16NEON(x []uint16) (sum float64)
+TEXT ·sumSquaresBF16NEON(SB), NOSPLIT, $0-32
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
+	WORD $0x6e381f18 // eor v24.16b, v24.16b, v24.16b
+	WORD $0x4eb91f3f // mov v31.16b, v25.16b
+	WORD $0x4eb91f3e // mov v30.16b, v25.16b
+	WORD $0x4eb91f3d // mov v29.16b, v25.16b
+	WORD $0x4eb91f3c // mov v28.16b, v25.16b
+	WORD $0x4eb81f1b // mov v27.16b, v24.16b
+	WORD $0x4eb81f1a // mov v26.16b, v24.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4e20cc1f // fmla v31.4s, v0.4s, v0.4s
+	WORD $0x4e21cc3e // fmla v30.4s, v1.4s, v1.4s
+	WORD $0x4e22cc5d // fmla v29.4s, v2.4s, v2.4s
+	WORD $0x4e23cc7c // fmla v28.4s, v3.4s, v3.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x4eb91f3f // mov v31.16b, v25.16b
+	WORD $0x4eb91f3e // mov v30.16b, v25.16b
+	WORD $0x4eb91f3d // mov v29.16b, v25.16b
+	WORD $0x4eb91f3c // mov v28.16b, v25.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4e20cc1f // fmla v31.4s, v0.4s, v0.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+24(FP)
+	RET
+
+// func sumDevBF16NEON(x []uint16, c float32) (sum float64)
+TEXT ·sumDevBF16NEON(SB), NOSPLIT, $0-40
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e381f18 // eor v24.16b, v24.16b, v24.16b
+	WORD $0x6e371ef7 // eor v23.16b, v23.16b, v23.16b
+	WORD $0x4eb81f1f // mov v31.16b, v24.16b
+	WORD $0x4eb81f1e // mov v30.16b, v24.16b
+	WORD $0x4eb81f1d // mov v29.16b, v24.16b
+	WORD $0x4eb81f1c // mov v28.16b, v24.16b
+	WORD $0x4eb71efb // mov v27.16b, v23.16b
+	WORD $0x4eb71efa // mov v26.16b, v23.16b
+	FMOVS c+24(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
+	WORD $0x4eb9d421 // fsub v1.4s, v1.4s, v25.4s
+	WORD $0x4eb9d442 // fsub v2.4s, v2.4s, v25.4s
+	WORD $0x4eb9d463 // fsub v3.4s, v3.4s, v25.4s
+	WORD $0x4e20d7ff // fadd v31.4s, v31.4s, v0.4s
+	WORD $0x4e21d7de // fadd v30.4s, v30.4s, v1.4s
+	WORD $0x4e22d7bd // fadd v29.4s, v29.4s, v2.4s
+	WORD $0x4e23d79c // fadd v28.4s, v28.4s, v3.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x4eb81f1f // mov v31.16b, v24.16b
+	WORD $0x4eb81f1e // mov v30.16b, v24.16b
+	WORD $0x4eb81f1d // mov v29.16b, v24.16b
+	WORD $0x4eb81f1c // mov v28.16b, v24.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
+	WORD $0x4e20d7ff // fadd v31.4s, v31.4s, v0.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	RET
+
+// func sumSqDevBF16NEON(x []uint16, meanHi float32, meanLo float32) (sum float64)
+TEXT ·sumSqDevBF16NEON(SB), NOSPLIT, $0-40
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e371ef7 // eor v23.16b, v23.16b, v23.16b
+	WORD $0x6e361ed6 // eor v22.16b, v22.16b, v22.16b
+	WORD $0x4eb71eff // mov v31.16b, v23.16b
+	WORD $0x4eb71efe // mov v30.16b, v23.16b
+	WORD $0x4eb71efd // mov v29.16b, v23.16b
+	WORD $0x4eb71efc // mov v28.16b, v23.16b
+	WORD $0x4eb61edb // mov v27.16b, v22.16b
+	WORD $0x4eb61eda // mov v26.16b, v22.16b
+	FMOVS meanHi+24(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+	FMOVS meanLo+28(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
+	WORD $0x4eb9d421 // fsub v1.4s, v1.4s, v25.4s
+	WORD $0x4eb9d442 // fsub v2.4s, v2.4s, v25.4s
+	WORD $0x4eb9d463 // fsub v3.4s, v3.4s, v25.4s
+	WORD $0x4eb8d400 // fsub v0.4s, v0.4s, v24.4s
+	WORD $0x4eb8d421 // fsub v1.4s, v1.4s, v24.4s
+	WORD $0x4eb8d442 // fsub v2.4s, v2.4s, v24.4s
+	WORD $0x4eb8d463 // fsub v3.4s, v3.4s, v24.4s
+	WORD $0x4e20cc1f // fmla v31.4s, v0.4s, v0.4s
+	WORD $0x4e21cc3e // fmla v30.4s, v1.4s, v1.4s
+	WORD $0x4e22cc5d // fmla v29.4s, v2.4s, v2.4s
+	WORD $0x4e23cc7c // fmla v28.4s, v3.4s, v3.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x4eb71eff // mov v31.16b, v23.16b
+	WORD $0x4eb71efe // mov v30.16b, v23.16b
+	WORD $0x4eb71efd // mov v29.16b, v23.16b
+	WORD $0x4eb71efc // mov v28.16b, v23.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
+	WORD $0x4eb8d400 // fsub v0.4s, v0.4s, v24.4s
+	WORD $0x4e20cc1f // fmla v31.4s, v0.4s, v0.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	RET
+
+// func sumExpSubBF16NEON(x []uint16, m float32) (sum float64)
+TEXT ·sumExpSubBF16NEON(SB), NOSPLIT, $0-40
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1b // mov v27.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	FMOVS m+24(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e241f24 // eor v4.16b, v25.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e251f25 // eor v5.16b, v25.16b, v5.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e261f26 // eor v6.16b, v25.16b, v6.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V7.S4
+	WORD $0x6e271f27 // eor v7.16b, v25.16b, v7.16b
+	WORD $0x4e24d408 // fadd v8.4s, v0.4s, v4.4s
+	WORD $0x4e25d429 // fadd v9.4s, v1.4s, v5.4s
+	WORD $0x4e26d44a // fadd v10.4s, v2.4s, v6.4s
+	WORD $0x4e27d46b // fadd v11.4s, v3.4s, v7.4s
+	WORD $0x4ea0d50c // fsub v12.4s, v8.4s, v0.4s
+	WORD $0x4ea1d52d // fsub v13.4s, v9.4s, v1.4s
+	WORD $0x4ea2d54e // fsub v14.4s, v10.4s, v2.4s
+	WORD $0x4ea3d56f // fsub v15.4s, v11.4s, v3.4s
+	WORD $0x4eacd510 // fsub v16.4s, v8.4s, v12.4s
+	WORD $0x4eadd531 // fsub v17.4s, v9.4s, v13.4s
+	WORD $0x4eaed552 // fsub v18.4s, v10.4s, v14.4s
+	WORD $0x4eafd573 // fsub v19.4s, v11.4s, v15.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x4eb2d442 // fsub v2.4s, v2.4s, v18.4s
+	WORD $0x4eb3d463 // fsub v3.4s, v3.4s, v19.4s
+	WORD $0x4eacd484 // fsub v4.4s, v4.4s, v12.4s
+	WORD $0x4eadd4a5 // fsub v5.4s, v5.4s, v13.4s
+	WORD $0x4eaed4c6 // fsub v6.4s, v6.4s, v14.4s
+	WORD $0x4eafd4e7 // fsub v7.4s, v7.4s, v15.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e22e446 // fcmeq v6.4s, v2.4s, v2.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e601d84 // bsl v4.16b, v12.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e611c05 // bsl v5.16b, v0.16b, v1.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e621c06 // bsl v6.16b, v0.16b, v2.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e631c07 // bsl v7.16b, v0.16b, v3.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f508 // fmax v8.4s, v8.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f529 // fmax v9.4s, v9.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f54a // fmax v10.4s, v10.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f56b // fmax v11.4s, v11.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f508 // fmin v8.4s, v8.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f529 // fmin v9.4s, v9.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f54a // fmin v10.4s, v10.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f56b // fmin v11.4s, v11.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dd00 // fmul v0.4s, v8.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V1.S4
+	WORD $0x6e21dd21 // fmul v1.4s, v9.4s, v1.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dd42 // fmul v2.4s, v10.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dd63 // fmul v3.4s, v11.4s, v3.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	WORD $0x4e218821 // frintn v1.4s, v1.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e28d58c // fadd v12.4s, v12.4s, v8.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e29d5ad // fadd v13.4s, v13.4s, v9.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2ad5ce // fadd v14.4s, v14.4s, v10.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2bd5ef // fadd v15.4s, v15.4s, v11.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0d590 // fsub v16.4s, v12.4s, v16.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1d5b1 // fsub v17.4s, v13.4s, v17.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb2d5d2 // fsub v18.4s, v14.4s, v18.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb3d5f3 // fsub v19.4s, v15.4s, v19.4s
+	WORD $0x4eb0d510 // fsub v16.4s, v8.4s, v16.4s
+	WORD $0x4eb1d531 // fsub v17.4s, v9.4s, v17.4s
+	WORD $0x4eb2d552 // fsub v18.4s, v10.4s, v18.4s
+	WORD $0x4eb3d573 // fsub v19.4s, v11.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e28ce95 // fmla v21.4s, v20.4s, v8.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e29ce96 // fmla v22.4s, v20.4s, v9.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2ace97 // fmla v23.4s, v20.4s, v10.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2bce98 // fmla v24.4s, v20.4s, v11.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ceb4 // fmla v20.4s, v21.4s, v8.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e29ced5 // fmla v21.4s, v22.4s, v9.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2acef6 // fmla v22.4s, v23.4s, v10.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2bcf17 // fmla v23.4s, v24.4s, v11.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e28ce98 // fmla v24.4s, v20.4s, v8.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ceb4 // fmla v20.4s, v21.4s, v9.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2aced5 // fmla v21.4s, v22.4s, v10.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2bcef6 // fmla v22.4s, v23.4s, v11.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e28cf17 // fmla v23.4s, v24.4s, v8.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e29ce98 // fmla v24.4s, v20.4s, v9.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2aceb4 // fmla v20.4s, v21.4s, v10.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2bced5 // fmla v21.4s, v22.4s, v11.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e28cef6 // fmla v22.4s, v23.4s, v8.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e29cf17 // fmla v23.4s, v24.4s, v9.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2ace98 // fmla v24.4s, v20.4s, v10.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2bceb4 // fmla v20.4s, v21.4s, v11.4s
+	WORD $0x6e28dd08 // fmul v8.4s, v8.4s, v8.4s
+	WORD $0x6e29dd29 // fmul v9.4s, v9.4s, v9.4s
+	WORD $0x6e2add4a // fmul v10.4s, v10.4s, v10.4s
+	WORD $0x6e2bdd6b // fmul v11.4s, v11.4s, v11.4s
+	WORD $0x4e28ced0 // fmla v16.4s, v22.4s, v8.4s
+	WORD $0x4e29cef1 // fmla v17.4s, v23.4s, v9.4s
+	WORD $0x4e2acf12 // fmla v18.4s, v24.4s, v10.4s
+	WORD $0x4e2bce93 // fmla v19.4s, v20.4s, v11.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0408 // sshr v8.4s, v0.4s, #1
+	WORD $0x4f3f0429 // sshr v9.4s, v1.4s, #1
+	WORD $0x4f3f044a // sshr v10.4s, v2.4s, #1
+	WORD $0x4f3f046b // sshr v11.4s, v3.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb08510 // add v16.4s, v8.4s, v16.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb18531 // add v17.4s, v9.4s, v17.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb28552 // add v18.4s, v10.4s, v18.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb38573 // add v19.4s, v11.4s, v19.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea88400 // sub v0.4s, v0.4s, v8.4s
+	WORD $0x6ea98421 // sub v1.4s, v1.4s, v9.4s
+	WORD $0x6eaa8442 // sub v2.4s, v2.4s, v10.4s
+	WORD $0x6eab8463 // sub v3.4s, v3.4s, v11.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88400 // add v0.4s, v0.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88421 // add v1.4s, v1.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88442 // add v2.4s, v2.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88463 // add v3.4s, v3.4s, v8.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e20dd8c // fmul v12.4s, v12.4s, v0.4s
+	WORD $0x6e21ddad // fmul v13.4s, v13.4s, v1.4s
+	WORD $0x6e22ddce // fmul v14.4s, v14.4s, v2.4s
+	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
+	WORD $0x4e24cd8c // fmla v12.4s, v12.4s, v4.4s
+	WORD $0x4e25cdad // fmla v13.4s, v13.4s, v5.4s
+	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
+	WORD $0x4e27cdef // fmla v15.4s, v15.4s, v7.4s
+	WORD $0x4e2cd7ff // fadd v31.4s, v31.4s, v12.4s
+	WORD $0x4e2dd7de // fadd v30.4s, v30.4s, v13.4s
+	WORD $0x4e2ed7bd // fadd v29.4s, v29.4s, v14.4s
+	WORD $0x4e2fd79c // fadd v28.4s, v28.4s, v15.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e211f21 // eor v1.16b, v25.16b, v1.16b
+	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
+	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
+	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
+	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
+	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e601c61 // bsl v1.16b, v3.16b, v0.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f442 // fmax v2.4s, v2.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f442 // fmin v2.4s, v2.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dc40 // fmul v0.4s, v2.4s, v0.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e22d463 // fadd v3.4s, v3.4s, v2.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4d464 // fsub v4.4s, v3.4s, v4.4s
+	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48444 // add v4.4s, v2.4s, v4.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28400 // add v0.4s, v0.4s, v2.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
+	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
+	WORD $0x4e23d7ff // fadd v31.4s, v31.4s, v3.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	RET
+
+// func expSubScaleBF16NEON(dst []uint16, x []uint16, m float32, s float32)
+TEXT ·expSubScaleBF16NEON(SB), NOSPLIT, $0-56
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x0000007f, R14
+	VDUP R14, V29.S4
+	MOVW $0x3f800000, R14
+	VDUP R14, V28.S4
+	MOVW $0x80000000, R14
+	VDUP R14, V27.S4
+	WORD $0x6e3a1f5a // eor v26.16b, v26.16b, v26.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V25.S4
+	FMOVS m+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS s+52(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x6e3b1fe4 // eor v4.16b, v31.16b, v27.16b
+	WORD $0x6e3b1fe5 // eor v5.16b, v31.16b, v27.16b
+	WORD $0x6e3b1fe6 // eor v6.16b, v31.16b, v27.16b
+	WORD $0x6e3b1fe7 // eor v7.16b, v31.16b, v27.16b
+	WORD $0x4e24d408 // fadd v8.4s, v0.4s, v4.4s
+	WORD $0x4e25d429 // fadd v9.4s, v1.4s, v5.4s
+	WORD $0x4e26d44a // fadd v10.4s, v2.4s, v6.4s
+	WORD $0x4e27d46b // fadd v11.4s, v3.4s, v7.4s
+	WORD $0x4ea0d50c // fsub v12.4s, v8.4s, v0.4s
+	WORD $0x4ea1d52d // fsub v13.4s, v9.4s, v1.4s
+	WORD $0x4ea2d54e // fsub v14.4s, v10.4s, v2.4s
+	WORD $0x4ea3d56f // fsub v15.4s, v11.4s, v3.4s
+	WORD $0x4eacd510 // fsub v16.4s, v8.4s, v12.4s
+	WORD $0x4eadd531 // fsub v17.4s, v9.4s, v13.4s
+	WORD $0x4eaed552 // fsub v18.4s, v10.4s, v14.4s
+	WORD $0x4eafd573 // fsub v19.4s, v11.4s, v15.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x4eb2d442 // fsub v2.4s, v2.4s, v18.4s
+	WORD $0x4eb3d463 // fsub v3.4s, v3.4s, v19.4s
+	WORD $0x4eacd484 // fsub v4.4s, v4.4s, v12.4s
+	WORD $0x4eadd4a5 // fsub v5.4s, v5.4s, v13.4s
+	WORD $0x4eaed4c6 // fsub v6.4s, v6.4s, v14.4s
+	WORD $0x4eafd4e7 // fsub v7.4s, v7.4s, v15.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e22e446 // fcmeq v6.4s, v2.4s, v2.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e601f44 // bsl v4.16b, v26.16b, v0.16b
+	WORD $0x6e611f45 // bsl v5.16b, v26.16b, v1.16b
+	WORD $0x6e621f46 // bsl v6.16b, v26.16b, v2.16b
+	WORD $0x6e631f47 // bsl v7.16b, v26.16b, v3.16b
+	WORD $0x4e39f508 // fmax v8.4s, v8.4s, v25.4s
+	WORD $0x4e39f529 // fmax v9.4s, v9.4s, v25.4s
+	WORD $0x4e39f54a // fmax v10.4s, v10.4s, v25.4s
+	WORD $0x4e39f56b // fmax v11.4s, v11.4s, v25.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f508 // fmin v8.4s, v8.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f529 // fmin v9.4s, v9.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f54a // fmin v10.4s, v10.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f56b // fmin v11.4s, v11.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dd00 // fmul v0.4s, v8.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V1.S4
+	WORD $0x6e21dd21 // fmul v1.4s, v9.4s, v1.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dd42 // fmul v2.4s, v10.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dd63 // fmul v3.4s, v11.4s, v3.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	WORD $0x4e218821 // frintn v1.4s, v1.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	WORD $0x4e28d78c // fadd v12.4s, v28.4s, v8.4s
+	WORD $0x4e29d78d // fadd v13.4s, v28.4s, v9.4s
+	WORD $0x4e2ad78e // fadd v14.4s, v28.4s, v10.4s
+	WORD $0x4e2bd78f // fadd v15.4s, v28.4s, v11.4s
+	WORD $0x4ebcd590 // fsub v16.4s, v12.4s, v28.4s
+	WORD $0x4ebcd5b1 // fsub v17.4s, v13.4s, v28.4s
+	WORD $0x4ebcd5d2 // fsub v18.4s, v14.4s, v28.4s
+	WORD $0x4ebcd5f3 // fsub v19.4s, v15.4s, v28.4s
+	WORD $0x4eb0d510 // fsub v16.4s, v8.4s, v16.4s
+	WORD $0x4eb1d531 // fsub v17.4s, v9.4s, v17.4s
+	WORD $0x4eb2d552 // fsub v18.4s, v10.4s, v18.4s
+	WORD $0x4eb3d573 // fsub v19.4s, v11.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e28ce95 // fmla v21.4s, v20.4s, v8.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e29ce96 // fmla v22.4s, v20.4s, v9.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2ace97 // fmla v23.4s, v20.4s, v10.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2bce98 // fmla v24.4s, v20.4s, v11.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ceb4 // fmla v20.4s, v21.4s, v8.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e29ced5 // fmla v21.4s, v22.4s, v9.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2acef6 // fmla v22.4s, v23.4s, v10.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2bcf17 // fmla v23.4s, v24.4s, v11.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e28ce98 // fmla v24.4s, v20.4s, v8.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ceb4 // fmla v20.4s, v21.4s, v9.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2aced5 // fmla v21.4s, v22.4s, v10.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2bcef6 // fmla v22.4s, v23.4s, v11.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e28cf17 // fmla v23.4s, v24.4s, v8.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e29ce98 // fmla v24.4s, v20.4s, v9.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2aceb4 // fmla v20.4s, v21.4s, v10.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2bced5 // fmla v21.4s, v22.4s, v11.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e28cef6 // fmla v22.4s, v23.4s, v8.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e29cf17 // fmla v23.4s, v24.4s, v9.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2ace98 // fmla v24.4s, v20.4s, v10.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2bceb4 // fmla v20.4s, v21.4s, v11.4s
+	WORD $0x6e28dd08 // fmul v8.4s, v8.4s, v8.4s
+	WORD $0x6e29dd29 // fmul v9.4s, v9.4s, v9.4s
+	WORD $0x6e2add4a // fmul v10.4s, v10.4s, v10.4s
+	WORD $0x6e2bdd6b // fmul v11.4s, v11.4s, v11.4s
+	WORD $0x4e28ced0 // fmla v16.4s, v22.4s, v8.4s
+	WORD $0x4e29cef1 // fmla v17.4s, v23.4s, v9.4s
+	WORD $0x4e2acf12 // fmla v18.4s, v24.4s, v10.4s
+	WORD $0x4e2bce93 // fmla v19.4s, v20.4s, v11.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0408 // sshr v8.4s, v0.4s, #1
+	WORD $0x4f3f0429 // sshr v9.4s, v1.4s, #1
+	WORD $0x4f3f044a // sshr v10.4s, v2.4s, #1
+	WORD $0x4f3f046b // sshr v11.4s, v3.4s, #1
+	WORD $0x4ebd8510 // add v16.4s, v8.4s, v29.4s
+	WORD $0x4ebd8531 // add v17.4s, v9.4s, v29.4s
+	WORD $0x4ebd8552 // add v18.4s, v10.4s, v29.4s
+	WORD $0x4ebd8573 // add v19.4s, v11.4s, v29.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea88400 // sub v0.4s, v0.4s, v8.4s
+	WORD $0x6ea98421 // sub v1.4s, v1.4s, v9.4s
+	WORD $0x6eaa8442 // sub v2.4s, v2.4s, v10.4s
+	WORD $0x6eab8463 // sub v3.4s, v3.4s, v11.4s
+	WORD $0x4ebd8400 // add v0.4s, v0.4s, v29.4s
+	WORD $0x4ebd8421 // add v1.4s, v1.4s, v29.4s
+	WORD $0x4ebd8442 // add v2.4s, v2.4s, v29.4s
+	WORD $0x4ebd8463 // add v3.4s, v3.4s, v29.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e20dd8c // fmul v12.4s, v12.4s, v0.4s
+	WORD $0x6e21ddad // fmul v13.4s, v13.4s, v1.4s
+	WORD $0x6e22ddce // fmul v14.4s, v14.4s, v2.4s
+	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
+	WORD $0x4e24cd8c // fmla v12.4s, v12.4s, v4.4s
+	WORD $0x4e25cdad // fmla v13.4s, v13.4s, v5.4s
+	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
+	WORD $0x4e27cdef // fmla v15.4s, v15.4s, v7.4s
+	WORD $0x6e3edd8c // fmul v12.4s, v12.4s, v30.4s
+	WORD $0x6e3eddad // fmul v13.4s, v13.4s, v30.4s
+	WORD $0x6e3eddce // fmul v14.4s, v14.4s, v30.4s
+	WORD $0x6e3eddef // fmul v15.4s, v15.4s, v30.4s
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x4ead1da1 // mov v1.16b, v13.16b
+	WORD $0x4eae1dc2 // mov v2.16b, v14.16b
+	WORD $0x4eaf1de3 // mov v3.16b, v15.16b
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	MOVW $0x00000001, R14
+	VDUP R14, V8.S4
+	WORD $0x4e281c88 // and v8.16b, v4.16b, v8.16b
+	MOVW $0x00000001, R14
+	VDUP R14, V9.S4
+	WORD $0x4e291ca9 // and v9.16b, v5.16b, v9.16b
+	MOVW $0x00000001, R14
+	VDUP R14, V10.S4
+	WORD $0x4e2a1cca // and v10.16b, v6.16b, v10.16b
+	MOVW $0x00000001, R14
+	VDUP R14, V11.S4
+	WORD $0x4e2b1ceb // and v11.16b, v7.16b, v11.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V16.S4
+	WORD $0x4ea88610 // add v16.4s, v16.4s, v8.4s
+	MOVW $0x00007fff, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea98508 // add v8.4s, v8.4s, v9.4s
+	MOVW $0x00007fff, R14
+	VDUP R14, V9.S4
+	WORD $0x4eaa8529 // add v9.4s, v9.4s, v10.4s
+	MOVW $0x00007fff, R14
+	VDUP R14, V10.S4
+	WORD $0x4eab854a // add v10.4s, v10.4s, v11.4s
+	WORD $0x4eb08400 // add v0.4s, v0.4s, v16.4s
+	WORD $0x4ea88421 // add v1.4s, v1.4s, v8.4s
+	WORD $0x4ea98442 // add v2.4s, v2.4s, v9.4s
+	WORD $0x4eaa8463 // add v3.4s, v3.4s, v10.4s
+	WORD $0x6f300400 // ushr v0.4s, v0.4s, #16
+	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
+	WORD $0x6f300442 // ushr v2.4s, v2.4s, #16
+	WORD $0x6f300463 // ushr v3.4s, v3.4s, #16
+	WORD $0x4e3d1c88 // and v8.16b, v4.16b, v29.16b
+	WORD $0x4e3d1ca9 // and v9.16b, v5.16b, v29.16b
+	WORD $0x4e3d1cca // and v10.16b, v6.16b, v29.16b
+	WORD $0x4e3d1ceb // and v11.16b, v7.16b, v29.16b
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x6eb08d08 // cmeq v8.4s, v8.4s, v16.4s
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x6eb08d29 // cmeq v9.4s, v9.4s, v16.4s
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x6eb08d4a // cmeq v10.4s, v10.4s, v16.4s
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x6eb08d6b // cmeq v11.4s, v11.4s, v16.4s
+	MOVW $0x00000040, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb01c90 // orr v16.16b, v4.16b, v16.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb11cb1 // orr v17.16b, v5.16b, v17.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb21cd2 // orr v18.16b, v6.16b, v18.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb31cf3 // orr v19.16b, v7.16b, v19.16b
+	WORD $0x6e641e08 // bsl v8.16b, v16.16b, v4.16b
+	WORD $0x6e651e29 // bsl v9.16b, v17.16b, v5.16b
+	WORD $0x6e661e4a // bsl v10.16b, v18.16b, v6.16b
+	WORD $0x6e671e6b // bsl v11.16b, v19.16b, v7.16b
+	WORD $0x4e2ce58c // fcmeq v12.4s, v12.4s, v12.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x4e2de5ad // fcmeq v13.4s, v13.4s, v13.4s
+	WORD $0x6e2059ad // mvn v13.16b, v13.16b
+	WORD $0x4e2ee5ce // fcmeq v14.4s, v14.4s, v14.4s
+	WORD $0x6e2059ce // mvn v14.16b, v14.16b
+	WORD $0x4e2fe5ef // fcmeq v15.4s, v15.4s, v15.4s
+	WORD $0x6e2059ef // mvn v15.16b, v15.16b
+	WORD $0x6e601d0c // bsl v12.16b, v8.16b, v0.16b
+	WORD $0x6e611d2d // bsl v13.16b, v9.16b, v1.16b
+	WORD $0x6e621d4e // bsl v14.16b, v10.16b, v2.16b
+	WORD $0x6e631d6f // bsl v15.16b, v11.16b, v3.16b
+	WORD $0x0e612980 // xtn v0.4h, v12.4s
+	FMOVD F0, 0(R1)
+	WORD $0x0e6129a0 // xtn v0.4h, v13.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e6129c0 // xtn v0.4h, v14.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e6129e0 // xtn v0.4h, v15.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x6e3b1fe1 // eor v1.16b, v31.16b, v27.16b
+	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
+	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
+	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
+	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
+	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e601f41 // bsl v1.16b, v26.16b, v0.16b
+	WORD $0x4e39f442 // fmax v2.4s, v2.4s, v25.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f442 // fmin v2.4s, v2.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dc40 // fmul v0.4s, v2.4s, v0.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	WORD $0x4e22d783 // fadd v3.4s, v28.4s, v2.4s
+	WORD $0x4ebcd464 // fsub v4.4s, v3.4s, v28.4s
+	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
+	WORD $0x4ebd8444 // add v4.4s, v2.4s, v29.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
+	WORD $0x4ebd8400 // add v0.4s, v0.4s, v29.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
+	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
+	WORD $0x6e3edc63 // fmul v3.4s, v3.4s, v30.4s
+	WORD $0x4ea31c60 // mov v0.16b, v3.16b
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	MOVW $0x00000001, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c22 // and v2.16b, v1.16b, v2.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea28484 // add v4.4s, v4.4s, v2.4s
+	WORD $0x4ea48400 // add v0.4s, v0.4s, v4.4s
+	WORD $0x6f300400 // ushr v0.4s, v0.4s, #16
+	WORD $0x4e3d1c22 // and v2.16b, v1.16b, v29.16b
+	WORD $0x6e241c84 // eor v4.16b, v4.16b, v4.16b
+	WORD $0x6ea48c42 // cmeq v2.4s, v2.4s, v4.4s
+	MOVW $0x00000040, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea41c24 // orr v4.16b, v1.16b, v4.16b
+	WORD $0x6e611c82 // bsl v2.16b, v4.16b, v1.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e601c43 // bsl v3.16b, v2.16b, v0.16b
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func reduceMaxBF16NEON(x []uint16) (r float32)
+TEXT ·reduceMaxBF16NEON(SB), NOSPLIT, $0-28
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e371ef7 // eor v23.16b, v23.16b, v23.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V22.S4
+	MOVW $0x7fc00000, R14
+	VDUP R14, V21.S4
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edf // mov v31.16b, v22.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edd // mov v29.16b, v22.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edb // mov v27.16b, v22.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61ed9 // mov v25.16b, v22.16b
+	WORD $0x4ea01c18 // mov v24.16b, v0.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4e3ff41f // fmax v31.4s, v0.4s, v31.4s
+	WORD $0x4e3df43d // fmax v29.4s, v1.4s, v29.4s
+	WORD $0x4e3bf45b // fmax v27.4s, v2.4s, v27.4s
+	WORD $0x4e39f479 // fmax v25.4s, v3.4s, v25.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
+	WORD $0x4ea11f9c // orr v28.16b, v28.16b, v1.16b
+	WORD $0x4ea21f5a // orr v26.16b, v26.16b, v2.16b
+	WORD $0x4ea31f18 // orr v24.16b, v24.16b, v3.16b
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4e3ff41f // fmax v31.4s, v0.4s, v31.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ff7a0 // fmax v0.4s, v29.4s, v31.4s
+	WORD $0x4ebc1fc1 // orr v1.16b, v30.16b, v28.16b
+	WORD $0x4e20f760 // fmax v0.4s, v27.4s, v0.4s
+	WORD $0x4eba1c21 // orr v1.16b, v1.16b, v26.16b
+	WORD $0x4e20f720 // fmax v0.4s, v25.4s, v0.4s
+	WORD $0x4eb81c21 // orr v1.16b, v1.16b, v24.16b
+	WORD $0x6e601ea1 // bsl v1.16b, v21.16b, v0.16b
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	WORD $0x6e012020 // ext v0.16b, v1.16b, v1.16b, #4
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	FMOVS F1, r+24(FP)
+	RET
+
+// func reduceMinBF16NEON(x []uint16) (r float32)
+TEXT ·reduceMinBF16NEON(SB), NOSPLIT, $0-28
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e371ef7 // eor v23.16b, v23.16b, v23.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V22.S4
+	MOVW $0x7fc00000, R14
+	VDUP R14, V21.S4
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edf // mov v31.16b, v22.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edd // mov v29.16b, v22.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61edb // mov v27.16b, v22.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	WORD $0x4e37e6e0 // fcmeq v0.4s, v23.4s, v23.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb61ed9 // mov v25.16b, v22.16b
+	WORD $0x4ea01c18 // mov v24.16b, v0.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4ebff41f // fmin v31.4s, v0.4s, v31.4s
+	WORD $0x4ebdf43d // fmin v29.4s, v1.4s, v29.4s
+	WORD $0x4ebbf45b // fmin v27.4s, v2.4s, v27.4s
+	WORD $0x4eb9f479 // fmin v25.4s, v3.4s, v25.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
+	WORD $0x4ea11f9c // orr v28.16b, v28.16b, v1.16b
+	WORD $0x4ea21f5a // orr v26.16b, v26.16b, v2.16b
+	WORD $0x4ea31f18 // orr v24.16b, v24.16b, v3.16b
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4ebff41f // fmin v31.4s, v0.4s, v31.4s
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4ea01fde // orr v30.16b, v30.16b, v0.16b
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4ebff7a0 // fmin v0.4s, v29.4s, v31.4s
+	WORD $0x4ebc1fc1 // orr v1.16b, v30.16b, v28.16b
+	WORD $0x4ea0f760 // fmin v0.4s, v27.4s, v0.4s
+	WORD $0x4eba1c21 // orr v1.16b, v1.16b, v26.16b
+	WORD $0x4ea0f720 // fmin v0.4s, v25.4s, v0.4s
+	WORD $0x4eb81c21 // orr v1.16b, v1.16b, v24.16b
+	WORD $0x6e601ea1 // bsl v1.16b, v21.16b, v0.16b
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
+	WORD $0x6e012020 // ext v0.16b, v1.16b, v1.16b, #4
+	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
+	FMOVS F1, r+24(FP)
+	RET
+
+// func argMaxBF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+TEXT ·argMaxBF16NEON(SB), NOSPLIT, $0-152
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00000004, R14
+	VDUP R14, V21.S4
+	MOVW $0x00000008, R14
+	VDUP R14, V20.S4
+	MOVW $0x0000000c, R14
+	VDUP R14, V19.S4
+	MOVW $0x00000010, R14
+	VDUP R14, V18.S4
+	MOVW $0xff800000, R14
+	VDUP R14, V17.S4
+	MOVW $0x7fffffff, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb11e3f // mov v31.16b, v17.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4eb11e3d // mov v29.16b, v17.16b
+	WORD $0x4eb01e1c // mov v28.16b, v16.16b
+	WORD $0x4eb11e3b // mov v27.16b, v17.16b
+	WORD $0x4eb01e1a // mov v26.16b, v16.16b
+	WORD $0x4eb11e39 // mov v25.16b, v17.16b
+	WORD $0x4eb01e18 // mov v24.16b, v16.16b
+	MOVD $0x0000000100000000, R14
+	VMOV R14, V23.D[0]
+	MOVD $0x0000000300000002, R14
+	VMOV R14, V23.D[1]
+	WORD $0x4eb71ef6 // mov v22.16b, v23.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
+	WORD $0x6ebfe402 // fcmgt v2.4s, v0.4s, v31.4s
+	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
+	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
+	WORD $0x4eb586c0 // add v0.4s, v22.4s, v21.4s
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4ea03782 // cmgt v2.4s, v28.4s, v0.4s
+	WORD $0x6ebde423 // fcmgt v3.4s, v1.4s, v29.4s
+	WORD $0x4e3de424 // fcmeq v4.4s, v1.4s, v29.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3de7a5 // fcmeq v5.4s, v29.4s, v29.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c3d // bit v29.16b, v1.16b, v3.16b
+	WORD $0x6ea31c1c // bit v28.16b, v0.16b, v3.16b
+	WORD $0x4eb486c0 // add v0.4s, v22.4s, v20.4s
+	FMOVD 16(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4ea03742 // cmgt v2.4s, v26.4s, v0.4s
+	WORD $0x6ebbe423 // fcmgt v3.4s, v1.4s, v27.4s
+	WORD $0x4e3be424 // fcmeq v4.4s, v1.4s, v27.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3be765 // fcmeq v5.4s, v27.4s, v27.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c3b // bit v27.16b, v1.16b, v3.16b
+	WORD $0x6ea31c1a // bit v26.16b, v0.16b, v3.16b
+	WORD $0x4eb386c0 // add v0.4s, v22.4s, v19.4s
+	FMOVD 24(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4ea03702 // cmgt v2.4s, v24.4s, v0.4s
+	WORD $0x6eb9e423 // fcmgt v3.4s, v1.4s, v25.4s
+	WORD $0x4e39e424 // fcmeq v4.4s, v1.4s, v25.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e39e725 // fcmeq v5.4s, v25.4s, v25.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c39 // bit v25.16b, v1.16b, v3.16b
+	WORD $0x6ea31c18 // bit v24.16b, v0.16b, v3.16b
+	WORD $0x4eb286d6 // add v22.4s, v22.4s, v18.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
+	WORD $0x6ebfe402 // fcmgt v2.4s, v0.4s, v31.4s
+	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
+	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
+	WORD $0x4eb586d6 // add v22.4s, v22.4s, v21.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4ebc37c0 // cmgt v0.4s, v30.4s, v28.4s
+	WORD $0x6ebfe7a1 // fcmgt v1.4s, v29.4s, v31.4s
+	WORD $0x4e3fe7a2 // fcmeq v2.4s, v29.4s, v31.4s
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
+	WORD $0x4e3de7a2 // fcmeq v2.4s, v29.4s, v29.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e3fe7e3 // fcmeq v3.4s, v31.4s, v31.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e205864 // mvn v4.16b, v3.16b
+	WORD $0x4e241c44 // and v4.16b, v2.16b, v4.16b
+	WORD $0x4ea41c21 // orr v1.16b, v1.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
+	WORD $0x4ea11c20 // mov v0.16b, v1.16b
+	WORD $0x6e7f1fa0 // bsl v0.16b, v29.16b, v31.16b
+	WORD $0x6e7e1f81 // bsl v1.16b, v28.16b, v30.16b
+	WORD $0x4eba3422 // cmgt v2.4s, v1.4s, v26.4s
+	WORD $0x6ea0e763 // fcmgt v3.4s, v27.4s, v0.4s
+	WORD $0x4e20e764 // fcmeq v4.4s, v27.4s, v0.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e3be764 // fcmeq v4.4s, v27.4s, v27.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31f60 // bit v0.16b, v27.16b, v3.16b
+	WORD $0x6e611f43 // bsl v3.16b, v26.16b, v1.16b
+	WORD $0x4eb83461 // cmgt v1.4s, v3.4s, v24.4s
+	WORD $0x6ea0e722 // fcmgt v2.4s, v25.4s, v0.4s
+	WORD $0x4e20e724 // fcmeq v4.4s, v25.4s, v0.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e39e724 // fcmeq v4.4s, v25.4s, v25.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21f20 // bit v0.16b, v25.16b, v2.16b
+	WORD $0x6e631f02 // bsl v2.16b, v24.16b, v3.16b
+	MOVD $vals+24(FP), R14
+	FMOVQ F0, (R14)
+	MOVD $idx+88(FP), R14
+	FMOVQ F2, (R14)
+	RET
+
+// func argMinBF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+TEXT ·argMinBF16NEON(SB), NOSPLIT, $0-152
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00000004, R14
+	VDUP R14, V21.S4
+	MOVW $0x00000008, R14
+	VDUP R14, V20.S4
+	MOVW $0x0000000c, R14
+	VDUP R14, V19.S4
+	MOVW $0x00000010, R14
+	VDUP R14, V18.S4
+	MOVW $0x7f800000, R14
+	VDUP R14, V17.S4
+	MOVW $0x7fffffff, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb11e3f // mov v31.16b, v17.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4eb11e3d // mov v29.16b, v17.16b
+	WORD $0x4eb01e1c // mov v28.16b, v16.16b
+	WORD $0x4eb11e3b // mov v27.16b, v17.16b
+	WORD $0x4eb01e1a // mov v26.16b, v16.16b
+	WORD $0x4eb11e39 // mov v25.16b, v17.16b
+	WORD $0x4eb01e18 // mov v24.16b, v16.16b
+	MOVD $0x0000000100000000, R14
+	VMOV R14, V23.D[0]
+	MOVD $0x0000000300000002, R14
+	VMOV R14, V23.D[1]
+	WORD $0x4eb71ef6 // mov v22.16b, v23.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
+	WORD $0x6ea0e7e2 // fcmgt v2.4s, v31.4s, v0.4s
+	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
+	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
+	WORD $0x4eb586c0 // add v0.4s, v22.4s, v21.4s
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4ea03782 // cmgt v2.4s, v28.4s, v0.4s
+	WORD $0x6ea1e7a3 // fcmgt v3.4s, v29.4s, v1.4s
+	WORD $0x4e3de424 // fcmeq v4.4s, v1.4s, v29.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3de7a5 // fcmeq v5.4s, v29.4s, v29.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c3d // bit v29.16b, v1.16b, v3.16b
+	WORD $0x6ea31c1c // bit v28.16b, v0.16b, v3.16b
+	WORD $0x4eb486c0 // add v0.4s, v22.4s, v20.4s
+	FMOVD 16(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4ea03742 // cmgt v2.4s, v26.4s, v0.4s
+	WORD $0x6ea1e763 // fcmgt v3.4s, v27.4s, v1.4s
+	WORD $0x4e3be424 // fcmeq v4.4s, v1.4s, v27.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3be765 // fcmeq v5.4s, v27.4s, v27.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c3b // bit v27.16b, v1.16b, v3.16b
+	WORD $0x6ea31c1a // bit v26.16b, v0.16b, v3.16b
+	WORD $0x4eb386c0 // add v0.4s, v22.4s, v19.4s
+	FMOVD 24(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4ea03702 // cmgt v2.4s, v24.4s, v0.4s
+	WORD $0x6ea1e723 // fcmgt v3.4s, v25.4s, v1.4s
+	WORD $0x4e39e424 // fcmeq v4.4s, v1.4s, v25.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e39e725 // fcmeq v5.4s, v25.4s, v25.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c39 // bit v25.16b, v1.16b, v3.16b
+	WORD $0x6ea31c18 // bit v24.16b, v0.16b, v3.16b
+	WORD $0x4eb286d6 // add v22.4s, v22.4s, v18.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4eb637c1 // cmgt v1.4s, v30.4s, v22.4s
+	WORD $0x6ea0e7e2 // fcmgt v2.4s, v31.4s, v0.4s
+	WORD $0x4e3fe403 // fcmeq v3.4s, v0.4s, v31.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c42 // orr v2.16b, v2.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x6ea21c1f // bit v31.16b, v0.16b, v2.16b
+	WORD $0x6ea21ede // bit v30.16b, v22.16b, v2.16b
+	WORD $0x4eb586d6 // add v22.4s, v22.4s, v21.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4ebc37c0 // cmgt v0.4s, v30.4s, v28.4s
+	WORD $0x6ebde7e1 // fcmgt v1.4s, v31.4s, v29.4s
+	WORD $0x4e3fe7a2 // fcmeq v2.4s, v29.4s, v31.4s
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
+	WORD $0x4e3de7a2 // fcmeq v2.4s, v29.4s, v29.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e3fe7e3 // fcmeq v3.4s, v31.4s, v31.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e205864 // mvn v4.16b, v3.16b
+	WORD $0x4e241c44 // and v4.16b, v2.16b, v4.16b
+	WORD $0x4ea41c21 // orr v1.16b, v1.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
+	WORD $0x4ea11c20 // mov v0.16b, v1.16b
+	WORD $0x6e7f1fa0 // bsl v0.16b, v29.16b, v31.16b
+	WORD $0x6e7e1f81 // bsl v1.16b, v28.16b, v30.16b
+	WORD $0x4eba3422 // cmgt v2.4s, v1.4s, v26.4s
+	WORD $0x6ebbe403 // fcmgt v3.4s, v0.4s, v27.4s
+	WORD $0x4e20e764 // fcmeq v4.4s, v27.4s, v0.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e3be764 // fcmeq v4.4s, v27.4s, v27.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31f60 // bit v0.16b, v27.16b, v3.16b
+	WORD $0x6e611f43 // bsl v3.16b, v26.16b, v1.16b
+	WORD $0x4eb83461 // cmgt v1.4s, v3.4s, v24.4s
+	WORD $0x6eb9e402 // fcmgt v2.4s, v0.4s, v25.4s
+	WORD $0x4e20e724 // fcmeq v4.4s, v25.4s, v0.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e39e724 // fcmeq v4.4s, v25.4s, v25.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21f20 // bit v0.16b, v25.16b, v2.16b
+	WORD $0x6e631f02 // bsl v2.16b, v24.16b, v3.16b
+	MOVD $vals+24(FP), R14
+	FMOVQ F0, (R14)
+	MOVD $idx+88(FP), R14
+	FMOVQ F2, (R14)
+	RET
+
+// func normalizeBF16NEON(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+TEXT ·normalizeBF16NEON(SB), NOSPLIT, $0-60
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x00007fff, R14
+	VDUP R14, V28.S4
+	MOVW $0x00000001, R14
+	VDUP R14, V27.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V26.S4
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V24.S4
+	FMOVS meanHi+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS meanLo+52(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+	FMOVS rstd+56(FP), F29
+	WORD $0x4e0407bd // dup v29.4s, v29.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
+	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
+	WORD $0x4ebed421 // fsub v1.4s, v1.4s, v30.4s
+	WORD $0x4ebed442 // fsub v2.4s, v2.4s, v30.4s
+	WORD $0x4ebed463 // fsub v3.4s, v3.4s, v30.4s
+	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
+	WORD $0x6e3ddc21 // fmul v1.4s, v1.4s, v29.4s
+	WORD $0x6e3ddc42 // fmul v2.4s, v2.4s, v29.4s
+	WORD $0x6e3ddc63 // fmul v3.4s, v3.4s, v29.4s
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e3b1d0c // and v12.16b, v8.16b, v27.16b
+	WORD $0x4e3b1d2d // and v13.16b, v9.16b, v27.16b
+	WORD $0x4e3b1d4e // and v14.16b, v10.16b, v27.16b
+	WORD $0x4e3b1d6f // and v15.16b, v11.16b, v27.16b
+	WORD $0x4eac878c // add v12.4s, v28.4s, v12.4s
+	WORD $0x4ead878d // add v13.4s, v28.4s, v13.4s
+	WORD $0x4eae878e // add v14.4s, v28.4s, v14.4s
+	WORD $0x4eaf878f // add v15.4s, v28.4s, v15.4s
+	WORD $0x4eac8484 // add v4.4s, v4.4s, v12.4s
+	WORD $0x4ead84a5 // add v5.4s, v5.4s, v13.4s
+	WORD $0x4eae84c6 // add v6.4s, v6.4s, v14.4s
+	WORD $0x4eaf84e7 // add v7.4s, v7.4s, v15.4s
+	WORD $0x6f300484 // ushr v4.4s, v4.4s, #16
+	WORD $0x6f3004a5 // ushr v5.4s, v5.4s, #16
+	WORD $0x6f3004c6 // ushr v6.4s, v6.4s, #16
+	WORD $0x6f3004e7 // ushr v7.4s, v7.4s, #16
+	WORD $0x4e3a1d0c // and v12.16b, v8.16b, v26.16b
+	WORD $0x4e3a1d2d // and v13.16b, v9.16b, v26.16b
+	WORD $0x4e3a1d4e // and v14.16b, v10.16b, v26.16b
+	WORD $0x4e3a1d6f // and v15.16b, v11.16b, v26.16b
+	WORD $0x6eb98d8c // cmeq v12.4s, v12.4s, v25.4s
+	WORD $0x6eb98dad // cmeq v13.4s, v13.4s, v25.4s
+	WORD $0x6eb98dce // cmeq v14.4s, v14.4s, v25.4s
+	WORD $0x6eb98def // cmeq v15.4s, v15.4s, v25.4s
+	WORD $0x4eb81d10 // orr v16.16b, v8.16b, v24.16b
+	WORD $0x4eb81d31 // orr v17.16b, v9.16b, v24.16b
+	WORD $0x4eb81d52 // orr v18.16b, v10.16b, v24.16b
+	WORD $0x4eb81d73 // orr v19.16b, v11.16b, v24.16b
+	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
+	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
+	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
+	WORD $0x6e6b1e6f // bsl v15.16b, v19.16b, v11.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641d80 // bsl v0.16b, v12.16b, v4.16b
+	WORD $0x6e651da1 // bsl v1.16b, v13.16b, v5.16b
+	WORD $0x6e661dc2 // bsl v2.16b, v14.16b, v6.16b
+	WORD $0x6e671de3 // bsl v3.16b, v15.16b, v7.16b
+	WORD $0x0e612804 // xtn v4.4h, v0.4s
+	FMOVD F4, 0(R1)
+	WORD $0x0e612820 // xtn v0.4h, v1.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
+	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
+	WORD $0x4e3b1c43 // and v3.16b, v2.16b, v27.16b
+	WORD $0x4ea38783 // add v3.4s, v28.4s, v3.4s
+	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
+	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
+	WORD $0x4e3a1c43 // and v3.16b, v2.16b, v26.16b
+	WORD $0x6eb98c63 // cmeq v3.4s, v3.4s, v25.4s
+	WORD $0x4eb81c44 // orr v4.16b, v2.16b, v24.16b
+	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
+	WORD $0x0e612801 // xtn v1.4h, v0.4s
+	FMOVD F1, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func layerNormAffineBF16NEON(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+TEXT ·layerNormAffineBF16NEON(SB), NOSPLIT, $0-108
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVD gamma_base+48(FP), R3
+	MOVD beta_base+72(FP), R4
+	MOVW $0x00007fff, R14
+	VDUP R14, V28.S4
+	MOVW $0x00000001, R14
+	VDUP R14, V27.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V26.S4
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V24.S4
+	FMOVS meanHi+96(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS meanLo+100(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+	FMOVS rstd+104(FP), F29
+	WORD $0x4e0407bd // dup v29.4s, v29.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
+	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
+	WORD $0x4ebed421 // fsub v1.4s, v1.4s, v30.4s
+	WORD $0x4ebed442 // fsub v2.4s, v2.4s, v30.4s
+	WORD $0x4ebed463 // fsub v3.4s, v3.4s, v30.4s
+	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
+	WORD $0x6e3ddc21 // fmul v1.4s, v1.4s, v29.4s
+	WORD $0x6e3ddc42 // fmul v2.4s, v2.4s, v29.4s
+	WORD $0x6e3ddc63 // fmul v3.4s, v3.4s, v29.4s
+	FMOVD 0(R3), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R3), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R3), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R3), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4f305484 // shl v4.4s, v4.4s, #16
+	WORD $0x4f3054a5 // shl v5.4s, v5.4s, #16
+	WORD $0x4f3054c6 // shl v6.4s, v6.4s, #16
+	WORD $0x4f3054e7 // shl v7.4s, v7.4s, #16
+	FMOVD 0(R4), F8
+	WORD $0x2f10a508 // uxtl v8.4s, v8.4h
+	FMOVD 8(R4), F9
+	WORD $0x2f10a529 // uxtl v9.4s, v9.4h
+	FMOVD 16(R4), F10
+	WORD $0x2f10a54a // uxtl v10.4s, v10.4h
+	FMOVD 24(R4), F11
+	WORD $0x2f10a56b // uxtl v11.4s, v11.4h
+	WORD $0x4f305508 // shl v8.4s, v8.4s, #16
+	WORD $0x4f305529 // shl v9.4s, v9.4s, #16
+	WORD $0x4f30554a // shl v10.4s, v10.4s, #16
+	WORD $0x4f30556b // shl v11.4s, v11.4s, #16
+	WORD $0x4e24cc08 // fmla v8.4s, v0.4s, v4.4s
+	WORD $0x4e25cc29 // fmla v9.4s, v1.4s, v5.4s
+	WORD $0x4e26cc4a // fmla v10.4s, v2.4s, v6.4s
+	WORD $0x4e27cc6b // fmla v11.4s, v3.4s, v7.4s
+	WORD $0x4ea81d00 // mov v0.16b, v8.16b
+	WORD $0x4ea91d21 // mov v1.16b, v9.16b
+	WORD $0x4eaa1d42 // mov v2.16b, v10.16b
+	WORD $0x4eab1d63 // mov v3.16b, v11.16b
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	WORD $0x4e3b1c8c // and v12.16b, v4.16b, v27.16b
+	WORD $0x4e3b1cad // and v13.16b, v5.16b, v27.16b
+	WORD $0x4e3b1cce // and v14.16b, v6.16b, v27.16b
+	WORD $0x4e3b1cef // and v15.16b, v7.16b, v27.16b
+	WORD $0x4eac878c // add v12.4s, v28.4s, v12.4s
+	WORD $0x4ead878d // add v13.4s, v28.4s, v13.4s
+	WORD $0x4eae878e // add v14.4s, v28.4s, v14.4s
+	WORD $0x4eaf878f // add v15.4s, v28.4s, v15.4s
+	WORD $0x4eac8400 // add v0.4s, v0.4s, v12.4s
+	WORD $0x4ead8421 // add v1.4s, v1.4s, v13.4s
+	WORD $0x4eae8442 // add v2.4s, v2.4s, v14.4s
+	WORD $0x4eaf8463 // add v3.4s, v3.4s, v15.4s
+	WORD $0x6f300400 // ushr v0.4s, v0.4s, #16
+	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
+	WORD $0x6f300442 // ushr v2.4s, v2.4s, #16
+	WORD $0x6f300463 // ushr v3.4s, v3.4s, #16
+	WORD $0x4e3a1c8c // and v12.16b, v4.16b, v26.16b
+	WORD $0x4e3a1cad // and v13.16b, v5.16b, v26.16b
+	WORD $0x4e3a1cce // and v14.16b, v6.16b, v26.16b
+	WORD $0x4e3a1cef // and v15.16b, v7.16b, v26.16b
+	WORD $0x6eb98d8c // cmeq v12.4s, v12.4s, v25.4s
+	WORD $0x6eb98dad // cmeq v13.4s, v13.4s, v25.4s
+	WORD $0x6eb98dce // cmeq v14.4s, v14.4s, v25.4s
+	WORD $0x6eb98def // cmeq v15.4s, v15.4s, v25.4s
+	WORD $0x4eb81c90 // orr v16.16b, v4.16b, v24.16b
+	WORD $0x4eb81cb1 // orr v17.16b, v5.16b, v24.16b
+	WORD $0x4eb81cd2 // orr v18.16b, v6.16b, v24.16b
+	WORD $0x4eb81cf3 // orr v19.16b, v7.16b, v24.16b
+	WORD $0x6e641e0c // bsl v12.16b, v16.16b, v4.16b
+	WORD $0x6e651e2d // bsl v13.16b, v17.16b, v5.16b
+	WORD $0x6e661e4e // bsl v14.16b, v18.16b, v6.16b
+	WORD $0x6e671e6f // bsl v15.16b, v19.16b, v7.16b
+	WORD $0x4e28e508 // fcmeq v8.4s, v8.4s, v8.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x4e29e529 // fcmeq v9.4s, v9.4s, v9.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e2ae54a // fcmeq v10.4s, v10.4s, v10.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x4e2be56b // fcmeq v11.4s, v11.4s, v11.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x6e601d88 // bsl v8.16b, v12.16b, v0.16b
+	WORD $0x6e611da9 // bsl v9.16b, v13.16b, v1.16b
+	WORD $0x6e621dca // bsl v10.16b, v14.16b, v2.16b
+	WORD $0x6e631deb // bsl v11.16b, v15.16b, v3.16b
+	WORD $0x0e612900 // xtn v0.4h, v8.4s
+	FMOVD F0, 0(R1)
+	WORD $0x0e612920 // xtn v0.4h, v9.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612940 // xtn v0.4h, v10.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612960 // xtn v0.4h, v11.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	ADD $32, R3, R3
+	ADD $32, R4, R4
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebed400 // fsub v0.4s, v0.4s, v30.4s
+	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
+	FMOVD 0(R3), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	FMOVD 0(R4), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
+	WORD $0x4ea21c40 // mov v0.16b, v2.16b
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	WORD $0x4e3b1c23 // and v3.16b, v1.16b, v27.16b
+	WORD $0x4ea38783 // add v3.4s, v28.4s, v3.4s
+	WORD $0x4ea38400 // add v0.4s, v0.4s, v3.4s
+	WORD $0x6f300400 // ushr v0.4s, v0.4s, #16
+	WORD $0x4e3a1c23 // and v3.16b, v1.16b, v26.16b
+	WORD $0x6eb98c63 // cmeq v3.4s, v3.4s, v25.4s
+	WORD $0x4eb81c24 // orr v4.16b, v1.16b, v24.16b
+	WORD $0x6e611c83 // bsl v3.16b, v4.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e601c62 // bsl v2.16b, v3.16b, v0.16b
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	ADD $8, R3, R3
+	ADD $8, R4, R4
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func colAccSumBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+TEXT ·colAccSumBF16NEON(SB), NOSPLIT, $0-216
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD r0_base+24(FP), R2
+	MOVD r1_base+48(FP), R3
+	MOVD r2_base+72(FP), R4
+	MOVD r3_base+96(FP), R5
+	MOVD r4_base+120(FP), R6
+	MOVD r5_base+144(FP), R7
+	MOVD r6_base+168(FP), R8
+	MOVD r7_base+192(FP), R9
+
+main:
+	CMP $8, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	FMOVD 0(R3), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R3), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	FMOVD 0(R4), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R4), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	WORD $0x4f305484 // shl v4.4s, v4.4s, #16
+	WORD $0x4f3054a5 // shl v5.4s, v5.4s, #16
+	FMOVD 0(R5), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 8(R5), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4f3054c6 // shl v6.4s, v6.4s, #16
+	WORD $0x4f3054e7 // shl v7.4s, v7.4s, #16
+	FMOVD 0(R6), F8
+	WORD $0x2f10a508 // uxtl v8.4s, v8.4h
+	FMOVD 8(R6), F9
+	WORD $0x2f10a529 // uxtl v9.4s, v9.4h
+	WORD $0x4f305508 // shl v8.4s, v8.4s, #16
+	WORD $0x4f305529 // shl v9.4s, v9.4s, #16
+	FMOVD 0(R7), F10
+	WORD $0x2f10a54a // uxtl v10.4s, v10.4h
+	FMOVD 8(R7), F11
+	WORD $0x2f10a56b // uxtl v11.4s, v11.4h
+	WORD $0x4f30554a // shl v10.4s, v10.4s, #16
+	WORD $0x4f30556b // shl v11.4s, v11.4s, #16
+	FMOVD 0(R8), F12
+	WORD $0x2f10a58c // uxtl v12.4s, v12.4h
+	FMOVD 8(R8), F13
+	WORD $0x2f10a5ad // uxtl v13.4s, v13.4h
+	WORD $0x4f30558c // shl v12.4s, v12.4s, #16
+	WORD $0x4f3055ad // shl v13.4s, v13.4s, #16
+	FMOVD 0(R9), F14
+	WORD $0x2f10a5ce // uxtl v14.4s, v14.4h
+	FMOVD 8(R9), F15
+	WORD $0x2f10a5ef // uxtl v15.4s, v15.4h
+	WORD $0x4f3055ce // shl v14.4s, v14.4s, #16
+	WORD $0x4f3055ef // shl v15.4s, v15.4s, #16
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
+	WORD $0x4e2ed58c // fadd v12.4s, v12.4s, v14.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x4e2cd508 // fadd v8.4s, v8.4s, v12.4s
+	WORD $0x4e2dd529 // fadd v9.4s, v9.4s, v13.4s
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x4e29d421 // fadd v1.4s, v1.4s, v9.4s
+	FMOVQ 0(R1), F2
+	FMOVQ 16(R1), F3
+	WORD $0x4e20d442 // fadd v2.4s, v2.4s, v0.4s
+	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
+	FMOVQ F2, 0(R1)
+	FMOVQ F3, 16(R1)
+	ADD $32, R1, R1
+	ADD $16, R2, R2
+	ADD $16, R3, R3
+	ADD $16, R4, R4
+	ADD $16, R5, R5
+	ADD $16, R6, R6
+	ADD $16, R7, R7
+	ADD $16, R8, R8
+	ADD $16, R9, R9
+	SUB $8, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	FMOVD 0(R3), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	FMOVD 0(R4), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	FMOVD 0(R5), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	FMOVD 0(R6), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	WORD $0x4f305484 // shl v4.4s, v4.4s, #16
+	FMOVD 0(R7), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	WORD $0x4f3054a5 // shl v5.4s, v5.4s, #16
+	FMOVD 0(R8), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	WORD $0x4f3054c6 // shl v6.4s, v6.4s, #16
+	FMOVD 0(R9), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4f3054e7 // shl v7.4s, v7.4s, #16
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e25d484 // fadd v4.4s, v4.4s, v5.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	FMOVQ 0(R1), F1
+	WORD $0x4e20d421 // fadd v1.4s, v1.4s, v0.4s
+	FMOVQ F1, 0(R1)
+	ADD $16, R1, R1
+	ADD $8, R2, R2
+	ADD $8, R3, R3
+	ADD $8, R4, R4
+	ADD $8, R5, R5
+	ADD $8, R6, R6
+	ADD $8, R7, R7
+	ADD $8, R8, R8
+	ADD $8, R9, R9
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func colAccMaxBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+TEXT ·colAccMaxBF16NEON(SB), NOSPLIT, $0-216
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD r0_base+24(FP), R2
+	MOVD r1_base+48(FP), R3
+	MOVD r2_base+72(FP), R4
+	MOVD r3_base+96(FP), R5
+	MOVD r4_base+120(FP), R6
+	MOVD r5_base+144(FP), R7
+	MOVD r6_base+168(FP), R8
+	MOVD r7_base+192(FP), R9
+
+main:
+	CMP $8, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	FMOVD 0(R3), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R3), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	FMOVD 0(R4), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R4), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	WORD $0x4f305484 // shl v4.4s, v4.4s, #16
+	WORD $0x4f3054a5 // shl v5.4s, v5.4s, #16
+	FMOVD 0(R5), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 8(R5), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4f3054c6 // shl v6.4s, v6.4s, #16
+	WORD $0x4f3054e7 // shl v7.4s, v7.4s, #16
+	FMOVD 0(R6), F8
+	WORD $0x2f10a508 // uxtl v8.4s, v8.4h
+	FMOVD 8(R6), F9
+	WORD $0x2f10a529 // uxtl v9.4s, v9.4h
+	WORD $0x4f305508 // shl v8.4s, v8.4s, #16
+	WORD $0x4f305529 // shl v9.4s, v9.4s, #16
+	FMOVD 0(R7), F10
+	WORD $0x2f10a54a // uxtl v10.4s, v10.4h
+	FMOVD 8(R7), F11
+	WORD $0x2f10a56b // uxtl v11.4s, v11.4h
+	WORD $0x4f30554a // shl v10.4s, v10.4s, #16
+	WORD $0x4f30556b // shl v11.4s, v11.4s, #16
+	FMOVD 0(R8), F12
+	WORD $0x2f10a58c // uxtl v12.4s, v12.4h
+	FMOVD 8(R8), F13
+	WORD $0x2f10a5ad // uxtl v13.4s, v13.4h
+	WORD $0x4f30558c // shl v12.4s, v12.4s, #16
+	WORD $0x4f3055ad // shl v13.4s, v13.4s, #16
+	FMOVD 0(R9), F14
+	WORD $0x2f10a5ce // uxtl v14.4s, v14.4h
+	FMOVD 8(R9), F15
+	WORD $0x2f10a5ef // uxtl v15.4s, v15.4h
+	WORD $0x4f3055ce // shl v14.4s, v14.4s, #16
+	WORD $0x4f3055ef // shl v15.4s, v15.4s, #16
+	WORD $0x4e22f400 // fmax v0.4s, v0.4s, v2.4s
+	WORD $0x4e23f421 // fmax v1.4s, v1.4s, v3.4s
+	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	WORD $0x4e27f4a5 // fmax v5.4s, v5.4s, v7.4s
+	WORD $0x4e24f400 // fmax v0.4s, v0.4s, v4.4s
+	WORD $0x4e25f421 // fmax v1.4s, v1.4s, v5.4s
+	WORD $0x4e2af508 // fmax v8.4s, v8.4s, v10.4s
+	WORD $0x4e2bf529 // fmax v9.4s, v9.4s, v11.4s
+	WORD $0x4e2ef58c // fmax v12.4s, v12.4s, v14.4s
+	WORD $0x4e2ff5ad // fmax v13.4s, v13.4s, v15.4s
+	WORD $0x4e2cf508 // fmax v8.4s, v8.4s, v12.4s
+	WORD $0x4e2df529 // fmax v9.4s, v9.4s, v13.4s
+	WORD $0x4e28f400 // fmax v0.4s, v0.4s, v8.4s
+	WORD $0x4e29f421 // fmax v1.4s, v1.4s, v9.4s
+	FMOVQ 0(R1), F2
+	FMOVQ 16(R1), F3
+	WORD $0x4e20f442 // fmax v2.4s, v2.4s, v0.4s
+	WORD $0x4e21f463 // fmax v3.4s, v3.4s, v1.4s
+	FMOVQ F2, 0(R1)
+	FMOVQ F3, 16(R1)
+	ADD $32, R1, R1
+	ADD $16, R2, R2
+	ADD $16, R3, R3
+	ADD $16, R4, R4
+	ADD $16, R5, R5
+	ADD $16, R6, R6
+	ADD $16, R7, R7
+	ADD $16, R8, R8
+	ADD $16, R9, R9
+	SUB $8, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	FMOVD 0(R3), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	FMOVD 0(R4), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	FMOVD 0(R5), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	FMOVD 0(R6), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	WORD $0x4f305484 // shl v4.4s, v4.4s, #16
+	FMOVD 0(R7), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	WORD $0x4f3054a5 // shl v5.4s, v5.4s, #16
+	FMOVD 0(R8), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	WORD $0x4f3054c6 // shl v6.4s, v6.4s, #16
+	FMOVD 0(R9), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4f3054e7 // shl v7.4s, v7.4s, #16
+	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
+	WORD $0x4e23f442 // fmax v2.4s, v2.4s, v3.4s
+	WORD $0x4e22f400 // fmax v0.4s, v0.4s, v2.4s
+	WORD $0x4e25f484 // fmax v4.4s, v4.4s, v5.4s
+	WORD $0x4e27f4c6 // fmax v6.4s, v6.4s, v7.4s
+	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	WORD $0x4e24f400 // fmax v0.4s, v0.4s, v4.4s
+	FMOVQ 0(R1), F1
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	FMOVQ F1, 0(R1)
+	ADD $16, R1, R1
+	ADD $8, R2, R2
+	ADD $8, R3, R3
+	ADD $8, R4, R4
+	ADD $8, R5, R5
+	ADD $8, R6, R6
+	ADD $8, R7, R7
+	ADD $8, R8, R8
+	ADD $8, R9, R9
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func colAccMinBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+TEXT ·colAccMinBF16NEON(SB), NOSPLIT, $0-216
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD r0_base+24(FP), R2
+	MOVD r1_base+48(FP), R3
+	MOVD r2_base+72(FP), R4
+	MOVD r3_base+96(FP), R5
+	MOVD r4_base+120(FP), R6
+	MOVD r5_base+144(FP), R7
+	MOVD r6_base+168(FP), R8
+	MOVD r7_base+192(FP), R9
+
+main:
+	CMP $8, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	FMOVD 0(R3), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R3), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	FMOVD 0(R4), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R4), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	WORD $0x4f305484 // shl v4.4s, v4.4s, #16
+	WORD $0x4f3054a5 // shl v5.4s, v5.4s, #16
+	FMOVD 0(R5), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 8(R5), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4f3054c6 // shl v6.4s, v6.4s, #16
+	WORD $0x4f3054e7 // shl v7.4s, v7.4s, #16
+	FMOVD 0(R6), F8
+	WORD $0x2f10a508 // uxtl v8.4s, v8.4h
+	FMOVD 8(R6), F9
+	WORD $0x2f10a529 // uxtl v9.4s, v9.4h
+	WORD $0x4f305508 // shl v8.4s, v8.4s, #16
+	WORD $0x4f305529 // shl v9.4s, v9.4s, #16
+	FMOVD 0(R7), F10
+	WORD $0x2f10a54a // uxtl v10.4s, v10.4h
+	FMOVD 8(R7), F11
+	WORD $0x2f10a56b // uxtl v11.4s, v11.4h
+	WORD $0x4f30554a // shl v10.4s, v10.4s, #16
+	WORD $0x4f30556b // shl v11.4s, v11.4s, #16
+	FMOVD 0(R8), F12
+	WORD $0x2f10a58c // uxtl v12.4s, v12.4h
+	FMOVD 8(R8), F13
+	WORD $0x2f10a5ad // uxtl v13.4s, v13.4h
+	WORD $0x4f30558c // shl v12.4s, v12.4s, #16
+	WORD $0x4f3055ad // shl v13.4s, v13.4s, #16
+	FMOVD 0(R9), F14
+	WORD $0x2f10a5ce // uxtl v14.4s, v14.4h
+	FMOVD 8(R9), F15
+	WORD $0x2f10a5ef // uxtl v15.4s, v15.4h
+	WORD $0x4f3055ce // shl v14.4s, v14.4s, #16
+	WORD $0x4f3055ef // shl v15.4s, v15.4s, #16
+	WORD $0x4ea2f400 // fmin v0.4s, v0.4s, v2.4s
+	WORD $0x4ea3f421 // fmin v1.4s, v1.4s, v3.4s
+	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
+	WORD $0x4ea7f4a5 // fmin v5.4s, v5.4s, v7.4s
+	WORD $0x4ea4f400 // fmin v0.4s, v0.4s, v4.4s
+	WORD $0x4ea5f421 // fmin v1.4s, v1.4s, v5.4s
+	WORD $0x4eaaf508 // fmin v8.4s, v8.4s, v10.4s
+	WORD $0x4eabf529 // fmin v9.4s, v9.4s, v11.4s
+	WORD $0x4eaef58c // fmin v12.4s, v12.4s, v14.4s
+	WORD $0x4eaff5ad // fmin v13.4s, v13.4s, v15.4s
+	WORD $0x4eacf508 // fmin v8.4s, v8.4s, v12.4s
+	WORD $0x4eadf529 // fmin v9.4s, v9.4s, v13.4s
+	WORD $0x4ea8f400 // fmin v0.4s, v0.4s, v8.4s
+	WORD $0x4ea9f421 // fmin v1.4s, v1.4s, v9.4s
+	FMOVQ 0(R1), F2
+	FMOVQ 16(R1), F3
+	WORD $0x4ea0f442 // fmin v2.4s, v2.4s, v0.4s
+	WORD $0x4ea1f463 // fmin v3.4s, v3.4s, v1.4s
+	FMOVQ F2, 0(R1)
+	FMOVQ F3, 16(R1)
+	ADD $32, R1, R1
+	ADD $16, R2, R2
+	ADD $16, R3, R3
+	ADD $16, R4, R4
+	ADD $16, R5, R5
+	ADD $16, R6, R6
+	ADD $16, R7, R7
+	ADD $16, R8, R8
+	ADD $16, R9, R9
+	SUB $8, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	FMOVD 0(R3), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	FMOVD 0(R4), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	FMOVD 0(R5), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	FMOVD 0(R6), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	WORD $0x4f305484 // shl v4.4s, v4.4s, #16
+	FMOVD 0(R7), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	WORD $0x4f3054a5 // shl v5.4s, v5.4s, #16
+	FMOVD 0(R8), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	WORD $0x4f3054c6 // shl v6.4s, v6.4s, #16
+	FMOVD 0(R9), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4f3054e7 // shl v7.4s, v7.4s, #16
+	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
+	WORD $0x4ea3f442 // fmin v2.4s, v2.4s, v3.4s
+	WORD $0x4ea2f400 // fmin v0.4s, v0.4s, v2.4s
+	WORD $0x4ea5f484 // fmin v4.4s, v4.4s, v5.4s
+	WORD $0x4ea7f4c6 // fmin v6.4s, v6.4s, v7.4s
+	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
+	WORD $0x4ea4f400 // fmin v0.4s, v0.4s, v4.4s
+	FMOVQ 0(R1), F1
+	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
+	FMOVQ F1, 0(R1)
+	ADD $16, R1, R1
+	ADD $8, R2, R2
+	ADD $8, R3, R3
+	ADD $8, R4, R4
+	ADD $8, R5, R5
+	ADD $8, R6, R6
+	ADD $8, R7, R7
+	ADD $8, R8, R8
+	ADD $8, R9, R9
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func sumF16NEON(x []uint16) (sum float64)
+TEXT ·sumF16NEON(SB), NOSPLIT, $0-32
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00007fff, R14
+	VDUP R14, V25.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V24.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V23.S4
+	WORD $0x6e361ed6 // eor v22.16b, v22.16b, v22.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V21.S4
+	WORD $0x6e341e94 // eor v20.16b, v20.16b, v20.16b
+	WORD $0x6e331e73 // eor v19.16b, v19.16b, v19.16b
+	WORD $0x4eb41e9f // mov v31.16b, v20.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x4eb41e9d // mov v29.16b, v20.16b
+	WORD $0x4eb41e9c // mov v28.16b, v20.16b
+	WORD $0x4eb31e7b // mov v27.16b, v19.16b
+	WORD $0x4eb31e7a // mov v26.16b, v19.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R1), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R1), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R1), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R1), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e391c88 // and v8.16b, v4.16b, v25.16b
+	WORD $0x4e391ca9 // and v9.16b, v5.16b, v25.16b
+	WORD $0x4e391cca // and v10.16b, v6.16b, v25.16b
+	WORD $0x4e391ceb // and v11.16b, v7.16b, v25.16b
+	WORD $0x4eb83508 // cmgt v8.4s, v8.4s, v24.4s
+	WORD $0x4eb83529 // cmgt v9.4s, v9.4s, v24.4s
+	WORD $0x4eb8354a // cmgt v10.4s, v10.4s, v24.4s
+	WORD $0x4eb8356b // cmgt v11.4s, v11.4s, v24.4s
+	WORD $0x4e371c84 // and v4.16b, v4.16b, v23.16b
+	WORD $0x4e371ca5 // and v5.16b, v5.16b, v23.16b
+	WORD $0x4e371cc6 // and v6.16b, v6.16b, v23.16b
+	WORD $0x4e371ce7 // and v7.16b, v7.16b, v23.16b
+	WORD $0x6eb68c84 // cmeq v4.4s, v4.4s, v22.4s
+	WORD $0x6eb68ca5 // cmeq v5.4s, v5.4s, v22.4s
+	WORD $0x6eb68cc6 // cmeq v6.4s, v6.4s, v22.4s
+	WORD $0x6eb68ce7 // cmeq v7.4s, v7.4s, v22.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e751c84 // bic v4.16b, v4.16b, v21.16b
+	WORD $0x4e751ca5 // bic v5.16b, v5.16b, v21.16b
+	WORD $0x4e751cc6 // bic v6.16b, v6.16b, v21.16b
+	WORD $0x4e751ce7 // bic v7.16b, v7.16b, v21.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x4e28d7ff // fadd v31.4s, v31.4s, v8.4s
+	WORD $0x4e29d7de // fadd v30.4s, v30.4s, v9.4s
+	WORD $0x4e2ad7bd // fadd v29.4s, v29.4s, v10.4s
+	WORD $0x4e2bd79c // fadd v28.4s, v28.4s, v11.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x4eb41e9f // mov v31.16b, v20.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x4eb41e9d // mov v29.16b, v20.16b
+	WORD $0x4eb41e9c // mov v28.16b, v20.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e391c22 // and v2.16b, v1.16b, v25.16b
+	WORD $0x4eb83442 // cmgt v2.4s, v2.4s, v24.4s
+	WORD $0x4e371c21 // and v1.16b, v1.16b, v23.16b
+	WORD $0x6eb68c21 // cmeq v1.4s, v1.4s, v22.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e751c21 // bic v1.16b, v1.16b, v21.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4e22d7ff // fadd v31.4s, v31.4s, v2.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+24(FP)
+	RET
+
+// func sumSquaresF16NEON(x []uint16) (sum float64)
+TEXT ·sumSquaresF16NEON(SB), NOSPLIT, $0-32
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00007fff, R14
+	VDUP R14, V25.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V24.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V23.S4
+	WORD $0x6e361ed6 // eor v22.16b, v22.16b, v22.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V21.S4
+	WORD $0x6e341e94 // eor v20.16b, v20.16b, v20.16b
+	WORD $0x6e331e73 // eor v19.16b, v19.16b, v19.16b
+	WORD $0x4eb41e9f // mov v31.16b, v20.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x4eb41e9d // mov v29.16b, v20.16b
+	WORD $0x4eb41e9c // mov v28.16b, v20.16b
+	WORD $0x4eb31e7b // mov v27.16b, v19.16b
+	WORD $0x4eb31e7a // mov v26.16b, v19.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R1), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R1), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R1), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R1), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e391c88 // and v8.16b, v4.16b, v25.16b
+	WORD $0x4e391ca9 // and v9.16b, v5.16b, v25.16b
+	WORD $0x4e391cca // and v10.16b, v6.16b, v25.16b
+	WORD $0x4e391ceb // and v11.16b, v7.16b, v25.16b
+	WORD $0x4eb83508 // cmgt v8.4s, v8.4s, v24.4s
+	WORD $0x4eb83529 // cmgt v9.4s, v9.4s, v24.4s
+	WORD $0x4eb8354a // cmgt v10.4s, v10.4s, v24.4s
+	WORD $0x4eb8356b // cmgt v11.4s, v11.4s, v24.4s
+	WORD $0x4e371c84 // and v4.16b, v4.16b, v23.16b
+	WORD $0x4e371ca5 // and v5.16b, v5.16b, v23.16b
+	WORD $0x4e371cc6 // and v6.16b, v6.16b, v23.16b
+	WORD $0x4e371ce7 // and v7.16b, v7.16b, v23.16b
+	WORD $0x6eb68c84 // cmeq v4.4s, v4.4s, v22.4s
+	WORD $0x6eb68ca5 // cmeq v5.4s, v5.4s, v22.4s
+	WORD $0x6eb68cc6 // cmeq v6.4s, v6.4s, v22.4s
+	WORD $0x6eb68ce7 // cmeq v7.4s, v7.4s, v22.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e751c84 // bic v4.16b, v4.16b, v21.16b
+	WORD $0x4e751ca5 // bic v5.16b, v5.16b, v21.16b
+	WORD $0x4e751cc6 // bic v6.16b, v6.16b, v21.16b
+	WORD $0x4e751ce7 // bic v7.16b, v7.16b, v21.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x4e28cd1f // fmla v31.4s, v8.4s, v8.4s
+	WORD $0x4e29cd3e // fmla v30.4s, v9.4s, v9.4s
+	WORD $0x4e2acd5d // fmla v29.4s, v10.4s, v10.4s
+	WORD $0x4e2bcd7c // fmla v28.4s, v11.4s, v11.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x4eb41e9f // mov v31.16b, v20.16b
+	WORD $0x4eb41e9e // mov v30.16b, v20.16b
+	WORD $0x4eb41e9d // mov v29.16b, v20.16b
+	WORD $0x4eb41e9c // mov v28.16b, v20.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e391c22 // and v2.16b, v1.16b, v25.16b
+	WORD $0x4eb83442 // cmgt v2.4s, v2.4s, v24.4s
+	WORD $0x4e371c21 // and v1.16b, v1.16b, v23.16b
+	WORD $0x6eb68c21 // cmeq v1.4s, v1.4s, v22.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e751c21 // bic v1.16b, v1.16b, v21.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4e22cc5f // fmla v31.4s, v2.4s, v2.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+24(FP)
+	RET
+
+// func sumDevF16NEON(x []uint16, c float32) (sum float64)
+TEXT ·sumDevF16NEON(SB), NOSPLIT, $0-40
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00007fff, R14
+	VDUP R14, V24.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V23.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V22.S4
+	WORD $0x6e351eb5 // eor v21.16b, v21.16b, v21.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V20.S4
+	WORD $0x6e331e73 // eor v19.16b, v19.16b, v19.16b
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x4eb31e7f // mov v31.16b, v19.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x4eb31e7d // mov v29.16b, v19.16b
+	WORD $0x4eb31e7c // mov v28.16b, v19.16b
+	WORD $0x4eb21e5b // mov v27.16b, v18.16b
+	WORD $0x4eb21e5a // mov v26.16b, v18.16b
+	FMOVS c+24(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R1), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R1), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R1), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R1), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e381c88 // and v8.16b, v4.16b, v24.16b
+	WORD $0x4e381ca9 // and v9.16b, v5.16b, v24.16b
+	WORD $0x4e381cca // and v10.16b, v6.16b, v24.16b
+	WORD $0x4e381ceb // and v11.16b, v7.16b, v24.16b
+	WORD $0x4eb73508 // cmgt v8.4s, v8.4s, v23.4s
+	WORD $0x4eb73529 // cmgt v9.4s, v9.4s, v23.4s
+	WORD $0x4eb7354a // cmgt v10.4s, v10.4s, v23.4s
+	WORD $0x4eb7356b // cmgt v11.4s, v11.4s, v23.4s
+	WORD $0x4e361c84 // and v4.16b, v4.16b, v22.16b
+	WORD $0x4e361ca5 // and v5.16b, v5.16b, v22.16b
+	WORD $0x4e361cc6 // and v6.16b, v6.16b, v22.16b
+	WORD $0x4e361ce7 // and v7.16b, v7.16b, v22.16b
+	WORD $0x6eb58c84 // cmeq v4.4s, v4.4s, v21.4s
+	WORD $0x6eb58ca5 // cmeq v5.4s, v5.4s, v21.4s
+	WORD $0x6eb58cc6 // cmeq v6.4s, v6.4s, v21.4s
+	WORD $0x6eb58ce7 // cmeq v7.4s, v7.4s, v21.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e741c84 // bic v4.16b, v4.16b, v20.16b
+	WORD $0x4e741ca5 // bic v5.16b, v5.16b, v20.16b
+	WORD $0x4e741cc6 // bic v6.16b, v6.16b, v20.16b
+	WORD $0x4e741ce7 // bic v7.16b, v7.16b, v20.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x4eb9d508 // fsub v8.4s, v8.4s, v25.4s
+	WORD $0x4eb9d529 // fsub v9.4s, v9.4s, v25.4s
+	WORD $0x4eb9d54a // fsub v10.4s, v10.4s, v25.4s
+	WORD $0x4eb9d56b // fsub v11.4s, v11.4s, v25.4s
+	WORD $0x4e28d7ff // fadd v31.4s, v31.4s, v8.4s
+	WORD $0x4e29d7de // fadd v30.4s, v30.4s, v9.4s
+	WORD $0x4e2ad7bd // fadd v29.4s, v29.4s, v10.4s
+	WORD $0x4e2bd79c // fadd v28.4s, v28.4s, v11.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x4eb31e7f // mov v31.16b, v19.16b
+	WORD $0x4eb31e7e // mov v30.16b, v19.16b
+	WORD $0x4eb31e7d // mov v29.16b, v19.16b
+	WORD $0x4eb31e7c // mov v28.16b, v19.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e381c22 // and v2.16b, v1.16b, v24.16b
+	WORD $0x4eb73442 // cmgt v2.4s, v2.4s, v23.4s
+	WORD $0x4e361c21 // and v1.16b, v1.16b, v22.16b
+	WORD $0x6eb58c21 // cmeq v1.4s, v1.4s, v21.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e741c21 // bic v1.16b, v1.16b, v20.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4eb9d442 // fsub v2.4s, v2.4s, v25.4s
+	WORD $0x4e22d7ff // fadd v31.4s, v31.4s, v2.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	RET
+
+// func sumSqDevF16NEON(x []uint16, meanHi float32, meanLo float32) (sum float64)
+TEXT ·sumSqDevF16NEON(SB), NOSPLIT, $0-40
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00007fff, R14
+	VDUP R14, V23.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V22.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V21.S4
+	WORD $0x6e341e94 // eor v20.16b, v20.16b, v20.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V19.S4
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	WORD $0x6e311e31 // eor v17.16b, v17.16b, v17.16b
+	WORD $0x4eb21e5f // mov v31.16b, v18.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x4eb21e5d // mov v29.16b, v18.16b
+	WORD $0x4eb21e5c // mov v28.16b, v18.16b
+	WORD $0x4eb11e3b // mov v27.16b, v17.16b
+	WORD $0x4eb11e3a // mov v26.16b, v17.16b
+	FMOVS meanHi+24(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+	FMOVS meanLo+28(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R1), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R1), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R1), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R1), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e371c88 // and v8.16b, v4.16b, v23.16b
+	WORD $0x4e371ca9 // and v9.16b, v5.16b, v23.16b
+	WORD $0x4e371cca // and v10.16b, v6.16b, v23.16b
+	WORD $0x4e371ceb // and v11.16b, v7.16b, v23.16b
+	WORD $0x4eb63508 // cmgt v8.4s, v8.4s, v22.4s
+	WORD $0x4eb63529 // cmgt v9.4s, v9.4s, v22.4s
+	WORD $0x4eb6354a // cmgt v10.4s, v10.4s, v22.4s
+	WORD $0x4eb6356b // cmgt v11.4s, v11.4s, v22.4s
+	WORD $0x4e351c84 // and v4.16b, v4.16b, v21.16b
+	WORD $0x4e351ca5 // and v5.16b, v5.16b, v21.16b
+	WORD $0x4e351cc6 // and v6.16b, v6.16b, v21.16b
+	WORD $0x4e351ce7 // and v7.16b, v7.16b, v21.16b
+	WORD $0x6eb48c84 // cmeq v4.4s, v4.4s, v20.4s
+	WORD $0x6eb48ca5 // cmeq v5.4s, v5.4s, v20.4s
+	WORD $0x6eb48cc6 // cmeq v6.4s, v6.4s, v20.4s
+	WORD $0x6eb48ce7 // cmeq v7.4s, v7.4s, v20.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e731c84 // bic v4.16b, v4.16b, v19.16b
+	WORD $0x4e731ca5 // bic v5.16b, v5.16b, v19.16b
+	WORD $0x4e731cc6 // bic v6.16b, v6.16b, v19.16b
+	WORD $0x4e731ce7 // bic v7.16b, v7.16b, v19.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x4eb9d508 // fsub v8.4s, v8.4s, v25.4s
+	WORD $0x4eb9d529 // fsub v9.4s, v9.4s, v25.4s
+	WORD $0x4eb9d54a // fsub v10.4s, v10.4s, v25.4s
+	WORD $0x4eb9d56b // fsub v11.4s, v11.4s, v25.4s
+	WORD $0x4eb8d508 // fsub v8.4s, v8.4s, v24.4s
+	WORD $0x4eb8d529 // fsub v9.4s, v9.4s, v24.4s
+	WORD $0x4eb8d54a // fsub v10.4s, v10.4s, v24.4s
+	WORD $0x4eb8d56b // fsub v11.4s, v11.4s, v24.4s
+	WORD $0x4e28cd1f // fmla v31.4s, v8.4s, v8.4s
+	WORD $0x4e29cd3e // fmla v30.4s, v9.4s, v9.4s
+	WORD $0x4e2acd5d // fmla v29.4s, v10.4s, v10.4s
+	WORD $0x4e2bcd7c // fmla v28.4s, v11.4s, v11.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x4eb21e5f // mov v31.16b, v18.16b
+	WORD $0x4eb21e5e // mov v30.16b, v18.16b
+	WORD $0x4eb21e5d // mov v29.16b, v18.16b
+	WORD $0x4eb21e5c // mov v28.16b, v18.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e371c22 // and v2.16b, v1.16b, v23.16b
+	WORD $0x4eb63442 // cmgt v2.4s, v2.4s, v22.4s
+	WORD $0x4e351c21 // and v1.16b, v1.16b, v21.16b
+	WORD $0x6eb48c21 // cmeq v1.4s, v1.4s, v20.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e731c21 // bic v1.16b, v1.16b, v19.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4eb9d442 // fsub v2.4s, v2.4s, v25.4s
+	WORD $0x4eb8d442 // fsub v2.4s, v2.4s, v24.4s
+	WORD $0x4e22cc5f // fmla v31.4s, v2.4s, v2.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	RET
+
+// func sumExpSubF16NEON(x []uint16, m float32) (sum float64)
+TEXT ·sumExpSubF16NEON(SB), NOSPLIT, $0-40
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1b // mov v27.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	FMOVS m+24(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R1), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R1), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R1), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R1), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	MOVW $0x00007fff, R14
+	VDUP R14, V8.S4
+	WORD $0x4e281c88 // and v8.16b, v4.16b, v8.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V9.S4
+	WORD $0x4e291ca9 // and v9.16b, v5.16b, v9.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V10.S4
+	WORD $0x4e2a1cca // and v10.16b, v6.16b, v10.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V11.S4
+	WORD $0x4e2b1ceb // and v11.16b, v7.16b, v11.16b
+	MOVW $0x00007c00, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac3508 // cmgt v8.4s, v8.4s, v12.4s
+	MOVW $0x00007c00, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac3529 // cmgt v9.4s, v9.4s, v12.4s
+	MOVW $0x00007c00, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac354a // cmgt v10.4s, v10.4s, v12.4s
+	MOVW $0x00007c00, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac356b // cmgt v11.4s, v11.4s, v12.4s
+	MOVW $0x00000200, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1c84 // and v4.16b, v4.16b, v12.16b
+	MOVW $0x00000200, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1ca5 // and v5.16b, v5.16b, v12.16b
+	MOVW $0x00000200, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1cc6 // and v6.16b, v6.16b, v12.16b
+	MOVW $0x00000200, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1ce7 // and v7.16b, v7.16b, v12.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6eac8c84 // cmeq v4.4s, v4.4s, v12.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6eac8ca5 // cmeq v5.4s, v5.4s, v12.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6eac8cc6 // cmeq v6.4s, v6.4s, v12.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6eac8ce7 // cmeq v7.4s, v7.4s, v12.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1c84 // bic v4.16b, v4.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1ca5 // bic v5.16b, v5.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1ce7 // bic v7.16b, v7.16b, v12.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V0.S4
+	WORD $0x6e201f20 // eor v0.16b, v25.16b, v0.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e211f21 // eor v1.16b, v25.16b, v1.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e221f22 // eor v2.16b, v25.16b, v2.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e231f23 // eor v3.16b, v25.16b, v3.16b
+	WORD $0x4e20d504 // fadd v4.4s, v8.4s, v0.4s
+	WORD $0x4e21d525 // fadd v5.4s, v9.4s, v1.4s
+	WORD $0x4e22d546 // fadd v6.4s, v10.4s, v2.4s
+	WORD $0x4e23d567 // fadd v7.4s, v11.4s, v3.4s
+	WORD $0x4ea8d48c // fsub v12.4s, v4.4s, v8.4s
+	WORD $0x4ea9d4ad // fsub v13.4s, v5.4s, v9.4s
+	WORD $0x4eaad4ce // fsub v14.4s, v6.4s, v10.4s
+	WORD $0x4eabd4ef // fsub v15.4s, v7.4s, v11.4s
+	WORD $0x4eacd490 // fsub v16.4s, v4.4s, v12.4s
+	WORD $0x4eadd4b1 // fsub v17.4s, v5.4s, v13.4s
+	WORD $0x4eaed4d2 // fsub v18.4s, v6.4s, v14.4s
+	WORD $0x4eafd4f3 // fsub v19.4s, v7.4s, v15.4s
+	WORD $0x4eb0d508 // fsub v8.4s, v8.4s, v16.4s
+	WORD $0x4eb1d529 // fsub v9.4s, v9.4s, v17.4s
+	WORD $0x4eb2d54a // fsub v10.4s, v10.4s, v18.4s
+	WORD $0x4eb3d56b // fsub v11.4s, v11.4s, v19.4s
+	WORD $0x4eacd400 // fsub v0.4s, v0.4s, v12.4s
+	WORD $0x4eadd421 // fsub v1.4s, v1.4s, v13.4s
+	WORD $0x4eaed442 // fsub v2.4s, v2.4s, v14.4s
+	WORD $0x4eafd463 // fsub v3.4s, v3.4s, v15.4s
+	WORD $0x4e20d508 // fadd v8.4s, v8.4s, v0.4s
+	WORD $0x4e21d529 // fadd v9.4s, v9.4s, v1.4s
+	WORD $0x4e22d54a // fadd v10.4s, v10.4s, v2.4s
+	WORD $0x4e23d56b // fadd v11.4s, v11.4s, v3.4s
+	WORD $0x4e28e500 // fcmeq v0.4s, v8.4s, v8.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e29e521 // fcmeq v1.4s, v9.4s, v9.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e2ae542 // fcmeq v2.4s, v10.4s, v10.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e2be563 // fcmeq v3.4s, v11.4s, v11.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e681d80 // bsl v0.16b, v12.16b, v8.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e691d01 // bsl v1.16b, v8.16b, v9.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e6a1d02 // bsl v2.16b, v8.16b, v10.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e6b1d03 // bsl v3.16b, v8.16b, v11.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f484 // fmax v4.4s, v4.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4a5 // fmax v5.4s, v5.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4c6 // fmax v6.4s, v6.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4e7 // fmax v7.4s, v7.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f484 // fmin v4.4s, v4.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4a5 // fmin v5.4s, v5.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4c6 // fmin v6.4s, v6.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4e7 // fmin v7.4s, v7.4s, v8.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28dc88 // fmul v8.4s, v4.4s, v8.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V9.S4
+	WORD $0x6e29dca9 // fmul v9.4s, v5.4s, v9.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V10.S4
+	WORD $0x6e2adcca // fmul v10.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V11.S4
+	WORD $0x6e2bdceb // fmul v11.4s, v7.4s, v11.4s
+	WORD $0x4e218908 // frintn v8.4s, v8.4s
+	WORD $0x4e218929 // frintn v9.4s, v9.4s
+	WORD $0x4e21894a // frintn v10.4s, v10.4s
+	WORD $0x4e21896b // frintn v11.4s, v11.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e24d58c // fadd v12.4s, v12.4s, v4.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e25d5ad // fadd v13.4s, v13.4s, v5.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e26d5ce // fadd v14.4s, v14.4s, v6.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e27d5ef // fadd v15.4s, v15.4s, v7.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0d590 // fsub v16.4s, v12.4s, v16.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1d5b1 // fsub v17.4s, v13.4s, v17.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb2d5d2 // fsub v18.4s, v14.4s, v18.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb3d5f3 // fsub v19.4s, v15.4s, v19.4s
+	WORD $0x4eb0d490 // fsub v16.4s, v4.4s, v16.4s
+	WORD $0x4eb1d4b1 // fsub v17.4s, v5.4s, v17.4s
+	WORD $0x4eb2d4d2 // fsub v18.4s, v6.4s, v18.4s
+	WORD $0x4eb3d4f3 // fsub v19.4s, v7.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e24ce95 // fmla v21.4s, v20.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e25ce96 // fmla v22.4s, v20.4s, v5.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e26ce97 // fmla v23.4s, v20.4s, v6.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e27ce98 // fmla v24.4s, v20.4s, v7.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e24ceb4 // fmla v20.4s, v21.4s, v4.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e25ced5 // fmla v21.4s, v22.4s, v5.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e26cef6 // fmla v22.4s, v23.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e27cf17 // fmla v23.4s, v24.4s, v7.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e24ce98 // fmla v24.4s, v20.4s, v4.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e25ceb4 // fmla v20.4s, v21.4s, v5.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e26ced5 // fmla v21.4s, v22.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e27cef6 // fmla v22.4s, v23.4s, v7.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e24cf17 // fmla v23.4s, v24.4s, v4.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e25ce98 // fmla v24.4s, v20.4s, v5.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e26ceb4 // fmla v20.4s, v21.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e27ced5 // fmla v21.4s, v22.4s, v7.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e24cef6 // fmla v22.4s, v23.4s, v4.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e25cf17 // fmla v23.4s, v24.4s, v5.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e26ce98 // fmla v24.4s, v20.4s, v6.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e27ceb4 // fmla v20.4s, v21.4s, v7.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x6e25dca5 // fmul v5.4s, v5.4s, v5.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x6e27dce7 // fmul v7.4s, v7.4s, v7.4s
+	WORD $0x4e24ced0 // fmla v16.4s, v22.4s, v4.4s
+	WORD $0x4e25cef1 // fmla v17.4s, v23.4s, v5.4s
+	WORD $0x4e26cf12 // fmla v18.4s, v24.4s, v6.4s
+	WORD $0x4e27ce93 // fmla v19.4s, v20.4s, v7.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b908 // fcvtzs v8.4s, v8.4s
+	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
+	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
+	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
+	WORD $0x4f3f0504 // sshr v4.4s, v8.4s, #1
+	WORD $0x4f3f0525 // sshr v5.4s, v9.4s, #1
+	WORD $0x4f3f0546 // sshr v6.4s, v10.4s, #1
+	WORD $0x4f3f0567 // sshr v7.4s, v11.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb08490 // add v16.4s, v4.4s, v16.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb184b1 // add v17.4s, v5.4s, v17.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb284d2 // add v18.4s, v6.4s, v18.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb384f3 // add v19.4s, v7.4s, v19.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea48508 // sub v8.4s, v8.4s, v4.4s
+	WORD $0x6ea58529 // sub v9.4s, v9.4s, v5.4s
+	WORD $0x6ea6854a // sub v10.4s, v10.4s, v6.4s
+	WORD $0x6ea7856b // sub v11.4s, v11.4s, v7.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48508 // add v8.4s, v8.4s, v4.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48529 // add v9.4s, v9.4s, v4.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4854a // add v10.4s, v10.4s, v4.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4856b // add v11.4s, v11.4s, v4.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
+	WORD $0x6e28dd8c // fmul v12.4s, v12.4s, v8.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e2addce // fmul v14.4s, v14.4s, v10.4s
+	WORD $0x6e2bddef // fmul v15.4s, v15.4s, v11.4s
+	WORD $0x4e20cd8c // fmla v12.4s, v12.4s, v0.4s
+	WORD $0x4e21cdad // fmla v13.4s, v13.4s, v1.4s
+	WORD $0x4e22cdce // fmla v14.4s, v14.4s, v2.4s
+	WORD $0x4e23cdef // fmla v15.4s, v15.4s, v3.4s
+	WORD $0x4e2cd7ff // fadd v31.4s, v31.4s, v12.4s
+	WORD $0x4e2dd7de // fadd v30.4s, v30.4s, v13.4s
+	WORD $0x4e2ed7bd // fadd v29.4s, v29.4s, v14.4s
+	WORD $0x4e2fd79c // fadd v28.4s, v28.4s, v15.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	MOVW $0x00007fff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c22 // and v2.16b, v1.16b, v2.16b
+	MOVW $0x00007c00, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea33442 // cmgt v2.4s, v2.4s, v3.4s
+	MOVW $0x00000200, R14
+	VDUP R14, V3.S4
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6ea38c21 // cmeq v1.4s, v1.4s, v3.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e631c21 // bic v1.16b, v1.16b, v3.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V0.S4
+	WORD $0x6e201f20 // eor v0.16b, v25.16b, v0.16b
+	WORD $0x4e20d441 // fadd v1.4s, v2.4s, v0.4s
+	WORD $0x4ea2d423 // fsub v3.4s, v1.4s, v2.4s
+	WORD $0x4ea3d424 // fsub v4.4s, v1.4s, v3.4s
+	WORD $0x4ea4d442 // fsub v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
+	WORD $0x4e20d442 // fadd v2.4s, v2.4s, v0.4s
+	WORD $0x4e22e440 // fcmeq v0.4s, v2.4s, v2.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e621c60 // bsl v0.16b, v3.16b, v2.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22f421 // fmax v1.4s, v1.4s, v2.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea2f421 // fmin v1.4s, v1.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dc22 // fmul v2.4s, v1.4s, v2.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4d464 // fsub v4.4s, v3.4s, v4.4s
+	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21ccc4 // fmla v4.4s, v6.4s, v1.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48424 // add v4.4s, v1.4s, v4.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea18442 // sub v2.4s, v2.4s, v1.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V1.S4
+	WORD $0x4ea18442 // add v2.4s, v2.4s, v1.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
+	WORD $0x4e20cc63 // fmla v3.4s, v3.4s, v0.4s
+	WORD $0x4e23d7ff // fadd v31.4s, v31.4s, v3.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	RET
+
+// func expSubScaleF16NEON(dst []uint16, x []uint16, m float32, s float32)
+TEXT ·expSubScaleF16NEON(SB), NOSPLIT, $0-56
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x00007c00, R14
+	VDUP R14, V29.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V28.S4
+	WORD $0x6e3b1f7b // eor v27.16b, v27.16b, v27.16b
+	MOVW $0x3f800000, R14
+	VDUP R14, V26.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V25.S4
+	FMOVS m+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS s+52(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R2), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R2), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R2), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R2), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	MOVW $0x00007fff, R14
+	VDUP R14, V8.S4
+	WORD $0x4e281c88 // and v8.16b, v4.16b, v8.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V9.S4
+	WORD $0x4e291ca9 // and v9.16b, v5.16b, v9.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V10.S4
+	WORD $0x4e2a1cca // and v10.16b, v6.16b, v10.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V11.S4
+	WORD $0x4e2b1ceb // and v11.16b, v7.16b, v11.16b
+	WORD $0x4ebd3508 // cmgt v8.4s, v8.4s, v29.4s
+	WORD $0x4ebd3529 // cmgt v9.4s, v9.4s, v29.4s
+	WORD $0x4ebd354a // cmgt v10.4s, v10.4s, v29.4s
+	WORD $0x4ebd356b // cmgt v11.4s, v11.4s, v29.4s
+	WORD $0x4e3c1c84 // and v4.16b, v4.16b, v28.16b
+	WORD $0x4e3c1ca5 // and v5.16b, v5.16b, v28.16b
+	WORD $0x4e3c1cc6 // and v6.16b, v6.16b, v28.16b
+	WORD $0x4e3c1ce7 // and v7.16b, v7.16b, v28.16b
+	WORD $0x6ebb8c84 // cmeq v4.4s, v4.4s, v27.4s
+	WORD $0x6ebb8ca5 // cmeq v5.4s, v5.4s, v27.4s
+	WORD $0x6ebb8cc6 // cmeq v6.4s, v6.4s, v27.4s
+	WORD $0x6ebb8ce7 // cmeq v7.4s, v7.4s, v27.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1c84 // bic v4.16b, v4.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1ca5 // bic v5.16b, v5.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1ce7 // bic v7.16b, v7.16b, v12.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V0.S4
+	WORD $0x6e201fe0 // eor v0.16b, v31.16b, v0.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e211fe1 // eor v1.16b, v31.16b, v1.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e221fe2 // eor v2.16b, v31.16b, v2.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e231fe3 // eor v3.16b, v31.16b, v3.16b
+	WORD $0x4e20d504 // fadd v4.4s, v8.4s, v0.4s
+	WORD $0x4e21d525 // fadd v5.4s, v9.4s, v1.4s
+	WORD $0x4e22d546 // fadd v6.4s, v10.4s, v2.4s
+	WORD $0x4e23d567 // fadd v7.4s, v11.4s, v3.4s
+	WORD $0x4ea8d48c // fsub v12.4s, v4.4s, v8.4s
+	WORD $0x4ea9d4ad // fsub v13.4s, v5.4s, v9.4s
+	WORD $0x4eaad4ce // fsub v14.4s, v6.4s, v10.4s
+	WORD $0x4eabd4ef // fsub v15.4s, v7.4s, v11.4s
+	WORD $0x4eacd490 // fsub v16.4s, v4.4s, v12.4s
+	WORD $0x4eadd4b1 // fsub v17.4s, v5.4s, v13.4s
+	WORD $0x4eaed4d2 // fsub v18.4s, v6.4s, v14.4s
+	WORD $0x4eafd4f3 // fsub v19.4s, v7.4s, v15.4s
+	WORD $0x4eb0d508 // fsub v8.4s, v8.4s, v16.4s
+	WORD $0x4eb1d529 // fsub v9.4s, v9.4s, v17.4s
+	WORD $0x4eb2d54a // fsub v10.4s, v10.4s, v18.4s
+	WORD $0x4eb3d56b // fsub v11.4s, v11.4s, v19.4s
+	WORD $0x4eacd400 // fsub v0.4s, v0.4s, v12.4s
+	WORD $0x4eadd421 // fsub v1.4s, v1.4s, v13.4s
+	WORD $0x4eaed442 // fsub v2.4s, v2.4s, v14.4s
+	WORD $0x4eafd463 // fsub v3.4s, v3.4s, v15.4s
+	WORD $0x4e20d508 // fadd v8.4s, v8.4s, v0.4s
+	WORD $0x4e21d529 // fadd v9.4s, v9.4s, v1.4s
+	WORD $0x4e22d54a // fadd v10.4s, v10.4s, v2.4s
+	WORD $0x4e23d56b // fadd v11.4s, v11.4s, v3.4s
+	WORD $0x4e28e500 // fcmeq v0.4s, v8.4s, v8.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e29e521 // fcmeq v1.4s, v9.4s, v9.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e2ae542 // fcmeq v2.4s, v10.4s, v10.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e2be563 // fcmeq v3.4s, v11.4s, v11.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e681d80 // bsl v0.16b, v12.16b, v8.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e691d01 // bsl v1.16b, v8.16b, v9.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e6a1d02 // bsl v2.16b, v8.16b, v10.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e6b1d03 // bsl v3.16b, v8.16b, v11.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f484 // fmax v4.4s, v4.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4a5 // fmax v5.4s, v5.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4c6 // fmax v6.4s, v6.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4e7 // fmax v7.4s, v7.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f484 // fmin v4.4s, v4.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4a5 // fmin v5.4s, v5.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4c6 // fmin v6.4s, v6.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4e7 // fmin v7.4s, v7.4s, v8.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28dc88 // fmul v8.4s, v4.4s, v8.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V9.S4
+	WORD $0x6e29dca9 // fmul v9.4s, v5.4s, v9.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V10.S4
+	WORD $0x6e2adcca // fmul v10.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V11.S4
+	WORD $0x6e2bdceb // fmul v11.4s, v7.4s, v11.4s
+	WORD $0x4e218908 // frintn v8.4s, v8.4s
+	WORD $0x4e218929 // frintn v9.4s, v9.4s
+	WORD $0x4e21894a // frintn v10.4s, v10.4s
+	WORD $0x4e21896b // frintn v11.4s, v11.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	WORD $0x4e24d74c // fadd v12.4s, v26.4s, v4.4s
+	WORD $0x4e25d74d // fadd v13.4s, v26.4s, v5.4s
+	WORD $0x4e26d74e // fadd v14.4s, v26.4s, v6.4s
+	WORD $0x4e27d74f // fadd v15.4s, v26.4s, v7.4s
+	WORD $0x4ebad590 // fsub v16.4s, v12.4s, v26.4s
+	WORD $0x4ebad5b1 // fsub v17.4s, v13.4s, v26.4s
+	WORD $0x4ebad5d2 // fsub v18.4s, v14.4s, v26.4s
+	WORD $0x4ebad5f3 // fsub v19.4s, v15.4s, v26.4s
+	WORD $0x4eb0d490 // fsub v16.4s, v4.4s, v16.4s
+	WORD $0x4eb1d4b1 // fsub v17.4s, v5.4s, v17.4s
+	WORD $0x4eb2d4d2 // fsub v18.4s, v6.4s, v18.4s
+	WORD $0x4eb3d4f3 // fsub v19.4s, v7.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e24ce95 // fmla v21.4s, v20.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e25ce96 // fmla v22.4s, v20.4s, v5.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e26ce97 // fmla v23.4s, v20.4s, v6.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e27ce98 // fmla v24.4s, v20.4s, v7.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e24ceb4 // fmla v20.4s, v21.4s, v4.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e25ced5 // fmla v21.4s, v22.4s, v5.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e26cef6 // fmla v22.4s, v23.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e27cf17 // fmla v23.4s, v24.4s, v7.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e24ce98 // fmla v24.4s, v20.4s, v4.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e25ceb4 // fmla v20.4s, v21.4s, v5.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e26ced5 // fmla v21.4s, v22.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e27cef6 // fmla v22.4s, v23.4s, v7.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e24cf17 // fmla v23.4s, v24.4s, v4.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e25ce98 // fmla v24.4s, v20.4s, v5.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e26ceb4 // fmla v20.4s, v21.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e27ced5 // fmla v21.4s, v22.4s, v7.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e24cef6 // fmla v22.4s, v23.4s, v4.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e25cf17 // fmla v23.4s, v24.4s, v5.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e26ce98 // fmla v24.4s, v20.4s, v6.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e27ceb4 // fmla v20.4s, v21.4s, v7.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x6e25dca5 // fmul v5.4s, v5.4s, v5.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x6e27dce7 // fmul v7.4s, v7.4s, v7.4s
+	WORD $0x4e24ced0 // fmla v16.4s, v22.4s, v4.4s
+	WORD $0x4e25cef1 // fmla v17.4s, v23.4s, v5.4s
+	WORD $0x4e26cf12 // fmla v18.4s, v24.4s, v6.4s
+	WORD $0x4e27ce93 // fmla v19.4s, v20.4s, v7.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b908 // fcvtzs v8.4s, v8.4s
+	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
+	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
+	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
+	WORD $0x4f3f0504 // sshr v4.4s, v8.4s, #1
+	WORD $0x4f3f0525 // sshr v5.4s, v9.4s, #1
+	WORD $0x4f3f0546 // sshr v6.4s, v10.4s, #1
+	WORD $0x4f3f0567 // sshr v7.4s, v11.4s, #1
+	WORD $0x4eb98490 // add v16.4s, v4.4s, v25.4s
+	WORD $0x4eb984b1 // add v17.4s, v5.4s, v25.4s
+	WORD $0x4eb984d2 // add v18.4s, v6.4s, v25.4s
+	WORD $0x4eb984f3 // add v19.4s, v7.4s, v25.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea48508 // sub v8.4s, v8.4s, v4.4s
+	WORD $0x6ea58529 // sub v9.4s, v9.4s, v5.4s
+	WORD $0x6ea6854a // sub v10.4s, v10.4s, v6.4s
+	WORD $0x6ea7856b // sub v11.4s, v11.4s, v7.4s
+	WORD $0x4eb98508 // add v8.4s, v8.4s, v25.4s
+	WORD $0x4eb98529 // add v9.4s, v9.4s, v25.4s
+	WORD $0x4eb9854a // add v10.4s, v10.4s, v25.4s
+	WORD $0x4eb9856b // add v11.4s, v11.4s, v25.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
+	WORD $0x6e28dd8c // fmul v12.4s, v12.4s, v8.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e2addce // fmul v14.4s, v14.4s, v10.4s
+	WORD $0x6e2bddef // fmul v15.4s, v15.4s, v11.4s
+	WORD $0x4e20cd8c // fmla v12.4s, v12.4s, v0.4s
+	WORD $0x4e21cdad // fmla v13.4s, v13.4s, v1.4s
+	WORD $0x4e22cdce // fmla v14.4s, v14.4s, v2.4s
+	WORD $0x4e23cdef // fmla v15.4s, v15.4s, v3.4s
+	WORD $0x6e3edd8c // fmul v12.4s, v12.4s, v30.4s
+	WORD $0x6e3eddad // fmul v13.4s, v13.4s, v30.4s
+	WORD $0x6e3eddce // fmul v14.4s, v14.4s, v30.4s
+	WORD $0x6e3eddef // fmul v15.4s, v15.4s, v30.4s
+	WORD $0x0e216980 // fcvtn v0.4h, v12.4s
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x0e2169a1 // fcvtn v1.4h, v13.4s
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x0e2169c2 // fcvtn v2.4h, v14.4s
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x0e2169e3 // fcvtn v3.4h, v15.4s
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x4ead1da5 // mov v5.16b, v13.16b
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4eaf1de7 // mov v7.16b, v15.16b
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	MOVW $0x00008000, R14
+	VDUP R14, V16.S4
+	WORD $0x4e301d08 // and v8.16b, v8.16b, v16.16b
+	MOVW $0x00008000, R14
+	VDUP R14, V16.S4
+	WORD $0x4e301d29 // and v9.16b, v9.16b, v16.16b
+	MOVW $0x00008000, R14
+	VDUP R14, V16.S4
+	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
+	MOVW $0x00008000, R14
+	VDUP R14, V16.S4
+	WORD $0x4e301d6b // and v11.16b, v11.16b, v16.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V16.S4
+	WORD $0x4e301c84 // and v4.16b, v4.16b, v16.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V16.S4
+	WORD $0x4e301ca5 // and v5.16b, v5.16b, v16.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V16.S4
+	WORD $0x4e301cc6 // and v6.16b, v6.16b, v16.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V16.S4
+	WORD $0x4e301ce7 // and v7.16b, v7.16b, v16.16b
+	WORD $0x6f330484 // ushr v4.4s, v4.4s, #13
+	WORD $0x6f3304a5 // ushr v5.4s, v5.4s, #13
+	WORD $0x6f3304c6 // ushr v6.4s, v6.4s, #13
+	WORD $0x6f3304e7 // ushr v7.4s, v7.4s, #13
+	WORD $0x4ebd1d08 // orr v8.16b, v8.16b, v29.16b
+	WORD $0x4ebd1d29 // orr v9.16b, v9.16b, v29.16b
+	WORD $0x4ebd1d4a // orr v10.16b, v10.16b, v29.16b
+	WORD $0x4ebd1d6b // orr v11.16b, v11.16b, v29.16b
+	WORD $0x4ea41d08 // orr v8.16b, v8.16b, v4.16b
+	WORD $0x4ea51d29 // orr v9.16b, v9.16b, v5.16b
+	WORD $0x4ea61d4a // orr v10.16b, v10.16b, v6.16b
+	WORD $0x4ea71d6b // orr v11.16b, v11.16b, v7.16b
+	WORD $0x6ebb8c84 // cmeq v4.4s, v4.4s, v27.4s
+	WORD $0x6ebb8ca5 // cmeq v5.4s, v5.4s, v27.4s
+	WORD $0x6ebb8cc6 // cmeq v6.4s, v6.4s, v27.4s
+	WORD $0x6ebb8ce7 // cmeq v7.4s, v7.4s, v27.4s
+	WORD $0x4ebc1d10 // orr v16.16b, v8.16b, v28.16b
+	WORD $0x4ebc1d31 // orr v17.16b, v9.16b, v28.16b
+	WORD $0x4ebc1d52 // orr v18.16b, v10.16b, v28.16b
+	WORD $0x4ebc1d73 // orr v19.16b, v11.16b, v28.16b
+	WORD $0x6e681e04 // bsl v4.16b, v16.16b, v8.16b
+	WORD $0x6e691e25 // bsl v5.16b, v17.16b, v9.16b
+	WORD $0x6e6a1e46 // bsl v6.16b, v18.16b, v10.16b
+	WORD $0x6e6b1e67 // bsl v7.16b, v19.16b, v11.16b
+	WORD $0x4e2ce58c // fcmeq v12.4s, v12.4s, v12.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x4e2de5ad // fcmeq v13.4s, v13.4s, v13.4s
+	WORD $0x6e2059ad // mvn v13.16b, v13.16b
+	WORD $0x4e2ee5ce // fcmeq v14.4s, v14.4s, v14.4s
+	WORD $0x6e2059ce // mvn v14.16b, v14.16b
+	WORD $0x4e2fe5ef // fcmeq v15.4s, v15.4s, v15.4s
+	WORD $0x6e2059ef // mvn v15.16b, v15.16b
+	WORD $0x6e601c8c // bsl v12.16b, v4.16b, v0.16b
+	WORD $0x6e611cad // bsl v13.16b, v5.16b, v1.16b
+	WORD $0x6e621cce // bsl v14.16b, v6.16b, v2.16b
+	WORD $0x6e631cef // bsl v15.16b, v7.16b, v3.16b
+	WORD $0x0e612980 // xtn v0.4h, v12.4s
+	FMOVD F0, 0(R1)
+	WORD $0x0e6129a0 // xtn v0.4h, v13.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e6129c0 // xtn v0.4h, v14.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e6129e0 // xtn v0.4h, v15.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	MOVW $0x00007fff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c22 // and v2.16b, v1.16b, v2.16b
+	WORD $0x4ebd3442 // cmgt v2.4s, v2.4s, v29.4s
+	WORD $0x4e3c1c21 // and v1.16b, v1.16b, v28.16b
+	WORD $0x6ebb8c21 // cmeq v1.4s, v1.4s, v27.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e631c21 // bic v1.16b, v1.16b, v3.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V0.S4
+	WORD $0x6e201fe0 // eor v0.16b, v31.16b, v0.16b
+	WORD $0x4e20d441 // fadd v1.4s, v2.4s, v0.4s
+	WORD $0x4ea2d423 // fsub v3.4s, v1.4s, v2.4s
+	WORD $0x4ea3d424 // fsub v4.4s, v1.4s, v3.4s
+	WORD $0x4ea4d442 // fsub v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
+	WORD $0x4e20d442 // fadd v2.4s, v2.4s, v0.4s
+	WORD $0x4e22e440 // fcmeq v0.4s, v2.4s, v2.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e621c60 // bsl v0.16b, v3.16b, v2.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22f421 // fmax v1.4s, v1.4s, v2.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea2f421 // fmin v1.4s, v1.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dc22 // fmul v2.4s, v1.4s, v2.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
+	WORD $0x4e21d743 // fadd v3.4s, v26.4s, v1.4s
+	WORD $0x4ebad464 // fsub v4.4s, v3.4s, v26.4s
+	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21ccc4 // fmla v4.4s, v6.4s, v1.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
+	WORD $0x4eb98424 // add v4.4s, v1.4s, v25.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea18442 // sub v2.4s, v2.4s, v1.4s
+	WORD $0x4eb98442 // add v2.4s, v2.4s, v25.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
+	WORD $0x4e20cc63 // fmla v3.4s, v3.4s, v0.4s
+	WORD $0x6e3edc63 // fmul v3.4s, v3.4s, v30.4s
+	WORD $0x0e216860 // fcvtn v0.4h, v3.4s
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4ea31c61 // mov v1.16b, v3.16b
+	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
+	MOVW $0x00008000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
+	MOVW $0x007fffff, R14
+	VDUP R14, V4.S4
+	WORD $0x4e241c21 // and v1.16b, v1.16b, v4.16b
+	WORD $0x6f330421 // ushr v1.4s, v1.4s, #13
+	WORD $0x4ebd1c42 // orr v2.16b, v2.16b, v29.16b
+	WORD $0x4ea11c42 // orr v2.16b, v2.16b, v1.16b
+	WORD $0x6ebb8c21 // cmeq v1.4s, v1.4s, v27.4s
+	WORD $0x4ebc1c44 // orr v4.16b, v2.16b, v28.16b
+	WORD $0x6e621c81 // bsl v1.16b, v4.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e601c23 // bsl v3.16b, v1.16b, v0.16b
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func reduceMaxF16NEON(x []uint16) (r float32)
+TEXT ·reduceMaxF16NEON(SB), NOSPLIT, $0-28
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00007fff, R14
+	VDUP R14, V23.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V22.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V21.S4
+	WORD $0x6e341e94 // eor v20.16b, v20.16b, v20.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V19.S4
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V17.S4
+	MOVW $0x7fc00000, R14
+	VDUP R14, V16.S4
+	WORD $0x4e32e640 // fcmeq v0.4s, v18.4s, v18.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb11e3f // mov v31.16b, v17.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4e32e640 // fcmeq v0.4s, v18.4s, v18.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb11e3d // mov v29.16b, v17.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4e32e640 // fcmeq v0.4s, v18.4s, v18.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb11e3b // mov v27.16b, v17.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	WORD $0x4e32e640 // fcmeq v0.4s, v18.4s, v18.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb11e39 // mov v25.16b, v17.16b
+	WORD $0x4ea01c18 // mov v24.16b, v0.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R1), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R1), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R1), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R1), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e371c88 // and v8.16b, v4.16b, v23.16b
+	WORD $0x4e371ca9 // and v9.16b, v5.16b, v23.16b
+	WORD $0x4e371cca // and v10.16b, v6.16b, v23.16b
+	WORD $0x4e371ceb // and v11.16b, v7.16b, v23.16b
+	WORD $0x4eb63508 // cmgt v8.4s, v8.4s, v22.4s
+	WORD $0x4eb63529 // cmgt v9.4s, v9.4s, v22.4s
+	WORD $0x4eb6354a // cmgt v10.4s, v10.4s, v22.4s
+	WORD $0x4eb6356b // cmgt v11.4s, v11.4s, v22.4s
+	WORD $0x4e351c84 // and v4.16b, v4.16b, v21.16b
+	WORD $0x4e351ca5 // and v5.16b, v5.16b, v21.16b
+	WORD $0x4e351cc6 // and v6.16b, v6.16b, v21.16b
+	WORD $0x4e351ce7 // and v7.16b, v7.16b, v21.16b
+	WORD $0x6eb48c84 // cmeq v4.4s, v4.4s, v20.4s
+	WORD $0x6eb48ca5 // cmeq v5.4s, v5.4s, v20.4s
+	WORD $0x6eb48cc6 // cmeq v6.4s, v6.4s, v20.4s
+	WORD $0x6eb48ce7 // cmeq v7.4s, v7.4s, v20.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e731c84 // bic v4.16b, v4.16b, v19.16b
+	WORD $0x4e731ca5 // bic v5.16b, v5.16b, v19.16b
+	WORD $0x4e731cc6 // bic v6.16b, v6.16b, v19.16b
+	WORD $0x4e731ce7 // bic v7.16b, v7.16b, v19.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x4e3ff51f // fmax v31.4s, v8.4s, v31.4s
+	WORD $0x4e3df53d // fmax v29.4s, v9.4s, v29.4s
+	WORD $0x4e3bf55b // fmax v27.4s, v10.4s, v27.4s
+	WORD $0x4e39f579 // fmax v25.4s, v11.4s, v25.4s
+	WORD $0x4e28e508 // fcmeq v8.4s, v8.4s, v8.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x4e29e529 // fcmeq v9.4s, v9.4s, v9.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e2ae54a // fcmeq v10.4s, v10.4s, v10.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x4e2be56b // fcmeq v11.4s, v11.4s, v11.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4ea81fde // orr v30.16b, v30.16b, v8.16b
+	WORD $0x4ea91f9c // orr v28.16b, v28.16b, v9.16b
+	WORD $0x4eaa1f5a // orr v26.16b, v26.16b, v10.16b
+	WORD $0x4eab1f18 // orr v24.16b, v24.16b, v11.16b
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e371c22 // and v2.16b, v1.16b, v23.16b
+	WORD $0x4eb63442 // cmgt v2.4s, v2.4s, v22.4s
+	WORD $0x4e351c21 // and v1.16b, v1.16b, v21.16b
+	WORD $0x6eb48c21 // cmeq v1.4s, v1.4s, v20.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e731c21 // bic v1.16b, v1.16b, v19.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4e3ff45f // fmax v31.4s, v2.4s, v31.4s
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4ea21fde // orr v30.16b, v30.16b, v2.16b
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ff7a0 // fmax v0.4s, v29.4s, v31.4s
+	WORD $0x4ebc1fc1 // orr v1.16b, v30.16b, v28.16b
+	WORD $0x4e20f760 // fmax v0.4s, v27.4s, v0.4s
+	WORD $0x4eba1c21 // orr v1.16b, v1.16b, v26.16b
+	WORD $0x4e20f720 // fmax v0.4s, v25.4s, v0.4s
+	WORD $0x4eb81c21 // orr v1.16b, v1.16b, v24.16b
+	WORD $0x6e601e01 // bsl v1.16b, v16.16b, v0.16b
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	WORD $0x6e012020 // ext v0.16b, v1.16b, v1.16b, #4
+	WORD $0x4e20f421 // fmax v1.4s, v1.4s, v0.4s
+	FMOVS F1, r+24(FP)
+	RET
+
+// func reduceMinF16NEON(x []uint16) (r float32)
+TEXT ·reduceMinF16NEON(SB), NOSPLIT, $0-28
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00007fff, R14
+	VDUP R14, V23.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V22.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V21.S4
+	WORD $0x6e341e94 // eor v20.16b, v20.16b, v20.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V19.S4
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V17.S4
+	MOVW $0x7fc00000, R14
+	VDUP R14, V16.S4
+	WORD $0x4e32e640 // fcmeq v0.4s, v18.4s, v18.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb11e3f // mov v31.16b, v17.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x4e32e640 // fcmeq v0.4s, v18.4s, v18.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb11e3d // mov v29.16b, v17.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4e32e640 // fcmeq v0.4s, v18.4s, v18.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb11e3b // mov v27.16b, v17.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	WORD $0x4e32e640 // fcmeq v0.4s, v18.4s, v18.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4eb11e39 // mov v25.16b, v17.16b
+	WORD $0x4ea01c18 // mov v24.16b, v0.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R1), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R1), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R1), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R1), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e371c88 // and v8.16b, v4.16b, v23.16b
+	WORD $0x4e371ca9 // and v9.16b, v5.16b, v23.16b
+	WORD $0x4e371cca // and v10.16b, v6.16b, v23.16b
+	WORD $0x4e371ceb // and v11.16b, v7.16b, v23.16b
+	WORD $0x4eb63508 // cmgt v8.4s, v8.4s, v22.4s
+	WORD $0x4eb63529 // cmgt v9.4s, v9.4s, v22.4s
+	WORD $0x4eb6354a // cmgt v10.4s, v10.4s, v22.4s
+	WORD $0x4eb6356b // cmgt v11.4s, v11.4s, v22.4s
+	WORD $0x4e351c84 // and v4.16b, v4.16b, v21.16b
+	WORD $0x4e351ca5 // and v5.16b, v5.16b, v21.16b
+	WORD $0x4e351cc6 // and v6.16b, v6.16b, v21.16b
+	WORD $0x4e351ce7 // and v7.16b, v7.16b, v21.16b
+	WORD $0x6eb48c84 // cmeq v4.4s, v4.4s, v20.4s
+	WORD $0x6eb48ca5 // cmeq v5.4s, v5.4s, v20.4s
+	WORD $0x6eb48cc6 // cmeq v6.4s, v6.4s, v20.4s
+	WORD $0x6eb48ce7 // cmeq v7.4s, v7.4s, v20.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e731c84 // bic v4.16b, v4.16b, v19.16b
+	WORD $0x4e731ca5 // bic v5.16b, v5.16b, v19.16b
+	WORD $0x4e731cc6 // bic v6.16b, v6.16b, v19.16b
+	WORD $0x4e731ce7 // bic v7.16b, v7.16b, v19.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x4ebff51f // fmin v31.4s, v8.4s, v31.4s
+	WORD $0x4ebdf53d // fmin v29.4s, v9.4s, v29.4s
+	WORD $0x4ebbf55b // fmin v27.4s, v10.4s, v27.4s
+	WORD $0x4eb9f579 // fmin v25.4s, v11.4s, v25.4s
+	WORD $0x4e28e508 // fcmeq v8.4s, v8.4s, v8.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x4e29e529 // fcmeq v9.4s, v9.4s, v9.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e2ae54a // fcmeq v10.4s, v10.4s, v10.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x4e2be56b // fcmeq v11.4s, v11.4s, v11.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4ea81fde // orr v30.16b, v30.16b, v8.16b
+	WORD $0x4ea91f9c // orr v28.16b, v28.16b, v9.16b
+	WORD $0x4eaa1f5a // orr v26.16b, v26.16b, v10.16b
+	WORD $0x4eab1f18 // orr v24.16b, v24.16b, v11.16b
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e371c22 // and v2.16b, v1.16b, v23.16b
+	WORD $0x4eb63442 // cmgt v2.4s, v2.4s, v22.4s
+	WORD $0x4e351c21 // and v1.16b, v1.16b, v21.16b
+	WORD $0x6eb48c21 // cmeq v1.4s, v1.4s, v20.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e731c21 // bic v1.16b, v1.16b, v19.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4ebff45f // fmin v31.4s, v2.4s, v31.4s
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4ea21fde // orr v30.16b, v30.16b, v2.16b
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4ebff7a0 // fmin v0.4s, v29.4s, v31.4s
+	WORD $0x4ebc1fc1 // orr v1.16b, v30.16b, v28.16b
+	WORD $0x4ea0f760 // fmin v0.4s, v27.4s, v0.4s
+	WORD $0x4eba1c21 // orr v1.16b, v1.16b, v26.16b
+	WORD $0x4ea0f720 // fmin v0.4s, v25.4s, v0.4s
+	WORD $0x4eb81c21 // orr v1.16b, v1.16b, v24.16b
+	WORD $0x6e601e01 // bsl v1.16b, v16.16b, v0.16b
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
+	WORD $0x6e012020 // ext v0.16b, v1.16b, v1.16b, #4
+	WORD $0x4ea0f421 // fmin v1.4s, v1.4s, v0.4s
+	FMOVS F1, r+24(FP)
+	RET
+
+// func argMaxF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+TEXT ·argMaxF16NEON(SB), NOSPLIT, $0-152
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00007fff, R14
+	VDUP R14, V21.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V20.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V19.S4
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V17.S4
+	MOVW $0x00000004, R14
+	VDUP R14, V16.S4
+	MOVW $0x00000008, R14
+	VDUP R14, V15.S4
+	MOVW $0x0000000c, R14
+	VDUP R14, V14.S4
+	MOVW $0x00000010, R14
+	VDUP R14, V13.S4
+	MOVW $0xff800000, R14
+	VDUP R14, V12.S4
+	MOVW $0x7fffffff, R14
+	VDUP R14, V11.S4
+	WORD $0x4eac1d9f // mov v31.16b, v12.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4eac1d9d // mov v29.16b, v12.16b
+	WORD $0x4eab1d7c // mov v28.16b, v11.16b
+	WORD $0x4eac1d9b // mov v27.16b, v12.16b
+	WORD $0x4eab1d7a // mov v26.16b, v11.16b
+	WORD $0x4eac1d99 // mov v25.16b, v12.16b
+	WORD $0x4eab1d78 // mov v24.16b, v11.16b
+	MOVD $0x0000000100000000, R14
+	VMOV R14, V23.D[0]
+	MOVD $0x0000000300000002, R14
+	VMOV R14, V23.D[1]
+	WORD $0x4eb71ef6 // mov v22.16b, v23.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e351c22 // and v2.16b, v1.16b, v21.16b
+	WORD $0x4eb43442 // cmgt v2.4s, v2.4s, v20.4s
+	WORD $0x4e331c21 // and v1.16b, v1.16b, v19.16b
+	WORD $0x6eb28c21 // cmeq v1.4s, v1.4s, v18.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e711c21 // bic v1.16b, v1.16b, v17.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4eb637c0 // cmgt v0.4s, v30.4s, v22.4s
+	WORD $0x6ebfe441 // fcmgt v1.4s, v2.4s, v31.4s
+	WORD $0x4e3fe443 // fcmeq v3.4s, v2.4s, v31.4s
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
+	WORD $0x4e22e443 // fcmeq v3.4s, v2.4s, v2.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c21 // orr v1.16b, v1.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
+	WORD $0x6ea11c5f // bit v31.16b, v2.16b, v1.16b
+	WORD $0x6ea11ede // bit v30.16b, v22.16b, v1.16b
+	WORD $0x4eb086c0 // add v0.4s, v22.4s, v16.4s
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 8(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4e351c43 // and v3.16b, v2.16b, v21.16b
+	WORD $0x4eb43463 // cmgt v3.4s, v3.4s, v20.4s
+	WORD $0x4e331c42 // and v2.16b, v2.16b, v19.16b
+	WORD $0x6eb28c42 // cmeq v2.4s, v2.4s, v18.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4e711c42 // bic v2.16b, v2.16b, v17.16b
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	WORD $0x4ea03781 // cmgt v1.4s, v28.4s, v0.4s
+	WORD $0x6ebde462 // fcmgt v2.4s, v3.4s, v29.4s
+	WORD $0x4e3de464 // fcmeq v4.4s, v3.4s, v29.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e23e464 // fcmeq v4.4s, v3.4s, v3.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3de7a5 // fcmeq v5.4s, v29.4s, v29.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21c7d // bit v29.16b, v3.16b, v2.16b
+	WORD $0x6ea21c1c // bit v28.16b, v0.16b, v2.16b
+	WORD $0x4eaf86c0 // add v0.4s, v22.4s, v15.4s
+	FMOVD 16(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4e351c43 // and v3.16b, v2.16b, v21.16b
+	WORD $0x4eb43463 // cmgt v3.4s, v3.4s, v20.4s
+	WORD $0x4e331c42 // and v2.16b, v2.16b, v19.16b
+	WORD $0x6eb28c42 // cmeq v2.4s, v2.4s, v18.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4e711c42 // bic v2.16b, v2.16b, v17.16b
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	WORD $0x4ea03741 // cmgt v1.4s, v26.4s, v0.4s
+	WORD $0x6ebbe462 // fcmgt v2.4s, v3.4s, v27.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e23e464 // fcmeq v4.4s, v3.4s, v3.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3be765 // fcmeq v5.4s, v27.4s, v27.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21c7b // bit v27.16b, v3.16b, v2.16b
+	WORD $0x6ea21c1a // bit v26.16b, v0.16b, v2.16b
+	WORD $0x4eae86c0 // add v0.4s, v22.4s, v14.4s
+	FMOVD 24(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 24(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4e351c43 // and v3.16b, v2.16b, v21.16b
+	WORD $0x4eb43463 // cmgt v3.4s, v3.4s, v20.4s
+	WORD $0x4e331c42 // and v2.16b, v2.16b, v19.16b
+	WORD $0x6eb28c42 // cmeq v2.4s, v2.4s, v18.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4e711c42 // bic v2.16b, v2.16b, v17.16b
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	WORD $0x4ea03701 // cmgt v1.4s, v24.4s, v0.4s
+	WORD $0x6eb9e462 // fcmgt v2.4s, v3.4s, v25.4s
+	WORD $0x4e39e464 // fcmeq v4.4s, v3.4s, v25.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e23e464 // fcmeq v4.4s, v3.4s, v3.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e39e725 // fcmeq v5.4s, v25.4s, v25.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21c79 // bit v25.16b, v3.16b, v2.16b
+	WORD $0x6ea21c18 // bit v24.16b, v0.16b, v2.16b
+	WORD $0x4ead86d6 // add v22.4s, v22.4s, v13.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e351c22 // and v2.16b, v1.16b, v21.16b
+	WORD $0x4eb43442 // cmgt v2.4s, v2.4s, v20.4s
+	WORD $0x4e331c21 // and v1.16b, v1.16b, v19.16b
+	WORD $0x6eb28c21 // cmeq v1.4s, v1.4s, v18.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e711c21 // bic v1.16b, v1.16b, v17.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4eb637c0 // cmgt v0.4s, v30.4s, v22.4s
+	WORD $0x6ebfe441 // fcmgt v1.4s, v2.4s, v31.4s
+	WORD $0x4e3fe443 // fcmeq v3.4s, v2.4s, v31.4s
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
+	WORD $0x4e22e443 // fcmeq v3.4s, v2.4s, v2.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c21 // orr v1.16b, v1.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
+	WORD $0x6ea11c5f // bit v31.16b, v2.16b, v1.16b
+	WORD $0x6ea11ede // bit v30.16b, v22.16b, v1.16b
+	WORD $0x4eb086d6 // add v22.4s, v22.4s, v16.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4ebc37c0 // cmgt v0.4s, v30.4s, v28.4s
+	WORD $0x6ebfe7a1 // fcmgt v1.4s, v29.4s, v31.4s
+	WORD $0x4e3fe7a2 // fcmeq v2.4s, v29.4s, v31.4s
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
+	WORD $0x4e3de7a2 // fcmeq v2.4s, v29.4s, v29.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e3fe7e3 // fcmeq v3.4s, v31.4s, v31.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e205864 // mvn v4.16b, v3.16b
+	WORD $0x4e241c44 // and v4.16b, v2.16b, v4.16b
+	WORD $0x4ea41c21 // orr v1.16b, v1.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
+	WORD $0x4ea11c20 // mov v0.16b, v1.16b
+	WORD $0x6e7f1fa0 // bsl v0.16b, v29.16b, v31.16b
+	WORD $0x6e7e1f81 // bsl v1.16b, v28.16b, v30.16b
+	WORD $0x4eba3422 // cmgt v2.4s, v1.4s, v26.4s
+	WORD $0x6ea0e763 // fcmgt v3.4s, v27.4s, v0.4s
+	WORD $0x4e20e764 // fcmeq v4.4s, v27.4s, v0.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e3be764 // fcmeq v4.4s, v27.4s, v27.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31f60 // bit v0.16b, v27.16b, v3.16b
+	WORD $0x6e611f43 // bsl v3.16b, v26.16b, v1.16b
+	WORD $0x4eb83461 // cmgt v1.4s, v3.4s, v24.4s
+	WORD $0x6ea0e722 // fcmgt v2.4s, v25.4s, v0.4s
+	WORD $0x4e20e724 // fcmeq v4.4s, v25.4s, v0.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e39e724 // fcmeq v4.4s, v25.4s, v25.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21f20 // bit v0.16b, v25.16b, v2.16b
+	WORD $0x6e631f02 // bsl v2.16b, v24.16b, v3.16b
+	MOVD $vals+24(FP), R14
+	FMOVQ F0, (R14)
+	MOVD $idx+88(FP), R14
+	FMOVQ F2, (R14)
+	RET
+
+// func argMinF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+TEXT ·argMinF16NEON(SB), NOSPLIT, $0-152
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00007fff, R14
+	VDUP R14, V21.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V20.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V19.S4
+	WORD $0x6e321e52 // eor v18.16b, v18.16b, v18.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V17.S4
+	MOVW $0x00000004, R14
+	VDUP R14, V16.S4
+	MOVW $0x00000008, R14
+	VDUP R14, V15.S4
+	MOVW $0x0000000c, R14
+	VDUP R14, V14.S4
+	MOVW $0x00000010, R14
+	VDUP R14, V13.S4
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	MOVW $0x7fffffff, R14
+	VDUP R14, V11.S4
+	WORD $0x4eac1d9f // mov v31.16b, v12.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4eac1d9d // mov v29.16b, v12.16b
+	WORD $0x4eab1d7c // mov v28.16b, v11.16b
+	WORD $0x4eac1d9b // mov v27.16b, v12.16b
+	WORD $0x4eab1d7a // mov v26.16b, v11.16b
+	WORD $0x4eac1d99 // mov v25.16b, v12.16b
+	WORD $0x4eab1d78 // mov v24.16b, v11.16b
+	MOVD $0x0000000100000000, R14
+	VMOV R14, V23.D[0]
+	MOVD $0x0000000300000002, R14
+	VMOV R14, V23.D[1]
+	WORD $0x4eb71ef6 // mov v22.16b, v23.16b
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e351c22 // and v2.16b, v1.16b, v21.16b
+	WORD $0x4eb43442 // cmgt v2.4s, v2.4s, v20.4s
+	WORD $0x4e331c21 // and v1.16b, v1.16b, v19.16b
+	WORD $0x6eb28c21 // cmeq v1.4s, v1.4s, v18.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e711c21 // bic v1.16b, v1.16b, v17.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4eb637c0 // cmgt v0.4s, v30.4s, v22.4s
+	WORD $0x6ea2e7e1 // fcmgt v1.4s, v31.4s, v2.4s
+	WORD $0x4e3fe443 // fcmeq v3.4s, v2.4s, v31.4s
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
+	WORD $0x4e22e443 // fcmeq v3.4s, v2.4s, v2.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c21 // orr v1.16b, v1.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
+	WORD $0x6ea11c5f // bit v31.16b, v2.16b, v1.16b
+	WORD $0x6ea11ede // bit v30.16b, v22.16b, v1.16b
+	WORD $0x4eb086c0 // add v0.4s, v22.4s, v16.4s
+	FMOVD 8(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 8(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4e351c43 // and v3.16b, v2.16b, v21.16b
+	WORD $0x4eb43463 // cmgt v3.4s, v3.4s, v20.4s
+	WORD $0x4e331c42 // and v2.16b, v2.16b, v19.16b
+	WORD $0x6eb28c42 // cmeq v2.4s, v2.4s, v18.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4e711c42 // bic v2.16b, v2.16b, v17.16b
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	WORD $0x4ea03781 // cmgt v1.4s, v28.4s, v0.4s
+	WORD $0x6ea3e7a2 // fcmgt v2.4s, v29.4s, v3.4s
+	WORD $0x4e3de464 // fcmeq v4.4s, v3.4s, v29.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e23e464 // fcmeq v4.4s, v3.4s, v3.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3de7a5 // fcmeq v5.4s, v29.4s, v29.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21c7d // bit v29.16b, v3.16b, v2.16b
+	WORD $0x6ea21c1c // bit v28.16b, v0.16b, v2.16b
+	WORD $0x4eaf86c0 // add v0.4s, v22.4s, v15.4s
+	FMOVD 16(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4e351c43 // and v3.16b, v2.16b, v21.16b
+	WORD $0x4eb43463 // cmgt v3.4s, v3.4s, v20.4s
+	WORD $0x4e331c42 // and v2.16b, v2.16b, v19.16b
+	WORD $0x6eb28c42 // cmeq v2.4s, v2.4s, v18.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4e711c42 // bic v2.16b, v2.16b, v17.16b
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	WORD $0x4ea03741 // cmgt v1.4s, v26.4s, v0.4s
+	WORD $0x6ea3e762 // fcmgt v2.4s, v27.4s, v3.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e23e464 // fcmeq v4.4s, v3.4s, v3.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e3be765 // fcmeq v5.4s, v27.4s, v27.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21c7b // bit v27.16b, v3.16b, v2.16b
+	WORD $0x6ea21c1a // bit v26.16b, v0.16b, v2.16b
+	WORD $0x4eae86c0 // add v0.4s, v22.4s, v14.4s
+	FMOVD 24(R1), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 24(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x4e351c43 // and v3.16b, v2.16b, v21.16b
+	WORD $0x4eb43463 // cmgt v3.4s, v3.4s, v20.4s
+	WORD $0x4e331c42 // and v2.16b, v2.16b, v19.16b
+	WORD $0x6eb28c42 // cmeq v2.4s, v2.4s, v18.4s
+	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
+	WORD $0x4ea11c22 // mov v2.16b, v1.16b
+	WORD $0x4e711c42 // bic v2.16b, v2.16b, v17.16b
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	WORD $0x4ea03701 // cmgt v1.4s, v24.4s, v0.4s
+	WORD $0x6ea3e722 // fcmgt v2.4s, v25.4s, v3.4s
+	WORD $0x4e39e464 // fcmeq v4.4s, v3.4s, v25.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e23e464 // fcmeq v4.4s, v3.4s, v3.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e39e725 // fcmeq v5.4s, v25.4s, v25.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21c79 // bit v25.16b, v3.16b, v2.16b
+	WORD $0x6ea21c18 // bit v24.16b, v0.16b, v2.16b
+	WORD $0x4ead86d6 // add v22.4s, v22.4s, v13.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e351c22 // and v2.16b, v1.16b, v21.16b
+	WORD $0x4eb43442 // cmgt v2.4s, v2.4s, v20.4s
+	WORD $0x4e331c21 // and v1.16b, v1.16b, v19.16b
+	WORD $0x6eb28c21 // cmeq v1.4s, v1.4s, v18.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e711c21 // bic v1.16b, v1.16b, v17.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4eb637c0 // cmgt v0.4s, v30.4s, v22.4s
+	WORD $0x6ea2e7e1 // fcmgt v1.4s, v31.4s, v2.4s
+	WORD $0x4e3fe443 // fcmeq v3.4s, v2.4s, v31.4s
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
+	WORD $0x4e22e443 // fcmeq v3.4s, v2.4s, v2.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x4e3fe7e4 // fcmeq v4.4s, v31.4s, v31.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e205885 // mvn v5.16b, v4.16b
+	WORD $0x4e251c65 // and v5.16b, v3.16b, v5.16b
+	WORD $0x4ea51c21 // orr v1.16b, v1.16b, v5.16b
+	WORD $0x4e241c63 // and v3.16b, v3.16b, v4.16b
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
+	WORD $0x6ea11c5f // bit v31.16b, v2.16b, v1.16b
+	WORD $0x6ea11ede // bit v30.16b, v22.16b, v1.16b
+	WORD $0x4eb086d6 // add v22.4s, v22.4s, v16.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4ebc37c0 // cmgt v0.4s, v30.4s, v28.4s
+	WORD $0x6ebde7e1 // fcmgt v1.4s, v31.4s, v29.4s
+	WORD $0x4e3fe7a2 // fcmeq v2.4s, v29.4s, v31.4s
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
+	WORD $0x4e3de7a2 // fcmeq v2.4s, v29.4s, v29.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e3fe7e3 // fcmeq v3.4s, v31.4s, v31.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e205864 // mvn v4.16b, v3.16b
+	WORD $0x4e241c44 // and v4.16b, v2.16b, v4.16b
+	WORD $0x4ea41c21 // orr v1.16b, v1.16b, v4.16b
+	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
+	WORD $0x4ea11c20 // mov v0.16b, v1.16b
+	WORD $0x6e7f1fa0 // bsl v0.16b, v29.16b, v31.16b
+	WORD $0x6e7e1f81 // bsl v1.16b, v28.16b, v30.16b
+	WORD $0x4eba3422 // cmgt v2.4s, v1.4s, v26.4s
+	WORD $0x6ebbe403 // fcmgt v3.4s, v0.4s, v27.4s
+	WORD $0x4e20e764 // fcmeq v4.4s, v27.4s, v0.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x4e3be764 // fcmeq v4.4s, v27.4s, v27.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c63 // orr v3.16b, v3.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4ea41c63 // orr v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31f60 // bit v0.16b, v27.16b, v3.16b
+	WORD $0x6e611f43 // bsl v3.16b, v26.16b, v1.16b
+	WORD $0x4eb83461 // cmgt v1.4s, v3.4s, v24.4s
+	WORD $0x6eb9e402 // fcmgt v2.4s, v0.4s, v25.4s
+	WORD $0x4e20e724 // fcmeq v4.4s, v25.4s, v0.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x4e39e724 // fcmeq v4.4s, v25.4s, v25.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e2058a6 // mvn v6.16b, v5.16b
+	WORD $0x4e261c86 // and v6.16b, v4.16b, v6.16b
+	WORD $0x4ea61c42 // orr v2.16b, v2.16b, v6.16b
+	WORD $0x4e251c84 // and v4.16b, v4.16b, v5.16b
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea41c42 // orr v2.16b, v2.16b, v4.16b
+	WORD $0x6ea21f20 // bit v0.16b, v25.16b, v2.16b
+	WORD $0x6e631f02 // bsl v2.16b, v24.16b, v3.16b
+	MOVD $vals+24(FP), R14
+	FMOVQ F0, (R14)
+	MOVD $idx+88(FP), R14
+	FMOVQ F2, (R14)
+	RET
+
+// func normalizeF16NEON(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+TEXT ·normalizeF16NEON(SB), NOSPLIT, $0-60
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x00007c00, R14
+	VDUP R14, V28.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V27.S4
+	WORD $0x6e3a1f5a // eor v26.16b, v26.16b, v26.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V25.S4
+	MOVW $0x00400000, R14
+	VDUP R14, V24.S4
+	MOVW $0x00008000, R14
+	VDUP R14, V23.S4
+	MOVW $0x007fffff, R14
+	VDUP R14, V22.S4
+	FMOVS meanHi+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS meanLo+52(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+	FMOVS rstd+56(FP), F29
+	WORD $0x4e0407bd // dup v29.4s, v29.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R2), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R2), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R2), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R2), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e391c88 // and v8.16b, v4.16b, v25.16b
+	WORD $0x4e391ca9 // and v9.16b, v5.16b, v25.16b
+	WORD $0x4e391cca // and v10.16b, v6.16b, v25.16b
+	WORD $0x4e391ceb // and v11.16b, v7.16b, v25.16b
+	WORD $0x4ebc3508 // cmgt v8.4s, v8.4s, v28.4s
+	WORD $0x4ebc3529 // cmgt v9.4s, v9.4s, v28.4s
+	WORD $0x4ebc354a // cmgt v10.4s, v10.4s, v28.4s
+	WORD $0x4ebc356b // cmgt v11.4s, v11.4s, v28.4s
+	WORD $0x4e3b1c84 // and v4.16b, v4.16b, v27.16b
+	WORD $0x4e3b1ca5 // and v5.16b, v5.16b, v27.16b
+	WORD $0x4e3b1cc6 // and v6.16b, v6.16b, v27.16b
+	WORD $0x4e3b1ce7 // and v7.16b, v7.16b, v27.16b
+	WORD $0x6eba8c84 // cmeq v4.4s, v4.4s, v26.4s
+	WORD $0x6eba8ca5 // cmeq v5.4s, v5.4s, v26.4s
+	WORD $0x6eba8cc6 // cmeq v6.4s, v6.4s, v26.4s
+	WORD $0x6eba8ce7 // cmeq v7.4s, v7.4s, v26.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e781c84 // bic v4.16b, v4.16b, v24.16b
+	WORD $0x4e781ca5 // bic v5.16b, v5.16b, v24.16b
+	WORD $0x4e781cc6 // bic v6.16b, v6.16b, v24.16b
+	WORD $0x4e781ce7 // bic v7.16b, v7.16b, v24.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x4ebfd508 // fsub v8.4s, v8.4s, v31.4s
+	WORD $0x4ebfd529 // fsub v9.4s, v9.4s, v31.4s
+	WORD $0x4ebfd54a // fsub v10.4s, v10.4s, v31.4s
+	WORD $0x4ebfd56b // fsub v11.4s, v11.4s, v31.4s
+	WORD $0x4ebed508 // fsub v8.4s, v8.4s, v30.4s
+	WORD $0x4ebed529 // fsub v9.4s, v9.4s, v30.4s
+	WORD $0x4ebed54a // fsub v10.4s, v10.4s, v30.4s
+	WORD $0x4ebed56b // fsub v11.4s, v11.4s, v30.4s
+	WORD $0x6e3ddd08 // fmul v8.4s, v8.4s, v29.4s
+	WORD $0x6e3ddd29 // fmul v9.4s, v9.4s, v29.4s
+	WORD $0x6e3ddd4a // fmul v10.4s, v10.4s, v29.4s
+	WORD $0x6e3ddd6b // fmul v11.4s, v11.4s, v29.4s
+	WORD $0x0e216900 // fcvtn v0.4h, v8.4s
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x0e216921 // fcvtn v1.4h, v9.4s
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x0e216942 // fcvtn v2.4h, v10.4s
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x0e216963 // fcvtn v3.4h, v11.4s
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x4ea91d25 // mov v5.16b, v9.16b
+	WORD $0x4eaa1d46 // mov v6.16b, v10.16b
+	WORD $0x4eab1d67 // mov v7.16b, v11.16b
+	WORD $0x6f30048c // ushr v12.4s, v4.4s, #16
+	WORD $0x6f3004ad // ushr v13.4s, v5.4s, #16
+	WORD $0x6f3004ce // ushr v14.4s, v6.4s, #16
+	WORD $0x6f3004ef // ushr v15.4s, v7.4s, #16
+	WORD $0x4e371d8c // and v12.16b, v12.16b, v23.16b
+	WORD $0x4e371dad // and v13.16b, v13.16b, v23.16b
+	WORD $0x4e371dce // and v14.16b, v14.16b, v23.16b
+	WORD $0x4e371def // and v15.16b, v15.16b, v23.16b
+	WORD $0x4e361c84 // and v4.16b, v4.16b, v22.16b
+	WORD $0x4e361ca5 // and v5.16b, v5.16b, v22.16b
+	WORD $0x4e361cc6 // and v6.16b, v6.16b, v22.16b
+	WORD $0x4e361ce7 // and v7.16b, v7.16b, v22.16b
+	WORD $0x6f330484 // ushr v4.4s, v4.4s, #13
+	WORD $0x6f3304a5 // ushr v5.4s, v5.4s, #13
+	WORD $0x6f3304c6 // ushr v6.4s, v6.4s, #13
+	WORD $0x6f3304e7 // ushr v7.4s, v7.4s, #13
+	WORD $0x4ebc1d8c // orr v12.16b, v12.16b, v28.16b
+	WORD $0x4ebc1dad // orr v13.16b, v13.16b, v28.16b
+	WORD $0x4ebc1dce // orr v14.16b, v14.16b, v28.16b
+	WORD $0x4ebc1def // orr v15.16b, v15.16b, v28.16b
+	WORD $0x4ea41d8c // orr v12.16b, v12.16b, v4.16b
+	WORD $0x4ea51dad // orr v13.16b, v13.16b, v5.16b
+	WORD $0x4ea61dce // orr v14.16b, v14.16b, v6.16b
+	WORD $0x4ea71def // orr v15.16b, v15.16b, v7.16b
+	WORD $0x6eba8c84 // cmeq v4.4s, v4.4s, v26.4s
+	WORD $0x6eba8ca5 // cmeq v5.4s, v5.4s, v26.4s
+	WORD $0x6eba8cc6 // cmeq v6.4s, v6.4s, v26.4s
+	WORD $0x6eba8ce7 // cmeq v7.4s, v7.4s, v26.4s
+	WORD $0x4ebb1d90 // orr v16.16b, v12.16b, v27.16b
+	WORD $0x4ebb1db1 // orr v17.16b, v13.16b, v27.16b
+	WORD $0x4ebb1dd2 // orr v18.16b, v14.16b, v27.16b
+	WORD $0x4ebb1df3 // orr v19.16b, v15.16b, v27.16b
+	WORD $0x6e6c1e04 // bsl v4.16b, v16.16b, v12.16b
+	WORD $0x6e6d1e25 // bsl v5.16b, v17.16b, v13.16b
+	WORD $0x6e6e1e46 // bsl v6.16b, v18.16b, v14.16b
+	WORD $0x6e6f1e67 // bsl v7.16b, v19.16b, v15.16b
+	WORD $0x4e28e508 // fcmeq v8.4s, v8.4s, v8.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x4e29e529 // fcmeq v9.4s, v9.4s, v9.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e2ae54a // fcmeq v10.4s, v10.4s, v10.4s
+	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x4e2be56b // fcmeq v11.4s, v11.4s, v11.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x0e612900 // xtn v0.4h, v8.4s
+	FMOVD F0, 0(R1)
+	WORD $0x0e612920 // xtn v0.4h, v9.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612940 // xtn v0.4h, v10.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612960 // xtn v0.4h, v11.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e391c22 // and v2.16b, v1.16b, v25.16b
+	WORD $0x4ebc3442 // cmgt v2.4s, v2.4s, v28.4s
+	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e781c21 // bic v1.16b, v1.16b, v24.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebed442 // fsub v2.4s, v2.4s, v30.4s
+	WORD $0x6e3ddc42 // fmul v2.4s, v2.4s, v29.4s
+	WORD $0x0e216840 // fcvtn v0.4h, v2.4s
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4ea21c41 // mov v1.16b, v2.16b
+	WORD $0x6f300423 // ushr v3.4s, v1.4s, #16
+	WORD $0x4e371c63 // and v3.16b, v3.16b, v23.16b
+	WORD $0x4e361c21 // and v1.16b, v1.16b, v22.16b
+	WORD $0x6f330421 // ushr v1.4s, v1.4s, #13
+	WORD $0x4ebc1c63 // orr v3.16b, v3.16b, v28.16b
+	WORD $0x4ea11c63 // orr v3.16b, v3.16b, v1.16b
+	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
+	WORD $0x6e631c81 // bsl v1.16b, v4.16b, v3.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func layerNormAffineF16NEON(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+TEXT ·layerNormAffineF16NEON(SB), NOSPLIT, $0-108
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVD gamma_base+48(FP), R3
+	MOVD beta_base+72(FP), R4
+	MOVW $0x00007c00, R14
+	VDUP R14, V28.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V27.S4
+	WORD $0x6e3a1f5a // eor v26.16b, v26.16b, v26.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V25.S4
+	MOVW $0x00400000, R14
+	VDUP R14, V24.S4
+	MOVW $0x00008000, R14
+	VDUP R14, V23.S4
+	MOVW $0x007fffff, R14
+	VDUP R14, V22.S4
+	FMOVS meanHi+96(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS meanLo+100(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+	FMOVS rstd+104(FP), F29
+	WORD $0x4e0407bd // dup v29.4s, v29.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R2), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R2), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R2), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R2), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e391c88 // and v8.16b, v4.16b, v25.16b
+	WORD $0x4e391ca9 // and v9.16b, v5.16b, v25.16b
+	WORD $0x4e391cca // and v10.16b, v6.16b, v25.16b
+	WORD $0x4e391ceb // and v11.16b, v7.16b, v25.16b
+	WORD $0x4ebc3508 // cmgt v8.4s, v8.4s, v28.4s
+	WORD $0x4ebc3529 // cmgt v9.4s, v9.4s, v28.4s
+	WORD $0x4ebc354a // cmgt v10.4s, v10.4s, v28.4s
+	WORD $0x4ebc356b // cmgt v11.4s, v11.4s, v28.4s
+	WORD $0x4e3b1c84 // and v4.16b, v4.16b, v27.16b
+	WORD $0x4e3b1ca5 // and v5.16b, v5.16b, v27.16b
+	WORD $0x4e3b1cc6 // and v6.16b, v6.16b, v27.16b
+	WORD $0x4e3b1ce7 // and v7.16b, v7.16b, v27.16b
+	WORD $0x6eba8c84 // cmeq v4.4s, v4.4s, v26.4s
+	WORD $0x6eba8ca5 // cmeq v5.4s, v5.4s, v26.4s
+	WORD $0x6eba8cc6 // cmeq v6.4s, v6.4s, v26.4s
+	WORD $0x6eba8ce7 // cmeq v7.4s, v7.4s, v26.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e781c84 // bic v4.16b, v4.16b, v24.16b
+	WORD $0x4e781ca5 // bic v5.16b, v5.16b, v24.16b
+	WORD $0x4e781cc6 // bic v6.16b, v6.16b, v24.16b
+	WORD $0x4e781ce7 // bic v7.16b, v7.16b, v24.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	WORD $0x4ebfd508 // fsub v8.4s, v8.4s, v31.4s
+	WORD $0x4ebfd529 // fsub v9.4s, v9.4s, v31.4s
+	WORD $0x4ebfd54a // fsub v10.4s, v10.4s, v31.4s
+	WORD $0x4ebfd56b // fsub v11.4s, v11.4s, v31.4s
+	WORD $0x4ebed508 // fsub v8.4s, v8.4s, v30.4s
+	WORD $0x4ebed529 // fsub v9.4s, v9.4s, v30.4s
+	WORD $0x4ebed54a // fsub v10.4s, v10.4s, v30.4s
+	WORD $0x4ebed56b // fsub v11.4s, v11.4s, v30.4s
+	WORD $0x6e3ddd08 // fmul v8.4s, v8.4s, v29.4s
+	WORD $0x6e3ddd29 // fmul v9.4s, v9.4s, v29.4s
+	WORD $0x6e3ddd4a // fmul v10.4s, v10.4s, v29.4s
+	WORD $0x6e3ddd6b // fmul v11.4s, v11.4s, v29.4s
+	FMOVD 0(R3), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R3), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R3), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R3), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R3), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R3), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R3), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R3), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e391c8c // and v12.16b, v4.16b, v25.16b
+	WORD $0x4e391cad // and v13.16b, v5.16b, v25.16b
+	WORD $0x4e391cce // and v14.16b, v6.16b, v25.16b
+	WORD $0x4e391cef // and v15.16b, v7.16b, v25.16b
+	WORD $0x4ebc358c // cmgt v12.4s, v12.4s, v28.4s
+	WORD $0x4ebc35ad // cmgt v13.4s, v13.4s, v28.4s
+	WORD $0x4ebc35ce // cmgt v14.4s, v14.4s, v28.4s
+	WORD $0x4ebc35ef // cmgt v15.4s, v15.4s, v28.4s
+	WORD $0x4e3b1c84 // and v4.16b, v4.16b, v27.16b
+	WORD $0x4e3b1ca5 // and v5.16b, v5.16b, v27.16b
+	WORD $0x4e3b1cc6 // and v6.16b, v6.16b, v27.16b
+	WORD $0x4e3b1ce7 // and v7.16b, v7.16b, v27.16b
+	WORD $0x6eba8c84 // cmeq v4.4s, v4.4s, v26.4s
+	WORD $0x6eba8ca5 // cmeq v5.4s, v5.4s, v26.4s
+	WORD $0x6eba8cc6 // cmeq v6.4s, v6.4s, v26.4s
+	WORD $0x6eba8ce7 // cmeq v7.4s, v7.4s, v26.4s
+	WORD $0x4e241d8c // and v12.16b, v12.16b, v4.16b
+	WORD $0x4e251dad // and v13.16b, v13.16b, v5.16b
+	WORD $0x4e261dce // and v14.16b, v14.16b, v6.16b
+	WORD $0x4e271def // and v15.16b, v15.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e781c84 // bic v4.16b, v4.16b, v24.16b
+	WORD $0x4e781ca5 // bic v5.16b, v5.16b, v24.16b
+	WORD $0x4e781cc6 // bic v6.16b, v6.16b, v24.16b
+	WORD $0x4e781ce7 // bic v7.16b, v7.16b, v24.16b
+	WORD $0x6e601c8c // bsl v12.16b, v4.16b, v0.16b
+	WORD $0x6e611cad // bsl v13.16b, v5.16b, v1.16b
+	WORD $0x6e621cce // bsl v14.16b, v6.16b, v2.16b
+	WORD $0x6e631cef // bsl v15.16b, v7.16b, v3.16b
+	FMOVD 0(R4), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R4), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R4), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R4), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R4), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R4), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R4), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R4), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4e391c90 // and v16.16b, v4.16b, v25.16b
+	WORD $0x4e391cb1 // and v17.16b, v5.16b, v25.16b
+	WORD $0x4e391cd2 // and v18.16b, v6.16b, v25.16b
+	WORD $0x4e391cf3 // and v19.16b, v7.16b, v25.16b
+	WORD $0x4ebc3610 // cmgt v16.4s, v16.4s, v28.4s
+	WORD $0x4ebc3631 // cmgt v17.4s, v17.4s, v28.4s
+	WORD $0x4ebc3652 // cmgt v18.4s, v18.4s, v28.4s
+	WORD $0x4ebc3673 // cmgt v19.4s, v19.4s, v28.4s
+	WORD $0x4e3b1c84 // and v4.16b, v4.16b, v27.16b
+	WORD $0x4e3b1ca5 // and v5.16b, v5.16b, v27.16b
+	WORD $0x4e3b1cc6 // and v6.16b, v6.16b, v27.16b
+	WORD $0x4e3b1ce7 // and v7.16b, v7.16b, v27.16b
+	WORD $0x6eba8c84 // cmeq v4.4s, v4.4s, v26.4s
+	WORD $0x6eba8ca5 // cmeq v5.4s, v5.4s, v26.4s
+	WORD $0x6eba8cc6 // cmeq v6.4s, v6.4s, v26.4s
+	WORD $0x6eba8ce7 // cmeq v7.4s, v7.4s, v26.4s
+	WORD $0x4e241e10 // and v16.16b, v16.16b, v4.16b
+	WORD $0x4e251e31 // and v17.16b, v17.16b, v5.16b
+	WORD $0x4e261e52 // and v18.16b, v18.16b, v6.16b
+	WORD $0x4e271e73 // and v19.16b, v19.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x4e781c84 // bic v4.16b, v4.16b, v24.16b
+	WORD $0x4e781ca5 // bic v5.16b, v5.16b, v24.16b
+	WORD $0x4e781cc6 // bic v6.16b, v6.16b, v24.16b
+	WORD $0x4e781ce7 // bic v7.16b, v7.16b, v24.16b
+	WORD $0x6e601c90 // bsl v16.16b, v4.16b, v0.16b
+	WORD $0x6e611cb1 // bsl v17.16b, v5.16b, v1.16b
+	WORD $0x6e621cd2 // bsl v18.16b, v6.16b, v2.16b
+	WORD $0x6e631cf3 // bsl v19.16b, v7.16b, v3.16b
+	WORD $0x4e2ccd10 // fmla v16.4s, v8.4s, v12.4s
+	WORD $0x4e2dcd31 // fmla v17.4s, v9.4s, v13.4s
+	WORD $0x4e2ecd52 // fmla v18.4s, v10.4s, v14.4s
+	WORD $0x4e2fcd73 // fmla v19.4s, v11.4s, v15.4s
+	WORD $0x0e216a00 // fcvtn v0.4h, v16.4s
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x0e216a21 // fcvtn v1.4h, v17.4s
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x0e216a42 // fcvtn v2.4h, v18.4s
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	WORD $0x0e216a63 // fcvtn v3.4h, v19.4s
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4eb01e04 // mov v4.16b, v16.16b
+	WORD $0x4eb11e25 // mov v5.16b, v17.16b
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4eb31e67 // mov v7.16b, v19.16b
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e371d08 // and v8.16b, v8.16b, v23.16b
+	WORD $0x4e371d29 // and v9.16b, v9.16b, v23.16b
+	WORD $0x4e371d4a // and v10.16b, v10.16b, v23.16b
+	WORD $0x4e371d6b // and v11.16b, v11.16b, v23.16b
+	WORD $0x4e361c84 // and v4.16b, v4.16b, v22.16b
+	WORD $0x4e361ca5 // and v5.16b, v5.16b, v22.16b
+	WORD $0x4e361cc6 // and v6.16b, v6.16b, v22.16b
+	WORD $0x4e361ce7 // and v7.16b, v7.16b, v22.16b
+	WORD $0x6f330484 // ushr v4.4s, v4.4s, #13
+	WORD $0x6f3304a5 // ushr v5.4s, v5.4s, #13
+	WORD $0x6f3304c6 // ushr v6.4s, v6.4s, #13
+	WORD $0x6f3304e7 // ushr v7.4s, v7.4s, #13
+	WORD $0x4ebc1d08 // orr v8.16b, v8.16b, v28.16b
+	WORD $0x4ebc1d29 // orr v9.16b, v9.16b, v28.16b
+	WORD $0x4ebc1d4a // orr v10.16b, v10.16b, v28.16b
+	WORD $0x4ebc1d6b // orr v11.16b, v11.16b, v28.16b
+	WORD $0x4ea41d08 // orr v8.16b, v8.16b, v4.16b
+	WORD $0x4ea51d29 // orr v9.16b, v9.16b, v5.16b
+	WORD $0x4ea61d4a // orr v10.16b, v10.16b, v6.16b
+	WORD $0x4ea71d6b // orr v11.16b, v11.16b, v7.16b
+	WORD $0x6eba8c84 // cmeq v4.4s, v4.4s, v26.4s
+	WORD $0x6eba8ca5 // cmeq v5.4s, v5.4s, v26.4s
+	WORD $0x6eba8cc6 // cmeq v6.4s, v6.4s, v26.4s
+	WORD $0x6eba8ce7 // cmeq v7.4s, v7.4s, v26.4s
+	WORD $0x4ebb1d0c // orr v12.16b, v8.16b, v27.16b
+	WORD $0x4ebb1d2d // orr v13.16b, v9.16b, v27.16b
+	WORD $0x4ebb1d4e // orr v14.16b, v10.16b, v27.16b
+	WORD $0x4ebb1d6f // orr v15.16b, v11.16b, v27.16b
+	WORD $0x6e681d84 // bsl v4.16b, v12.16b, v8.16b
+	WORD $0x6e691da5 // bsl v5.16b, v13.16b, v9.16b
+	WORD $0x6e6a1dc6 // bsl v6.16b, v14.16b, v10.16b
+	WORD $0x6e6b1de7 // bsl v7.16b, v15.16b, v11.16b
+	WORD $0x4e30e610 // fcmeq v16.4s, v16.4s, v16.4s
+	WORD $0x6e205a10 // mvn v16.16b, v16.16b
+	WORD $0x4e31e631 // fcmeq v17.4s, v17.4s, v17.4s
+	WORD $0x6e205a31 // mvn v17.16b, v17.16b
+	WORD $0x4e32e652 // fcmeq v18.4s, v18.4s, v18.4s
+	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x4e33e673 // fcmeq v19.4s, v19.4s, v19.4s
+	WORD $0x6e205a73 // mvn v19.16b, v19.16b
+	WORD $0x6e601c90 // bsl v16.16b, v4.16b, v0.16b
+	WORD $0x6e611cb1 // bsl v17.16b, v5.16b, v1.16b
+	WORD $0x6e621cd2 // bsl v18.16b, v6.16b, v2.16b
+	WORD $0x6e631cf3 // bsl v19.16b, v7.16b, v3.16b
+	WORD $0x0e612a00 // xtn v0.4h, v16.4s
+	FMOVD F0, 0(R1)
+	WORD $0x0e612a20 // xtn v0.4h, v17.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612a40 // xtn v0.4h, v18.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612a60 // xtn v0.4h, v19.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	ADD $32, R3, R3
+	ADD $32, R4, R4
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e391c22 // and v2.16b, v1.16b, v25.16b
+	WORD $0x4ebc3442 // cmgt v2.4s, v2.4s, v28.4s
+	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e781c21 // bic v1.16b, v1.16b, v24.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebed442 // fsub v2.4s, v2.4s, v30.4s
+	WORD $0x6e3ddc42 // fmul v2.4s, v2.4s, v29.4s
+	FMOVD 0(R3), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R3), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e391c23 // and v3.16b, v1.16b, v25.16b
+	WORD $0x4ebc3463 // cmgt v3.4s, v3.4s, v28.4s
+	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e781c21 // bic v1.16b, v1.16b, v24.16b
+	WORD $0x6e601c23 // bsl v3.16b, v1.16b, v0.16b
+	FMOVD 0(R4), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R4), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e391c24 // and v4.16b, v1.16b, v25.16b
+	WORD $0x4ebc3484 // cmgt v4.4s, v4.4s, v28.4s
+	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e781c21 // bic v1.16b, v1.16b, v24.16b
+	WORD $0x6e601c24 // bsl v4.16b, v1.16b, v0.16b
+	WORD $0x4e23cc44 // fmla v4.4s, v2.4s, v3.4s
+	WORD $0x0e216880 // fcvtn v0.4h, v4.4s
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4ea41c81 // mov v1.16b, v4.16b
+	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
+	WORD $0x4e371c42 // and v2.16b, v2.16b, v23.16b
+	WORD $0x4e361c21 // and v1.16b, v1.16b, v22.16b
+	WORD $0x6f330421 // ushr v1.4s, v1.4s, #13
+	WORD $0x4ebc1c42 // orr v2.16b, v2.16b, v28.16b
+	WORD $0x4ea11c42 // orr v2.16b, v2.16b, v1.16b
+	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4ebb1c43 // orr v3.16b, v2.16b, v27.16b
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x4e24e484 // fcmeq v4.4s, v4.4s, v4.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6e601c24 // bsl v4.16b, v1.16b, v0.16b
+	WORD $0x0e612880 // xtn v0.4h, v4.4s
+	FMOVD F0, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	ADD $8, R3, R3
+	ADD $8, R4, R4
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func colAccSumF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+TEXT ·colAccSumF16NEON(SB), NOSPLIT, $0-216
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD r0_base+24(FP), R2
+	MOVD r1_base+48(FP), R3
+	MOVD r2_base+72(FP), R4
+	MOVD r3_base+96(FP), R5
+	MOVD r4_base+120(FP), R6
+	MOVD r5_base+144(FP), R7
+	MOVD r6_base+168(FP), R8
+	MOVD r7_base+192(FP), R9
+	MOVW $0x00007fff, R14
+	VDUP R14, V31.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V30.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V29.S4
+	WORD $0x6e3c1f9c // eor v28.16b, v28.16b, v28.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V27.S4
+
+main:
+	CMP $8, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c44 // and v4.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c65 // and v5.16b, v3.16b, v31.16b
+	WORD $0x4ebe3484 // cmgt v4.4s, v4.4s, v30.4s
+	WORD $0x4ebe34a5 // cmgt v5.4s, v5.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4e231ca5 // and v5.16b, v5.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c44 // bsl v4.16b, v2.16b, v0.16b
+	WORD $0x6e611c65 // bsl v5.16b, v3.16b, v1.16b
+	FMOVD 0(R3), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R3), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R3), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R3), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c46 // and v6.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c67 // and v7.16b, v3.16b, v31.16b
+	WORD $0x4ebe34c6 // cmgt v6.4s, v6.4s, v30.4s
+	WORD $0x4ebe34e7 // cmgt v7.4s, v7.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221cc6 // and v6.16b, v6.16b, v2.16b
+	WORD $0x4e231ce7 // and v7.16b, v7.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c46 // bsl v6.16b, v2.16b, v0.16b
+	WORD $0x6e611c67 // bsl v7.16b, v3.16b, v1.16b
+	FMOVD 0(R4), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R4), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R4), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R4), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c69 // and v9.16b, v3.16b, v31.16b
+	WORD $0x4ebe3508 // cmgt v8.4s, v8.4s, v30.4s
+	WORD $0x4ebe3529 // cmgt v9.4s, v9.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d08 // and v8.16b, v8.16b, v2.16b
+	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c48 // bsl v8.16b, v2.16b, v0.16b
+	WORD $0x6e611c69 // bsl v9.16b, v3.16b, v1.16b
+	FMOVD 0(R5), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R5), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R5), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R5), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4a // and v10.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6b // and v11.16b, v3.16b, v31.16b
+	WORD $0x4ebe354a // cmgt v10.4s, v10.4s, v30.4s
+	WORD $0x4ebe356b // cmgt v11.4s, v11.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d4a // and v10.16b, v10.16b, v2.16b
+	WORD $0x4e231d6b // and v11.16b, v11.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4a // bsl v10.16b, v2.16b, v0.16b
+	WORD $0x6e611c6b // bsl v11.16b, v3.16b, v1.16b
+	FMOVD 0(R6), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R6), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R6), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R6), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4c // and v12.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6d // and v13.16b, v3.16b, v31.16b
+	WORD $0x4ebe358c // cmgt v12.4s, v12.4s, v30.4s
+	WORD $0x4ebe35ad // cmgt v13.4s, v13.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d8c // and v12.16b, v12.16b, v2.16b
+	WORD $0x4e231dad // and v13.16b, v13.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4c // bsl v12.16b, v2.16b, v0.16b
+	WORD $0x6e611c6d // bsl v13.16b, v3.16b, v1.16b
+	FMOVD 0(R7), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R7), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R7), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R7), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4e // and v14.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6f // and v15.16b, v3.16b, v31.16b
+	WORD $0x4ebe35ce // cmgt v14.4s, v14.4s, v30.4s
+	WORD $0x4ebe35ef // cmgt v15.4s, v15.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221dce // and v14.16b, v14.16b, v2.16b
+	WORD $0x4e231def // and v15.16b, v15.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4e // bsl v14.16b, v2.16b, v0.16b
+	WORD $0x6e611c6f // bsl v15.16b, v3.16b, v1.16b
+	FMOVD 0(R8), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R8), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R8), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R8), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c50 // and v16.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c71 // and v17.16b, v3.16b, v31.16b
+	WORD $0x4ebe3610 // cmgt v16.4s, v16.4s, v30.4s
+	WORD $0x4ebe3631 // cmgt v17.4s, v17.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221e10 // and v16.16b, v16.16b, v2.16b
+	WORD $0x4e231e31 // and v17.16b, v17.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c50 // bsl v16.16b, v2.16b, v0.16b
+	WORD $0x6e611c71 // bsl v17.16b, v3.16b, v1.16b
+	FMOVD 0(R9), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R9), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R9), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R9), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c52 // and v18.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c73 // and v19.16b, v3.16b, v31.16b
+	WORD $0x4ebe3652 // cmgt v18.4s, v18.4s, v30.4s
+	WORD $0x4ebe3673 // cmgt v19.4s, v19.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221e52 // and v18.16b, v18.16b, v2.16b
+	WORD $0x4e231e73 // and v19.16b, v19.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c52 // bsl v18.16b, v2.16b, v0.16b
+	WORD $0x6e611c73 // bsl v19.16b, v3.16b, v1.16b
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
+	WORD $0x4e28d484 // fadd v4.4s, v4.4s, v8.4s
+	WORD $0x4e29d4a5 // fadd v5.4s, v5.4s, v9.4s
+	WORD $0x4e2ed58c // fadd v12.4s, v12.4s, v14.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x4e32d610 // fadd v16.4s, v16.4s, v18.4s
+	WORD $0x4e33d631 // fadd v17.4s, v17.4s, v19.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e2cd484 // fadd v4.4s, v4.4s, v12.4s
+	WORD $0x4e2dd4a5 // fadd v5.4s, v5.4s, v13.4s
+	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	FMOVQ F0, 0(R1)
+	FMOVQ F1, 16(R1)
+	ADD $32, R1, R1
+	ADD $16, R2, R2
+	ADD $16, R3, R3
+	ADD $16, R4, R4
+	ADD $16, R5, R5
+	ADD $16, R6, R6
+	ADD $16, R7, R7
+	ADD $16, R8, R8
+	ADD $16, R9, R9
+	SUB $8, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c22 // and v2.16b, v1.16b, v31.16b
+	WORD $0x4ebe3442 // cmgt v2.4s, v2.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	FMOVD 0(R3), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R3), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c23 // and v3.16b, v1.16b, v31.16b
+	WORD $0x4ebe3463 // cmgt v3.4s, v3.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c23 // bsl v3.16b, v1.16b, v0.16b
+	FMOVD 0(R4), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R4), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c24 // and v4.16b, v1.16b, v31.16b
+	WORD $0x4ebe3484 // cmgt v4.4s, v4.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c24 // bsl v4.16b, v1.16b, v0.16b
+	FMOVD 0(R5), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R5), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c25 // and v5.16b, v1.16b, v31.16b
+	WORD $0x4ebe34a5 // cmgt v5.4s, v5.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211ca5 // and v5.16b, v5.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c25 // bsl v5.16b, v1.16b, v0.16b
+	FMOVD 0(R6), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R6), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c26 // and v6.16b, v1.16b, v31.16b
+	WORD $0x4ebe34c6 // cmgt v6.4s, v6.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211cc6 // and v6.16b, v6.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c26 // bsl v6.16b, v1.16b, v0.16b
+	FMOVD 0(R7), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R7), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4ebe34e7 // cmgt v7.4s, v7.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211ce7 // and v7.16b, v7.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c27 // bsl v7.16b, v1.16b, v0.16b
+	FMOVD 0(R8), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R8), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c28 // and v8.16b, v1.16b, v31.16b
+	WORD $0x4ebe3508 // cmgt v8.4s, v8.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211d08 // and v8.16b, v8.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c28 // bsl v8.16b, v1.16b, v0.16b
+	FMOVD 0(R9), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R9), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c29 // and v9.16b, v1.16b, v31.16b
+	WORD $0x4ebe3529 // cmgt v9.4s, v9.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211d29 // and v9.16b, v9.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c29 // bsl v9.16b, v1.16b, v0.16b
+	WORD $0x4e23d442 // fadd v2.4s, v2.4s, v3.4s
+	WORD $0x4e25d484 // fadd v4.4s, v4.4s, v5.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x4e29d508 // fadd v8.4s, v8.4s, v9.4s
+	WORD $0x4e28d4c6 // fadd v6.4s, v6.4s, v8.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	FMOVQ 0(R1), F0
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	FMOVQ F0, 0(R1)
+	ADD $16, R1, R1
+	ADD $8, R2, R2
+	ADD $8, R3, R3
+	ADD $8, R4, R4
+	ADD $8, R5, R5
+	ADD $8, R6, R6
+	ADD $8, R7, R7
+	ADD $8, R8, R8
+	ADD $8, R9, R9
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func colAccMaxF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+TEXT ·colAccMaxF16NEON(SB), NOSPLIT, $0-216
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD r0_base+24(FP), R2
+	MOVD r1_base+48(FP), R3
+	MOVD r2_base+72(FP), R4
+	MOVD r3_base+96(FP), R5
+	MOVD r4_base+120(FP), R6
+	MOVD r5_base+144(FP), R7
+	MOVD r6_base+168(FP), R8
+	MOVD r7_base+192(FP), R9
+	MOVW $0x00007fff, R14
+	VDUP R14, V31.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V30.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V29.S4
+	WORD $0x6e3c1f9c // eor v28.16b, v28.16b, v28.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V27.S4
+
+main:
+	CMP $8, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c44 // and v4.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c65 // and v5.16b, v3.16b, v31.16b
+	WORD $0x4ebe3484 // cmgt v4.4s, v4.4s, v30.4s
+	WORD $0x4ebe34a5 // cmgt v5.4s, v5.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4e231ca5 // and v5.16b, v5.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c44 // bsl v4.16b, v2.16b, v0.16b
+	WORD $0x6e611c65 // bsl v5.16b, v3.16b, v1.16b
+	FMOVD 0(R3), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R3), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R3), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R3), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c46 // and v6.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c67 // and v7.16b, v3.16b, v31.16b
+	WORD $0x4ebe34c6 // cmgt v6.4s, v6.4s, v30.4s
+	WORD $0x4ebe34e7 // cmgt v7.4s, v7.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221cc6 // and v6.16b, v6.16b, v2.16b
+	WORD $0x4e231ce7 // and v7.16b, v7.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c46 // bsl v6.16b, v2.16b, v0.16b
+	WORD $0x6e611c67 // bsl v7.16b, v3.16b, v1.16b
+	FMOVD 0(R4), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R4), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R4), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R4), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c69 // and v9.16b, v3.16b, v31.16b
+	WORD $0x4ebe3508 // cmgt v8.4s, v8.4s, v30.4s
+	WORD $0x4ebe3529 // cmgt v9.4s, v9.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d08 // and v8.16b, v8.16b, v2.16b
+	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c48 // bsl v8.16b, v2.16b, v0.16b
+	WORD $0x6e611c69 // bsl v9.16b, v3.16b, v1.16b
+	FMOVD 0(R5), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R5), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R5), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R5), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4a // and v10.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6b // and v11.16b, v3.16b, v31.16b
+	WORD $0x4ebe354a // cmgt v10.4s, v10.4s, v30.4s
+	WORD $0x4ebe356b // cmgt v11.4s, v11.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d4a // and v10.16b, v10.16b, v2.16b
+	WORD $0x4e231d6b // and v11.16b, v11.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4a // bsl v10.16b, v2.16b, v0.16b
+	WORD $0x6e611c6b // bsl v11.16b, v3.16b, v1.16b
+	FMOVD 0(R6), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R6), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R6), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R6), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4c // and v12.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6d // and v13.16b, v3.16b, v31.16b
+	WORD $0x4ebe358c // cmgt v12.4s, v12.4s, v30.4s
+	WORD $0x4ebe35ad // cmgt v13.4s, v13.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d8c // and v12.16b, v12.16b, v2.16b
+	WORD $0x4e231dad // and v13.16b, v13.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4c // bsl v12.16b, v2.16b, v0.16b
+	WORD $0x6e611c6d // bsl v13.16b, v3.16b, v1.16b
+	FMOVD 0(R7), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R7), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R7), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R7), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4e // and v14.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6f // and v15.16b, v3.16b, v31.16b
+	WORD $0x4ebe35ce // cmgt v14.4s, v14.4s, v30.4s
+	WORD $0x4ebe35ef // cmgt v15.4s, v15.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221dce // and v14.16b, v14.16b, v2.16b
+	WORD $0x4e231def // and v15.16b, v15.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4e // bsl v14.16b, v2.16b, v0.16b
+	WORD $0x6e611c6f // bsl v15.16b, v3.16b, v1.16b
+	FMOVD 0(R8), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R8), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R8), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R8), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c50 // and v16.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c71 // and v17.16b, v3.16b, v31.16b
+	WORD $0x4ebe3610 // cmgt v16.4s, v16.4s, v30.4s
+	WORD $0x4ebe3631 // cmgt v17.4s, v17.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221e10 // and v16.16b, v16.16b, v2.16b
+	WORD $0x4e231e31 // and v17.16b, v17.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c50 // bsl v16.16b, v2.16b, v0.16b
+	WORD $0x6e611c71 // bsl v17.16b, v3.16b, v1.16b
+	FMOVD 0(R9), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R9), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R9), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R9), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c52 // and v18.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c73 // and v19.16b, v3.16b, v31.16b
+	WORD $0x4ebe3652 // cmgt v18.4s, v18.4s, v30.4s
+	WORD $0x4ebe3673 // cmgt v19.4s, v19.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221e52 // and v18.16b, v18.16b, v2.16b
+	WORD $0x4e231e73 // and v19.16b, v19.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c52 // bsl v18.16b, v2.16b, v0.16b
+	WORD $0x6e611c73 // bsl v19.16b, v3.16b, v1.16b
+	WORD $0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	WORD $0x4e27f4a5 // fmax v5.4s, v5.4s, v7.4s
+	WORD $0x4e2af508 // fmax v8.4s, v8.4s, v10.4s
+	WORD $0x4e2bf529 // fmax v9.4s, v9.4s, v11.4s
+	WORD $0x4e28f484 // fmax v4.4s, v4.4s, v8.4s
+	WORD $0x4e29f4a5 // fmax v5.4s, v5.4s, v9.4s
+	WORD $0x4e2ef58c // fmax v12.4s, v12.4s, v14.4s
+	WORD $0x4e2ff5ad // fmax v13.4s, v13.4s, v15.4s
+	WORD $0x4e32f610 // fmax v16.4s, v16.4s, v18.4s
+	WORD $0x4e33f631 // fmax v17.4s, v17.4s, v19.4s
+	WORD $0x4e30f58c // fmax v12.4s, v12.4s, v16.4s
+	WORD $0x4e31f5ad // fmax v13.4s, v13.4s, v17.4s
+	WORD $0x4e2cf484 // fmax v4.4s, v4.4s, v12.4s
+	WORD $0x4e2df4a5 // fmax v5.4s, v5.4s, v13.4s
+	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	WORD $0x4e24f400 // fmax v0.4s, v0.4s, v4.4s
+	WORD $0x4e25f421 // fmax v1.4s, v1.4s, v5.4s
+	FMOVQ F0, 0(R1)
+	FMOVQ F1, 16(R1)
+	ADD $32, R1, R1
+	ADD $16, R2, R2
+	ADD $16, R3, R3
+	ADD $16, R4, R4
+	ADD $16, R5, R5
+	ADD $16, R6, R6
+	ADD $16, R7, R7
+	ADD $16, R8, R8
+	ADD $16, R9, R9
+	SUB $8, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c22 // and v2.16b, v1.16b, v31.16b
+	WORD $0x4ebe3442 // cmgt v2.4s, v2.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	FMOVD 0(R3), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R3), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c23 // and v3.16b, v1.16b, v31.16b
+	WORD $0x4ebe3463 // cmgt v3.4s, v3.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c23 // bsl v3.16b, v1.16b, v0.16b
+	FMOVD 0(R4), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R4), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c24 // and v4.16b, v1.16b, v31.16b
+	WORD $0x4ebe3484 // cmgt v4.4s, v4.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c24 // bsl v4.16b, v1.16b, v0.16b
+	FMOVD 0(R5), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R5), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c25 // and v5.16b, v1.16b, v31.16b
+	WORD $0x4ebe34a5 // cmgt v5.4s, v5.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211ca5 // and v5.16b, v5.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c25 // bsl v5.16b, v1.16b, v0.16b
+	FMOVD 0(R6), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R6), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c26 // and v6.16b, v1.16b, v31.16b
+	WORD $0x4ebe34c6 // cmgt v6.4s, v6.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211cc6 // and v6.16b, v6.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c26 // bsl v6.16b, v1.16b, v0.16b
+	FMOVD 0(R7), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R7), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4ebe34e7 // cmgt v7.4s, v7.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211ce7 // and v7.16b, v7.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c27 // bsl v7.16b, v1.16b, v0.16b
+	FMOVD 0(R8), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R8), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c28 // and v8.16b, v1.16b, v31.16b
+	WORD $0x4ebe3508 // cmgt v8.4s, v8.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211d08 // and v8.16b, v8.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c28 // bsl v8.16b, v1.16b, v0.16b
+	FMOVD 0(R9), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R9), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c29 // and v9.16b, v1.16b, v31.16b
+	WORD $0x4ebe3529 // cmgt v9.4s, v9.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211d29 // and v9.16b, v9.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c29 // bsl v9.16b, v1.16b, v0.16b
+	WORD $0x4e23f442 // fmax v2.4s, v2.4s, v3.4s
+	WORD $0x4e25f484 // fmax v4.4s, v4.4s, v5.4s
+	WORD $0x4e24f442 // fmax v2.4s, v2.4s, v4.4s
+	WORD $0x4e27f4c6 // fmax v6.4s, v6.4s, v7.4s
+	WORD $0x4e29f508 // fmax v8.4s, v8.4s, v9.4s
+	WORD $0x4e28f4c6 // fmax v6.4s, v6.4s, v8.4s
+	WORD $0x4e26f442 // fmax v2.4s, v2.4s, v6.4s
+	FMOVQ 0(R1), F0
+	WORD $0x4e22f400 // fmax v0.4s, v0.4s, v2.4s
+	FMOVQ F0, 0(R1)
+	ADD $16, R1, R1
+	ADD $8, R2, R2
+	ADD $8, R3, R3
+	ADD $8, R4, R4
+	ADD $8, R5, R5
+	ADD $8, R6, R6
+	ADD $8, R7, R7
+	ADD $8, R8, R8
+	ADD $8, R9, R9
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func colAccMinF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+TEXT ·colAccMinF16NEON(SB), NOSPLIT, $0-216
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD r0_base+24(FP), R2
+	MOVD r1_base+48(FP), R3
+	MOVD r2_base+72(FP), R4
+	MOVD r3_base+96(FP), R5
+	MOVD r4_base+120(FP), R6
+	MOVD r5_base+144(FP), R7
+	MOVD r6_base+168(FP), R8
+	MOVD r7_base+192(FP), R9
+	MOVW $0x00007fff, R14
+	VDUP R14, V31.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V30.S4
+	MOVW $0x00000200, R14
+	VDUP R14, V29.S4
+	WORD $0x6e3c1f9c // eor v28.16b, v28.16b, v28.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V27.S4
+
+main:
+	CMP $8, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c44 // and v4.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c65 // and v5.16b, v3.16b, v31.16b
+	WORD $0x4ebe3484 // cmgt v4.4s, v4.4s, v30.4s
+	WORD $0x4ebe34a5 // cmgt v5.4s, v5.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221c84 // and v4.16b, v4.16b, v2.16b
+	WORD $0x4e231ca5 // and v5.16b, v5.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c44 // bsl v4.16b, v2.16b, v0.16b
+	WORD $0x6e611c65 // bsl v5.16b, v3.16b, v1.16b
+	FMOVD 0(R3), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R3), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R3), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R3), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c46 // and v6.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c67 // and v7.16b, v3.16b, v31.16b
+	WORD $0x4ebe34c6 // cmgt v6.4s, v6.4s, v30.4s
+	WORD $0x4ebe34e7 // cmgt v7.4s, v7.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221cc6 // and v6.16b, v6.16b, v2.16b
+	WORD $0x4e231ce7 // and v7.16b, v7.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c46 // bsl v6.16b, v2.16b, v0.16b
+	WORD $0x6e611c67 // bsl v7.16b, v3.16b, v1.16b
+	FMOVD 0(R4), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R4), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R4), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R4), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c48 // and v8.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c69 // and v9.16b, v3.16b, v31.16b
+	WORD $0x4ebe3508 // cmgt v8.4s, v8.4s, v30.4s
+	WORD $0x4ebe3529 // cmgt v9.4s, v9.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d08 // and v8.16b, v8.16b, v2.16b
+	WORD $0x4e231d29 // and v9.16b, v9.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c48 // bsl v8.16b, v2.16b, v0.16b
+	WORD $0x6e611c69 // bsl v9.16b, v3.16b, v1.16b
+	FMOVD 0(R5), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R5), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R5), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R5), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4a // and v10.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6b // and v11.16b, v3.16b, v31.16b
+	WORD $0x4ebe354a // cmgt v10.4s, v10.4s, v30.4s
+	WORD $0x4ebe356b // cmgt v11.4s, v11.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d4a // and v10.16b, v10.16b, v2.16b
+	WORD $0x4e231d6b // and v11.16b, v11.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4a // bsl v10.16b, v2.16b, v0.16b
+	WORD $0x6e611c6b // bsl v11.16b, v3.16b, v1.16b
+	FMOVD 0(R6), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R6), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R6), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R6), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4c // and v12.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6d // and v13.16b, v3.16b, v31.16b
+	WORD $0x4ebe358c // cmgt v12.4s, v12.4s, v30.4s
+	WORD $0x4ebe35ad // cmgt v13.4s, v13.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221d8c // and v12.16b, v12.16b, v2.16b
+	WORD $0x4e231dad // and v13.16b, v13.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4c // bsl v12.16b, v2.16b, v0.16b
+	WORD $0x6e611c6d // bsl v13.16b, v3.16b, v1.16b
+	FMOVD 0(R7), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R7), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R7), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R7), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c4e // and v14.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c6f // and v15.16b, v3.16b, v31.16b
+	WORD $0x4ebe35ce // cmgt v14.4s, v14.4s, v30.4s
+	WORD $0x4ebe35ef // cmgt v15.4s, v15.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221dce // and v14.16b, v14.16b, v2.16b
+	WORD $0x4e231def // and v15.16b, v15.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c4e // bsl v14.16b, v2.16b, v0.16b
+	WORD $0x6e611c6f // bsl v15.16b, v3.16b, v1.16b
+	FMOVD 0(R8), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R8), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R8), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R8), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c50 // and v16.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c71 // and v17.16b, v3.16b, v31.16b
+	WORD $0x4ebe3610 // cmgt v16.4s, v16.4s, v30.4s
+	WORD $0x4ebe3631 // cmgt v17.4s, v17.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221e10 // and v16.16b, v16.16b, v2.16b
+	WORD $0x4e231e31 // and v17.16b, v17.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c50 // bsl v16.16b, v2.16b, v0.16b
+	WORD $0x6e611c71 // bsl v17.16b, v3.16b, v1.16b
+	FMOVD 0(R9), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R9), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 0(R9), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 8(R9), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4e3f1c52 // and v18.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c73 // and v19.16b, v3.16b, v31.16b
+	WORD $0x4ebe3652 // cmgt v18.4s, v18.4s, v30.4s
+	WORD $0x4ebe3673 // cmgt v19.4s, v19.4s, v30.4s
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x4e3d1c63 // and v3.16b, v3.16b, v29.16b
+	WORD $0x6ebc8c42 // cmeq v2.4s, v2.4s, v28.4s
+	WORD $0x6ebc8c63 // cmeq v3.4s, v3.4s, v28.4s
+	WORD $0x4e221e52 // and v18.16b, v18.16b, v2.16b
+	WORD $0x4e231e73 // and v19.16b, v19.16b, v3.16b
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4e7b1c42 // bic v2.16b, v2.16b, v27.16b
+	WORD $0x4e7b1c63 // bic v3.16b, v3.16b, v27.16b
+	WORD $0x6e601c52 // bsl v18.16b, v2.16b, v0.16b
+	WORD $0x6e611c73 // bsl v19.16b, v3.16b, v1.16b
+	WORD $0x4ea6f484 // fmin v4.4s, v4.4s, v6.4s
+	WORD $0x4ea7f4a5 // fmin v5.4s, v5.4s, v7.4s
+	WORD $0x4eaaf508 // fmin v8.4s, v8.4s, v10.4s
+	WORD $0x4eabf529 // fmin v9.4s, v9.4s, v11.4s
+	WORD $0x4ea8f484 // fmin v4.4s, v4.4s, v8.4s
+	WORD $0x4ea9f4a5 // fmin v5.4s, v5.4s, v9.4s
+	WORD $0x4eaef58c // fmin v12.4s, v12.4s, v14.4s
+	WORD $0x4eaff5ad // fmin v13.4s, v13.4s, v15.4s
+	WORD $0x4eb2f610 // fmin v16.4s, v16.4s, v18.4s
+	WORD $0x4eb3f631 // fmin v17.4s, v17.4s, v19.4s
+	WORD $0x4eb0f58c // fmin v12.4s, v12.4s, v16.4s
+	WORD $0x4eb1f5ad // fmin v13.4s, v13.4s, v17.4s
+	WORD $0x4eacf484 // fmin v4.4s, v4.4s, v12.4s
+	WORD $0x4eadf4a5 // fmin v5.4s, v5.4s, v13.4s
+	FMOVQ 0(R1), F0
+	FMOVQ 16(R1), F1
+	WORD $0x4ea4f400 // fmin v0.4s, v0.4s, v4.4s
+	WORD $0x4ea5f421 // fmin v1.4s, v1.4s, v5.4s
+	FMOVQ F0, 0(R1)
+	FMOVQ F1, 16(R1)
+	ADD $32, R1, R1
+	ADD $16, R2, R2
+	ADD $16, R3, R3
+	ADD $16, R4, R4
+	ADD $16, R5, R5
+	ADD $16, R6, R6
+	ADD $16, R7, R7
+	ADD $16, R8, R8
+	ADD $16, R9, R9
+	SUB $8, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c22 // and v2.16b, v1.16b, v31.16b
+	WORD $0x4ebe3442 // cmgt v2.4s, v2.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	FMOVD 0(R3), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R3), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c23 // and v3.16b, v1.16b, v31.16b
+	WORD $0x4ebe3463 // cmgt v3.4s, v3.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c63 // and v3.16b, v3.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c23 // bsl v3.16b, v1.16b, v0.16b
+	FMOVD 0(R4), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R4), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c24 // and v4.16b, v1.16b, v31.16b
+	WORD $0x4ebe3484 // cmgt v4.4s, v4.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211c84 // and v4.16b, v4.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c24 // bsl v4.16b, v1.16b, v0.16b
+	FMOVD 0(R5), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R5), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c25 // and v5.16b, v1.16b, v31.16b
+	WORD $0x4ebe34a5 // cmgt v5.4s, v5.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211ca5 // and v5.16b, v5.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c25 // bsl v5.16b, v1.16b, v0.16b
+	FMOVD 0(R6), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R6), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c26 // and v6.16b, v1.16b, v31.16b
+	WORD $0x4ebe34c6 // cmgt v6.4s, v6.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211cc6 // and v6.16b, v6.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c26 // bsl v6.16b, v1.16b, v0.16b
+	FMOVD 0(R7), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R7), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c27 // and v7.16b, v1.16b, v31.16b
+	WORD $0x4ebe34e7 // cmgt v7.4s, v7.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211ce7 // and v7.16b, v7.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c27 // bsl v7.16b, v1.16b, v0.16b
+	FMOVD 0(R8), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R8), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c28 // and v8.16b, v1.16b, v31.16b
+	WORD $0x4ebe3508 // cmgt v8.4s, v8.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211d08 // and v8.16b, v8.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c28 // bsl v8.16b, v1.16b, v0.16b
+	FMOVD 0(R9), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R9), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4e3f1c29 // and v9.16b, v1.16b, v31.16b
+	WORD $0x4ebe3529 // cmgt v9.4s, v9.4s, v30.4s
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x6ebc8c21 // cmeq v1.4s, v1.4s, v28.4s
+	WORD $0x4e211d29 // and v9.16b, v9.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4e7b1c21 // bic v1.16b, v1.16b, v27.16b
+	WORD $0x6e601c29 // bsl v9.16b, v1.16b, v0.16b
+	WORD $0x4ea3f442 // fmin v2.4s, v2.4s, v3.4s
+	WORD $0x4ea5f484 // fmin v4.4s, v4.4s, v5.4s
+	WORD $0x4ea4f442 // fmin v2.4s, v2.4s, v4.4s
+	WORD $0x4ea7f4c6 // fmin v6.4s, v6.4s, v7.4s
+	WORD $0x4ea9f508 // fmin v8.4s, v8.4s, v9.4s
+	WORD $0x4ea8f4c6 // fmin v6.4s, v6.4s, v8.4s
+	WORD $0x4ea6f442 // fmin v2.4s, v2.4s, v6.4s
+	FMOVQ 0(R1), F0
+	WORD $0x4ea2f400 // fmin v0.4s, v0.4s, v2.4s
+	FMOVQ F0, 0(R1)
+	ADD $16, R1, R1
+	ADD $8, R2, R2
+	ADD $8, R3, R3
+	ADD $8, R4, R4
+	ADD $8, R5, R5
+	ADD $8, R6, R6
+	ADD $8, R7, R7
+	ADD $8, R8, R8
+	ADD $8, R9, R9
 	SUB $4, R0, R0
 	B tail
 

@@ -3560,6 +3560,16 @@ func sumSqDevF32AVX512(x []float32, meanHi float32, meanLo float32) (sum float64
 //go:noescape
 func expSubSumF32AVX512(dst []float32, x []float32, m float32) (sum float64)
 
+// sumExpSubF32AVX512 returns the sum of e^(x[i] - m), with AVX512 (whole vectors of 16 lanes; see the Go twin sumExpSubF32Go).
+//
+//go:noescape
+func sumExpSubF32AVX512(x []float32, m float32) (sum float64)
+
+// expSubScaleF32AVX512 sets dst[i] = e^(x[i] - m) * s, with AVX512 (whole vectors of 16 lanes; see the Go twin expSubScaleF32Go).
+//
+//go:noescape
+func expSubScaleF32AVX512(dst []float32, x []float32, m float32, s float32)
+
 // reduceMaxF32AVX512 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMaxF32Go).
 //
 //go:noescape
@@ -3620,6 +3630,156 @@ func colAccMinF32AVX512(dst []float32, r0 []float32, r1 []float32, r2 []float32,
 //go:noescape
 func colAccProdF32AVX512(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
 
+// sumBF16AVX512 returns the sum of x for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumBF16Go).
+//
+//go:noescape
+func sumBF16AVX512(x []uint16) (sum float64)
+
+// sumSquaresBF16AVX512 returns the sum of x[i]² for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSquaresBF16Go).
+//
+//go:noescape
+func sumSquaresBF16AVX512(x []uint16) (sum float64)
+
+// sumDevBF16AVX512 returns the sum of x[i] - c for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumDevBF16Go).
+//
+//go:noescape
+func sumDevBF16AVX512(x []uint16, c float32) (sum float64)
+
+// sumSqDevBF16AVX512 returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSqDevBF16Go).
+//
+//go:noescape
+func sumSqDevBF16AVX512(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubBF16AVX512 returns the sum of e^(x[i] - m) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumExpSubBF16Go).
+//
+//go:noescape
+func sumExpSubBF16AVX512(x []uint16, m float32) (sum float64)
+
+// expSubScaleBF16AVX512 sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expSubScaleBF16Go).
+//
+//go:noescape
+func expSubScaleBF16AVX512(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxBF16AVX512 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMaxBF16Go).
+//
+//go:noescape
+func reduceMaxBF16AVX512(x []uint16) (r float32)
+
+// reduceMinBF16AVX512 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMinBF16Go).
+//
+//go:noescape
+func reduceMinBF16AVX512(x []uint16) (r float32)
+
+// argMaxBF16AVX512 returns per lane the largest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin argMaxBF16Go).
+//
+//go:noescape
+func argMaxBF16AVX512(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinBF16AVX512 returns per lane the smallest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin argMinBF16Go).
+//
+//go:noescape
+func argMinBF16AVX512(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeBF16AVX512 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin normalizeBF16Go).
+//
+//go:noescape
+func normalizeBF16AVX512(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineBF16AVX512 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin layerNormAffineBF16Go).
+//
+//go:noescape
+func layerNormAffineBF16AVX512(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// colAccSumBF16AVX512 adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccSumBF16Go).
+//
+//go:noescape
+func colAccSumBF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxBF16AVX512 folds the rows r0…r7 into dst with XLA's max for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccMaxBF16Go).
+//
+//go:noescape
+func colAccMaxBF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinBF16AVX512 folds the rows r0…r7 into dst with XLA's min for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccMinBF16Go).
+//
+//go:noescape
+func colAccMinBF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// sumF16AVX512 returns the sum of x for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumF16Go).
+//
+//go:noescape
+func sumF16AVX512(x []uint16) (sum float64)
+
+// sumSquaresF16AVX512 returns the sum of x[i]² for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSquaresF16Go).
+//
+//go:noescape
+func sumSquaresF16AVX512(x []uint16) (sum float64)
+
+// sumDevF16AVX512 returns the sum of x[i] - c for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumDevF16Go).
+//
+//go:noescape
+func sumDevF16AVX512(x []uint16, c float32) (sum float64)
+
+// sumSqDevF16AVX512 returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSqDevF16Go).
+//
+//go:noescape
+func sumSqDevF16AVX512(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubF16AVX512 returns the sum of e^(x[i] - m) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumExpSubF16Go).
+//
+//go:noescape
+func sumExpSubF16AVX512(x []uint16, m float32) (sum float64)
+
+// expSubScaleF16AVX512 sets dst[i] = e^(x[i] - m) * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expSubScaleF16Go).
+//
+//go:noescape
+func expSubScaleF16AVX512(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxF16AVX512 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMaxF16Go).
+//
+//go:noescape
+func reduceMaxF16AVX512(x []uint16) (r float32)
+
+// reduceMinF16AVX512 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMinF16Go).
+//
+//go:noescape
+func reduceMinF16AVX512(x []uint16) (r float32)
+
+// argMaxF16AVX512 returns per lane the largest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin argMaxF16Go).
+//
+//go:noescape
+func argMaxF16AVX512(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinF16AVX512 returns per lane the smallest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin argMinF16Go).
+//
+//go:noescape
+func argMinF16AVX512(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeF16AVX512 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin normalizeF16Go).
+//
+//go:noescape
+func normalizeF16AVX512(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineF16AVX512 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin layerNormAffineF16Go).
+//
+//go:noescape
+func layerNormAffineF16AVX512(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// colAccSumF16AVX512 adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccSumF16Go).
+//
+//go:noescape
+func colAccSumF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxF16AVX512 folds the rows r0…r7 into dst with XLA's max for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccMaxF16Go).
+//
+//go:noescape
+func colAccMaxF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinF16AVX512 folds the rows r0…r7 into dst with XLA's min for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccMinF16Go).
+//
+//go:noescape
+func colAccMinF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
 // sumF32AVX2 returns the sum of x, with AVX2 (whole vectors of 8 lanes; see the Go twin sumF32Go).
 //
 //go:noescape
@@ -3644,6 +3804,16 @@ func sumSqDevF32AVX2(x []float32, meanHi float32, meanLo float32) (sum float64)
 //
 //go:noescape
 func expSubSumF32AVX2(dst []float32, x []float32, m float32) (sum float64)
+
+// sumExpSubF32AVX2 returns the sum of e^(x[i] - m), with AVX2 (whole vectors of 8 lanes; see the Go twin sumExpSubF32Go).
+//
+//go:noescape
+func sumExpSubF32AVX2(x []float32, m float32) (sum float64)
+
+// expSubScaleF32AVX2 sets dst[i] = e^(x[i] - m) * s, with AVX2 (whole vectors of 8 lanes; see the Go twin expSubScaleF32Go).
+//
+//go:noescape
+func expSubScaleF32AVX2(dst []float32, x []float32, m float32, s float32)
 
 // reduceMaxF32AVX2 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMaxF32Go).
 //
@@ -3704,6 +3874,156 @@ func colAccMinF32AVX2(dst []float32, r0 []float32, r1 []float32, r2 []float32, r
 //
 //go:noescape
 func colAccProdF32AVX2(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+
+// sumBF16AVX2 returns the sum of x for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumBF16Go).
+//
+//go:noescape
+func sumBF16AVX2(x []uint16) (sum float64)
+
+// sumSquaresBF16AVX2 returns the sum of x[i]² for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSquaresBF16Go).
+//
+//go:noescape
+func sumSquaresBF16AVX2(x []uint16) (sum float64)
+
+// sumDevBF16AVX2 returns the sum of x[i] - c for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumDevBF16Go).
+//
+//go:noescape
+func sumDevBF16AVX2(x []uint16, c float32) (sum float64)
+
+// sumSqDevBF16AVX2 returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSqDevBF16Go).
+//
+//go:noescape
+func sumSqDevBF16AVX2(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubBF16AVX2 returns the sum of e^(x[i] - m) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumExpSubBF16Go).
+//
+//go:noescape
+func sumExpSubBF16AVX2(x []uint16, m float32) (sum float64)
+
+// expSubScaleBF16AVX2 sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expSubScaleBF16Go).
+//
+//go:noescape
+func expSubScaleBF16AVX2(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxBF16AVX2 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMaxBF16Go).
+//
+//go:noescape
+func reduceMaxBF16AVX2(x []uint16) (r float32)
+
+// reduceMinBF16AVX2 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMinBF16Go).
+//
+//go:noescape
+func reduceMinBF16AVX2(x []uint16) (r float32)
+
+// argMaxBF16AVX2 returns per lane the largest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin argMaxBF16Go).
+//
+//go:noescape
+func argMaxBF16AVX2(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinBF16AVX2 returns per lane the smallest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin argMinBF16Go).
+//
+//go:noescape
+func argMinBF16AVX2(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeBF16AVX2 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin normalizeBF16Go).
+//
+//go:noescape
+func normalizeBF16AVX2(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineBF16AVX2 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin layerNormAffineBF16Go).
+//
+//go:noescape
+func layerNormAffineBF16AVX2(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// colAccSumBF16AVX2 adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccSumBF16Go).
+//
+//go:noescape
+func colAccSumBF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxBF16AVX2 folds the rows r0…r7 into dst with XLA's max for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccMaxBF16Go).
+//
+//go:noescape
+func colAccMaxBF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinBF16AVX2 folds the rows r0…r7 into dst with XLA's min for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccMinBF16Go).
+//
+//go:noescape
+func colAccMinBF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// sumF16AVX2 returns the sum of x for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumF16Go).
+//
+//go:noescape
+func sumF16AVX2(x []uint16) (sum float64)
+
+// sumSquaresF16AVX2 returns the sum of x[i]² for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSquaresF16Go).
+//
+//go:noescape
+func sumSquaresF16AVX2(x []uint16) (sum float64)
+
+// sumDevF16AVX2 returns the sum of x[i] - c for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumDevF16Go).
+//
+//go:noescape
+func sumDevF16AVX2(x []uint16, c float32) (sum float64)
+
+// sumSqDevF16AVX2 returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSqDevF16Go).
+//
+//go:noescape
+func sumSqDevF16AVX2(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubF16AVX2 returns the sum of e^(x[i] - m) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumExpSubF16Go).
+//
+//go:noescape
+func sumExpSubF16AVX2(x []uint16, m float32) (sum float64)
+
+// expSubScaleF16AVX2 sets dst[i] = e^(x[i] - m) * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expSubScaleF16Go).
+//
+//go:noescape
+func expSubScaleF16AVX2(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxF16AVX2 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMaxF16Go).
+//
+//go:noescape
+func reduceMaxF16AVX2(x []uint16) (r float32)
+
+// reduceMinF16AVX2 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMinF16Go).
+//
+//go:noescape
+func reduceMinF16AVX2(x []uint16) (r float32)
+
+// argMaxF16AVX2 returns per lane the largest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin argMaxF16Go).
+//
+//go:noescape
+func argMaxF16AVX2(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinF16AVX2 returns per lane the smallest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin argMinF16Go).
+//
+//go:noescape
+func argMinF16AVX2(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeF16AVX2 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin normalizeF16Go).
+//
+//go:noescape
+func normalizeF16AVX2(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineF16AVX2 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin layerNormAffineF16Go).
+//
+//go:noescape
+func layerNormAffineF16AVX2(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// colAccSumF16AVX2 adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccSumF16Go).
+//
+//go:noescape
+func colAccSumF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxF16AVX2 folds the rows r0…r7 into dst with XLA's max for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccMaxF16Go).
+//
+//go:noescape
+func colAccMaxF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinF16AVX2 folds the rows r0…r7 into dst with XLA's min for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccMinF16Go).
+//
+//go:noescape
+func colAccMinF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 
 // transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //

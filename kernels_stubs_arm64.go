@@ -1329,6 +1329,16 @@ func sumSqDevF32NEON(x []float32, meanHi float32, meanLo float32) (sum float64)
 //go:noescape
 func expSubSumF32NEON(dst []float32, x []float32, m float32) (sum float64)
 
+// sumExpSubF32NEON returns the sum of e^(x[i] - m), with NEON (whole vectors of 4 lanes; see the Go twin sumExpSubF32Go).
+//
+//go:noescape
+func sumExpSubF32NEON(x []float32, m float32) (sum float64)
+
+// expSubScaleF32NEON sets dst[i] = e^(x[i] - m) * s, with NEON (whole vectors of 4 lanes; see the Go twin expSubScaleF32Go).
+//
+//go:noescape
+func expSubScaleF32NEON(dst []float32, x []float32, m float32, s float32)
+
 // reduceMaxF32NEON returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with NEON (whole vectors of 4 lanes; see the Go twin reduceMaxF32Go).
 //
 //go:noescape
@@ -1388,6 +1398,156 @@ func colAccMinF32NEON(dst []float32, r0 []float32, r1 []float32, r2 []float32, r
 //
 //go:noescape
 func colAccProdF32NEON(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+
+// sumBF16NEON returns the sum of x for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumBF16Go).
+//
+//go:noescape
+func sumBF16NEON(x []uint16) (sum float64)
+
+// sumSquaresBF16NEON returns the sum of x[i]² for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumSquaresBF16Go).
+//
+//go:noescape
+func sumSquaresBF16NEON(x []uint16) (sum float64)
+
+// sumDevBF16NEON returns the sum of x[i] - c for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumDevBF16Go).
+//
+//go:noescape
+func sumDevBF16NEON(x []uint16, c float32) (sum float64)
+
+// sumSqDevBF16NEON returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumSqDevBF16Go).
+//
+//go:noescape
+func sumSqDevBF16NEON(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubBF16NEON returns the sum of e^(x[i] - m) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumExpSubBF16Go).
+//
+//go:noescape
+func sumExpSubBF16NEON(x []uint16, m float32) (sum float64)
+
+// expSubScaleBF16NEON sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expSubScaleBF16Go).
+//
+//go:noescape
+func expSubScaleBF16NEON(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxBF16NEON returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reduceMaxBF16Go).
+//
+//go:noescape
+func reduceMaxBF16NEON(x []uint16) (r float32)
+
+// reduceMinBF16NEON returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reduceMinBF16Go).
+//
+//go:noescape
+func reduceMinBF16NEON(x []uint16) (r float32)
+
+// argMaxBF16NEON returns per lane the largest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin argMaxBF16Go).
+//
+//go:noescape
+func argMaxBF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinBF16NEON returns per lane the smallest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin argMinBF16Go).
+//
+//go:noescape
+func argMinBF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeBF16NEON sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin normalizeBF16Go).
+//
+//go:noescape
+func normalizeBF16NEON(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineBF16NEON sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin layerNormAffineBF16Go).
+//
+//go:noescape
+func layerNormAffineBF16NEON(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// colAccSumBF16NEON adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccSumBF16Go).
+//
+//go:noescape
+func colAccSumBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxBF16NEON folds the rows r0…r7 into dst with XLA's max for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccMaxBF16Go).
+//
+//go:noescape
+func colAccMaxBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinBF16NEON folds the rows r0…r7 into dst with XLA's min for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccMinBF16Go).
+//
+//go:noescape
+func colAccMinBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// sumF16NEON returns the sum of x for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumF16Go).
+//
+//go:noescape
+func sumF16NEON(x []uint16) (sum float64)
+
+// sumSquaresF16NEON returns the sum of x[i]² for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumSquaresF16Go).
+//
+//go:noescape
+func sumSquaresF16NEON(x []uint16) (sum float64)
+
+// sumDevF16NEON returns the sum of x[i] - c for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumDevF16Go).
+//
+//go:noescape
+func sumDevF16NEON(x []uint16, c float32) (sum float64)
+
+// sumSqDevF16NEON returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumSqDevF16Go).
+//
+//go:noescape
+func sumSqDevF16NEON(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubF16NEON returns the sum of e^(x[i] - m) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumExpSubF16Go).
+//
+//go:noescape
+func sumExpSubF16NEON(x []uint16, m float32) (sum float64)
+
+// expSubScaleF16NEON sets dst[i] = e^(x[i] - m) * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expSubScaleF16Go).
+//
+//go:noescape
+func expSubScaleF16NEON(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxF16NEON returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reduceMaxF16Go).
+//
+//go:noescape
+func reduceMaxF16NEON(x []uint16) (r float32)
+
+// reduceMinF16NEON returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reduceMinF16Go).
+//
+//go:noescape
+func reduceMinF16NEON(x []uint16) (r float32)
+
+// argMaxF16NEON returns per lane the largest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin argMaxF16Go).
+//
+//go:noescape
+func argMaxF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinF16NEON returns per lane the smallest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin argMinF16Go).
+//
+//go:noescape
+func argMinF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeF16NEON sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin normalizeF16Go).
+//
+//go:noescape
+func normalizeF16NEON(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineF16NEON sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin layerNormAffineF16Go).
+//
+//go:noescape
+func layerNormAffineF16NEON(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// colAccSumF16NEON adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccSumF16Go).
+//
+//go:noescape
+func colAccSumF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxF16NEON folds the rows r0…r7 into dst with XLA's max for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccMaxF16Go).
+//
+//go:noescape
+func colAccMaxF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinF16NEON folds the rows r0…r7 into dst with XLA's min for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccMinF16Go).
+//
+//go:noescape
+func colAccMinF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 
 // transposeStrip4NEON transposes an n×4 strip of src into 4 rows of n in dst (n a multiple of 4).
 //
