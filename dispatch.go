@@ -106,6 +106,13 @@ type kernelTable struct {
 	reduce  *reduceKernels
 	// transpose is the strip kernel of the blocked transpose (transpose.go).
 	transpose transposeKernel
+	// bdot and idot are the dot kernels of the bfloat16 and int8 products
+	// (lowp.go); bdot is nil where the level has no bfloat16 dot product
+	// instruction (the products then widen to float32 and use sgemm).
+	// amx, when not nil, are the AMX tile kernels.
+	bdot *dotTiles
+	idot *dotTiles
+	amx  *amxKernels
 }
 
 // transposeKernel is a transpose strip kernel and its width.

@@ -4029,3 +4029,168 @@ func colAccMinF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 [
 //
 //go:noescape
 func transposeStrip8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
+
+// bdotAVX512BF161x64 computes a 1×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF161x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF162x64 computes a 2×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF162x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF163x64 computes a 3×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF163x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF164x64 computes a 4×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF164x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF165x64 computes a 5×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF165x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF166x64 computes a 6×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF166x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI1x64 computes a 1×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI1x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI2x64 computes a 2×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI2x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI3x64 computes a 3×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI3x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI4x64 computes a 4×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI4x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI5x64 computes a 5×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI5x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI6x64 computes a 6×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI6x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd1x64 computes a 1×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd1x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd2x64 computes a 2×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd2x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd3x64 computes a 3×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd3x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd4x64 computes a 4×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd4x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd5x64 computes a 5×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd5x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd6x64 computes a 6×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd6x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI1x16 computes a 1×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI1x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI2x16 computes a 2×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI2x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI3x16 computes a 3×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI3x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI4x16 computes a 4×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI4x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI5x16 computes a 5×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI5x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI6x16 computes a 6×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI6x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd1x16 computes a 1×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd1x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd2x16 computes a 2×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd2x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd3x16 computes a 3×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd3x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd4x16 computes a 4×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd4x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd5x16 computes a 5×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd5x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd6x16 computes a 6×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd6x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// amxBF16 computes a 32×32 block of C from bfloat16 pairs into float32 (TDPBF16PS) with AMX (see amxKernel).
+//
+//go:noescape
+func amxBF16(kb int, a *byte, lda int, b *byte, ldb int, c *byte, cfg *[64]byte)
+
+// amxS8S8 computes a 32×32 block of C from signed×signed byte quads into int32 (TDPBSSD) with AMX (see amxKernel).
+//
+//go:noescape
+func amxS8S8(kb int, a *byte, lda int, b *byte, ldb int, c *byte, cfg *[64]byte)
+
+// amxU8S8 computes a 32×32 block of C from unsigned×signed byte quads into int32 (TDPBUSD) with AMX (see amxKernel).
+//
+//go:noescape
+func amxU8S8(kb int, a *byte, lda int, b *byte, ldb int, c *byte, cfg *[64]byte)

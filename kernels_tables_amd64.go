@@ -411,8 +411,26 @@ func archTables() []*kernelTable {
 			colAccMinF16:        colAccMinF16AVX2,
 		},
 		transpose: transposeKernel{strip: transposeStrip8AVX2, width: 8},
+		idot: &dotTiles{mr: 6, nr: 16, group: 2, elem: 2, unsignedA: false, masked: true, kind: dotInt,
+			rows: []dotKernel{nil,
+				idotAVX2Madd1x16,
+				idotAVX2Madd2x16,
+				idotAVX2Madd3x16,
+				idotAVX2Madd4x16,
+				idotAVX2Madd5x16,
+				idotAVX2Madd6x16,
+			}},
 	}
 	avxvnni := avx2.derive(levelAVXVNNI)
+	avxvnni.idot = &dotTiles{mr: 6, nr: 16, group: 4, elem: 1, unsignedA: true, masked: true, kind: dotInt,
+		rows: []dotKernel{nil,
+			idotAVXVNNI1x16,
+			idotAVXVNNI2x16,
+			idotAVXVNNI3x16,
+			idotAVXVNNI4x16,
+			idotAVXVNNI5x16,
+			idotAVXVNNI6x16,
+		}}
 	avx512 := &kernelTable{
 		level:    levelAVX512,
 		fmaPeak:  fmaPeakAVX512,
@@ -942,9 +960,37 @@ func archTables() []*kernelTable {
 			colAccMinF16:        colAccMinF16AVX512,
 		},
 		transpose: transposeKernel{strip: transposeStrip8AVX2, width: 8},
+		idot: &dotTiles{mr: 6, nr: 64, group: 2, elem: 2, unsignedA: false, masked: true, kind: dotInt,
+			rows: []dotKernel{nil,
+				idotAVX512Madd1x64,
+				idotAVX512Madd2x64,
+				idotAVX512Madd3x64,
+				idotAVX512Madd4x64,
+				idotAVX512Madd5x64,
+				idotAVX512Madd6x64,
+			}},
 	}
 	avx512vnni := avx512.derive(levelAVX512VNNI)
+	avx512vnni.idot = &dotTiles{mr: 6, nr: 64, group: 4, elem: 1, unsignedA: true, masked: true, kind: dotInt,
+		rows: []dotKernel{nil,
+			idotAVX512VNNI1x64,
+			idotAVX512VNNI2x64,
+			idotAVX512VNNI3x64,
+			idotAVX512VNNI4x64,
+			idotAVX512VNNI5x64,
+			idotAVX512VNNI6x64,
+		}}
 	avx512bf16 := avx512vnni.derive(levelAVX512BF16)
+	avx512bf16.bdot = &dotTiles{mr: 6, nr: 64, group: 2, elem: 2, unsignedA: false, masked: true, kind: dotPairsBF16,
+		rows: []dotKernel{nil,
+			bdotAVX512BF161x64,
+			bdotAVX512BF162x64,
+			bdotAVX512BF163x64,
+			bdotAVX512BF164x64,
+			bdotAVX512BF165x64,
+			bdotAVX512BF166x64,
+		}}
 	amx := avx512bf16.derive(levelAMX)
+	amx.amx = &amxKernels{bf16: amxBF16, s8s8: amxS8S8, u8s8: amxU8S8}
 	return []*kernelTable{amx, avx512bf16, avx512vnni, avx512, avxvnni, avx2}
 }

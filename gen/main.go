@@ -63,6 +63,7 @@ var families = []family{
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
 	{name: "transpose", generate: generateTranspose},
+	{name: "lowp", generate: generateLowp},
 }
 
 // generate runs every family and renders the files.

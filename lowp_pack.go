@@ -1,0 +1,189 @@
+package kiln
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// The packed B operands of the low-precision products. B (k×n, weights as
+// a rule) is packed once into the layout of the active level's kernels:
+//
+//   - formPairs: panels of nr columns; each panel is kg group rows, and a
+//     group row holds, for each of the nr columns, g consecutive elements of
+//     K (bfloat16 pairs, int8 quads, int16 pairs): 4 bytes per column. K is
+//     padded with zeros to whole groups, and to 16 groups for AMX (whose B
+//     tile is 16 group rows of 16 columns). The last panel's columns past n
+//     are zero.
+//   - formWidened: bfloat16 or binary16 widened to float32 once, packed for
+//     the float32 micro-kernels (a PackedB): the levels without a
+//     bfloat16 dot instruction, and binary16 everywhere.
+type lowpForm uint8
+
+const (
+	formPairs lowpForm = iota
+	formWidened
+)
+
+// lowpPack is a packed B.
+type lowpPack struct {
+	k, n  int
+	level isaLevel
+	form  lowpForm
+	// formPairs
+	nr, group, elem int
+	kg              int // group rows per panel
+	amx             bool
+	data            []byte
+	// colSum128 is 128·Σ_p B(p,j) for int8 B (to undo the offset of signed
+	// A where the kernels take A as unsigned), padded to whole panels.
+	colSum128 []int32
+	// formWidened
+	wide *PackedB
+}
+
+// panelBytes is the size of one panel of a formPairs pack.
+func (p *lowpPack) panelBytes() int { return p.kg * p.nr * 4 }
+
+// panels is the number of panels.
+func (p *lowpPack) panels() int { return (p.n + p.nr - 1) / p.nr }
+
+func checkPack(fn string, transB bool, k, n, length, ldb int) {
+	if k < 0 || n < 0 {
+		panic(fmt.Sprintf("kiln: %s: sizes must not be negative, found k=%d n=%d", fn, k, n))
+	}
+	rows, cols := k, n
+	if transB {
+		rows, cols = n, k
+	}
+	checkMatrix(fn, "b", "ldb", rows, cols, length, ldb)
+}
+
+// packPairs packs B, read through at(p, j) as raw element bits, into
+// groups of g elements of elem bytes for the tiles d (and AMX when amx).
+func packPairs(k, n int, d *dotTiles, amx bool, level isaLevel, at func(p, j int) uint32) *lowpPack {
+	p := &lowpPack{k: k, n: n, level: level, form: formPairs, nr: d.nr, group: d.group, elem: d.elem, amx: amx}
+	p.kg = (k + d.group - 1) / d.group
+	if amx {
+		p.kg = (p.kg + 15) &^ 15
+	}
+	panels := p.panels()
+	p.data = make([]byte, panels*p.panelBytes()+64)
+	for q := 0; q < panels; q++ {
+		panel := p.data[q*p.panelBytes():]
+		for j0 := 0; j0 < p.nr && q*p.nr+j0 < n; j0++ {
+			j := q*p.nr + j0
+			for pk := 0; pk < k; pk++ {
+				g, t := pk/d.group, pk%d.group
+				off := (g*p.nr+j0)*4 + t*d.elem
+				v := at(pk, j)
+				if d.elem == 2 {
+					panel[off], panel[off+1] = byte(v), byte(v>>8)
+				} else {
+					panel[off] = byte(v)
+				}
+			}
+		}
+	}
+	return p
+}
+
+// PackedBF16 is a k×n bfloat16 matrix packed once for GemmBF16 (constant
+// weights packed at compile time). It is immutable and safe for concurrent
+// use, and tied to the instruction-set level in use when it was packed
+// (see SetISA).
+type PackedBF16 struct{ p *lowpPack }
+
+// PackBF16 packs op(B), a k×n matrix of bfloat16 bits (B, or Bᵀ when
+// transB), with leading dimension ldb. Where the level has a bfloat16 dot
+// product (AVX512_BF16, AMX) it packs pairs along K; elsewhere it widens B
+// to float32 once, for the float32 kernels. It panics on the programmer
+// errors PackB panics on.
+func PackBF16(transB bool, k, n int, b []uint16, ldb int) *PackedBF16 {
+	checkPack("PackBF16", transB, k, n, len(b), ldb)
+	return &PackedBF16{packNarrow(transB, k, n, b, ldb, bf16Widen, kernels().bdot)}
+}
+
+// PackedF16 is a k×n binary16 matrix packed once for GemmF16.
+type PackedF16 struct{ p *lowpPack }
+
+// PackF16 packs op(B), a k×n matrix of binary16 bits, widened to float32
+// once (binary16 products accumulate in float32 on every level, through
+// the float32 kernels).
+func PackF16(transB bool, k, n int, b []uint16, ldb int) *PackedF16 {
+	checkPack("PackF16", transB, k, n, len(b), ldb)
+	return &PackedF16{packNarrow(transB, k, n, b, ldb, f16Widen, nil)}
+}
+
+func packNarrow(transB bool, k, n int, b []uint16, ldb int, widen func(uint16) float32, d *dotTiles) *lowpPack {
+	t := kernels()
+	at := func(p, j int) uint16 {
+		if transB {
+			return b[j*ldb+p]
+		}
+		return b[p*ldb+j]
+	}
+	if d != nil {
+		return packPairs(k, n, d, t.amx != nil, t.level, func(p, j int) uint32 { return uint32(at(p, j)) })
+	}
+	w := make([]float32, k*n)
+	for p := 0; p < k; p++ {
+		for j := 0; j < n; j++ {
+			w[p*n+j] = widen(at(p, j))
+		}
+	}
+	return &lowpPack{k: k, n: n, level: t.level, form: formWidened, wide: PackB(false, k, n, w, max(1, n))}
+}
+
+// K returns the number of rows of the packed matrix.
+func (p *PackedBF16) K() int { return p.p.k }
+
+// N returns the number of columns of the packed matrix.
+func (p *PackedBF16) N() int { return p.p.n }
+
+// K returns the number of rows of the packed matrix.
+func (p *PackedF16) K() int { return p.p.k }
+
+// N returns the number of columns of the packed matrix.
+func (p *PackedF16) N() int { return p.p.n }
+
+// PackedS8 is a k×n int8 matrix packed once for GemmS8S8 and GemmU8S8.
+type PackedS8 struct{ p *lowpPack }
+
+// PackS8 packs op(B), a k×n int8 matrix, for the level's integer kernels:
+// byte quads along K where the level has VNNI (or AMX), int16 pairs
+// otherwise, with the column sums the kernels need.
+func PackS8(transB bool, k, n int, b []int8, ldb int) *PackedS8 {
+	checkPack("PackS8", transB, k, n, len(b), ldb)
+	t := kernels()
+	d := t.intDot()
+	at := func(p, j int) int8 {
+		if transB {
+			return b[j*ldb+p]
+		}
+		return b[p*ldb+j]
+	}
+	p := packPairs(k, n, d, t.amx != nil, t.level, func(p, j int) uint32 { return uint32(int32(at(p, j))) })
+	p.colSum128 = make([]int32, p.panels()*p.nr)
+	for j := 0; j < n; j++ {
+		s := int32(0)
+		for pk := 0; pk < k; pk++ {
+			s += int32(at(pk, j))
+		}
+		p.colSum128[j] = 128 * s
+	}
+	return &PackedS8{p}
+}
+
+// K returns the number of rows of the packed matrix.
+func (p *PackedS8) K() int { return p.p.k }
+
+// N returns the number of columns of the packed matrix.
+func (p *PackedS8) N() int { return p.p.n }
+
+// bytesOf returns the bytes of a slice.
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
