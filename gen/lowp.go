@@ -33,10 +33,10 @@ const amxSignature = "func(kb int, a *byte, lda int, b *byte, ldb int, c *byte, 
 type dotOp int
 
 const (
-	dotBF16     dotOp = iota // VDPBF16PS zmm, embedded broadcast of A's pair (float32 lanes)
-	dotVNNI                  // VPDPBUSD zmm (int32 lanes)
-	dotVNNIVEX               // VPDPBUSD ymm, VEX (AVX-VNNI)
-	dotMaddWD                // VPMADDWD + VPADDD (int32 lanes)
+	dotBF16    dotOp = iota // VDPBF16PS zmm, embedded broadcast of A's pair (float32 lanes)
+	dotVNNI                 // VPDPBUSD zmm (int32 lanes)
+	dotVNNIVEX              // VPDPBUSD ymm, VEX (AVX-VNNI)
+	dotMaddWD               // VPMADDWD + VPADDD (int32 lanes)
 )
 
 // dotTile parameterises one dot kernel family member.
