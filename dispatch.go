@@ -113,6 +113,8 @@ type kernelTable struct {
 	bdot *dotTiles
 	idot *dotTiles
 	amx  *amxKernels
+	// s8w are the int8-weight row kernels (lowp_weights.go).
+	s8w *s8wKernels
 }
 
 // transposeKernel is a transpose strip kernel and its width.

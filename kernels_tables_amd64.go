@@ -420,6 +420,12 @@ func archTables() []*kernelTable {
 				idotAVX2Madd5x16,
 				idotAVX2Madd6x16,
 			}},
+		s8w: &s8wKernels{nr: 16, rows: []s8wRowsKernel{nil,
+			s8wRowsAVX21x16,
+			s8wRowsAVX22x16,
+			s8wRowsAVX23x16,
+			s8wRowsAVX24x16,
+		}},
 	}
 	avxvnni := avx2.derive(levelAVXVNNI)
 	avxvnni.idot = &dotTiles{mr: 6, nr: 16, group: 4, elem: 1, unsignedA: true, masked: true, kind: dotInt,
@@ -969,6 +975,12 @@ func archTables() []*kernelTable {
 				idotAVX512Madd5x64,
 				idotAVX512Madd6x64,
 			}},
+		s8w: &s8wKernels{nr: 64, rows: []s8wRowsKernel{nil,
+			s8wRowsAVX5121x64,
+			s8wRowsAVX5122x64,
+			s8wRowsAVX5123x64,
+			s8wRowsAVX5124x64,
+		}},
 	}
 	avx512vnni := avx512.derive(levelAVX512VNNI)
 	avx512vnni.idot = &dotTiles{mr: 6, nr: 64, group: 4, elem: 1, unsignedA: true, masked: true, kind: dotInt,

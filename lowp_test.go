@@ -129,14 +129,6 @@ func randF16s(r *rand.Rand, n int) []uint16 {
 	return s
 }
 
-// opA returns element (i, p) of op(A).
-func opA[T any](a []T, lda int, transA bool, i, p int) T {
-	if transA {
-		return a[p*lda+i]
-	}
-	return a[i*lda+p]
-}
-
 // TestGemmBF16F16 checks GemmBF16, GemmBF16ToBF16, GemmF16 and GemmF16ToF16
 // at every level against a float64 reference, over the shape matrix, both
 // layouts of A, unaligned and strided operands, and each epilogue.
@@ -318,5 +310,119 @@ func TestLowpAgainstEval(t *testing.T) {
 				t.Fatalf("%s GemmBF16 element %d = %v, ir/eval %v", level, i, cf[i], wantF[i])
 			}
 		}
+	})
+}
+
+// TestS8WRowsKernelsAgainstTwin runs the int8-weight row kernels of every
+// runnable level against their twin: the same FMAs in the same order, so
+// bit for bit.
+func TestS8WRowsKernelsAgainstTwin(t *testing.T) {
+	r := rand.New(rand.NewPCG(69, 70))
+	for _, set := range runnable {
+		s := set.s8w
+		if s == nil {
+			continue
+		}
+		for rows := 1; rows <= s8wRowsMax; rows++ {
+			twin := s8wTwin(rows, s.nr)
+			for _, k := range []int{1, 2, 3, 17, 64} {
+				for _, panels := range []int{1, 2, 3} {
+					for flags := uint(0); flags < 4; flags++ {
+						f := flags * flagBias // flagBias, flagReLU
+						lda, ldc := k+3, panels*s.nr+5
+						a := randMatrix[float32](r, rows, k, lda, 1)
+						w := make([]int8, panels*k*s.nr)
+						for i := range w {
+							w[i] = int8(r.Uint32())
+						}
+						scale := randMatrix[float32](r, 1, panels*s.nr, panels*s.nr, 1)
+						bias := randMatrix[float32](r, 1, panels*s.nr, panels*s.nr, 1)
+						got, want := make([]float32, rows*ldc), make([]float32, rows*ldc)
+						s.rows[rows](k, &a[0], lda, &w[0], panels, &scale[0], &got[0], ldc, &bias[0], f)
+						twin(k, &a[0], lda, &w[0], panels, &scale[0], &want[0], ldc, &bias[0], f)
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%s s8w rows=%d k=%d panels=%d flags=%b: element %d = %v, twin %v", set.level, rows, k, panels, f, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGemmF32S8 checks GemmF32S8 at every level against the float64 dot
+// of A with the weights dequantised as XLA does (float32(w)·scale, rounded
+// once), over the shape matrix and each epilogue.
+func TestGemmF32S8(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	acts := []Activation{ActNone, ActReLU, ActGeluErf}
+	forEachLevel(t, func(level string) {
+		forLowpShapes(r, func(m, n, k int, transA bool) {
+			rowsA, colsA := m, k
+			if transA {
+				rowsA, colsA = k, m
+			}
+			lda := max(1, colsA+r.IntN(3))
+			a := make([]float32, rowsA*lda+1)[1:]
+			for i := range a {
+				a[i] = float32(r.NormFloat64())
+			}
+			w := make([]int8, k*n)
+			for i := range w {
+				w[i] = int8(r.Uint32())
+			}
+			scale := make([]float32, n)
+			for j := range scale {
+				scale[j] = float32(r.Float64()) / 64
+			}
+			var ep Epilogue
+			if r.IntN(2) == 0 {
+				ep.Bias = make([]float32, n)
+				for j := range ep.Bias {
+					ep.Bias[j] = float32(r.NormFloat64())
+				}
+			}
+			ep.Act = acts[r.IntN(len(acts))]
+			ldc := max(1, n+r.IntN(3))
+			c := make([]float32, m*ldc)
+			transW := r.IntN(2) == 0
+			wStored, ldw := w, max(1, n)
+			if transW {
+				wStored, ldw = make([]int8, n*k), max(1, k)
+				for p := 0; p < k; p++ {
+					for j := 0; j < n; j++ {
+						wStored[j*k+p] = w[p*n+j]
+					}
+				}
+			}
+			GemmF32S8(transA, m, a, lda, PackS8Weights(transW, k, n, wStored, ldw, scale), c, ldc, ep)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					var want, abs float64
+					for p := 0; p < k; p++ {
+						x := float64(opA(a, lda, transA, i, p)) * float64(float32(float32(w[p*n+j])*scale[j]))
+						want += x
+						abs += math.Abs(x)
+					}
+					if ep.Bias != nil {
+						want += float64(ep.Bias[j])
+						abs += math.Abs(float64(ep.Bias[j]))
+					}
+					tol := float64(k+2)*0x1p-23*abs + 1e-30
+					switch ep.Act {
+					case ActReLU:
+						want = math.Max(want, 0)
+					case ActGeluErf:
+						want = 0.5 * want * (1 + math.Erf(want/math.Sqrt2))
+						tol = 2*tol + 4*0x1p-23*math.Abs(want)
+					}
+					if got := float64(c[i*ldc+j]); math.Abs(got-want) > tol {
+						t.Fatalf("%s m=%d n=%d k=%d transA=%v transW=%v bias=%v act=%v (%d,%d): %v, want %v ± %g", level, m, n, k, transA, transW, ep.Bias != nil, ep.Act, i, j, got, want, tol)
+					}
+				}
+			}
+		})
 	})
 }

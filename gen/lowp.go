@@ -412,3 +412,150 @@ func generateLowp(o *output) error {
 	o.set("levelAMX", "amx", fmt.Sprintf("&amxKernels{bf16: %s, s8s8: %s, u8s8: %s}", amx[0], amx[1], amx[2]))
 	return nil
 }
+
+// The int8-weight products (the root package's GemmF32S8): float32 rows of
+// A times int8 weights W dequantised in registers, float32(W(p,j))·scale[j]
+// (rounded once, as XLA's multiply of the converted weights by their
+// per-channel scale), for the dense layers of batch-1 inference whose
+// weights stream from memory at a quarter of float32's bytes.
+
+const s8wRowsSignature = "func(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)"
+
+// s8wRowsMax is the most rows of A the int8-weight row kernels take.
+const s8wRowsMax = 4
+
+// emitS8WRows writes the kernel for rows rows and panels of nr columns:
+// each panel is k rows of nr int8 weights, its scales nr float32.
+func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
+	nv := nr / v.lanes(f32)
+	name := fmt.Sprintf("s8wRows%s%dx%d", v.name, rows, nr)
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(s8wRowsSignature)
+	f.Doc(fmt.Sprintf("%s computes C(i, q*%d+j) = act(Σp A(i,p)·(float32(W(p, q*%[2]d+j))·scale[q*%[2]d+j]) + bias) for the %d rows of A and the panels q < panels of int8 weights (k×%[2]d bytes each); see GemmF32S8.", name, nr, rows))
+	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
+	nacc := rows * nv
+	sc := func(j int) reg.VecPhysical { return v.vec(nacc + j) }
+	tmp := func(j int) reg.VecPhysical { return v.vec(nacc + nv + j) }
+	ar := v.vec(nacc + 2*nv)
+	zero := v.vec(nacc + 2*nv + 1)
+	if nacc+2*nv+2 > v.regs {
+		panic(name + ": does not fit the registers")
+	}
+	zeroReg := func(r reg.VecPhysical) {
+		if v.kmask {
+			f.VPXORD(r, r, r)
+		} else {
+			f.VXORPS(r, r, r)
+		}
+	}
+	var lda reg.Register
+	if rows > 1 {
+		lda = f.Load(f.Param("lda"), f.GP64())
+		f.SHLQ(imm(2), lda)
+	}
+	var lda3 reg.GPVirtual
+	if rows > 3 {
+		lda3 = f.GP64()
+		f.LEAQ(memIdx(lda, lda, 2, 0), lda3)
+	}
+	w := f.Load(f.Param("w"), f.GP64())
+	panels := f.Load(f.Param("panels"), f.GP64())
+	scale := f.Load(f.Param("scale"), f.GP64())
+	c := f.Load(f.Param("c"), f.GP64())
+	var ldc reg.Register
+	if rows > 1 {
+		ldc = f.Load(f.Param("ldc"), f.GP64())
+		f.SHLQ(imm(2), ldc)
+	}
+	bias := f.Load(f.Param("bias"), f.GP64())
+	flagsAddr, _ := f.Param("flags").Resolve()
+	zeroReg(zero)
+	aMem := func(base reg.Register, i int) operand.Mem {
+		m := mem(base, 0)
+		switch i {
+		case 1, 2:
+			m.Index, m.Scale = lda, uint8(i)
+		case 3:
+			m.Index, m.Scale = lda3, 1
+		}
+		return m
+	}
+	f.Label("panel")
+	for i := 0; i < nacc; i++ {
+		zeroReg(v.vec(i))
+	}
+	for j := 0; j < nv; j++ {
+		f.VMOVUPS(mem(scale, j*v.bytes), sc(j))
+	}
+	base := f.Load(f.Param("a"), f.GP64())
+	kk := f.Load(f.Param("k"), f.GP64())
+	lanes := v.lanes(f32)
+	f.Label("kloop")
+	for j := 0; j < nv; j++ {
+		f.VPMOVSXBD(mem(w, j*lanes), tmp(j))
+		f.VCVTDQ2PS(tmp(j), tmp(j))
+		f.VMULPS(sc(j), tmp(j), tmp(j))
+	}
+	for i := 0; i < rows; i++ {
+		f.VBROADCASTSS(aMem(base, i), ar)
+		for j := 0; j < nv; j++ {
+			f.VFMADD231PS(tmp(j), ar, acc(i, j))
+		}
+	}
+	f.ADDQ(imm(4), base)
+	f.ADDQ(operand.U32(nr), w)
+	f.DECQ(kk)
+	f.JNZ(operand.LabelRef("kloop"))
+	// Epilogue: bias, ReLU, store.
+	flags := f.GP64()
+	f.MOVQ(flagsAddr.Addr, flags)
+	f.TESTQ(operand.U32(flagBias), flags)
+	f.JZ(operand.LabelRef("nobias"))
+	for i := 0; i < rows; i++ {
+		for j := 0; j < nv; j++ {
+			f.VADDPS(mem(bias, j*v.bytes), acc(i, j), acc(i, j))
+		}
+	}
+	f.Label("nobias")
+	f.TESTQ(operand.U32(flagReLU), flags)
+	f.JZ(operand.LabelRef("norelu"))
+	for i := 0; i < nacc; i++ {
+		f.VMAXPS(v.vec(i), zero, v.vec(i)) // NaN kept (x86 returns src2)
+	}
+	f.Label("norelu")
+	crow := f.GP64()
+	f.MOVQ(c, crow)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < nv; j++ {
+			f.VMOVUPS(acc(i, j), mem(crow, j*v.bytes))
+		}
+		if i+1 < rows {
+			f.ADDQ(ldc, crow)
+		}
+	}
+	f.ADDQ(operand.U32(4*nr), c)
+	f.ADDQ(operand.U32(4*nr), bias)
+	f.ADDQ(operand.U32(4*nr), scale)
+	f.DECQ(panels)
+	f.JNZ(operand.LabelRef("panel"))
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
+
+func generateS8W(o *output) error {
+	for _, v := range []vecArch{avx512, avx2} {
+		nr := 64
+		if v.name == "AVX2" {
+			nr = 16
+		}
+		var names []string
+		for rows := 1; rows <= s8wRowsMax; rows++ {
+			names = append(names, emitS8WRows(o.amd64, v, nr, rows))
+		}
+		o.set(v.level, "s8w", fmt.Sprintf("&s8wKernels{nr: %d, rows: %s}", nr, goList("[]s8wRowsKernel", true, names)))
+	}
+	return nil
+}

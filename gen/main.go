@@ -64,6 +64,7 @@ var families = []family{
 	{name: "reduce", generate: generateReduce},
 	{name: "transpose", generate: generateTranspose},
 	{name: "lowp", generate: generateLowp},
+	{name: "s8w", generate: generateS8W},
 }
 
 // generate runs every family and renders the files.
