@@ -235,10 +235,22 @@ func radixRow32(row []uint32, idx []int32, x xform32, b *sortBuffers) {
 	}
 	mask := uint32(1)<<width - 1
 	hist := b.hist(len(shifts) << width)
-	for _, v := range row {
-		k := x.key(v)
-		for d, sh := range shifts {
-			hist[d<<width+int(k>>sh&mask)]++
+	if width == 11 {
+		h0, h1, h2 := hist[:2048], hist[2048:4096], hist[4096:6144]
+		for _, v := range row {
+			k := x.key(v)
+			h0[k&0x7ff]++
+			h1[k>>11&0x7ff]++
+			h2[k>>22]++
+		}
+	} else {
+		h0, h1, h2, h3 := hist[:256], hist[256:512], hist[512:768], hist[768:1024]
+		for _, v := range row {
+			k := x.key(v)
+			h0[k&0xff]++
+			h1[k>>8&0xff]++
+			h2[k>>16&0xff]++
+			h3[k>>24]++
 		}
 	}
 	k0 := x.key(row[0])
@@ -292,10 +304,20 @@ func radixRow32(row []uint32, idx []int32, x xform32, b *sortBuffers) {
 // scatter32 moves each key of src (mapped by in) to its digit's next place
 // in dst (mapped back by out), and its payload with it when dp is not nil.
 // The offsets in h start at the digits' prefix sums, so they stay below n.
+// The middle passes, which map nothing, take a loop of their own.
 func scatter32(src []uint32, sp []int32, dst []uint32, dp []int32, h []uint32, shift uint, mask uint32, in, out xform32) {
 	d := unsafe.Pointer(unsafe.SliceData(dst))
 	h = h[:mask+1]
-	if dp == nil {
+	identity := in == xform32{} && out == xform32{}
+	switch {
+	case dp == nil && identity:
+		for _, k := range src {
+			digit := k >> shift & mask
+			o := h[digit]
+			*(*uint32)(unsafe.Add(d, 4*uintptr(o))) = k
+			h[digit] = o + 1
+		}
+	case dp == nil:
 		for _, v := range src {
 			k := in.key(v)
 			digit := k >> shift & mask
@@ -303,17 +325,17 @@ func scatter32(src []uint32, sp []int32, dst []uint32, dp []int32, h []uint32, s
 			*(*uint32)(unsafe.Add(d, 4*uintptr(o))) = out.bits(k)
 			h[digit] = o + 1
 		}
-		return
-	}
-	p := unsafe.Pointer(unsafe.SliceData(dp))
-	sp = sp[:len(src)]
-	for i, v := range src {
-		k := in.key(v)
-		digit := k >> shift & mask
-		o := uintptr(h[digit])
-		*(*uint32)(unsafe.Add(d, 4*o)) = out.bits(k)
-		*(*int32)(unsafe.Add(p, 4*o)) = sp[i]
-		h[digit] = uint32(o + 1)
+	default:
+		p := unsafe.Pointer(unsafe.SliceData(dp))
+		sp = sp[:len(src)]
+		for i, v := range src {
+			k := in.key(v)
+			digit := k >> shift & mask
+			o := uintptr(h[digit])
+			*(*uint32)(unsafe.Add(d, 4*o)) = out.bits(k)
+			*(*int32)(unsafe.Add(p, 4*o)) = sp[i]
+			h[digit] = uint32(o + 1)
+		}
 	}
 }
 
