@@ -4195,42 +4195,42 @@ func amxS8S8(kb int, a *byte, lda int, b *byte, ldb int, c *byte, cfg *[64]byte)
 //go:noescape
 func amxU8S8(kb int, a *byte, lda int, b *byte, ldb int, c *byte, cfg *[64]byte)
 
-// s8wRowsAVX5121x64 computes C(i, q*64+j) = act(Σp A(i,p)·(float32(W(p, q*64+j))·scale[q*64+j]) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+// s8wRowsAVX5121x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
 //
 //go:noescape
 func s8wRowsAVX5121x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
 
-// s8wRowsAVX5122x64 computes C(i, q*64+j) = act(Σp A(i,p)·(float32(W(p, q*64+j))·scale[q*64+j]) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+// s8wRowsAVX5122x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
 //
 //go:noescape
 func s8wRowsAVX5122x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
 
-// s8wRowsAVX5123x64 computes C(i, q*64+j) = act(Σp A(i,p)·(float32(W(p, q*64+j))·scale[q*64+j]) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+// s8wRowsAVX5123x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
 //
 //go:noescape
 func s8wRowsAVX5123x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
 
-// s8wRowsAVX5124x64 computes C(i, q*64+j) = act(Σp A(i,p)·(float32(W(p, q*64+j))·scale[q*64+j]) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+// s8wRowsAVX5124x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
 //
 //go:noescape
 func s8wRowsAVX5124x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
 
-// s8wRowsAVX21x16 computes C(i, q*16+j) = act(Σp A(i,p)·(float32(W(p, q*16+j))·scale[q*16+j]) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+// s8wRowsAVX21x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
 //
 //go:noescape
 func s8wRowsAVX21x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
 
-// s8wRowsAVX22x16 computes C(i, q*16+j) = act(Σp A(i,p)·(float32(W(p, q*16+j))·scale[q*16+j]) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+// s8wRowsAVX22x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
 //
 //go:noescape
 func s8wRowsAVX22x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
 
-// s8wRowsAVX23x16 computes C(i, q*16+j) = act(Σp A(i,p)·(float32(W(p, q*16+j))·scale[q*16+j]) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+// s8wRowsAVX23x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
 //
 //go:noescape
 func s8wRowsAVX23x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
 
-// s8wRowsAVX24x16 computes C(i, q*16+j) = act(Σp A(i,p)·(float32(W(p, q*16+j))·scale[q*16+j]) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+// s8wRowsAVX24x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
 //
 //go:noescape
 func s8wRowsAVX24x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)

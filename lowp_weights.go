@@ -9,16 +9,19 @@ import (
 // The int8-weight product: float32 activations times int8 weights with a
 // float32 scale per output column — the pattern JAX exports for weight-only
 // quantisation, convert(W) × broadcast(scale) feeding a dot. The weights
-// stay int8 in memory; the kernels dequantise them in registers,
-// float32(W(p,j))·scale[j], rounded once as XLA's multiply rounds, and
-// accumulate in float32. For a few rows of A (batch-1 inference) the row
-// kernels stream the weights, a quarter of float32's bytes; for more rows
-// each panel is dequantised once per call into a float32 buffer the
-// float32 micro-kernels read.
+// stay int8 in memory; the kernels widen them in registers (exactly: every
+// int8 is a float32) and accumulate A(i,p)·float32(W(p,j)) in float32, then
+// multiply each column's sum by its scale: the dot of A with the
+// dequantised weights, reassociated (XLA rounds each product
+// float32(W)·scale before the dot; here the scale multiplies the sum once,
+// which moves the result by no more than the dot's own rounding). For a few
+// rows of A (batch-1 inference) the row kernels stream the weights, a
+// quarter of float32's bytes; for more rows each panel is widened once per
+// call into a float32 buffer the float32 micro-kernels read.
 
 // s8wRowsKernel computes, for the panels q < panels of int8 weights
 // (k×nr bytes each, one after another from w) and their scales,
-// C(i, q·nr+j) = act(Σp A(i,p)·(float32(W(p,q·nr+j))·scale[q·nr+j]) + bias[q·nr+j])
+// C(i, q·nr+j) = act(scale[q·nr+j]·Σp A(i,p)·float32(W(p,q·nr+j)) + bias[q·nr+j])
 // for its rows of A (A(i,p) = a[i*lda+p]), the terms as flags say
 // (flagBias, flagReLU). k ≥ 1.
 type s8wRowsKernel func(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
@@ -47,9 +50,9 @@ func s8wTwin(rows, nr int) s8wRowsKernel {
 					col := q*nr + j
 					acc := float32(0)
 					for p := 0; p < k; p++ {
-						wv := float32(float32(ws[q*k*nr+p*nr+j]) * ss[col])
-						acc = fma32(as[i*lda+p], wv, acc)
+						acc = fma32(as[i*lda+p], float32(ws[q*k*nr+p*nr+j]), acc)
 					}
+					acc = float32(acc * ss[col])
 					if bs != nil {
 						acc += bs[col]
 					}
@@ -154,10 +157,11 @@ var s8wJobs = sync.Pool{New: func() any { return new(s8wJob) }}
 
 // GemmF32S8 computes C = act(op(A)·W + ep.Bias) for float32 A (op(A) is
 // m×K(), leading dimension lda, transposed when transA) and the int8
-// weights of w dequantised as XLA computes convert(W)·scale: W(p,j) =
-// float32(w(p,j))·scale[j], rounded once, then the float32 dot. It panics
-// on the programmer errors Sgemm panics on, or when w was packed for
-// another level's panel width (pack again after SetISA).
+// weights of w dequantised, W(p,j) = float32(w(p,j))·scale[j]: C(i,j) =
+// act(scale[j]·Σp op(A)(i,p)·float32(w(p,j)) + bias[j]), the float32 dot
+// reassociated to scale each sum once. It panics on the programmer errors
+// Sgemm panics on, or when w was packed for another level's panel width
+// (pack again after SetISA).
 func GemmF32S8(transA bool, m int, a []float32, lda int, w *PackedS8Weights, c []float32, ldc int, ep Epilogue) {
 	checkLowp("GemmF32S8", transA, m, w.k, w.n, len(a), lda, len(c), ldc)
 	checkEpilogue("GemmF32S8", w.n, ep)
@@ -224,16 +228,10 @@ func (j *s8wJob) dequantised(p, q0, q1 int) {
 	rowMajor := g.rowMajor != nil && !j.transA
 	for q := q0; q < q1; q++ {
 		for pk := 0; pk < k; pk++ {
-			row := buf[pk*nr : pk*nr+nr]
-			S8ToF32(row, w.w[q*k*nr+pk*nr:q*k*nr+pk*nr+nr])
-			Mul(row, row, w.scale[q*nr:q*nr+nr])
+			S8ToF32(buf[pk*nr:pk*nr+nr], w.w[q*k*nr+pk*nr:q*k*nr+pk*nr+nr])
 		}
 		col := q * nr
 		cols := min(nr, w.n-col)
-		var bias *float32
-		if j.ep.bias != nil {
-			bias = &j.ep.bias[col]
-		}
 		for i0 := 0; i0 < j.m; i0 += mr {
 			rows := min(mr, j.m-i0)
 			var a *float32
@@ -251,45 +249,24 @@ func (j *s8wJob) dequantised(p, q0, q1 int) {
 				}
 				a, lda = &wideA[0], rows
 			}
-			if k == 0 {
-				for i := 0; i < rows; i++ {
-					row := tile[:cols]
-					clear(row)
-					if j.ep.bias != nil {
-						copy(row, j.ep.bias[col:col+cols])
-					}
-					if j.flags&flagReLU != 0 {
-						relu(row)
-					}
-					j.ep.applyAct(row)
-					copy(j.c[(i0+i)*j.ldc+col:], row)
-				}
-				continue
-			}
-			// The micro-kernels' tile is g.nr wide; nr may be narrower
-			// (AVX2: 16 of 16; AVX-512: 64 of 64; the generic twins: 16 of
-			// 8): run it over nr columns in steps of its width.
+			// The micro-kernels' tile is g.nr wide, which may differ from
+			// nr: run it over nr columns in steps of its width, into the
+			// tile, then scale, shift and activate each row into C.
 			for c0 := 0; c0 < cols; c0 += g.nr {
 				cw := min(g.nr, cols-c0)
-				var bp *float32 = &buf[c0]
-				var bb *float32
-				if bias != nil {
-					bb = &j.ep.bias[col+c0]
+				if k > 0 {
+					kern[rows](k, a, lda, &buf[c0], nr, &tile[0], g.nr, 1, 0, nil, &edgeMasks[0], 0)
 				}
-				if g.masked && !j.goAct && (cw == g.nr || g.nr <= nr) {
-					f := j.flags
-					if cw < g.nr {
-						f |= flagPartial
-					}
-					kern[rows](k, a, lda, bp, nr, &j.c[i0*j.ldc+col+c0], j.ldc, 1, 0, bb, &edgeMasks[maxNR-cw], f)
-					continue
-				}
-				kern[rows](k, a, lda, bp, nr, &tile[0], g.nr, 1, 0, bb, &edgeMasks[0], j.flags&^flagPartial)
 				for i := 0; i < rows; i++ {
 					row := tile[i*g.nr : i*g.nr+cw]
-					if j.goAct {
-						j.ep.applyAct(row)
+					if k == 0 {
+						clear(row)
 					}
+					Mul(row, row, w.scale[col+c0:col+c0+cw])
+					if j.ep.bias != nil {
+						Add(row, row, j.ep.bias[col+c0:col+c0+cw])
+					}
+					j.ep.applyAct(row)
 					copy(j.c[(i0+i)*j.ldc+col+c0:], row)
 				}
 			}

@@ -414,15 +414,18 @@ func generateLowp(o *output) error {
 }
 
 // The int8-weight products (the root package's GemmF32S8): float32 rows of
-// A times int8 weights W dequantised in registers, float32(W(p,j))·scale[j]
-// (rounded once, as XLA's multiply of the converted weights by their
-// per-channel scale), for the dense layers of batch-1 inference whose
-// weights stream from memory at a quarter of float32's bytes.
+// A times int8 weights W widened in registers, scale[j]·Σp A(i,p)·float32(W(p,j))
+// (the per-channel scale applied to each column's sum), for the dense layers
+// of batch-1 inference whose weights stream from memory at a quarter of
+// float32's bytes.
 
 const s8wRowsSignature = "func(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)"
 
 // s8wRowsMax is the most rows of A the int8-weight row kernels take.
 const s8wRowsMax = 4
+
+// s8wPrefetch is how many k steps ahead the row kernels prefetch weights.
+const s8wPrefetch = 64
 
 // emitS8WRows writes the kernel for rows rows and panels of nr columns:
 // each panel is k rows of nr int8 weights, its scales nr float32.
@@ -433,7 +436,7 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
 	f.SignatureExpr(s8wRowsSignature)
-	f.Doc(fmt.Sprintf("%s computes C(i, q*%d+j) = act(Σp A(i,p)·(float32(W(p, q*%[2]d+j))·scale[q*%[2]d+j]) + bias) for the %d rows of A and the panels q < panels of int8 weights (k×%[2]d bytes each); see GemmF32S8.", name, nr, rows))
+	f.Doc(fmt.Sprintf("%s computes C(i, q*%d+j) = act(scale[q*%[2]d+j]·Σp A(i,p)·float32(W(p, q*%[2]d+j)) + bias) for the %d rows of A and the panels q < panels of int8 weights (k×%[2]d bytes each); see GemmF32S8.", name, nr, rows))
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
 	nacc := rows * nv
 	sc := func(j int) reg.VecPhysical { return v.vec(nacc + j) }
@@ -493,10 +496,15 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
 	kk := f.Load(f.Param("k"), f.GP64())
 	lanes := v.lanes(f32)
 	f.Label("kloop")
+	// The weights stream from memory one line per step (64 columns): fetch
+	// them well ahead, the hardware prefetcher alone keeps too few lines in
+	// flight for a stream consumed this fast.
+	for off := 0; off < nr; off += 64 {
+		f.PREFETCHT0(mem(w, s8wPrefetch*nr+off))
+	}
 	for j := 0; j < nv; j++ {
 		f.VPMOVSXBD(mem(w, j*lanes), tmp(j))
 		f.VCVTDQ2PS(tmp(j), tmp(j))
-		f.VMULPS(sc(j), tmp(j), tmp(j))
 	}
 	for i := 0; i < rows; i++ {
 		f.VBROADCASTSS(aMem(base, i), ar)
@@ -508,7 +516,12 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
 	f.ADDQ(operand.U32(nr), w)
 	f.DECQ(kk)
 	f.JNZ(operand.LabelRef("kloop"))
-	// Epilogue: bias, ReLU, store.
+	// Epilogue: the scales, bias, ReLU, store.
+	for i := 0; i < rows; i++ {
+		for j := 0; j < nv; j++ {
+			f.VMULPS(sc(j), acc(i, j), acc(i, j))
+		}
+	}
 	flags := f.GP64()
 	f.MOVQ(flagsAddr.Addr, flags)
 	f.TESTQ(operand.U32(flagBias), flags)
