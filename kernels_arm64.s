@@ -61339,6 +61339,48 @@ done:
 	FMOVD F1, sum+32(FP)
 	RET
 
+// func scaleF32NEON(dst []float32, x []float32, s float32)
+TEXT ·scaleF32NEON(SB), NOSPLIT, $0-52
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	FMOVS s+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
+	WORD $0x6e3fdc21 // fmul v1.4s, v1.4s, v31.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	FMOVQ F0, 0(R1)
+	FMOVQ F1, 16(R1)
+	FMOVQ F2, 32(R1)
+	FMOVQ F3, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
+	FMOVQ F0, 0(R1)
+	ADD $16, R1, R1
+	ADD $16, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
 // func expSubScaleF32NEON(dst []float32, x []float32, m float32, s float32)
 TEXT ·expSubScaleF32NEON(SB), NOSPLIT, $0-56
 	MOVD dst_len+8(FP), R0
@@ -65065,6 +65107,576 @@ tail:
 done:
 	RET
 
+// func expSubSumBF16NEON(dst []float32, x []uint16, m float32) (sum float64)
+TEXT ·expSubSumBF16NEON(SB), NOSPLIT, $0-64
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1b // mov v27.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	FMOVS m+48(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x6e241f24 // eor v4.16b, v25.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V5.S4
+	WORD $0x6e251f25 // eor v5.16b, v25.16b, v5.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V6.S4
+	WORD $0x6e261f26 // eor v6.16b, v25.16b, v6.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V7.S4
+	WORD $0x6e271f27 // eor v7.16b, v25.16b, v7.16b
+	WORD $0x4e24d408 // fadd v8.4s, v0.4s, v4.4s
+	WORD $0x4e25d429 // fadd v9.4s, v1.4s, v5.4s
+	WORD $0x4e26d44a // fadd v10.4s, v2.4s, v6.4s
+	WORD $0x4e27d46b // fadd v11.4s, v3.4s, v7.4s
+	WORD $0x4ea0d50c // fsub v12.4s, v8.4s, v0.4s
+	WORD $0x4ea1d52d // fsub v13.4s, v9.4s, v1.4s
+	WORD $0x4ea2d54e // fsub v14.4s, v10.4s, v2.4s
+	WORD $0x4ea3d56f // fsub v15.4s, v11.4s, v3.4s
+	WORD $0x4eacd510 // fsub v16.4s, v8.4s, v12.4s
+	WORD $0x4eadd531 // fsub v17.4s, v9.4s, v13.4s
+	WORD $0x4eaed552 // fsub v18.4s, v10.4s, v14.4s
+	WORD $0x4eafd573 // fsub v19.4s, v11.4s, v15.4s
+	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x4eb2d442 // fsub v2.4s, v2.4s, v18.4s
+	WORD $0x4eb3d463 // fsub v3.4s, v3.4s, v19.4s
+	WORD $0x4eacd484 // fsub v4.4s, v4.4s, v12.4s
+	WORD $0x4eadd4a5 // fsub v5.4s, v5.4s, v13.4s
+	WORD $0x4eaed4c6 // fsub v6.4s, v6.4s, v14.4s
+	WORD $0x4eafd4e7 // fsub v7.4s, v7.4s, v15.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x4e21e425 // fcmeq v5.4s, v1.4s, v1.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x4e22e446 // fcmeq v6.4s, v2.4s, v2.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e601d84 // bsl v4.16b, v12.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e611c05 // bsl v5.16b, v0.16b, v1.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e621c06 // bsl v6.16b, v0.16b, v2.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x6e631c07 // bsl v7.16b, v0.16b, v3.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f508 // fmax v8.4s, v8.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f529 // fmax v9.4s, v9.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f54a // fmax v10.4s, v10.4s, v0.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f56b // fmax v11.4s, v11.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f508 // fmin v8.4s, v8.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f529 // fmin v9.4s, v9.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f54a // fmin v10.4s, v10.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f56b // fmin v11.4s, v11.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dd00 // fmul v0.4s, v8.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V1.S4
+	WORD $0x6e21dd21 // fmul v1.4s, v9.4s, v1.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dd42 // fmul v2.4s, v10.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dd63 // fmul v3.4s, v11.4s, v3.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	WORD $0x4e218821 // frintn v1.4s, v1.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc08 // fmls v8.4s, v0.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc29 // fmls v9.4s, v1.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc4a // fmls v10.4s, v2.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccc6b // fmls v11.4s, v3.4s, v12.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e28d58c // fadd v12.4s, v12.4s, v8.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e29d5ad // fadd v13.4s, v13.4s, v9.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e2ad5ce // fadd v14.4s, v14.4s, v10.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e2bd5ef // fadd v15.4s, v15.4s, v11.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0d590 // fsub v16.4s, v12.4s, v16.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1d5b1 // fsub v17.4s, v13.4s, v17.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb2d5d2 // fsub v18.4s, v14.4s, v18.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb3d5f3 // fsub v19.4s, v15.4s, v19.4s
+	WORD $0x4eb0d510 // fsub v16.4s, v8.4s, v16.4s
+	WORD $0x4eb1d531 // fsub v17.4s, v9.4s, v17.4s
+	WORD $0x4eb2d552 // fsub v18.4s, v10.4s, v18.4s
+	WORD $0x4eb3d573 // fsub v19.4s, v11.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e28ce95 // fmla v21.4s, v20.4s, v8.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e29ce96 // fmla v22.4s, v20.4s, v9.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2ace97 // fmla v23.4s, v20.4s, v10.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2bce98 // fmla v24.4s, v20.4s, v11.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e28ceb4 // fmla v20.4s, v21.4s, v8.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e29ced5 // fmla v21.4s, v22.4s, v9.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2acef6 // fmla v22.4s, v23.4s, v10.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e2bcf17 // fmla v23.4s, v24.4s, v11.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e28ce98 // fmla v24.4s, v20.4s, v8.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e29ceb4 // fmla v20.4s, v21.4s, v9.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2aced5 // fmla v21.4s, v22.4s, v10.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e2bcef6 // fmla v22.4s, v23.4s, v11.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e28cf17 // fmla v23.4s, v24.4s, v8.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e29ce98 // fmla v24.4s, v20.4s, v9.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2aceb4 // fmla v20.4s, v21.4s, v10.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e2bced5 // fmla v21.4s, v22.4s, v11.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e28cef6 // fmla v22.4s, v23.4s, v8.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e29cf17 // fmla v23.4s, v24.4s, v9.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e2ace98 // fmla v24.4s, v20.4s, v10.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e2bceb4 // fmla v20.4s, v21.4s, v11.4s
+	WORD $0x6e28dd08 // fmul v8.4s, v8.4s, v8.4s
+	WORD $0x6e29dd29 // fmul v9.4s, v9.4s, v9.4s
+	WORD $0x6e2add4a // fmul v10.4s, v10.4s, v10.4s
+	WORD $0x6e2bdd6b // fmul v11.4s, v11.4s, v11.4s
+	WORD $0x4e28ced0 // fmla v16.4s, v22.4s, v8.4s
+	WORD $0x4e29cef1 // fmla v17.4s, v23.4s, v9.4s
+	WORD $0x4e2acf12 // fmla v18.4s, v24.4s, v10.4s
+	WORD $0x4e2bce93 // fmla v19.4s, v20.4s, v11.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0408 // sshr v8.4s, v0.4s, #1
+	WORD $0x4f3f0429 // sshr v9.4s, v1.4s, #1
+	WORD $0x4f3f044a // sshr v10.4s, v2.4s, #1
+	WORD $0x4f3f046b // sshr v11.4s, v3.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb08510 // add v16.4s, v8.4s, v16.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb18531 // add v17.4s, v9.4s, v17.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb28552 // add v18.4s, v10.4s, v18.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb38573 // add v19.4s, v11.4s, v19.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea88400 // sub v0.4s, v0.4s, v8.4s
+	WORD $0x6ea98421 // sub v1.4s, v1.4s, v9.4s
+	WORD $0x6eaa8442 // sub v2.4s, v2.4s, v10.4s
+	WORD $0x6eab8463 // sub v3.4s, v3.4s, v11.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88400 // add v0.4s, v0.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88421 // add v1.4s, v1.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88442 // add v2.4s, v2.4s, v8.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea88463 // add v3.4s, v3.4s, v8.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e20dd8c // fmul v12.4s, v12.4s, v0.4s
+	WORD $0x6e21ddad // fmul v13.4s, v13.4s, v1.4s
+	WORD $0x6e22ddce // fmul v14.4s, v14.4s, v2.4s
+	WORD $0x6e23ddef // fmul v15.4s, v15.4s, v3.4s
+	WORD $0x4e24cd8c // fmla v12.4s, v12.4s, v4.4s
+	WORD $0x4e25cdad // fmla v13.4s, v13.4s, v5.4s
+	WORD $0x4e26cdce // fmla v14.4s, v14.4s, v6.4s
+	WORD $0x4e27cdef // fmla v15.4s, v15.4s, v7.4s
+	FMOVQ F12, 0(R1)
+	FMOVQ F13, 16(R1)
+	FMOVQ F14, 32(R1)
+	FMOVQ F15, 48(R1)
+	WORD $0x4e2cd7ff // fadd v31.4s, v31.4s, v12.4s
+	WORD $0x4e2dd7de // fadd v30.4s, v30.4s, v13.4s
+	WORD $0x4e2ed7bd // fadd v29.4s, v29.4s, v14.4s
+	WORD $0x4e2fd79c // fadd v28.4s, v28.4s, v15.4s
+	ADD $64, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e211f21 // eor v1.16b, v25.16b, v1.16b
+	WORD $0x4e21d402 // fadd v2.4s, v0.4s, v1.4s
+	WORD $0x4ea0d443 // fsub v3.4s, v2.4s, v0.4s
+	WORD $0x4ea3d444 // fsub v4.4s, v2.4s, v3.4s
+	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
+	WORD $0x4ea3d421 // fsub v1.4s, v1.4s, v3.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e601c61 // bsl v1.16b, v3.16b, v0.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V0.S4
+	WORD $0x4e20f442 // fmax v2.4s, v2.4s, v0.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V0.S4
+	WORD $0x4ea0f442 // fmin v2.4s, v2.4s, v0.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V0.S4
+	WORD $0x6e20dc40 // fmul v0.4s, v2.4s, v0.4s
+	WORD $0x4e218800 // frintn v0.4s, v0.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc02 // fmls v2.4s, v0.4s, v3.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e22d463 // fadd v3.4s, v3.4s, v2.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4d464 // fsub v4.4s, v3.4s, v4.4s
+	WORD $0x4ea4d444 // fsub v4.4s, v2.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e22ccc5 // fmla v5.4s, v6.4s, v2.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e22cca6 // fmla v6.4s, v5.4s, v2.4s
+	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
+	WORD $0x4e22ccc4 // fmla v4.4s, v6.4s, v2.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
+	WORD $0x4f3f0402 // sshr v2.4s, v0.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48444 // add v4.4s, v2.4s, v4.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea28400 // sub v0.4s, v0.4s, v2.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea28400 // add v0.4s, v0.4s, v2.4s
+	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
+	WORD $0x6e20dc63 // fmul v3.4s, v3.4s, v0.4s
+	WORD $0x4e21cc63 // fmla v3.4s, v3.4s, v1.4s
+	FMOVQ F3, 0(R1)
+	WORD $0x4e23d7ff // fadd v31.4s, v31.4s, v3.4s
+	ADD $16, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+56(FP)
+	RET
+
+// func scaleBF16NEON(dst []uint16, x []float32, s float32)
+TEXT ·scaleBF16NEON(SB), NOSPLIT, $0-52
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x00007fff, R14
+	VDUP R14, V30.S4
+	MOVW $0x00000001, R14
+	VDUP R14, V29.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V28.S4
+	WORD $0x6e3b1f7b // eor v27.16b, v27.16b, v27.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V26.S4
+	FMOVS s+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
+	WORD $0x6e3fdc21 // fmul v1.4s, v1.4s, v31.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e3d1d0c // and v12.16b, v8.16b, v29.16b
+	WORD $0x4e3d1d2d // and v13.16b, v9.16b, v29.16b
+	WORD $0x4e3d1d4e // and v14.16b, v10.16b, v29.16b
+	WORD $0x4e3d1d6f // and v15.16b, v11.16b, v29.16b
+	WORD $0x4eac87cc // add v12.4s, v30.4s, v12.4s
+	WORD $0x4ead87cd // add v13.4s, v30.4s, v13.4s
+	WORD $0x4eae87ce // add v14.4s, v30.4s, v14.4s
+	WORD $0x4eaf87cf // add v15.4s, v30.4s, v15.4s
+	WORD $0x4eac8484 // add v4.4s, v4.4s, v12.4s
+	WORD $0x4ead84a5 // add v5.4s, v5.4s, v13.4s
+	WORD $0x4eae84c6 // add v6.4s, v6.4s, v14.4s
+	WORD $0x4eaf84e7 // add v7.4s, v7.4s, v15.4s
+	WORD $0x6f300484 // ushr v4.4s, v4.4s, #16
+	WORD $0x6f3004a5 // ushr v5.4s, v5.4s, #16
+	WORD $0x6f3004c6 // ushr v6.4s, v6.4s, #16
+	WORD $0x6f3004e7 // ushr v7.4s, v7.4s, #16
+	WORD $0x4e3c1d0c // and v12.16b, v8.16b, v28.16b
+	WORD $0x4e3c1d2d // and v13.16b, v9.16b, v28.16b
+	WORD $0x4e3c1d4e // and v14.16b, v10.16b, v28.16b
+	WORD $0x4e3c1d6f // and v15.16b, v11.16b, v28.16b
+	WORD $0x6ebb8d8c // cmeq v12.4s, v12.4s, v27.4s
+	WORD $0x6ebb8dad // cmeq v13.4s, v13.4s, v27.4s
+	WORD $0x6ebb8dce // cmeq v14.4s, v14.4s, v27.4s
+	WORD $0x6ebb8def // cmeq v15.4s, v15.4s, v27.4s
+	WORD $0x4eba1d10 // orr v16.16b, v8.16b, v26.16b
+	WORD $0x4eba1d31 // orr v17.16b, v9.16b, v26.16b
+	WORD $0x4eba1d52 // orr v18.16b, v10.16b, v26.16b
+	WORD $0x4eba1d73 // orr v19.16b, v11.16b, v26.16b
+	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
+	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
+	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
+	WORD $0x6e6b1e6f // bsl v15.16b, v19.16b, v11.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641d80 // bsl v0.16b, v12.16b, v4.16b
+	WORD $0x6e651da1 // bsl v1.16b, v13.16b, v5.16b
+	WORD $0x6e661dc2 // bsl v2.16b, v14.16b, v6.16b
+	WORD $0x6e671de3 // bsl v3.16b, v15.16b, v7.16b
+	WORD $0x0e612804 // xtn v4.4h, v0.4s
+	FMOVD F4, 0(R1)
+	WORD $0x0e612820 // xtn v0.4h, v1.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
+	WORD $0x4e3d1c43 // and v3.16b, v2.16b, v29.16b
+	WORD $0x4ea387c3 // add v3.4s, v30.4s, v3.4s
+	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
+	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
+	WORD $0x4e3c1c43 // and v3.16b, v2.16b, v28.16b
+	WORD $0x6ebb8c63 // cmeq v3.4s, v3.4s, v27.4s
+	WORD $0x4eba1c44 // orr v4.16b, v2.16b, v26.16b
+	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
+	WORD $0x0e612801 // xtn v1.4h, v0.4s
+	FMOVD F1, 0(R1)
+	ADD $8, R1, R1
+	ADD $16, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
 // func colAccSumBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 TEXT ·colAccSumBF16NEON(SB), NOSPLIT, $0-216
 	MOVD dst_len+8(FP), R0
@@ -68484,6 +69096,676 @@ tail:
 	ADD $8, R2, R2
 	ADD $8, R3, R3
 	ADD $8, R4, R4
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func expSubSumF16NEON(dst []float32, x []uint16, m float32) (sum float64)
+TEXT ·expSubSumF16NEON(SB), NOSPLIT, $0-64
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1b // mov v27.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1a // mov v26.16b, v0.16b
+	FMOVS m+48(FP), F25
+	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x0e217821 // fcvtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x0e217842 // fcvtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x0e217863 // fcvtl v3.4s, v3.4h
+	FMOVD 0(R2), F4
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	FMOVD 8(R2), F5
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	FMOVD 16(R2), F6
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	FMOVD 24(R2), F7
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	MOVW $0x00007fff, R14
+	VDUP R14, V8.S4
+	WORD $0x4e281c88 // and v8.16b, v4.16b, v8.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V9.S4
+	WORD $0x4e291ca9 // and v9.16b, v5.16b, v9.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V10.S4
+	WORD $0x4e2a1cca // and v10.16b, v6.16b, v10.16b
+	MOVW $0x00007fff, R14
+	VDUP R14, V11.S4
+	WORD $0x4e2b1ceb // and v11.16b, v7.16b, v11.16b
+	MOVW $0x00007c00, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac3508 // cmgt v8.4s, v8.4s, v12.4s
+	MOVW $0x00007c00, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac3529 // cmgt v9.4s, v9.4s, v12.4s
+	MOVW $0x00007c00, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac354a // cmgt v10.4s, v10.4s, v12.4s
+	MOVW $0x00007c00, R14
+	VDUP R14, V12.S4
+	WORD $0x4eac356b // cmgt v11.4s, v11.4s, v12.4s
+	MOVW $0x00000200, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1c84 // and v4.16b, v4.16b, v12.16b
+	MOVW $0x00000200, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1ca5 // and v5.16b, v5.16b, v12.16b
+	MOVW $0x00000200, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1cc6 // and v6.16b, v6.16b, v12.16b
+	MOVW $0x00000200, R14
+	VDUP R14, V12.S4
+	WORD $0x4e2c1ce7 // and v7.16b, v7.16b, v12.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6eac8c84 // cmeq v4.4s, v4.4s, v12.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6eac8ca5 // cmeq v5.4s, v5.4s, v12.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6eac8cc6 // cmeq v6.4s, v6.4s, v12.4s
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6eac8ce7 // cmeq v7.4s, v7.4s, v12.4s
+	WORD $0x4e241d08 // and v8.16b, v8.16b, v4.16b
+	WORD $0x4e251d29 // and v9.16b, v9.16b, v5.16b
+	WORD $0x4e261d4a // and v10.16b, v10.16b, v6.16b
+	WORD $0x4e271d6b // and v11.16b, v11.16b, v7.16b
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1c84 // bic v4.16b, v4.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1ca5 // bic v5.16b, v5.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1cc6 // bic v6.16b, v6.16b, v12.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e6c1ce7 // bic v7.16b, v7.16b, v12.16b
+	WORD $0x6e601c88 // bsl v8.16b, v4.16b, v0.16b
+	WORD $0x6e611ca9 // bsl v9.16b, v5.16b, v1.16b
+	WORD $0x6e621cca // bsl v10.16b, v6.16b, v2.16b
+	WORD $0x6e631ceb // bsl v11.16b, v7.16b, v3.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V0.S4
+	WORD $0x6e201f20 // eor v0.16b, v25.16b, v0.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x6e211f21 // eor v1.16b, v25.16b, v1.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e221f22 // eor v2.16b, v25.16b, v2.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e231f23 // eor v3.16b, v25.16b, v3.16b
+	WORD $0x4e20d504 // fadd v4.4s, v8.4s, v0.4s
+	WORD $0x4e21d525 // fadd v5.4s, v9.4s, v1.4s
+	WORD $0x4e22d546 // fadd v6.4s, v10.4s, v2.4s
+	WORD $0x4e23d567 // fadd v7.4s, v11.4s, v3.4s
+	WORD $0x4ea8d48c // fsub v12.4s, v4.4s, v8.4s
+	WORD $0x4ea9d4ad // fsub v13.4s, v5.4s, v9.4s
+	WORD $0x4eaad4ce // fsub v14.4s, v6.4s, v10.4s
+	WORD $0x4eabd4ef // fsub v15.4s, v7.4s, v11.4s
+	WORD $0x4eacd490 // fsub v16.4s, v4.4s, v12.4s
+	WORD $0x4eadd4b1 // fsub v17.4s, v5.4s, v13.4s
+	WORD $0x4eaed4d2 // fsub v18.4s, v6.4s, v14.4s
+	WORD $0x4eafd4f3 // fsub v19.4s, v7.4s, v15.4s
+	WORD $0x4eb0d508 // fsub v8.4s, v8.4s, v16.4s
+	WORD $0x4eb1d529 // fsub v9.4s, v9.4s, v17.4s
+	WORD $0x4eb2d54a // fsub v10.4s, v10.4s, v18.4s
+	WORD $0x4eb3d56b // fsub v11.4s, v11.4s, v19.4s
+	WORD $0x4eacd400 // fsub v0.4s, v0.4s, v12.4s
+	WORD $0x4eadd421 // fsub v1.4s, v1.4s, v13.4s
+	WORD $0x4eaed442 // fsub v2.4s, v2.4s, v14.4s
+	WORD $0x4eafd463 // fsub v3.4s, v3.4s, v15.4s
+	WORD $0x4e20d508 // fadd v8.4s, v8.4s, v0.4s
+	WORD $0x4e21d529 // fadd v9.4s, v9.4s, v1.4s
+	WORD $0x4e22d54a // fadd v10.4s, v10.4s, v2.4s
+	WORD $0x4e23d56b // fadd v11.4s, v11.4s, v3.4s
+	WORD $0x4e28e500 // fcmeq v0.4s, v8.4s, v8.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e29e521 // fcmeq v1.4s, v9.4s, v9.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e2ae542 // fcmeq v2.4s, v10.4s, v10.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e2be563 // fcmeq v3.4s, v11.4s, v11.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
+	WORD $0x6e681d80 // bsl v0.16b, v12.16b, v8.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e691d01 // bsl v1.16b, v8.16b, v9.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e6a1d02 // bsl v2.16b, v8.16b, v10.16b
+	WORD $0x6e281d08 // eor v8.16b, v8.16b, v8.16b
+	WORD $0x6e6b1d03 // bsl v3.16b, v8.16b, v11.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f484 // fmax v4.4s, v4.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4a5 // fmax v5.4s, v5.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4c6 // fmax v6.4s, v6.4s, v8.4s
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V8.S4
+	WORD $0x4e28f4e7 // fmax v7.4s, v7.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f484 // fmin v4.4s, v4.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4a5 // fmin v5.4s, v5.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4c6 // fmin v6.4s, v6.4s, v8.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V8.S4
+	WORD $0x4ea8f4e7 // fmin v7.4s, v7.4s, v8.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V8.S4
+	WORD $0x6e28dc88 // fmul v8.4s, v4.4s, v8.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V9.S4
+	WORD $0x6e29dca9 // fmul v9.4s, v5.4s, v9.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V10.S4
+	WORD $0x6e2adcca // fmul v10.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V11.S4
+	WORD $0x6e2bdceb // fmul v11.4s, v7.4s, v11.4s
+	WORD $0x4e218908 // frintn v8.4s, v8.4s
+	WORD $0x4e218929 // frintn v9.4s, v9.4s
+	WORD $0x4e21894a // frintn v10.4s, v10.4s
+	WORD $0x4e21896b // frintn v11.4s, v11.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4e24d58c // fadd v12.4s, v12.4s, v4.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V13.S4
+	WORD $0x4e25d5ad // fadd v13.4s, v13.4s, v5.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V14.S4
+	WORD $0x4e26d5ce // fadd v14.4s, v14.4s, v6.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V15.S4
+	WORD $0x4e27d5ef // fadd v15.4s, v15.4s, v7.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb0d590 // fsub v16.4s, v12.4s, v16.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb1d5b1 // fsub v17.4s, v13.4s, v17.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb2d5d2 // fsub v18.4s, v14.4s, v18.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb3d5f3 // fsub v19.4s, v15.4s, v19.4s
+	WORD $0x4eb0d490 // fsub v16.4s, v4.4s, v16.4s
+	WORD $0x4eb1d4b1 // fsub v17.4s, v5.4s, v17.4s
+	WORD $0x4eb2d4d2 // fsub v18.4s, v6.4s, v18.4s
+	WORD $0x4eb3d4f3 // fsub v19.4s, v7.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e24ce95 // fmla v21.4s, v20.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e25ce96 // fmla v22.4s, v20.4s, v5.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e26ce97 // fmla v23.4s, v20.4s, v6.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e27ce98 // fmla v24.4s, v20.4s, v7.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e24ceb4 // fmla v20.4s, v21.4s, v4.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e25ced5 // fmla v21.4s, v22.4s, v5.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e26cef6 // fmla v22.4s, v23.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e27cf17 // fmla v23.4s, v24.4s, v7.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e24ce98 // fmla v24.4s, v20.4s, v4.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e25ceb4 // fmla v20.4s, v21.4s, v5.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e26ced5 // fmla v21.4s, v22.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e27cef6 // fmla v22.4s, v23.4s, v7.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e24cf17 // fmla v23.4s, v24.4s, v4.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e25ce98 // fmla v24.4s, v20.4s, v5.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e26ceb4 // fmla v20.4s, v21.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e27ced5 // fmla v21.4s, v22.4s, v7.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e24cef6 // fmla v22.4s, v23.4s, v4.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e25cf17 // fmla v23.4s, v24.4s, v5.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e26ce98 // fmla v24.4s, v20.4s, v6.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e27ceb4 // fmla v20.4s, v21.4s, v7.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x6e25dca5 // fmul v5.4s, v5.4s, v5.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x6e27dce7 // fmul v7.4s, v7.4s, v7.4s
+	WORD $0x4e24ced0 // fmla v16.4s, v22.4s, v4.4s
+	WORD $0x4e25cef1 // fmla v17.4s, v23.4s, v5.4s
+	WORD $0x4e26cf12 // fmla v18.4s, v24.4s, v6.4s
+	WORD $0x4e27ce93 // fmla v19.4s, v20.4s, v7.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	WORD $0x4ea1b908 // fcvtzs v8.4s, v8.4s
+	WORD $0x4ea1b929 // fcvtzs v9.4s, v9.4s
+	WORD $0x4ea1b94a // fcvtzs v10.4s, v10.4s
+	WORD $0x4ea1b96b // fcvtzs v11.4s, v11.4s
+	WORD $0x4f3f0504 // sshr v4.4s, v8.4s, #1
+	WORD $0x4f3f0525 // sshr v5.4s, v9.4s, #1
+	WORD $0x4f3f0546 // sshr v6.4s, v10.4s, #1
+	WORD $0x4f3f0567 // sshr v7.4s, v11.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V16.S4
+	WORD $0x4eb08490 // add v16.4s, v4.4s, v16.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V17.S4
+	WORD $0x4eb184b1 // add v17.4s, v5.4s, v17.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V18.S4
+	WORD $0x4eb284d2 // add v18.4s, v6.4s, v18.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V19.S4
+	WORD $0x4eb384f3 // add v19.4s, v7.4s, v19.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea48508 // sub v8.4s, v8.4s, v4.4s
+	WORD $0x6ea58529 // sub v9.4s, v9.4s, v5.4s
+	WORD $0x6ea6854a // sub v10.4s, v10.4s, v6.4s
+	WORD $0x6ea7856b // sub v11.4s, v11.4s, v7.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48508 // add v8.4s, v8.4s, v4.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48529 // add v9.4s, v9.4s, v4.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4854a // add v10.4s, v10.4s, v4.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4856b // add v11.4s, v11.4s, v4.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
+	WORD $0x6e28dd8c // fmul v12.4s, v12.4s, v8.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e2addce // fmul v14.4s, v14.4s, v10.4s
+	WORD $0x6e2bddef // fmul v15.4s, v15.4s, v11.4s
+	WORD $0x4e20cd8c // fmla v12.4s, v12.4s, v0.4s
+	WORD $0x4e21cdad // fmla v13.4s, v13.4s, v1.4s
+	WORD $0x4e22cdce // fmla v14.4s, v14.4s, v2.4s
+	WORD $0x4e23cdef // fmla v15.4s, v15.4s, v3.4s
+	FMOVQ F12, 0(R1)
+	FMOVQ F13, 16(R1)
+	FMOVQ F14, 32(R1)
+	FMOVQ F15, 48(R1)
+	WORD $0x4e2cd7ff // fadd v31.4s, v31.4s, v12.4s
+	WORD $0x4e2dd7de // fadd v30.4s, v30.4s, v13.4s
+	WORD $0x4e2ed7bd // fadd v29.4s, v29.4s, v14.4s
+	WORD $0x4e2fd79c // fadd v28.4s, v28.4s, v15.4s
+	ADD $64, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1f // mov v31.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1d // mov v29.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x0e217800 // fcvtl v0.4s, v0.4h
+	FMOVD 0(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	MOVW $0x00007fff, R14
+	VDUP R14, V2.S4
+	WORD $0x4e221c22 // and v2.16b, v1.16b, v2.16b
+	MOVW $0x00007c00, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea33442 // cmgt v2.4s, v2.4s, v3.4s
+	MOVW $0x00000200, R14
+	VDUP R14, V3.S4
+	WORD $0x4e231c21 // and v1.16b, v1.16b, v3.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6ea38c21 // cmeq v1.4s, v1.4s, v3.4s
+	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	MOVW $0x00400000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e631c21 // bic v1.16b, v1.16b, v3.16b
+	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V0.S4
+	WORD $0x6e201f20 // eor v0.16b, v25.16b, v0.16b
+	WORD $0x4e20d441 // fadd v1.4s, v2.4s, v0.4s
+	WORD $0x4ea2d423 // fsub v3.4s, v1.4s, v2.4s
+	WORD $0x4ea3d424 // fsub v4.4s, v1.4s, v3.4s
+	WORD $0x4ea4d442 // fsub v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d400 // fsub v0.4s, v0.4s, v3.4s
+	WORD $0x4e20d442 // fadd v2.4s, v2.4s, v0.4s
+	WORD $0x4e22e440 // fcmeq v0.4s, v2.4s, v2.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e621c60 // bsl v0.16b, v3.16b, v2.16b
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22f421 // fmax v1.4s, v1.4s, v2.4s
+	MOVW $0x42b20000, R14
+	VDUP R14, V2.S4
+	WORD $0x4ea2f421 // fmin v1.4s, v1.4s, v2.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V2.S4
+	WORD $0x6e22dc22 // fmul v2.4s, v1.4s, v2.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V3.S4
+	WORD $0x4e21d463 // fadd v3.4s, v3.4s, v1.4s
+	MOVW $0x3f800000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4d464 // fsub v4.4s, v3.4s, v4.4s
+	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21ccc4 // fmla v4.4s, v6.4s, v1.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4f3f0441 // sshr v1.4s, v2.4s, #1
+	MOVW $0x0000007f, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea48424 // add v4.4s, v1.4s, v4.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea18442 // sub v2.4s, v2.4s, v1.4s
+	MOVW $0x0000007f, R14
+	VDUP R14, V1.S4
+	WORD $0x4ea18442 // add v2.4s, v2.4s, v1.4s
+	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
+	WORD $0x6e22dc63 // fmul v3.4s, v3.4s, v2.4s
+	WORD $0x4e20cc63 // fmla v3.4s, v3.4s, v0.4s
+	FMOVQ F3, 0(R1)
+	WORD $0x4e23d7ff // fadd v31.4s, v31.4s, v3.4s
+	ADD $16, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
+	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+56(FP)
+	RET
+
+// func scaleF16NEON(dst []uint16, x []float32, s float32)
+TEXT ·scaleF16NEON(SB), NOSPLIT, $0-52
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x00008000, R14
+	VDUP R14, V30.S4
+	MOVW $0x007fffff, R14
+	VDUP R14, V29.S4
+	MOVW $0x00007c00, R14
+	VDUP R14, V28.S4
+	WORD $0x6e3b1f7b // eor v27.16b, v27.16b, v27.16b
+	MOVW $0x00000200, R14
+	VDUP R14, V26.S4
+	FMOVS s+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
+	WORD $0x6e3fdc21 // fmul v1.4s, v1.4s, v31.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x0e216804 // fcvtn v4.4h, v0.4s
+	WORD $0x2f10a484 // uxtl v4.4s, v4.4h
+	WORD $0x0e216825 // fcvtn v5.4h, v1.4s
+	WORD $0x2f10a4a5 // uxtl v5.4s, v5.4h
+	WORD $0x0e216846 // fcvtn v6.4h, v2.4s
+	WORD $0x2f10a4c6 // uxtl v6.4s, v6.4h
+	WORD $0x0e216867 // fcvtn v7.4h, v3.4s
+	WORD $0x2f10a4e7 // uxtl v7.4s, v7.4h
+	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x4ea11c29 // mov v9.16b, v1.16b
+	WORD $0x4ea21c4a // mov v10.16b, v2.16b
+	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6f30050c // ushr v12.4s, v8.4s, #16
+	WORD $0x6f30052d // ushr v13.4s, v9.4s, #16
+	WORD $0x6f30054e // ushr v14.4s, v10.4s, #16
+	WORD $0x6f30056f // ushr v15.4s, v11.4s, #16
+	WORD $0x4e3e1d8c // and v12.16b, v12.16b, v30.16b
+	WORD $0x4e3e1dad // and v13.16b, v13.16b, v30.16b
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x4e3e1def // and v15.16b, v15.16b, v30.16b
+	WORD $0x4e3d1d08 // and v8.16b, v8.16b, v29.16b
+	WORD $0x4e3d1d29 // and v9.16b, v9.16b, v29.16b
+	WORD $0x4e3d1d4a // and v10.16b, v10.16b, v29.16b
+	WORD $0x4e3d1d6b // and v11.16b, v11.16b, v29.16b
+	WORD $0x6f330508 // ushr v8.4s, v8.4s, #13
+	WORD $0x6f330529 // ushr v9.4s, v9.4s, #13
+	WORD $0x6f33054a // ushr v10.4s, v10.4s, #13
+	WORD $0x6f33056b // ushr v11.4s, v11.4s, #13
+	WORD $0x4ebc1d8c // orr v12.16b, v12.16b, v28.16b
+	WORD $0x4ebc1dad // orr v13.16b, v13.16b, v28.16b
+	WORD $0x4ebc1dce // orr v14.16b, v14.16b, v28.16b
+	WORD $0x4ebc1def // orr v15.16b, v15.16b, v28.16b
+	WORD $0x4ea81d8c // orr v12.16b, v12.16b, v8.16b
+	WORD $0x4ea91dad // orr v13.16b, v13.16b, v9.16b
+	WORD $0x4eaa1dce // orr v14.16b, v14.16b, v10.16b
+	WORD $0x4eab1def // orr v15.16b, v15.16b, v11.16b
+	WORD $0x6ebb8d08 // cmeq v8.4s, v8.4s, v27.4s
+	WORD $0x6ebb8d29 // cmeq v9.4s, v9.4s, v27.4s
+	WORD $0x6ebb8d4a // cmeq v10.4s, v10.4s, v27.4s
+	WORD $0x6ebb8d6b // cmeq v11.4s, v11.4s, v27.4s
+	WORD $0x4eba1d90 // orr v16.16b, v12.16b, v26.16b
+	WORD $0x4eba1db1 // orr v17.16b, v13.16b, v26.16b
+	WORD $0x4eba1dd2 // orr v18.16b, v14.16b, v26.16b
+	WORD $0x4eba1df3 // orr v19.16b, v15.16b, v26.16b
+	WORD $0x6e6c1e08 // bsl v8.16b, v16.16b, v12.16b
+	WORD $0x6e6d1e29 // bsl v9.16b, v17.16b, v13.16b
+	WORD $0x6e6e1e4a // bsl v10.16b, v18.16b, v14.16b
+	WORD $0x6e6f1e6b // bsl v11.16b, v19.16b, v15.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641d00 // bsl v0.16b, v8.16b, v4.16b
+	WORD $0x6e651d21 // bsl v1.16b, v9.16b, v5.16b
+	WORD $0x6e661d42 // bsl v2.16b, v10.16b, v6.16b
+	WORD $0x6e671d63 // bsl v3.16b, v11.16b, v7.16b
+	WORD $0x0e612804 // xtn v4.4h, v0.4s
+	FMOVD F4, 0(R1)
+	WORD $0x0e612820 // xtn v0.4h, v1.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x6e3fdc00 // fmul v0.4s, v0.4s, v31.4s
+	WORD $0x0e216801 // fcvtn v1.4h, v0.4s
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	WORD $0x4ea01c02 // mov v2.16b, v0.16b
+	WORD $0x6f300443 // ushr v3.4s, v2.4s, #16
+	WORD $0x4e3e1c63 // and v3.16b, v3.16b, v30.16b
+	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
+	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
+	WORD $0x4ebc1c63 // orr v3.16b, v3.16b, v28.16b
+	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
+	WORD $0x6ebb8c42 // cmeq v2.4s, v2.4s, v27.4s
+	WORD $0x4eba1c64 // orr v4.16b, v3.16b, v26.16b
+	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6e611c40 // bsl v0.16b, v2.16b, v1.16b
+	WORD $0x0e612801 // xtn v1.4h, v0.4s
+	FMOVD F1, 0(R1)
+	ADD $8, R1, R1
+	ADD $16, R2, R2
 	SUB $4, R0, R0
 	B tail
 

@@ -3535,6 +3535,226 @@ func expF32NTAVX2(dst []float32, x []float32)
 //go:noescape
 func fillF32NTAVX2(dst []float32, s float32)
 
+// f32ToBF16AVX512BF16 rounds x[i] to bfloat16 bits, to nearest even, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin f32ToBF16Go).
+//
+//go:noescape
+func f32ToBF16AVX512BF16(dst []uint16, x []float32)
+
+// f16ToBF16AVX512BF16 rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin f16ToBF16Go).
+//
+//go:noescape
+func f16ToBF16AVX512BF16(dst []uint16, x []uint16)
+
+// addBF16AVX512BF16 sets dst[i] = x[i] + y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin addBF16Go).
+//
+//go:noescape
+func addBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// subBF16AVX512BF16 sets dst[i] = x[i] - y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subBF16Go).
+//
+//go:noescape
+func subBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// mulBF16AVX512BF16 sets dst[i] = x[i] * y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulBF16Go).
+//
+//go:noescape
+func mulBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// divBF16AVX512BF16 sets dst[i] = x[i] / y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin divBF16Go).
+//
+//go:noescape
+func divBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// maxBF16AVX512BF16 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin maxBF16Go).
+//
+//go:noescape
+func maxBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// minBF16AVX512BF16 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin minBF16Go).
+//
+//go:noescape
+func minBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// powBF16AVX512BF16 sets dst[i] = x[i]^y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin powBF16Go).
+//
+//go:noescape
+func powBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// addScalarBF16AVX512BF16 sets dst[i] = x[i] + s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin addScalarBF16Go).
+//
+//go:noescape
+func addScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// subScalarBF16AVX512BF16 sets dst[i] = x[i] - s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subScalarBF16Go).
+//
+//go:noescape
+func subScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// rsubScalarBF16AVX512BF16 sets dst[i] = s - x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin rsubScalarBF16Go).
+//
+//go:noescape
+func rsubScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// mulScalarBF16AVX512BF16 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulScalarBF16Go).
+//
+//go:noescape
+func mulScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// divScalarBF16AVX512BF16 sets dst[i] = x[i] / s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin divScalarBF16Go).
+//
+//go:noescape
+func divScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// rdivScalarBF16AVX512BF16 sets dst[i] = s / x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin rdivScalarBF16Go).
+//
+//go:noescape
+func rdivScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// maxScalarBF16AVX512BF16 sets dst[i] = max(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin maxScalarBF16Go).
+//
+//go:noescape
+func maxScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// minScalarBF16AVX512BF16 sets dst[i] = min(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin minScalarBF16Go).
+//
+//go:noescape
+func minScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// powScalarBF16AVX512BF16 sets dst[i] = x[i]^s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin powScalarBF16Go).
+//
+//go:noescape
+func powScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// rpowScalarBF16AVX512BF16 sets dst[i] = s^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin rpowScalarBF16Go).
+//
+//go:noescape
+func rpowScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// clampBF16AVX512BF16 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin clampBF16Go).
+//
+//go:noescape
+func clampBF16AVX512BF16(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsBF16AVX512BF16 sets dst[i] = x[i]*a + b, rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulAddScalarsBF16Go).
+//
+//go:noescape
+func mulAddScalarsBF16AVX512BF16(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddBF16AVX512BF16 sets dst[i] = x[i]*y[i] + z[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulAddBF16Go).
+//
+//go:noescape
+func mulAddBF16AVX512BF16(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddBF16AVX512BF16 sets dst[i] = x[i]*s + y[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulScalarAddBF16Go).
+//
+//go:noescape
+func mulScalarAddBF16AVX512BF16(dst []uint16, x []uint16, s float32, y []uint16)
+
+// selectBF16AVX512BF16 sets dst[i] = x[i] if mask[i] != 0, else y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin selectBF16Go).
+//
+//go:noescape
+func selectBF16AVX512BF16(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negBF16AVX512BF16 sets dst[i] = -x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin negBF16Go).
+//
+//go:noescape
+func negBF16AVX512BF16(dst []uint16, x []uint16)
+
+// absBF16AVX512BF16 sets dst[i] = |x[i]| for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin absBF16Go).
+//
+//go:noescape
+func absBF16AVX512BF16(dst []uint16, x []uint16)
+
+// sqrtBF16AVX512BF16 sets dst[i] = sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin sqrtBF16Go).
+//
+//go:noescape
+func sqrtBF16AVX512BF16(dst []uint16, x []uint16)
+
+// rsqrtBF16AVX512BF16 sets dst[i] = 1/sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin rsqrtBF16Go).
+//
+//go:noescape
+func rsqrtBF16AVX512BF16(dst []uint16, x []uint16)
+
+// reciprocalBF16AVX512BF16 sets dst[i] = 1/x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin reciprocalBF16Go).
+//
+//go:noescape
+func reciprocalBF16AVX512BF16(dst []uint16, x []uint16)
+
+// expBF16AVX512BF16 sets dst[i] = e^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin expBF16Go).
+//
+//go:noescape
+func expBF16AVX512BF16(dst []uint16, x []uint16)
+
+// expm1BF16AVX512BF16 sets dst[i] = e^x[i] - 1 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin expm1BF16Go).
+//
+//go:noescape
+func expm1BF16AVX512BF16(dst []uint16, x []uint16)
+
+// logBF16AVX512BF16 sets dst[i] = ln(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin logBF16Go).
+//
+//go:noescape
+func logBF16AVX512BF16(dst []uint16, x []uint16)
+
+// log1pBF16AVX512BF16 sets dst[i] = ln(1 + x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin log1pBF16Go).
+//
+//go:noescape
+func log1pBF16AVX512BF16(dst []uint16, x []uint16)
+
+// tanhBF16AVX512BF16 sets dst[i] = tanh(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin tanhBF16Go).
+//
+//go:noescape
+func tanhBF16AVX512BF16(dst []uint16, x []uint16)
+
+// logisticBF16AVX512BF16 sets dst[i] = 1/(1 + e^-x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin logisticBF16Go).
+//
+//go:noescape
+func logisticBF16AVX512BF16(dst []uint16, x []uint16)
+
+// erfBF16AVX512BF16 sets dst[i] = erf(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin erfBF16Go).
+//
+//go:noescape
+func erfBF16AVX512BF16(dst []uint16, x []uint16)
+
+// geluBF16AVX512BF16 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin geluBF16Go).
+//
+//go:noescape
+func geluBF16AVX512BF16(dst []uint16, x []uint16)
+
+// geluTanhBF16AVX512BF16 sets dst[i] to the tanh approximation of GELU at x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin geluTanhBF16Go).
+//
+//go:noescape
+func geluTanhBF16AVX512BF16(dst []uint16, x []uint16)
+
+// floorBF16AVX512BF16 sets dst[i] = floor(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin floorBF16Go).
+//
+//go:noescape
+func floorBF16AVX512BF16(dst []uint16, x []uint16)
+
+// ceilBF16AVX512BF16 sets dst[i] = ceil(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin ceilBF16Go).
+//
+//go:noescape
+func ceilBF16AVX512BF16(dst []uint16, x []uint16)
+
+// roundToEvenBF16AVX512BF16 rounds x[i] to the nearest integer, ties to even for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin roundToEvenBF16Go).
+//
+//go:noescape
+func roundToEvenBF16AVX512BF16(dst []uint16, x []uint16)
+
+// roundBF16AVX512BF16 rounds x[i] to the nearest integer, ties away from zero for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin roundBF16Go).
+//
+//go:noescape
+func roundBF16AVX512BF16(dst []uint16, x []uint16)
+
+// signBF16AVX512BF16 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin signBF16Go).
+//
+//go:noescape
+func signBF16AVX512BF16(dst []uint16, x []uint16)
+
+// reluBF16AVX512BF16 sets dst[i] = max(x[i], 0) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin reluBF16Go).
+//
+//go:noescape
+func reluBF16AVX512BF16(dst []uint16, x []uint16)
+
 // sumF32AVX512 returns the sum of x, with AVX512 (whole vectors of 16 lanes; see the Go twin sumF32Go).
 //
 //go:noescape
@@ -3564,6 +3784,11 @@ func expSubSumF32AVX512(dst []float32, x []float32, m float32) (sum float64)
 //
 //go:noescape
 func sumExpSubF32AVX512(x []float32, m float32) (sum float64)
+
+// scaleF32AVX512 sets dst[i] = x[i] * s, with AVX512 (whole vectors of 16 lanes; see the Go twin scaleF32Go).
+//
+//go:noescape
+func scaleF32AVX512(dst []float32, x []float32, s float32)
 
 // expSubScaleF32AVX512 sets dst[i] = e^(x[i] - m) * s, with AVX512 (whole vectors of 16 lanes; see the Go twin expSubScaleF32Go).
 //
@@ -3690,6 +3915,16 @@ func normalizeBF16AVX512(dst []uint16, x []uint16, meanHi float32, meanLo float3
 //go:noescape
 func layerNormAffineBF16AVX512(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
 
+// expSubSumBF16AVX512 sets dst[i] = e^(x[i] - m) and returns their sum for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expSubSumBF16Go).
+//
+//go:noescape
+func expSubSumBF16AVX512(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleBF16AVX512 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin scaleBF16Go).
+//
+//go:noescape
+func scaleBF16AVX512(dst []uint16, x []float32, s float32)
+
 // colAccSumBF16AVX512 adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccSumBF16Go).
 //
 //go:noescape
@@ -3765,6 +4000,16 @@ func normalizeF16AVX512(dst []uint16, x []uint16, meanHi float32, meanLo float32
 //go:noescape
 func layerNormAffineF16AVX512(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
 
+// expSubSumF16AVX512 sets dst[i] = e^(x[i] - m) and returns their sum for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expSubSumF16Go).
+//
+//go:noescape
+func expSubSumF16AVX512(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleF16AVX512 sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin scaleF16Go).
+//
+//go:noescape
+func scaleF16AVX512(dst []uint16, x []float32, s float32)
+
 // colAccSumF16AVX512 adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccSumF16Go).
 //
 //go:noescape
@@ -3809,6 +4054,11 @@ func expSubSumF32AVX2(dst []float32, x []float32, m float32) (sum float64)
 //
 //go:noescape
 func sumExpSubF32AVX2(x []float32, m float32) (sum float64)
+
+// scaleF32AVX2 sets dst[i] = x[i] * s, with AVX2 (whole vectors of 8 lanes; see the Go twin scaleF32Go).
+//
+//go:noescape
+func scaleF32AVX2(dst []float32, x []float32, s float32)
 
 // expSubScaleF32AVX2 sets dst[i] = e^(x[i] - m) * s, with AVX2 (whole vectors of 8 lanes; see the Go twin expSubScaleF32Go).
 //
@@ -3935,6 +4185,16 @@ func normalizeBF16AVX2(dst []uint16, x []uint16, meanHi float32, meanLo float32,
 //go:noescape
 func layerNormAffineBF16AVX2(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
 
+// expSubSumBF16AVX2 sets dst[i] = e^(x[i] - m) and returns their sum for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expSubSumBF16Go).
+//
+//go:noescape
+func expSubSumBF16AVX2(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleBF16AVX2 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin scaleBF16Go).
+//
+//go:noescape
+func scaleBF16AVX2(dst []uint16, x []float32, s float32)
+
 // colAccSumBF16AVX2 adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccSumBF16Go).
 //
 //go:noescape
@@ -4010,6 +4270,16 @@ func normalizeF16AVX2(dst []uint16, x []uint16, meanHi float32, meanLo float32, 
 //go:noescape
 func layerNormAffineF16AVX2(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
 
+// expSubSumF16AVX2 sets dst[i] = e^(x[i] - m) and returns their sum for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expSubSumF16Go).
+//
+//go:noescape
+func expSubSumF16AVX2(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleF16AVX2 sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin scaleF16Go).
+//
+//go:noescape
+func scaleF16AVX2(dst []uint16, x []float32, s float32)
+
 // colAccSumF16AVX2 adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccSumF16Go).
 //
 //go:noescape
@@ -4024,6 +4294,26 @@ func colAccMaxF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 [
 //
 //go:noescape
 func colAccMinF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// expSubScaleBF16AVX512BF16 sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin expSubScaleBF16Go).
+//
+//go:noescape
+func expSubScaleBF16AVX512BF16(dst []uint16, x []uint16, m float32, s float32)
+
+// normalizeBF16AVX512BF16 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin normalizeBF16Go).
+//
+//go:noescape
+func normalizeBF16AVX512BF16(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineBF16AVX512BF16 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin layerNormAffineBF16Go).
+//
+//go:noescape
+func layerNormAffineBF16AVX512BF16(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// scaleBF16AVX512BF16 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin scaleBF16Go).
+//
+//go:noescape
+func scaleBF16AVX512BF16(dst []uint16, x []float32, s float32)
 
 // transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //

@@ -1334,6 +1334,11 @@ func expSubSumF32NEON(dst []float32, x []float32, m float32) (sum float64)
 //go:noescape
 func sumExpSubF32NEON(x []float32, m float32) (sum float64)
 
+// scaleF32NEON sets dst[i] = x[i] * s, with NEON (whole vectors of 4 lanes; see the Go twin scaleF32Go).
+//
+//go:noescape
+func scaleF32NEON(dst []float32, x []float32, s float32)
+
 // expSubScaleF32NEON sets dst[i] = e^(x[i] - m) * s, with NEON (whole vectors of 4 lanes; see the Go twin expSubScaleF32Go).
 //
 //go:noescape
@@ -1459,6 +1464,16 @@ func normalizeBF16NEON(dst []uint16, x []uint16, meanHi float32, meanLo float32,
 //go:noescape
 func layerNormAffineBF16NEON(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
 
+// expSubSumBF16NEON sets dst[i] = e^(x[i] - m) and returns their sum for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expSubSumBF16Go).
+//
+//go:noescape
+func expSubSumBF16NEON(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleBF16NEON sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin scaleBF16Go).
+//
+//go:noescape
+func scaleBF16NEON(dst []uint16, x []float32, s float32)
+
 // colAccSumBF16NEON adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccSumBF16Go).
 //
 //go:noescape
@@ -1533,6 +1548,16 @@ func normalizeF16NEON(dst []uint16, x []uint16, meanHi float32, meanLo float32, 
 //
 //go:noescape
 func layerNormAffineF16NEON(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// expSubSumF16NEON sets dst[i] = e^(x[i] - m) and returns their sum for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expSubSumF16Go).
+//
+//go:noescape
+func expSubSumF16NEON(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleF16NEON sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin scaleF16Go).
+//
+//go:noescape
+func scaleF16NEON(dst []uint16, x []float32, s float32)
 
 // colAccSumF16NEON adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccSumF16Go).
 //

@@ -16,6 +16,7 @@ type reduceKernels struct {
 	sumSqDevF32         func(x []float32, meanHi float32, meanLo float32) (sum float64)
 	expSubSumF32        func(dst []float32, x []float32, m float32) (sum float64)
 	sumExpSubF32        func(x []float32, m float32) (sum float64)
+	scaleF32            func(dst []float32, x []float32, s float32)
 	expSubScaleF32      func(dst []float32, x []float32, m float32, s float32)
 	reduceMaxF32        func(x []float32) (r float32)
 	reduceMinF32        func(x []float32) (r float32)
@@ -41,6 +42,8 @@ type reduceKernels struct {
 	argMinBF16          func(x []uint16) (vals [16]float32, idx [16]int32)
 	normalizeBF16       func(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
 	layerNormAffineBF16 func(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+	expSubSumBF16       func(dst []float32, x []uint16, m float32) (sum float64)
+	scaleBF16           func(dst []uint16, x []float32, s float32)
 	colAccSumBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 	colAccMaxBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 	colAccMinBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
@@ -56,6 +59,8 @@ type reduceKernels struct {
 	argMinF16           func(x []uint16) (vals [16]float32, idx [16]int32)
 	normalizeF16        func(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
 	layerNormAffineF16  func(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+	expSubSumF16        func(dst []float32, x []uint16, m float32) (sum float64)
+	scaleF16            func(dst []uint16, x []float32, s float32)
 	colAccSumF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 	colAccMaxF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 	colAccMinF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
@@ -70,6 +75,7 @@ var reduceGo = &reduceKernels{
 	sumSqDevF32:         sumSqDevF32Go,
 	expSubSumF32:        expSubSumF32Go,
 	sumExpSubF32:        sumExpSubF32Go,
+	scaleF32:            scaleF32Go,
 	expSubScaleF32:      expSubScaleF32Go,
 	reduceMaxF32:        reduceMaxF32Go,
 	reduceMinF32:        reduceMinF32Go,
@@ -95,6 +101,8 @@ var reduceGo = &reduceKernels{
 	argMinBF16:          argMinBF16Go,
 	normalizeBF16:       normalizeBF16Go,
 	layerNormAffineBF16: layerNormAffineBF16Go,
+	expSubSumBF16:       expSubSumBF16Go,
+	scaleBF16:           scaleBF16Go,
 	colAccSumBF16:       colAccSumBF16Go,
 	colAccMaxBF16:       colAccMaxBF16Go,
 	colAccMinBF16:       colAccMinBF16Go,
@@ -110,9 +118,22 @@ var reduceGo = &reduceKernels{
 	argMinF16:           argMinF16Go,
 	normalizeF16:        normalizeF16Go,
 	layerNormAffineF16:  layerNormAffineF16Go,
+	expSubSumF16:        expSubSumF16Go,
+	scaleF16:            scaleF16Go,
 	colAccSumF16:        colAccSumF16Go,
 	colAccMaxF16:        colAccMaxF16Go,
 	colAccMinF16:        colAccMinF16Go,
+}
+
+// scaleF32Go sets dst[i] = x[i] * s, one element at a time: the pure-Go twin of the assembly kernels scaleF32….
+func scaleF32Go(dst []float32, x []float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v2 := s
+		v1 := x[i]
+		v3 := float32(v1 * v2)
+		dst[i] = v3
+	}
 }
 
 // expSubScaleF32Go sets dst[i] = e^(x[i] - m) * s, one element at a time: the pure-Go twin of the assembly kernels expSubScaleF32….
@@ -459,6 +480,29 @@ func layerNormAffineBF16Go(dst []uint16, x []uint16, gamma []uint16, beta []uint
 	}
 }
 
+// scaleBF16Go sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels scaleBF16….
+func scaleBF16Go(dst []uint16, x []float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v2 := s
+		v1 := x[i]
+		v3 := float32(v1 * v2)
+		v4 := int32(math.Float32bits(v3))
+		v5 := int32(uint32(v4) >> 16)
+		v8 := v5 & int32(1)
+		v9 := int32(32767) + v8
+		v10 := v4 + v9
+		v11 := int32(uint32(v10) >> 16)
+		v13 := v5 & int32(127)
+		v15 := v13 == int32(0)
+		v17 := v5 | int32(64)
+		v18 := selI32(v15, v17, v5)
+		v19 := v3 != v3
+		v20 := selI32(v19, v18, v11)
+		dst[i] = uint16(v20)
+	}
+}
+
 // colAccSumBF16Go adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels colAccSumBF16….
 func colAccSumBF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16) {
 	_ = r0[:len(dst)]
@@ -774,6 +818,30 @@ func layerNormAffineF16Go(dst []uint16, x []uint16, gamma []uint16, beta []uint1
 		v59 := v45 != v45
 		v60 := selI32(v59, v58, v46)
 		dst[i] = uint16(v60)
+	}
+}
+
+// scaleF16Go sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels scaleF16….
+func scaleF16Go(dst []uint16, x []float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v2 := s
+		v1 := x[i]
+		v3 := float32(v1 * v2)
+		v4 := int32(f32ToF16(v3))
+		v5 := int32(math.Float32bits(v3))
+		v6 := int32(uint32(v5) >> 16)
+		v8 := v6 & int32(32768)
+		v10 := v5 & int32(8388607)
+		v11 := int32(uint32(v10) >> 13)
+		v13 := v8 | int32(31744)
+		v14 := v13 | v11
+		v16 := v11 == int32(0)
+		v18 := v14 | int32(512)
+		v19 := selI32(v16, v18, v14)
+		v20 := v3 != v3
+		v21 := selI32(v20, v19, v4)
+		dst[i] = uint16(v21)
 	}
 }
 

@@ -3,6 +3,7 @@ package kiln
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Reductions, Softmax and LayerNorm of bfloat16 and binary16 rows (their
@@ -33,6 +34,10 @@ type narrowSet struct {
 	colAccSum       func(dst []float32, r0, r1, r2, r3, r4, r5, r6, r7 []uint16)
 	colAccMax       func(dst []float32, r0, r1, r2, r3, r4, r5, r6, r7 []uint16)
 	colAccMin       func(dst []float32, r0, r1, r2, r3, r4, r5, r6, r7 []uint16)
+	// The softmax of rows up to softmaxRowMax: exponentials into a float32
+	// row, then scaled and rounded.
+	expSubSum func(dst []float32, x []uint16, m float32) float64
+	scale     func(dst []uint16, x []float32, s float32)
 }
 
 // bf16Sets returns the bfloat16 kernels of k and their twins.
@@ -40,10 +45,10 @@ func bf16Sets(k *reduceKernels) (kern, twin narrowSet) {
 	w, n := bf16Widen, f32ToBF16
 	return narrowSet{k.lanes, w, n, k.sumBF16, k.sumSquaresBF16, k.sumDevBF16, k.sumSqDevBF16, k.sumExpSubBF16, k.expSubScaleBF16,
 			k.reduceMaxBF16, k.reduceMinBF16, k.argMaxBF16, k.argMinBF16, k.normalizeBF16, k.layerNormAffineBF16,
-			k.colAccSumBF16, k.colAccMaxBF16, k.colAccMinBF16},
+			k.colAccSumBF16, k.colAccMaxBF16, k.colAccMinBF16, k.expSubSumBF16, k.scaleBF16},
 		narrowSet{1, w, n, sumBF16Go, sumSquaresBF16Go, sumDevBF16Go, sumSqDevBF16Go, sumExpSubBF16Go, expSubScaleBF16Go,
 			reduceMaxBF16Go, reduceMinBF16Go, argMaxBF16Go, argMinBF16Go, normalizeBF16Go, layerNormAffineBF16Go,
-			colAccSumBF16Go, colAccMaxBF16Go, colAccMinBF16Go}
+			colAccSumBF16Go, colAccMaxBF16Go, colAccMinBF16Go, expSubSumBF16Go, scaleBF16Go}
 }
 
 // f16Sets returns the binary16 kernels of k and their twins.
@@ -51,10 +56,10 @@ func f16Sets(k *reduceKernels) (kern, twin narrowSet) {
 	w, n := f16Widen, f32ToF16
 	return narrowSet{k.lanes, w, n, k.sumF16, k.sumSquaresF16, k.sumDevF16, k.sumSqDevF16, k.sumExpSubF16, k.expSubScaleF16,
 			k.reduceMaxF16, k.reduceMinF16, k.argMaxF16, k.argMinF16, k.normalizeF16, k.layerNormAffineF16,
-			k.colAccSumF16, k.colAccMaxF16, k.colAccMinF16},
+			k.colAccSumF16, k.colAccMaxF16, k.colAccMinF16, k.expSubSumF16, k.scaleF16},
 		narrowSet{1, w, n, sumF16Go, sumSquaresF16Go, sumDevF16Go, sumSqDevF16Go, sumExpSubF16Go, expSubScaleF16Go,
 			reduceMaxF16Go, reduceMinF16Go, argMaxF16Go, argMinF16Go, normalizeF16Go, layerNormAffineF16Go,
-			colAccSumF16Go, colAccMaxF16Go, colAccMinF16Go}
+			colAccSumF16Go, colAccMaxF16Go, colAccMinF16Go, expSubSumF16Go, scaleF16Go}
 }
 
 // f32ToBF16 rounds f to bfloat16 bits as XLA converts (ir's rule; the
@@ -342,9 +347,9 @@ func ColMinF16(dst []float32, x []uint16) {
 
 // SoftmaxBF16 is Softmax for bfloat16 rows: each output element is the
 // float32 softmax of the widened row (with Softmax's accuracy) rounded to
-// bfloat16 once. The row is read three times (its maximum, the sum of the
-// exponentials, and the scaled exponentials, recomputed rather than kept
-// in a widened copy). dst may be x.
+// bfloat16 once. A row of up to 4096 elements keeps its exponentials in a
+// float32 row in L1 between the sum and the scaling; a longer one computes
+// them twice rather than widening it in memory. dst may be x.
 func SoftmaxBF16(dst, x []uint16, n int) {
 	k, t := bf16Sets(kernels().reduce)
 	narrowSoftmax("SoftmaxBF16", k, t, dst, x, n)
@@ -356,16 +361,44 @@ func SoftmaxF16(dst, x []uint16, n int) {
 	narrowSoftmax("SoftmaxF16", k, t, dst, x, n)
 }
 
+// softmaxRowMax is the longest row whose exponentials narrowSoftmax keeps
+// in a float32 row (16 KiB, in L1) rather than computing them twice.
+const softmaxRowMax = 4096
+
+var softmaxRows = sync.Pool{New: func() any { return new([softmaxRowMax]float32) }}
+
 func narrowSoftmax(fn string, k, t narrowSet, dst, x []uint16, n int) {
 	checkRows(fn, len(dst), len(x), n)
 	if n == 0 {
 		return
 	}
 	v := k.vec(n)
+	var row *[softmaxRowMax]float32
+	if n <= softmaxRowMax {
+		row = softmaxRows.Get().(*[softmaxRowMax]float32)
+		defer softmaxRows.Put(row)
+	}
 	for r := 0; r < len(x); r += n {
 		xr, dr := x[r:r+n], dst[r:r+n]
 		m := narrowExtreme(k, t, xr, true)
 		s := 0.0
+		if row != nil {
+			e := row[:n]
+			if v > 0 {
+				s = k.expSubSum(e[:v], xr[:v], m)
+			}
+			if v < n {
+				s += t.expSubSum(e[v:], xr[v:], m)
+			}
+			scale := float32(1 / s)
+			if v > 0 {
+				k.scale(dr[:v], e[:v], scale)
+			}
+			if v < n {
+				t.scale(dr[v:], e[v:], scale)
+			}
+			continue
+		}
 		if v > 0 {
 			s = k.sumExpSub(xr[:v], m)
 		}

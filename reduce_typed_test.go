@@ -121,7 +121,7 @@ func TestTypedSoftmaxLayerNormMatchFloat32(t *testing.T) {
 	for _, nk := range narrowKinds {
 		f := typedReduces[nk.name]
 		forEachLevel(t, func(level string) {
-			for _, n := range []int{1, 2, 3, 7, 15, 16, 17, 31, 33, 64, 100, 257, 768} {
+			for _, n := range []int{1, 2, 3, 7, 15, 16, 17, 31, 33, 64, 100, 257, 768, 4097} {
 				rows := 3
 				x := narrowRow(r, nk, rows*n, 8, false)
 				w := widenAll(nk, x)

@@ -112,3 +112,18 @@ func argMinBF16Go(x []uint16) (vals [16]float32, idx [16]int32) {
 func argMinF16Go(x []uint16) (vals [16]float32, idx [16]int32) {
 	return argExtremeNarrowGo(x, false, f16Widen)
 }
+
+func expSubSumNarrowGo(dst []float32, x []uint16, m float32, w func(uint16) float32) float64 {
+	for i, h := range x {
+		dst[i] = expDiffGo(w(h), m)
+	}
+	return cascade(len(dst), func(i int, s float32) float32 { return s + dst[i] })
+}
+
+func expSubSumBF16Go(dst []float32, x []uint16, m float32) float64 {
+	return expSubSumNarrowGo(dst, x, m, bf16Widen)
+}
+
+func expSubSumF16Go(dst []float32, x []uint16, m float32) float64 {
+	return expSubSumNarrowGo(dst, x, m, f16Widen)
+}

@@ -255,7 +255,6 @@ func generateStreamFamily(o *output, family string, ks []*vkernel) error {
 			x86Names[t] = append(x86Names[t], name)
 		}
 	}
-	pool.emit(o.amd64)
 	// arm64
 	var neonNames []string
 	for _, k := range ks {
@@ -270,6 +269,18 @@ func generateStreamFamily(o *output, family string, ks []*vkernel) error {
 			neonNames = append(neonNames, k.name+tNEON.name)
 		}
 	}
+	// The kernels that store bfloat16 again for AVX512_BF16 (VCVTNEPS2BF16).
+	bf16Names := append([]string(nil), x86Names[tAVX512]...)
+	for i, k := range ks {
+		if storesBF16(k) {
+			name, err := emitX86VKernel(o.amd64, pool, k, tAVX512BF16)
+			if err != nil {
+				return err
+			}
+			bf16Names[i] = name
+		}
+	}
+	pool.emit(o.amd64)
 	entry := func(t *target, names []string) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "&%s{\nlanes: %d,\n", typ, t.lanes(vF32))
@@ -280,10 +291,21 @@ func generateStreamFamily(o *output, family string, ks []*vkernel) error {
 		return b.String()
 	}
 	o.set("levelAVX512", family, entry(tAVX512, x86Names[tAVX512]))
+	o.set("levelAVX512BF16", family, entry(tAVX512, bf16Names))
 	o.set("levelAVX2", family, entry(tAVX2, x86Names[tAVX2]))
 	o.set("levelNEON", family, entry(tNEON, neonNames))
 	o.shared = append(o.shared, outFile{family + "_twin.go", streamTwins(family, typ, ks, nts)})
 	return nil
+}
+
+// storesBF16 reports whether a kernel stores to a bfloat16 slice.
+func storesBF16(k *vkernel) bool {
+	for _, a := range k.args {
+		if a.kind == aSlice && a.elem == eBF16 && a.name == "dst" {
+			return true
+		}
+	}
+	return false
 }
 
 // streamTwins writes the Go file shared by every build: the type of a

@@ -216,6 +216,9 @@ func reduceKernels() []*vkernel {
 			[]karg{sliceArg("x", eF32), f32Arg("m")}, func(c *kctx, s val) val {
 				return c.b.add(s, expDiff(c.b, c.in(0), c.scalar(1)))
 			}),
+		{name: "scaleF32", doc: "sets dst[i] = x[i] * s", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), f32Arg("s")},
+			body: func(c *kctx) { c.out(0, c.b.mul(c.in(1), c.scalar(2))) }},
 		{name: "expSubScaleF32", doc: "sets dst[i] = e^(x[i] - m) * s", lane: vF32, unroll: 4,
 			args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), f32Arg("m"), f32Arg("s")},
 			body: func(c *kctx) {
@@ -271,6 +274,9 @@ func generateReduce(o *output) error {
 			"reduceMax", "reduceMin", "argMax", "argMin", "normalize", "layerNormAffine"} {
 			ks = append(ks, typedVariant(byName[name+"F32"], nt, nil))
 		}
+		// The softmax of short rows keeps its exponentials in a float32
+		// row (in L1) and rounds them once scaled.
+		ks = append(ks, typedVariant(byName["expSubSumF32"], nt, []int{1}), typedVariant(byName["scaleF32"], nt, []int{0}))
 		// The column accumulations keep their float32 accumulator row.
 		for _, name := range []string{"colAccSum", "colAccMax", "colAccMin"} {
 			ks = append(ks, typedVariant(byName[name+"F32"], nt, []int{1, 2, 3, 4, 5, 6, 7, 8}))

@@ -169,7 +169,7 @@ func (c *kctx) out(i int, v val) {
 		panic(fmt.Sprintf("%s: argument %s is not a slice", c.k.name, a.name))
 	}
 	b := c.b
-	if a.elem.narrowFloat() {
+	if a.elem.narrowFloat() && a.elem.storeKind(b.t) != vF32 {
 		b.check(vF32, v)
 		switch a.elem {
 		case eBF16:
@@ -192,8 +192,8 @@ func (c *kctx) out(i int, v val) {
 			v = b.and(v, b.i32(0xff))
 		}
 	}
-	b.check(a.elem.storeKind(), v)
-	*b.cur = append(*b.cur, inst{op: opStore, kind: a.elem.storeKind(), el: a.elem, args: []val{v}, imm: i, imm2: c.copy})
+	b.check(a.elem.storeKind(b.t), v)
+	*b.cur = append(*b.cur, inst{op: opStore, kind: a.elem.storeKind(b.t), el: a.elem, args: []val{v}, imm: i, imm2: c.copy})
 }
 
 // scalar is scalar argument i broadcast to every lane.

@@ -82,9 +82,13 @@ func (e elem) kind() vkind {
 	return vI32
 }
 
-// storeKind is the vector kind a store of e takes: the narrow floats' bits
-// (kctx.out rounds to them).
-func (e elem) storeKind() vkind {
+// storeKind is the vector kind a store of e takes on t: the narrow floats'
+// bits (kctx.out rounds to them), or float32 for bfloat16 on targets that
+// round in the store.
+func (e elem) storeKind(t *target) vkind {
+	if e == eBF16 && t.nativeBF16 {
+		return vF32
+	}
 	switch e {
 	case eBF16, eF16, eE4M3, eE5M2:
 		return vI32
@@ -264,6 +268,9 @@ type target struct {
 	scalar    bool // the Go backend: one lane, no horizontal operations
 	// nativeLdexp: opLdexp is one instruction (AVX-512's VSCALEFPS).
 	nativeLdexp bool
+	// nativeBF16: a store to bfloat16 takes the float32 value and rounds it
+	// itself (AVX512_BF16); elsewhere kctx.out rounds with integer operations.
+	nativeBF16 bool
 	// destructive lists the operand positions an instruction's result may
 	// overwrite, for instructions that have no separate destination (nil:
 	// the result is a separate register, which may still equal an operand's).
@@ -275,6 +282,9 @@ type target struct {
 
 var (
 	tAVX512 = &target{name: "AVX512", vecBytes: 64, vecRegs: 32, maskRegs: 7, nativeLdexp: true}
+	// tAVX512BF16 is AVX-512 with AVX512_BF16: stores to bfloat16 round with
+	// VCVTNEPS2BF16 (vx86.go's storeBF16), which takes K6 and K7 as scratch.
+	tAVX512BF16 = &target{name: "AVX512BF16", vecBytes: 64, vecRegs: 32, maskRegs: 5, nativeLdexp: true, nativeBF16: true}
 	tAVX2   = &target{name: "AVX2", vecBytes: 32, vecRegs: 16}
 	tNEON   = &target{name: "NEON", vecBytes: 16, vecRegs: 32, maxMinXLA: true}
 	tGo     = &target{name: "Go", vecBytes: 4, vecRegs: 1 << 20, maxMinXLA: true, scalar: true}

@@ -263,3 +263,11 @@ func vpdpbusd(d, s1, s2 int) rawInst {
 	return rawInst{fmt.Sprintf("vpdpbusd %s, %s, %s", zmmName(d), zmmName(s1), zmmName(s2)),
 		evex(pp66, map0F38, 0, 0x50, d, s1, s2, nil, false, 0, false)}
 }
+
+// vcvtneps2bf16 is VCVTNEPS2BF16 ymm(d), zmm(s): the float32 lanes of s
+// rounded to bfloat16 (to nearest even; subnormal inputs as zero, NaNs
+// quieted) into the 16 words of d.
+func vcvtneps2bf16(d, s int) rawInst {
+	return rawInst{fmt.Sprintf("vcvtneps2bf16 %s, %s", ymmName(d), zmmName(s)),
+		evex(ppF3, map0F38, 0, 0x72, d, 0, s, nil, false, 0, false)}
+}

@@ -32,6 +32,7 @@ func TestX86Encodings(t *testing.T) {
 		{tdp("tdpbssd", 1, 4, 7), []byte{0xc4, 0xe2, 0x43, 0x5e, 0xcc}},
 		{tdp("tdpbusd", 2, 5, 6), []byte{0xc4, 0xe2, 0x49, 0x5e, 0xd5}},
 		{vpdpbusd(3, 17, 30), []byte{0x62, 0x92, 0x75, 0x40, 0x50, 0xde}},
+		{vcvtneps2bf16(3, 17), []byte{0x62, 0xb2, 0x7e, 0x48, 0x72, 0xd9}},
 	} {
 		if !bytes.Equal(c.in.bytes, c.want) {
 			t.Errorf("%s: % x, want % x", c.in.text, c.in.bytes, c.want)
@@ -51,7 +52,7 @@ func TestX86EncodingsAgainstLLVM(t *testing.T) {
 	var ins []rawInst
 	for d := 0; d < 32; d += 3 {
 		for s := 0; s < 32; s += 5 {
-			ins = append(ins, vdpbf16ps(d, s, (d+s)%32), vpdpbusd(d, s, (d+s+1)%32))
+			ins = append(ins, vdpbf16ps(d, s, (d+s)%32), vpdpbusd(d, s, (d+s+1)%32), vcvtneps2bf16(d, s))
 			for _, base := range []int{0, 3, 5, 6, 8, 12, 13, 15} {
 				for _, disp := range []int{0, 4, -8, 508, 512, 4096} {
 					ins = append(ins, vdpbf16psBcst(d, s, xmem{base, -1, 1, disp}))
