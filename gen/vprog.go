@@ -285,9 +285,9 @@ var (
 	// tAVX512BF16 is AVX-512 with AVX512_BF16: stores to bfloat16 round with
 	// VCVTNEPS2BF16 (vx86.go's storeBF16), which takes K6 and K7 as scratch.
 	tAVX512BF16 = &target{name: "AVX512BF16", vecBytes: 64, vecRegs: 32, maskRegs: 5, nativeLdexp: true, nativeBF16: true}
-	tAVX2   = &target{name: "AVX2", vecBytes: 32, vecRegs: 16}
-	tNEON   = &target{name: "NEON", vecBytes: 16, vecRegs: 32, maxMinXLA: true}
-	tGo     = &target{name: "Go", vecBytes: 4, vecRegs: 1 << 20, maxMinXLA: true, scalar: true}
+	tAVX2       = &target{name: "AVX2", vecBytes: 32, vecRegs: 16}
+	tNEON       = &target{name: "NEON", vecBytes: 16, vecRegs: 32, maxMinXLA: true}
+	tGo         = &target{name: "Go", vecBytes: 4, vecRegs: 1 << 20, maxMinXLA: true, scalar: true}
 )
 
 // lanes is the number of lanes of kind k in one vector.

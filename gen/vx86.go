@@ -56,13 +56,13 @@ func x86Scratch(t *target, in *inst) int {
 type x86Gen struct {
 	labels int // local labels made so far
 	f      *amd64File
-	t     *target
-	v     vecArch
-	k     *vkernel
-	a     *allocation
-	pool  *constPool
-	ptr   map[int]reg.GPPhysical
-	frame map[string]operand.Mem
+	t      *target
+	v      vecArch
+	k      *vkernel
+	a      *allocation
+	pool   *constPool
+	ptr    map[int]reg.GPPhysical
+	frame  map[string]operand.Mem
 }
 
 // gpStreams are the registers holding the slice pointers; CX counts.
