@@ -31,10 +31,6 @@ var optionalEntries = map[string]bool{
 	"kernelTable.sgemm.rowMajor":   true,
 	"kernelTable.dgemm.rowMajor":   true,
 	"kernelTable.dgemm.packedRows": true,
-	// Where a level lacks a dot instruction it has no table; the generic
-	// level's int8 twin stands in on arm64 until NEON kernels exist.
-	"kernelTable.idot": true,
-	"kernelTable.s8w":  true,
 }
 
 // sameEntries reports the first entry of want (a struct) that is set while

@@ -70934,3 +70934,2139 @@ loop:
 
 done:
 	RET
+
+// func bdotNEONBF161x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·bdotNEONBF161x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x6e5cff00 // bfdot v0.4s, v24.8h, v28.8h
+	WORD $0x6e5cff21 // bfdot v1.4s, v25.8h, v28.8h
+	WORD $0x6e5cff42 // bfdot v2.4s, v26.8h, v28.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+
+noaux:
+	TBZ $2, R7, norelu
+	VEOR V31.B16, V31.B16, V31.B16
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+
+norelu:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	RET
+
+// func bdotNEONBF162x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·bdotNEONBF162x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x6e5cff00 // bfdot v0.4s, v24.8h, v28.8h
+	WORD $0x6e5cff21 // bfdot v1.4s, v25.8h, v28.8h
+	WORD $0x6e5cff42 // bfdot v2.4s, v26.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x6e5dff03 // bfdot v3.4s, v24.8h, v29.8h
+	WORD $0x6e5dff24 // bfdot v4.4s, v25.8h, v29.8h
+	WORD $0x6e5dff45 // bfdot v5.4s, v26.8h, v29.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e38d463 // fadd v3.4s, v3.4s, v24.4s
+	WORD $0x4e39d484 // fadd v4.4s, v4.4s, v25.4s
+	WORD $0x4e3ad4a5 // fadd v5.4s, v5.4s, v26.4s
+
+noaux:
+	TBZ $2, R7, norelu
+	VEOR V31.B16, V31.B16, V31.B16
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+
+norelu:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	RET
+
+// func bdotNEONBF163x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·bdotNEONBF163x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x6e5cff00 // bfdot v0.4s, v24.8h, v28.8h
+	WORD $0x6e5cff21 // bfdot v1.4s, v25.8h, v28.8h
+	WORD $0x6e5cff42 // bfdot v2.4s, v26.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x6e5dff03 // bfdot v3.4s, v24.8h, v29.8h
+	WORD $0x6e5dff24 // bfdot v4.4s, v25.8h, v29.8h
+	WORD $0x6e5dff45 // bfdot v5.4s, v26.8h, v29.8h
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x6e5cff06 // bfdot v6.4s, v24.8h, v28.8h
+	WORD $0x6e5cff27 // bfdot v7.4s, v25.8h, v28.8h
+	WORD $0x6e5cff48 // bfdot v8.4s, v26.8h, v28.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e38d463 // fadd v3.4s, v3.4s, v24.4s
+	WORD $0x4e39d484 // fadd v4.4s, v4.4s, v25.4s
+	WORD $0x4e3ad4a5 // fadd v5.4s, v5.4s, v26.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e39d4e7 // fadd v7.4s, v7.4s, v25.4s
+	WORD $0x4e3ad508 // fadd v8.4s, v8.4s, v26.4s
+
+noaux:
+	TBZ $2, R7, norelu
+	VEOR V31.B16, V31.B16, V31.B16
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+	WORD $0x4e3ff4c6 // fmax v6.4s, v6.4s, v31.4s
+	WORD $0x4e3ff4e7 // fmax v7.4s, v7.4s, v31.4s
+	WORD $0x4e3ff508 // fmax v8.4s, v8.4s, v31.4s
+
+norelu:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	RET
+
+// func bdotNEONBF164x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·bdotNEONBF164x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x6e5cff00 // bfdot v0.4s, v24.8h, v28.8h
+	WORD $0x6e5cff21 // bfdot v1.4s, v25.8h, v28.8h
+	WORD $0x6e5cff42 // bfdot v2.4s, v26.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x6e5dff03 // bfdot v3.4s, v24.8h, v29.8h
+	WORD $0x6e5dff24 // bfdot v4.4s, v25.8h, v29.8h
+	WORD $0x6e5dff45 // bfdot v5.4s, v26.8h, v29.8h
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x6e5cff06 // bfdot v6.4s, v24.8h, v28.8h
+	WORD $0x6e5cff27 // bfdot v7.4s, v25.8h, v28.8h
+	WORD $0x6e5cff48 // bfdot v8.4s, v26.8h, v28.8h
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x6e5dff09 // bfdot v9.4s, v24.8h, v29.8h
+	WORD $0x6e5dff2a // bfdot v10.4s, v25.8h, v29.8h
+	WORD $0x6e5dff4b // bfdot v11.4s, v26.8h, v29.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e38d463 // fadd v3.4s, v3.4s, v24.4s
+	WORD $0x4e39d484 // fadd v4.4s, v4.4s, v25.4s
+	WORD $0x4e3ad4a5 // fadd v5.4s, v5.4s, v26.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e39d4e7 // fadd v7.4s, v7.4s, v25.4s
+	WORD $0x4e3ad508 // fadd v8.4s, v8.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x4e39d54a // fadd v10.4s, v10.4s, v25.4s
+	WORD $0x4e3ad56b // fadd v11.4s, v11.4s, v26.4s
+
+noaux:
+	TBZ $2, R7, norelu
+	VEOR V31.B16, V31.B16, V31.B16
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+	WORD $0x4e3ff4c6 // fmax v6.4s, v6.4s, v31.4s
+	WORD $0x4e3ff4e7 // fmax v7.4s, v7.4s, v31.4s
+	WORD $0x4e3ff508 // fmax v8.4s, v8.4s, v31.4s
+	WORD $0x4e3ff529 // fmax v9.4s, v9.4s, v31.4s
+	WORD $0x4e3ff54a // fmax v10.4s, v10.4s, v31.4s
+	WORD $0x4e3ff56b // fmax v11.4s, v11.4s, v31.4s
+
+norelu:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	RET
+
+// func bdotNEONBF165x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·bdotNEONBF165x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x6e5cff00 // bfdot v0.4s, v24.8h, v28.8h
+	WORD $0x6e5cff21 // bfdot v1.4s, v25.8h, v28.8h
+	WORD $0x6e5cff42 // bfdot v2.4s, v26.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x6e5dff03 // bfdot v3.4s, v24.8h, v29.8h
+	WORD $0x6e5dff24 // bfdot v4.4s, v25.8h, v29.8h
+	WORD $0x6e5dff45 // bfdot v5.4s, v26.8h, v29.8h
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x6e5cff06 // bfdot v6.4s, v24.8h, v28.8h
+	WORD $0x6e5cff27 // bfdot v7.4s, v25.8h, v28.8h
+	WORD $0x6e5cff48 // bfdot v8.4s, v26.8h, v28.8h
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x6e5dff09 // bfdot v9.4s, v24.8h, v29.8h
+	WORD $0x6e5dff2a // bfdot v10.4s, v25.8h, v29.8h
+	WORD $0x6e5dff4b // bfdot v11.4s, v26.8h, v29.8h
+	VLD1R.P 4(R9), [V28.S4]
+	WORD $0x6e5cff0c // bfdot v12.4s, v24.8h, v28.8h
+	WORD $0x6e5cff2d // bfdot v13.4s, v25.8h, v28.8h
+	WORD $0x6e5cff4e // bfdot v14.4s, v26.8h, v28.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e38d463 // fadd v3.4s, v3.4s, v24.4s
+	WORD $0x4e39d484 // fadd v4.4s, v4.4s, v25.4s
+	WORD $0x4e3ad4a5 // fadd v5.4s, v5.4s, v26.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e39d4e7 // fadd v7.4s, v7.4s, v25.4s
+	WORD $0x4e3ad508 // fadd v8.4s, v8.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x4e39d54a // fadd v10.4s, v10.4s, v25.4s
+	WORD $0x4e3ad56b // fadd v11.4s, v11.4s, v26.4s
+	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
+	WORD $0x4e39d5ad // fadd v13.4s, v13.4s, v25.4s
+	WORD $0x4e3ad5ce // fadd v14.4s, v14.4s, v26.4s
+
+noaux:
+	TBZ $2, R7, norelu
+	VEOR V31.B16, V31.B16, V31.B16
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+	WORD $0x4e3ff4c6 // fmax v6.4s, v6.4s, v31.4s
+	WORD $0x4e3ff4e7 // fmax v7.4s, v7.4s, v31.4s
+	WORD $0x4e3ff508 // fmax v8.4s, v8.4s, v31.4s
+	WORD $0x4e3ff529 // fmax v9.4s, v9.4s, v31.4s
+	WORD $0x4e3ff54a // fmax v10.4s, v10.4s, v31.4s
+	WORD $0x4e3ff56b // fmax v11.4s, v11.4s, v31.4s
+	WORD $0x4e3ff58c // fmax v12.4s, v12.4s, v31.4s
+	WORD $0x4e3ff5ad // fmax v13.4s, v13.4s, v31.4s
+	WORD $0x4e3ff5ce // fmax v14.4s, v14.4s, v31.4s
+
+norelu:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4, V14.S4], (R5)
+	RET
+
+// func bdotNEONBF166x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·bdotNEONBF166x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	ADD R2, R9, R10
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x6e5cff00 // bfdot v0.4s, v24.8h, v28.8h
+	WORD $0x6e5cff21 // bfdot v1.4s, v25.8h, v28.8h
+	WORD $0x6e5cff42 // bfdot v2.4s, v26.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x6e5dff03 // bfdot v3.4s, v24.8h, v29.8h
+	WORD $0x6e5dff24 // bfdot v4.4s, v25.8h, v29.8h
+	WORD $0x6e5dff45 // bfdot v5.4s, v26.8h, v29.8h
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x6e5cff06 // bfdot v6.4s, v24.8h, v28.8h
+	WORD $0x6e5cff27 // bfdot v7.4s, v25.8h, v28.8h
+	WORD $0x6e5cff48 // bfdot v8.4s, v26.8h, v28.8h
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x6e5dff09 // bfdot v9.4s, v24.8h, v29.8h
+	WORD $0x6e5dff2a // bfdot v10.4s, v25.8h, v29.8h
+	WORD $0x6e5dff4b // bfdot v11.4s, v26.8h, v29.8h
+	VLD1R.P 4(R9), [V28.S4]
+	WORD $0x6e5cff0c // bfdot v12.4s, v24.8h, v28.8h
+	WORD $0x6e5cff2d // bfdot v13.4s, v25.8h, v28.8h
+	WORD $0x6e5cff4e // bfdot v14.4s, v26.8h, v28.8h
+	VLD1R.P 4(R10), [V29.S4]
+	WORD $0x6e5dff0f // bfdot v15.4s, v24.8h, v29.8h
+	WORD $0x6e5dff30 // bfdot v16.4s, v25.8h, v29.8h
+	WORD $0x6e5dff51 // bfdot v17.4s, v26.8h, v29.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e38d463 // fadd v3.4s, v3.4s, v24.4s
+	WORD $0x4e39d484 // fadd v4.4s, v4.4s, v25.4s
+	WORD $0x4e3ad4a5 // fadd v5.4s, v5.4s, v26.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e39d4e7 // fadd v7.4s, v7.4s, v25.4s
+	WORD $0x4e3ad508 // fadd v8.4s, v8.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x4e39d54a // fadd v10.4s, v10.4s, v25.4s
+	WORD $0x4e3ad56b // fadd v11.4s, v11.4s, v26.4s
+	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
+	WORD $0x4e39d5ad // fadd v13.4s, v13.4s, v25.4s
+	WORD $0x4e3ad5ce // fadd v14.4s, v14.4s, v26.4s
+	WORD $0x4e38d5ef // fadd v15.4s, v15.4s, v24.4s
+	WORD $0x4e39d610 // fadd v16.4s, v16.4s, v25.4s
+	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
+
+noaux:
+	TBZ $2, R7, norelu
+	VEOR V31.B16, V31.B16, V31.B16
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+	WORD $0x4e3ff4c6 // fmax v6.4s, v6.4s, v31.4s
+	WORD $0x4e3ff4e7 // fmax v7.4s, v7.4s, v31.4s
+	WORD $0x4e3ff508 // fmax v8.4s, v8.4s, v31.4s
+	WORD $0x4e3ff529 // fmax v9.4s, v9.4s, v31.4s
+	WORD $0x4e3ff54a // fmax v10.4s, v10.4s, v31.4s
+	WORD $0x4e3ff56b // fmax v11.4s, v11.4s, v31.4s
+	WORD $0x4e3ff58c // fmax v12.4s, v12.4s, v31.4s
+	WORD $0x4e3ff5ad // fmax v13.4s, v13.4s, v31.4s
+	WORD $0x4e3ff5ce // fmax v14.4s, v14.4s, v31.4s
+	WORD $0x4e3ff5ef // fmax v15.4s, v15.4s, v31.4s
+	WORD $0x4e3ff610 // fmax v16.4s, v16.4s, v31.4s
+	WORD $0x4e3ff631 // fmax v17.4s, v17.4s, v31.4s
+
+norelu:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4, V14.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V15.S4, V16.S4, V17.S4], (R5)
+	RET
+
+// func bdotNEONBF167x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·bdotNEONBF167x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	ADD R2, R9, R10
+	ADD R2, R10, R11
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x6e5cff00 // bfdot v0.4s, v24.8h, v28.8h
+	WORD $0x6e5cff21 // bfdot v1.4s, v25.8h, v28.8h
+	WORD $0x6e5cff42 // bfdot v2.4s, v26.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x6e5dff03 // bfdot v3.4s, v24.8h, v29.8h
+	WORD $0x6e5dff24 // bfdot v4.4s, v25.8h, v29.8h
+	WORD $0x6e5dff45 // bfdot v5.4s, v26.8h, v29.8h
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x6e5cff06 // bfdot v6.4s, v24.8h, v28.8h
+	WORD $0x6e5cff27 // bfdot v7.4s, v25.8h, v28.8h
+	WORD $0x6e5cff48 // bfdot v8.4s, v26.8h, v28.8h
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x6e5dff09 // bfdot v9.4s, v24.8h, v29.8h
+	WORD $0x6e5dff2a // bfdot v10.4s, v25.8h, v29.8h
+	WORD $0x6e5dff4b // bfdot v11.4s, v26.8h, v29.8h
+	VLD1R.P 4(R9), [V28.S4]
+	WORD $0x6e5cff0c // bfdot v12.4s, v24.8h, v28.8h
+	WORD $0x6e5cff2d // bfdot v13.4s, v25.8h, v28.8h
+	WORD $0x6e5cff4e // bfdot v14.4s, v26.8h, v28.8h
+	VLD1R.P 4(R10), [V29.S4]
+	WORD $0x6e5dff0f // bfdot v15.4s, v24.8h, v29.8h
+	WORD $0x6e5dff30 // bfdot v16.4s, v25.8h, v29.8h
+	WORD $0x6e5dff51 // bfdot v17.4s, v26.8h, v29.8h
+	VLD1R.P 4(R11), [V28.S4]
+	WORD $0x6e5cff12 // bfdot v18.4s, v24.8h, v28.8h
+	WORD $0x6e5cff33 // bfdot v19.4s, v25.8h, v28.8h
+	WORD $0x6e5cff54 // bfdot v20.4s, v26.8h, v28.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e38d463 // fadd v3.4s, v3.4s, v24.4s
+	WORD $0x4e39d484 // fadd v4.4s, v4.4s, v25.4s
+	WORD $0x4e3ad4a5 // fadd v5.4s, v5.4s, v26.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e39d4e7 // fadd v7.4s, v7.4s, v25.4s
+	WORD $0x4e3ad508 // fadd v8.4s, v8.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x4e39d54a // fadd v10.4s, v10.4s, v25.4s
+	WORD $0x4e3ad56b // fadd v11.4s, v11.4s, v26.4s
+	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
+	WORD $0x4e39d5ad // fadd v13.4s, v13.4s, v25.4s
+	WORD $0x4e3ad5ce // fadd v14.4s, v14.4s, v26.4s
+	WORD $0x4e38d5ef // fadd v15.4s, v15.4s, v24.4s
+	WORD $0x4e39d610 // fadd v16.4s, v16.4s, v25.4s
+	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
+	WORD $0x4e38d652 // fadd v18.4s, v18.4s, v24.4s
+	WORD $0x4e39d673 // fadd v19.4s, v19.4s, v25.4s
+	WORD $0x4e3ad694 // fadd v20.4s, v20.4s, v26.4s
+
+noaux:
+	TBZ $2, R7, norelu
+	VEOR V31.B16, V31.B16, V31.B16
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+	WORD $0x4e3ff4c6 // fmax v6.4s, v6.4s, v31.4s
+	WORD $0x4e3ff4e7 // fmax v7.4s, v7.4s, v31.4s
+	WORD $0x4e3ff508 // fmax v8.4s, v8.4s, v31.4s
+	WORD $0x4e3ff529 // fmax v9.4s, v9.4s, v31.4s
+	WORD $0x4e3ff54a // fmax v10.4s, v10.4s, v31.4s
+	WORD $0x4e3ff56b // fmax v11.4s, v11.4s, v31.4s
+	WORD $0x4e3ff58c // fmax v12.4s, v12.4s, v31.4s
+	WORD $0x4e3ff5ad // fmax v13.4s, v13.4s, v31.4s
+	WORD $0x4e3ff5ce // fmax v14.4s, v14.4s, v31.4s
+	WORD $0x4e3ff5ef // fmax v15.4s, v15.4s, v31.4s
+	WORD $0x4e3ff610 // fmax v16.4s, v16.4s, v31.4s
+	WORD $0x4e3ff631 // fmax v17.4s, v17.4s, v31.4s
+	WORD $0x4e3ff652 // fmax v18.4s, v18.4s, v31.4s
+	WORD $0x4e3ff673 // fmax v19.4s, v19.4s, v31.4s
+	WORD $0x4e3ff694 // fmax v20.4s, v20.4s, v31.4s
+
+norelu:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4, V14.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V15.S4, V16.S4, V17.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V18.S4, V19.S4, V20.S4], (R5)
+	RET
+
+// func bdotNEONBF168x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·bdotNEONBF168x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	ADD R2, R9, R10
+	ADD R2, R10, R11
+	ADD R2, R11, R12
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	VEOR V21.B16, V21.B16, V21.B16
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x6e5cff00 // bfdot v0.4s, v24.8h, v28.8h
+	WORD $0x6e5cff21 // bfdot v1.4s, v25.8h, v28.8h
+	WORD $0x6e5cff42 // bfdot v2.4s, v26.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x6e5dff03 // bfdot v3.4s, v24.8h, v29.8h
+	WORD $0x6e5dff24 // bfdot v4.4s, v25.8h, v29.8h
+	WORD $0x6e5dff45 // bfdot v5.4s, v26.8h, v29.8h
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x6e5cff06 // bfdot v6.4s, v24.8h, v28.8h
+	WORD $0x6e5cff27 // bfdot v7.4s, v25.8h, v28.8h
+	WORD $0x6e5cff48 // bfdot v8.4s, v26.8h, v28.8h
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x6e5dff09 // bfdot v9.4s, v24.8h, v29.8h
+	WORD $0x6e5dff2a // bfdot v10.4s, v25.8h, v29.8h
+	WORD $0x6e5dff4b // bfdot v11.4s, v26.8h, v29.8h
+	VLD1R.P 4(R9), [V28.S4]
+	WORD $0x6e5cff0c // bfdot v12.4s, v24.8h, v28.8h
+	WORD $0x6e5cff2d // bfdot v13.4s, v25.8h, v28.8h
+	WORD $0x6e5cff4e // bfdot v14.4s, v26.8h, v28.8h
+	VLD1R.P 4(R10), [V29.S4]
+	WORD $0x6e5dff0f // bfdot v15.4s, v24.8h, v29.8h
+	WORD $0x6e5dff30 // bfdot v16.4s, v25.8h, v29.8h
+	WORD $0x6e5dff51 // bfdot v17.4s, v26.8h, v29.8h
+	VLD1R.P 4(R11), [V28.S4]
+	WORD $0x6e5cff12 // bfdot v18.4s, v24.8h, v28.8h
+	WORD $0x6e5cff33 // bfdot v19.4s, v25.8h, v28.8h
+	WORD $0x6e5cff54 // bfdot v20.4s, v26.8h, v28.8h
+	VLD1R.P 4(R12), [V29.S4]
+	WORD $0x6e5dff15 // bfdot v21.4s, v24.8h, v29.8h
+	WORD $0x6e5dff36 // bfdot v22.4s, v25.8h, v29.8h
+	WORD $0x6e5dff57 // bfdot v23.4s, v26.8h, v29.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e38d463 // fadd v3.4s, v3.4s, v24.4s
+	WORD $0x4e39d484 // fadd v4.4s, v4.4s, v25.4s
+	WORD $0x4e3ad4a5 // fadd v5.4s, v5.4s, v26.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x4e39d4e7 // fadd v7.4s, v7.4s, v25.4s
+	WORD $0x4e3ad508 // fadd v8.4s, v8.4s, v26.4s
+	WORD $0x4e38d529 // fadd v9.4s, v9.4s, v24.4s
+	WORD $0x4e39d54a // fadd v10.4s, v10.4s, v25.4s
+	WORD $0x4e3ad56b // fadd v11.4s, v11.4s, v26.4s
+	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
+	WORD $0x4e39d5ad // fadd v13.4s, v13.4s, v25.4s
+	WORD $0x4e3ad5ce // fadd v14.4s, v14.4s, v26.4s
+	WORD $0x4e38d5ef // fadd v15.4s, v15.4s, v24.4s
+	WORD $0x4e39d610 // fadd v16.4s, v16.4s, v25.4s
+	WORD $0x4e3ad631 // fadd v17.4s, v17.4s, v26.4s
+	WORD $0x4e38d652 // fadd v18.4s, v18.4s, v24.4s
+	WORD $0x4e39d673 // fadd v19.4s, v19.4s, v25.4s
+	WORD $0x4e3ad694 // fadd v20.4s, v20.4s, v26.4s
+	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
+	WORD $0x4e39d6d6 // fadd v22.4s, v22.4s, v25.4s
+	WORD $0x4e3ad6f7 // fadd v23.4s, v23.4s, v26.4s
+
+noaux:
+	TBZ $2, R7, norelu
+	VEOR V31.B16, V31.B16, V31.B16
+	WORD $0x4e3ff400 // fmax v0.4s, v0.4s, v31.4s
+	WORD $0x4e3ff421 // fmax v1.4s, v1.4s, v31.4s
+	WORD $0x4e3ff442 // fmax v2.4s, v2.4s, v31.4s
+	WORD $0x4e3ff463 // fmax v3.4s, v3.4s, v31.4s
+	WORD $0x4e3ff484 // fmax v4.4s, v4.4s, v31.4s
+	WORD $0x4e3ff4a5 // fmax v5.4s, v5.4s, v31.4s
+	WORD $0x4e3ff4c6 // fmax v6.4s, v6.4s, v31.4s
+	WORD $0x4e3ff4e7 // fmax v7.4s, v7.4s, v31.4s
+	WORD $0x4e3ff508 // fmax v8.4s, v8.4s, v31.4s
+	WORD $0x4e3ff529 // fmax v9.4s, v9.4s, v31.4s
+	WORD $0x4e3ff54a // fmax v10.4s, v10.4s, v31.4s
+	WORD $0x4e3ff56b // fmax v11.4s, v11.4s, v31.4s
+	WORD $0x4e3ff58c // fmax v12.4s, v12.4s, v31.4s
+	WORD $0x4e3ff5ad // fmax v13.4s, v13.4s, v31.4s
+	WORD $0x4e3ff5ce // fmax v14.4s, v14.4s, v31.4s
+	WORD $0x4e3ff5ef // fmax v15.4s, v15.4s, v31.4s
+	WORD $0x4e3ff610 // fmax v16.4s, v16.4s, v31.4s
+	WORD $0x4e3ff631 // fmax v17.4s, v17.4s, v31.4s
+	WORD $0x4e3ff652 // fmax v18.4s, v18.4s, v31.4s
+	WORD $0x4e3ff673 // fmax v19.4s, v19.4s, v31.4s
+	WORD $0x4e3ff694 // fmax v20.4s, v20.4s, v31.4s
+	WORD $0x4e3ff6b5 // fmax v21.4s, v21.4s, v31.4s
+	WORD $0x4e3ff6d6 // fmax v22.4s, v22.4s, v31.4s
+	WORD $0x4e3ff6f7 // fmax v23.4s, v23.4s, v31.4s
+
+norelu:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4, V14.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V15.S4, V16.S4, V17.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V18.S4, V19.S4, V20.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V21.S4, V22.S4, V23.S4], (R5)
+	RET
+
+// func idotNEONI8MM1x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONI8MM1x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eba8442 // sub v2.4s, v2.4s, v26.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	RET
+
+// func idotNEONI8MM2x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONI8MM2x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x4e989fa3 // usdot v3.4s, v29.16b, v24.16b
+	WORD $0x4e999fa4 // usdot v4.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa5 // usdot v5.4s, v29.16b, v26.16b
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eba8442 // sub v2.4s, v2.4s, v26.4s
+	WORD $0x6eb88463 // sub v3.4s, v3.4s, v24.4s
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	RET
+
+// func idotNEONI8MM3x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONI8MM3x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x4e989fa3 // usdot v3.4s, v29.16b, v24.16b
+	WORD $0x4e999fa4 // usdot v4.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa5 // usdot v5.4s, v29.16b, v26.16b
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e989f86 // usdot v6.4s, v28.16b, v24.16b
+	WORD $0x4e999f87 // usdot v7.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f88 // usdot v8.4s, v28.16b, v26.16b
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eba8442 // sub v2.4s, v2.4s, v26.4s
+	WORD $0x6eb88463 // sub v3.4s, v3.4s, v24.4s
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x6eb884c6 // sub v6.4s, v6.4s, v24.4s
+	WORD $0x6eb984e7 // sub v7.4s, v7.4s, v25.4s
+	WORD $0x6eba8508 // sub v8.4s, v8.4s, v26.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	RET
+
+// func idotNEONI8MM4x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONI8MM4x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x4e989fa3 // usdot v3.4s, v29.16b, v24.16b
+	WORD $0x4e999fa4 // usdot v4.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa5 // usdot v5.4s, v29.16b, v26.16b
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e989f86 // usdot v6.4s, v28.16b, v24.16b
+	WORD $0x4e999f87 // usdot v7.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f88 // usdot v8.4s, v28.16b, v26.16b
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x4e989fa9 // usdot v9.4s, v29.16b, v24.16b
+	WORD $0x4e999faa // usdot v10.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fab // usdot v11.4s, v29.16b, v26.16b
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eba8442 // sub v2.4s, v2.4s, v26.4s
+	WORD $0x6eb88463 // sub v3.4s, v3.4s, v24.4s
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x6eb884c6 // sub v6.4s, v6.4s, v24.4s
+	WORD $0x6eb984e7 // sub v7.4s, v7.4s, v25.4s
+	WORD $0x6eba8508 // sub v8.4s, v8.4s, v26.4s
+	WORD $0x6eb88529 // sub v9.4s, v9.4s, v24.4s
+	WORD $0x6eb9854a // sub v10.4s, v10.4s, v25.4s
+	WORD $0x6eba856b // sub v11.4s, v11.4s, v26.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	RET
+
+// func idotNEONI8MM5x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONI8MM5x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x4e989fa3 // usdot v3.4s, v29.16b, v24.16b
+	WORD $0x4e999fa4 // usdot v4.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa5 // usdot v5.4s, v29.16b, v26.16b
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e989f86 // usdot v6.4s, v28.16b, v24.16b
+	WORD $0x4e999f87 // usdot v7.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f88 // usdot v8.4s, v28.16b, v26.16b
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x4e989fa9 // usdot v9.4s, v29.16b, v24.16b
+	WORD $0x4e999faa // usdot v10.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fab // usdot v11.4s, v29.16b, v26.16b
+	VLD1R.P 4(R9), [V28.S4]
+	WORD $0x4e989f8c // usdot v12.4s, v28.16b, v24.16b
+	WORD $0x4e999f8d // usdot v13.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f8e // usdot v14.4s, v28.16b, v26.16b
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eba8442 // sub v2.4s, v2.4s, v26.4s
+	WORD $0x6eb88463 // sub v3.4s, v3.4s, v24.4s
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x6eb884c6 // sub v6.4s, v6.4s, v24.4s
+	WORD $0x6eb984e7 // sub v7.4s, v7.4s, v25.4s
+	WORD $0x6eba8508 // sub v8.4s, v8.4s, v26.4s
+	WORD $0x6eb88529 // sub v9.4s, v9.4s, v24.4s
+	WORD $0x6eb9854a // sub v10.4s, v10.4s, v25.4s
+	WORD $0x6eba856b // sub v11.4s, v11.4s, v26.4s
+	WORD $0x6eb8858c // sub v12.4s, v12.4s, v24.4s
+	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
+	WORD $0x6eba85ce // sub v14.4s, v14.4s, v26.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4, V14.S4], (R5)
+	RET
+
+// func idotNEONI8MM6x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONI8MM6x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	ADD R2, R9, R10
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x4e989fa3 // usdot v3.4s, v29.16b, v24.16b
+	WORD $0x4e999fa4 // usdot v4.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa5 // usdot v5.4s, v29.16b, v26.16b
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e989f86 // usdot v6.4s, v28.16b, v24.16b
+	WORD $0x4e999f87 // usdot v7.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f88 // usdot v8.4s, v28.16b, v26.16b
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x4e989fa9 // usdot v9.4s, v29.16b, v24.16b
+	WORD $0x4e999faa // usdot v10.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fab // usdot v11.4s, v29.16b, v26.16b
+	VLD1R.P 4(R9), [V28.S4]
+	WORD $0x4e989f8c // usdot v12.4s, v28.16b, v24.16b
+	WORD $0x4e999f8d // usdot v13.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f8e // usdot v14.4s, v28.16b, v26.16b
+	VLD1R.P 4(R10), [V29.S4]
+	WORD $0x4e989faf // usdot v15.4s, v29.16b, v24.16b
+	WORD $0x4e999fb0 // usdot v16.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fb1 // usdot v17.4s, v29.16b, v26.16b
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eba8442 // sub v2.4s, v2.4s, v26.4s
+	WORD $0x6eb88463 // sub v3.4s, v3.4s, v24.4s
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x6eb884c6 // sub v6.4s, v6.4s, v24.4s
+	WORD $0x6eb984e7 // sub v7.4s, v7.4s, v25.4s
+	WORD $0x6eba8508 // sub v8.4s, v8.4s, v26.4s
+	WORD $0x6eb88529 // sub v9.4s, v9.4s, v24.4s
+	WORD $0x6eb9854a // sub v10.4s, v10.4s, v25.4s
+	WORD $0x6eba856b // sub v11.4s, v11.4s, v26.4s
+	WORD $0x6eb8858c // sub v12.4s, v12.4s, v24.4s
+	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
+	WORD $0x6eba85ce // sub v14.4s, v14.4s, v26.4s
+	WORD $0x6eb885ef // sub v15.4s, v15.4s, v24.4s
+	WORD $0x6eb98610 // sub v16.4s, v16.4s, v25.4s
+	WORD $0x6eba8631 // sub v17.4s, v17.4s, v26.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4, V14.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V15.S4, V16.S4, V17.S4], (R5)
+	RET
+
+// func idotNEONI8MM7x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONI8MM7x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	ADD R2, R9, R10
+	ADD R2, R10, R11
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x4e989fa3 // usdot v3.4s, v29.16b, v24.16b
+	WORD $0x4e999fa4 // usdot v4.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa5 // usdot v5.4s, v29.16b, v26.16b
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e989f86 // usdot v6.4s, v28.16b, v24.16b
+	WORD $0x4e999f87 // usdot v7.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f88 // usdot v8.4s, v28.16b, v26.16b
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x4e989fa9 // usdot v9.4s, v29.16b, v24.16b
+	WORD $0x4e999faa // usdot v10.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fab // usdot v11.4s, v29.16b, v26.16b
+	VLD1R.P 4(R9), [V28.S4]
+	WORD $0x4e989f8c // usdot v12.4s, v28.16b, v24.16b
+	WORD $0x4e999f8d // usdot v13.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f8e // usdot v14.4s, v28.16b, v26.16b
+	VLD1R.P 4(R10), [V29.S4]
+	WORD $0x4e989faf // usdot v15.4s, v29.16b, v24.16b
+	WORD $0x4e999fb0 // usdot v16.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fb1 // usdot v17.4s, v29.16b, v26.16b
+	VLD1R.P 4(R11), [V28.S4]
+	WORD $0x4e989f92 // usdot v18.4s, v28.16b, v24.16b
+	WORD $0x4e999f93 // usdot v19.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f94 // usdot v20.4s, v28.16b, v26.16b
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eba8442 // sub v2.4s, v2.4s, v26.4s
+	WORD $0x6eb88463 // sub v3.4s, v3.4s, v24.4s
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x6eb884c6 // sub v6.4s, v6.4s, v24.4s
+	WORD $0x6eb984e7 // sub v7.4s, v7.4s, v25.4s
+	WORD $0x6eba8508 // sub v8.4s, v8.4s, v26.4s
+	WORD $0x6eb88529 // sub v9.4s, v9.4s, v24.4s
+	WORD $0x6eb9854a // sub v10.4s, v10.4s, v25.4s
+	WORD $0x6eba856b // sub v11.4s, v11.4s, v26.4s
+	WORD $0x6eb8858c // sub v12.4s, v12.4s, v24.4s
+	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
+	WORD $0x6eba85ce // sub v14.4s, v14.4s, v26.4s
+	WORD $0x6eb885ef // sub v15.4s, v15.4s, v24.4s
+	WORD $0x6eb98610 // sub v16.4s, v16.4s, v25.4s
+	WORD $0x6eba8631 // sub v17.4s, v17.4s, v26.4s
+	WORD $0x6eb88652 // sub v18.4s, v18.4s, v24.4s
+	WORD $0x6eb98673 // sub v19.4s, v19.4s, v25.4s
+	WORD $0x6eba8694 // sub v20.4s, v20.4s, v26.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4, V14.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V15.S4, V16.S4, V17.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V18.S4, V19.S4, V20.S4], (R5)
+	RET
+
+// func idotNEONI8MM8x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONI8MM8x12(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	ADD R2, R9, R10
+	ADD R2, R10, R11
+	ADD R2, R11, R12
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	VEOR V21.B16, V21.B16, V21.B16
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 48(R3), [V24.S4, V25.S4, V26.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x4e989fa3 // usdot v3.4s, v29.16b, v24.16b
+	WORD $0x4e999fa4 // usdot v4.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa5 // usdot v5.4s, v29.16b, v26.16b
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e989f86 // usdot v6.4s, v28.16b, v24.16b
+	WORD $0x4e999f87 // usdot v7.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f88 // usdot v8.4s, v28.16b, v26.16b
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x4e989fa9 // usdot v9.4s, v29.16b, v24.16b
+	WORD $0x4e999faa // usdot v10.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fab // usdot v11.4s, v29.16b, v26.16b
+	VLD1R.P 4(R9), [V28.S4]
+	WORD $0x4e989f8c // usdot v12.4s, v28.16b, v24.16b
+	WORD $0x4e999f8d // usdot v13.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f8e // usdot v14.4s, v28.16b, v26.16b
+	VLD1R.P 4(R10), [V29.S4]
+	WORD $0x4e989faf // usdot v15.4s, v29.16b, v24.16b
+	WORD $0x4e999fb0 // usdot v16.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fb1 // usdot v17.4s, v29.16b, v26.16b
+	VLD1R.P 4(R11), [V28.S4]
+	WORD $0x4e989f92 // usdot v18.4s, v28.16b, v24.16b
+	WORD $0x4e999f93 // usdot v19.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f94 // usdot v20.4s, v28.16b, v26.16b
+	VLD1R.P 4(R12), [V29.S4]
+	WORD $0x4e989fb5 // usdot v21.4s, v29.16b, v24.16b
+	WORD $0x4e999fb6 // usdot v22.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fb7 // usdot v23.4s, v29.16b, v26.16b
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4, V26.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eba8442 // sub v2.4s, v2.4s, v26.4s
+	WORD $0x6eb88463 // sub v3.4s, v3.4s, v24.4s
+	WORD $0x6eb98484 // sub v4.4s, v4.4s, v25.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x6eb884c6 // sub v6.4s, v6.4s, v24.4s
+	WORD $0x6eb984e7 // sub v7.4s, v7.4s, v25.4s
+	WORD $0x6eba8508 // sub v8.4s, v8.4s, v26.4s
+	WORD $0x6eb88529 // sub v9.4s, v9.4s, v24.4s
+	WORD $0x6eb9854a // sub v10.4s, v10.4s, v25.4s
+	WORD $0x6eba856b // sub v11.4s, v11.4s, v26.4s
+	WORD $0x6eb8858c // sub v12.4s, v12.4s, v24.4s
+	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
+	WORD $0x6eba85ce // sub v14.4s, v14.4s, v26.4s
+	WORD $0x6eb885ef // sub v15.4s, v15.4s, v24.4s
+	WORD $0x6eb98610 // sub v16.4s, v16.4s, v25.4s
+	WORD $0x6eba8631 // sub v17.4s, v17.4s, v26.4s
+	WORD $0x6eb88652 // sub v18.4s, v18.4s, v24.4s
+	WORD $0x6eb98673 // sub v19.4s, v19.4s, v25.4s
+	WORD $0x6eba8694 // sub v20.4s, v20.4s, v26.4s
+	WORD $0x6eb886b5 // sub v21.4s, v21.4s, v24.4s
+	WORD $0x6eb986d6 // sub v22.4s, v22.4s, v25.4s
+	WORD $0x6eba86f7 // sub v23.4s, v23.4s, v26.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4, V2.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V3.S4, V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V6.S4, V7.S4, V8.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V9.S4, V10.S4, V11.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4, V14.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V15.S4, V16.S4, V17.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V18.S4, V19.S4, V20.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V21.S4, V22.S4, V23.S4], (R5)
+	RET
+
+// func idotNEONMadd1x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONMadd1x8(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 32(R3), [V24.S4, V25.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x0e7c8300 // smlal v0.4s, v24.4h, v28.4h
+	WORD $0x4e7c8302 // smlal2 v2.4s, v24.8h, v28.8h
+	WORD $0x0e7c8321 // smlal v1.4s, v25.4h, v28.4h
+	WORD $0x4e7c8323 // smlal2 v3.4s, v25.8h, v28.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	WORD $0x4ea2bc00 // addp v0.4s, v0.4s, v2.4s
+	WORD $0x4ea3bc21 // addp v1.4s, v1.4s, v3.4s
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4], (R5)
+	RET
+
+// func idotNEONMadd2x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONMadd2x8(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 32(R3), [V24.S4, V25.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x0e7c8300 // smlal v0.4s, v24.4h, v28.4h
+	WORD $0x4e7c8302 // smlal2 v2.4s, v24.8h, v28.8h
+	WORD $0x0e7c8321 // smlal v1.4s, v25.4h, v28.4h
+	WORD $0x4e7c8323 // smlal2 v3.4s, v25.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x0e7d8304 // smlal v4.4s, v24.4h, v29.4h
+	WORD $0x4e7d8306 // smlal2 v6.4s, v24.8h, v29.8h
+	WORD $0x0e7d8325 // smlal v5.4s, v25.4h, v29.4h
+	WORD $0x4e7d8327 // smlal2 v7.4s, v25.8h, v29.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	WORD $0x4ea2bc00 // addp v0.4s, v0.4s, v2.4s
+	WORD $0x4ea3bc21 // addp v1.4s, v1.4s, v3.4s
+	WORD $0x4ea6bc84 // addp v4.4s, v4.4s, v6.4s
+	WORD $0x4ea7bca5 // addp v5.4s, v5.4s, v7.4s
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eb88484 // sub v4.4s, v4.4s, v24.4s
+	WORD $0x6eb984a5 // sub v5.4s, v5.4s, v25.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V4.S4, V5.S4], (R5)
+	RET
+
+// func idotNEONMadd3x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONMadd3x8(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 32(R3), [V24.S4, V25.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x0e7c8300 // smlal v0.4s, v24.4h, v28.4h
+	WORD $0x4e7c8302 // smlal2 v2.4s, v24.8h, v28.8h
+	WORD $0x0e7c8321 // smlal v1.4s, v25.4h, v28.4h
+	WORD $0x4e7c8323 // smlal2 v3.4s, v25.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x0e7d8304 // smlal v4.4s, v24.4h, v29.4h
+	WORD $0x4e7d8306 // smlal2 v6.4s, v24.8h, v29.8h
+	WORD $0x0e7d8325 // smlal v5.4s, v25.4h, v29.4h
+	WORD $0x4e7d8327 // smlal2 v7.4s, v25.8h, v29.8h
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x0e7c8308 // smlal v8.4s, v24.4h, v28.4h
+	WORD $0x4e7c830a // smlal2 v10.4s, v24.8h, v28.8h
+	WORD $0x0e7c8329 // smlal v9.4s, v25.4h, v28.4h
+	WORD $0x4e7c832b // smlal2 v11.4s, v25.8h, v28.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	WORD $0x4ea2bc00 // addp v0.4s, v0.4s, v2.4s
+	WORD $0x4ea3bc21 // addp v1.4s, v1.4s, v3.4s
+	WORD $0x4ea6bc84 // addp v4.4s, v4.4s, v6.4s
+	WORD $0x4ea7bca5 // addp v5.4s, v5.4s, v7.4s
+	WORD $0x4eaabd08 // addp v8.4s, v8.4s, v10.4s
+	WORD $0x4eabbd29 // addp v9.4s, v9.4s, v11.4s
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eb88484 // sub v4.4s, v4.4s, v24.4s
+	WORD $0x6eb984a5 // sub v5.4s, v5.4s, v25.4s
+	WORD $0x6eb88508 // sub v8.4s, v8.4s, v24.4s
+	WORD $0x6eb98529 // sub v9.4s, v9.4s, v25.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V8.S4, V9.S4], (R5)
+	RET
+
+// func idotNEONMadd4x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+TEXT ·idotNEONMadd4x8(SB), NOSPLIT, $0-72
+	MOVD kg+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD lda+16(FP), R2
+	MOVD b+24(FP), R3
+	MOVD R1, R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+
+loop:
+	CBZ R0, epilogue
+	VLD1.P 32(R3), [V24.S4, V25.S4]
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x0e7c8300 // smlal v0.4s, v24.4h, v28.4h
+	WORD $0x4e7c8302 // smlal2 v2.4s, v24.8h, v28.8h
+	WORD $0x0e7c8321 // smlal v1.4s, v25.4h, v28.4h
+	WORD $0x4e7c8323 // smlal2 v3.4s, v25.8h, v28.8h
+	VLD1R.P 4(R6), [V29.S4]
+	WORD $0x0e7d8304 // smlal v4.4s, v24.4h, v29.4h
+	WORD $0x4e7d8306 // smlal2 v6.4s, v24.8h, v29.8h
+	WORD $0x0e7d8325 // smlal v5.4s, v25.4h, v29.4h
+	WORD $0x4e7d8327 // smlal2 v7.4s, v25.8h, v29.8h
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x0e7c8308 // smlal v8.4s, v24.4h, v28.4h
+	WORD $0x4e7c830a // smlal2 v10.4s, v24.8h, v28.8h
+	WORD $0x0e7c8329 // smlal v9.4s, v25.4h, v28.4h
+	WORD $0x4e7c832b // smlal2 v11.4s, v25.8h, v28.8h
+	VLD1R.P 4(R8), [V29.S4]
+	WORD $0x0e7d830c // smlal v12.4s, v24.4h, v29.4h
+	WORD $0x4e7d830e // smlal2 v14.4s, v24.8h, v29.8h
+	WORD $0x0e7d832d // smlal v13.4s, v25.4h, v29.4h
+	WORD $0x4e7d832f // smlal2 v15.4s, v25.8h, v29.8h
+	SUB $1, R0, R0
+	B loop
+
+epilogue:
+	WORD $0x4ea2bc00 // addp v0.4s, v0.4s, v2.4s
+	WORD $0x4ea3bc21 // addp v1.4s, v1.4s, v3.4s
+	WORD $0x4ea6bc84 // addp v4.4s, v4.4s, v6.4s
+	WORD $0x4ea7bca5 // addp v5.4s, v5.4s, v7.4s
+	WORD $0x4eaabd08 // addp v8.4s, v8.4s, v10.4s
+	WORD $0x4eabbd29 // addp v9.4s, v9.4s, v11.4s
+	WORD $0x4eaebd8c // addp v12.4s, v12.4s, v14.4s
+	WORD $0x4eafbdad // addp v13.4s, v13.4s, v15.4s
+	MOVD c+32(FP), R5
+	MOVD ldc+40(FP), R6
+	LSL $2, R6, R6
+	MOVD flags+64(FP), R7
+	TBZ $1, R7, noaux
+	MOVD aux+48(FP), R8
+	VLD1 (R8), [V24.S4, V25.S4]
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eb98421 // sub v1.4s, v1.4s, v25.4s
+	WORD $0x6eb88484 // sub v4.4s, v4.4s, v24.4s
+	WORD $0x6eb984a5 // sub v5.4s, v5.4s, v25.4s
+	WORD $0x6eb88508 // sub v8.4s, v8.4s, v24.4s
+	WORD $0x6eb98529 // sub v9.4s, v9.4s, v25.4s
+	WORD $0x6eb8858c // sub v12.4s, v12.4s, v24.4s
+	WORD $0x6eb985ad // sub v13.4s, v13.4s, v25.4s
+
+noaux:
+	VST1 [V0.S4, V1.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V4.S4, V5.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V8.S4, V9.S4], (R5)
+	ADD R6, R5, R5
+	VST1 [V12.S4, V13.S4], (R5)
+	RET
+
+// func s8wRowsNEON1x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+TEXT ·s8wRowsNEON1x16(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD w+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD scale+40(FP), R9
+	MOVD c+48(FP), R10
+	MOVD ldc+56(FP), R11
+	LSL $2, R11, R11
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	MOVD a+8(FP), R5
+	MOVD k+0(FP), R0
+
+kloop:
+	VLD1.P 16(R3), [V20.B16]
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a690 // sxtl v16.4s, v20.4h
+	WORD $0x4f10a691 // sxtl2 v17.4s, v20.8h
+	WORD $0x0f10a6b2 // sxtl v18.4s, v21.4h
+	WORD $0x4f10a6b3 // sxtl2 v19.4s, v21.8h
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4e21da52 // scvtf v18.4s, v18.4s
+	WORD $0x4e21da73 // scvtf v19.4s, v19.4s
+	VLD1R.P 4(R5), [V22.S4]
+	WORD $0x4e36ce00 // fmla v0.4s, v16.4s, v22.4s
+	WORD $0x4e36ce21 // fmla v1.4s, v17.4s, v22.4s
+	WORD $0x4e36ce42 // fmla v2.4s, v18.4s, v22.4s
+	WORD $0x4e36ce63 // fmla v3.4s, v19.4s, v22.4s
+	SUB $1, R0, R0
+	CBNZ R0, kloop
+	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s
+	WORD $0x6e32dc42 // fmul v2.4s, v2.4s, v18.4s
+	WORD $0x6e33dc63 // fmul v3.4s, v3.4s, v19.4s
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V22.B16, V22.B16, V22.B16
+	WORD $0x4e36f400 // fmax v0.4s, v0.4s, v22.4s
+	WORD $0x4e36f421 // fmax v1.4s, v1.4s, v22.4s
+	WORD $0x4e36f442 // fmax v2.4s, v2.4s, v22.4s
+	WORD $0x4e36f463 // fmax v3.4s, v3.4s, v22.4s
+
+norelu:
+	MOVD R10, R14
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R14)
+	ADD $64, R10, R10
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wRowsNEON2x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+TEXT ·s8wRowsNEON2x16(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD w+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD scale+40(FP), R9
+	MOVD c+48(FP), R10
+	MOVD ldc+56(FP), R11
+	LSL $2, R11, R11
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD a+8(FP), R5
+	ADD R2, R5, R6
+	MOVD k+0(FP), R0
+
+kloop:
+	VLD1.P 16(R3), [V20.B16]
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a690 // sxtl v16.4s, v20.4h
+	WORD $0x4f10a691 // sxtl2 v17.4s, v20.8h
+	WORD $0x0f10a6b2 // sxtl v18.4s, v21.4h
+	WORD $0x4f10a6b3 // sxtl2 v19.4s, v21.8h
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4e21da52 // scvtf v18.4s, v18.4s
+	WORD $0x4e21da73 // scvtf v19.4s, v19.4s
+	VLD1R.P 4(R5), [V22.S4]
+	WORD $0x4e36ce00 // fmla v0.4s, v16.4s, v22.4s
+	WORD $0x4e36ce21 // fmla v1.4s, v17.4s, v22.4s
+	WORD $0x4e36ce42 // fmla v2.4s, v18.4s, v22.4s
+	WORD $0x4e36ce63 // fmla v3.4s, v19.4s, v22.4s
+	VLD1R.P 4(R6), [V22.S4]
+	WORD $0x4e36ce04 // fmla v4.4s, v16.4s, v22.4s
+	WORD $0x4e36ce25 // fmla v5.4s, v17.4s, v22.4s
+	WORD $0x4e36ce46 // fmla v6.4s, v18.4s, v22.4s
+	WORD $0x4e36ce67 // fmla v7.4s, v19.4s, v22.4s
+	SUB $1, R0, R0
+	CBNZ R0, kloop
+	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s
+	WORD $0x6e32dc42 // fmul v2.4s, v2.4s, v18.4s
+	WORD $0x6e33dc63 // fmul v3.4s, v3.4s, v19.4s
+	WORD $0x6e30dc84 // fmul v4.4s, v4.4s, v16.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
+	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+	WORD $0x4e30d484 // fadd v4.4s, v4.4s, v16.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x4e33d4e7 // fadd v7.4s, v7.4s, v19.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V22.B16, V22.B16, V22.B16
+	WORD $0x4e36f400 // fmax v0.4s, v0.4s, v22.4s
+	WORD $0x4e36f421 // fmax v1.4s, v1.4s, v22.4s
+	WORD $0x4e36f442 // fmax v2.4s, v2.4s, v22.4s
+	WORD $0x4e36f463 // fmax v3.4s, v3.4s, v22.4s
+	WORD $0x4e36f484 // fmax v4.4s, v4.4s, v22.4s
+	WORD $0x4e36f4a5 // fmax v5.4s, v5.4s, v22.4s
+	WORD $0x4e36f4c6 // fmax v6.4s, v6.4s, v22.4s
+	WORD $0x4e36f4e7 // fmax v7.4s, v7.4s, v22.4s
+
+norelu:
+	MOVD R10, R14
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R14)
+	ADD $64, R10, R10
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wRowsNEON3x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+TEXT ·s8wRowsNEON3x16(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD w+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD scale+40(FP), R9
+	MOVD c+48(FP), R10
+	MOVD ldc+56(FP), R11
+	LSL $2, R11, R11
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	MOVD a+8(FP), R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	MOVD k+0(FP), R0
+
+kloop:
+	VLD1.P 16(R3), [V20.B16]
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a690 // sxtl v16.4s, v20.4h
+	WORD $0x4f10a691 // sxtl2 v17.4s, v20.8h
+	WORD $0x0f10a6b2 // sxtl v18.4s, v21.4h
+	WORD $0x4f10a6b3 // sxtl2 v19.4s, v21.8h
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4e21da52 // scvtf v18.4s, v18.4s
+	WORD $0x4e21da73 // scvtf v19.4s, v19.4s
+	VLD1R.P 4(R5), [V22.S4]
+	WORD $0x4e36ce00 // fmla v0.4s, v16.4s, v22.4s
+	WORD $0x4e36ce21 // fmla v1.4s, v17.4s, v22.4s
+	WORD $0x4e36ce42 // fmla v2.4s, v18.4s, v22.4s
+	WORD $0x4e36ce63 // fmla v3.4s, v19.4s, v22.4s
+	VLD1R.P 4(R6), [V22.S4]
+	WORD $0x4e36ce04 // fmla v4.4s, v16.4s, v22.4s
+	WORD $0x4e36ce25 // fmla v5.4s, v17.4s, v22.4s
+	WORD $0x4e36ce46 // fmla v6.4s, v18.4s, v22.4s
+	WORD $0x4e36ce67 // fmla v7.4s, v19.4s, v22.4s
+	VLD1R.P 4(R7), [V22.S4]
+	WORD $0x4e36ce08 // fmla v8.4s, v16.4s, v22.4s
+	WORD $0x4e36ce29 // fmla v9.4s, v17.4s, v22.4s
+	WORD $0x4e36ce4a // fmla v10.4s, v18.4s, v22.4s
+	WORD $0x4e36ce6b // fmla v11.4s, v19.4s, v22.4s
+	SUB $1, R0, R0
+	CBNZ R0, kloop
+	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s
+	WORD $0x6e32dc42 // fmul v2.4s, v2.4s, v18.4s
+	WORD $0x6e33dc63 // fmul v3.4s, v3.4s, v19.4s
+	WORD $0x6e30dc84 // fmul v4.4s, v4.4s, v16.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
+	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
+	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
+	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
+	WORD $0x6e32dd4a // fmul v10.4s, v10.4s, v18.4s
+	WORD $0x6e33dd6b // fmul v11.4s, v11.4s, v19.4s
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+	WORD $0x4e30d484 // fadd v4.4s, v4.4s, v16.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x4e33d4e7 // fadd v7.4s, v7.4s, v19.4s
+	WORD $0x4e30d508 // fadd v8.4s, v8.4s, v16.4s
+	WORD $0x4e31d529 // fadd v9.4s, v9.4s, v17.4s
+	WORD $0x4e32d54a // fadd v10.4s, v10.4s, v18.4s
+	WORD $0x4e33d56b // fadd v11.4s, v11.4s, v19.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V22.B16, V22.B16, V22.B16
+	WORD $0x4e36f400 // fmax v0.4s, v0.4s, v22.4s
+	WORD $0x4e36f421 // fmax v1.4s, v1.4s, v22.4s
+	WORD $0x4e36f442 // fmax v2.4s, v2.4s, v22.4s
+	WORD $0x4e36f463 // fmax v3.4s, v3.4s, v22.4s
+	WORD $0x4e36f484 // fmax v4.4s, v4.4s, v22.4s
+	WORD $0x4e36f4a5 // fmax v5.4s, v5.4s, v22.4s
+	WORD $0x4e36f4c6 // fmax v6.4s, v6.4s, v22.4s
+	WORD $0x4e36f4e7 // fmax v7.4s, v7.4s, v22.4s
+	WORD $0x4e36f508 // fmax v8.4s, v8.4s, v22.4s
+	WORD $0x4e36f529 // fmax v9.4s, v9.4s, v22.4s
+	WORD $0x4e36f54a // fmax v10.4s, v10.4s, v22.4s
+	WORD $0x4e36f56b // fmax v11.4s, v11.4s, v22.4s
+
+norelu:
+	MOVD R10, R14
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R14)
+	ADD $64, R10, R10
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wRowsNEON4x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+TEXT ·s8wRowsNEON4x16(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD w+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD scale+40(FP), R9
+	MOVD c+48(FP), R10
+	MOVD ldc+56(FP), R11
+	LSL $2, R11, R11
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	MOVD a+8(FP), R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	MOVD k+0(FP), R0
+
+kloop:
+	VLD1.P 16(R3), [V20.B16]
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a690 // sxtl v16.4s, v20.4h
+	WORD $0x4f10a691 // sxtl2 v17.4s, v20.8h
+	WORD $0x0f10a6b2 // sxtl v18.4s, v21.4h
+	WORD $0x4f10a6b3 // sxtl2 v19.4s, v21.8h
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4e21da52 // scvtf v18.4s, v18.4s
+	WORD $0x4e21da73 // scvtf v19.4s, v19.4s
+	VLD1R.P 4(R5), [V22.S4]
+	WORD $0x4e36ce00 // fmla v0.4s, v16.4s, v22.4s
+	WORD $0x4e36ce21 // fmla v1.4s, v17.4s, v22.4s
+	WORD $0x4e36ce42 // fmla v2.4s, v18.4s, v22.4s
+	WORD $0x4e36ce63 // fmla v3.4s, v19.4s, v22.4s
+	VLD1R.P 4(R6), [V22.S4]
+	WORD $0x4e36ce04 // fmla v4.4s, v16.4s, v22.4s
+	WORD $0x4e36ce25 // fmla v5.4s, v17.4s, v22.4s
+	WORD $0x4e36ce46 // fmla v6.4s, v18.4s, v22.4s
+	WORD $0x4e36ce67 // fmla v7.4s, v19.4s, v22.4s
+	VLD1R.P 4(R7), [V22.S4]
+	WORD $0x4e36ce08 // fmla v8.4s, v16.4s, v22.4s
+	WORD $0x4e36ce29 // fmla v9.4s, v17.4s, v22.4s
+	WORD $0x4e36ce4a // fmla v10.4s, v18.4s, v22.4s
+	WORD $0x4e36ce6b // fmla v11.4s, v19.4s, v22.4s
+	VLD1R.P 4(R8), [V22.S4]
+	WORD $0x4e36ce0c // fmla v12.4s, v16.4s, v22.4s
+	WORD $0x4e36ce2d // fmla v13.4s, v17.4s, v22.4s
+	WORD $0x4e36ce4e // fmla v14.4s, v18.4s, v22.4s
+	WORD $0x4e36ce6f // fmla v15.4s, v19.4s, v22.4s
+	SUB $1, R0, R0
+	CBNZ R0, kloop
+	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s
+	WORD $0x6e32dc42 // fmul v2.4s, v2.4s, v18.4s
+	WORD $0x6e33dc63 // fmul v3.4s, v3.4s, v19.4s
+	WORD $0x6e30dc84 // fmul v4.4s, v4.4s, v16.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
+	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
+	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
+	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
+	WORD $0x6e32dd4a // fmul v10.4s, v10.4s, v18.4s
+	WORD $0x6e33dd6b // fmul v11.4s, v11.4s, v19.4s
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+	WORD $0x4e30d484 // fadd v4.4s, v4.4s, v16.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x4e33d4e7 // fadd v7.4s, v7.4s, v19.4s
+	WORD $0x4e30d508 // fadd v8.4s, v8.4s, v16.4s
+	WORD $0x4e31d529 // fadd v9.4s, v9.4s, v17.4s
+	WORD $0x4e32d54a // fadd v10.4s, v10.4s, v18.4s
+	WORD $0x4e33d56b // fadd v11.4s, v11.4s, v19.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V22.B16, V22.B16, V22.B16
+	WORD $0x4e36f400 // fmax v0.4s, v0.4s, v22.4s
+	WORD $0x4e36f421 // fmax v1.4s, v1.4s, v22.4s
+	WORD $0x4e36f442 // fmax v2.4s, v2.4s, v22.4s
+	WORD $0x4e36f463 // fmax v3.4s, v3.4s, v22.4s
+	WORD $0x4e36f484 // fmax v4.4s, v4.4s, v22.4s
+	WORD $0x4e36f4a5 // fmax v5.4s, v5.4s, v22.4s
+	WORD $0x4e36f4c6 // fmax v6.4s, v6.4s, v22.4s
+	WORD $0x4e36f4e7 // fmax v7.4s, v7.4s, v22.4s
+	WORD $0x4e36f508 // fmax v8.4s, v8.4s, v22.4s
+	WORD $0x4e36f529 // fmax v9.4s, v9.4s, v22.4s
+	WORD $0x4e36f54a // fmax v10.4s, v10.4s, v22.4s
+	WORD $0x4e36f56b // fmax v11.4s, v11.4s, v22.4s
+	WORD $0x4e36f58c // fmax v12.4s, v12.4s, v22.4s
+	WORD $0x4e36f5ad // fmax v13.4s, v13.4s, v22.4s
+	WORD $0x4e36f5ce // fmax v14.4s, v14.4s, v22.4s
+	WORD $0x4e36f5ef // fmax v15.4s, v15.4s, v22.4s
+
+norelu:
+	MOVD R10, R14
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R14)
+	ADD $64, R10, R10
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET

@@ -1578,3 +1578,123 @@ func colAccMinF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 [
 //
 //go:noescape
 func transposeStrip4NEON(dst *float32, ldd int, src *float32, lds int, n int)
+
+// bdotNEONBF161x12 computes a 1×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF161x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF162x12 computes a 2×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF162x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF163x12 computes a 3×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF163x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF164x12 computes a 4×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF164x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF165x12 computes a 5×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF165x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF166x12 computes a 6×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF166x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF167x12 computes a 7×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF167x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF168x12 computes a 8×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF168x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM1x12 computes a 1×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM1x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM2x12 computes a 2×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM2x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM3x12 computes a 3×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM3x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM4x12 computes a 4×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM4x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM5x12 computes a 5×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM5x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM6x12 computes a 6×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM6x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM7x12 computes a 7×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM7x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM8x12 computes a 8×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM8x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONMadd1x8 computes a 1×8 tile of C from int16 pairs with SMLAL (see dotKernel).
+//
+//go:noescape
+func idotNEONMadd1x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONMadd2x8 computes a 2×8 tile of C from int16 pairs with SMLAL (see dotKernel).
+//
+//go:noescape
+func idotNEONMadd2x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONMadd3x8 computes a 3×8 tile of C from int16 pairs with SMLAL (see dotKernel).
+//
+//go:noescape
+func idotNEONMadd3x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONMadd4x8 computes a 4×8 tile of C from int16 pairs with SMLAL (see dotKernel).
+//
+//go:noescape
+func idotNEONMadd4x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// s8wRowsNEON1x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsNEON1x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsNEON2x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsNEON2x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsNEON3x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsNEON3x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsNEON4x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsNEON4x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)

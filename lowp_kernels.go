@@ -97,8 +97,8 @@ func dotTwin(kind, group, elem, rows, nr int, unsignedA bool) dotKernel {
 					if flags&flagBias != 0 {
 						accF += *(*float32)(unsafe.Add(unsafe.Pointer(aux), 4*j))
 					}
-					if flags&flagReLU != 0 && accF < 0 {
-						accF = 0
+					if flags&flagReLU != 0 && accF <= 0 {
+						accF = 0 // XLA's max(x, 0): +0 for -0 too; NaN kept
 					}
 					*(*float32)(out) = accF
 				} else {

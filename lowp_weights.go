@@ -56,8 +56,8 @@ func s8wTwin(rows, nr int) s8wRowsKernel {
 					if bs != nil {
 						acc += bs[col]
 					}
-					if flags&flagReLU != 0 && acc < 0 {
-						acc = 0
+					if flags&flagReLU != 0 && acc <= 0 {
+						acc = 0 // XLA's max(x, 0): +0 for -0 too; NaN kept
 					}
 					cs[i*ldc+col] = acc
 				}

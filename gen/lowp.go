@@ -243,7 +243,10 @@ func emitDotEpilogue(f *amd64File, t dotTile, rows, nv int, acc func(i, j int) i
 			flagTest(flagReLU, "norelu")
 			f.VPXORD(vec(free), vec(free), vec(free))
 			for i := 0; i < rows*nv; i++ {
-				f.VMAXPS(vec(i), vec(free), vec(i)) // NaN kept (x86 returns src2)
+				// NaN kept (x86 returns src2); adding +0 makes -0 +0, as
+				// XLA's max(x, 0) gives.
+				f.VMAXPS(vec(i), vec(free), vec(i))
+				f.VADDPS(vec(free), vec(i), vec(i))
 			}
 			f.Label("norelu")
 		}
@@ -410,7 +413,7 @@ func generateLowp(o *output) error {
 	o.set("levelAVX512VNNI", "idot", vnni)
 	o.set("levelAVX512BF16", "bdot", bf16)
 	o.set("levelAMX", "amx", fmt.Sprintf("&amxKernels{bf16: %s, s8s8: %s, u8s8: %s}", amx[0], amx[1], amx[2]))
-	return nil
+	return generateLowpNEON(o)
 }
 
 // The int8-weight products (the root package's GemmF32S8): float32 rows of
@@ -535,7 +538,8 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
 	f.TESTQ(operand.U32(flagReLU), flags)
 	f.JZ(operand.LabelRef("norelu"))
 	for i := 0; i < nacc; i++ {
-		f.VMAXPS(v.vec(i), zero, v.vec(i)) // NaN kept (x86 returns src2)
+		f.VMAXPS(v.vec(i), zero, v.vec(i)) // NaN kept (x86 returns src2),
+		f.VADDPS(zero, v.vec(i), v.vec(i)) // and -0 made +0 (XLA's max)
 	}
 	f.Label("norelu")
 	crow := f.GP64()
