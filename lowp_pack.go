@@ -60,14 +60,26 @@ func checkPack(fn string, transB bool, k, n, length, ldb int) {
 
 // packPairs packs B, read through at(p, j) as raw element bits, into
 // groups of g elements of elem bytes for the tiles d (and AMX when amx).
-func packPairs(k, n int, d *dotTiles, amx bool, level isaLevel, at func(p, j int) uint32) *lowpPack {
-	p := &lowpPack{k: k, n: n, level: level, form: formPairs, nr: d.nr, group: d.group, elem: d.elem, amx: amx}
+func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel, at func(p, j int) uint32) *lowpPack {
+	p := reuse
+	if p == nil {
+		p = new(lowpPack)
+	}
+	data, colSum := p.data, p.colSum128
+	*p = lowpPack{k: k, n: n, level: level, form: formPairs, nr: d.nr, group: d.group, elem: d.elem, amx: amx}
 	p.kg = (k + d.group - 1) / d.group
 	if amx {
 		p.kg = (p.kg + 15) &^ 15
 	}
 	panels := p.panels()
-	p.data = make([]byte, panels*p.panelBytes()+64)
+	size := panels*p.panelBytes() + 64
+	if cap(data) >= size {
+		p.data = data[:size]
+		clear(p.data)
+		p.colSum128 = colSum
+	} else {
+		p.data = make([]byte, size)
+	}
 	for q := 0; q < panels; q++ {
 		panel := p.data[q*p.panelBytes():]
 		for j0 := 0; j0 < p.nr && q*p.nr+j0 < n; j0++ {
@@ -100,7 +112,25 @@ type PackedBF16 struct{ p *lowpPack }
 // errors PackB panics on.
 func PackBF16(transB bool, k, n int, b []uint16, ldb int) *PackedBF16 {
 	checkPack("PackBF16", transB, k, n, len(b), ldb)
-	return &PackedBF16{packNarrow(transB, k, n, b, ldb, bf16Widen, kernels().bdot)}
+	return &PackedBF16{packNarrow(nil, transB, k, n, b, ldb, bf16Widen, kernels().bdot)}
+}
+
+// RepackBF16 is PackBF16 into p's storage when p is not nil and its storage
+// is large enough (a B packed on every call — attention's keys and values —
+// then allocates nothing in steady state). It returns the packed matrix,
+// p itself when its storage was reused.
+func RepackBF16(p *PackedBF16, transB bool, k, n int, b []uint16, ldb int) *PackedBF16 {
+	checkPack("RepackBF16", transB, k, n, len(b), ldb)
+	var reuse *lowpPack
+	if p != nil {
+		reuse = p.p
+	}
+	q := packNarrow(reuse, transB, k, n, b, ldb, bf16Widen, kernels().bdot)
+	if p == nil {
+		return &PackedBF16{q}
+	}
+	p.p = q
+	return p
 }
 
 // PackedF16 is a k×n binary16 matrix packed once for GemmF16.
@@ -111,10 +141,10 @@ type PackedF16 struct{ p *lowpPack }
 // the float32 kernels).
 func PackF16(transB bool, k, n int, b []uint16, ldb int) *PackedF16 {
 	checkPack("PackF16", transB, k, n, len(b), ldb)
-	return &PackedF16{packNarrow(transB, k, n, b, ldb, f16Widen, nil)}
+	return &PackedF16{packNarrow(nil, transB, k, n, b, ldb, f16Widen, nil)}
 }
 
-func packNarrow(transB bool, k, n int, b []uint16, ldb int, widen func(uint16) float32, d *dotTiles) *lowpPack {
+func packNarrow(reuse *lowpPack, transB bool, k, n int, b []uint16, ldb int, widen func(uint16) float32, d *dotTiles) *lowpPack {
 	t := kernels()
 	at := func(p, j int) uint16 {
 		if transB {
@@ -123,7 +153,7 @@ func packNarrow(transB bool, k, n int, b []uint16, ldb int, widen func(uint16) f
 		return b[p*ldb+j]
 	}
 	if d != nil {
-		return packPairs(k, n, d, t.amx != nil, t.level, func(p, j int) uint32 { return uint32(at(p, j)) })
+		return packPairs(reuse, k, n, d, t.amx != nil, t.level, func(p, j int) uint32 { return uint32(at(p, j)) })
 	}
 	w := make([]float32, k*n)
 	for p := 0; p < k; p++ {
@@ -154,6 +184,21 @@ type PackedS8 struct{ p *lowpPack }
 // otherwise, with the column sums the kernels need.
 func PackS8(transB bool, k, n int, b []int8, ldb int) *PackedS8 {
 	checkPack("PackS8", transB, k, n, len(b), ldb)
+	return &PackedS8{packS8(nil, transB, k, n, b, ldb)}
+}
+
+// RepackS8 is PackS8 into p's storage when p is not nil and its storage is
+// large enough (see RepackBF16).
+func RepackS8(p *PackedS8, transB bool, k, n int, b []int8, ldb int) *PackedS8 {
+	checkPack("RepackS8", transB, k, n, len(b), ldb)
+	if p == nil {
+		return &PackedS8{packS8(nil, transB, k, n, b, ldb)}
+	}
+	p.p = packS8(p.p, transB, k, n, b, ldb)
+	return p
+}
+
+func packS8(reuse *lowpPack, transB bool, k, n int, b []int8, ldb int) *lowpPack {
 	t := kernels()
 	d := t.intDot()
 	at := func(p, j int) int8 {
@@ -162,8 +207,13 @@ func PackS8(transB bool, k, n int, b []int8, ldb int) *PackedS8 {
 		}
 		return b[p*ldb+j]
 	}
-	p := packPairs(k, n, d, t.amx != nil, t.level, func(p, j int) uint32 { return uint32(int32(at(p, j))) })
-	p.colSum128 = make([]int32, p.panels()*p.nr)
+	p := packPairs(reuse, k, n, d, t.amx != nil, t.level, func(p, j int) uint32 { return uint32(int32(at(p, j))) })
+	if cols := p.panels() * p.nr; cap(p.colSum128) >= cols {
+		p.colSum128 = p.colSum128[:cols]
+		clear(p.colSum128)
+	} else {
+		p.colSum128 = make([]int32, cols)
+	}
 	for j := 0; j < n; j++ {
 		s := int32(0)
 		for pk := 0; pk < k; pk++ {
@@ -171,7 +221,7 @@ func PackS8(transB bool, k, n int, b []int8, ldb int) *PackedS8 {
 		}
 		p.colSum128[j] = 128 * s
 	}
-	return &PackedS8{p}
+	return p
 }
 
 // K returns the number of rows of the packed matrix.

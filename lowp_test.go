@@ -438,3 +438,44 @@ func TestGemmF32S8(t *testing.T) {
 		})
 	})
 }
+
+// TestRepackReusesStorage checks that RepackBF16 and RepackS8 give the
+// products PackBF16 and PackS8 give, and allocate nothing once the storage
+// is large enough.
+func TestRepackReusesStorage(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	const m, n, k = 9, 40, 33
+	a, b := randBF16s(r, m*k), randBF16s(r, k*n)
+	a8, b8 := make([]int8, m*k), make([]int8, k*n)
+	for i := range a8 {
+		a8[i] = int8(r.Uint32())
+	}
+	for i := range b8 {
+		b8[i] = int8(r.Uint32())
+	}
+	forEachLevel(t, func(level string) {
+		want, got := make([]float32, m*n), make([]float32, m*n)
+		GemmBF16(false, m, a, k, PackBF16(false, k, n, b, n), want, n, Epilogue{})
+		p := RepackBF16(nil, false, 2*k, n, randBF16s(r, 2*k*n), n) // larger storage
+		p = RepackBF16(p, false, k, n, b, n)
+		GemmBF16(false, m, a, k, p, got, n, Epilogue{})
+		wantI, gotI := make([]int32, m*n), make([]int32, m*n)
+		GemmS8S8(false, m, a8, k, PackS8(false, k, n, b8, n), wantI, n)
+		q := RepackS8(nil, false, k, n, b8, n)
+		q = RepackS8(q, false, k, n, b8, n)
+		GemmS8S8(false, m, a8, k, q, gotI, n)
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) || gotI[i] != wantI[i] {
+				t.Fatalf("%s: element %d: repacked %v / %d, packed %v / %d", level, i, got[i], gotI[i], want[i], wantI[i])
+			}
+		}
+		if kernels().bdot != nil && !raceEnabled {
+			if allocs := testing.AllocsPerRun(10, func() { RepackBF16(p, false, k, n, b, n) }); allocs != 0 {
+				t.Errorf("%s: RepackBF16 allocates %v times per call", level, allocs)
+			}
+			if allocs := testing.AllocsPerRun(10, func() { RepackS8(q, false, k, n, b8, n) }); allocs != 0 {
+				t.Errorf("%s: RepackS8 allocates %v times per call", level, allocs)
+			}
+		}
+	})
+}
