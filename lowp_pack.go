@@ -39,6 +39,8 @@ type lowpPack struct {
 	colSum128 []int32
 	// formWidened
 	wide *PackedB
+	// rowBuf holds a row of B while it is packed.
+	rowBuf []uint32
 }
 
 // panelBytes is the size of one panel of a formPairs pack.
@@ -58,14 +60,15 @@ func checkPack(fn string, transB bool, k, n, length, ldb int) {
 	checkMatrix(fn, "b", "ldb", rows, cols, length, ldb)
 }
 
-// packPairs packs B, read through at(p, j) as raw element bits, into
-// groups of g elements of elem bytes for the tiles d (and AMX when amx).
-func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel, at func(p, j int) uint32) *lowpPack {
+// packPairs packs B into groups of g elements of elem bytes for the tiles
+// d (and AMX when amx), a row of op(B) at a time: row(pk, out) sets out[j]
+// to the raw bits of B(pk, j), j < n.
+func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel, row func(pk int, out []uint32)) *lowpPack {
 	p := reuse
 	if p == nil {
 		p = new(lowpPack)
 	}
-	data, colSum := p.data, p.colSum128
+	data, colSum, rowBuf := p.data, p.colSum128, p.rowBuf
 	*p = lowpPack{k: k, n: n, level: level, form: formPairs, nr: d.nr, group: d.group, elem: d.elem, amx: amx}
 	p.kg = (k + d.group - 1) / d.group
 	if amx {
@@ -80,18 +83,25 @@ func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel,
 	} else {
 		p.data = make([]byte, size)
 	}
-	for q := 0; q < panels; q++ {
-		panel := p.data[q*p.panelBytes():]
-		for j0 := 0; j0 < p.nr && q*p.nr+j0 < n; j0++ {
-			j := q*p.nr + j0
-			for pk := 0; pk < k; pk++ {
-				g, t := pk/d.group, pk%d.group
-				off := (g*p.nr+j0)*4 + t*d.elem
-				v := at(pk, j)
-				if d.elem == 2 {
-					panel[off], panel[off+1] = byte(v), byte(v>>8)
-				} else {
-					panel[off] = byte(v)
+	if cap(rowBuf) < n {
+		rowBuf = make([]uint32, n)
+	}
+	p.rowBuf = rowBuf[:n]
+	pb := p.panelBytes()
+	for pk := 0; pk < k; pk++ {
+		row(pk, p.rowBuf)
+		g, t := pk/d.group, pk%d.group
+		for q := 0; q < panels; q++ {
+			base := q*pb + g*p.nr*4 + t*d.elem
+			src := p.rowBuf[q*p.nr : min(n, q*p.nr+p.nr)]
+			dst := p.data[base : base+4*len(src)]
+			if d.elem == 2 {
+				for j0, v := range src {
+					dst[4*j0], dst[4*j0+1] = byte(v), byte(v>>8)
+				}
+			} else {
+				for j0, v := range src {
+					dst[4*j0] = byte(v)
 				}
 			}
 		}
@@ -153,7 +163,17 @@ func packNarrow(reuse *lowpPack, transB bool, k, n int, b []uint16, ldb int, wid
 		return b[p*ldb+j]
 	}
 	if d != nil {
-		return packPairs(reuse, k, n, d, t.amx != nil, t.level, func(p, j int) uint32 { return uint32(at(p, j)) })
+		return packPairs(reuse, k, n, d, t.amx != nil, t.level, func(pk int, out []uint32) {
+			if transB {
+				for j := range out {
+					out[j] = uint32(b[j*ldb+pk])
+				}
+				return
+			}
+			for j, v := range b[pk*ldb : pk*ldb+len(out)] {
+				out[j] = uint32(v)
+			}
+		})
 	}
 	w := make([]float32, k*n)
 	for p := 0; p < k; p++ {
@@ -201,26 +221,35 @@ func RepackS8(p *PackedS8, transB bool, k, n int, b []int8, ldb int) *PackedS8 {
 func packS8(reuse *lowpPack, transB bool, k, n int, b []int8, ldb int) *lowpPack {
 	t := kernels()
 	d := t.intDot()
-	at := func(p, j int) int8 {
-		if transB {
-			return b[j*ldb+p]
-		}
-		return b[p*ldb+j]
+	var sums []int32
+	if reuse != nil {
+		sums = reuse.colSum128
 	}
-	p := packPairs(reuse, k, n, d, t.amx != nil, t.level, func(p, j int) uint32 { return uint32(int32(at(p, j))) })
-	if cols := p.panels() * p.nr; cap(p.colSum128) >= cols {
-		p.colSum128 = p.colSum128[:cols]
-		clear(p.colSum128)
+	cols := (n + d.nr - 1) / d.nr * d.nr
+	if cap(sums) >= cols {
+		sums = sums[:cols]
+		clear(sums)
 	} else {
-		p.colSum128 = make([]int32, cols)
+		sums = make([]int32, cols)
 	}
-	for j := 0; j < n; j++ {
-		s := int32(0)
-		for pk := 0; pk < k; pk++ {
-			s += int32(at(pk, j))
+	p := packPairs(reuse, k, n, d, t.amx != nil, t.level, func(pk int, out []uint32) {
+		if transB {
+			for j := range out {
+				v := b[j*ldb+pk]
+				out[j] = uint32(int32(v))
+				sums[j] += int32(v)
+			}
+			return
 		}
-		p.colSum128[j] = 128 * s
+		for j, v := range b[pk*ldb : pk*ldb+len(out)] {
+			out[j] = uint32(int32(v))
+			sums[j] += int32(v)
+		}
+	})
+	for j := range sums {
+		sums[j] *= 128
 	}
+	p.colSum128 = sums
 	return p
 }
 
