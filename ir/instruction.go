@@ -80,13 +80,14 @@ type Attrs struct {
 	FFTLength []int   // fft
 
 	ReplicaGroups      *ReplicaGroups // collectives
-	ChannelID          int64          // collectives, send/recv (0: none)
+	ChannelID          int64          // collectives, send/recv (0: none, unless HasChannelID)
+	HasChannelID       bool           // channel_id=0 was written (XLA keeps a channel id of 0)
 	UseGlobalDeviceIDs bool           // collectives
 	ConstrainLayout    bool           // collectives
 	SourceTargetPairs  [][2]int       // collective-permute
 	IsHostTransfer     bool           // send/recv
 
-	IsStable bool // sort
+	IsStable bool // sort, topk
 	K        int  // topk
 	Largest  bool // topk (XLA's default is true; the parser sets it)
 
