@@ -14,10 +14,10 @@ import (
 
 func init() {
 	register(&command{
-		name:  "run",
+		name: "run",
 		usage: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference] [--fill-elided]\n" +
 			"                 run the entry computation and print its outputs",
-		run:   runCommand,
+		run: runCommand,
 	})
 }
 
