@@ -532,7 +532,7 @@ func (p *hloParser) instructionName() (string, error) {
 		return "", err
 	}
 	if s.pos < len(s.src) && s.src[s.pos] >= 0x80 {
-		return "", s.errorAt(s.pos, "illegal character %s in instruction name %q (names hold ASCII letters, digits, '_', '.' and '-')", s.found(), name+s.src[s.pos:s.pos+1])
+		return "", s.errorAt(s.pos, "illegal %s in instruction name %s… (names hold ASCII letters, digits, '_', '.' and '-')", s.found(), name)
 	}
 	return name, nil
 }

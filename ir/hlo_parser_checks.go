@@ -393,8 +393,8 @@ func (p *hloParser) scalarForArray(in *Instruction, text string, pos int) error 
 	if n == 0 {
 		return s.errorAt(pos, "constant: cannot set value %s at linear index 0 of a literal of shape %s, which has no elements", strings.TrimSpace(text), sh.StringWithoutLayout())
 	}
-	if n < 0 || sh.ByteSize() < 0 || sh.ByteSize() > MaxLiteralBytes {
-		return s.errorAt(pos, "constant of shape %v is too large", in.Shape)
+	if n < 0 || sh.ByteSize() < 0 || sh.ByteSize() > maxSingleValueConstantBytes {
+		return s.errorAt(pos, "constant of shape %v given by a single value is larger than Kiln expands (%d bytes at most)", in.Shape, maxSingleValueConstantBytes)
 	}
 	v, err := ParseLiteralValue(Scalar(sh.Elem), text)
 	if err != nil {
@@ -415,6 +415,11 @@ func (p *hloParser) scalarForArray(in *Instruction, text string, pos int) error 
 	in.Literal = l
 	return nil
 }
+
+// maxSingleValueConstantBytes bounds the array a single constant value may
+// stand for, so that a short text cannot make the parser allocate without
+// limit.
+const maxSingleValueConstantBytes = 1 << 28
 
 func hloElementCount(sh Shape) int {
 	if sh.IsTuple() {
