@@ -233,3 +233,42 @@ func ComplexOf(t ElementType) ElementType {
 	}
 	return InvalidType
 }
+
+// InstructionWithTypeOutside returns the first instruction of m, in module
+// order, whose shape holds an array element type not in types (or a buffer
+// or opaque value), with that type; nil when every shape is made of types
+// from types, tuples and tokens. Stages that handle only some types (see
+// ElementTypes) call it to refuse a module by name instead of computing
+// with types they do not know.
+func (m *Module) InstructionWithTypeOutside(types []ElementType) (*Instruction, ElementType) {
+	var bad func(s Shape) ElementType
+	bad = func(s Shape) ElementType {
+		switch {
+		case s.IsTuple():
+			for _, e := range s.Tuple {
+				if t := bad(e); t != InvalidType {
+					return t
+				}
+			}
+			return InvalidType
+		case s.IsToken():
+			return InvalidType
+		case !s.IsArray():
+			return s.Elem
+		}
+		for _, t := range types {
+			if t == s.Elem {
+				return InvalidType
+			}
+		}
+		return s.Elem
+	}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if t := bad(in.Shape); t != InvalidType {
+				return in, t
+			}
+		}
+	}
+	return nil, InvalidType
+}
