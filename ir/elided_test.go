@@ -76,6 +76,15 @@ func TestParseElidedAndScalarConstants(t *testing.T) {
 	if got := in.Literal.String(); got != "s32[2,3] {{7, 0, 0}, {0, 0, 0}}" {
 		t.Errorf("single value for an array: %s", got)
 	}
+	// It prints back as written while the literal is what the value stands
+	// for, and in full once it is not.
+	if got := in.String(); got != "%r = s32[2,3] constant(7)" {
+		t.Errorf("prints %s", got)
+	}
+	Set[int32](in.Literal, 5, 1, 2)
+	if got := in.String(); got != "%r = s32[2,3] constant({{7, 0, 0}, {0, 0, 5}})" {
+		t.Errorf("changed, prints %s", got)
+	}
 	for _, tc := range []struct{ line, want string }{
 		{"r = f32[] constant({...})", "an elided value {...} needs an array shape of rank 1 or more"},
 		{"r = f32[0] constant(1)", "which has no elements"},

@@ -412,7 +412,7 @@ func (p *hloParser) scalarForArray(in *Instruction, text string, pos int) error 
 	if sh.IsDynamic() {
 		l.shape = sh.Clone()
 	}
-	in.Literal = l
+	in.Literal, in.LiteralSingle = l, true
 	return nil
 }
 

@@ -41,8 +41,9 @@ import (
 //   - layout attributes print in XLA's order (D, T, L, #, *, E, S, SC, P, M);
 //   - constants print in the literal text format (`{{1, 2}, {3, 4}}`, floats
 //     as XLA's RoundTripFpToString writes them, arrays of rank above 3 with
-//     XLA's `/*i0=1*/` notes), a single value given for an array as the
-//     array it stands for.
+//     XLA's `/*i0=1*/` notes); a single value given for an array prints
+//     back as written (XLA's parser reads it as that value at index 0 and
+//     zeros elsewhere, and so does Kiln's) while the literal still is that.
 
 // PrintOptions choose the form HLO text is printed in, as XLA's
 // HloPrintOptions do. The zero value is XLA's default form.
@@ -272,9 +273,14 @@ func writeInstruction(b *strings.Builder, in *Instruction, opts PrintOptions) {
 	case OpParameter:
 		b.WriteString(strconv.Itoa(in.ParameterNumber))
 	case OpConstant:
-		if in.Literal == nil || in.LiteralElided {
+		switch {
+		case in.Literal == nil || in.LiteralElided:
 			b.WriteString("{...}")
-		} else {
+		case in.LiteralSingle && singleValueLiteral(in.Literal):
+			var e strings.Builder
+			in.Literal.writeElement(&e, 0)
+			b.WriteString(e.String())
+		default:
 			b.WriteString(in.Literal.hloValueString())
 		}
 	default:
@@ -317,6 +323,21 @@ func printedOpcode(in *Instruction) string {
 		}
 	}
 	return in.Opcode.String()
+}
+
+// singleValueLiteral reports whether an array literal holds a value at
+// index 0 and zero bytes everywhere else: the literal a constant written as
+// one value stands for.
+func singleValueLiteral(l *Literal) bool {
+	if !l.shape.IsArray() || l.shape.Rank() == 0 || l.ElementCount() == 0 {
+		return false
+	}
+	for _, c := range l.data[l.shape.Elem.ByteSize():] {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // effectiveOpcode is the op whose attributes the instruction carries: the

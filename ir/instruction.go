@@ -33,6 +33,10 @@ type Instruction struct {
 type Attrs struct {
 	Literal       *Literal // constant (nil with LiteralElided for `constant({...})`)
 	LiteralElided bool     // constant printed as `{...}`: the value must be supplied elsewhere
+	// LiteralSingle is set on a constant written as one value for an array
+	// (`f32[4096,4096] constant(0)`): its literal holds that value at index
+	// 0 and zeros elsewhere, and it prints back in that form while it does.
+	LiteralSingle bool
 
 	ParameterNumber int // parameter
 	TupleIndex      int // get-tuple-element: index=
