@@ -73,11 +73,10 @@ func minimalReshape(to, from []int, fromExprs, exprs []affine.Expr) []affine.Exp
 // linearize is the row-major linear index of the element at index exprs of
 // a tensor of dims.
 func linearize(dims []int, exprs []affine.Expr) affine.Expr {
+	strides := rowMajorStrides(dims)
 	var lin affine.Expr
-	stride := int64(1)
-	for i := len(dims) - 1; i >= 0; i-- {
-		lin = lin.Add(exprs[i].Mul(stride))
-		stride *= int64(dims[i])
+	for i, e := range exprs {
+		lin = lin.Add(e.Mul(strides[i]))
 	}
 	return lin
 }
@@ -85,18 +84,22 @@ func linearize(dims []int, exprs []affine.Expr) affine.Expr {
 // delinearize appends the index into a tensor of dims of the element at the
 // row-major linear index lin.
 func delinearize(dims []int, lin affine.Expr, exprs []affine.Expr) []affine.Expr {
+	rem := lin
+	for _, s := range rowMajorStrides(dims) {
+		exprs = append(exprs, rem.FloorDiv(s))
+		rem = rem.Mod(s)
+	}
+	return exprs
+}
+
+func rowMajorStrides(dims []int) []int64 {
 	strides := make([]int64, len(dims))
 	stride := int64(1)
 	for i := len(dims) - 1; i >= 0; i-- {
 		strides[i] = stride
 		stride *= int64(dims[i])
 	}
-	rem := lin
-	for _, s := range strides {
-		exprs = append(exprs, rem.FloorDiv(s))
-		rem = rem.Mod(s)
-	}
-	return exprs
+	return strides
 }
 
 func numElements(dims []int) int {
@@ -127,6 +130,16 @@ func bitcastMap(from, to ir.Shape) (*affine.IndexingMap, error) {
 	fromPerm, toPerm := majorToMinor(from), majorToMinor(to)
 	fromPhys := permute(from.Dims, fromPerm)
 	toPhys := permute(to.Dims, toPerm)
+	if sameDims(fromPhys, toPhys) {
+		// A transpose: the dimension at each physical position of `to` is
+		// the one at the same position of `from`. XLA does not simplify it,
+		// so a dimension of size 1 stays a variable.
+		res := make([]affine.Expr, len(to.Dims))
+		for k, d := range toPerm {
+			res[d] = affine.Dim(fromPerm[k])
+		}
+		return newMap(res, bounds(from.Dims), nil, nil), nil
+	}
 	phys := reshapeResults(fromPhys, toPhys)
 	// Physical dimension k of `from` is logical dimension fromPerm[k].
 	sub := make([]affine.Expr, len(fromPerm))
