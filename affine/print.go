@@ -53,8 +53,9 @@ type printer struct {
 
 // expr prints e as XLA prints a SymbolicExpr, token for token as MLIR prints
 // affine expressions: products, quotients and remainders put their operands
-// in parentheses, x * -1 prints as -x, and a sum whose right operand is
-// negative prints as a difference.
+// in parentheses (except a left operand that is the same operation), x * -1
+// prints as -x, and a sum whose right operand is negative prints as a
+// difference.
 func (p *printer) expr(b []byte, e Expr, parens bool) []byte {
 	switch e.op() {
 	case opConst:
@@ -82,7 +83,9 @@ func (p *printer) expr(b []byte, e Expr, parens bool) []byte {
 		b = append(b, '-')
 		b = p.expr(b, lhs, true)
 	} else {
-		b = p.expr(b, lhs, true)
+		// A chain of the same operation on the left needs no parentheses:
+		// XLA prints d0 / 128 / 128 for (d0 / 128) / 128.
+		b = p.expr(b, lhs, lhs.op() != e.n.op)
 		switch e.n.op {
 		case opMul:
 			b = append(b, " * "...)
