@@ -9,11 +9,10 @@ import (
 
 // reshapeMap is the map from the elements of a tensor of dims `from` to the
 // elements of a tensor of dims `to` with the same row-major linear index:
-// the output-to-input map of a reshape from `to` to `from`.
+// the output-to-input map of a reshape from `to` to `from`. It is simplified
+// as XLA simplifies it, keeping dimensions of size 1 as variables.
 func reshapeMap(from, to []int) *affine.IndexingMap {
-	m := newMap(reshapeResults(from, to), bounds(from), nil, nil)
-	s := affine.Simplify(*m)
-	return &s
+	return preserveSimplify(newMap(reshapeResults(from, to), bounds(from), nil, nil))
 }
 
 // reshapeResults is XLA's ComputeReshapeIndexingMap: the index into `to` of
@@ -132,13 +131,12 @@ func bitcastMap(from, to ir.Shape) (*affine.IndexingMap, error) {
 	toPhys := permute(to.Dims, toPerm)
 	if sameDims(fromPhys, toPhys) {
 		// A transpose: the dimension at each physical position of `to` is
-		// the one at the same position of `from`. XLA does not simplify it,
-		// so a dimension of size 1 stays a variable.
+		// the one at the same position of `from`.
 		res := make([]affine.Expr, len(to.Dims))
 		for k, d := range toPerm {
 			res[d] = affine.Dim(fromPerm[k])
 		}
-		return newMap(res, bounds(from.Dims), nil, nil), nil
+		return preserveSimplify(newMap(res, bounds(from.Dims), nil, nil)), nil
 	}
 	phys := reshapeResults(fromPhys, toPhys)
 	// Physical dimension k of `from` is logical dimension fromPerm[k].
@@ -150,8 +148,14 @@ func bitcastMap(from, to ir.Shape) (*affine.IndexingMap, error) {
 	for k, d := range toPerm {
 		res[d] = phys[k].Replace(sub, nil, nil)
 	}
-	m := affine.Simplify(*newMap(res, bounds(from.Dims), nil, nil))
-	return &m, nil
+	return preserveSimplify(newMap(res, bounds(from.Dims), nil, nil)), nil
+}
+
+// preserveSimplify simplifies m as XLA simplifies the maps of reshapes and
+// bitcasts, keeping dimensions of size 1 as variables.
+func preserveSimplify(m *affine.IndexingMap) *affine.IndexingMap {
+	s, _ := affine.SimplifyMap(*m, affine.SimplifyOptions{PreservePointDimensions: true})
+	return &s
 }
 
 // majorToMinor lists the dimensions of s from the slowest-varying to the
