@@ -28,8 +28,11 @@ func (m IndexingMap) Format(opts PrintOptions) string {
 
 // MultilineString prints m as String does, with "domain:" and each entry of
 // the domain on a line of its own.
-func (m IndexingMap) MultilineString() string {
-	return string(m.appendText(nil, PrintOptions{}, ",\ndomain:\n", ",\n"))
+func (m IndexingMap) MultilineString() string { return m.MultilineFormat(PrintOptions{}) }
+
+// MultilineFormat prints m as MultilineString does, in the given syntax.
+func (m IndexingMap) MultilineFormat(opts PrintOptions) string {
+	return string(m.appendText(nil, opts, ",\ndomain:\n", ",\n"))
 }
 
 // VarName is the name m prints for a variable: its own name or d_i, s_i,

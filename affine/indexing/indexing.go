@@ -161,14 +161,17 @@ func (x *Indexing) IsUnknown(k int) bool { return x.Unknown[k] }
 // the multi-line text format, each followed by its runtime variables and
 // replica map; an operand whose indexing cannot be expressed prints
 // "operand id = K unknown indexing".
-func (x *Indexing) String() string {
+func (x *Indexing) String() string { return x.Format(affine.PrintOptions{}) }
+
+// Format prints x as String does, in the given syntax.
+func (x *Indexing) Format(opts affine.PrintOptions) string {
 	var b strings.Builder
-	x.write(&b, 0)
+	x.write(&b, 0, opts)
 	return b.String()
 }
 
 // write prints x as String does, numbering operands from first.
-func (x *Indexing) write(b *strings.Builder, first int) {
+func (x *Indexing) write(b *strings.Builder, first int, opts affine.PrintOptions) {
 	for k, maps := range x.Operands {
 		b.WriteString("operand id = ")
 		b.WriteString(strconv.Itoa(first + k))
@@ -178,28 +181,28 @@ func (x *Indexing) write(b *strings.Builder, first int) {
 		}
 		b.WriteByte('\n')
 		for i, m := range maps {
-			b.WriteString(m.MultilineString())
+			b.WriteString(m.MultilineFormat(opts))
 			b.WriteByte('\n')
-			x.ExtrasOf(k, i).write(b)
+			x.ExtrasOf(k, i).write(b, opts)
 		}
 	}
 }
 
 // write prints the runtime variables and the replica map as XLA's
 // OperandIndexing::ToString does.
-func (e *Extras) write(b *strings.Builder) {
+func (e *Extras) write(b *strings.Builder, opts affine.PrintOptions) {
 	if e == nil {
 		return
 	}
 	if len(e.RuntimeVars) > 0 {
 		b.WriteString("runtime variables:\n")
 		for i, v := range e.RuntimeVars {
-			fmt.Fprintf(b, "rt%d: %s; %s\n", i, originName(v.Origin), v.Map)
+			fmt.Fprintf(b, "rt%d: %s; %s\n", i, originName(v.Origin), v.Map.Format(opts))
 		}
 	}
 	if e.ReplicaID != nil {
 		b.WriteString("replica id:\n")
-		b.WriteString(e.ReplicaID.String())
+		b.WriteString(e.ReplicaID.Format(opts))
 		b.WriteByte('\n')
 	}
 }
@@ -223,12 +226,18 @@ func originName(in *ir.Instruction) string {
 // OperandString prints the maps of operand k alone, laid out as String lays
 // them out, with the operand numbered as id.
 func (x *Indexing) OperandString(k, id int) string {
+	return x.OperandFormat(k, id, affine.PrintOptions{})
+}
+
+// OperandFormat prints the maps of operand k alone, as OperandString does,
+// in the given syntax.
+func (x *Indexing) OperandFormat(k, id int, opts affine.PrintOptions) string {
 	one := Indexing{Operands: x.Operands[k : k+1], Unknown: x.Unknown[k : k+1]}
 	if x.Extras != nil {
 		one.Extras = x.Extras[k : k+1]
 	}
 	var b strings.Builder
-	one.write(&b, id)
+	one.write(&b, id, opts)
 	return b.String()
 }
 
