@@ -14,7 +14,9 @@ import "slices"
 //   - (a * c1) floordiv c2, ceildiv c2 and mod c2 divide out gcd(c1, c2);
 //     (a*c1 + b) floordiv c2 splits off a*c1 when c2 divides c1; x ceildiv c
 //     becomes (x + c - 1) floordiv c, and x floordiv -1 becomes -x;
-//   - x mod c becomes x - (x floordiv c) * c unless the quotient is 0.
+//   - x mod c becomes x - (x floordiv c) * c unless the quotient is 0, for a
+//     constant c > 0 (XLA rewrites any divisor, which is wrong for the
+//     others).
 func (e Expr) Canonicalize() Expr {
 	if !e.IsBinary() {
 		return e
@@ -253,6 +255,11 @@ func canonicalMod(lhs, rhs Expr) Expr {
 		if r, ok := divModByGCD(opMod, lhs, d); ok {
 			return r
 		}
+	}
+	if !isConst || d < 0 {
+		// x - (x floordiv d) * d is the remainder only for d > 0 (XLA's
+		// remainder by a negative divisor is that by its magnitude).
+		return binary(opMod, lhs, rhs)
 	}
 	q := lhs.FloorDivBy(rhs).Canonicalize()
 	if q.IsConst(0) {

@@ -64,7 +64,9 @@ func ComposeIndexingMaps(first, second IndexingMap) (IndexingMap, error) {
 	for i, r := range second.results {
 		out.results[i] = r.replaceVars(subst)
 	}
-	if !out.variablesFeasible() {
+	if !out.variablesFeasible() || first.empty || second.empty {
+		// XLA finds most empty compositions through the bounds; a known
+		// empty operand without variables would escape it.
 		out.resetToKnownEmpty()
 		return out, nil
 	}

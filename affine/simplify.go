@@ -132,21 +132,30 @@ func (s *exprSimplifier) constraintRangeOnce(e *Expr, r *Interval) bool {
 	}
 	c := k.Lo
 	lo, hi := r.Lo, r.Hi
-	if c < 0 {
-		c, lo, hi = -c, -hi, -lo
-	}
-	if e.n.op == opMul {
+	switch {
+	case e.n.op == opMul:
+		if c < 0 {
+			c, lo, hi = -c, -hi, -lo
+		}
 		*r = Interval{ceilDiv(lo, c), floorDiv(hi, c)}
-	} else {
+	case c > 0:
+		// x floordiv c in [lo, hi] <=> x in [lo*c, (hi+1)*c - 1].
 		*r = Interval{satMul(lo, c), satAdd(satMul(satAdd(hi, 1), c), -1)}
+	default:
+		// For c < 0, x floordiv c = q <=> (q+1)*c < x <= q*c, so
+		// x in [(hi+1)*c + 1, lo*c]. (XLA negates the range and applies
+		// the positive rule, which is off by one: it keeps points whose
+		// quotient is outside the range and drops points inside it.)
+		*r = Interval{satAdd(satMul(satAdd(hi, 1), c), 1), satMul(lo, c)}
 	}
 	*e = e.n.lhs
 	return true
 }
 
 // addConstraintRange moves a constant out of a sum, or drops the summands
-// that cannot matter: for a*g + b in [0, u], when (u - b) floordiv g is the
-// same for every value of b, the constraint is a*g in [0, u].
+// that cannot matter: for a*g + b in [0, u] with b in [0, B], when
+// (u - b) floordiv g is the same for every value of b, the constraint is
+// a*g in [0, u].
 func (s *exprSimplifier) addConstraintRange(e *Expr, r *Interval) bool {
 	k := s.rangeOf(e.n.rhs)
 	if k.IsPoint() {
@@ -161,7 +170,14 @@ func (s *exprSimplifier) addConstraintRange(e *Expr, r *Interval) bool {
 	if g == 1 {
 		return false
 	}
-	diff := pointInterval(r.Hi).Add(s.rangeOf(rest).Neg())
+	restRange := s.rangeOf(rest)
+	if restRange.Lo != 0 {
+		// The rule needs b to range over [0, B], as XLA assumes: with
+		// b < 0, a*g + b >= 0 does not follow from a*g >= 0, and with
+		// b > 0, a*g <= u does not bound a*g + b.
+		return false
+	}
+	diff := pointInterval(r.Hi).Add(restRange.Neg())
 	if !diff.FloorDiv(g).IsPoint() {
 		return false
 	}
@@ -235,7 +251,7 @@ func (m *IndexingMap) mergeModConstraints() bool {
 		for _, res := range residues {
 			div := int64(1)
 			for _, op := range res.ops {
-				div = lcm(div, rng.of(op.n.rhs).Lo)
+				div = lcm(div, absInt(rng.of(op.n.rhs).Lo))
 			}
 			if div == 0 {
 				continue
@@ -252,19 +268,17 @@ func (m *IndexingMap) mergeModConstraints() bool {
 				}
 				changed = true
 			}
-			if bound != nil {
+			if bound != nil && bound.IsBounded() {
 				old := *bound
-				// Rounding uses truncating division, as XLA does.
-				if l := (bound.Lo/div)*div + res.r; l >= bound.Lo {
+				// The first and last values of the residue within the
+				// bounds. (XLA rounds with truncating division, which
+				// skips values below a negative lower bound.)
+				if l := floorDiv(bound.Lo-res.r, div)*div + res.r; l >= bound.Lo {
 					bound.Lo = l
 				} else {
 					bound.Lo = l + div
 				}
-				if h := (bound.Hi/div)*div + res.r; h <= bound.Hi {
-					bound.Hi = h
-				} else {
-					bound.Hi = h - div
-				}
+				bound.Hi = floorDiv(bound.Hi-res.r, div)*div + res.r
 				if *bound != old {
 					changed = true
 				}

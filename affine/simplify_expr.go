@@ -152,6 +152,10 @@ func (s *exprSimplifier) splitSumByGCD(e Expr) (multiplied Expr, g int64, rest E
 			}
 		}
 	})
+	// XLA keeps the sign of a single multiplier; the positive gcd gives the
+	// same rewrites where XLA's are right and keeps the constraint rules
+	// sound.
+	g = absInt(g)
 	if !found || g == 1 {
 		return Expr{}, 1, e
 	}
