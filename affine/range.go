@@ -17,8 +17,12 @@ func (r rangeEval) of(e Expr) Interval {
 	case opVar:
 		return r.m.bound(splitVarID(e.n.val))
 	}
-	lhs := r.of(e.n.lhs)
-	rhs := r.of(e.n.rhs)
+	return r.combine(e, r.of(e.n.lhs), r.of(e.n.rhs))
+}
+
+// combine is the range of the operation e from the ranges of its operands,
+// intersected with the range of a constraint on e when there is one.
+func (r rangeEval) combine(e Expr, lhs, rhs Interval) Interval {
 	var iv Interval
 	switch e.n.op {
 	case opAdd:

@@ -35,12 +35,15 @@ func SimplifyMap(m IndexingMap, opts SimplifyOptions) (IndexingMap, bool) {
 	}
 	m = m.clone()
 	constraintsChanged := false
-	cs := exprSimplifier{rng: rangeEval{m: &m}, replacePoints: true}
+	cs := newExprSimplifier(&m, false, true)
+	defer cs.release()
 	for {
 		changed := cs.simplifyConstraintExprs(&m)
+		cs.reset()
 		if cs.simplifyConstraintRanges(&m) {
 			changed = true
 		}
+		cs.reset()
 		if !changed {
 			break
 		}
@@ -49,7 +52,8 @@ func SimplifyMap(m IndexingMap, opts SimplifyOptions) (IndexingMap, bool) {
 	if m.mergeModConstraints() {
 		constraintsChanged = true
 	}
-	rs := exprSimplifier{rng: rangeEval{m: &m, useConstraints: true}, replacePoints: !opts.PreservePointDimensions}
+	cs.reset()
+	rs := exprSimplifier{rng: rangeEval{m: &m, useConstraints: true}, replacePoints: !opts.PreservePointDimensions, memo: cs.memo}
 	resultsChanged := false
 	for i, r := range m.results {
 		s := rs.simplify(r)

@@ -1,5 +1,7 @@
 package affine
 
+import "sync"
+
 // The expression simplifier is XLA's SymbolicExprSimplifier: a set of
 // rewrite rules, each keyed by the kind of the expression it rewrites and
 // using the ranges of subexpressions over the map's domain, applied to a
@@ -13,6 +15,63 @@ package affine
 type exprSimplifier struct {
 	rng           rangeEval
 	replacePoints bool
+	// The rules simplify and bound the operands they look at, each on its
+	// own, so the same subexpression is simplified and bounded many times:
+	// the memo keeps that cheap. It is valid while the map's bounds and
+	// constraints stay the same (see reset).
+	memo *simplifyMemo
+}
+
+// simplifyMemo remembers the ranges and the one-pass simplifications of
+// expressions, in direct-mapped tables indexed by structural hash: a
+// collision only loses an entry. Entries of older generations are stale, so
+// that forgetting everything costs one increment.
+type simplifyMemo struct {
+	gen    uint32
+	ranges [memoSize]rangeEntry
+	onces  [memoSize]onceEntry
+}
+
+const memoSize = 512
+
+type rangeEntry struct {
+	n   *node
+	gen uint32
+	iv  Interval
+}
+
+type onceEntry struct {
+	in, out Expr
+	gen     uint32
+}
+
+var memoPool = sync.Pool{New: func() any { return &simplifyMemo{gen: 1} }}
+
+func newExprSimplifier(m *IndexingMap, useConstraints, replacePoints bool) exprSimplifier {
+	return exprSimplifier{rng: rangeEval{m: m, useConstraints: useConstraints}, replacePoints: replacePoints, memo: memoPool.Get().(*simplifyMemo)}
+}
+
+// release returns the memo to the pool.
+func (s *exprSimplifier) release() {
+	if s.memo != nil {
+		s.memo.reset()
+		memoPool.Put(s.memo)
+		s.memo = nil
+	}
+}
+
+// reset forgets the memo, after the map's bounds or constraints change.
+func (s *exprSimplifier) reset() {
+	if s.memo != nil {
+		s.memo.reset()
+	}
+}
+
+func (m *simplifyMemo) reset() {
+	m.gen++
+	if m.gen == 0 {
+		*m = simplifyMemo{gen: 1}
+	}
 }
 
 // rule is one rewrite: it returns the rewritten expression, or false when it
@@ -61,7 +120,19 @@ func init() {
 	}
 }
 
-func (s *exprSimplifier) rangeOf(e Expr) Interval { return s.rng.of(e) }
+func (s *exprSimplifier) rangeOf(e Expr) Interval {
+	if s.memo == nil || !e.IsBinary() {
+		return s.rng.of(e)
+	}
+	en := &s.memo.ranges[e.n.hash%memoSize]
+	if en.gen == s.memo.gen && en.n == e.n {
+		return en.iv
+	}
+	iv := s.rng.combine(e, s.rangeOf(e.n.lhs), s.rangeOf(e.n.rhs))
+	en = &s.memo.ranges[e.n.hash%memoSize]
+	*en = rangeEntry{e.n, s.memo.gen, iv}
+	return iv
+}
 
 // constantRHS reports whether e is an operation o whose right operand has a
 // range of one point over the domain, and returns that value (XLA's
@@ -100,6 +171,20 @@ func (s *exprSimplifier) once(e Expr) Expr {
 	if _, ok := e.Constant(); ok {
 		return e
 	}
+	if s.memo == nil {
+		return s.onceUncached(e)
+	}
+	en := &s.memo.onces[e.Hash()%memoSize]
+	if en.gen == s.memo.gen && en.in.Equal(e) {
+		return en.out
+	}
+	out := s.onceUncached(e)
+	en = &s.memo.onces[e.Hash()%memoSize]
+	*en = onceEntry{e, out, s.memo.gen}
+	return out
+}
+
+func (s *exprSimplifier) onceUncached(e Expr) Expr {
 	if s.replacePoints {
 		if r := s.rangeOf(e); r.IsPoint() {
 			return Const(r.Lo)
@@ -137,11 +222,12 @@ func visitSummands(e Expr, f func(Expr)) {
 	f(e)
 }
 
-// splitSumByGCD splits a sum into multiplied * g + rest, where g is the gcd
-// of the constant factors of its products and rest holds the summands that
-// are not products (XLA's SplitSumByGcd). With no product or g = 1 it
-// returns (0, 1, e).
-func (s *exprSimplifier) splitSumByGCD(e Expr) (multiplied Expr, g int64, rest Expr) {
+// sumGCD is the gcd of the constant factors of the products among the
+// summands of e, positive, or 1 when there is no product. (XLA keeps the
+// sign of a single multiplier; the positive gcd gives the same rewrites
+// where XLA's are right and keeps the constraint rules sound.)
+func (s *exprSimplifier) sumGCD(e Expr) int64 {
+	var g int64
 	found := false
 	visitSummands(e, func(x Expr) {
 		if c, ok := s.constantRHS(x, opMul); ok {
@@ -152,13 +238,24 @@ func (s *exprSimplifier) splitSumByGCD(e Expr) (multiplied Expr, g int64, rest E
 			}
 		}
 	})
-	// XLA keeps the sign of a single multiplier; the positive gcd gives the
-	// same rewrites where XLA's are right and keeps the constraint rules
-	// sound.
-	g = absInt(g)
-	if !found || g == 1 {
+	if !found || g == 0 {
+		return 1
+	}
+	return absInt(g)
+}
+
+// splitSumByGCD splits a sum into multiplied * g + rest, where g = sumGCD(e)
+// and rest holds the summands that are not products (XLA's SplitSumByGcd).
+// With g = 1 it returns (0, 1, e).
+func (s *exprSimplifier) splitSumByGCD(e Expr) (multiplied Expr, g int64, rest Expr) {
+	g = s.sumGCD(e)
+	if g == 1 {
 		return Expr{}, 1, e
 	}
+	return s.splitByGCD(e, g)
+}
+
+func (s *exprSimplifier) splitByGCD(e Expr, g int64) (multiplied Expr, _ int64, rest Expr) {
 	multiplied = mapSummands(e, func(x Expr) Expr {
 		if c, ok := s.constantRHS(x, opMul); ok {
 			return x.n.lhs.Times(Const(c / g))
@@ -203,18 +300,13 @@ type scaledExpr struct {
 // summands, adds the constants up and sorts the summands in XLA's order,
 // the constant last.
 func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
-	var mods, divs []scaledExpr
-	var summands []scaledExpr
+	var buf [3][8]scaledExpr
+	mods, divs, summands := buf[0][:0], buf[1][:0], buf[2][:0]
 	add := func(x Expr, c int64) {
-		for i := range summands {
-			if summands[i].x.Equal(x) {
-				summands[i].coef += c
-				return
-			}
-		}
-		summands = append(summands, scaledExpr{x: x, coef: c})
+		summands = addScaled(summands, x, c)
 	}
-	visitSummands(e, func(x Expr) {
+	var stack [16]Expr
+	for _, x := range appendSummands(stack[:0], e) {
 		lhs, c := s.multiplier(s.once(x))
 		switch lhs.op() {
 		case opMod:
@@ -222,9 +314,9 @@ func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
 		case opFloorDiv:
 			divs = append(divs, scaledExpr{x: lhs, coef: c})
 		default:
-			add(lhs, c)
+			summands = addScaled(summands, lhs, c)
 		}
-	})
+	}
 	if len(divs) > 0 {
 		for mi := range mods {
 			mod := mods[mi]
@@ -277,7 +369,8 @@ func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
 			add(d.x, d.coef)
 		}
 	}
-	terms := make([]Expr, 0, len(summands)+1)
+	var termBuf [16]Expr
+	terms := termBuf[:0]
 	var constant int64
 	for _, t := range summands {
 		if v, ok := t.x.Constant(); ok {
@@ -290,11 +383,45 @@ func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
 		terms = append(terms, Const(constant))
 	}
 	sortExprs(terms)
+	if isLeftSum(e, terms) {
+		return e, true // the same sum: spare rebuilding it
+	}
 	var out Expr
 	for _, t := range terms {
 		out = out.Add(t)
 	}
 	return out, true
+}
+
+// isLeftSum reports whether e is the sum ((t0 + t1) + ...) + tn of terms, as
+// rewriteSum would build it.
+func isLeftSum(e Expr, terms []Expr) bool {
+	for i := len(terms) - 1; i > 0; i-- {
+		if e.op() != opAdd || !e.n.rhs.Equal(terms[i]) {
+			return false
+		}
+		e = e.n.lhs
+	}
+	return len(terms) > 0 && e.Equal(terms[0])
+}
+
+// addScaled adds c * x to a list of scaled summands.
+func addScaled(summands []scaledExpr, x Expr, c int64) []scaledExpr {
+	for i := range summands {
+		if summands[i].x.Equal(x) {
+			summands[i].coef += c
+			return summands
+		}
+	}
+	return append(summands, scaledExpr{x: x, coef: c})
+}
+
+// appendSummands appends the summands of a nested sum.
+func appendSummands(out []Expr, e Expr) []Expr {
+	if e.op() == opAdd {
+		return appendSummands(appendSummands(out, e.n.lhs), e.n.rhs)
+	}
+	return append(out, e)
 }
 
 // sortExprs sorts by Compare (insertion sort: sums are short).
@@ -363,8 +490,8 @@ func (s *exprSimplifier) modExtract(e Expr) (Expr, bool) {
 	if constant%m != 0 {
 		newLHS = newLHS.Add(Const(constant % m))
 	}
-	multiplied, g, rest := s.splitSumByGCD(newLHS)
-	if g != 1 && m%g == 0 {
+	if g := s.sumGCD(newLHS); g != 1 && m%g == 0 {
+		multiplied, _, rest := s.splitByGCD(newLHS, g)
 		restRange := s.rangeOf(rest)
 		if restRange == (Interval{0, 0}) {
 			mg := gcd(g, m)

@@ -31,6 +31,10 @@ func extractSizeAndStride(e Expr, dims, symbols []Interval, numRange int) (sizeA
 		}
 		return sizeAndStride{size: Const(symbols[idx].Hi + 1), stride: Const(1)}, true
 	case opMul:
+		if _, ok := e.n.rhs.Constant(); !ok {
+			// Not strided (XLA assumes a constant factor).
+			return sizeAndStride{}, false
+		}
 		s, ok := extractSizeAndStride(e.n.lhs, dims, symbols, numRange)
 		if !ok {
 			return sizeAndStride{}, false
