@@ -329,6 +329,137 @@ func runtimeValue(op *Op, rt *affine.IndexingMap, bound affine.Interval) (affine
 	return affine.Expr{}, false
 }
 
+// InputToOutput returns the maps from the elements of input `input` of the
+// group to the elements of each output of the group's result, composed
+// forwards through every path from the input-to-output maps of each op (an
+// op XLA has none for makes what it reaches unknown). XLA composes only
+// epilogues this way; see EpilogueInputToOutput.
+func (g *Group) InputToOutput(input int) (x *Indexing, err error) {
+	defer recoverInternal(ir.OpFusion, &err)
+	return g.inputToOutput(input)
+}
+
+func (g *Group) inputToOutput(input int) (*Indexing, error) {
+	if len(g.Nodes) == 0 {
+		return nil, fmt.Errorf("group: no nodes")
+	}
+	if input < 0 || input >= g.NumInputs {
+		return nil, fmt.Errorf("group: input %d does not exist: the group has %d", input, g.NumInputs)
+	}
+	if err := g.check(); err != nil {
+		return nil, err
+	}
+	// The shape of the input is that of an operand that reads it.
+	var shape *ir.Shape
+	for i := range g.Nodes {
+		for k, a := range g.Nodes[i].Args {
+			if a == Input(input) {
+				shape = &g.Nodes[i].Op.Operands[k]
+			}
+		}
+	}
+	root := len(g.Nodes) - 1
+	x := newIndexing(g.Nodes[root].Op.NumOutputs())
+	if shape == nil {
+		return x, nil
+	}
+	start := valueMaps{}
+	if shape.IsArray() {
+		start.add(identityMap(shape.Dims), nil)
+	} else {
+		start.setUnknown()
+	}
+	nodes := make([][]valueMaps, len(g.Nodes))
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		nodes[i] = make([]valueMaps, n.Op.NumOutputs())
+		for k, arg := range n.Args {
+			var src *valueMaps
+			switch {
+			case arg == Input(input):
+				src = &start
+			case arg < 0:
+				continue
+			case n.Op.Opcode == ir.OpGetTupleElement && n.Body == nil:
+				idx := n.Op.attrs().TupleIndex
+				if idx < 0 || idx >= len(nodes[arg]) {
+					return nil, fmt.Errorf("get-tuple-element (node %d): index %d of a tuple of %d", i, idx, len(nodes[arg]))
+				}
+				for _, m := range nodes[arg][idx].maps {
+					nodes[i][0].add(m, nil)
+				}
+				if nodes[arg][idx].unknown {
+					nodes[i][0].setUnknown()
+				}
+				continue
+			case g.Nodes[arg].Op.Shape.IsTuple():
+				// A tuple read whole: what reaches it is unknown.
+				for o := range nodes[arg] {
+					if !nodes[arg][o].empty() {
+						for o2 := range nodes[i] {
+							nodes[i][o2].setUnknown()
+						}
+					}
+				}
+				continue
+			default:
+				src = &nodes[arg][0]
+			}
+			if src.empty() {
+				continue
+			}
+			consumer, err := g.nodeInputToOutput(i, k)
+			if err != nil {
+				return nil, fmt.Errorf("%s (node %d): %w", n.Op.Opcode, i, err)
+			}
+			if consumer == nil {
+				consumer = unknownIndexing(len(nodes[i]))
+			}
+			for o := range nodes[i] {
+				target := &nodes[i][o]
+				if src.unknown || consumer.Unknown[o] {
+					target.setUnknown()
+					continue
+				}
+				for pi, p := range src.maps {
+					for ci, c := range consumer.Operands[o] {
+						m, e, err := composeIndexing(p, src.extras[pi], c, consumer.ExtrasOf(o, ci))
+						if err != nil {
+							return nil, fmt.Errorf("%s (node %d), operand %d: %w", n.Op.Opcode, i, k, err)
+						}
+						target.add(m, e)
+					}
+				}
+			}
+		}
+	}
+	for o := range nodes[root] {
+		x.Operands[o], x.Extras[o], x.Unknown[o] = nodes[root][o].maps, nodes[root][o].extras, nodes[root][o].unknown
+	}
+	return x, nil
+}
+
+// nodeInputToOutput is the input-to-output indexing of node i from its
+// operand k, through its body if it has one.
+func (g *Group) nodeInputToOutput(i, k int) (*Indexing, error) {
+	n := &g.Nodes[i]
+	switch {
+	case n.Body != nil:
+		return n.Body.inputToOutput(k)
+	case n.Op.Opcode == ir.OpTuple:
+		// Within a group, operand k of a tuple is its output k (XLA's
+		// tuple indexing lists that one output alone).
+		x := newIndexing(n.Op.NumOutputs())
+		if s := n.Op.Operands[k]; s.IsArray() && k < len(x.Operands) {
+			x.set(k, identityMap(s.Dims), nil)
+		} else if k < len(x.Operands) {
+			x.setUnknown(k)
+		}
+		return x, nil
+	}
+	return unsupportedAsUnknown(n.Op.inputToOutput(k))
+}
+
 // composeIndexing is XLA's ComposeOperandIndexing followed by Simplify and
 // RemoveUnusedSymbols: the map of the consumer c composed with the map of
 // the producer p, the consumer's runtime variables followed by the
