@@ -726,3 +726,95 @@ ENTRY e {
 	}
 	checkIndexing(t, "fusion, inverse", got, "operand id = 0 unknown indexing\n")
 }
+
+// A scaled dot reads lhs and rhs as a dot does, and each scale at the
+// operand's index divided by the block one scale element covers (XLA's
+// operand order: lhs, rhs, lhs scale, rhs scale).
+func TestScaledDot(t *testing.T) {
+	op := Op{
+		Opcode: ir.OpScaledDot,
+		Attrs:  &ir.Attrs{DotDims: &ir.DotDimensionNumbers{LhsContracting: []int{1}, RhsContracting: []int{0}}},
+		Operands: []ir.Shape{
+			ir.MakeShape(ir.F32, 2, 10), ir.MakeShape(ir.F32, 10, 2),
+			ir.MakeShape(ir.F32, 2, 2), ir.MakeShape(ir.F32, 2, 2),
+		},
+		Shape: ir.MakeShape(ir.F32, 2, 2),
+	}
+	got, err := op.OutputToInput(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIndexing(t, "scaled-dot", got, `
+operand id = 0
+(d0, d1)[s0] -> (d0, s0),
+domain:
+d0 in [0, 1],
+d1 in [0, 1],
+s0 in [0, 9]
+operand id = 1
+(d0, d1)[s0] -> (s0, d1),
+domain:
+d0 in [0, 1],
+d1 in [0, 1],
+s0 in [0, 9]
+operand id = 2
+(d0, d1)[s0] -> (d0, s0 / 5),
+domain:
+d0 in [0, 1],
+d1 in [0, 1],
+s0 in [0, 9]
+operand id = 3
+(d0, d1)[s0] -> (s0 / 5, d1),
+domain:
+d0 in [0, 1],
+d1 in [0, 1],
+s0 in [0, 9]
+`)
+	op.Operands[2] = ir.MakeShape(ir.F32, 2, 3)
+	if _, err := op.OutputToInput(0); err == nil || !strings.Contains(err.Error(), "does not divide") {
+		t.Errorf("a scale that does not divide its operand: %v", err)
+	}
+}
+
+// A scan's stacked output reads its input at the same index; carries and
+// final carries read through the output's scalar map, as XLA has it.
+func TestScan(t *testing.T) {
+	m := mustParse(t, `HloModule m
+body {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  s = f32[] add(x, c)
+  ROOT t = (f32[], f32[]) tuple(s, s)
+}
+ENTRY e {
+  xs = f32[10] parameter(0)
+  init = f32[] parameter(1)
+  ROOT scan = (f32[10], f32[]) scan(xs, init), dimensions={0}, num_carries=1, to_apply=body
+}`)
+	for output, want := range []string{`
+operand id = 0
+(d0) -> (d0),
+domain:
+d0 in [0, 9]
+operand id = 1
+(d0) -> (),
+domain:
+d0 in [0, 9]
+`, `
+operand id = 0
+() -> ()
+operand id = 1
+() -> ()
+`} {
+		got, err := OutputToInput(m.Entry.Root, output)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkIndexing(t, "scan output "+string(rune('0'+output)), got, want)
+	}
+	got, err := InputToOutput(m.Entry.Root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIndexing(t, "scan, input to output", got, "operand id = 0 unknown indexing\noperand id = 1 unknown indexing\n")
+}

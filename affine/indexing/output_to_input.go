@@ -58,6 +58,10 @@ func (op *Op) outputToInput(output int) (*Indexing, error) {
 		return reshape(op, out)
 	case ir.OpReverse:
 		return reverse(op, out)
+	case ir.OpScaledDot:
+		return scaledDot(op, out)
+	case ir.OpScan:
+		return scan(op, output, out)
 	case ir.OpSlice:
 		return slice(op, out)
 	case ir.OpSort:
@@ -276,6 +280,84 @@ func dot(op *Op, out ir.Shape) (*Indexing, error) {
 	}
 	b := bounds(out.Dims)
 	return fromMaps(newMap(lhsExprs, b, ranges, nil), newMap(rhsExprs, b, ranges, nil)), nil
+}
+
+// scaledDot: XLA's operand order is lhs, rhs, lhs scale, rhs scale. The
+// operands are read as by a dot; each scale is read at the operand's index
+// divided, dimension by dimension, by the block of operand elements one
+// scale element covers.
+func scaledDot(op *Op, out ir.Shape) (*Indexing, error) {
+	if len(op.Operands) != 4 {
+		return nil, fmt.Errorf("scaled-dot: expected 4 operands (lhs, rhs, lhs scale, rhs scale), found %d", len(op.Operands))
+	}
+	d := *op
+	d.Opcode, d.Operands = ir.OpDot, op.Operands[:2]
+	x, err := dot(&d, out)
+	if err != nil {
+		return nil, fmt.Errorf("scaled-dot: %w", err)
+	}
+	y := newIndexing(4)
+	copy(y.Operands, x.Operands)
+	for k := range 2 {
+		m, err := rescaleMap(x.Operands[k][0], op.Operands[k], op.Operands[k+2])
+		if err != nil {
+			return nil, fmt.Errorf("scaled-dot: operand %d: %w", k+2, err)
+		}
+		y.Operands[k+2] = []*affine.IndexingMap{m}
+	}
+	return y, nil
+}
+
+// rescaleMap is m with each result divided by the number of elements of
+// operand along that dimension that one element of scale covers.
+func rescaleMap(m *affine.IndexingMap, operand, scale ir.Shape) (*affine.IndexingMap, error) {
+	if len(scale.Dims) != len(operand.Dims) {
+		return nil, fmt.Errorf("the scale %v and the operand %v differ in rank", scale, operand)
+	}
+	res := m.Results()
+	for i, e := range res {
+		o, s := operand.Dims[i], scale.Dims[i]
+		if s <= 0 || o%s != 0 {
+			return nil, fmt.Errorf("scale dimension %d of size %d does not divide the operand's %d", i, s, o)
+		}
+		if o != s {
+			res[i] = e.FloorDiv(int64(o / s))
+		}
+	}
+	return newMap(res, m.DimBounds(), m.RangeVarBounds(), m.RuntimeVarBounds()), nil
+}
+
+// scan: the inputs come first, then NumCarries initial carries; the result
+// is the stacked outputs, then the final carries. As XLA has it, an element
+// of a stacked output reads the inputs at its own index, and every other
+// pair (a carry read by an output, any operand read by a final carry) is
+// the output's scalar map. A stacked output whose shape is not its input's
+// leaves that input unknown.
+func scan(op *Op, output int, out ir.Shape) (*Indexing, error) {
+	carries := op.attrs().NumCarries
+	inputs := len(op.Operands) - carries
+	if carries < 0 || inputs < 0 || op.NumOutputs() < carries {
+		return nil, fmt.Errorf("scan: num_carries=%d with %d operands and %d results", carries, len(op.Operands), op.NumOutputs())
+	}
+	if err := checkArray(op.Opcode, fmt.Sprintf("output %d", output), out); err != nil {
+		return nil, err
+	}
+	stacked := output < op.NumOutputs()-carries
+	x := newIndexing(len(op.Operands))
+	scalar := scalarMap(out.Dims)
+	for k, s := range op.Operands {
+		if stacked && k < inputs {
+			if sameDims(s.Dims, out.Dims) {
+				x.Operands[k] = []*affine.IndexingMap{identityMap(out.Dims)}
+			} else {
+				// A step that changes the element's shape: not expressed.
+				x.setUnknown(k)
+			}
+			continue
+		}
+		x.Operands[k] = []*affine.IndexingMap{scalar}
+	}
+	return x, nil
 }
 
 // dynamicSlice: the offsets are runtime variables, each ranging over the
