@@ -66,10 +66,12 @@
 // # Entry points
 //
 // OutputToInput and InputToOutput analyse an ir.Instruction; for a fusion
-// OutputToInput composes the maps of the fused computation. Op describes an
-// operation without the graph around it (opcode, attributes, shapes), so that
-// the compiler can analyse its own values, and Group composes the maps of a
-// group of such operations — the values fused into one kernel — from the
+// OutputToInput composes the maps of the fused computation.
+// PhysicalOutputToInput and PhysicalInputToOutput number each tensor's
+// dimensions in its layout's order. Op describes an operation without the
+// graph around it (opcode, attributes, shapes), so that the compiler can
+// analyse its own values, and Group composes the maps of a group of such
+// operations — the values fused into one kernel — from the
 // group's result back to each of its inputs. Chain composes along a producer
 // → consumer chain. Adaptor and GroupedOutputToInput are XLA's fusion
 // adaptors and grouped indexing: the maps from a fusion's root to every

@@ -471,6 +471,18 @@ func composeIndexing(c *affine.IndexingMap, ce *Extras, p *affine.IndexingMap, p
 			return m, nil, nil
 		}
 	}
+	raw, e, err := composeOperandIndexing(c, ce, p, pe)
+	if err != nil || raw.IsUndefined() {
+		return raw, e, err
+	}
+	s := affine.Simplify(*raw)
+	s, e = removeUnusedSymbols(s, e)
+	return &s, e, nil
+}
+
+// composeOperandIndexing is XLA's ComposeOperandIndexing: c then p, with
+// their extras combined, not simplified.
+func composeOperandIndexing(c *affine.IndexingMap, ce *Extras, p *affine.IndexingMap, pe *Extras) (*affine.IndexingMap, *Extras, error) {
 	raw, err := affine.ComposeIndexingMaps(*c, *p)
 	if err != nil {
 		return nil, nil, err
@@ -505,9 +517,7 @@ func composeIndexing(c *affine.IndexingMap, ce *Extras, p *affine.IndexingMap, p
 			e.ReplicaID = &r
 		}
 	}
-	s := affine.Simplify(raw)
-	s, e = removeUnusedSymbols(s, e)
-	return &s, e, nil
+	return &raw, e, nil
 }
 
 // composeWithIdentity is the composition of c with an identity p whose

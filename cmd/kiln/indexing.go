@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:  "indexing",
-		usage: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--syntax=xla|mlir]   print the indexing maps of an instruction (default: the entry's root)",
+		usage: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--physical] [--syntax=xla|mlir]   print the indexing maps of an instruction (default: the entry's root)",
 		run:   runIndexing,
 	})
 }
@@ -28,13 +28,16 @@ type indexingOptions struct {
 	output  int
 	operand int // -1: every operand
 	inverse bool
-	syntax  affine.PrintOptions
+	// physical numbers dimensions in layout order (XLA's
+	// use_physical_layout).
+	physical bool
+	syntax   affine.PrintOptions
 	// outputGiven says whether --output was written: with --inverse, it
 	// restricts the outputs printed.
 	outputGiven bool
 }
 
-const indexingUsage = "kiln indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--syntax=xla|mlir]"
+const indexingUsage = "kiln indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--physical] [--syntax=xla|mlir]"
 
 func parseIndexingArgs(args []string) (indexingOptions, error) {
 	o := indexingOptions{operand: -1}
@@ -83,6 +86,11 @@ func parseIndexingArgs(args []string) (indexingOptions, error) {
 				return o, fmt.Errorf("--inverse takes no value, found %q", a)
 			}
 			o.inverse = true
+		case "physical":
+			if hasValue {
+				return o, fmt.Errorf("--physical takes no value, found %q", a)
+			}
+			o.physical = true
 		case "syntax":
 			var v string
 			if v, err = needValue(); err == nil {
@@ -96,7 +104,7 @@ func parseIndexingArgs(args []string) (indexingOptions, error) {
 				}
 			}
 		default:
-			return o, fmt.Errorf("unknown flag %s (want --instr, --output, --operand, --inverse or --syntax)", a)
+			return o, fmt.Errorf("unknown flag %s (want --instr, --output, --operand, --inverse, --physical or --syntax)", a)
 		}
 		if err != nil {
 			return o, err
@@ -112,8 +120,9 @@ func parseIndexingArgs(args []string) (indexingOptions, error) {
 // HloInstructionIndexing::ToString lays them out: output to input by
 // default (every operand of output --output, or operand --operand alone),
 // input to output with --inverse (the maps from operand --operand, 0 by
-// default, to every output, or to output --output alone). Floor division
-// prints as '/', or as floordiv with --syntax=mlir.
+// default, to every output, or to output --output alone). With --physical
+// the dimensions of every tensor are numbered in the order its layout stores
+// them. Floor division prints as '/', or as floordiv with --syntax=mlir.
 func runIndexing(args []string, stdout, stderr io.Writer) error {
 	o, err := parseIndexingArgs(args)
 	if err != nil {
@@ -152,7 +161,11 @@ func runIndexing(args []string, stdout, stderr io.Writer) error {
 		if operand >= len(in.Operands) {
 			return fmt.Errorf("%s: --operand %d: %s has %d operands", in.Name, operand, in.Opcode, len(in.Operands))
 		}
-		x, err := indexing.InputToOutput(in, operand)
+		inputToOutput := indexing.InputToOutput
+		if o.physical {
+			inputToOutput = indexing.PhysicalInputToOutput
+		}
+		x, err := inputToOutput(in, operand)
 		if err != nil {
 			return err
 		}
@@ -167,7 +180,11 @@ func runIndexing(args []string, stdout, stderr io.Writer) error {
 		if n := numOutputs(in); o.output >= n {
 			return fmt.Errorf("%s: --output %d: %s has %d outputs", in.Name, o.output, in.Opcode, n)
 		}
-		x, err := indexing.OutputToInput(in, o.output)
+		outputToInput := indexing.OutputToInput
+		if o.physical {
+			outputToInput = indexing.PhysicalOutputToInput
+		}
+		x, err := outputToInput(in, o.output)
 		if err != nil {
 			return err
 		}

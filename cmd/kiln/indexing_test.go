@@ -132,6 +132,52 @@ d2 in [0, 255]
 	}
 }
 
+// --physical numbers each tensor's dimensions in the order its layout
+// stores them, both ways.
+func TestIndexingPhysical(t *testing.T) {
+	path := writeHLO(t, `HloModule m
+
+ENTRY e {
+  p0 = f32[10, 20, 30]{1, 0, 2} parameter(0)
+  ROOT e = f32[10, 20, 30] exponential(p0)
+}
+`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--physical"}, `operand id = 0
+(d0, d1, d2) -> (d2, d0, d1),
+domain:
+d0 in [0, 9],
+d1 in [0, 19],
+d2 in [0, 29]
+`},
+		{[]string{"--physical", "--inverse"}, `operand id = 0
+(d0, d1, d2) -> (d1, d2, d0),
+domain:
+d0 in [0, 29],
+d1 in [0, 9],
+d2 in [0, 19]
+`},
+		{nil, `operand id = 0
+(d0, d1, d2) -> (d0, d1, d2),
+domain:
+d0 in [0, 9],
+d1 in [0, 19],
+d2 in [0, 29]
+`},
+	} {
+		code, out, errOut := runIndexingTool(t, append([]string{path}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit status %d, stderr: %s", c.args, code, errOut)
+		}
+		if out != c.want {
+			t.Errorf("%v: stdout:\n%s\nwant:\n%s", c.args, out, c.want)
+		}
+	}
+}
+
 const indexingVariadicReduceHLO = `HloModule m
 
 max {

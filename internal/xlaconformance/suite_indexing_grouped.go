@@ -61,6 +61,60 @@ func init() {
 		},
 		Check: checkGrouped,
 	})
+	Register(Suite{
+		Name: "indexing_physical",
+		File: "indexing_analysis_cases.json",
+		Select: func(raw json.RawMessage) bool {
+			var c indexingCase
+			return json.Unmarshal(raw, &c) == nil && c.UsePhysicalLayout &&
+				(c.Kind == "output_to_input" || c.Kind == "input_to_output")
+		},
+		Check: checkPhysical,
+	})
+}
+
+// checkPhysical runs XLA's GetOutputToInputIndexing or
+// GetInputToOutputIndexing with use_physical_layout and compares each
+// operand's maps with XLA's, as texts without white space.
+func checkPhysical(c Case) error {
+	var ic indexingCase
+	if err := json.Unmarshal(c.Raw, &ic); err != nil {
+		return err
+	}
+	m, err := ir.ParseModule(ic.HLO)
+	if err != nil {
+		return fmt.Errorf("parse: %v", err)
+	}
+	if err := m.Verify(); err != nil {
+		return fmt.Errorf("verify: %v", err)
+	}
+	in := findInstruction(m, ic.Instruction.Name)
+	if in == nil {
+		return fmt.Errorf("no instruction named %q", ic.Instruction.Name)
+	}
+	var x *indexing.Indexing
+	if ic.Kind == "input_to_output" {
+		x, err = indexing.PhysicalInputToOutput(in, ic.InputID)
+	} else {
+		x, err = indexing.PhysicalOutputToInput(in, ic.OutputID)
+	}
+	if err != nil {
+		return err
+	}
+	if ic.Expected.Form != "string" {
+		return fmt.Errorf("unknown expected form %q", ic.Expected.Form)
+	}
+	got := splitOperands(x.String())
+	want := splitOperands(ic.Expected.Text)
+	if len(got) != len(want) {
+		return fmt.Errorf("got %d operands, want %d", len(got), len(want))
+	}
+	for k := range want {
+		if !sameSorted(got[k], want[k]) {
+			return fmt.Errorf("operand %d: got %q want %q", k, got[k], want[k])
+		}
+	}
+	return nil
 }
 
 // checkGrouped runs XLA's ComputeGroupedOutputToInputIndexing or
