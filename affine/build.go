@@ -141,7 +141,7 @@ func (e Expr) replaceVars(sub func(c varClass, i int) (Expr, bool)) Expr {
 	case opConst:
 		return e
 	case opVar:
-		if r, ok := sub(splitVarID(e.n.val)); ok {
+		if r, ok := sub(splitVarID(e.n.val())); ok {
 			return r
 		}
 		return e

@@ -47,7 +47,7 @@ func (e Expr) eval(p *Point) (int64, error) {
 	case opConst:
 		return e.value(), nil
 	case opVar:
-		return p.value(splitVarID(e.n.val))
+		return p.value(splitVarID(e.n.val()))
 	}
 	a, err := e.n.lhs.eval(p)
 	if err != nil {

@@ -26,11 +26,16 @@ type Expr struct {
 // node is one vertex of an expression tree. Children of binary operations
 // are never nil except where they are the constant 0.
 type node struct {
-	op       op
-	val      int64 // the constant, or the variable (varClass<<varShift | index)
 	lhs, rhs Expr
-	hash     uint64
+	// x is, for a constant or a variable, its value (varClass<<varShift |
+	// index for a variable); for an operation, the hash of the tree. A leaf's
+	// hash is computed from its value, which keeps a node at 32 bytes.
+	x  uint64
+	op op
 }
+
+// val is the value of a constant or a variable.
+func (n *node) val() int64 { return int64(n.x) }
 
 // op is the kind of a node. Its order is XLA's order of SymbolicExprType,
 // which sorts the summands of a canonical sum: sums, products, remainders,
@@ -117,12 +122,12 @@ var (
 func init() {
 	for i := range constNodes {
 		v := int64(i - preallocConsts)
-		constNodes[i] = node{op: opConst, val: v, hash: leafHash(opConst, v)}
+		constNodes[i] = node{op: opConst, x: uint64(v)}
 	}
 	for c := range varNodes {
 		for i := range varNodes[c] {
 			v := varID(varClass(c), i)
-			varNodes[c][i] = node{op: opVar, val: v, hash: leafHash(opVar, v)}
+			varNodes[c][i] = node{op: opVar, x: uint64(v)}
 		}
 	}
 }
@@ -144,7 +149,7 @@ func Const(c int64) Expr {
 	if -preallocConsts <= c && c < preallocConsts {
 		return Expr{&constNodes[c+preallocConsts]}
 	}
-	return Expr{&node{op: opConst, val: c, hash: leafHash(opConst, c)}}
+	return Expr{&node{op: opConst, x: uint64(c)}}
 }
 
 func variable(c varClass, i int) Expr {
@@ -155,7 +160,7 @@ func variable(c varClass, i int) Expr {
 		return Expr{&varNodes[c][i]}
 	}
 	v := varID(c, i)
-	return Expr{&node{op: opVar, val: v, hash: leafHash(opVar, v)}}
+	return Expr{&node{op: opVar, x: uint64(v)}}
 }
 
 // Dim returns the dimension variable d_i.
@@ -179,7 +184,7 @@ func binary(o op, lhs, rhs Expr) Expr {
 			}
 		}
 	}
-	return Expr{&node{op: o, lhs: lhs, rhs: rhs, hash: mix(mix(uint64(o)+1, lhs.Hash()), rhs.Hash())}}
+	return Expr{&node{op: o, lhs: lhs, rhs: rhs, x: mix(mix(uint64(o)+1, lhs.Hash()), rhs.Hash())}}
 }
 
 func (e Expr) op() op {
@@ -195,7 +200,7 @@ func (e Expr) Kind() ExprKind {
 	case opConst:
 		return KindConstant
 	case opVar:
-		c, _ := splitVarID(e.n.val)
+		c, _ := splitVarID(e.n.val())
 		return KindDim + ExprKind(c)
 	default:
 		return opKinds[o]
@@ -227,7 +232,7 @@ func (e Expr) Constant() (int64, bool) {
 		return 0, true
 	}
 	if e.n.op == opConst {
-		return e.n.val, true
+		return e.n.val(), true
 	}
 	return 0, false
 }
@@ -244,7 +249,7 @@ func (e Expr) Index() int {
 	if e.op() != opVar {
 		return -1
 	}
-	_, i := splitVarID(e.n.val)
+	_, i := splitVarID(e.n.val())
 	return i
 }
 
@@ -264,7 +269,10 @@ func (e Expr) Hash() uint64 {
 	if e.n == nil {
 		return leafHash(opConst, 0)
 	}
-	return e.n.hash
+	if e.n.op >= opVar {
+		return leafHash(e.n.op, e.n.val())
+	}
+	return e.n.x
 }
 
 // Equal reports whether e and f are the same expression tree.
@@ -279,7 +287,7 @@ func (e Expr) Equal(f Expr) bool {
 	if a == nil || b == nil {
 		return false // the constant 0 has no other representation
 	}
-	if a.op != b.op || a.val != b.val {
+	if a.op != b.op || a.x != b.x {
 		return false
 	}
 	if a.op >= opVar {
@@ -323,7 +331,7 @@ func (e Expr) value() int64 {
 	if e.n == nil {
 		return 0
 	}
-	return e.n.val
+	return e.n.val()
 }
 
 // Key is a string that identifies e: e.Key() == f.Key() exactly when
@@ -345,7 +353,7 @@ func (e Expr) visitVars(visit func(c varClass, index int)) {
 	switch e.op() {
 	case opConst:
 	case opVar:
-		c, i := splitVarID(e.n.val)
+		c, i := splitVarID(e.n.val())
 		visit(c, i)
 	default:
 		e.n.lhs.visitVars(visit)
@@ -363,7 +371,7 @@ func (e Expr) UsesVar(v Expr) bool {
 	case opConst:
 		return false
 	case opVar:
-		return e.n.val == v.n.val
+		return e.n.val() == v.n.val()
 	}
 	return e.n.lhs.UsesVar(v) || e.n.rhs.UsesVar(v)
 }

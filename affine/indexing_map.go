@@ -236,7 +236,7 @@ func (m *IndexingMap) addConstraint(e Expr, r Interval) {
 		return
 	}
 	if e.isVar() {
-		c, i := splitVarID(e.n.val)
+		c, i := splitVarID(e.n.val())
 		vs := m.varsOf(c)
 		vs[i].Bounds = vs[i].Bounds.Intersect(r)
 		if !vs[i].Bounds.IsFeasible() {

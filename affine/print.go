@@ -61,7 +61,7 @@ func (p *printer) expr(b []byte, e Expr, parens bool) []byte {
 	case opConst:
 		return strconv.AppendInt(b, e.value(), 10)
 	case opVar:
-		return append(b, p.name(splitVarID(e.n.val))...)
+		return append(b, p.name(splitVarID(e.n.val()))...)
 	case opMin, opMax:
 		if e.n.op == opMin {
 			b = append(b, "min("...)

@@ -15,7 +15,7 @@ func (r rangeEval) of(e Expr) Interval {
 	case opConst:
 		return pointInterval(e.value())
 	case opVar:
-		return r.m.bound(splitVarID(e.n.val))
+		return r.m.bound(splitVarID(e.n.val()))
 	}
 	return r.combine(e, r.of(e.n.lhs), r.of(e.n.rhs))
 }

@@ -247,7 +247,7 @@ func (m *IndexingMap) mergeModConstraints() bool {
 		}
 		var bound *Interval
 		if g.lhs.isVar() {
-			c, i := splitVarID(g.lhs.n.val)
+			c, i := splitVarID(g.lhs.n.val())
 			if vs := m.varsOf(c); i < len(vs) {
 				bound = &vs[i].Bounds
 			}

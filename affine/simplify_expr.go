@@ -83,10 +83,10 @@ type rule struct {
 
 // rules lists, for each kind of expression, the rewrites tried in order; the
 // first that applies wins. The name of each rule says what it does.
-var rules map[op][]rule
+var rules [opConst + 1][]rule
 
 func init() {
-	rules = map[op][]rule{
+	rules = [opConst + 1][]rule{
 		opAdd: {
 			{"sum", (*exprSimplifier).rewriteSum},
 		},
@@ -124,12 +124,12 @@ func (s *exprSimplifier) rangeOf(e Expr) Interval {
 	if s.memo == nil || !e.IsBinary() {
 		return s.rng.of(e)
 	}
-	en := &s.memo.ranges[e.n.hash%memoSize]
+	en := &s.memo.ranges[e.n.x%memoSize]
 	if en.gen == s.memo.gen && en.n == e.n {
 		return en.iv
 	}
 	iv := s.rng.combine(e, s.rangeOf(e.n.lhs), s.rangeOf(e.n.rhs))
-	en = &s.memo.ranges[e.n.hash%memoSize]
+	en = &s.memo.ranges[e.n.x%memoSize]
 	*en = rangeEntry{e.n, s.memo.gen, iv}
 	return iv
 }
@@ -252,18 +252,30 @@ func (s *exprSimplifier) splitSumByGCD(e Expr) (multiplied Expr, g int64, rest E
 	if g == 1 {
 		return Expr{}, 1, e
 	}
-	return s.splitByGCD(e, g)
+	return s.multipliedByGCD(e, g), g, s.restByGCD(e)
 }
 
-func (s *exprSimplifier) splitByGCD(e Expr, g int64) (multiplied Expr, _ int64, rest Expr) {
-	multiplied = mapSummands(e, func(x Expr) Expr {
+// restByGCD is the sum of the summands of e that are not products by a
+// constant: the rest of splitSumByGCD.
+func (s *exprSimplifier) restByGCD(e Expr) (rest Expr) {
+	visitSummands(e, func(x Expr) {
+		if _, ok := s.constantRHS(x, opMul); !ok {
+			rest = rest.Add(x)
+		}
+	})
+	return rest
+}
+
+// multipliedByGCD is the sum of the products by a constant among the
+// summands of e, each divided by g: the multiplied part of splitSumByGCD.
+// The rules build it only once they know they use it.
+func (s *exprSimplifier) multipliedByGCD(e Expr, g int64) Expr {
+	return mapSummands(e, func(x Expr) Expr {
 		if c, ok := s.constantRHS(x, opMul); ok {
 			return x.n.lhs.Times(Const(c / g))
 		}
-		rest = rest.Add(x)
 		return Expr{}
 	})
-	return multiplied, g, rest
 }
 
 // rewriteMul ("mul-distribute"): a product by a constant distributes over a
@@ -491,10 +503,11 @@ func (s *exprSimplifier) modExtract(e Expr) (Expr, bool) {
 		newLHS = newLHS.Add(Const(constant % m))
 	}
 	if g := s.sumGCD(newLHS); g != 1 && m%g == 0 {
-		multiplied, _, rest := s.splitByGCD(newLHS, g)
+		rest := s.restByGCD(newLHS)
 		restRange := s.rangeOf(rest)
 		if restRange == (Interval{0, 0}) {
 			mg := gcd(g, m)
+			multiplied := s.multipliedByGCD(newLHS, g)
 			if mg == g {
 				newLHS = multiplied
 			} else if mg > 1 {
@@ -503,7 +516,7 @@ func (s *exprSimplifier) modExtract(e Expr) (Expr, bool) {
 			return newLHS.Mod(m / mg).Times(Const(mg)), true
 		}
 		if (Interval{0, g - 1}).ContainsInterval(restRange) {
-			return multiplied.Times(Const(g)).ModBy(e.n.rhs).Add(rest), true
+			return s.multipliedByGCD(newLHS, g).Times(Const(g)).ModBy(e.n.rhs).Add(rest), true
 		}
 	}
 	if newLHS.Equal(e.n.lhs) {
@@ -578,17 +591,18 @@ func (s *exprSimplifier) divOfSum(e Expr) (Expr, bool) {
 		}
 		return x
 	})
-	multiplied, g, rest := s.splitSumByGCD(newDividend)
-	dg := gcd(d, g)
-	restRange := s.rangeOf(rest)
-	if dg != 1 && (Interval{0, dg - 1}).ContainsInterval(restRange) {
-		newDividend = multiplied.Times(Const(g / dg))
-		d /= dg
-	} else if restRange.IsPoint() && restRange.Lo != 0 {
-		dg = gcd(restRange.Lo, dg)
-		if dg != 1 {
-			newDividend = multiplied.Times(Const(g / dg)).Add(Const(restRange.Lo / dg))
+	if g := s.sumGCD(newDividend); g != 1 {
+		dg := gcd(d, g)
+		restRange := s.rangeOf(s.restByGCD(newDividend))
+		if dg != 1 && (Interval{0, dg - 1}).ContainsInterval(restRange) {
+			newDividend = s.multipliedByGCD(newDividend, g).Times(Const(g / dg))
 			d /= dg
+		} else if restRange.IsPoint() && restRange.Lo != 0 {
+			dg = gcd(restRange.Lo, dg)
+			if dg != 1 {
+				newDividend = s.multipliedByGCD(newDividend, g).Times(Const(g / dg)).Add(Const(restRange.Lo / dg))
+				d /= dg
+			}
 		}
 	}
 	// Merging is only sound with a single inner quotient: each inner

@@ -18,7 +18,7 @@ type sizeAndStride struct {
 func extractSizeAndStride(e Expr, dims, symbols []Interval, numRange int) (sizeAndStride, bool) {
 	switch e.op() {
 	case opVar:
-		c, i := splitVarID(e.n.val)
+		c, i := splitVarID(e.n.val())
 		if c == classDim {
 			return sizeAndStride{size: e, stride: Const(1)}, true
 		}
