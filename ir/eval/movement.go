@@ -128,25 +128,12 @@ func evalBroadcast(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Li
 	if err != nil {
 		return nil, err
 	}
-	dims := broadcastDims(in, x)
+	dims := ops.BroadcastDims(in.Shape, in.Dimensions, x.Shape().Dims)
 	c, err := ops.Broadcast(x.Shape().Elem.ByteSize(), x.Shape().Dims, dims, in.Dimensions)
 	if err != nil {
 		return nil, err
 	}
 	return copyInto(in, x, c, dims)
-}
-
-// broadcastDims are a broadcast's actual output dimensions: the declared
-// ones, with a dynamic dimension that an operand dimension maps to taking
-// that dimension's actual size.
-func broadcastDims(in *ir.Instruction, x *ir.Literal) []int {
-	dims := append([]int{}, in.Shape.Dims...)
-	for i, d := range in.Dimensions {
-		if d >= 0 && d < len(dims) && i < x.Shape().Rank() && in.Shape.IsDynamicDim(d) && x.Shape().Dims[i] < dims[d] {
-			dims[d] = x.Shape().Dims[i]
-		}
-	}
-	return dims
 }
 
 func evalReverse(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Literal, error) {
@@ -166,17 +153,7 @@ func evalSlice(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Litera
 	if err != nil {
 		return nil, err
 	}
-	sl := in.Slice
-	if x.Shape().IsDynamic() {
-		// On the valid region: a limit past an actual size is cut to it.
-		sl = append([]ir.SliceDim{}, sl...)
-		for i := range sl {
-			if i < x.Shape().Rank() && x.Shape().IsDynamicDim(i) {
-				sl[i].Limit = min(sl[i].Limit, x.Shape().Dims[i])
-				sl[i].Start = min(sl[i].Start, sl[i].Limit)
-			}
-		}
-	}
+	sl := ops.ValidSlice(in.Slice, x.Shape())
 	c, dims, err := ops.Slice(x.Shape().Elem.ByteSize(), x.Shape().Dims, sl)
 	if err != nil {
 		return nil, err

@@ -102,7 +102,7 @@ func evalReduceWindow(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Run(arrayBytes(arrays), arrayBytes(inits), arrayBytes(outs), make([]byte, p.ScratchBytes())); err != nil {
+	if err := p.Run(arrayBytes(arrays), arrayBytes(inits), arrayBytes(outs), make([]byte, p.ScratchBytes()), make([]byte, p.WorkBytes())); err != nil {
 		return nil, err
 	}
 	return packResults(outs, in.Shape), nil
@@ -142,7 +142,7 @@ func evalSelectAndScatter(e *evaluator, in *ir.Instruction, args []*ir.Literal) 
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Run(operand.Bytes(), source.Bytes(), init.Bytes(), out.Bytes(), make([]byte, p.ScratchBytes())); err != nil {
+	if err := p.Run(operand.Bytes(), source.Bytes(), init.Bytes(), out.Bytes(), make([]byte, p.ScratchBytes()), make([]byte, p.WorkBytes())); err != nil {
 		return nil, err
 	}
 	return out, nil

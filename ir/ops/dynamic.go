@@ -162,3 +162,34 @@ func DynamicReshapeDims(n int, sizes [][]byte, types []ir.ElementType, out ir.Sh
 	}
 	return dims, nil
 }
+
+// BroadcastDims are the actual output dimensions of broadcast of an operand
+// of actual dimensions x into the shape out: out's dimensions, with a
+// dynamic one that an operand dimension maps to taking that dimension's
+// actual size.
+func BroadcastDims(out ir.Shape, bdims, x []int) []int {
+	dims := append([]int{}, out.Dims...)
+	for i, d := range bdims {
+		if d >= 0 && d < len(dims) && i < len(x) && out.IsDynamicDim(d) && x[i] < dims[d] {
+			dims[d] = x[i]
+		}
+	}
+	return dims
+}
+
+// ValidSlice returns slice limits cut to the valid region of an operand of
+// actual dimensions dims: a limit past the actual size of a dynamic
+// dimension stops at it.
+func ValidSlice(sl []ir.SliceDim, x ir.Shape) []ir.SliceDim {
+	if !x.IsDynamic() {
+		return sl
+	}
+	out := append([]ir.SliceDim{}, sl...)
+	for i := range out {
+		if i < x.Rank() && x.IsDynamicDim(i) {
+			out[i].Limit = min(out[i].Limit, x.Dims[i])
+			out[i].Start = min(out[i].Start, out[i].Limit)
+		}
+	}
+	return out
+}

@@ -51,4 +51,3 @@ func TestFFTPlansMatchDFT(t *testing.T) {
 		}
 	}
 }
-

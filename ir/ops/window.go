@@ -191,18 +191,19 @@ func (p *ReduceWindowPlan) OutDims() []int { return p.Window.Out }
 // Reducer is the plan's reducer (nil when it never runs).
 func (p *ReduceWindowPlan) Reducer() *Reducer { return p.fold }
 
-// ScratchBytes is the scratch Run needs: the reducer's, then the window's
-// position list.
+// ScratchBytes is the reducer's scratch Run needs.
 func (p *ReduceWindowPlan) ScratchBytes() int {
-	n := p.Window.WorkBytes()
-	if p.fold != nil {
-		n += roundUp(p.fold.ScratchBytes(), 64)
+	if p.fold == nil {
+		return 0
 	}
-	return n
+	return p.fold.ScratchBytes()
 }
 
+// WorkBytes is the work memory Run needs (a window's position list).
+func (p *ReduceWindowPlan) WorkBytes() int { return p.Window.WorkBytes() }
+
 // Run computes the outputs from the operands and the scalar init values.
-func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch []byte) error {
+func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch, work []byte) error {
 	if p.fold == nil {
 		for i, o := range outs {
 			es := p.Types[i].ByteSize()
@@ -211,8 +212,7 @@ func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch []byte) error 
 		return nil
 	}
 	f := p.fold
-	off := roundUp(f.ScratchBytes(), 64)
-	buf := Elems[int64](scratch[off : off+p.Window.WorkBytes()])
+	buf := Elems[int64](work[:p.Window.WorkBytes()])
 	f.Begin(scratch)
 	var opos [MaxRank]int
 	rank := len(p.Window.Out)
@@ -265,20 +265,22 @@ func NewSelectAndScatter(t ir.ElementType, dims []int, st ir.ElementType, sdims 
 	return p, nil
 }
 
-// ScratchBytes is the scratch Run needs.
+// ScratchBytes is the computations' scratch Run needs.
 func (p *SelectAndScatterPlan) ScratchBytes() int {
-	return roundUp(p.sel.ScratchBytes(), 64) + roundUp(p.comb.ScratchBytes(), 64) + p.Window.WorkBytes()
+	return roundUp(p.sel.ScratchBytes(), 64) + p.comb.ScratchBytes()
 }
+
+// WorkBytes is the work memory Run needs (a window's position list).
+func (p *SelectAndScatterPlan) WorkBytes() int { return p.Window.WorkBytes() }
 
 // Run computes the result out from the operand, the source and the scalar
 // init value.
-func (p *SelectAndScatterPlan) Run(operand, source, init, out []byte, scratch []byte) error {
+func (p *SelectAndScatterPlan) Run(operand, source, init, out []byte, scratch, work []byte) error {
 	es := p.ST.ByteSize()
 	FillElements(out[:Count(p.Window.Base)*es], init[:es])
 	selRegs := scratch
 	combRegs := scratch[roundUp(p.sel.ScratchBytes(), 64):]
-	off := roundUp(p.sel.ScratchBytes(), 64) + roundUp(p.comb.ScratchBytes(), 64)
-	buf := Elems[int64](scratch[off : off+p.Window.WorkBytes()])
+	buf := Elems[int64](work[:p.Window.WorkBytes()])
 	p.sel.Begin(selRegs)
 	p.comb.Begin(combRegs)
 	cur, upd := [][]byte{out}, [][]byte{source}
