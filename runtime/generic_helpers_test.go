@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
-	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/ir/eval"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 // genericCase is one module checked against the reference evaluator.

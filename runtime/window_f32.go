@@ -334,4 +334,3 @@ func applyF32Op(op ir.Opcode, swap bool, acc, x float32) float32 {
 	}
 	return minF32(acc, x)
 }
-
