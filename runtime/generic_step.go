@@ -161,35 +161,13 @@ func implName(s step) string {
 	return fmt.Sprintf("%T", s)
 }
 
-// opsComputation describes SSA function f as ir/ops' node list. Kiln's own
-// ops (not HLO opcodes) get the invalid opcode, which ir/ops refuses.
+// opsComputation describes SSA function f as ir/ops' node list. Kiln's
+// own ops (not HLO opcodes) get the invalid opcode, which ir/ops refuses.
 func opsComputation(f *ssa.Func) *ops.Computation {
-	out := &ops.Computation{Name: f.Name, Root: -1}
-	index := make(map[*ssa.Value]int, len(f.Values))
-	for i, v := range f.Values {
-		index[v] = i
+	return ops.Describe(f.Name, f.Values, f.Params, f.Root, func(v *ssa.Value) (ops.Node, []*ssa.Value) {
 		op, _ := v.Op.IR()
-		nd := ops.Node{Op: op, Attrs: &v.Attrs, Shape: v.Shape, Param: v.Attrs.ParameterNumber, Literal: v.Attrs.Literal}
-		for _, a := range v.Args {
-			j, ok := index[a]
-			if !ok {
-				j = -1
-			}
-			nd.Args = append(nd.Args, j)
-		}
-		out.Nodes = append(out.Nodes, nd)
-	}
-	for _, p := range f.Params {
-		j, ok := index[p]
-		if !ok {
-			j = -1
-		}
-		out.Params = append(out.Params, j)
-	}
-	if f.Root != nil {
-		out.Root = index[f.Root]
-	}
-	return out
+		return ops.Node{Op: op, Attrs: &v.Attrs, Shape: v.Shape, Param: v.Attrs.ParameterNumber, Literal: v.Attrs.Literal}, v.Args
+	})
 }
 
 // function compiles a called computation (reducer, comparator, update or

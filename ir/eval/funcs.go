@@ -15,28 +15,9 @@ import (
 
 // opsComputation describes computation c as ir/ops' node list.
 func opsComputation(c *ir.Computation) *ops.Computation {
-	out := &ops.Computation{Name: c.Name, Root: -1}
-	index := make(map[*ir.Instruction]int, len(c.Instructions))
-	for i, in := range c.Instructions {
-		index[in] = i
-		nd := ops.Node{Op: in.Opcode, Attrs: &in.Attrs, Shape: in.Shape, Param: in.ParameterNumber, Literal: in.Literal}
-		for _, o := range in.Operands {
-			j, ok := index[o]
-			if !ok {
-				j = -1
-			}
-			nd.Args = append(nd.Args, j)
-		}
-		out.Nodes = append(out.Nodes, nd)
-	}
-	out.Params = make([]int, len(c.Parameters))
-	for i, p := range c.Parameters {
-		out.Params[i] = index[p]
-	}
-	if c.Root != nil {
-		out.Root = index[c.Root]
-	}
-	return out
+	return ops.Describe(c.Name, c.Instructions, c.Parameters, c.Root, func(in *ir.Instruction) (ops.Node, []*ir.Instruction) {
+		return ops.Node{Op: in.Opcode, Attrs: &in.Attrs, Shape: in.Shape, Param: in.ParameterNumber, Literal: in.Literal}, in.Operands
+	})
 }
 
 // compilePrograms turns compiled programs on; tests turn it off to compare

@@ -316,3 +316,34 @@ func (c *Computation) BinaryRoot() (op ir.Opcode, swapped, ok bool) {
 	}
 	return r.Op, swapped, true
 }
+
+// Describe builds the node list of a computation from its owner's values
+// (values in order, arguments before users; its parameters by number; its
+// root): node returns a value's node and the values it reads.
+func Describe[V comparable](name string, values, params []V, root V, node func(V) (Node, []V)) *Computation {
+	out := &Computation{Name: name, Root: -1}
+	index := make(map[V]int, len(values))
+	for i, v := range values {
+		index[v] = i
+		nd, args := node(v)
+		for _, a := range args {
+			j, ok := index[a]
+			if !ok {
+				j = -1
+			}
+			nd.Args = append(nd.Args, j)
+		}
+		out.Nodes = append(out.Nodes, nd)
+	}
+	for _, p := range params {
+		j, ok := index[p]
+		if !ok {
+			j = -1
+		}
+		out.Params = append(out.Params, j)
+	}
+	if j, ok := index[root]; ok {
+		out.Root = j
+	}
+	return out
+}
