@@ -181,7 +181,14 @@ func LoadFloats(dst []float64, src []byte, t ir.ElementType, start int) {
 			dst[i] = v.Float64()
 		}
 	default:
-		panic("ops: LoadFloats of " + t.String())
+		if !t.IsFloat() {
+			panic("ops: LoadFloats of " + t.String())
+		}
+		// The narrow formats of newer XLA, through ir's conversions.
+		es := t.ByteSize()
+		for i := range dst {
+			ir.ConvertElement(Bytes(dst[i:i+1]), ir.F64, src[(start+i)*es:], t)
+		}
 	}
 }
 
@@ -218,7 +225,15 @@ func StoreFloats(dst []byte, t ir.ElementType, start int, v []float64) {
 			d[i] = ir.Float8E4M3FNFromFloat32(float32(x))
 		}
 	default:
-		panic("ops: StoreFloats of " + t.String())
+		if !t.IsFloat() {
+			panic("ops: StoreFloats of " + t.String())
+		}
+		// The narrow formats of newer XLA: rounded to F32, then converted.
+		es := t.ByteSize()
+		for i, x := range v {
+			f := [1]float32{float32(x)}
+			ir.ConvertElement(dst[(start+i)*es:], t, Bytes(f[:]), ir.F32)
+		}
 	}
 }
 
@@ -273,7 +288,14 @@ func LoadInts(dst []int64, src []byte, t ir.ElementType, start int) {
 			dst[i] = int64(v)
 		}
 	default:
-		panic("ops: LoadInts of " + t.String())
+		// The one- and two-bit integers of newer XLA, one per byte.
+		w := t.BitWidth()
+		if !t.IsInteger() || w >= 8 {
+			panic("ops: LoadInts of " + t.String())
+		}
+		for i, v := range src[start : start+n] {
+			dst[i] = WrapInt(t, int64(v))
+		}
 	}
 }
 
@@ -318,7 +340,14 @@ func StoreInts(dst []byte, t ir.ElementType, start int, v []int64) {
 	case ir.S64, ir.U64:
 		copy(Elems[int64](dst)[start:start+n], v)
 	default:
-		panic("ops: StoreInts of " + t.String())
+		// The one- and two-bit integers of newer XLA, one per byte.
+		if !t.IsInteger() || t.BitWidth() >= 8 {
+			panic("ops: StoreInts of " + t.String())
+		}
+		d := dst[start : start+n]
+		for i, x := range v {
+			d[i] = uint8(WrapInt(t, x))
+		}
 	}
 }
 
@@ -371,10 +400,7 @@ func LoadBits(dst []uint64, src []byte, t ir.ElementType, start int) {
 			dst[i] = uint64(v)
 		}
 	default:
-		mask := uint64(0xff)
-		if t == ir.S4 || t == ir.U4 {
-			mask = 0xf
-		}
+		mask := uint64(1)<<min(t.BitWidth(), 8) - 1
 		for i, v := range src[start : start+n] {
 			dst[i] = uint64(v) & mask
 		}
@@ -395,15 +421,15 @@ func StoreBits(dst []byte, t ir.ElementType, start int, v []uint64) {
 				d[i] = 1
 			}
 		}
-	case t == ir.S4:
+	case t.IsInteger() && t.BitWidth() < 8:
 		d := dst[start : start+n]
 		for i, x := range v {
-			d[i] = uint8(int8(x<<4) >> 4)
+			d[i] = uint8(WrapInt(t, int64(x)))
 		}
-	case t == ir.U4:
+	case t.ByteSize() == 1 && t.BitWidth() < 8:
 		d := dst[start : start+n]
 		for i, x := range v {
-			d[i] = uint8(x) & 0xf
+			d[i] = uint8(x) & (1<<t.BitWidth() - 1)
 		}
 	case t.ByteSize() == 1:
 		d := dst[start : start+n]
@@ -494,6 +520,9 @@ func IndexAt(b []byte, t ir.ElementType, i int) int64 {
 		}
 		return int64(v)
 	}
+	if t.IsInteger() {
+		return WrapInt(t, int64(b[i]))
+	}
 	return 0
 }
 
@@ -546,8 +575,12 @@ func RoundFloat(t ir.ElementType, x float64) float64 {
 		return ir.BFloat16FromFloat32(float32(x)).Float64()
 	case ir.F8E5M2:
 		return ir.Float8E5M2FromFloat32(float32(x)).Float64()
+	case ir.F8E4M3FN:
+		return ir.Float8E4M3FNFromFloat32(float32(x)).Float64()
 	}
-	return ir.Float8E4M3FNFromFloat32(float32(x)).Float64()
+	var b [2]byte
+	SetFloatAt(b[:], t, 0, x)
+	return FloatAt(b[:], t, 0)
 }
 
 // RoundComplex rounds each part of x to t's component type.
@@ -587,8 +620,15 @@ func FloatBits(t ir.ElementType) (func(float64) uint64, int) {
 		return func(x float64) uint64 { return uint64(ir.BFloat16FromFloat64(x)) }, 16
 	case ir.F8E5M2:
 		return func(x float64) uint64 { return uint64(ir.Float8E5M2FromFloat64(x)) }, 8
+	case ir.F8E4M3FN:
+		return func(x float64) uint64 { return uint64(ir.Float8E4M3FNFromFloat64(x)) }, 8
 	}
-	return func(x float64) uint64 { return uint64(ir.Float8E4M3FNFromFloat64(x)) }, 8
+	return func(x float64) uint64 {
+		var b [2]byte
+		y := [1]float64{x}
+		ir.ConvertElement(b[:], t, Bytes(y[:]), ir.F64)
+		return uint64(b[0])
+	}, t.BitWidth()
 }
 
 // Strides returns the element strides of dense row-major storage of dims.

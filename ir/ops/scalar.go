@@ -61,6 +61,14 @@ var floatUnary = map[ir.Opcode]func(float64) float64{
 	ir.OpReal:             func(x float64) float64 { return x },
 	ir.OpImag:             func(float64) float64 { return 0 },
 	ir.OpCopy:             func(x float64) float64 { return x },
+	ir.OpSinh:             math.Sinh,
+	ir.OpCosh:             math.Cosh,
+	ir.OpAsin:             math.Asin,
+	ir.OpAcos:             math.Acos,
+	ir.OpAtan:             math.Atan,
+	ir.OpAsinh:            math.Asinh,
+	ir.OpAcosh:            math.Acosh,
+	ir.OpAtanh:            math.Atanh,
 }
 
 // FloatUnary returns the function of unary op on real floats, or nil where
@@ -98,7 +106,15 @@ var complexUnary = map[ir.Opcode]func(complex128) complex128{
 		}
 		return x / complex(a, 0)
 	},
-	ir.OpCopy: func(x complex128) complex128 { return x },
+	ir.OpCopy:  func(x complex128) complex128 { return x },
+	ir.OpSinh:  cmplx.Sinh,
+	ir.OpCosh:  cmplx.Cosh,
+	ir.OpAsin:  cmplx.Asin,
+	ir.OpAcos:  cmplx.Acos,
+	ir.OpAtan:  cmplx.Atan,
+	ir.OpAsinh: cmplx.Asinh,
+	ir.OpAcosh: cmplx.Acosh,
+	ir.OpAtanh: cmplx.Atanh,
 }
 
 // ComplexUnary returns the function of a complex-to-complex unary op, or
@@ -391,6 +407,29 @@ func IntBinary(op ir.Opcode, t ir.ElementType) func(a, b int64) int64 {
 			}
 			return int64(result)
 		}
+	case ir.OpMulhi:
+		// The high half of the full product, of twice the type's width.
+		switch {
+		case w == 64 && signed:
+			return func(a, b int64) int64 {
+				hi, _ := bits.Mul64(uint64(a), uint64(b))
+				if a < 0 {
+					hi -= uint64(b)
+				}
+				if b < 0 {
+					hi -= uint64(a)
+				}
+				return int64(hi)
+			}
+		case w == 64:
+			return func(a, b int64) int64 {
+				hi, _ := bits.Mul64(uint64(a), uint64(b))
+				return int64(hi)
+			}
+		case signed:
+			return func(a, b int64) int64 { return SignExtend(a, int(w)) * SignExtend(b, int(w)) >> w }
+		}
+		return func(a, b int64) int64 { return int64((uint64(a) & mask) * (uint64(b) & mask) >> w) }
 	case ir.OpShiftLeft:
 		return func(a, b int64) int64 {
 			if uint64(b) >= w {
