@@ -549,6 +549,9 @@ func checkArity(s *hloScanner, in *Instruction, opName string, pos int) error {
 		want = in.AsyncWrapped.Arity()
 	case in.Opcode == OpIota || in.Opcode == OpReplicaID || in.Opcode == OpPartitionID:
 		want = 0
+	case (in.Opcode == OpConvolution || in.Opcode == OpDot) && len(in.Operands) > 2:
+		// A sparse operand's metadata follows the operands (sparsity_config=).
+		want = Variadic
 	}
 	if want != Variadic && len(in.Operands) != want {
 		return s.errorAt(pos, "%s expects %d operands, found %d", opName, want, len(in.Operands))

@@ -161,7 +161,7 @@ func verifyInstruction(c *Computation, in *Instruction, at int, index map[*Instr
 			return fmt.Errorf("parameter number %d is not recorded in the computation's parameters (numbers must be dense and unique)", in.ParameterNumber)
 		}
 	}
-	if n := in.Opcode.Arity(); n != Variadic && len(in.Operands) != n {
+	if n := in.Opcode.Arity(); n != Variadic && len(in.Operands) != n && !sparseOperands(in) {
 		return fmt.Errorf("%v takes %d operands, found %d", in.Opcode, n, len(in.Operands))
 	}
 	for i, o := range in.Operands {
@@ -299,4 +299,11 @@ func equalIgnoringFpPrecision(a, b Shape) bool {
 		return true
 	}
 	return sameIgnoringFpPrecision(a.Elem, b.Elem) && a.WithElem(b.Elem).EqualIgnoringLayout(b)
+}
+
+// sparseOperands reports a dot or convolution with sparsity metadata
+// operands (their count is checked by shape inference).
+func sparseOperands(in *Instruction) bool {
+	_, ok := in.RawAttr("sparsity_config")
+	return ok && (in.Opcode == OpDot || in.Opcode == OpConvolution)
 }

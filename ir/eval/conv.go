@@ -12,8 +12,9 @@ import (
 func init() { register(evalConvolution, ir.OpConvolution) }
 
 func evalConvolution(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Literal, error) {
-	if len(args) != 2 {
-		return nil, fmt.Errorf("expected 2 operands, found %d", len(args))
+	args, err := denseOperands(in, args)
+	if err != nil {
+		return nil, err
 	}
 	l, r := args[0], args[1]
 	if !l.Shape().IsArray() || !r.Shape().IsArray() {

@@ -12,9 +12,9 @@ import (
 func init() { register(evalDot, ir.OpDot) }
 
 func evalDot(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Literal, error) {
-	if len(args) != 2 {
-		return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name,
-			Detail: fmt.Sprintf("dot with %d operands (sparse dots are not supported)", len(args))}
+	args, err := denseOperands(in, args)
+	if err != nil {
+		return nil, err
 	}
 	l, r := args[0], args[1]
 	if !l.Shape().IsArray() || !r.Shape().IsArray() {
