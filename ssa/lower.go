@@ -52,6 +52,12 @@ func (l *lowerer) computation(c *ir.Computation, depth int) (*Func, error) {
 			}
 			continue
 		}
+		if in.Opcode == ir.OpScan {
+			if err := l.lowerScan(f, in, vals, depth); err != nil {
+				return nil, fmt.Errorf("ssa: %s: %w", in.Name, err)
+			}
+			continue
+		}
 		v := f.NewValue(FromIR(in.Opcode), in.Shape.Clone())
 		v.Name = in.Name
 		v.Attrs = in.Attrs
@@ -255,4 +261,29 @@ func (l *lowerer) zero(f *Func, in *ir.Instruction, s ir.Shape) *Value {
 	v.Attrs.Literal = ir.MustNewLiteral(s)
 	f.Values = append(f.Values, v)
 	return v
+}
+
+// lowerScan lowers a scan instruction to its while loop (scan.go).
+func (l *lowerer) lowerScan(f *Func, in *ir.Instruction, vals map[*ir.Instruction]*Value, depth int) error {
+	if in.ToApply == nil {
+		return fmt.Errorf("scan has no to_apply computation")
+	}
+	g, err := l.computation(in.ToApply, depth+1)
+	if err != nil {
+		return err
+	}
+	args := make([]*Value, len(in.Operands))
+	for i, o := range in.Operands {
+		a, ok := vals[o]
+		if !ok {
+			return fmt.Errorf("operand %d (%s) is used before it is defined", i, o.Name)
+		}
+		args[i] = a
+	}
+	v, err := l.scan(f, in, args, g)
+	if err != nil {
+		return err
+	}
+	vals[in] = v
+	return nil
 }
