@@ -57,7 +57,7 @@ func (c *compiler) dimsSlot(p *program, v *ssa.Value, i int) loc {
 	if c.dims == nil {
 		c.dims = map[dimsKey]loc{}
 	}
-	key := dimsKey{v, i}
+	key := leafOwner(v, i)
 	if l, ok := c.dims[key]; ok {
 		return l
 	}
@@ -70,6 +70,33 @@ func (c *compiler) dimsSlot(p *program, v *ssa.Value, i int) loc {
 type dimsKey struct {
 	v    *ssa.Value
 	leaf int
+}
+
+// leafOwner follows tuples and get-tuple-element (which only alias their
+// operands' buffers) to the value that computes leaf i of v.
+func leafOwner(v *ssa.Value, i int) dimsKey {
+	for {
+		switch v.Op {
+		case ssa.OpGetTupleElement:
+			t := v.Args[0]
+			for _, e := range t.Shape.Tuple[:v.Attrs.TupleIndex] {
+				i += len(leafShapes(e))
+			}
+			v = t
+			continue
+		case ssa.OpTuple:
+			for _, a := range v.Args {
+				n := len(leafShapes(a.Shape))
+				if i < n {
+					v = a
+					break
+				}
+				i -= n
+			}
+			continue
+		}
+		return dimsKey{v, i}
+	}
 }
 
 // dynamicValue is one value of a dynamic step: where its operands and
@@ -495,4 +522,47 @@ func buildDynamicReshape(c *compiler, k *sched.Kernel, p *program) (step, error)
 		return nil, errorf("dynamic-reshape of %v to %v", v.Args[0].Shape, v.Shape)
 	}
 	return &bitcastStep{in: locs[0], out: c.loc(k.Out)}, nil
+}
+
+// resultDims returns, for each result leaf of the entry plan, the dims
+// slot of its actual sizes (size 0 for a static leaf).
+func (c *compiler) resultDims(plan *sched.Plan) []loc {
+	root := plan.Func.Root
+	out := make([]loc, len(plan.Results))
+	for i := range out {
+		if i < len(leafShapes(root.Shape)) {
+			out[i] = c.dims[leafOwner(root, i)]
+		}
+	}
+	return out
+}
+
+// setResultDims gives each dynamic result tensor its actual sizes.
+func setResultDims(fr *frame, slots []loc, outs []*Tensor, bounds []ir.Shape) {
+	for i, l := range slots {
+		if l.size == 0 || i >= len(outs) {
+			continue
+		}
+		d := ops.Elems[int64](fr.bytes(l))
+		s := bounds[i].Clone()
+		for j := range s.Dims {
+			s.Dims[j] = int(d[j])
+		}
+		outs[i].shape = s
+	}
+}
+
+// sameBounds reports whether a tensor of shape t may hold a value of the
+// bounded shape s: equal, or equal but for dynamic dimensions within their
+// bounds.
+func sameBounds(t, s ir.Shape) bool {
+	if t.Elem != s.Elem || t.Rank() != s.Rank() || !s.IsDynamic() {
+		return false
+	}
+	for i, d := range s.Dims {
+		if t.Dims[i] != d && !(s.IsDynamicDim(i) && t.Dims[i] <= d) {
+			return false
+		}
+	}
+	return true
 }
