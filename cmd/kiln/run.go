@@ -169,36 +169,14 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A bounded dynamic array prints as the static array of its actual
+	// sizes, the form XLA's tests compare such results with.
 	for _, l := range outs {
-		if _, err := fmt.Fprintln(stdout, staticForm(l).String()); err != nil {
+		if _, err := fmt.Fprintln(stdout, l.ToStatic().String()); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// staticForm is the literal of an output as it prints: an array of a
-// bounded dynamic shape as the static array of its actual sizes (XLA's
-// Literal::ToStatic), the form XLA's tests compare such results with.
-func staticForm(l *ir.Literal) *ir.Literal {
-	s := l.Shape()
-	switch {
-	case s.IsTuple():
-		elems := make([]*ir.Literal, len(l.Elements()))
-		for i, e := range l.Elements() {
-			elems[i] = staticForm(e)
-		}
-		return ir.NewTupleLiteral(elems...)
-	case !s.IsArray() || !s.IsDynamic():
-		return l
-	}
-	st := s.Clone()
-	st.Dynamic = nil
-	out, err := ir.LiteralFromBytes(st, l.Bytes())
-	if err != nil {
-		return l
-	}
-	return out
 }
 
 // entryArguments returns one literal per entry parameter of m: the tensor
