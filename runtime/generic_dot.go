@@ -169,3 +169,40 @@ func (s *sparseStep) exec(fr *frame) error {
 	}
 	return s.contraction.exec(fr)
 }
+
+func init() { genericSteps[ssa.Op(ir.OpScaledDot)] = buildScaledDot }
+
+// scaledDotStep is scaled-dot, as ir/ops plans it.
+type scaledDotStep struct {
+	args [4]loc
+	out  loc
+	plan *ops.ScaledDotPlan
+	work loc
+}
+
+func buildScaledDot(c *compiler, k *sched.Kernel, p *program) (step, error) {
+	v := k.Root
+	locs, err := argLocs(c, k)
+	if err != nil {
+		return nil, err
+	}
+	if len(locs) != 4 {
+		return nil, errorf("scaled-dot has %d operands, expected 4", len(locs))
+	}
+	s := argShapes(v)
+	plan, err := ops.NewScaledDot(s[0].Elem, s[0].Dims, s[1].Elem, s[1].Dims, s[2].Elem, s[2].Dims, s[3].Elem, s[3].Dims, v.Attrs.DotDims, v.Shape.Elem)
+	if err == nil {
+		err = checkOutDims(v, plan.OutDims)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &scaledDotStep{args: [4]loc(locs), out: c.loc(k.Out), plan: plan, work: privateArena(p, plan.WorkBytes())}, nil
+}
+
+func (s *scaledDotStep) name() string { return "scaled-dot" }
+
+func (s *scaledDotStep) exec(fr *frame) error {
+	s.plan.Run(fr.bytes(s.out), fr.bytes(s.args[0]), fr.bytes(s.args[1]), fr.bytes(s.args[2]), fr.bytes(s.args[3]), fr.bytes(s.work))
+	return nil
+}

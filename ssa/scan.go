@@ -39,6 +39,20 @@ func (l *lowerer) scan(f *Func, in *ir.Instruction, args []*Value, g *Func) (*Va
 		return nil, fmt.Errorf("scan dimension %d is out of range for input %v", dim, x0)
 	}
 	steps := x0.Dims[dim]
+	if steps == 0 {
+		// No step runs: the outputs are empty, the carries their initial
+		// values (and the body's slices, of a dimension of size 0, are
+		// never taken).
+		outs := make([]*Value, 0, len(results))
+		for j := 0; j < nOut; j++ {
+			outs = append(outs, l.zeros(f, results[j]))
+		}
+		outs = append(outs, carries...)
+		if !in.Shape.IsTuple() {
+			return outs[0], nil
+		}
+		return f.Append(OpTuple, in.Shape.Clone(), outs...), nil
+	}
 	s32 := ir.Scalar(ir.S32)
 	// The loop state: counter, inputs, carries, stacked outputs.
 	state := []ir.Shape{s32}
@@ -136,11 +150,7 @@ func (l *lowerer) scan(f *Func, in *ir.Instruction, args []*Value, g *Func) (*Va
 	init := []*Value{constS32(f, 0)}
 	init = append(append(init, inputs...), carries...)
 	for j := 0; j < nOut; j++ {
-		z := f.Append(OpConstant, ir.Scalar(results[j].Elem))
-		z.Attrs.Literal = ir.MustNewLiteral(ir.Scalar(results[j].Elem))
-		b := f.Append(OpBroadcast, results[j].Clone(), z)
-		b.Attrs.Dimensions = []int{}
-		init = append(init, b)
+		init = append(init, l.zeros(f, results[j]))
 	}
 	loop := f.Append(OpWhile, stateShape.Clone(), f.Append(OpTuple, stateShape.Clone(), init...))
 	loop.Funcs = []*Func{cond, body}
@@ -161,4 +171,13 @@ func (l *lowerer) scan(f *Func, in *ir.Instruction, args []*Value, g *Func) (*Va
 		return outs[0], nil
 	}
 	return f.Append(OpTuple, in.Shape.Clone(), outs...), nil
+}
+
+// zeros is an array of shape s filled with zeros, appended to f.
+func (l *lowerer) zeros(f *Func, s ir.Shape) *Value {
+	z := f.Append(OpConstant, ir.Scalar(s.Elem))
+	z.Attrs.Literal = ir.MustNewLiteral(ir.Scalar(s.Elem))
+	b := f.Append(OpBroadcast, s.Clone(), z)
+	b.Attrs.Dimensions = []int{}
+	return b
 }
