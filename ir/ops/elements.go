@@ -21,6 +21,7 @@ package ops
 
 import (
 	"math"
+	"sync"
 	"unsafe"
 
 	"github.com/kilnml/kiln/ir"
@@ -165,20 +166,21 @@ func LoadFloats(dst []float64, src []byte, t ir.ElementType, start int) {
 			dst[i] = float64(v)
 		}
 	case ir.F16:
+		tab := f16Table()
 		for i, v := range Elems[ir.Float16](src)[start : start+n] {
-			dst[i] = v.Float64()
+			dst[i] = tab[v]
 		}
 	case ir.BF16:
 		for i, v := range Elems[ir.BFloat16](src)[start : start+n] {
-			dst[i] = v.Float64()
+			dst[i] = bf16Float64(v)
 		}
 	case ir.F8E5M2:
 		for i, v := range Elems[ir.Float8E5M2](src)[start : start+n] {
-			dst[i] = v.Float64()
+			dst[i] = f8e5m2Table[v]
 		}
 	case ir.F8E4M3FN:
 		for i, v := range Elems[ir.Float8E4M3FN](src)[start : start+n] {
-			dst[i] = v.Float64()
+			dst[i] = f8e4m3fnTable[v]
 		}
 	default:
 		if !t.IsFloat() {
@@ -570,13 +572,13 @@ func RoundFloat(t ir.ElementType, x float64) float64 {
 	case ir.F32:
 		return float64(float32(x))
 	case ir.F16:
-		return ir.Float16FromFloat32(float32(x)).Float64()
+		return f16Table()[ir.Float16FromFloat32(float32(x))]
 	case ir.BF16:
-		return ir.BFloat16FromFloat32(float32(x)).Float64()
+		return bf16Float64(ir.BFloat16FromFloat32(float32(x)))
 	case ir.F8E5M2:
-		return ir.Float8E5M2FromFloat32(float32(x)).Float64()
+		return f8e5m2Table[ir.Float8E5M2FromFloat32(float32(x))]
 	case ir.F8E4M3FN:
-		return ir.Float8E4M3FNFromFloat32(float32(x)).Float64()
+		return f8e4m3fnTable[ir.Float8E4M3FNFromFloat32(float32(x))]
 	}
 	var b [2]byte
 	SetFloatAt(b[:], t, 0, x)
@@ -712,4 +714,32 @@ func Bytes[T any](x []T) []byte {
 	}
 	var z T
 	return unsafe.Slice((*byte)(unsafe.Pointer(&x[0])), len(x)*int(unsafe.Sizeof(z)))
+}
+
+// The values of the narrow float types, decoded once: ir's decoders keep
+// every NaN's payload exactly (a hardware float32→float64 conversion may
+// quiet a signalling NaN), at a cost the loops over elements should not pay.
+var (
+	f8e5m2Table   = narrowTable[ir.Float8E5M2](256)
+	f8e4m3fnTable = narrowTable[ir.Float8E4M3FN](256)
+	f16Table      = sync.OnceValue(func() []float64 { return narrowTable[ir.Float16](1 << 16) })
+)
+
+func narrowTable[T interface {
+	~uint8 | ~uint16
+	Float64() float64
+}](n int) []float64 {
+	tab := make([]float64, n)
+	for i := range tab {
+		tab[i] = T(i).Float64()
+	}
+	return tab
+}
+
+// bf16Float64 is v's value: a bfloat16 is the top half of a float32.
+func bf16Float64(v ir.BFloat16) float64 {
+	if v&0x7f80 != 0x7f80 {
+		return float64(math.Float32frombits(uint32(v) << 16))
+	}
+	return v.Float64() // Inf and NaN, payload kept
 }

@@ -185,22 +185,6 @@ func (r *Reducer) foldWide(acc *Acc, w Reg, n int) {
 	switch {
 	case r.fl != nil:
 		a := acc.F
-		if t == ir.F32 && r.Op == ir.OpAdd {
-			// Exactly float32 addition: the sum of two float32 values
-			// rounded once.
-			s := float32(a)
-			if r.Swapped {
-				for _, x := range w.F[:n] {
-					s = float32(x) + s
-				}
-			} else {
-				for _, x := range w.F[:n] {
-					s += float32(x)
-				}
-			}
-			acc.F = float64(s)
-			return
-		}
 		for _, x := range w.F[:n] {
 			if r.Swapped {
 				a = RoundFloat(t, r.fl(x, a))
