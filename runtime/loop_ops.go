@@ -22,6 +22,8 @@ func loopOpSupported(op sched.LoopOp) bool {
 		ssa.OpTanh, ssa.Op(ir.OpLogistic), ssa.Op(ir.OpSqrt), ssa.OpRsqrt, ssa.Op(ir.OpCbrt),
 		ssa.Op(ir.OpSin), ssa.Op(ir.OpCos), ssa.Op(ir.OpTan), ssa.Op(ir.OpFloor), ssa.Op(ir.OpCeil),
 		ssa.Op(ir.OpRoundNearestAfz), ssa.Op(ir.OpRoundNearestEven), ssa.Op(ir.OpSign), ssa.OpErf,
+		ssa.Op(ir.OpCosh), ssa.Op(ir.OpSinh), ssa.Op(ir.OpAsinh), ssa.Op(ir.OpAcosh), ssa.Op(ir.OpAtanh),
+		ssa.Op(ir.OpAsin), ssa.Op(ir.OpAcos), ssa.Op(ir.OpAtan),
 		ssa.OpSelect, ssa.OpClamp, ssa.OpGelu, ssa.OpCopy:
 		return op.Type == ir.F32 || op.Op == ssa.OpSelect
 	case ssa.OpConvert:
@@ -102,6 +104,11 @@ var vectorUnary = map[ssa.Op]func(dst, x []float32){
 	ssa.OpErf:                     kiln.Erf,
 	ssa.Op(ir.OpAbs):              kiln.Abs,
 	ssa.OpNegate:                  kiln.Neg,
+	ssa.Op(ir.OpCosh):             kiln.Cosh,
+	ssa.Op(ir.OpSinh):             kiln.Sinh,
+	ssa.Op(ir.OpAsinh):            kiln.Asinh,
+	ssa.Op(ir.OpAcosh):            kiln.Acosh,
+	ssa.Op(ir.OpAtanh):            kiln.Atanh,
 }
 
 // vectorBinary maps binary ops to their vector kernels: both operands
