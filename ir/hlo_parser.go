@@ -556,5 +556,9 @@ func checkArity(s *hloScanner, in *Instruction, opName string, pos int) error {
 	if want != Variadic && len(in.Operands) != want {
 		return s.errorAt(pos, "%s expects %d operands, found %d", opName, want, len(in.Operands))
 	}
+	if (in.Opcode == OpAsyncUpdate || in.Opcode == OpAsyncDone) && len(in.Operands) == 0 {
+		// The first operand is the async-start or -update it continues.
+		return s.errorAt(pos, "No operand found for AsyncUpdate and AsyncDone: %s needs the async op it continues", opName)
+	}
 	return nil
 }
