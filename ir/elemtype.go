@@ -105,16 +105,16 @@ var elementTable = [numElementTypes]elementInfo{
 	BUFFER:        {name: "buffer"},
 }
 
-// ElementTypes lists the array element types every stage of Kiln handles
-// (the reference evaluator and the runtime included), in table order; the
-// compiler's tests iterate over it.
+// ElementTypes lists the array element types Kiln has handled from the
+// start, in table order; the compiler's tests iterate over it.
 var ElementTypes = []ElementType{PRED, S4, S8, S16, S32, S64, U4, U8, U16, U32, U64,
 	F16, BF16, F32, F64, C64, C128, F8E5M2, F8E4M3FN}
 
 // AllElementTypes lists every array element type XLA has (excluding TOKEN,
 // TUPLE, OPAQUE and BUFFER): ElementTypes, then the narrow types of newer XLA (S1,
 // S2, U1, U2, F8E4M3, F8E3M4, the FNUZ types, F4E2M1FN, F8E8M0FNU), which
-// the ir package parses, prints, converts and infers shapes for.
+// the ir package parses, prints, converts and infers shapes for, and the
+// evaluator and the runtime compute with.
 var AllElementTypes = append(append([]ElementType{}, ElementTypes...),
 	S1, S2, U1, U2, F8E4M3, F8E3M4, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ, F4E2M1FN, F8E8M0FNU)
 
@@ -237,9 +237,10 @@ func ComplexOf(t ElementType) ElementType {
 // InstructionWithTypeOutside returns the first instruction of m, in module
 // order, whose shape holds an array element type not in types (or a buffer
 // or opaque value), with that type; nil when every shape is made of types
-// from types, tuples and tokens. Stages that handle only some types (see
-// ElementTypes) call it to refuse a module by name instead of computing
-// with types they do not know.
+// from types, tuples and tokens. Stages that handle only some types (the
+// runtime and the evaluator take AllElementTypes, no buffers) call it to
+// refuse a module by name instead of computing with types they do not
+// know.
 func (m *Module) InstructionWithTypeOutside(types []ElementType) (*Instruction, ElementType) {
 	var bad func(s Shape) ElementType
 	bad = func(s Shape) ElementType {

@@ -46,7 +46,7 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 			return nil, fmt.Errorf("runtime: %w", err)
 		}
 	}
-	if in, t := m.InstructionWithTypeOutside(ir.ElementTypes); in != nil {
+	if in, t := m.InstructionWithTypeOutside(ir.AllElementTypes); in != nil {
 		return nil, fmt.Errorf("runtime: %s (%v) has a value of element type %v, which the compiler does not support", in.Name, in.Opcode, t)
 	}
 	if err := m.Verify(); err != nil {

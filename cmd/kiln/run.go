@@ -173,7 +173,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	var outs []*ir.Literal
 	if o.reference {
-		if in, t := m.InstructionWithTypeOutside(ir.ElementTypes); in != nil {
+		if in, t := m.InstructionWithTypeOutside(ir.AllElementTypes); in != nil {
 			return fmt.Errorf("%s: %s (%v) has a value of element type %v, which the reference evaluator does not support", o.file, in.Name, in.Opcode, t)
 		}
 		outs, err = eval.Run(m, lits...)
