@@ -104,7 +104,9 @@ ENTRY e {
   init = tuple(zero, x)
   w = while(init), condition=cond, body=body
   g = get-tuple-element(w), index=1
-  ROOT out = tuple(d, r, b, k, g)
+  h = bf16[] constant(0)
+  rw = reduce-window(d, h), window={size=2x2}, to_apply=max
+  ROOT out = tuple(d, r, b, k, g, rw)
 }`)
 	want := map[string]string{
 		"d":    "f32[2,4]",
@@ -114,7 +116,10 @@ ENTRY e {
 		"init": "(s32[], f32[2,3])",
 		"w":    "(s32[], f32[2,3])",
 		"g":    "f32[2,3]",
-		"out":  "(f32[2,4], f32[2], f32[], f32[3,2], f32[2,3])",
+		// An init value of another float precision than the reducer's, and
+		// the result of the init value's type, as XLA infers them.
+		"rw":  "bf16[1,3]",
+		"out": "(f32[2,4], f32[2], f32[], f32[3,2], f32[2,3], bf16[1,3])",
 	}
 	for name, w := range want {
 		if got := m.Entry.Instruction(name).Shape.StringWithoutLayout(); got != w {
