@@ -280,7 +280,7 @@ ENTRY e {
   ls = f8e8m0fnu[16,2] parameter(4)
   r = f8e5m2fnuz[64,8] parameter(5)
   rs = f8e8m0fnu[2,8] parameter(6)
-  sd = bf16[16,8] scaled-dot(l, ls, r, rs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  sd = bf16[16,8] scaled-dot(l, r, ls, rs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   m = f32[11,5] parameter(7)
   w = f32[3,5,7] parameter(8)
   g = s32[3] parameter(9)
