@@ -11,7 +11,7 @@ type Instruction struct {
 	Parent   *Computation
 
 	// Called computations, by role.
-	ToApply            *Computation   // reduce, reduce-window, map, scatter, sort (comparator), call, all-reduce, reduce-scatter
+	ToApply            *Computation   // reduce, reduce-window, map, scatter, sort (comparator), call, scan, all-reduce, reduce-scatter
 	Condition, Body    *Computation   // while
 	Branches           []*Computation // conditional: [true, false] for a PRED selector, else branch_computations
 	Select, Scatter    *Computation   // select-and-scatter
@@ -33,6 +33,10 @@ type Instruction struct {
 type Attrs struct {
 	Literal       *Literal // constant (nil with LiteralElided for `constant({...})`)
 	LiteralElided bool     // constant printed as `{...}`: the value must be supplied elsewhere
+	// LiteralSingle is set on a constant written as one value for an array
+	// (`f32[4096,4096] constant(0)`): its literal holds that value at index
+	// 0 and zeros elsewhere, and it prints back in that form while it does.
+	LiteralSingle bool
 
 	ParameterNumber int // parameter
 	TupleIndex      int // get-tuple-element: index=
@@ -40,7 +44,8 @@ type Attrs struct {
 	// Dimensions is `dimensions={…}`: broadcast (operand → output dims),
 	// reduce, transpose (permutation), reverse, concatenate (one dim), sort
 	// (one dim), map, all-gather/reduce-scatter/all-to-all (one dim),
-	// get-dimension-size/set-dimension-size (one dim), topk (unused).
+	// get-dimension-size/set-dimension-size (one dim), scan (one dim), topk
+	// (unused).
 	Dimensions []int
 
 	IotaDimension int // iota
@@ -54,7 +59,14 @@ type Attrs struct {
 	FeatureGroupCount int                   // convolution (0 or 1: none)
 	BatchGroupCount   int                   // convolution (0 or 1: none)
 
-	DotDims *DotDimensionNumbers // dot
+	DotDims *DotDimensionNumbers // dot, ragged-dot, scaled-dot
+
+	LhsRaggedDims []int // ragged-dot: lhs_ragged_dims= (one dimension)
+	RhsGroupDims  []int // ragged-dot: rhs_group_dims= (none or one dimension)
+
+	NumCarries    int  // scan: num_carries= (the last NumCarries operands are the carries)
+	IsReverse     bool // scan: is_reverse=
+	IsAssociative bool // scan: is_associative=
 
 	GatherDims       *GatherDimensionNumbers  // gather
 	GatherSliceSizes []int                    // gather: slice_sizes=
@@ -72,13 +84,14 @@ type Attrs struct {
 	FFTLength []int   // fft
 
 	ReplicaGroups      *ReplicaGroups // collectives
-	ChannelID          int64          // collectives, send/recv (0: none)
+	ChannelID          int64          // collectives, send/recv (0: none, unless HasChannelID)
+	HasChannelID       bool           // channel_id=0 was written (XLA keeps a channel id of 0)
 	UseGlobalDeviceIDs bool           // collectives
 	ConstrainLayout    bool           // collectives
 	SourceTargetPairs  [][2]int       // collective-permute
 	IsHostTransfer     bool           // send/recv
 
-	IsStable bool // sort
+	IsStable bool // sort, topk
 	K        int  // topk
 	Largest  bool // topk (XLA's default is true; the parser sets it)
 

@@ -24,6 +24,8 @@ type Executable struct {
 	frames   framePool
 	stats    Stats
 	threads  int
+	// resultDims are the arena slots of the actual sizes of dynamic results.
+	resultDims []loc
 }
 
 // Compile compiles module m. Options bind parameters to fixed tensors (which
@@ -33,6 +35,19 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		o(cfg)
+	}
+	if elided := m.ElidedConstants(); len(elided) > 0 {
+		if cfg.elided == nil {
+			c := elided[0]
+			return nil, fmt.Errorf("runtime: constant %q of shape %s has its value elided ({...}) in the module text; export the module with its constants, or pass WithElidedConstants to fill them",
+				c.Name, c.Shape.StringWithoutLayout())
+		}
+		if err := m.FillElidedConstants(cfg.elided); err != nil {
+			return nil, fmt.Errorf("runtime: %w", err)
+		}
+	}
+	if in, t := m.InstructionWithTypeOutside(ir.AllElementTypes); in != nil {
+		return nil, fmt.Errorf("runtime: %s (%v) has a value of element type %v, which the compiler does not support", in.Name, in.Opcode, t)
 	}
 	if err := m.Verify(); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
@@ -59,6 +74,7 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	for _, r := range plan.Results {
 		e.results = append(e.results, r.Shape)
 	}
+	e.resultDims = c.resultDims(plan)
 	if err := e.declareResultLayouts(m); err != nil {
 		return nil, err
 	}
@@ -178,6 +194,9 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 		return err
 	}
 	err = e.entry.run(fr)
+	if err == nil {
+		setResultDims(fr, e.resultDims, outs, e.results)
+	}
 	e.release(fr)
 	return err
 }
@@ -191,7 +210,8 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 		}
 	}
 	for i, o := range outs {
-		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) {
+		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) &&
+			!sameBounds(o.shape, e.results[i]) {
 			return nil, argShapeError("result tensor", i, o, e.results[i])
 		}
 	}
