@@ -29,23 +29,20 @@ const (
 	numLevels
 )
 
-// levelInfo describes each level: its name (KILN_ISA, SetISA), the
-// extensions Features reports for it, its architecture, and the levels of
-// that architecture whose features it includes (its kernels may be any of
-// theirs).
+// levelInfo describes each level: its name (KILN_ISA, SetISA) and the
+// extensions Features reports for it.
 var levelInfo = [numLevels]struct {
-	name, features, arch string
-	includes             []isaLevel
+	name, features string
 }{
-	levelGeneric:    {"generic", "generic", "", nil},
-	levelNEON:       {"neon", "neon", "arm64", nil},
-	levelNEONBF16:   {"neonbf16", "neon asimddp bf16 i8mm", "arm64", []isaLevel{levelNEON}},
-	levelAVX2:       {"avx2", "avx2 fma f16c", "amd64", nil},
-	levelAVXVNNI:    {"avxvnni", "avx2 fma f16c avxvnni", "amd64", []isaLevel{levelAVX2}},
-	levelAVX512:     {"avx512", "avx512f avx2 fma", "amd64", []isaLevel{levelAVX2}},
-	levelAVX512VNNI: {"avx512vnni", "avx512f avx512vnni avx2 fma", "amd64", []isaLevel{levelAVX2, levelAVX512}},
-	levelAVX512BF16: {"avx512bf16", "avx512f avx512vnni avx512bf16 avx2 fma", "amd64", []isaLevel{levelAVX2, levelAVX512, levelAVX512VNNI}},
-	levelAMX:        {"amx", "avx512f avx512vnni avx512bf16 amx-bf16 amx-int8 avx2 fma", "amd64", []isaLevel{levelAVX2, levelAVX512, levelAVX512VNNI, levelAVX512BF16}},
+	levelGeneric:    {"generic", "generic"},
+	levelNEON:       {"neon", "neon"},
+	levelNEONBF16:   {"neonbf16", "neon asimddp bf16 i8mm"},
+	levelAVX2:       {"avx2", "avx2 fma f16c"},
+	levelAVXVNNI:    {"avxvnni", "avx2 fma f16c avxvnni"},
+	levelAVX512:     {"avx512", "avx512f avx2 fma"},
+	levelAVX512VNNI: {"avx512vnni", "avx512f avx512vnni avx2 fma"},
+	levelAVX512BF16: {"avx512bf16", "avx512f avx512vnni avx512bf16 avx2 fma"},
+	levelAMX:        {"amx", "avx512f avx512vnni avx512bf16 amx-bf16 amx-int8 avx2 fma"},
 }
 
 func (l isaLevel) String() string { return levelInfo[l].name }
