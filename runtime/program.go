@@ -207,8 +207,10 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 
 // staticKernel compiles a kernel whose arrays all have static shapes.
 func (c *compiler) staticKernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
-	var s step
-	var err error
+	s, err := c.lowpKernel(plan, k, p)
+	if s != nil || err != nil {
+		return s, err
+	}
 	switch k.Kind {
 	case sched.Copy:
 		s, err = c.copyStep(k)
