@@ -52,7 +52,7 @@ func TopKF32(vals []float32, idx []int32, x []float32, n, k int, largest bool) {
 	}
 	for r := 0; r < rows; r++ {
 		topkRow32(unsafe.Slice((*uint32)(unsafe.Pointer(&vals[r*k])), k), idx[r*k:(r+1)*k],
-			unsafe.Slice((*uint32)(unsafe.Pointer(&x[r*n])), n), largest)
+			unsafe.Slice((*uint32)(unsafe.Pointer(&x[r*n])), n), largest, false)
 	}
 }
 
@@ -63,7 +63,7 @@ func TopKBF16(vals []uint16, idx []int32, x []uint16, n, k int, largest bool) {
 		return
 	}
 	for r := 0; r < rows; r++ {
-		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, 0x7f80)
+		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, false, 0x7f80)
 	}
 }
 
@@ -74,12 +74,55 @@ func TopKF16(vals []uint16, idx []int32, x []uint16, n, k int, largest bool) {
 		return
 	}
 	for r := 0; r < rows; r++ {
-		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, 0x7c00)
+		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, false, 0x7c00)
+	}
+}
+
+// TopKOrderF32 sets vals and idx ([rows, k]) to the first k elements of
+// each row of x ([rows, n]) and their indices, in the order a stable SortF32
+// with order would place them: SortDescending gives TopKF32's largest
+// first, SortAscending its smallest first, and SortCanonicalNaN compares
+// as JAX's sort does (-0 equal to +0, every NaN equal to every other and
+// after +Inf; equal elements by increasing index). It is the selection a
+// sort followed by a slice of its first k elements computes.
+func TopKOrderF32(vals []float32, idx []int32, x []float32, n, k int, order SortOrder) {
+	rows := checkTopK("TopKOrderF32", len(vals), len(idx), len(x), n, k)
+	if k == 0 {
+		return
+	}
+	largest, canon := order&SortDescending != 0, order&SortCanonicalNaN != 0
+	for r := 0; r < rows; r++ {
+		topkRow32(unsafe.Slice((*uint32)(unsafe.Pointer(&vals[r*k])), k), idx[r*k:(r+1)*k],
+			unsafe.Slice((*uint32)(unsafe.Pointer(&x[r*n])), n), largest, canon)
+	}
+}
+
+// TopKOrderBF16 is TopKOrderF32 for bfloat16 elements (their bits).
+func TopKOrderBF16(vals []uint16, idx []int32, x []uint16, n, k int, order SortOrder) {
+	rows := checkTopK("TopKOrderBF16", len(vals), len(idx), len(x), n, k)
+	if k == 0 {
+		return
+	}
+	largest, canon := order&SortDescending != 0, order&SortCanonicalNaN != 0
+	for r := 0; r < rows; r++ {
+		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, canon, 0x7f80)
+	}
+}
+
+// TopKOrderF16 is TopKOrderF32 for binary16 elements (their bits).
+func TopKOrderF16(vals []uint16, idx []int32, x []uint16, n, k int, order SortOrder) {
+	rows := checkTopK("TopKOrderF16", len(vals), len(idx), len(x), n, k)
+	if k == 0 {
+		return
+	}
+	largest, canon := order&SortDescending != 0, order&SortCanonicalNaN != 0
+	for r := 0; r < rows; r++ {
+		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, canon, 0x7c00)
 	}
 }
 
 // topkRow32 selects the top k of one row of float32 bits.
-func topkRow32(vals []uint32, idx []int32, x []uint32, largest bool) {
+func topkRow32(vals []uint32, idx []int32, x []uint32, largest, canon bool) {
 	k, n := len(vals), len(x)
 	if k == 0 {
 		return
@@ -89,6 +132,9 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest bool) {
 		flip = ^uint32(0)
 	}
 	key := func(b uint32) uint32 { return floatKey32(b) ^ flip }
+	if canon {
+		key = func(b uint32) uint32 { return floatKey32(canonical32(b)) ^ flip }
+	}
 	if k > topkSelectMax || k*topkSortRatio > n {
 		keys := make([]float32, n)
 		pos := make([]int32, n)
@@ -99,6 +145,9 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest bool) {
 		order := SortDescending
 		if !largest {
 			order = SortAscending
+		}
+		if canon {
+			order |= SortCanonicalNaN
 		}
 		SortF32(keys, pos, n, order)
 		for i := range vals {
@@ -154,7 +203,7 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest bool) {
 
 // topkRow16 selects the top k of one row of 16-bit float bits (inf is the
 // type's +Inf bits).
-func topkRow16(vals []uint16, idx []int32, x []uint16, largest bool, inf uint16) {
+func topkRow16(vals []uint16, idx []int32, x []uint16, largest, canon bool, inf uint16) {
 	k, n := len(vals), len(x)
 	if k == 0 {
 		return
@@ -164,6 +213,9 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest bool, inf uint16)
 		flip = ^uint16(0)
 	}
 	key := func(b uint16) uint16 { return floatKey16(b) ^ flip }
+	if canon {
+		key = func(b uint16) uint16 { return floatKey16(canonical16(b, inf)) ^ flip }
+	}
 	if k > topkSelectMax || k*topkSortRatio > n {
 		keys := make([]uint16, n)
 		pos := make([]int32, n)
@@ -174,6 +226,9 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest bool, inf uint16)
 		order := SortDescending
 		if !largest {
 			order = SortAscending
+		}
+		if canon {
+			order |= SortCanonicalNaN
 		}
 		if inf == 0x7c00 {
 			SortF16(keys, pos, n, order)
@@ -210,3 +265,8 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest bool, inf uint16)
 		thr = keys[k-1]
 	}
 }
+
+// TopKSelects reports whether a top-k of k elements of rows of n runs as a
+// selection (a scan of the row, no working memory); otherwise the row is
+// sorted in memory the call allocates.
+func TopKSelects(n, k int) bool { return k <= topkSelectMax && k*topkSortRatio <= n }
