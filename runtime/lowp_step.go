@@ -7,7 +7,9 @@ package runtime
 import (
 	"math"
 
+	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
 )
 
 var (
@@ -26,6 +28,17 @@ func (c *compiler) lowpKernel(plan *sched.Plan, k *sched.Kernel, p *program) (st
 	case sched.Reduce:
 		if s := c.lowpReduceStep(k, p); s != nil {
 			return s, nil
+		}
+	case sched.Generic:
+		switch k.Root.Op {
+		case ssa.OpSort:
+			if s := c.fastSortStep(plan, k, p); s != nil {
+				return s, nil
+			}
+		case ssa.Op(ir.OpTopK):
+			if s := c.fastTopKStep(k, p); s != nil {
+				return s, nil
+			}
 		}
 	}
 	return nil, nil
