@@ -164,7 +164,8 @@ func (c *compiler) compileLowpLoop(lp *sched.LoopProgram, k *sched.Kernel, p *pr
 	}
 	for i, op := range lp.Ops {
 		switch {
-		case op.Op == ssa.OpParameter && lowpIntLoad(op.Type):
+		case op.Op == ssa.OpParameter && lowpIntLoad(op.Type), op.Op == ssa.OpIota && op.Type.IsInteger():
+			// An integer input (or index) only feeds conversions to floats.
 			for _, u := range users[i] {
 				if lp.Ops[u].Op != ssa.OpConvert || lp.Ops[u].Type == ir.PRED || !lowpTypeOK(lp.Ops[u].Type) {
 					return nil

@@ -22,11 +22,21 @@ var (
 func (c *compiler) lowpKernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
 	switch k.Kind {
 	case sched.Loop:
+		if s := c.dequantLoop(plan, k); s != nil {
+			return s, nil
+		}
 		if s := c.lowpLoopStep(k, p); s != nil {
 			return s, nil
 		}
 	case sched.Reduce:
 		if s := c.lowpReduceStep(k, p); s != nil {
+			return s, nil
+		}
+	case sched.Dot:
+		if s, err := c.s8WeightsDot(k); s != nil || err != nil {
+			return s, err
+		}
+		if s := c.lowpDotStep(k, p); s != nil {
 			return s, nil
 		}
 	case sched.Generic:

@@ -130,6 +130,8 @@ type compiler struct {
 	all    []*program
 	// dims holds the arena slots of the actual sizes of dynamic values.
 	dims map[dimsKey]loc
+	// lowp is what the narrow-type paths decided for later kernels.
+	lowp lowpState
 }
 
 // program compiles a plan and, recursively, its subplans.

@@ -28,9 +28,11 @@ package runtime
 // neighbour the order separates it from), the neighbours decide every pair.
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	kiln "github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/ir"
@@ -79,6 +81,47 @@ func (c *compiler) recogniseComparator(f *ssa.Func, ts []ir.ElementType) (sortOr
 	if !sortKeyType(t) {
 		return sortOrdering{}, false
 	}
+	if u == f.Params[a] && w == f.Params[b] {
+		// compare(lhs, rhs) itself: the keys' own order, as the
+		// evaluator's keyed sort reads them (floats: the total order of
+		// their bits).
+		ct := r.Attrs.CompareType
+		if ct == ir.CmpTypeDefault {
+			ct = ir.DefaultComparisonType(t)
+		}
+		if ct != ir.DefaultComparisonType(t) && !(t.IsFloat() && ct == ir.CmpTypeTotalOrder) || t.IsFloat() && ct != ir.CmpTypeTotalOrder {
+			return sortOrdering{}, false
+		}
+		order := kiln.SortAscending
+		if (r.Attrs.Direction == ir.CmpGT) != (a%2 == 1) {
+			order = kiln.SortDescending
+		}
+		return sortOrdering{key: key, order: order}, true
+	}
+	cacheKey := fmt.Sprint(ts, "\n", f)
+	if v, ok := comparatorCache.Load(cacheKey); ok {
+		o := v.(cachedOrdering)
+		return o.ord, o.ok
+	}
+	ord, ok := c.evaluateComparator(f, ts, key, u, f.Params[a])
+	comparatorCache.Store(cacheKey, cachedOrdering{ord, ok})
+	return ord, ok
+}
+
+// comparatorCache holds the orders of the comparators recognised so far,
+// by their text and operand types (the same computation orders the same
+// way).
+var comparatorCache sync.Map
+
+type cachedOrdering struct {
+	ord sortOrdering
+	ok  bool
+}
+
+// evaluateComparator decides by evaluation which order the comparator f,
+// of the form compare(u(lhs), u(rhs)) over key operand key, is.
+func (c *compiler) evaluateComparator(f *ssa.Func, ts []ir.ElementType, key int, u, p *ssa.Value) (sortOrdering, bool) {
+	t := ts[key]
 	var sample []uint64
 	switch t.BitWidth() {
 	case 16:
@@ -87,7 +130,7 @@ func (c *compiler) recogniseComparator(f *ssa.Func, ts []ir.ElementType) (sortOr
 			sample[i] = uint64(i)
 		}
 	default:
-		if !piecewise(u, f.Params[a]) {
+		if !piecewise(u, p) {
 			return sortOrdering{}, false
 		}
 		sample = breakpointSample(u, t)
@@ -97,8 +140,13 @@ func (c *compiler) recogniseComparator(f *ssa.Func, ts []ir.ElementType) (sortOr
 		return sortOrdering{}, false
 	}
 	chk := &comparatorCheck{fn: fn, ts: ts, key: key, t: t}
+	// A few values of every class first: most candidates fail on them.
+	var probe []uint64
+	for i := 0; i < len(sample); i += max(1, len(sample)/256) {
+		probe = append(probe, sample[i])
+	}
 	for _, order := range candidateOrders(t) {
-		if chk.matches(sample, order) {
+		if chk.matches(probe, order) && chk.matches(sample, order) {
 			return sortOrdering{key: key, order: order}, true
 		}
 	}
