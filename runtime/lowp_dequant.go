@@ -33,7 +33,7 @@ type lowpState struct {
 // weights in int8.
 type dequantStep struct{}
 
-func (dequantStep) name() string       { return "dequantize-deferred" }
+func (dequantStep) name() string      { return "dequantize-deferred" }
 func (dequantStep) exec(*frame) error { return nil }
 
 // throughReshapes follows byte-keeping reshapes down to the value they
