@@ -487,3 +487,43 @@ ENTRY e {
 		}
 	}
 }
+
+// TestLowpConv runs bfloat16 and binary16 convolutions with weights bound
+// at compile time — depthwise, dense and grouped, strided, dilated and
+// padded, over heights that make one block and several — on integer-valued
+// operands whose sums are exact, so the results must match bit for bit.
+func TestLowpConv(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 28))
+	type convCase struct {
+		h, w, ci, co, groups, kh, kw, stride, dil, pad int
+	}
+	cases := []convCase{
+		{5, 5, 3, 3, 3, 3, 3, 1, 1, 1},
+		{56, 56, 32, 32, 32, 3, 3, 1, 1, 1},
+		{9, 7, 17, 17, 17, 3, 3, 2, 1, 1},
+		{13, 11, 16, 16, 16, 5, 3, 1, 2, 2},
+		{8, 8, 4, 6, 1, 3, 3, 1, 1, 0},
+		{12, 10, 8, 8, 2, 3, 1, 2, 1, 1},
+		{200, 3, 64, 64, 64, 3, 3, 1, 1, 1},
+		{3, 3, 2, 2, 2, 5, 5, 1, 1, 4},
+		{120, 56, 32, 32, 32, 3, 3, 1, 1, 1}, // several blocks
+		{100, 40, 64, 8, 1, 3, 3, 2, 1, 1},
+	}
+	for _, ty := range []ir.ElementType{ir.BF16, ir.F16} {
+		for _, c := range cases {
+			for _, out := range []ir.ElementType{ty, ir.F32} {
+				ho := (c.h+2*c.pad-c.dil*(c.kh-1)-1)/c.stride + 1
+				wo := (c.w+2*c.pad-c.dil*(c.kw-1)-1)/c.stride + 1
+				x := ir.MakeShape(ty, 2, c.h, c.w, c.ci)
+				w := ir.MakeShape(ty, c.kh, c.kw, c.ci/c.groups, c.co)
+				y := ir.MakeShape(out, 2, ho, wo, c.co)
+				hlo := fmt.Sprintf("HloModule t\n\nENTRY e {\n  x = %s parameter(0)\n  w = %s parameter(1)\n  ROOT y = %s convolution(x, w), window={size=%dx%d stride=%dx%d pad=%d_%dx%d_%d rhs_dilate=%dx%d}, dim_labels=b01f_01io->b01f, feature_group_count=%d\n}\n",
+					x.StringWithoutLayout(), w.StringWithoutLayout(), y.StringWithoutLayout(), c.kh, c.kw, c.stride, c.stride, c.pad, c.pad, c.pad, c.pad, c.dil, c.dil, c.groups)
+				args := []*ir.Literal{smallIntLiteral(r, x), smallIntLiteral(r, w)}
+				t.Run(fmt.Sprintf("%s/%v/%s", ty, c, out), func(t *testing.T) {
+					checkBound(t, hlo, args, map[int]*Tensor{1: TensorFromLiteral(args[1].Clone())}, "conv-lowp")
+				})
+			}
+		}
+	}
+}
