@@ -166,6 +166,29 @@ func canonical32(b uint32) uint32 {
 	return b
 }
 
+// changedByCanonical32 reports whether canonicalisation changes any of
+// the float32 bits in row (a -0 or a NaN): where it changes none, the
+// canonical order is the total order.
+func changedByCanonical32(row []uint32) bool {
+	for _, b := range row {
+		if b == 0x80000000 || b&0x7fffffff > 0x7f800000 {
+			return true
+		}
+	}
+	return false
+}
+
+// changedByCanonical16 is changedByCanonical32 for 16-bit floats whose
+// infinity is inf.
+func changedByCanonical16(row []uint16, inf uint16) bool {
+	for _, b := range row {
+		if b == 0x8000 || b&0x7fff > inf {
+			return true
+		}
+	}
+	return false
+}
+
 // canonical16 is canonical32 for a 16-bit float whose infinity is inf.
 func canonical16(b, inf uint16) uint16 {
 	switch {
@@ -183,7 +206,7 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 	if order&SortDescending != 0 {
 		desc = ^uint32(0)
 	}
-	if kind == sortF32 && order&SortCanonicalNaN != 0 {
+	if kind == sortF32 && order&SortCanonicalNaN != 0 && changedByCanonical32(row) {
 		// The canonical keys lose bits the row keeps (a NaN's payload, the
 		// sign of zero): sort them with the positions as the payload, then
 		// gather the row (and idx) in that order.
@@ -352,6 +375,23 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 	if kind == sortF16 {
 		inf = 0x7c00
 	}
+	if canon && !changedByCanonical16(row, inf) {
+		canon = false // the canonical order is the total order on these keys
+	}
+	if canon && idx == nil {
+		// Each key's canonical form below its own bits: a stable sort by
+		// the low half keeps the bits of keys the order calls equal in
+		// their order, with no positions to gather.
+		keys := b.k1
+		for i, v := range row {
+			keys[i] = uint32(v)<<16 | uint32(floatKey16(canonical16(v, inf))^desc)
+		}
+		keys, _ = radix32(keys, nil, b.k2, nil, 16)
+		for i, k := range keys {
+			row[i] = uint16(k >> 16)
+		}
+		return
+	}
 	if canon {
 		keys := b.k1
 		for i, v := range row {
@@ -517,7 +557,10 @@ func radix32(keys []uint32, pay []int32, tk []uint32, tp []int32, bits int) ([]u
 			hist[3][k>>24]++
 		}
 	}
-	tk, tp = tk[:n], tp[:n]
+	tk = tk[:n]
+	if pay != nil {
+		tp = tp[:n]
+	}
 	for d := 0; d < passes; d++ {
 		h := &hist[d]
 		shift := uint(8 * d)
