@@ -18,8 +18,14 @@ import (
 // (16 and 32 lanes) and the loop tile (1024). Every case also checks that
 // the plan took the path under test.
 
-// lowpSizes are the innermost sizes the cases run over.
-var lowpSizes = []int{0, 1, 2, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 1023, 1024, 1025, 2053}
+// lowpSizes are the innermost sizes the cases run over (fewer in short
+// mode, which the emulated arm64 run uses).
+func lowpSizes() []int {
+	if testing.Short() {
+		return []int{0, 1, 17, 33, 65, 1025}
+	}
+	return []int{0, 1, 2, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 1023, 1024, 1025, 2053}
+}
 
 // usesImpl returns a check that some kernel of the plan has an
 // implementation whose name starts with prefix (arrays with no elements
@@ -119,7 +125,7 @@ func TestLowpLoops(t *testing.T) {
 			other = ir.BF16
 		}
 		for _, c := range cases {
-			for _, n := range lowpSizes {
+			for _, n := range lowpSizes() {
 				dims := []int{3, n}
 				if n > 1024 {
 					dims = []int{n}
@@ -143,7 +149,11 @@ func TestLowpLoops(t *testing.T) {
 func TestLowpRowLoops(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 16))
 	for _, ty := range []ir.ElementType{ir.BF16, ir.F16} {
-		for _, n := range []int{1, 17, 63, 64, 65, 768, 1023, 1024, 1025, 3001} {
+		rowSizes := []int{1, 17, 63, 64, 65, 768, 1023, 1024, 1025, 3001}
+		if testing.Short() {
+			rowSizes = []int{17, 64, 1025}
+		}
+		for _, n := range rowSizes {
 			rows := 5
 			hlo := fmt.Sprintf(`HloModule t
 
@@ -262,7 +272,7 @@ nmin {
 	}
 	for _, ty := range []ir.ElementType{ir.BF16, ir.F16} {
 		for _, c := range cases {
-			for _, n := range lowpSizes {
+			for _, n := range lowpSizes() {
 				rows := 3
 				body := strings.NewReplacer("[R,N]", fmt.Sprintf("[%d,%d]", rows, n),
 					"[R]", fmt.Sprintf("[%d]", rows), "[N]", fmt.Sprintf("[%d]", n)).Replace(c.body)
@@ -330,6 +340,9 @@ func TestLowpDots(t *testing.T) {
 		{ir.S8, ir.S8, ir.S32}, {ir.U8, ir.S8, ir.S32},
 	}
 	shapes := [][3]int{{1, 1, 1}, {1, 7, 3}, {3, 17, 33}, {16, 64, 65}, {17, 31, 129}, {33, 130, 20}, {64, 64, 64}, {5, 0, 4}}
+	if testing.Short() {
+		shapes = [][3]int{{1, 7, 3}, {17, 31, 129}, {5, 0, 4}}
+	}
 	for _, ty := range types {
 		for _, sh := range shapes {
 			m, k, n := sh[0], sh[1], sh[2]
@@ -508,6 +521,9 @@ func TestLowpConv(t *testing.T) {
 		{3, 3, 2, 2, 2, 5, 5, 1, 1, 4},
 		{120, 56, 32, 32, 32, 3, 3, 1, 1, 1}, // several blocks
 		{100, 40, 64, 8, 1, 3, 3, 2, 1, 1},
+	}
+	if testing.Short() {
+		cases = cases[:4]
 	}
 	for _, ty := range []ir.ElementType{ir.BF16, ir.F16} {
 		for _, c := range cases {
