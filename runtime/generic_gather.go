@@ -10,6 +10,7 @@ package runtime
 // values) and as a compiled scalar function otherwise.
 
 import (
+	"math"
 	"slices"
 
 	"github.com/kilnml/kiln/ir"
@@ -510,7 +511,7 @@ func (s *scatterStep) exec(fr *frame) error {
 		clear(start[:len(s.xDims)])
 		for k, d := range s.startDims {
 			v := indexAt(idx, s.idxT, pos+k*b.vecStride)
-			start[d] = int(max(min(v, 1<<40), -1<<40))
+			start[d] = int(max(min(v, math.MaxInt>>1), math.MinInt>>1))
 		}
 		for d, p := range s.batchDims {
 			if p >= 0 {

@@ -272,9 +272,9 @@ func (s *sortStep) exec(fr *frame) error {
 		return nil
 	}
 	area := fr.bytes(s.area)
-	pos := elems[int](area[:L*8])
-	idx := elems[int](area[L*8 : 2*L*8])
-	buf := elems[int](area[2*L*8 : 3*L*8])
+	pos := elems[int](area[:L*8])[:L]
+	idx := elems[int](area[L*8 : 2*L*8])[:L]
+	buf := elems[int](area[2*L*8 : 3*L*8])[:L]
 	keyBytes := area[3*L*8 : 4*L*8]
 	keys := elems[uint64](keyBytes)
 	var regs []byte
@@ -395,9 +395,9 @@ func (s *topKStep) exec(fr *frame) error {
 	src, vals, ids := fr.bytes(s.in), fr.bytes(s.vals), elems[int32](fr.bytes(s.idxs))
 	n := s.n
 	area := fr.bytes(s.area)
-	pos := elems[int](area[:n*8])
-	idx := elems[int](area[n*8 : 2*n*8])
-	buf := elems[int](area[2*n*8 : 3*n*8])
+	pos := elems[int](area[:n*8])[:n]
+	idx := elems[int](area[n*8 : 2*n*8])[:n]
+	buf := elems[int](area[2*n*8 : 3*n*8])[:n]
 	keyBytes := area[3*n*8 : 4*n*8]
 	keys := elems[uint64](keyBytes)
 	es := s.t.ByteSize()

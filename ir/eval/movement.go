@@ -19,6 +19,7 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"unsafe"
 
@@ -883,7 +884,7 @@ func evalScatter(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Liter
 		}
 		clear(start)
 		for k, d := range dn.ScatterDimsToOperandDims {
-			start[d] = int(max(min(indices[pos+k*vecStride], 1<<40), -1<<40))
+			start[d] = int(max(min(indices[pos+k*vecStride], math.MaxInt>>1), math.MinInt>>1))
 		}
 		for i, d := range dn.InputBatchingDims {
 			start[d] = g[batchingPos[i]]
