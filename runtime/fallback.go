@@ -33,10 +33,15 @@ func (c *compiler) fallbackStep(k *sched.Kernel) (step, error) {
 	}
 	v := k.Root
 	if _, isIR := v.Op.IR(); !isIR {
-		return nil, fmt.Errorf("op %s has no implementation", v.Op)
+		return nil, unsupportedError(fmt.Errorf("op %s has no implementation", v.Op))
 	}
 	if !eval.Supported(mustIR(v.Op)) {
-		return nil, fmt.Errorf("op %q is not supported by the compiler", v.Op)
+		return nil, unsupportedError(fmt.Errorf("op %q is not supported by the compiler", v.Op))
+	}
+	if mustIR(v.Op) == ir.OpCustomCall {
+		if err := checkCustomCall(v); err != nil {
+			return nil, err
+		}
 	}
 	m, inst, err := ssa.RaiseValue(v)
 	if err != nil {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
@@ -40,6 +41,8 @@ type frame struct {
 	sub     []*frame // frames of every program of the tree, by program id (shared)
 	scratch [][]byte // one scratch area per worker (shared by the tree)
 	task    task     // this frame's parallel task (steps of one program run one at a time)
+	// idleSince is when the frame was last returned to its pool.
+	idleSince time.Time
 }
 
 // loc is where a buffer lives at run time, resolved at compile time: which
@@ -109,6 +112,15 @@ func (p *program) newFrame() *frame {
 	return frames[p.id]
 }
 
+// frameBytes is the memory newFrame allocates for its arenas and scratch.
+func (p *program) frameBytes() int {
+	total := 0
+	for _, q := range p.all {
+		total += roundUp(q.arena, 64)
+	}
+	return total + max(p.workers, 1)*p.scratch
+}
+
 // countLeafParams is the number of array leaves of the plan's parameters:
 // frames hold parameters leaf by leaf.
 func countLeafParams(plan *sched.Plan) int {
@@ -128,6 +140,10 @@ type compiler struct {
 	module *ir.Module
 	cfg    *config
 	all    []*program
+	// constants records the constant literals the steps read, and
+	// packedBytes the size of the weights packed for kernels (Stats).
+	constants   map[*ir.Literal]bool
+	packedBytes int
 }
 
 // program compiles a plan and, recursively, its subplans.
@@ -164,6 +180,9 @@ func (c *compiler) loc(b *sched.Buffer) loc {
 		l.index = root.Result
 	case sched.Constant:
 		l.data = root.Literal.Bytes()[off : off+b.Size()]
+		if c.constants != nil {
+			c.constants[root.Literal] = true
+		}
 	}
 	return l
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -26,16 +25,17 @@ type weightFile struct {
 // left for --arg and --npy. A matched tensor of the wrong shape is an error;
 // so is a file of which no tensor matches any parameter.
 func loadWeightFile(m *ir.Module, path string) (*weightFile, error) {
-	tensors, err := runtime.LoadWeights(path)
+	weights, err := runtime.LoadWeights(path)
 	if err != nil {
 		return nil, err
 	}
+	tensors := weights.Tensors()
 	w := &weightFile{path: path, tensors: tensors, bound: map[int]string{}}
 	for i, p := range m.Entry.Parameters {
 		if !p.Shape.IsArray() {
 			continue
 		}
-		for _, name := range parameterNames(p) {
+		for _, name := range runtime.ParameterNames(p) {
 			t, ok := tensors[name]
 			if !ok {
 				continue
@@ -73,45 +73,4 @@ func (w *weightFile) literal(i int) (*ir.Literal, bool) {
 		return nil, false
 	}
 	return w.tensors[name].Literal(), true
-}
-
-var quotedPathElem = regexp.MustCompile(`\['([^']*)'\]|\["([^"]*)"\]|\[(\d+)\]`)
-
-// parameterNames are the names a weights tensor may have to bind parameter
-// p, as runtime.WithWeights documents them: the instruction name, the
-// metadata op_name, and the op_name's path joined with `/` or `.`, with and
-// without its head: op_name="params['Dense_0']['kernel']" is matched by
-// "params['Dense_0']['kernel']", "Dense_0/kernel", "Dense_0.kernel",
-// "params/Dense_0/kernel" and "params.Dense_0.kernel".
-func parameterNames(p *ir.Instruction) []string {
-	names := []string{p.Name}
-	meta, ok := p.RawAttr("metadata")
-	if !ok {
-		return names
-	}
-	_, rest, ok := strings.Cut(meta, `op_name="`)
-	if !ok {
-		return names
-	}
-	op, _, ok := strings.Cut(rest, `"`)
-	if !ok {
-		return names
-	}
-	op = strings.ReplaceAll(op, `\'`, `'`)
-	names = append(names, op)
-	head, _, _ := strings.Cut(op, "[")
-	var parts []string
-	for _, m := range quotedPathElem.FindAllStringSubmatch(op, -1) {
-		parts = append(parts, m[1]+m[2]+m[3])
-	}
-	if len(parts) > 0 {
-		for _, sep := range []string{"/", "."} {
-			path := strings.Join(parts, sep)
-			names = append(names, path)
-			if head != "" {
-				names = append(names, head+sep+path)
-			}
-		}
-	}
-	return names
 }

@@ -122,7 +122,7 @@ func newServer(path, weightsPath string) (*server, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, runtime.WithWeights(tensors))
+		opts = append(opts, runtime.WithWeights(tensors.Tensors()))
 	} else {
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		for i, p := range m.Entry.Parameters[min(1, len(m.Entry.Parameters)):] {
