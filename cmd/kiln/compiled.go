@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/kilnml/kiln/ir"
@@ -42,17 +43,25 @@ func runCompiled(m *ir.Module, args []*ir.Literal, runs int) (out []*ir.Literal,
 	return out, times, "weights bound, compiled in " + compileTime.Round(10*time.Microsecond).String(), nil
 }
 
-// runCompiledOnce compiles m and runs it once on args.
-func runCompiledOnce(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
-	exe, err := runtime.Compile(m)
+// runCompiledOnce compiles m under the memory limit (0: none) and runs it
+// once on args, one literal per entry parameter: a tuple parameter's value
+// is passed as its array leaves, in order, as Run takes them.
+func runCompiledOnce(ctx context.Context, m *ir.Module, args []*ir.Literal, memoryLimit int64) ([]*ir.Literal, error) {
+	exe, err := runtime.Compile(m, runtime.WithMemoryLimit(memoryLimit))
 	if err != nil {
 		return nil, err
 	}
-	ins := make([]*runtime.Tensor, len(args))
+	var ins []*runtime.Tensor
 	for i, a := range args {
-		ins[i] = runtime.TensorFromLiteral(a)
+		leaves, err := arrayLeaves(m.Entry.Parameters[i], a)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range leaves {
+			ins = append(ins, runtime.TensorFromLiteral(l))
+		}
 	}
-	outs, err := exe.Run(context.Background(), ins...)
+	outs, err := exe.Run(ctx, ins...)
 	if err != nil {
 		return nil, err
 	}
@@ -61,4 +70,28 @@ func runCompiledOnce(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
 		lits[i] = o.Literal()
 	}
 	return lits, nil
+}
+
+// arrayLeaves lists the array leaves of parameter p's value l, depth
+// first; a token leaf cannot be passed and is refused by name.
+func arrayLeaves(p *ir.Instruction, l *ir.Literal) ([]*ir.Literal, error) {
+	var out []*ir.Literal
+	var walk func(l *ir.Literal, path string) error
+	walk = func(l *ir.Literal, path string) error {
+		s := l.Shape()
+		switch {
+		case s.IsTuple():
+			for i, e := range l.Elements() {
+				if err := walk(e, fmt.Sprintf("%s.%d", path, i)); err != nil {
+					return err
+				}
+			}
+		case s.IsArray():
+			out = append(out, l)
+		default:
+			return fmt.Errorf("parameter %s: leaf %s is a %v, which kiln run cannot pass", p.Name, path, s)
+		}
+		return nil
+	}
+	return out, walk(l, p.Name)
 }

@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&command{
 		name:  "fmt",
-		usage: "fmt FILE.hlo    parse an HLO module and print it back (- reads stdin)",
+		summary: "fmt FILE.hlo    parse an HLO module and print it back (- reads stdin)",
 		run:   runFmt,
 	})
 }
@@ -21,12 +21,18 @@ func init() {
 // is written to stderr as FILE:line:col: message, as compilers do, so that
 // editors can jump to it.
 func runFmt(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("fmt", "fmt FILE.hlo", `
+Parses an HLO module and prints it back (a round trip through Kiln's parser and
+printer). FILE - reads stdin. A parse error is printed as FILE:line:col: message.`)
+	args, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
+	}
 	if len(args) != 1 {
 		return fmt.Errorf("expected one argument, the HLO file (usage: kiln fmt FILE.hlo), found %d", len(args))
 	}
 	path := args[0]
 	var text []byte
-	var err error
 	if path == "-" {
 		text, err = io.ReadAll(os.Stdin)
 		path = "<stdin>"

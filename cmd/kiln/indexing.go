@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:  "indexing",
-		usage: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse]   print the indexing maps of an instruction (default: the entry's root)",
+		summary: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse]   print the indexing maps of an instruction (default: the entry's root)",
 		run:   runIndexing,
 	})
 }

@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:  "simplify",
-		usage: "simplify 'MAP'    parse an indexing map in XLA's text format and print it simplified (- reads stdin)",
+		summary: "simplify 'MAP'    parse an indexing map in XLA's text format and print it simplified (- reads stdin)",
 		run:   runSimplify,
 	})
 }

@@ -20,10 +20,11 @@ type weightFile struct {
 }
 
 // loadWeightFile reads the named tensors of path (.safetensors, .npz or
-// .npy) and matches them to m's entry parameters by name, with the rules
-// runtime.WithWeights uses, so that the tool knows which parameters are
-// left for --arg and --npy. A matched tensor of the wrong shape is an error;
-// so is a file of which no tensor matches any parameter.
+// .npy) and matches them to m's entry parameters by name, with the rule
+// runtime.WithWeights uses (runtime.ParameterNames), so that the tool knows
+// which parameters are left for --arg and --npy. Binding is strict, as in
+// the runtime: a matched tensor of the wrong shape is an error, and so is a
+// tensor that binds to no parameter.
 func loadWeightFile(m *ir.Module, path string) (*weightFile, error) {
 	weights, err := runtime.LoadWeights(path)
 	if err != nil {
@@ -31,6 +32,7 @@ func loadWeightFile(m *ir.Module, path string) (*weightFile, error) {
 	}
 	tensors := weights.Tensors()
 	w := &weightFile{path: path, tensors: tensors, bound: map[int]string{}}
+	used := map[string]bool{}
 	for i, p := range m.Entry.Parameters {
 		if !p.Shape.IsArray() {
 			continue
@@ -45,20 +47,27 @@ func loadWeightFile(m *ir.Module, path string) (*weightFile, error) {
 					path, name, t.Shape().StringWithoutLayout(), i, p.Name, p.Shape.StringWithoutLayout())
 			}
 			w.bound[i] = name
+			used[name] = true
 			break
 		}
 	}
+	var unused []string
+	for n := range tensors {
+		if !used[n] {
+			unused = append(unused, n)
+		}
+	}
+	sort.Strings(unused)
+	if len(unused) > 5 {
+		unused = append(unused[:5], "…")
+	}
 	if len(w.bound) == 0 && len(tensors) > 0 {
-		names := make([]string, 0, len(tensors))
-		for n := range tensors {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		if len(names) > 5 {
-			names = append(names[:5], "…")
-		}
-		return nil, fmt.Errorf("%s: none of its %d tensors (%s) matches a parameter of %s (%s)",
-			path, len(tensors), strings.Join(names, ", "), m.Entry.Name, paramList(m.Entry.Parameters))
+		return nil, fmt.Errorf("%s: none of its %d tensors (%s) matches a parameter of %s (%s); a tensor binds a parameter under one of the names runtime.ParameterNames lists",
+			path, len(tensors), strings.Join(unused, ", "), m.Entry.Name, paramList(m.Entry.Parameters))
+	}
+	if len(unused) > 0 {
+		return nil, fmt.Errorf("%s: tensors %s bind to no parameter of %s; the parameters left unbound are %s",
+			path, strings.Join(unused, ", "), m.Entry.Name, paramList(freeParameters(m.Entry.Parameters, w)))
 	}
 	return w, nil
 }

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	goruntime "runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const endlessHLO = `HloModule endless
+cond {
+  s = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+ENTRY main {
+  x = s32[] parameter(0)
+  ROOT w = s32[] while(x), condition=cond, body=body
+}
+`
+
+// toolCommand runs the test binary as kiln with args.
+func toolCommand(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "KILN_RUN_AS_TOOL=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	return cmd, &stderr
+}
+
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	if err == nil {
+		return 0
+	}
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		t.Fatal(err)
+	}
+	return ee.ExitCode()
+}
+
+// TestRunTimeoutStopsAnEndlessWhile runs a never-ending while loop with
+// --timeout 1s, compiled and on the reference evaluator: the tool exits
+// within 1.5 s with status 124 and says why.
+func TestRunTimeoutStopsAnEndlessWhile(t *testing.T) {
+	f := writeTemp(t, "endless.hlo", endlessHLO)
+	for _, extra := range [][]string{nil, {"--reference"}} {
+		cmd, stderr := toolCommand(t, append([]string{"run", "--timeout", "1s", f, "--arg", "s32[] 0"}, extra...)...)
+		start := time.Now()
+		err := cmd.Run()
+		took := time.Since(start)
+		if code := exitCode(t, err); code != 124 {
+			t.Errorf("%v: exit %d, want 124; stderr %q", extra, code, stderr)
+		}
+		if !strings.Contains(stderr.String(), "kiln run: stopped: --timeout 1s reached") {
+			t.Errorf("%v: stderr %q does not say the timeout stopped it", extra, stderr)
+		}
+		if took > 1500*time.Millisecond {
+			t.Errorf("%v: the tool exited %v after it started, want within 1.5 s", extra, took)
+		}
+	}
+}
+
+// TestRunStopsOnSignals interrupts a never-ending run with SIGINT and
+// SIGTERM: the tool exits promptly with 130 or 143 and says why.
+func TestRunStopsOnSignals(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("no SIGINT to send")
+	}
+	f := writeTemp(t, "endless.hlo", endlessHLO)
+	for _, c := range []struct {
+		sig    syscall.Signal
+		status int
+		name   string
+	}{{syscall.SIGINT, 130, "SIGINT"}, {syscall.SIGTERM, 143, "SIGTERM"}} {
+		cmd, stderr := toolCommand(t, "run", f, "--arg", "s32[] 0")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // let it install its handler and start the loop
+		sent := time.Now()
+		cmd.Process.Signal(c.sig)
+		err := cmd.Wait()
+		took := time.Since(sent)
+		if code := exitCode(t, err); code != c.status {
+			t.Errorf("%s: exit %d, want %d; stderr %q", c.name, code, c.status, stderr)
+		}
+		if !strings.Contains(stderr.String(), "interrupted by "+c.name) {
+			t.Errorf("%s: stderr %q does not name the signal", c.name, stderr)
+		}
+		if took > 500*time.Millisecond {
+			t.Errorf("%s: the tool exited %v after the signal", c.name, took)
+		}
+	}
+}
+
+func TestMemoryLimitRefusesHugeModules(t *testing.T) {
+	huge := writeTemp(t, "huge.hlo", `HloModule huge
+ENTRY main {
+  p = f32[] parameter(0)
+  ROOT b = f32[2048,1024,1024] broadcast(p), dimensions={}
+}
+`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--memory-limit", "256MiB", huge, "--arg", "f32[] 1"}, "the memory limit allows 268435456"},
+		{[]string{"run", "--memory-limit", "256MiB", huge, "--arg", "f32[] 1", "--reference"}, "above the limit of 268435456"},
+		{[]string{"bench", "--memory-limit", "256MiB", huge}, "the memory limit allows 268435456"},
+		{[]string{"run", "--memory-limit", "lots", huge}, "--memory-limit wants a size in bytes"},
+	} {
+		code, _, errs := runKiln(c.args...)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"1000": 1000, "256MiB": 256 << 20, "2G": 2e9, "1.5GiB": 3 << 29, "1e6": 1e6, "512 KiB": 512 << 10, "0": 0} {
+		got, err := parseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "MiB", "1XB", "inf"} {
+		if _, err := parseBytes(in); err == nil {
+			t.Errorf("parseBytes(%q) accepted", in)
+		}
+	}
+}
