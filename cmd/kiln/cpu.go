@@ -9,9 +9,9 @@ import (
 
 func init() {
 	register(&command{
-		name:  "cpu",
+		name:    "cpu",
 		summary: "cpu             print the CPU features found and the kernel set chosen",
-		run:   runCPU,
+		run:     runCPU,
 	})
 }
 

@@ -11,9 +11,9 @@ import (
 
 func init() {
 	register(&command{
-		name:  "fmt",
+		name:    "fmt",
 		summary: "fmt FILE.hlo    parse an HLO module and print it back (- reads stdin)",
-		run:   runFmt,
+		run:     runFmt,
 	})
 }
 

@@ -14,9 +14,9 @@ import (
 
 func init() {
 	register(&command{
-		name:  "indexing",
+		name:    "indexing",
 		summary: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse]   print the indexing maps of an instruction (default: the entry's root)",
-		run:   runIndexing,
+		run:     runIndexing,
 	})
 }
 

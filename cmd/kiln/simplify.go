@@ -12,9 +12,9 @@ import (
 
 func init() {
 	register(&command{
-		name:  "simplify",
+		name:    "simplify",
 		summary: "simplify 'MAP'    parse an indexing map in XLA's text format and print it simplified (- reads stdin)",
-		run:   runSimplify,
+		run:     runSimplify,
 	})
 }
 
