@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"sort"
 
@@ -91,9 +92,12 @@ func readSafetensors(r io.ReaderAt, size int64, source string) (*Weights, error)
 			if d < 0 {
 				return fail("tensor %q: dimension %d is negative (%d)", name, i, d)
 			}
+			if uint64(d) > math.MaxInt {
+				return fail("tensor %q: dimension %d (%d) does not fit an int", name, i, d)
+			}
 			hi, lo := bits.Mul64(need, uint64(d))
-			if hi != 0 || lo > uint64(ir.MaxLiteralBytes) {
-				return fail("tensor %q: shape %s %v needs more than the limit of %d bytes", name, e.DType, e.Shape, ir.MaxLiteralBytes)
+			if hi != 0 {
+				return fail("tensor %q: shape %s %v needs more than 2^64 bytes", name, e.DType, e.Shape)
 			}
 			need, dims[i] = lo, int(d)
 		}
@@ -101,6 +105,9 @@ func readSafetensors(r io.ReaderAt, size int64, source string) (*Weights, error)
 		if hi < lo || hi > uint64(body) || hi-lo != need {
 			return fail("tensor %q: shape %s %v needs %d bytes; data_offsets [%d, %d] declare %d, within the %d bytes of data the file holds",
 				name, e.DType, e.Shape, need, lo, hi, int64(hi-lo), body)
+		}
+		if need > uint64(ir.MaxLiteralBytes) {
+			return fail("tensor %q: shape %s %v needs %d bytes, above the limit of %d", name, e.DType, e.Shape, need, ir.MaxLiteralBytes)
 		}
 		s := ir.MakeShape(t, dims...)
 		if err := s.CheckValid(); err != nil {

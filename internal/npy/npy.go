@@ -133,6 +133,9 @@ func read(r io.Reader, size int64) (*ir.Literal, error) {
 				describe(et, h), need, have)
 		}
 	}
+	if need > uint64(ir.MaxLiteralBytes) {
+		return nil, fmt.Errorf("npy: header declares %s, %d bytes of data, above the limit of %d bytes", describe(et, h), need, ir.MaxLiteralBytes)
+	}
 	s := ir.MakeShape(et, dims...)
 	if err := s.CheckValid(); err != nil {
 		return nil, fmt.Errorf("npy: %w", err)
@@ -168,8 +171,8 @@ func read(r io.Reader, size int64) (*ir.Literal, error) {
 	return l, nil
 }
 
-// dataBytes is the size of the data a header declares, refused when it is
-// beyond what a literal may hold.
+// dataBytes is the size of the data a header declares, refused when it
+// does not fit 64 bits.
 func dataBytes(et ir.ElementType, h header) (uint64, error) {
 	n := uint64(et.ByteSize())
 	for _, d := range h.shape {
@@ -178,9 +181,6 @@ func dataBytes(et ir.ElementType, h header) (uint64, error) {
 			return 0, fmt.Errorf("npy: header declares %s, more than 2^64 bytes of data, above the limit of %d bytes", describe(et, h), ir.MaxLiteralBytes)
 		}
 		n = lo
-	}
-	if n > uint64(ir.MaxLiteralBytes) {
-		return 0, fmt.Errorf("npy: header declares %s, %d bytes of data, above the limit of %d bytes", describe(et, h), n, ir.MaxLiteralBytes)
 	}
 	return n, nil
 }
