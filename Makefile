@@ -6,7 +6,7 @@ SUBMODS  = $(wildcard gen bench)
 # Packages run once per ISA level, under purego and under -race (only those that exist yet).
 KERNEL_PKGS = . $(if $(wildcard runtime),./runtime/...)
 
-.PHONY: run test fmt-check vet unit isa purego race arm64-test 32bit-test check-generate generate bench fuzz cross cpu
+.PHONY: run test fmt-check vet unit isa purego race arm64-test 32bit-test check-generate generate bench fuzz cross cpu conformance
 
 ## run: compile and run the bundled example models, print their results and speed.
 run:
@@ -50,6 +50,10 @@ check-generate:
 ## generate: regenerate the assembly kernels from the generators in gen/.
 generate:
 	cd gen && $(GO) run . -out ..
+
+## conformance: XLA's test vectors through Kiln, one `suite: passed/total` line each (CONFORMANCE_FLAGS=-conformance.v lists failures).
+conformance:
+	@$(GO) test -count=1 -v -run TestConformance ./internal/xlaconformance -args $(CONFORMANCE_FLAGS) | grep -E 'conformance_test.go:[0-9]+: |FAIL|^ok'
 
 ## bench: the benchmark suites (bench module), kiln beside its peers.
 bench:
