@@ -6,6 +6,7 @@ import (
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
 )
 
 // whileStep runs a while loop: the state starts as a copy of the operand;
@@ -84,6 +85,10 @@ func writesAfterLastRead(plan *sched.Plan, leaves int) []bool {
 		ok[i] = producer[i] > lastRead[i]
 		if p := producer[i]; p >= 0 && p == lastRead[i] {
 			k := plan.Kernels[p]
+			if updatesInPlace(k, i) {
+				ok[i] = true
+				continue
+			}
 			if k.Kind != sched.Loop || k.Loop == nil {
 				continue
 			}
@@ -98,6 +103,32 @@ func writesAfterLastRead(plan *sched.Plan, leaves int) []bool {
 		}
 	}
 	return ok
+}
+
+// updatesInPlace reports whether kernel k is a dynamic-update-slice of
+// the whole parameter leaf i that reads the leaf through its operand only:
+// written over the leaf, it copies just the update (a loop updating one row
+// of a large buffer per iteration then costs the row, not the buffer).
+func updatesInPlace(k *sched.Kernel, i int) bool {
+	if k.Kind != sched.Generic || k.Root.Op != ssa.Op(ir.OpDynamicUpdateSlice) || len(k.Root.Args) < 2 {
+		return false
+	}
+	a := indexOf(k.Inputs, k.Root.Args[0])
+	if a < 0 || k.In[a].Kind == sched.Tuple {
+		return false
+	}
+	root, off := k.In[a].Root()
+	if root.Kind != sched.Param || root.Param != i || off != 0 || root.Size() != k.In[a].Size() {
+		return false
+	}
+	for j, b := range k.In {
+		for _, l := range paramLeaves(b) {
+			if j != a && l.Param == i {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // paramLeaves resolves a buffer to the parameter leaves whose memory it uses.

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ir/eval"
+	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
 )
 
@@ -22,17 +24,26 @@ import (
 // flight), so it must be safe for concurrent use.
 type CustomCallFunc func(operands, results []*Tensor, backendConfig string) error
 
+// customCalls holds the registered targets.
+var customCalls = struct {
+	sync.RWMutex
+	fns map[string]CustomCallFunc
+}{fns: map[string]CustomCallFunc{}}
+
 // RegisterCustomCall installs fn as the implementation of the custom-call
 // target named target, for the compiled path and the reference evaluator
-// alike, replacing any earlier one. Compile refuses a module that calls a
-// target nothing registered (with an error wrapping ErrUnsupported that
-// names it), so register before compiling. It is safe to call at any time,
-// also while executables run.
+// alike, replacing any earlier one. Compile binds the function registered
+// when it runs, and refuses a module that calls a target nothing registered
+// (with an error wrapping ErrUnsupported that names it), so register before
+// compiling. It is safe to call at any time, also while executables run.
 //
 // The annotation targets JAX emits for a single-device program (Sharding,
 // SPMDFullToShardShape, SPMDShardToFullShape, annotate_device_placement,
 // MoveToHost, MoveToDevice) need no registration: they are the identity.
 func RegisterCustomCall(target string, fn CustomCallFunc) {
+	customCalls.Lock()
+	customCalls.fns[target] = fn
+	customCalls.Unlock()
 	eval.DefaultCustomCalls.Register(target, func(in *ir.Instruction, operands []*ir.Literal) (*ir.Literal, error) {
 		var ops []*Tensor
 		for _, o := range operands {
@@ -59,6 +70,17 @@ func RegisterCustomCall(target string, fn CustomCallFunc) {
 	})
 }
 
+// literalLeaves lists a literal's leaves, depth first.
+func literalLeaves(l *ir.Literal, out []*ir.Literal) []*ir.Literal {
+	if l.Shape().IsTuple() {
+		for _, e := range l.Elements() {
+			out = literalLeaves(e, out)
+		}
+		return out
+	}
+	return append(out, l)
+}
+
 // backendConfig unquotes an instruction's backend_config as the HLO text
 // holds it (C escapes within double quotes).
 func backendConfig(raw string) string {
@@ -68,24 +90,87 @@ func backendConfig(raw string) string {
 	return raw
 }
 
-// checkCustomCall refuses a custom-call whose target is neither an
-// annotation nor registered.
-func checkCustomCall(v *ssa.Value) error {
+func init() { genericSteps[ssa.Op(ir.OpCustomCall)] = buildCustomCall }
+
+// customCallStep runs a registered Go function over views of its buffers.
+type customCallStep struct {
+	fn       CustomCallFunc
+	target   string
+	inst     string // the instruction's name, for errors
+	config   string
+	in, out  []loc
+	inShapes []ir.Shape
+	outShape []ir.Shape
+}
+
+// buildCustomCall compiles a custom-call to the function registered for its
+// target; a target neither registered nor an identity annotation is refused
+// by name.
+func buildCustomCall(c *compiler, k *sched.Kernel, p *program) (step, error) {
+	v := k.Root
 	target := v.Attrs.CustomCallTarget
 	if ir.IsAnnotationTarget(target) {
-		if len(v.Args) == 1 && v.Args[0].Shape.EqualIgnoringLayout(v.Shape) {
-			return nil
-		}
-		return unsupportedError(fmt.Errorf("custom-call %q (instruction %s) turns %s into %v: a program partitioned across devices, which Kiln does not run",
-			target, v.Name, argShapes(v), v.Shape.StringWithoutLayout()))
+		// The identities were removed when lowering; one that is left
+		// changes its operand's shape.
+		return nil, unsupportedError(fmt.Errorf("custom-call %q (instruction %s) turns %s into %v: a program partitioned across devices, which Kiln does not run",
+			target, v.Name, argShapeList(v), v.Shape.StringWithoutLayout()))
 	}
-	if _, ok := eval.DefaultCustomCalls.Lookup(target); !ok {
-		return unsupportedError(fmt.Errorf("custom-call target %q (instruction %s) is not registered: runtime.RegisterCustomCall provides an implementation", target, v.Name))
+	customCalls.RLock()
+	fn, ok := customCalls.fns[target]
+	customCalls.RUnlock()
+	if !ok {
+		return nil, unsupportedError(fmt.Errorf("custom-call target %q (instruction %s) is not registered: runtime.RegisterCustomCall provides an implementation", target, v.Name))
+	}
+	s := &customCallStep{fn: fn, target: target, inst: v.Name, config: backendConfig(v.Attrs.BackendConfig)}
+	for _, a := range v.Args {
+		b := inputBuffer(k, a)
+		if b == nil {
+			return nil, fmt.Errorf("custom-call %q: operand %v has no buffer", target, a)
+		}
+		locs, shapes := c.leaves(b), leafShapes(a.Shape)
+		if len(locs) != len(shapes) {
+			return nil, fmt.Errorf("custom-call %q: operand of shape %v has %d buffers", target, a.Shape, len(locs))
+		}
+		for i, sh := range shapes {
+			if sh.IsArray() {
+				s.in = append(s.in, locs[i])
+				s.inShapes = append(s.inShapes, sh.WithoutLayout())
+			}
+		}
+	}
+	locs, shapes := c.leaves(k.Out), leafShapes(v.Shape)
+	if len(locs) != len(shapes) {
+		return nil, fmt.Errorf("custom-call %q: result of shape %v has %d buffers", target, v.Shape, len(locs))
+	}
+	for i, sh := range shapes {
+		if sh.IsArray() {
+			s.out = append(s.out, locs[i])
+			s.outShape = append(s.outShape, sh.WithoutLayout())
+		}
+	}
+	return s, nil
+}
+
+func (s *customCallStep) name() string { return "custom-call" }
+
+func (s *customCallStep) exec(fr *frame) error {
+	ops := make([]*Tensor, len(s.in))
+	for i, l := range s.in {
+		ops[i] = &Tensor{shape: s.inShapes[i], data: fr.bytes(l)}
+	}
+	outs := make([]*Tensor, len(s.out))
+	for i, l := range s.out {
+		b := fr.bytes(l)
+		clear(b)
+		outs[i] = &Tensor{shape: s.outShape[i], data: b}
+	}
+	if err := s.fn(ops, outs, s.config); err != nil {
+		return fmt.Errorf("custom-call %q (instruction %s): %w", s.target, s.inst, err)
 	}
 	return nil
 }
 
-func argShapes(v *ssa.Value) string {
+func argShapeList(v *ssa.Value) string {
 	parts := make([]string, len(v.Args))
 	for i, a := range v.Args {
 		parts[i] = a.Shape.StringWithoutLayout()

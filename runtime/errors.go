@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/kilnml/kiln/ir/eval"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 // Errors a caller can branch on with errors.Is. The errors Compile and Run
@@ -45,7 +46,8 @@ func classify(err error) error {
 		return err
 	}
 	var ue *eval.UnsupportedError
-	if errors.As(err, &ue) {
+	var oe *ops.UnsupportedError
+	if errors.As(err, &ue) || errors.As(err, &oe) {
 		return unsupportedError(err)
 	}
 	return err

@@ -28,6 +28,8 @@ type Executable struct {
 	threads  int
 	// memoryLimit bounds each argument and result tensor (0: no limit).
 	memoryLimit int64
+	// resultDims are the arena slots of the actual sizes of dynamic results.
+	resultDims []loc
 }
 
 // Compile compiles module m. Options bind parameters to fixed tensors (which
@@ -75,6 +77,7 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	for _, r := range plan.Results {
 		e.results = append(e.results, r.Shape)
 	}
+	e.resultDims = c.resultDims(plan)
 	if err := e.declareResultLayouts(m); err != nil {
 		return nil, err
 	}
@@ -248,6 +251,9 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 		return err
 	}
 	err = e.entry.run(fr)
+	if err == nil {
+		setResultDims(fr, e.resultDims, outs, e.results)
+	}
 	e.release(fr)
 	return classify(err)
 }
@@ -284,7 +290,8 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 		}
 	}
 	for i, o := range outs {
-		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) {
+		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) &&
+			!sameBounds(o.shape, e.results[i]) {
 			return nil, argShapeError("result tensor", i, o, e.results[i])
 		}
 	}

@@ -18,12 +18,16 @@ input-to-output maps with --inverse, in XLA's text format. FILE - reads stdin.`)
 		fs.Int("output", 0, "the output (of a tuple-shaped instruction) whose maps are printed")
 		fs.Int("operand", 0, "print only this operand's maps (default: every operand)")
 		fs.Bool("inverse", false, "print input-to-output maps, from --operand (default 0)")
+		fs.Bool("physical", false, "number each tensor's dimensions in the order its layout stores them")
+		fs.String("syntax", "xla", "print floor division as XLA does today ('/', xla) or as floordiv (mlir)")
 		return fs
 	},
 	"simplify": func() *flag.FlagSet {
-		return newFlagSet("simplify", "simplify 'MAP'", `
+		fs := newFlagSet("simplify", "simplify 'MAP' [--syntax=xla|mlir]", `
 Parses an indexing map in XLA's text format, such as
   (d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 6], d1 in [0, 14]
 and prints it simplified, on one line. MAP - reads stdin.`)
+		fs.String("syntax", "xla", "print floor division as XLA does today ('/', xla) or as floordiv (mlir)")
+		return fs
 	},
 }
