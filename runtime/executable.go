@@ -88,6 +88,9 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 		}
 	}
 	e.stats = collectStats(plan, e.entry, c)
+	// Steps compiled while running (dynamic shapes) are not counted: the
+	// compiler may then be used from many runs at once.
+	c.constants = nil
 	limit, err := e.checkMemory(cfg)
 	if err != nil {
 		return nil, err

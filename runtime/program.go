@@ -112,6 +112,20 @@ func (p *program) newFrame() *frame {
 	return frames[p.id]
 }
 
+// noteConstant records a constant literal a step reads, during Compile.
+func (c *compiler) noteConstant(l *ir.Literal) {
+	if c.constants != nil {
+		c.constants[l] = true
+	}
+}
+
+// notePacked records n bytes of weights packed for a kernel, during Compile.
+func (c *compiler) notePacked(n int) {
+	if c.constants != nil {
+		c.packedBytes += n
+	}
+}
+
 // frameBytes is the memory newFrame allocates for its arenas and scratch.
 func (p *program) frameBytes() int {
 	total := 0
@@ -141,7 +155,9 @@ type compiler struct {
 	cfg    *config
 	all    []*program
 	// constants records the constant literals the steps read, and
-	// packedBytes the size of the weights packed for kernels (Stats).
+	// packedBytes the size of the weights packed for kernels (Stats), while
+	// Compile runs; steps compiled during runs (dynamic shapes) are not
+	// counted, and leave both alone.
 	constants   map[*ir.Literal]bool
 	packedBytes int
 	// dims holds the arena slots of the actual sizes of dynamic values.
@@ -182,9 +198,7 @@ func (c *compiler) loc(b *sched.Buffer) loc {
 		l.index = root.Result
 	case sched.Constant:
 		l.data = root.Literal.Bytes()[off : off+b.Size()]
-		if c.constants != nil {
-			c.constants[root.Literal] = true
-		}
+		c.noteConstant(root.Literal)
 	}
 	return l
 }
