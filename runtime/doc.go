@@ -27,6 +27,12 @@
 // its context before every step and in every while-loop iteration, and
 // returns the context's error when stopped.
 //
+// Tensors hold their elements in the physical order of their shape's layout
+// (row-major for the default layout) in the machine's byte order, with the
+// encodings of ir.Literal. Run takes one tensor per array leaf of every
+// parameter not bound at compile time, in order, and returns one per array
+// leaf of the result.
+//
 // # Weights
 //
 // WithWeights binds parameters by name (ParameterNames gives the rule) and
@@ -41,12 +47,6 @@
 //
 // Errors wrap ErrArgument, ErrUnsupported or ErrMemoryLimit where they
 // apply, for errors.Is; WithLogger reports the stages of a compile.
-//
-// Tensors hold their elements in the physical order of their shape's layout
-// (row-major for the default layout) in the machine's byte order, with the
-// encodings of ir.Literal. Run takes one tensor per array leaf of every
-// parameter not bound at compile time, in order, and returns one per array
-// leaf of the result.
 //
 // # Steps
 //
