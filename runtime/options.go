@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ssa"
 
 	kiln "github.com/kilnml/kiln"
@@ -13,6 +14,7 @@ import (
 type Option func(*config)
 
 type config struct {
+	elided      func(*ir.Instruction) (*ir.Literal, error)
 	params      map[int]*Tensor
 	weights     map[string]*Tensor
 	allowUnused bool
@@ -108,6 +110,15 @@ func WithMemoryLimit(bytes int64) Option {
 // lower, bind, optimize, schedule, steps) with its duration, at debug level,
 // and a summary at the end.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithElidedConstants supplies the values of the module's constants printed
+// as `constant({...})`, which Compile otherwise refuses: fill is called once
+// per such constant, in module order, and Compile writes the values it
+// returns into the module. ir.NewElidedConstantFiller gives XLA's
+// deterministic fill (its fill_shortform_constants_with_random_values).
+func WithElidedConstants(fill func(c *ir.Instruction) (*ir.Literal, error)) Option {
+	return func(c *config) { c.elided = fill }
+}
 
 // WithThreads sets how many cores big kernels are split across (default:
 // kiln.Threads(), which is GOMAXPROCS unless kiln.SetThreads changed it).

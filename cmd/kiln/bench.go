@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		name: "bench",
-		summary: "bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json] [--profile]\n" +
+		summary: "bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill-elided] [--inputs N] [--runs N] [--threads N] [--json] [--profile]\n" +
 			"                 compile once, run many times; print compile time, latency percentiles, throughput and allocations",
 		run: runBench,
 	})
@@ -38,7 +38,7 @@ type benchOptions struct {
 	inputs  int // -1: every parameter not bound by --weights is a run-time argument
 }
 
-const benchUsage = "kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json] [--profile] [--timeout DURATION] [--memory-limit BYTES]"
+const benchUsage = "kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill-elided] [--inputs N] [--runs N] [--threads N] [--json] [--profile] [--timeout DURATION] [--memory-limit BYTES]"
 
 const benchAbout = `
 Compiles the module once and runs it many times, printing the compile time,
@@ -106,7 +106,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := readModule(o.file)
+	m, err := readModule(o.moduleArgs)
 	if err != nil {
 		return err
 	}

@@ -12,24 +12,28 @@ import (
 func init() {
 	register(&command{
 		name:    "fmt",
-		summary: "fmt FILE.hlo    parse an HLO module and print it back (- reads stdin)",
+		summary: "fmt [--short] FILE.hlo    parse an HLO module and print it back (- reads stdin; --short prints XLA's short form)",
 		run:     runFmt,
 	})
 }
 
-// runFmt parses an HLO text file and prints the module back. A parse error
-// is written to stderr as FILE:line:col: message, as compilers do, so that
-// editors can jump to it.
+// runFmt parses an HLO text file and prints the module back, in XLA's
+// default form or, with --short, its ShortParsable one (no '%', no operand
+// shapes, no computation signatures, no metadata). A parse error is written
+// to stderr as FILE:line:col: message, as compilers do, so that editors can
+// jump to it.
 func runFmt(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("fmt", "fmt FILE.hlo", `
+	fs := newFlagSet("fmt", "fmt [--short] FILE.hlo", `
 Parses an HLO module and prints it back (a round trip through Kiln's parser and
 printer). FILE - reads stdin. A parse error is printed as FILE:line:col: message.`)
+	var opts ir.PrintOptions
+	fs.BoolVar(&opts.Short, "short", false, "print XLA's short form")
 	args, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
 	}
 	if len(args) != 1 {
-		return fmt.Errorf("expected one argument, the HLO file (usage: kiln fmt FILE.hlo), found %d", len(args))
+		return fmt.Errorf("expected one argument, the HLO file (usage: kiln fmt [--short] FILE.hlo), found %d", len(args))
 	}
 	path := args[0]
 	var text []byte
@@ -51,6 +55,6 @@ printer). FILE - reads stdin. A parse error is printed as FILE:line:col: message
 		}
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	_, err = io.WriteString(stdout, m.String())
+	_, err = io.WriteString(stdout, m.Print(opts))
 	return err
 }

@@ -2,11 +2,11 @@
 //
 // Usage:
 //
-//	kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill] [--reference] [--timeout DURATION] [--memory-limit BYTES]
-//	kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json] [--profile] [--timeout DURATION] [--memory-limit BYTES]
-//	kiln indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse]
-//	kiln simplify 'MAP'
-//	kiln fmt FILE.hlo
+//	kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill] [--fill-elided] [--reference] [--timeout DURATION] [--memory-limit BYTES]
+//	kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill-elided] [--inputs N] [--runs N] [--threads N] [--json] [--profile] [--timeout DURATION] [--memory-limit BYTES]
+//	kiln indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--physical] [--syntax=xla|mlir]
+//	kiln simplify 'MAP' [--syntax=xla|mlir]
+//	kiln fmt [--short] FILE.hlo
 //	kiln cpu
 //	kiln examples [--dir DIR] [--runs N]
 //

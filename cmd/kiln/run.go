@@ -16,13 +16,14 @@ import (
 
 func init() {
 	register(&command{
-		name:    "run",
-		summary: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill] [--reference]   run the entry computation and print its outputs",
-		run:     runCommand,
+		name: "run",
+		summary: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill] [--fill-elided] [--reference]\n" +
+			"                 run the entry computation and print its outputs",
+		run: runCommand,
 	})
 }
 
-const runSynopsis = "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill] [--reference] [--timeout DURATION] [--memory-limit BYTES]"
+const runSynopsis = "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill] [--fill-elided] [--reference] [--timeout DURATION] [--memory-limit BYTES]"
 
 const runAbout = `
 Compiles the entry computation of an HLO module and runs it once, printing each
@@ -36,6 +37,8 @@ a parameter under one of the names runtime.ParameterNames lists (the
 parameter's name, its op_name metadata, or that path joined with / or .).
 A tuple parameter is given as a tuple literal: '(f32[2] {1, 2}, s32[] 3)'.
 --fill gives the parameters left over the deterministic values kiln bench uses.
+Constants printed as {...} (elided) are refused unless --fill-elided gives them
+XLA's deterministic stand-in values.
 
 Exit status: 0 on success, 1 on an error, 124 when --timeout stops the
 command, 130 on SIGINT, 143 on SIGTERM.`
@@ -59,11 +62,14 @@ func (a runArg) String() string {
 
 // moduleArgs are the arguments kiln run and kiln bench share: the module
 // file, the values of its entry parameters in order (--arg, --npy), a file
-// of named weights that bind parameters by name (--weights), and the limits.
+// of named weights that bind parameters by name (--weights), whether
+// constants printed as {...} get deterministic values (--fill-elided), and
+// the limits.
 type moduleArgs struct {
-	file    string
-	args    []runArg
-	weights string
+	file       string
+	args       []runArg
+	weights    string
+	fillElided bool
 	limitFlags
 }
 
@@ -72,6 +78,7 @@ func (m *moduleArgs) register(fs *flag.FlagSet) {
 	fs.Var(argFlag{list: &m.args}, "arg", "the next parameter's value, as XLA literal text (repeatable, in parameter order with --npy)")
 	fs.Var(argFlag{list: &m.args, npy: true}, "npy", "the next parameter's value, from a .npy file (repeatable)")
 	fs.Var(onceFlag{v: &m.weights, name: "weights"}, "weights", "a .safetensors, .npz or .npy file whose tensors bind parameters by name")
+	fs.BoolVar(&m.fillElided, "fill-elided", false, "give constants printed as {...} deterministic stand-in values, as XLA's fill_shortform_constants_with_random_values does")
 	m.limitFlags.register(fs)
 }
 
@@ -108,7 +115,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err := parseModuleFlags(fs, args, &o.moduleArgs, stdout, runSynopsis); err != nil {
 		return err
 	}
-	m, err := readModule(o.file)
+	m, err := readModule(o.moduleArgs)
 	if err != nil {
 		return err
 	}
@@ -129,6 +136,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		}
 		var outs []*ir.Literal
 		if o.reference {
+			if in, t := m.InstructionWithTypeOutside(ir.AllElementTypes); in != nil {
+				return fmt.Errorf("%s: %s (%v) has a value of element type %v, which the reference evaluator does not support", o.file, in.Name, in.Opcode, t)
+			}
 			outs, err = eval.RunWithOptions(m, eval.Options{Context: ctx}, lits...)
 		} else {
 			outs, err = runCompiledOnce(ctx, m, lits, int64(o.memoryLimit))
@@ -147,20 +157,43 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	})
 }
 
-// readModule reads, parses and verifies an HLO module file.
-func readModule(path string) (*ir.Module, error) {
-	text, err := os.ReadFile(path)
+// readModule reads, parses and verifies the module file of o, filling its
+// elided constants when --fill-elided asks for it.
+func readModule(o moduleArgs) (*ir.Module, error) {
+	text, err := os.ReadFile(o.file)
 	if err != nil {
 		return nil, err
 	}
 	m, err := ir.ParseModule(string(text))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", o.file, err)
+	}
+	if err := fillElided(m, o); err != nil {
+		return nil, err
 	}
 	if err := m.Verify(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", o.file, err)
 	}
 	return m, nil
+}
+
+// fillElided gives the constants of m printed as {...} XLA's deterministic
+// fill values when --fill-elided asks for them, and otherwise refuses a
+// module that has any, naming the first.
+func fillElided(m *ir.Module, o moduleArgs) error {
+	elided := m.ElidedConstants()
+	if len(elided) == 0 {
+		return nil
+	}
+	if !o.fillElided {
+		c := elided[0]
+		return fmt.Errorf("%s: constant %q of shape %s has its value elided ({...}) (the module has %d elided constants); export the module with its constants, or pass --fill-elided for deterministic stand-in values",
+			o.file, c.Name, c.Shape.StringWithoutLayout(), len(elided))
+	}
+	if err := m.FillElidedConstants(ir.NewElidedConstantFiller()); err != nil {
+		return fmt.Errorf("%s: %w", o.file, err)
+	}
+	return nil
 }
 
 // entryArguments returns one literal per entry parameter of m: the tensor
