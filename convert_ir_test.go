@@ -1,13 +1,12 @@
 package kiln
 
 import (
+	encbinary "encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
-
-	encbinary "encoding/binary"
 
 	"github.com/kilnml/kiln/ir"
 )
