@@ -429,10 +429,26 @@ func (x xform16) bits(k uint16) uint16 {
 func radixRow16(row []uint16, idx []int32, x xform16, b *sortBuffers) {
 	n := len(row)
 	hist := b.hist(512)
-	for _, v := range row {
-		k := x.key(v)
-		hist[k&0xff]++
-		hist[256+int(k>>8)]++
+	// The high digits counted in two sets, for the even and the odd keys:
+	// a run of keys sharing a high digit (the exponent byte of floats)
+	// then increments two counters in turn instead of waiting on one.
+	var lo0, hi0, hi1 [256]uint32
+	i := 0
+	for ; i+1 < n; i += 2 {
+		k, l := x.key(row[i]), x.key(row[i+1])
+		lo0[uint8(k)]++
+		hi0[uint8(k>>8)]++
+		lo0[uint8(l)]++
+		hi1[uint8(l>>8)]++
+	}
+	if i < n {
+		k := x.key(row[i])
+		lo0[uint8(k)]++
+		hi0[uint8(k>>8)]++
+	}
+	for d := range 256 {
+		hist[d] = lo0[d]
+		hist[256+d] = hi0[d] + hi1[d]
 	}
 	k0 := x.key(row[0])
 	lo, hi := hist[k0&0xff] != uint32(n), hist[256+int(k0>>8)] != uint32(n)
@@ -449,6 +465,8 @@ func radixRow16(row []uint16, idx []int32, x xform16, b *sortBuffers) {
 		p1 = b.p1[:n]
 	}
 	switch {
+	case lo && hi && idx == nil && n >= 64:
+		radixHalves16(row, buf, hist, x)
 	case lo && hi:
 		prefix(hist[:256])
 		prefix(hist[256:])
@@ -467,6 +485,71 @@ func radixRow16(row []uint16, idx []int32, x xform16, b *sortBuffers) {
 		if idx != nil {
 			copy(idx, p1)
 		}
+	}
+}
+
+// radixHalves16 is radixRow16's two passes for a row of keys alone, each
+// pass scattering the first and the second half of its input in turn with
+// offsets of their own: keys sharing a digit (the exponent byte of floats,
+// most of all) then advance two offsets in turn instead of waiting on one.
+// The second half's offsets start after the first half's keys of the same
+// digit, so the passes stay stable. hist holds the counts of the low and
+// the high digits.
+func radixHalves16(row, buf []uint16, hist []uint32, x xform16) {
+	n := len(row)
+	m := n / 2
+	var offA, offB, cntA [256]uint32
+	for _, v := range row[:m] {
+		cntA[uint8(x.key(v))]++
+	}
+	halfOffsets(&offA, &offB, &cntA, hist[:256])
+	dst := unsafe.Pointer(unsafe.SliceData(buf))
+	a, b := row[:m], row[m:2*m]
+	for i := range a {
+		ka, kb := x.key(a[i]), x.key(b[i])
+		da, db := uint8(ka), uint8(kb)
+		oa, ob := offA[da], offB[db]
+		*(*uint16)(unsafe.Add(dst, 2*uintptr(oa))) = ka
+		offA[da] = oa + 1
+		*(*uint16)(unsafe.Add(dst, 2*uintptr(ob))) = kb
+		offB[db] = ob + 1
+	}
+	if n%2 == 1 {
+		k := x.key(row[n-1])
+		*(*uint16)(unsafe.Add(dst, 2*uintptr(offB[uint8(k)]))) = k
+	}
+	// The high digits of the first half of the keys as now ordered.
+	clear(cntA[:])
+	for _, k := range buf[:m] {
+		cntA[uint8(k>>8)]++
+	}
+	halfOffsets(&offA, &offB, &cntA, hist[256:512])
+	out := unsafe.Pointer(unsafe.SliceData(row))
+	a, b = buf[:m], buf[m:2*m]
+	for i := range a {
+		ka, kb := a[i], b[i]
+		da, db := uint8(ka>>8), uint8(kb>>8)
+		oa, ob := offA[da], offB[db]
+		*(*uint16)(unsafe.Add(out, 2*uintptr(oa))) = x.bits(ka)
+		offA[da] = oa + 1
+		*(*uint16)(unsafe.Add(out, 2*uintptr(ob))) = x.bits(kb)
+		offB[db] = ob + 1
+	}
+	if n%2 == 1 {
+		k := buf[n-1]
+		*(*uint16)(unsafe.Add(out, 2*uintptr(offB[uint8(k>>8)]))) = x.bits(k)
+	}
+}
+
+// halfOffsets sets the offsets of each digit's keys in the first half
+// (offA) and in the second (offB, after the first half's) from the counts
+// of all keys (total) and of the first half's (cntA).
+func halfOffsets(offA, offB, cntA *[256]uint32, total []uint32) {
+	sum := uint32(0)
+	for d := range 256 {
+		offA[d] = sum
+		offB[d] = sum + cntA[d]
+		sum += total[d]
 	}
 }
 
