@@ -6,9 +6,9 @@ package runtime
 // XLA's integer dot with a wider result type. A B known at compile time is
 // packed then; a B computed at run time (attention's keys and values) is
 // packed per call into storage the step keeps, one pack per concurrent run.
-// Where the level has no bfloat16 product (B would be widened when packed)
-// and for binary16, a run-time B is widened into the frame's arena with A
-// and the float32 GEMM multiplies them.
+// Where the level has no bfloat16 product (B would be widened when packed),
+// for binary16, and for products of few rows, a run-time B is widened into
+// the frame's arena with A and the float32 GEMM multiplies them.
 
 import (
 	"sync"
@@ -18,6 +18,10 @@ import (
 	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/sched"
 )
+
+// lowpPackRows is the fewest rows of A for which a bfloat16 B computed at
+// run time is packed in pairs rather than widened.
+const lowpPackRows = 32
 
 // lowpDotStep is a batched low-precision GEMM.
 type lowpDotStep struct {
@@ -111,7 +115,9 @@ func (c *compiler) lowpDotStep(k *sched.Kernel, p *program) step {
 		}
 		return s
 	}
-	if bt == ir.F16 || bt == ir.BF16 && !kiln.BF16Pairs() {
+	// A B packed per call costs K·N; with few rows of A the float32 GEMM
+	// on widened operands (which packs B as it goes) does better.
+	if bt == ir.F16 || bt == ir.BF16 && (!kiln.BF16Pairs() || g.M < lowpPackRows) {
 		s.wide = true
 		s.wideA = privateArena(p, 4*g.M*g.K)
 		s.wideB = privateArena(p, 4*g.K*g.N)
