@@ -109,11 +109,12 @@ type dynamicValue struct {
 }
 
 // dynamicArg is an operand: its leaves' buffers and, for dynamic leaves,
-// their dims slots.
+// their dims slots, or their sizes when they follow the parameters'.
 type dynamicArg struct {
 	v      *ssa.Value
 	leaves []loc
 	dims   []loc
+	sizes  []leafSizes
 }
 
 // dynamicStep runs the values of a kernel one by one on their actual sizes.
@@ -142,7 +143,7 @@ func (c *compiler) dynamicStep(plan *sched.Plan, k *sched.Kernel, p *program) (s
 		dv := dynamicValue{v: v, outs: outs}
 		for i, l := range leafShapes(v.Shape) {
 			var slot loc
-			if l.IsArray() && l.IsDynamic() {
+			if l.IsArray() && l.IsDynamic() && !c.followed(v) {
 				slot = c.dimsSlot(p, v, i)
 			}
 			dv.outDims = append(dv.outDims, slot)
@@ -153,11 +154,14 @@ func (c *compiler) dynamicStep(plan *sched.Plan, k *sched.Kernel, p *program) (s
 				return nil, fmt.Errorf("%v: operand %v has no buffer", v.Op, a)
 			}
 			da := dynamicArg{v: a, leaves: leaves}
+			if c.followed(a) {
+				da.sizes = c.sizes.sizesOf(a)
+			}
 			for i, l := range leafShapes(a.Shape) {
 				var slot loc
-				if l.IsArray() && l.IsDynamic() {
+				if l.IsArray() && l.IsDynamic() && da.sizes == nil {
 					if producedOutside(a) {
-						return nil, fmt.Errorf("%v: operand %v of dynamic shape %v comes from a parameter or another computation; the compiled path takes dynamic sizes from set-dimension-size and dynamic-reshape within a computation", v.Op, a, a.Shape)
+						return nil, fmt.Errorf("%v: operand %v of dynamic shape %v comes from another computation; the compiled path follows run-time sizes into loops and branches only where they are multiples of an entry parameter's", v.Op, a, a.Shape)
 					}
 					slot = c.dimsSlot(p, a, i)
 				}
@@ -174,6 +178,10 @@ func (c *compiler) dynamicStep(plan *sched.Plan, k *sched.Kernel, p *program) (s
 // producedOutside reports whether a value's actual sizes come from outside
 // the computation (a parameter).
 func producedOutside(v *ssa.Value) bool { return v.Op == ssa.OpParameter }
+
+// followed reports whether v's sizes follow the entry parameters' (the
+// size table has them).
+func (c *compiler) followed(v *ssa.Value) bool { return c.sizes != nil && c.sizes.isDynamic(v) }
 
 func (s *dynamicStep) name() string { return "dynamic" }
 
@@ -194,7 +202,7 @@ func (s *dynamicStep) run(fr *frame, dv *dynamicValue) error {
 	k := &sched.Kernel{Kind: sched.Generic, Root: stub, Values: []*ssa.Value{stub}}
 	var argData [][]byte
 	for _, a := range dv.args {
-		shape, leaves, err := actualShape(fr, a.v.Shape, a.leaves, a.dims)
+		shape, leaves, err := actualShape(fr, a.v.Shape, a.leaves, a.dims, a.sizes)
 		if err != nil {
 			return err
 		}
@@ -256,14 +264,16 @@ func (s *dynamicStep) run(fr *frame, dv *dynamicValue) error {
 // actualShape is the static shape of a value of (bounded) shape s whose
 // dynamic leaves have the sizes in their dims slots, and its leaves'
 // memory cut to those sizes.
-func actualShape(fr *frame, s ir.Shape, leaves, dims []loc) (ir.Shape, [][]byte, error) {
+func actualShape(fr *frame, s ir.Shape, leaves, dims []loc, sizes []leafSizes) (ir.Shape, [][]byte, error) {
 	shapes := leafShapes(s)
 	var mem [][]byte
 	actual := make([]ir.Shape, len(shapes))
 	for i, l := range shapes {
 		actual[i] = l.Clone()
 		b := fr.bytes(leaves[i])
-		if dims[i].size > 0 {
+		if sizes != nil && l.IsArray() {
+			sizes[i].eval(fr.sizes.syms, actual[i].Dims)
+		} else if dims[i].size > 0 {
 			d := ops.Elems[int64](fr.bytes(dims[i]))
 			for j := range actual[i].Dims {
 				if d[j] < 0 || d[j] > int64(l.Dims[j]) {
@@ -549,6 +559,7 @@ func setResultDims(fr *frame, slots []loc, outs []*Tensor, bounds []ir.Shape) {
 			s.Dims[j] = int(d[j])
 		}
 		outs[i].shape = s
+		outs[i].data = outs[i].data[:s.ByteSize()]
 	}
 }
 

@@ -26,6 +26,8 @@ type Executable struct {
 	threads  int
 	// resultDims are the arena slots of the actual sizes of dynamic results.
 	resultDims []loc
+	// sized binds run-time sizes from dynamic parameters (nil if none).
+	sized *runSizes
 }
 
 // Compile compiles module m. Options bind parameters to fixed tensors (which
@@ -52,6 +54,11 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	if err := m.Verify(); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
+	orig := m
+	m, err := relaxModule(m, cfg)
+	if err != nil {
+		return nil, err
+	}
 	prog, err := ssa.Lower(m)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
@@ -60,6 +67,7 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	if err := e.bindParameters(prog, cfg); err != nil {
 		return nil, err
 	}
+	dynDims, stripped := stripSizes(prog, cfg)
 	if err := ssa.Optimize(prog, cfg.passes); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
@@ -67,14 +75,26 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
-	c := &compiler{module: m, cfg: cfg}
-	if e.entry, err = c.program(plan); err != nil {
+	sizes, err := followSizes(prog, dynDims, stripped)
+	if err == nil {
+		c := &compiler{module: m, cfg: cfg, sizes: sizes}
+		e.entry, err = c.program(plan)
+		if err == nil {
+			e.resultDims = c.resultDims(plan)
+		}
+	}
+	if retrySized(err, cfg) {
+		return Compile(orig, append(opts, keepDynamic())...)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
 	for _, r := range plan.Results {
 		e.results = append(e.results, r.Shape)
 	}
-	e.resultDims = c.resultDims(plan)
+	if e.sized = e.newRunSizes(sizes, plan); e.sized != nil {
+		e.entry.sized.symbols = len(e.sized.syms)
+	}
 	if err := e.declareResultLayouts(m); err != nil {
 		return nil, err
 	}
@@ -195,7 +215,7 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 	}
 	err = e.entry.run(fr)
 	if err == nil {
-		setResultDims(fr, e.resultDims, outs, e.results)
+		e.setResultSizes(fr, outs)
 	}
 	e.release(fr)
 	return err
@@ -205,17 +225,21 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 // taken from the pool.
 func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, error) {
 	for i, a := range args {
-		if a == nil || !a.shape.Equal(e.params[i]) && !(a.shape.EqualIgnoringLayout(e.params[i]) && a.shape.HasDefaultLayout() && e.params[i].HasDefaultLayout()) {
-			return nil, argShapeError("argument", i, a, e.params[i])
-		}
-	}
-	for i, o := range outs {
-		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) &&
-			!sameBounds(o.shape, e.results[i]) {
-			return nil, argShapeError("result tensor", i, o, e.results[i])
+		if err := e.checkArg(i, a); err != nil {
+			return nil, err
 		}
 	}
 	fr := e.frames.get()
+	if err := e.bindSizes(fr, args); err != nil {
+		e.frames.put(fr)
+		return nil, err
+	}
+	for i, o := range outs {
+		if err := e.checkOut(fr, i, o); err != nil {
+			e.frames.put(fr)
+			return nil, err
+		}
+	}
 	fr.ctx = ctx
 	for i, a := range args {
 		fr.params[e.argIndex[i]] = a.data
@@ -226,7 +250,7 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 		}
 	}
 	for i, o := range outs {
-		fr.results[i] = o.data
+		fr.results[i] = e.resultBytes(fr, i, o)
 	}
 	return fr, nil
 }

@@ -21,6 +21,10 @@ type config struct {
 	threads  int
 	noFusion bool
 	passes   ssa.Options
+	// dynamicDims are the dimensions WithDynamicDim relaxes; keepDynamic
+	// compiles dynamic shapes op by op (options_dynamic.go).
+	dynamicDims []ir.DynamicDimension
+	keepDynamic bool
 }
 
 func defaultConfig() *config {

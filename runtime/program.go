@@ -28,6 +28,7 @@ type program struct {
 	all      []*program // on the entry program: every program of the tree, by id
 	scratch  int        // bytes of per-worker scratch any step of the tree needs
 	workers  int
+	sized    programSizes // run-time sizes (dynamic_steps.go)
 }
 
 // frame is the state of one run of a program tree: the arena, the bound
@@ -37,9 +38,10 @@ type frame struct {
 	arena   []byte
 	params  [][]byte
 	results [][]byte
-	sub     []*frame // frames of every program of the tree, by program id (shared)
-	scratch [][]byte // one scratch area per worker (shared by the tree)
-	task    task     // this frame's parallel task (steps of one program run one at a time)
+	sub     []*frame    // frames of every program of the tree, by program id (shared)
+	scratch [][]byte    // one scratch area per worker (shared by the tree)
+	task    task        // this frame's parallel task (steps of one program run one at a time)
+	sizes   *frameSizes // run-time sizes and the steps sized by them (nil when all are static)
 }
 
 // loc is where a buffer lives at run time, resolved at compile time: which
@@ -53,17 +55,25 @@ type loc struct {
 	data  []byte // Constant
 }
 
-// bytes returns the memory of l in this frame.
+// bytes returns the memory of l in this frame. A parameter or result of a
+// run-time size may be shorter than its bounds: its bytes end there.
 func (fr *frame) bytes(l loc) []byte {
 	switch l.kind {
 	case sched.Arena:
 		return fr.arena[l.off : l.off+l.size : l.off+l.size]
 	case sched.Param:
-		return fr.params[l.index][l.off : l.off+l.size : l.off+l.size]
+		return within(fr.params[l.index], l.off, l.size)
 	case sched.Result:
-		return fr.results[l.index][l.off : l.off+l.size : l.off+l.size]
+		return within(fr.results[l.index], l.off, l.size)
 	}
 	return l.data
+}
+
+// within is b[off:off+size], cut at the end of b.
+func within(b []byte, off, size int) []byte {
+	end := min(off+size, len(b))
+	off = min(off, end)
+	return b[off:end:end]
 }
 
 // run executes the program's steps in order, checking the context between them.
@@ -106,6 +116,7 @@ func (p *program) newFrame() *frame {
 		}
 		off += n
 	}
+	attachSizes(p.all, frames)
 	return frames[p.id]
 }
 
@@ -130,6 +141,9 @@ type compiler struct {
 	all    []*program
 	// dims holds the arena slots of the actual sizes of dynamic values.
 	dims map[dimsKey]loc
+	// sizes holds the run-time sizes of values that follow the entry
+	// parameters' dynamic dimensions (nil when there are none).
+	sizes *sizeTable
 }
 
 // program compiles a plan and, recursively, its subplans.
@@ -193,8 +207,8 @@ var genericSteps = map[ssa.Op]func(c *compiler, k *sched.Kernel, p *program) (st
 func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
 	var s step
 	var err error
-	if dynamicKernel(k) {
-		s, err = c.dynamicStep(plan, k, p)
+	if c.runtimeSized(k) {
+		s, err = c.sizedKernel(plan, k, p)
 	} else {
 		s, err = c.staticKernel(plan, k, p)
 	}

@@ -1,0 +1,394 @@
+package runtime
+
+// Steps over arrays whose sizes follow the entry parameters' dynamic
+// dimensions (dynamic_sizes.go). The fast steps — fused loops, GEMM (with
+// packed weights and its epilogue), softmax, layer-norm, reductions,
+// convolution, copies — are compiled at the bounds, as for a static
+// program; each frame holds its own copy of such a step, whose extents
+// (loop length, GEMM rows and batch, rows of a row kernel, the parallel
+// split) are set from the symbols' values before it runs. The data of a
+// value of run-time size sits densely at its actual sizes, so a step reads
+// and writes a prefix of its buffers; a fused loop, which addresses its
+// operands with strides computed at the bounds, is resized only when every
+// array it touches keeps its valid elements where the bounds put them (the
+// run-time dimension leads). Other kernels run a plan made for each value
+// of their symbols (dynamic_generic.go).
+
+import (
+	"fmt"
+
+	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// frameSizes is a frame's run-time sizes: the symbols' values for this run
+// (shared by every frame of the tree) and this program's resized steps.
+type frameSizes struct {
+	syms  []int
+	insts []step
+}
+
+// programSizes is what a program's frames need for run-time sizes: the
+// number of symbols (on every program of a tree that has them) and the
+// steps resized at each run.
+type programSizes struct {
+	symbols int
+	resized []resizer
+}
+
+// attachSizes gives the frames of a program tree their run-time sizes when
+// any program has resized steps or the tree has symbols.
+func attachSizes(progs []*program, frames []*frame) {
+	n := 0
+	need := false
+	for _, q := range progs {
+		need = need || len(q.sized.resized) > 0 || q.sized.symbols > 0
+		n = max(n, q.sized.symbols)
+	}
+	if !need {
+		return
+	}
+	syms := make([]int, n)
+	for i, q := range progs {
+		fs := &frameSizes{syms: syms}
+		for _, r := range q.sized.resized {
+			fs.insts = append(fs.insts, r.instance())
+		}
+		frames[i].sizes = fs
+	}
+}
+
+// resizer makes a frame's copy of a step compiled at the bounds and sets
+// the copy's extents for a run.
+type resizer interface {
+	instance() step
+	resize(inst step, syms []int)
+}
+
+// resizedStep runs the frame's copy of a step after resizing it.
+type resizedStep struct {
+	slot  int
+	r     resizer
+	proto step
+}
+
+func (s *resizedStep) name() string { return implName(s.proto) }
+
+func (s *resizedStep) exec(fr *frame) error {
+	inst := fr.sizes.insts[s.slot]
+	s.r.resize(inst, fr.sizes.syms)
+	return inst.exec(fr)
+}
+
+// runtimeSized reports whether kernel k reads or computes a value of
+// run-time size.
+func (c *compiler) runtimeSized(k *sched.Kernel) bool {
+	if c.sizes == nil {
+		return dynamicKernel(k)
+	}
+	for _, v := range k.Values {
+		if c.sizes.isDynamic(v) || c.sizes.unknown[v] {
+			return true
+		}
+	}
+	for _, v := range k.Inputs {
+		if c.sizes.isDynamic(v) || c.sizes.unknown[v] {
+			return true
+		}
+	}
+	return dynamicKernel(k)
+}
+
+// symbolic reports whether every value k touches has its sizes in the
+// table (none travels in arena slots).
+func (c *compiler) symbolic(k *sched.Kernel) bool {
+	if c.sizes == nil {
+		return false
+	}
+	for _, vs := range [][]*ssa.Value{k.Values, k.Inputs} {
+		for _, v := range vs {
+			if c.sizes.unknown[v] || (v.Shape.IsDynamic() && !c.sizes.isDynamic(v)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sizedKernel compiles a kernel that touches values of run-time size.
+func (c *compiler) sizedKernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
+	if !c.symbolic(k) || c.sizes.checkFlags {
+		return c.dynamicStep(plan, k, p)
+	}
+	switch k.Kind {
+	case sched.While, sched.Conditional:
+		// The loop and branch programs size their own steps; the state
+		// copies move whole buffers.
+		return c.staticKernel(plan, k, p)
+	}
+	s, err := c.staticKernel(plan, k, p)
+	if err != nil {
+		return nil, err
+	}
+	if r := c.resizerOf(k, s); r != nil {
+		rs := &resizedStep{slot: len(p.sized.resized), r: r, proto: s}
+		p.sized.resized = append(p.sized.resized, r)
+		return rs, nil
+	}
+	return c.perSizeStep(plan, k, p)
+}
+
+// resizerOf returns how to resize step s (compiled for kernel k at the
+// bounds), or nil when s cannot run at other sizes.
+func (c *compiler) resizerOf(k *sched.Kernel, s step) resizer {
+	t := c.sizes
+	prefix := func() bool {
+		for _, vs := range [][]*ssa.Value{{k.Root}, k.Inputs} {
+			for _, v := range vs {
+				if !v.Shape.IsArray() || !prefixForm(t.leafOf(v), v.Shape) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	switch st := s.(type) {
+	case *loopStep:
+		n, ok := t.leafOf(k.Root).count()
+		if !ok || !prefix() {
+			return nil
+		}
+		return &loopResizer{proto: st, count: n}
+	case *reduceStep:
+		x := t.leafOf(k.Root.Args[0])
+		n, ok := t.leafOf(k.Root).count()
+		if !ok || !prefix() || !prefixForm(x, k.Root.Args[0].Shape) {
+			return nil
+		}
+		nr := len(k.Root.Attrs.Dimensions)
+		row, ok := x[len(x)-nr:].count()
+		if !ok {
+			return nil
+		}
+		return &reduceResizer{proto: st, x: x, count: n, row: row}
+	case *dotStep:
+		return c.dotResizer(k, st)
+	case *softmaxStep:
+		r, ok := rowsResizerOf(t.leafOf(k.Root.Args[0]))
+		if !ok {
+			return nil
+		}
+		return &softmaxResizer{proto: st, rows: r}
+	case *layerNormStep:
+		r, ok := rowsResizerOf(t.leafOf(k.Root.Args[0]))
+		if !ok || !r.n.isStatic() {
+			return nil
+		}
+		return &layerNormResizer{proto: st, rows: r}
+	case *copyStep:
+		var leaves []sizeExpr
+		for i, l := range leafShapes(k.Root.Shape) {
+			n, ok := t.sizesOf(k.Root)[i].count()
+			if !ok {
+				return nil
+			}
+			leaves = append(leaves, sizeExpr{sym: n.sym, coef: n.coef * l.Elem.ByteSize()})
+		}
+		return &copyResizer{proto: st, bytes: leaves}
+	case *convStep:
+		main := k.Main
+		if main == nil {
+			main = k.Root
+		}
+		x := t.leafOf(main.Args[0])
+		cd := main.Attrs.ConvDims
+		if cd == nil || !t.staticExcept(main.Args[0], cd.InputBatch) || t.isDynamic(main.Args[1]) {
+			return nil
+		}
+		return &convResizer{proto: st, batch: x[cd.InputBatch]}
+	}
+	return nil
+}
+
+// loopResizer sets a fused loop's length and split.
+type loopResizer struct {
+	proto *loopStep
+	count sizeExpr
+}
+
+func (r *loopResizer) instance() step { s := *r.proto; return &s }
+
+func (r *loopResizer) resize(inst step, syms []int) {
+	s := inst.(*loopStep)
+	s.total = r.count.eval(syms)
+	s.parts, s.perPart = splitTiles(s.total, loopTile, s.threads)
+}
+
+// reduceResizer sets a reduction's operand extents, output count and row
+// length.
+type reduceResizer struct {
+	proto *reduceStep
+	x     leafSizes
+	count sizeExpr
+	row   sizeExpr
+}
+
+func (r *reduceResizer) instance() step {
+	s := *r.proto
+	s.xDims = append([]int(nil), r.proto.xDims...)
+	return &s
+}
+
+func (r *reduceResizer) resize(inst step, syms []int) {
+	s := inst.(*reduceStep)
+	r.x.eval(syms, s.xDims)
+	s.count = r.count.eval(syms)
+	s.rowLen = r.row.eval(syms)
+	s.parts = 1
+	if s.rows && s.threads > 1 && s.count*s.rowLen >= 1<<15 {
+		s.parts = min(s.count, s.threads*4)
+	}
+}
+
+// dotResizer sets a GEMM's batch, rows, columns and depth.
+type dotResizer struct {
+	proto          *dotStep
+	batch, m, n, k sizeExpr
+}
+
+func (c *compiler) dotResizer(k *sched.Kernel, s *dotStep) resizer {
+	t := c.sizes
+	v := k.Root
+	if k.Main != nil {
+		v = k.Main
+	}
+	dn := v.Attrs.DotDims
+	l, r := t.leafOf(v.Args[0]), t.leafOf(v.Args[1])
+	nb := len(dn.LhsBatch)
+	group := func(l leafSizes, from int, in []int, want bool) (sizeExpr, bool) {
+		var g leafSizes
+		for d := from; d < len(l); d++ {
+			if contains(in, d) == want {
+				g = append(g, l[d])
+			}
+		}
+		return g.count()
+	}
+	batch, ok1 := l[:nb].count()
+	m, ok2 := group(l, nb, dn.LhsContracting, false)
+	kk, ok3 := group(l, nb, dn.LhsContracting, true)
+	n, ok4 := group(r, nb, dn.RhsContracting, false)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil
+	}
+	if s.packed != nil && (!n.isStatic() || !kk.isStatic()) {
+		return nil
+	}
+	for _, st := range k.Epilogue {
+		if st.Kind == sched.EpilogueBias && t.isDynamic(st.Operand) {
+			return nil
+		}
+	}
+	return &dotResizer{proto: s, batch: batch, m: m, n: n, k: kk}
+}
+
+func (r *dotResizer) instance() step { s := *r.proto; return &s }
+
+func (r *dotResizer) resize(inst step, syms []int) {
+	s := inst.(*dotStep)
+	g := &s.g
+	g.Batch, g.M, g.N, g.K = r.batch.eval(syms), r.m.eval(syms), r.n.eval(syms), r.k.eval(syms)
+	s.batchParts = 0
+	if g.Batch > 1 && s.threads > 1 && g.M*g.N*g.K < 1<<21 && g.Batch*g.M*g.N*g.K >= 1<<20 {
+		s.batchParts = min(g.Batch, s.threads)
+	}
+}
+
+// rowsResizer sets the rows (and row length) of a row kernel's operand.
+type rowsResizer struct {
+	rows, n sizeExpr
+}
+
+func rowsResizerOf(x leafSizes) (rowsResizer, bool) {
+	if len(x) == 0 {
+		return rowsResizer{}, false
+	}
+	rows, ok := x[:len(x)-1].count()
+	return rowsResizer{rows: rows, n: x[len(x)-1]}, ok
+}
+
+func (r *rowsResizer) apply(s *rowsStep, syms []int) {
+	s.rows, s.n = r.rows.eval(syms), r.n.eval(syms)
+	s.parts = 1
+	if s.threads > 1 && s.rows*s.n >= 1<<15 {
+		s.parts = min(s.rows, s.threads*4)
+	}
+}
+
+type softmaxResizer struct {
+	proto *softmaxStep
+	rows  rowsResizer
+}
+
+func (r *softmaxResizer) instance() step { s := *r.proto; return &s }
+
+func (r *softmaxResizer) resize(inst step, syms []int) {
+	r.rows.apply(&inst.(*softmaxStep).rowsStep, syms)
+}
+
+type layerNormResizer struct {
+	proto *layerNormStep
+	rows  rowsResizer
+}
+
+func (r *layerNormResizer) instance() step { s := *r.proto; return &s }
+
+func (r *layerNormResizer) resize(inst step, syms []int) {
+	r.rows.apply(&inst.(*layerNormStep).rowsStep, syms)
+}
+
+// copyResizer sets the bytes each leaf of a copy moves.
+type copyResizer struct {
+	proto *copyStep
+	bytes []sizeExpr
+}
+
+func (r *copyResizer) instance() step {
+	return &copyStep{src: append([]loc(nil), r.proto.src...), dst: append([]loc(nil), r.proto.dst...)}
+}
+
+func (r *copyResizer) resize(inst step, syms []int) {
+	s := inst.(*copyStep)
+	for i, b := range r.bytes {
+		n := b.eval(syms)
+		s.src[i].size = min(n, r.proto.src[i].size)
+		s.dst[i].size = min(n, r.proto.dst[i].size)
+		if s.src[i].kind == sched.Constant {
+			s.src[i].data = r.proto.src[i].data[:s.src[i].size]
+		}
+	}
+}
+
+// convResizer sets a convolution's batch.
+type convResizer struct {
+	proto *convStep
+	batch sizeExpr
+}
+
+func (r *convResizer) instance() step { s := *r.proto; return &s }
+
+func (r *convResizer) resize(inst step, syms []int) {
+	inst.(*convStep).g.Batch = r.batch.eval(syms)
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// errSizes wraps an error of a run whose sizes are wrong.
+func errSizes(format string, args ...any) error { return fmt.Errorf("runtime: "+format, args...) }
