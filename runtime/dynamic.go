@@ -223,6 +223,10 @@ func (s *dynamicStep) run(fr *frame, dv *dynamicValue) error {
 		return fmt.Errorf("%v: %w", v.Op, err)
 	}
 	stub.Shape = out
+	if v.Op == ssa.OpSlice {
+		// The slice of the valid region (its limits cut at the actual sizes).
+		stub.Attrs.Slice = ops.ValidSlice(v.Attrs.Slice, withDynamic(stub.Args[0].Shape, v.Args[0].Shape))
+	}
 	var outLeaves [][]byte
 	for i, l := range leafShapes(out) {
 		b := fr.bytes(dv.outs[i])
@@ -456,6 +460,20 @@ func actualDims(v *ssa.Value, args []*ssa.Value, argData [][]byte) (ir.Shape, er
 			return ir.Shape{}, err
 		}
 		return set(p.OutDims)
+	case op == ir.OpConvolution:
+		w := ir.Window{}
+		if v.Attrs.Window != nil {
+			w = *v.Attrs.Window
+		}
+		cd := v.Attrs.ConvDims
+		if cd == nil || len(shapes) != 2 {
+			return ir.Shape{}, fmt.Errorf("convolution without dimension numbers")
+		}
+		s, err := ir.InferConvolutionShape(shapes[0], shapes[1], max(v.Attrs.FeatureGroupCount, 1), max(v.Attrs.BatchGroupCount, 1), w, *cd, v.Shape.Elem)
+		if err != nil {
+			return ir.Shape{}, err
+		}
+		return set(s.Dims)
 	case op == ir.OpGather:
 		p, err := ops.NewGather(shapes[0].Elem.ByteSize(), shapes[0].Dims, shapes[1].Elem, shapes[1].Dims, v.Attrs.GatherDims, v.Attrs.GatherSliceSizes)
 		if err != nil {

@@ -247,11 +247,13 @@ func (e *Executable) setResultSizes(fr *frame, outs []*Tensor) {
 		if l == nil || i >= len(outs) {
 			continue
 		}
+		// The tensor's dimensions are rewritten in place (no allocation).
 		o := outs[i]
-		s := e.results[i].Clone()
-		s.Dynamic = nil
-		l.eval(fr.sizes.syms, s.Dims)
-		o.shape = s
-		o.data = o.data[:s.ByteSize()]
+		if len(o.shape.Dims) != len(l) {
+			o.shape = e.results[i].Clone()
+		}
+		o.shape.Dynamic = nil
+		l.eval(fr.sizes.syms, o.shape.Dims)
+		o.data = o.data[:o.shape.ByteSize()]
 	}
 }

@@ -31,10 +31,9 @@ type perSizeStep struct {
 	syms   []int // the symbols the kernel's sizes depend on
 	bounds []int
 	plans  [][]step // by the symbols' values, mixed radix (bound+1)
-	names  string
 }
 
-func (s *perSizeStep) name() string { return "per-size " + s.names }
+func (s *perSizeStep) name() string { return "per-size" }
 
 func (s *perSizeStep) exec(fr *frame) error {
 	idx := 0
@@ -94,10 +93,6 @@ func (c *compiler) perSizeStep(plan *sched.Plan, k *sched.Kernel, p *program) (s
 		} else {
 			where[v] = arenaBuffer(p, v.Shape)
 		}
-		if s.names != "" {
-			s.names += " "
-		}
-		s.names += v.Op.String()
 	}
 	base := p.arena
 	top := base

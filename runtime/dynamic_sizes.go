@@ -240,8 +240,10 @@ func (t *sizeTable) function(f *ssa.Func) error {
 		}
 		sizes, err := t.value(v)
 		if err != nil {
-			if t.partial && v.Shape.IsDynamic() {
-				t.unknown[v] = true
+			if t.partial {
+				// A value of static shape needs no sizes; a dynamic one
+				// keeps its sizes in an arena slot.
+				t.unknown[v] = v.Shape.IsDynamic()
 				continue
 			}
 			return err

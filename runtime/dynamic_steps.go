@@ -117,14 +117,13 @@ func (c *compiler) symbolic(k *sched.Kernel) bool {
 
 // sizedKernel compiles a kernel that touches values of run-time size.
 func (c *compiler) sizedKernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
-	if !c.symbolic(k) || c.sizes.checkFlags {
-		return c.dynamicStep(plan, k, p)
-	}
-	switch k.Kind {
-	case sched.While, sched.Conditional:
+	switch {
+	case (k.Kind == sched.While || k.Kind == sched.Conditional) && c.symbolic(k):
 		// The loop and branch programs size their own steps; the state
 		// copies move whole buffers.
 		return c.staticKernel(plan, k, p)
+	case !c.symbolic(k) || c.sizes.checkFlags:
+		return c.dynamicStep(plan, k, p)
 	}
 	s, err := c.staticKernel(plan, k, p)
 	if err != nil {
@@ -159,6 +158,12 @@ func (c *compiler) resizerOf(k *sched.Kernel, s step) resizer {
 			return nil
 		}
 		return &loopResizer{proto: st, count: n}
+	case *genericLoopStep:
+		n, ok := t.leafOf(k.Root).count()
+		if !ok || !prefix() {
+			return nil
+		}
+		return &genericLoopResizer{proto: st, count: n}
 	case *reduceStep:
 		x := t.leafOf(k.Root.Args[0])
 		n, ok := t.leafOf(k.Root).count()
@@ -222,6 +227,20 @@ func (r *loopResizer) resize(inst step, syms []int) {
 	s := inst.(*loopStep)
 	s.total = r.count.eval(syms)
 	s.parts, s.perPart = splitTiles(s.total, loopTile, s.threads)
+}
+
+// genericLoopResizer sets a generic fused loop's length and split.
+type genericLoopResizer struct {
+	proto *genericLoopStep
+	count sizeExpr
+}
+
+func (r *genericLoopResizer) instance() step { s := *r.proto; return &s }
+
+func (r *genericLoopResizer) resize(inst step, syms []int) {
+	s := inst.(*genericLoopStep)
+	s.total = r.count.eval(syms)
+	s.parts, s.perPart = splitTiles(s.total, genericLoopTile, s.threads)
 }
 
 // reduceResizer sets a reduction's operand extents, output count and row

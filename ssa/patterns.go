@@ -70,7 +70,9 @@ func recogniseFunc(f *Func) error {
 	matched := map[*Value]bool{}
 	for i := len(f.Values) - 1; i >= 0; i-- {
 		v := f.Values[i]
-		if matched[v] || v.Shape.Elem != ir.F32 || !v.Shape.IsArray() || v.Shape.Rank() == 0 {
+		// A value of dynamic shape keeps its HLO form: its ops run on the
+		// actual sizes one by one, which Kiln's own ops do not.
+		if matched[v] || v.Shape.Elem != ir.F32 || !v.Shape.IsArray() || v.Shape.Rank() == 0 || v.Shape.IsDynamic() {
 			continue
 		}
 		for _, pt := range patternTable {

@@ -142,7 +142,7 @@ func evalSelect(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Liter
 	if p.Shape().Elem != ir.PRED {
 		return nil, fmt.Errorf("predicate has element type %v, expected pred", p.Shape().Elem)
 	}
-	if !x.Shape().EqualIgnoringLayout(y.Shape()) {
+	if xs, ys := x.Shape(), y.Shape(); xs.Elem != ys.Elem || (xs.IsArray() && !ir.SameDimensions(xs, ys)) || (!xs.IsArray() && !xs.EqualIgnoringLayout(ys)) {
 		return nil, fmt.Errorf("on_true has shape %v and on_false %v, expected equal shapes",
 			x.Shape().StringWithoutLayout(), y.Shape().StringWithoutLayout())
 	}
