@@ -121,6 +121,11 @@ func (r *relaxer) find(n dimNode) dimNode {
 }
 
 func (r *relaxer) union(a, b dimNode) {
+	for _, n := range []dimNode{a, b} {
+		if _, ok := r.parent[n]; !ok {
+			r.parent[n] = n
+		}
+	}
 	ra, rb := r.find(a), r.find(b)
 	if ra != rb {
 		r.parent[ra] = rb
@@ -223,6 +228,11 @@ func (r *relaxer) edges(in *Instruction) error {
 		}
 	case op == OpGetTupleElement:
 		r.sameLeaves(in, ops[0], leafOffset(ops[0].Shape, in.TupleIndex), in.Shape, in, 0)
+		for i, l := range leaves(ops[0].Shape) {
+			for d := range l.Dims {
+				r.use(in, dimNode{ops[0], i, d})
+			}
+		}
 	case op == OpOptimizationBarrier || op == OpDomain:
 		r.sameLeaves(in, ops[0], 0, ops[0].Shape, in, 0)
 	case op == OpAddDependency:

@@ -1,13 +1,18 @@
 package runtime
 
-// Arrays with bounded dynamic dimensions (seed 002). Their buffers are
-// sized for the bounds; a value's elements are stored densely in row-major
-// order of its actual sizes, which live in a slot of the program's arena
-// (one int64 per dimension) that the step producing the value writes.
-// A kernel touching such arrays runs value by value: at run time each
-// value's actual sizes are computed from its operands' (as ir/ops defines
-// them), and its generic step is planned for those sizes and run on the
-// buffers' valid regions. These steps plan at run time, so they allocate.
+// Arrays with bounded dynamic dimensions (seed 002) in a program that
+// keeps its dynamic marks: one whose run-time sizes are not all multiples
+// of its parameters' (set-dimension-size, dynamic-reshape,
+// get-dimension-size; dynamic_sizes.go follows the others through the fast
+// steps). Their buffers are sized for the bounds; a value's elements are
+// stored densely in row-major order of its actual sizes, which live in a
+// slot of the program's arena (one int64 per dimension) that the step
+// producing the value writes, or follow the parameters' sizes where the
+// size table has them. A kernel touching such arrays runs value by value:
+// at run time each value's actual sizes are computed from its operands'
+// (as ir/ops defines them), and its generic step is planned for those
+// sizes and run on the buffers' valid regions. These steps plan at run
+// time, so they allocate.
 
 import (
 	"fmt"
