@@ -89,7 +89,7 @@ ENTRY e {
 func TestRelaxDimensionsRefuses(t *testing.T) {
 	for _, c := range []struct {
 		name, text, want string
-		dims           []DynamicDimension
+		dims             []DynamicDimension
 	}{
 		{"constant of the size", `HloModule m
 ENTRY e {
