@@ -465,6 +465,15 @@ func actualDims(v *ssa.Value, args []*ssa.Value, argData [][]byte) (ir.Shape, er
 			return ir.Shape{}, err
 		}
 		return set(p.OutDims)
+	case op == ir.OpReduceWindow:
+		if v.Attrs.Window == nil || len(shapes) == 0 {
+			return ir.Shape{}, fmt.Errorf("reduce-window without a window")
+		}
+		s, err := ir.InferWindowOutputShape(shapes[0], *v.Attrs.Window, shapes[0].Elem)
+		if err != nil {
+			return ir.Shape{}, err
+		}
+		return set(s.Dims)
 	case op == ir.OpConvolution:
 		w := ir.Window{}
 		if v.Attrs.Window != nil {

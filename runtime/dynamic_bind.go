@@ -90,6 +90,9 @@ type runSizes struct {
 	// results[i] holds the sizes of result leaf i when they follow the
 	// symbols (nil otherwise: static, or in an arena slot).
 	results []leafSizes
+	// marked: the program kept its dynamic marks and runs its dynamic
+	// values op by op.
+	marked bool
 }
 
 type argSym struct{ dim, sym int }
@@ -99,7 +102,7 @@ func (e *Executable) newRunSizes(t *sizeTable, plan *sched.Plan) *runSizes {
 	if t == nil || len(t.syms) == 0 {
 		return nil
 	}
-	r := &runSizes{syms: t.syms, args: make([][]argSym, len(e.params)), results: make([]leafSizes, len(plan.Results))}
+	r := &runSizes{syms: t.syms, args: make([][]argSym, len(e.params)), results: make([]leafSizes, len(plan.Results)), marked: t.checkFlags}
 	for i, leaf := range e.argIndex {
 		for s, sym := range t.syms {
 			if sym.leaf == leaf {

@@ -206,7 +206,7 @@ func TestDynamicBatchWithoutAllocating(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			batches := []int{1, 64, 7, 32, 2}
+			batches := []int{1, 64, 7, 0, 32, 2}
 			var ins []*Tensor
 			for _, b := range batches {
 				ins = append(ins, m.input(t, b))

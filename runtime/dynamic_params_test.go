@@ -208,6 +208,39 @@ ENTRY e {
   mb = f32[16,4] broadcast(m1), dimensions={}
   ROOT s = f32[<=16,4] select(c, x, mb)
 }`},
+	{name: "parameter-as-result", path: "sized", hlo: `
+HloModule m
+ENTRY e {
+  x = f32[<=16,4] parameter(0)
+  y = f32[<=16,4] negate(x)
+  ROOT t = (f32[<=16,4], f32[<=16,4]) tuple(x, y)
+}`},
+	{name: "reduce-window-batch", path: "sized", tol: 1e-6, hlo: `
+HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  x = f32[<=8,6,5] parameter(0)
+  ROOT r = f32[<=8,3,5] reduce-window(x, f32[] constant(0)), window={size=1x2x1 stride=1x2x1}, to_apply=add
+}`},
+	{name: "get-dimension-size-in-loop", path: "marked", tol: 1e-6, hlo: `
+HloModule m
+cond { s = (s32[], f32[<=16,4]) parameter(0)  i = s32[] get-tuple-element(s), index=0  ROOT c = pred[] compare(i, s32[] constant(2)), direction=LT }
+body {
+  s = (s32[], f32[<=16,4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[<=16,4] get-tuple-element(s), index=1
+  n = s32[] get-dimension-size(x), dimensions={0}
+  f = f32[] convert(n)
+  fb = f32[16,4] broadcast(f), dimensions={}
+  y = f32[<=16,4] add(x, fb)
+  ROOT t = (s32[], f32[<=16,4]) tuple(s32[] add(i, s32[] constant(1)), y)
+}
+ENTRY e {
+  x = f32[<=16,4] parameter(0)
+  t = (s32[], f32[<=16,4]) tuple(s32[] constant(0), x)
+  w = (s32[], f32[<=16,4]) while(t), condition=cond, body=body
+  ROOT r = f32[<=16,4] get-tuple-element(w), index=1
+}`},
 	{name: "get-dimension-size", path: "marked", hlo: `
 HloModule m
 ENTRY e {
@@ -308,15 +341,13 @@ func TestDynamicParameters(t *testing.T) {
 
 // dynamicPath names how an executable follows its run-time sizes.
 func dynamicPath(e *Executable) string {
-	for _, k := range e.Stats().Kernels {
-		if k.Impl == "dynamic" {
-			return "marked"
-		}
+	switch {
+	case e.sized == nil:
+		return "static"
+	case e.sized.marked:
+		return "marked"
 	}
-	if e.sized != nil {
-		return "sized"
-	}
-	return "static"
+	return "sized"
 }
 
 // runLiterals runs e on args and returns its results as literals.
