@@ -202,7 +202,6 @@ func boundFor(op string, t ir.ElementType) bound {
 var knownFailures = map[string]string{
 	"convolution/f32@seed=1,case=4":        convPaddingTaps,
 	"convolution-client/f32@seed=1,case=4": convPaddingTaps,
-	"after-all/*":                          "a token among the results: Compile accepts it, Run fails (NewTensor: tensor shape token[] is not an array)",
 	"rng-normal/f8e5m2":                    "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
 	"rng-normal/f8e4m3fn":                  "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
 	"clamp/c64":                            "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
