@@ -140,6 +140,9 @@ func (s *convStep) exec(fr *frame) error {
 			s.gemm(n, cols, yb[p0*g.OutChannels:], w)
 		}
 	}
+	if s.pads() && !allFinite(w) {
+		s.skipPaddingTaps(x, y, w, g.Batch)
+	}
 	s.epilogue(y, bias, res)
 	return nil
 }
