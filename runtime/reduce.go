@@ -36,7 +36,7 @@ type reduceStep struct {
 
 func (c *compiler) reduceStep(k *sched.Kernel, p *program) (step, error) {
 	v := k.Root
-	if len(v.Args) != 2 || v.Shape.Elem != ir.F32 || v.Args[0].Shape.Elem != ir.F32 || !v.Args[0].Shape.HasDefaultLayout() {
+	if len(v.Args) != 2 || v.Shape.Elem != ir.F32 || v.Args[0].Shape.Elem != ir.F32 || v.Args[1].Shape.Elem != ir.F32 || !v.Args[0].Shape.HasDefaultLayout() {
 		return nil, nil
 	}
 	op, ok := sched.StandardReducer(v.Funcs[0])

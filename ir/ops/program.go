@@ -235,6 +235,17 @@ func (f *Func) Load(regs []byte, i int, src []byte, idx int) {
 	LoadWide(RegAt(regs, f.params[i], 1, 1), 1, src, f.ParamT[i], idx)
 }
 
+// LoadAs sets parameter i to element idx of src, of type t, converted to
+// the parameter's type (a floating-point value of another precision,
+// rounded as converting it would).
+func (f *Func) LoadAs(regs []byte, i int, src []byte, t ir.ElementType, idx int) {
+	r := RegAt(regs, f.params[i], 1, 1)
+	LoadWide(r, 1, src, t, idx)
+	if t != f.ParamT[i] {
+		RoundWide(r, f.ParamT[i], 1)
+	}
+}
+
 // Param returns parameter i's register (one value).
 func (f *Func) Param(regs []byte, i int) Reg { return RegAt(regs, f.params[i], 1, 1) }
 
