@@ -19,14 +19,14 @@ type ReducePlan struct {
 	Types []ir.ElementType // the operands'
 	// Inits are the init values' types, Out the results' (the reducer's).
 	Inits, Out []ir.ElementType
-	OutDims []int
-	fold    *Reducer
-	kept    []int // dims kept, their strides
-	keptSt  []int
-	red     []int // dims reduced, their strides
-	redSt   []int
-	count   int
-	redN    int
+	OutDims    []int
+	fold       *Reducer
+	kept       []int // dims kept, their strides
+	keptSt     []int
+	red        []int // dims reduced, their strides
+	redSt      []int
+	count      int
+	redN       int
 }
 
 // NewReduce plans reduce of operands of element types ts and dimensions

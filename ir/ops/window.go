@@ -163,9 +163,9 @@ type ReduceWindowPlan struct {
 	Types []ir.ElementType // the operands'
 	// Inits are the init values' types, Out the results' (the reducer's).
 	Inits, Out []ir.ElementType
-	Window *Window
-	fold   *Reducer
-	count  int
+	Window     *Window
+	fold       *Reducer
+	count      int
 }
 
 // NewReduceWindow plans reduce-window of operands of types ts and
