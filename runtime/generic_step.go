@@ -166,7 +166,11 @@ func implName(s step) string {
 func opsComputation(f *ssa.Func) *ops.Computation {
 	return ops.Describe(f.Name, f.Values, f.Params, f.Root, func(v *ssa.Value) (ops.Node, []*ssa.Value) {
 		op, _ := v.Op.IR()
-		return ops.Node{Op: op, Attrs: &v.Attrs, Shape: v.Shape, Param: v.Attrs.ParameterNumber, Literal: v.Attrs.Literal}, v.Args
+		nd := ops.Node{Op: op, Attrs: &v.Attrs, Shape: v.Shape, Param: v.Attrs.ParameterNumber, Literal: v.Attrs.Literal}
+		for _, g := range v.Funcs {
+			nd.Called = append(nd.Called, opsComputation(g))
+		}
+		return nd, v.Args
 	})
 }
 
