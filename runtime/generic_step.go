@@ -205,7 +205,7 @@ func (c *compiler) function(f *ssa.Func) (*ops.Func, error) {
 	}
 	var ue *ops.UnsupportedError
 	if errors.As(err, &ue) {
-		err = fmt.Errorf("called computation %s: %w (the compiled path runs called computations of scalar elementwise ops)", f.Name, err)
+		err = fmt.Errorf("called computation %s: %w (the compiled path runs called computations as scalar programs, which do not take this op)", f.Name, err)
 	}
 	return ops.NewCallFunc(f.Name, paramT, resultT, func([]byte) error { return err }), nil
 }
