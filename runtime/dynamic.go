@@ -594,18 +594,3 @@ func setResultDims(fr *frame, slots []loc, outs []*Tensor, bounds []ir.Shape) {
 		outs[i].data = outs[i].data[:s.ByteSize()]
 	}
 }
-
-// sameBounds reports whether a tensor of shape t may hold a value of the
-// bounded shape s: equal, or equal but for dynamic dimensions within their
-// bounds.
-func sameBounds(t, s ir.Shape) bool {
-	if t.Elem != s.Elem || t.Rank() != s.Rank() || !s.IsDynamic() {
-		return false
-	}
-	for i, d := range s.Dims {
-		if t.Dims[i] != d && !(s.IsDynamicDim(i) && t.Dims[i] <= d) {
-			return false
-		}
-	}
-	return true
-}
