@@ -15,7 +15,7 @@ package runtime
 // of their symbols (dynamic_generic.go).
 
 import (
-	"fmt"
+	"slices"
 
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
@@ -287,7 +287,7 @@ func (c *compiler) dotResizer(k *sched.Kernel, s *dotStep) resizer {
 	group := func(l leafSizes, from int, in []int, want bool) (sizeExpr, bool) {
 		var g leafSizes
 		for d := from; d < len(l); d++ {
-			if contains(in, d) == want {
+			if slices.Contains(in, d) == want {
 				g = append(g, l[d])
 			}
 		}
@@ -399,15 +399,3 @@ func (r *convResizer) instance() step { s := *r.proto; return &s }
 func (r *convResizer) resize(inst step, syms []int) {
 	inst.(*convStep).g.Batch = r.batch.eval(syms)
 }
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// errSizes wraps an error of a run whose sizes are wrong.
-func errSizes(format string, args ...any) error { return fmt.Errorf("runtime: "+format, args...) }
