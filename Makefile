@@ -6,14 +6,14 @@ SUBMODS  = $(wildcard gen bench)
 # Packages run once per ISA level, under purego and under -race (only those that exist yet).
 KERNEL_PKGS = . $(if $(wildcard runtime),./runtime/...)
 
-.PHONY: run test fmt-check vet unit isa purego race arm64-test check-generate generate bench fuzz cross cpu conformance
+.PHONY: run test fmt-check vet unit isa purego race arm64-test 32bit-test check-generate generate bench fuzz cross cpu conformance
 
 ## run: compile and run the bundled example models, print their results and speed.
 run:
 	@$(GO) run ./cmd/kiln examples
 
-## test: everything CI checks (formatting, vet, generated code, unit tests, ISA variants, purego, arm64 under qemu).
-test: fmt-check vet check-generate unit isa purego arm64-test
+## test: everything CI checks (formatting, vet, generated code, unit tests, ISA variants, purego, arm64 under qemu, 386 and arm under qemu).
+test: fmt-check vet check-generate unit isa purego arm64-test 32bit-test
 
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
@@ -44,6 +44,10 @@ race:
 arm64-test:
 	@.ci/arm64-test.sh
 
+# 32bit-test: the pure-Go path on GOARCH=386 (native) and GOARCH=arm (qemu-arm).
+32bit-test:
+	@.ci/32bit-test.sh
+
 check-generate:
 	@.ci/check-generate.sh
 
@@ -67,6 +71,8 @@ fuzz:
 ## cross: build every package for arm64 and with the purego tag.
 cross:
 	GOARCH=arm64 $(GO) build ./...
+	GOARCH=386 $(GO) build ./...
+	GOARCH=arm $(GO) build ./...
 	GOARCH=arm64 $(GO) test -c -o /dev/null .
 	$(GO) build -tags purego ./...
 

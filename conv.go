@@ -177,6 +177,9 @@ func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
 // Dims returns the number of spatial dimensions.
 func (p *PackedConv) Dims() int { return p.nd }
 
+// Bytes returns the memory the packed weights hold.
+func (p *PackedConv) Bytes() int { return 4 * len(p.data) }
+
 // InChannels returns the number of input channels.
 func (p *PackedConv) InChannels() int { return p.ci }
 

@@ -1,6 +1,7 @@
 package kiln
 
 import (
+	encbinary "encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -91,7 +92,7 @@ func convInputs(from ir.ElementType) ([]byte, int) {
 			v := make([]byte, 2)
 			v[0], v[1] = byte(bits), byte(bits>>8)
 			ir.ConvertElement(src, ir.F32, v[:t.ByteSize()], t)
-			f := *(*float32)(unsafe.Pointer(&src[0]))
+			f := math.Float32frombits(nativeEndian.Uint32(src)) // src need not be aligned
 			if f == f && !math.IsInf(float64(f), 0) && f >= 0 {
 				vals = append(vals, f)
 			}
@@ -190,7 +191,7 @@ func TestRoundToNarrowF32(t *testing.T) {
 		for i := range xs {
 			ir.ConvertElement(narrow, c.t, unsafe.Slice((*byte)(unsafe.Pointer(&xs[i])), 4), ir.F32)
 			ir.ConvertElement(back, ir.F32, narrow, c.t)
-			want[i] = *(*float32)(unsafe.Pointer(&back[0]))
+			want[i] = math.Float32frombits(nativeEndian.Uint32(back)) // back need not be aligned
 		}
 		forEachLevel(t, func(level string) {
 			got := make([]float32, len(xs))
@@ -211,3 +212,6 @@ func hexBytes(b []byte) string {
 	}
 	return s
 }
+
+// nativeEndian reads the machine's byte order from slices of any alignment.
+var nativeEndian = encbinary.NativeEndian

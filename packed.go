@@ -94,6 +94,9 @@ func (p *PackedB) K() int { return p.k }
 // N returns the number of columns of the packed matrix.
 func (p *PackedB) N() int { return p.n }
 
+// Bytes returns the memory the packed matrix holds.
+func (p *PackedB) Bytes() int { return 4 * len(p.data) }
+
 // SgemmPacked computes C = alpha·op(A)·B + beta·C where B was packed by
 // PackB: op(A) is m×K(), C is m×N(). Semantics and panics are Sgemm's.
 func SgemmPacked(transA bool, m int, alpha float32, a []float32, lda int, b *PackedB, beta float32, c []float32, ldc int) {

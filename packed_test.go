@@ -22,7 +22,7 @@ func TestPackBLayout(t *testing.T) {
 		k, n := s[0], s[1]
 		for _, transB := range []bool{false, true} {
 			for _, split := range []bool{false, true} {
-				minPackPart, _ = map[bool]int{false: 1 << 40, true: 1}[split], SetThreads(3)
+				minPackPart, _ = map[bool]int{false: 1 << 30, true: 1}[split], SetThreads(3)
 				rows, cols := k, n
 				if transB {
 					rows, cols = n, k

@@ -153,7 +153,7 @@ func Const(c int64) Expr {
 }
 
 func variable(c varClass, i int) Expr {
-	if i < 0 || i >= maxVars {
+	if i < 0 || int64(i) >= maxVars {
 		panic(fmt.Sprintf("affine: variable index %d out of range", i))
 	}
 	if i < preallocVars {

@@ -70,8 +70,14 @@ func ConvertElement(dst []byte, to ElementType, src []byte, from ElementType) {
 	if !to.IsArray() || !from.IsArray() {
 		panic(fmt.Sprintf("ir.ConvertElement: %v to %v: not array element types", from, to))
 	}
-	_, _ = dst[to.ByteSize()-1], src[from.ByteSize()-1]
-	convertElem(to, unsafe.Pointer(&dst[0]), from, unsafe.Pointer(&src[0]))
+	ts, fs := to.ByteSize(), from.ByteSize()
+	_, _ = dst[ts-1], src[fs-1]
+	// The slices need not be aligned for their types (32-bit ARM faults on
+	// an unaligned float store): convert between aligned words.
+	var in, out [2]uint64
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&in[0])), 16), src[:fs])
+	convertElem(to, unsafe.Pointer(&out[0]), from, unsafe.Pointer(&in[0]))
+	copy(dst[:ts], unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 16))
 }
 
 // Float64At returns element i (row-major) of an array literal converted to F64.

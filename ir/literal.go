@@ -3,6 +3,7 @@ package ir
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"unsafe"
 )
@@ -25,8 +26,9 @@ type Literal struct {
 
 // MaxLiteralBytes bounds the storage NewLiteral will allocate, so that a huge
 // shape is refused with an error instead of exhausting memory. Callers may
-// change it before use.
-var MaxLiteralBytes = 1 << 34
+// change it before use. The default is 16 GiB, or the largest int where int
+// has 32 bits.
+var MaxLiteralBytes = int(min(uint64(1)<<34, uint64(math.MaxInt)))
 
 // NewLiteral returns a zero-filled literal of shape s (tuples recursively).
 func NewLiteral(s Shape) (*Literal, error) {

@@ -1,9 +1,14 @@
 package ir
 
 import (
+	"math"
+	"math/bits"
 	"slices"
 	"testing"
 )
+
+// hugeDim is a dimension whose square overflows int on every target.
+const hugeDim = 1 << (bits.UintSize/2 + 8)
 
 func TestInferBroadcastShapes(t *testing.T) {
 	runInferCases(t, []inferCase{
@@ -14,7 +19,7 @@ func TestInferBroadcastShapes(t *testing.T) {
 		{"keeps dynamic", func() (Shape, error) { return InferBroadcastShape(dyn(sh(S32, 4), 0), []int{2}) }, "s32[2,<=4]", ""},
 		{"negative size", func() (Shape, error) { return InferBroadcastShape(Scalar(F32), []int{2, -1}) }, "", "broadcast: broadcast size 1 is negative (-1)"},
 		{"tuple", func() (Shape, error) { return InferBroadcastShape(MakeTuple(), []int{2}) }, "", "broadcast: operand must be an array"},
-		{"overflow", func() (Shape, error) { return InferBroadcastShape(sh(F64, 1<<40), []int{1 << 40}) }, "", "size overflows"},
+		{"overflow", func() (Shape, error) { return InferBroadcastShape(sh(F64, hugeDim), []int{hugeDim}) }, "", "size overflows"},
 
 		{"in-dim", func() (Shape, error) { return InferBroadcastInDimShape(sh(F32, 3), sh(F32, 2, 3), []int{1}) }, "f32[2,3]", ""},
 		{"in-dim degenerate", func() (Shape, error) { return InferBroadcastInDimShape(sh(F32, 1, 3), sh(F32, 4, 3), []int{0, 1}) }, "f32[4,3]", ""},
@@ -175,7 +180,9 @@ func TestInferConcatenateAndPadShapes(t *testing.T) {
 		{"pad value not scalar", func() (Shape, error) { return InferPadShape(sh(F32, 2), sh(F32, 1), []PaddingDim{{0, 0, 0}}) }, "", "padding value must be a scalar, found f32[1]"},
 		{"pad value type", func() (Shape, error) { return InferPadShape(sh(F32, 2), Scalar(S32), []PaddingDim{{0, 0, 0}}) }, "", "padding value s32[] must have the element type of operand f32[2]"},
 		{"pad rank", func() (Shape, error) { return InferPadShape(sh(F32, 2, 2), Scalar(F32), []PaddingDim{{0, 0, 0}}) }, "", "padding has 1 dimensions, operand f32[2,2] has rank 2"},
-		{"pad overflow", func() (Shape, error) { return InferPadShape(sh(F32, 3), Scalar(F32), []PaddingDim{{0, 0, 1 << 62}}) }, "", "padded size overflows"},
+		{"pad overflow", func() (Shape, error) {
+			return InferPadShape(sh(F32, 3), Scalar(F32), []PaddingDim{{0, 0, math.MaxInt / 2}})
+		}, "", "padded size overflows"},
 	})
 }
 
@@ -196,6 +203,17 @@ func TestInferIotaAndDimensionSizeShapes(t *testing.T) {
 		{"seed set size", func() (Shape, error) { return InferSetDimensionSizeShape(sh(F32, 10), Scalar(S32), 0) }, "f32[<=10]", ""},
 		{"set size type", func() (Shape, error) { return InferSetDimensionSizeShape(sh(F32, 10), Scalar(S64), 0) }, "", "set-dimension-size: size must be an s32 scalar, found s64[]"},
 		{"set size range", func() (Shape, error) { return InferSetDimensionSizeShape(sh(F32, 10), Scalar(S32), -1) }, "", "dimension -1 is out of range"},
-		{"set size too big", func() (Shape, error) { return InferSetDimensionSizeShape(sh(S8, 1<<32), Scalar(S32), 0) }, "", "exceeds the s32 range"},
+	})
+}
+
+// A dimension beyond the s32 range exists only where int has 64 bits.
+func TestInferSetDimensionSizeBeyondS32(t *testing.T) {
+	if bits.UintSize < 64 {
+		t.Skip("int has 32 bits: no dimension exceeds the s32 range")
+	}
+	shift := 32
+	beyond := 1 << shift
+	runInferCases(t, []inferCase{
+		{"set size too big", func() (Shape, error) { return InferSetDimensionSizeShape(sh(S8, beyond), Scalar(S32), 0) }, "", "exceeds the s32 range"},
 	})
 }

@@ -69,6 +69,7 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 			return nil, fmt.Errorf("packing the convolution's weights: %w", err)
 		}
 		s.packed = pc
+		c.notePacked(pc.Bytes())
 		return s, nil
 	}
 	if g.Groups != 1 {

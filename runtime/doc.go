@@ -18,16 +18,35 @@
 // An Executable is safe for concurrent use: each run takes a frame (its
 // arena, bound arguments and per-worker scratch) from a pool, so runs from
 // many goroutines never share memory, and RunInto allocates nothing once the
-// pool is warm. The pool keeps its frames across garbage collections (it holds
-// as many as the most runs ever in flight at once), so the steady state stays
-// free of allocations while the collector runs. A run checks its context between steps and in every
-// while-loop iteration.
+// pool is warm. The pool keeps its frames across garbage collections, so the
+// steady state stays free of allocations while the collector runs. By
+// default it holds as many frames as the most runs ever in flight at once;
+// WithMaxConcurrentRuns bounds them (runs beyond wait for a frame, or for
+// their context), WithIdleFrames releases the frames a burst left idle, and
+// WithMemoryLimit refuses a plan that needs more than a budget. A run checks
+// its context before every step and in every while-loop iteration, and
+// returns the context's error when stopped.
 //
 // Tensors hold their elements in the physical order of their shape's layout
 // (row-major for the default layout) in the machine's byte order, with the
 // encodings of ir.Literal. Run takes one tensor per array leaf of every
 // parameter not bound at compile time, in order, and returns one per array
 // leaf of the result.
+//
+// # Weights
+//
+// WithWeights binds parameters by name (ParameterNames gives the rule) and
+// is strict: a tensor that binds to nothing fails Compile. Weights load from
+// .safetensors, .npz and .npy files by path, from an fs.FS or from an
+// io.ReaderAt (LoadSafetensors, LoadSafetensorsFS, ReadSafetensors and the
+// like), into memory the program owns, after every size the file declares
+// has been checked against the file; Compile copies what it binds, so the
+// Weights may be closed right after it.
+//
+// # Errors
+//
+// Errors wrap ErrArgument, ErrUnsupported or ErrMemoryLimit where they
+// apply, for errors.Is; WithLogger reports the stages of a compile.
 //
 // # Run-time sizes
 //

@@ -74,6 +74,7 @@ func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
 			ldb = g.K
 		}
 		s.packed = kiln.PackB(g.TransB, g.K, g.N, f32s(s.b.data), ldb)
+		c.notePacked(s.packed.Bytes())
 	}
 	return s, nil
 }

@@ -22,7 +22,7 @@ func relaxModule(m *ir.Module, cfg *config) (*ir.Module, error) {
 	}
 	r, err := ir.RelaxDimensions(m, cfg.dynamicDims)
 	if err != nil {
-		return nil, fmt.Errorf("runtime: WithDynamicDim: %w", err)
+		return nil, argumentError(fmt.Errorf("runtime: WithDynamicDim: %w", err))
 	}
 	return r, nil
 }
@@ -154,16 +154,16 @@ func (e *Executable) checkArg(i int, a *Tensor) error {
 		got := a.shape.Dims[d]
 		if want.IsDynamicDim(d) {
 			if got > n {
-				return fmt.Errorf("runtime: argument %d has shape %v: dimension %d has size %d, above its bound %d (want %v)", i, a.shape, d, got, n, want)
+				return argumentError(fmt.Errorf("runtime: argument %d has shape %v: dimension %d has size %d, above its bound %d (want %v)", i, a.shape, d, got, n, want))
 			}
 			continue
 		}
 		if got != n {
-			return fmt.Errorf("runtime: argument %d has shape %v: dimension %d has size %d, want %d (want %v)", i, a.shape, d, got, n, want)
+			return argumentError(fmt.Errorf("runtime: argument %d has shape %v: dimension %d has size %d, want %d (want %v)", i, a.shape, d, got, n, want))
 		}
 	}
 	if len(a.data) < a.shape.ByteSize() {
-		return fmt.Errorf("runtime: argument %d of shape %v holds %d bytes, want %d", i, a.shape, len(a.data), a.shape.ByteSize())
+		return argumentError(fmt.Errorf("runtime: argument %d of shape %v holds %d bytes, want %d", i, a.shape, len(a.data), a.shape.ByteSize()))
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func (e *Executable) bindSizes(fr *frame, args []*Tensor) error {
 			case old < 0:
 				syms[as.sym] = n
 			case old != n:
-				return fmt.Errorf("runtime: argument %d has size %d in dimension %d, where another argument has %d: the program needs them equal", i, n, as.dim, old)
+				return argumentError(fmt.Errorf("runtime: argument %d has size %d in dimension %d, where another argument has %d: the program needs them equal", i, n, as.dim, old))
 			}
 		}
 	}
@@ -227,7 +227,7 @@ func (e *Executable) checkOut(fr *frame, i int, o *Tensor) error {
 		return argShapeError("result tensor", i, o, want)
 	}
 	if need := e.resultNeeds(fr, i); cap(o.data) < need {
-		return fmt.Errorf("runtime: result tensor %d of shape %v holds %d bytes, this run's result needs %d (allocate it at %v)", i, o.shape, cap(o.data), need, want)
+		return argumentError(fmt.Errorf("runtime: result tensor %d of shape %v holds %d bytes, this run's result needs %d (allocate it at %v)", i, o.shape, cap(o.data), need, want))
 	}
 	return nil
 }

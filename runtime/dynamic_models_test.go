@@ -9,6 +9,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -296,15 +297,15 @@ func TestDynamicBatchErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := dyn.Run(ctx, c.arg)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %v, want one saying %q", err, c.want)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrArgument) {
+				t.Errorf("error %v, want an ErrArgument saying %q", err, c.want)
 			}
 		})
 	}
 	t.Run("result tensor too small", func(t *testing.T) {
 		out := tensor(t, ir.MakeShape(ir.F32, 2, 10))
 		err := dyn.RunInto(ctx, []*Tensor{out}, m.input(t, 3))
-		if err == nil || !strings.Contains(err.Error(), "needs 120") {
+		if err == nil || !strings.Contains(err.Error(), "needs 120") || !errors.Is(err, ErrArgument) {
 			t.Errorf("error %v, want one about the result's size", err)
 		}
 		if err := dyn.RunInto(ctx, []*Tensor{out}, m.input(t, 2)); err != nil {
@@ -326,7 +327,7 @@ ENTRY e {
 			t.Fatal(err)
 		}
 		_, err = e.Run(ctx, tensor(t, ir.MakeShape(ir.F32, 3, 4)), tensor(t, ir.MakeShape(ir.F32, 5, 4)))
-		if err == nil || !strings.Contains(err.Error(), "needs them equal") {
+		if err == nil || !strings.Contains(err.Error(), "needs them equal") || !errors.Is(err, ErrArgument) {
 			t.Errorf("error %v, want one saying the sizes must agree", err)
 		}
 	})
@@ -342,7 +343,7 @@ ENTRY e {
 		} {
 			mod := m.module(t, 1)
 			_, err := Compile(mod, c.opt)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
+			if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrArgument) {
 				t.Errorf("%s: error %v", c.want, err)
 			}
 		}

@@ -1,9 +1,8 @@
 package runtime
 
 import (
-	"fmt"
-	"regexp"
-	"strings"
+	"log/slog"
+	"time"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ssa"
@@ -15,12 +14,18 @@ import (
 type Option func(*config)
 
 type config struct {
-	elided   func(*ir.Instruction) (*ir.Literal, error)
-	params   map[int]*Tensor
-	weights  *weightSet
-	threads  int
-	noFusion bool
-	passes   ssa.Options
+	elided      func(*ir.Instruction) (*ir.Literal, error)
+	params      map[int]*Tensor
+	weights     map[string]*Tensor
+	allowUnused bool
+	threads     int
+	noFusion    bool
+	passes      ssa.Options
+	maxRuns     int           // 0: no bound
+	idleFrames  int           // negative: keep every frame
+	idleAfter   time.Duration // how long a frame beyond idleFrames may idle
+	memoryLimit int64         // 0: no limit
+	logger      *slog.Logger
 	// dynamicDims are the dimensions WithDynamicDim relaxes; keepDynamic
 	// compiles dynamic shapes op by op (options_dynamic.go).
 	dynamicDims []ir.DynamicDimension
@@ -28,21 +33,87 @@ type config struct {
 }
 
 func defaultConfig() *config {
-	return &config{params: map[int]*Tensor{}, threads: kiln.Threads(), passes: ssa.OptionsFromEnv()}
+	return &config{params: map[int]*Tensor{}, threads: kiln.Threads(), passes: ssa.OptionsFromEnv(),
+		idleFrames: -1, idleAfter: DefaultIdleTimeout}
 }
 
 // WithParameter binds entry parameter i to t: the value is fixed at compile
 // time (folded, and prepacked where a kernel wants it), and Run no longer
-// takes it. The tensor must not change afterwards.
+// takes it. Compile keeps a copy of its own: t may change or be dropped
+// afterwards.
 func WithParameter(i int, t *Tensor) Option {
 	return func(c *config) { c.params[i] = t }
 }
 
-// WithWeights binds every entry parameter whose name matches a tensor's name
-// (see weightSet.lookup for the matching rules), as WithParameter does.
+// WithWeights binds every entry parameter that one of the tensors names (see
+// ParameterNames for the rule), as WithParameter does. Binding is strict: a
+// tensor that binds to no parameter fails Compile with an error (wrapping
+// ErrArgument) that names it and lists the parameters left unbound, unless
+// AllowUnusedWeights is given; so does a tensor whose shape differs from its
+// parameter's. Given more than once, the maps are merged (later ones win).
 func WithWeights(tensors map[string]*Tensor) Option {
-	return func(c *config) { c.weights = &weightSet{tensors: tensors} }
+	return func(c *config) {
+		if c.weights == nil {
+			c.weights = map[string]*Tensor{}
+		}
+		for name, t := range tensors {
+			c.weights[name] = t
+		}
+	}
 }
+
+// AllowUnusedWeights lets WithWeights carry tensors that bind to no
+// parameter (a checkpoint holding more than one function's weights).
+func AllowUnusedWeights() Option { return func(c *config) { c.allowUnused = true } }
+
+// WithMaxConcurrentRuns bounds the runs in flight at once to n: at most n
+// frames (each Stats().FrameBytes) exist, and a run beyond them waits for
+// one to finish, or for its context, instead of allocating. n ≤ 0 removes
+// the bound (the default: as many frames as runs ever in flight at once).
+func WithMaxConcurrentRuns(n int) Option {
+	return func(c *config) { c.maxRuns = max(n, 0) }
+}
+
+// DefaultIdleTimeout is how long a frame beyond WithIdleFrames may stay
+// unused before it is released, unless WithIdleTimeout says otherwise.
+const DefaultIdleTimeout = 5 * time.Second
+
+// WithIdleFrames keeps k frames however long they are unused and releases
+// the others once they have been idle for the idle timeout (see
+// WithIdleTimeout), so that a burst of concurrent runs does not hold its
+// memory for ever. Without it every frame is kept, so a steady state never
+// allocates; with it, a burst beyond k after an idle period allocates its
+// frames again.
+func WithIdleFrames(k int) Option {
+	return func(c *config) { c.idleFrames = max(k, 0) }
+}
+
+// WithIdleTimeout sets how long a frame beyond WithIdleFrames may stay unused
+// before it is released (default DefaultIdleTimeout).
+func WithIdleTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.idleAfter = d
+		}
+	}
+}
+
+// WithMemoryLimit bounds the memory an executable uses to bytes. Compile
+// refuses a plan whose constants (folded and packed weights) and one run —
+// a frame (arena and scratch), the arguments and the results — need more,
+// and bounds the frames to what the limit leaves room for after the
+// constants (runs beyond wait, as with WithMaxConcurrentRuns); Run refuses
+// an argument or result tensor larger than the limit. Each refusal wraps
+// ErrMemoryLimit and says how much was needed and how much is allowed.
+// bytes ≤ 0 removes the limit.
+func WithMemoryLimit(bytes int64) Option {
+	return func(c *config) { c.memoryLimit = max(bytes, 0) }
+}
+
+// WithLogger reports compile progress to l: one line per stage (verify,
+// lower, bind, optimize, schedule, steps) with its duration, at debug level,
+// and a summary at the end.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithElidedConstants supplies the values of the module's constants printed
 // as `constant({...})`, which Compile otherwise refuses: fill is called once
@@ -70,62 +141,3 @@ func WithoutFusion() Option { return func(c *config) { c.noFusion = true } }
 // WithPassOptions replaces the SSA pass options (by default read from
 // KILN_DISABLE_PASS and KILN_DUMP).
 func WithPassOptions(o ssa.Options) Option { return func(c *config) { c.passes = o } }
-
-// weightSet matches named tensors to parameters.
-type weightSet struct {
-	tensors map[string]*Tensor
-}
-
-var quotedPath = regexp.MustCompile(`\['([^']*)'\]|\["([^"]*)"\]|\[(\d+)\]`)
-
-// lookup finds the tensor for parameter p. A tensor matches when its name
-// equals the parameter's instruction name, its metadata op_name, or the
-// op_name's path with `/` or `.` separators: op_name="params['Dense_0']['kernel']"
-// matches "params['Dense_0']['kernel']", "Dense_0/kernel", "Dense_0.kernel",
-// "params/Dense_0/kernel" and "params.Dense_0.kernel".
-func (w *weightSet) lookup(p *ir.Instruction) (*Tensor, bool) {
-	for _, name := range parameterNames(p) {
-		if t, ok := w.tensors[name]; ok {
-			return t, true
-		}
-	}
-	return nil, false
-}
-
-func parameterNames(p *ir.Instruction) []string {
-	names := []string{p.Name}
-	meta, ok := p.RawAttr("metadata")
-	if !ok {
-		return names
-	}
-	i := strings.Index(meta, `op_name="`)
-	if i < 0 {
-		return names
-	}
-	rest := meta[i+len(`op_name="`):]
-	j := strings.Index(rest, `"`)
-	if j < 0 {
-		return names
-	}
-	op := strings.ReplaceAll(rest[:j], `\'`, `'`)
-	names = append(names, op)
-	head := op
-	if k := strings.IndexByte(op, '['); k >= 0 {
-		head = op[:k]
-	}
-	var parts []string
-	for _, m := range quotedPath.FindAllStringSubmatch(op, -1) {
-		parts = append(parts, m[1]+m[2]+m[3])
-	}
-	if len(parts) > 0 {
-		for _, sep := range []string{"/", "."} {
-			names = append(names, strings.Join(parts, sep))
-			if head != "" {
-				names = append(names, head+sep+strings.Join(parts, sep))
-			}
-		}
-	}
-	return names
-}
-
-func (w *weightSet) String() string { return fmt.Sprintf("%d tensors", len(w.tensors)) }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
@@ -42,6 +43,8 @@ type frame struct {
 	scratch [][]byte    // one scratch area per worker (shared by the tree)
 	task    task        // this frame's parallel task (steps of one program run one at a time)
 	sizes   *frameSizes // run-time sizes and the steps sized by them (nil when all are static)
+	// idleSince is when the frame was last returned to its pool.
+	idleSince time.Time
 }
 
 // loc is where a buffer lives at run time, resolved at compile time: which
@@ -120,6 +123,29 @@ func (p *program) newFrame() *frame {
 	return frames[p.id]
 }
 
+// noteConstant records a constant literal a step reads, during Compile.
+func (c *compiler) noteConstant(l *ir.Literal) {
+	if c.constants != nil {
+		c.constants[l] = true
+	}
+}
+
+// notePacked records n bytes of weights packed for a kernel, during Compile.
+func (c *compiler) notePacked(n int) {
+	if c.constants != nil {
+		c.packedBytes += n
+	}
+}
+
+// frameBytes is the memory newFrame allocates for its arenas and scratch.
+func (p *program) frameBytes() int {
+	total := 0
+	for _, q := range p.all {
+		total += roundUp(q.arena, 64)
+	}
+	return total + max(p.workers, 1)*p.scratch
+}
+
 // countLeafParams is the number of array leaves of the plan's parameters:
 // frames hold parameters leaf by leaf.
 func countLeafParams(plan *sched.Plan) int {
@@ -139,6 +165,12 @@ type compiler struct {
 	module *ir.Module
 	cfg    *config
 	all    []*program
+	// constants records the constant literals the steps read, and
+	// packedBytes the size of the weights packed for kernels (Stats), while
+	// Compile runs; steps compiled during runs (dynamic shapes) are not
+	// counted, and leave both alone.
+	constants   map[*ir.Literal]bool
+	packedBytes int
 	// dims holds the arena slots of the actual sizes of dynamic values.
 	dims map[dimsKey]loc
 	// sizes holds the run-time sizes of values that follow the entry
@@ -180,6 +212,7 @@ func (c *compiler) loc(b *sched.Buffer) loc {
 		l.index = root.Result
 	case sched.Constant:
 		l.data = root.Literal.Bytes()[off : off+b.Size()]
+		c.noteConstant(root.Literal)
 	}
 	return l
 }
@@ -249,7 +282,7 @@ func (c *compiler) staticKernel(plan *sched.Plan, k *sched.Kernel, p *program) (
 	if len(k.Values) == 1 {
 		build, ok := genericSteps[k.Root.Op]
 		if !ok {
-			return nil, fmt.Errorf("op %q is not supported by the compiled path", k.Root.Op)
+			return nil, unsupportedError(fmt.Errorf("op %q is not supported by the compiled path", k.Root.Op))
 		}
 		return build(c, k, p)
 	}

@@ -14,6 +14,18 @@ type Stats struct {
 	// all intermediate values; LowerBoundBytes the largest total of
 	// intermediates live at one time, which no placement can go below.
 	ArenaBytes, IntermediateBytes, LowerBoundBytes int
+	// FrameBytes is the memory of one frame, what each run in flight holds:
+	// the arena and the per-worker scratch.
+	FrameBytes int
+	// ConstantBytes is the memory of the constants the plan reads: the
+	// module's own, those folded at compile time and the bound weights;
+	// PackedBytes that of the weights packed for the GEMM and convolution
+	// kernels. The executable owns both.
+	ConstantBytes, PackedBytes int
+	// FramesHeld is the number of frames in existence when Stats was
+	// called; MaxFrames the bound on it (WithMaxConcurrentRuns,
+	// WithMemoryLimit; 0: none).
+	FramesHeld, MaxFrames int
 	// Fusions counts kernels that compute more than one value.
 	Fusions int
 	// Kernels lists the entry plan's kernels in execution order.
@@ -37,6 +49,11 @@ func (s Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "arena %d B, intermediates %d B, lower bound %d B, %d kernels, %d fusions\n",
 		s.ArenaBytes, s.IntermediateBytes, s.LowerBoundBytes, len(s.Kernels), s.Fusions)
+	fmt.Fprintf(&b, "frame %d B (%d held", s.FrameBytes, s.FramesHeld)
+	if s.MaxFrames > 0 {
+		fmt.Fprintf(&b, ", at most %d", s.MaxFrames)
+	}
+	fmt.Fprintf(&b, "), constants %d B, packed weights %d B\n", s.ConstantBytes, s.PackedBytes)
 	for _, k := range s.Kernels {
 		b.WriteString("  ")
 		b.WriteString(k.String())
@@ -45,8 +62,12 @@ func (s Stats) String() string {
 	return b.String()
 }
 
-func collectStats(plan *sched.Plan, p *program) Stats {
-	s := Stats{IntermediateBytes: plan.IntermediateBytes, LowerBoundBytes: plan.LowerBoundBytes}
+func collectStats(plan *sched.Plan, p *program, c *compiler) Stats {
+	s := Stats{IntermediateBytes: plan.IntermediateBytes, LowerBoundBytes: plan.LowerBoundBytes,
+		FrameBytes: p.frameBytes(), PackedBytes: c.packedBytes}
+	for l := range c.constants {
+		s.ConstantBytes += len(l.Bytes())
+	}
 	for _, q := range p.all {
 		s.ArenaBytes += q.arena
 	}

@@ -71,6 +71,13 @@ func TensorFromBytes(s ir.Shape, data []byte) (*Tensor, error) {
 	return &Tensor{shape: s.Clone(), data: data}, nil
 }
 
+// Clone returns a copy of the tensor with storage of its own.
+func (t *Tensor) Clone() *Tensor {
+	c := &Tensor{shape: t.shape.Clone(), data: alignedBytes(len(t.data))}
+	copy(c.data, t.data)
+	return c
+}
+
 // Shape returns the tensor's shape.
 func (t *Tensor) Shape() ir.Shape { return t.shape }
 

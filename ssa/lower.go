@@ -69,6 +69,12 @@ func (l *lowerer) computation(c *ir.Computation, depth int) (*Func, error) {
 			}
 			v.Args = append(v.Args, a)
 		}
+		if ir.IsIdentityAnnotation(in) {
+			// A sharding or placement annotation is the identity on one
+			// device: its users read the operand.
+			vals[in] = v.Args[0]
+			continue
+		}
 		for _, callee := range calledInRoleOrder(in) {
 			g, err := l.computation(callee, depth+1)
 			if err != nil {

@@ -4,15 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,13 +22,13 @@ import (
 func init() {
 	register(&command{
 		name: "bench",
-		usage: "bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill-elided] [--inputs N] [--runs N] [--threads N] [--json] [--profile]\n" +
+		summary: "bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill-elided] [--inputs N] [--runs N] [--threads N] [--json] [--profile]\n" +
 			"                 compile once, run many times; print compile time, latency percentiles, throughput and allocations",
 		run: runBench,
 	})
 }
 
-// benchOptions are the parsed arguments of `kiln bench`.
+// benchOptions are the parsed arguments of kiln bench.
 type benchOptions struct {
 	moduleArgs
 	json    bool
@@ -41,51 +38,33 @@ type benchOptions struct {
 	inputs  int // -1: every parameter not bound by --weights is a run-time argument
 }
 
-const benchUsage = "kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json] [--profile]"
+const benchUsage = "kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill-elided] [--inputs N] [--runs N] [--threads N] [--json] [--profile] [--timeout DURATION] [--memory-limit BYTES]"
 
-func parseBenchArgs(args []string) (benchOptions, error) {
+const benchAbout = `
+Compiles the module once and runs it many times, printing the compile time,
+latency percentiles, throughput (and GFLOP/s where the FLOPs of its dots and
+convolutions are known) and allocations per run; --json prints the same as one
+JSON object.
+
+Parameters are given as for kiln run (--arg, --npy, --weights); those left over
+get deterministic values (the ones kiln examples uses). With --inputs N only the
+first N of them are passed at run time; the rest are bound at compile time, as
+weights are. Tuple parameters are passed as their array leaves.
+
+Exit status: 0 on success, 1 on an error, 124 when --timeout stops the
+command, 130 on SIGINT, 143 on SIGTERM.`
+
+func parseBenchArgs(args []string, stdout io.Writer) (benchOptions, error) {
 	o := benchOptions{inputs: -1}
-	count := func(flag string, value func() (string, error), min int) (int, error) {
-		v, err := value()
-		if err != nil {
-			return 0, err
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < min {
-			return 0, fmt.Errorf("--%s wants an integer ≥ %d, found %q", flag, min, v)
-		}
-		return n, nil
-	}
-	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights, --fill-elided, --inputs, --runs, --threads, --json or --profile",
-		func(name string, hasValue bool, value func() (string, error)) (known bool, err error) {
-			switch name {
-			case "json", "profile":
-				if hasValue {
-					return true, fmt.Errorf("--%s takes no value", name)
-				}
-				if name == "json" {
-					o.json = true
-				} else {
-					o.profile = true
-				}
-			case "runs":
-				o.runs, err = count(name, value, 1)
-			case "threads":
-				o.threads, err = count(name, value, 1)
-			case "inputs":
-				o.inputs, err = count(name, value, 0)
-			default:
-				return false, nil
-			}
-			return true, err
-		})
-	if err != nil {
-		return o, err
-	}
-	if o.file == "" {
-		return o, errors.New("no module file: usage: " + benchUsage)
-	}
-	return o, nil
+	fs := newFlagSet("bench", strings.TrimPrefix(benchUsage, "kiln "), benchAbout)
+	o.register(fs)
+	fs.BoolVar(&o.json, "json", false, "print the results as one JSON object")
+	fs.BoolVar(&o.profile, "profile", false, "also time each kernel of the plan (medians)")
+	fs.Var(countFlag{&o.runs, 1}, "runs", "timed runs (default: as many as take about a second)")
+	fs.Var(countFlag{&o.threads, 1}, "threads", "threads for the kernels (default: GOMAXPROCS)")
+	fs.Var(countFlag{&o.inputs, 0}, "inputs", "pass only the first N free parameters at run time; bind the rest at compile time")
+	err := parseModuleFlags(fs, args, &o.moduleArgs, stdout, strings.TrimPrefix(benchUsage, "kiln "))
+	return o, err
 }
 
 // benchResult is what `kiln bench` measures; --json prints it as one object.
@@ -123,25 +102,20 @@ type benchResult struct {
 // --inputs N only the first N of them are passed at run time; the rest are
 // bound at compile time like weights.
 func runBench(args []string, stdout, stderr io.Writer) error {
-	o, err := parseBenchArgs(args)
+	o, err := parseBenchArgs(args, stdout)
 	if err != nil {
 		return err
 	}
-	text, err := os.ReadFile(o.file)
+	m, err := readModule(o.moduleArgs)
 	if err != nil {
 		return err
 	}
-	m, err := ir.ParseModule(string(text))
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.file, err)
-	}
-	if err := fillElided(m, o.moduleArgs); err != nil {
-		return err
-	}
-	if err := m.Verify(); err != nil {
-		return fmt.Errorf("%s: %w", o.file, err)
-	}
+	return o.runLimited(func(ctx context.Context) error { return bench(ctx, m, o, stdout) })
+}
+
+func bench(ctx context.Context, m *ir.Module, o benchOptions, stdout io.Writer) error {
 	var w *weightFile
+	var err error
 	if o.weights != "" {
 		if w, err = loadWeightFile(m, o.weights); err != nil {
 			return err
@@ -152,17 +126,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for i, p := range params {
-		if !p.Shape.IsArray() && !boundBy(w, i) {
-			return fmt.Errorf("%s: parameter %d (%s) is a %v; kiln bench takes array parameters only", o.file, i, p.Name, p.Shape)
-		}
-	}
-
 	if o.threads > 0 {
 		defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(o.threads))
 		defer kiln.SetThreads(kiln.SetThreads(o.threads))
 	}
-	var opts []runtime.Option
+	opts := []runtime.Option{runtime.WithMemoryLimit(int64(o.memoryLimit))}
 	if o.threads > 0 {
 		opts = append(opts, runtime.WithThreads(o.threads))
 	}
@@ -176,11 +144,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		switch {
 		case boundBy(w, i):
 			res.Bound = append(res.Bound, p.Name)
-		case o.inputs >= 0 && free >= o.inputs:
+		case o.inputs >= 0 && free >= o.inputs && p.Shape.IsArray():
 			opts = append(opts, runtime.WithParameter(i, runtime.TensorFromLiteral(lits[i])))
 			res.Bound = append(res.Bound, p.Name)
 		default:
-			runArgs = append(runArgs, runtime.TensorFromLiteral(lits[i]))
+			leaves, err := arrayLeaves(p, lits[i])
+			if err != nil {
+				return err
+			}
+			for _, l := range leaves {
+				runArgs = append(runArgs, runtime.TensorFromLiteral(l))
+			}
 			free++
 		}
 	}
@@ -212,7 +186,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	times, allocs, bytes, err := timeRuns(exe, outs, runArgs, o.runs)
+	times, allocs, bytes, err := timeRuns(ctx, exe, outs, runArgs, o.runs)
 	if err != nil {
 		return err
 	}
@@ -233,7 +207,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		res.GFLOPS = res.GFLOP * res.RunsPerS
 	}
 	if o.profile {
-		prof, err := exe.Profile(context.Background(), min(o.runs, 100), outs, runArgs...)
+		prof, err := exe.Profile(ctx, min(max(o.runs, 10), 100), outs, runArgs...)
 		if err != nil {
 			return err
 		}
@@ -246,7 +220,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	printBench(stdout, res)
 	if o.profile {
-		printProfile(stdout, res.Profile)
+		printProfile(stdout, res.Profile, res.P50US)
 	}
 	return nil
 }
@@ -258,26 +232,53 @@ type kernelTime struct {
 }
 
 // printProfile prints the kernels from the slowest, with their share of the
-// summed time.
-func printProfile(w io.Writer, ks []kernelTime) {
+// summed time, and why the sum is not the latency.
+func printProfile(w io.Writer, ks []kernelTime, p50 float64) {
 	total := 0.0
 	for _, k := range ks {
 		total += k.US
 	}
 	sorted := slices.Clone(ks)
 	slices.SortStableFunc(sorted, func(a, b kernelTime) int { return cmp.Compare(b.US, a.US) })
-	fmt.Fprintf(w, "kernels (median per run, slowest first; %.1f µs in all):\n", total)
+	fmt.Fprintf(w, "kernels (median per run, slowest first; %.1f µs in all, p50 latency %.1f µs):\n", total, p50)
 	for _, k := range sorted {
 		fmt.Fprintf(w, "  %10.1f µs %5.1f%%  %s\n", k.US, 100*k.US/max(total, 1e-9), k.Kernel)
 	}
+	fmt.Fprintf(w, "note: the sum differs from the latency: each kernel's time is its own median, timed alone around\n"+
+		"  its call (a clock read before and after each), and the sum of medians is not the median of the sums;\n"+
+		"  a run also takes a frame and binds its arguments before the first kernel, and the profile leaves\n"+
+		"  that out; a while or conditional kernel counts the subplans it runs.\n")
 }
 
 // deterministicFill returns the values of m's entry parameters that
-// `kiln examples` uses, seeded by the file's base name without its suffix.
-func deterministicFill(m *ir.Module, file string) func(i int) *ir.Literal {
+// kiln examples uses, seeded by the file's base name without its suffix (a
+// tuple parameter's leaves are seeded by their position), refusing one
+// larger than the literal limit (the memory limit) by name.
+func deterministicFill(m *ir.Module, file string) func(i int) (*ir.Literal, error) {
 	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	return func(i int) *ir.Literal {
-		return detrand.Literal(m.Entry.Parameters[i].Shape, detrand.Seed(name, i))
+	return func(i int) (*ir.Literal, error) {
+		p := m.Entry.Parameters[i]
+		var fill func(s ir.Shape, seed uint64) (*ir.Literal, error)
+		fill = func(s ir.Shape, seed uint64) (*ir.Literal, error) {
+			if s.IsTuple() {
+				elems := make([]*ir.Literal, len(s.Tuple))
+				for k, e := range s.Tuple {
+					var err error
+					if elems[k], err = fill(e, seed*31+uint64(k)+1); err != nil {
+						return nil, err
+					}
+				}
+				return ir.NewTupleLiteral(elems...), nil
+			}
+			if !s.IsArray() {
+				return nil, fmt.Errorf("parameter %d (%s) has a %v leaf, which cannot be filled", i, p.Name, s)
+			}
+			if n := s.ByteSize(); n < 0 || n > ir.MaxLiteralBytes {
+				return nil, fmt.Errorf("parameter %d (%s) is %v, %d bytes, above the limit of %d (--memory-limit)", i, p.Name, s.StringWithoutLayout(), n, ir.MaxLiteralBytes)
+			}
+			return detrand.Literal(s, seed), nil
+		}
+		return fill(p.Shape, detrand.Seed(name, i))
 	}
 }
 
@@ -314,8 +315,7 @@ func checkBoundByRuntime(exe *runtime.Executable, args []*runtime.Tensor, w *wei
 // allocations of the timed runs the way testing.AllocsPerRun does: the
 // difference of runtime.MemStats' Mallocs (and TotalAlloc) over the loop,
 // divided by the number of runs.
-func timeRuns(exe *runtime.Executable, outs, args []*runtime.Tensor, runs int) (times []time.Duration, allocs, bytes float64, err error) {
-	ctx := context.Background()
+func timeRuns(ctx context.Context, exe *runtime.Executable, outs, args []*runtime.Tensor, runs int) (times []time.Duration, allocs, bytes float64, err error) {
 	warm := time.Now()
 	const warmups = 3
 	for i := 0; i < warmups; i++ {

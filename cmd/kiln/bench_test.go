@@ -308,7 +308,7 @@ func TestBenchSeedsLikeExamples(t *testing.T) {
 	want := exampleArgs(m, "mlp_b1")
 	fill := deterministicFill(m, path)
 	for i := range m.Entry.Parameters {
-		if !fill(i).Equal(want[i]) {
+		if l, err := fill(i); err != nil || !l.Equal(want[i]) {
 			t.Errorf("parameter %d: kiln bench fills other values than kiln examples", i)
 		}
 	}

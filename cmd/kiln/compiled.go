@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/kilnml/kiln/ir"
@@ -42,17 +43,25 @@ func runCompiled(m *ir.Module, args []*ir.Literal, runs int) (out []*ir.Literal,
 	return out, times, "weights bound, compiled in " + compileTime.Round(10*time.Microsecond).String(), nil
 }
 
-// runCompiledOnce compiles m and runs it once on args.
-func runCompiledOnce(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
-	exe, err := runtime.Compile(m)
+// runCompiledOnce compiles m under the memory limit (0: none) and runs it
+// once on args, one literal per entry parameter: a tuple parameter's value
+// is passed as its array leaves, in order, as Run takes them.
+func runCompiledOnce(ctx context.Context, m *ir.Module, args []*ir.Literal, memoryLimit int64) ([]*ir.Literal, error) {
+	exe, err := runtime.Compile(m, runtime.WithMemoryLimit(memoryLimit))
 	if err != nil {
 		return nil, err
 	}
 	var ins []*runtime.Tensor
-	for _, a := range args {
-		ins = appendLeafTensors(ins, a)
+	for i, a := range args {
+		leaves, err := arrayLeaves(m.Entry.Parameters[i], a)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range leaves {
+			ins = append(ins, runtime.TensorFromLiteral(l))
+		}
 	}
-	outs, err := exe.Run(context.Background(), ins...)
+	outs, err := exe.Run(ctx, ins...)
 	if err != nil {
 		return nil, err
 	}
@@ -63,14 +72,26 @@ func runCompiledOnce(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
 	return lits, nil
 }
 
-// appendLeafTensors appends one tensor per array leaf of l: the runtime
-// takes a tuple parameter leaf by leaf.
-func appendLeafTensors(ts []*runtime.Tensor, l *ir.Literal) []*runtime.Tensor {
-	if l.Shape().IsTuple() {
-		for _, e := range l.Elements() {
-			ts = appendLeafTensors(ts, e)
+// arrayLeaves lists the array leaves of parameter p's value l, depth
+// first; a token leaf cannot be passed and is refused by name.
+func arrayLeaves(p *ir.Instruction, l *ir.Literal) ([]*ir.Literal, error) {
+	var out []*ir.Literal
+	var walk func(l *ir.Literal, path string) error
+	walk = func(l *ir.Literal, path string) error {
+		s := l.Shape()
+		switch {
+		case s.IsTuple():
+			for i, e := range l.Elements() {
+				if err := walk(e, fmt.Sprintf("%s.%d", path, i)); err != nil {
+					return err
+				}
+			}
+		case s.IsArray():
+			out = append(out, l)
+		default:
+			return fmt.Errorf("parameter %s: leaf %s is a %v, which kiln run cannot pass", p.Name, path, s)
 		}
-		return ts
+		return nil
 	}
-	return append(ts, runtime.TensorFromLiteral(l))
+	return out, walk(l, p.Name)
 }

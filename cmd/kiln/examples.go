@@ -1,8 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	kiln "github.com/kilnml/kiln"
 	"io"
 	"math"
 	"os"
@@ -18,9 +18,9 @@ import (
 
 func init() {
 	register(&command{
-		name:  "examples",
-		usage: "examples [--dir DIR] [--runs N]   run the bundled example models (make run)",
-		run:   runExamples,
+		name:    "examples",
+		summary: "examples [--dir DIR] [--runs N]   run the bundled example models (make run)",
+		run:     runExamples,
 	})
 }
 
@@ -38,12 +38,19 @@ func exampleArgs(m *ir.Module, name string) []*ir.Literal {
 }
 
 func runExamples(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("examples", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("examples", "examples [--dir DIR] [--runs N]", `
+Runs the bundled example models (an MLP, a CNN and a transformer encoder layer,
+batch 1) on deterministic inputs: prints each output's checksum beside the
+reference evaluator's, and the compiled plan's latency with the CPU, the kernel
+set and the thread count it ran on, and its GFLOP/s. make run runs this.`)
 	dir := fs.String("dir", "examples", "directory holding the example models")
 	runs := fs.Int("runs", 200, "timed runs of the compiled plan per model")
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseFlags(fs, args, stdout)
+	if err != nil {
 		return err
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("takes no arguments besides its flags, found %q", rest)
 	}
 	for _, rel := range exampleModels {
 		if err := runExample(filepath.Join(*dir, rel), *runs, stdout); err != nil {
@@ -87,8 +94,12 @@ func runExample(path string, runs int, w io.Writer) error {
 		fmt.Fprintf(w, "    %s\n", abbreviate(o.String(), 160))
 	}
 	if len(times) > 0 {
-		fmt.Fprintf(w, "  latency (%s, %d runs): p50 %v  p90 %v  p99 %v   reference evaluator: %v\n",
-			how, len(times), percentile(times, 50), percentile(times, 90), percentile(times, 99), refTime.Round(time.Microsecond))
+		p50 := percentile(times, 50)
+		fmt.Fprintf(w, "  latency (%s; %s; %d runs): p50 %v  p90 %v  p99 %v   reference evaluator: %v\n",
+			how, machineSummary(), len(times), p50, percentile(times, 90), percentile(times, 99), refTime.Round(time.Microsecond))
+		if f, ok := moduleFLOPs(m); ok && f > 0 && p50 > 0 {
+			fmt.Fprintf(w, "  %.2f GFLOP/s at the p50 latency (%.4g GFLOP per run in dots and convolutions)\n", f/1e9/p50.Seconds(), f/1e9)
+		}
 	} else {
 		fmt.Fprintf(w, "  %s: %v\n", how, refTime.Round(time.Microsecond))
 	}
@@ -127,4 +138,19 @@ func abbreviate(s string, n int) string {
 		return s
 	}
 	return s[:n] + " …"
+}
+
+// machineSummary names what a latency was measured on: the CPU, the kernel
+// set dispatch chose (the ISA level) and the threads the kernels use.
+func machineSummary() string {
+	cpu, level := "unknown CPU", "unknown ISA level"
+	for _, line := range strings.Split(kiln.CPUReport(), "\n") {
+		if v, ok := strings.CutPrefix(line, "cpu:"); ok && strings.TrimSpace(v) != "" {
+			cpu = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, "chosen:"); ok {
+			level, _, _ = strings.Cut(strings.TrimSpace(v), " ")
+		}
+	}
+	return fmt.Sprintf("%s, %s kernels, %d threads", cpu, level, kiln.Threads())
 }

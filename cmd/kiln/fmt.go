@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/kilnml/kiln/ir"
 )
 
 func init() {
 	register(&command{
-		name:  "fmt",
-		usage: "fmt [--short] FILE.hlo    parse an HLO module and print it back (- reads stdin; --short prints XLA's short form)",
-		run:   runFmt,
+		name:    "fmt",
+		summary: "fmt [--short] FILE.hlo    parse an HLO module and print it back (- reads stdin; --short prints XLA's short form)",
+		run:     runFmt,
 	})
 }
 
@@ -24,24 +23,20 @@ func init() {
 // to stderr as FILE:line:col: message, as compilers do, so that editors can
 // jump to it.
 func runFmt(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("fmt", "fmt [--short] FILE.hlo", `
+Parses an HLO module and prints it back (a round trip through Kiln's parser and
+printer). FILE - reads stdin. A parse error is printed as FILE:line:col: message.`)
 	var opts ir.PrintOptions
-	var files []string
-	for _, a := range args {
-		switch {
-		case a == "--short" || a == "-short":
-			opts.Short = true
-		case strings.HasPrefix(a, "-") && a != "-":
-			return fmt.Errorf("unknown flag %s (usage: kiln fmt [--short] FILE.hlo)", a)
-		default:
-			files = append(files, a)
-		}
+	fs.BoolVar(&opts.Short, "short", false, "print XLA's short form")
+	args, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
-	if len(files) != 1 {
-		return fmt.Errorf("expected one argument, the HLO file (usage: kiln fmt [--short] FILE.hlo), found %d", len(files))
+	if len(args) != 1 {
+		return fmt.Errorf("expected one argument, the HLO file (usage: kiln fmt [--short] FILE.hlo), found %d", len(args))
 	}
-	path := files[0]
+	path := args[0]
 	var text []byte
-	var err error
 	if path == "-" {
 		text, err = io.ReadAll(os.Stdin)
 		path = "<stdin>"

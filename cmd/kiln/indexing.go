@@ -15,9 +15,9 @@ import (
 
 func init() {
 	register(&command{
-		name:  "indexing",
-		usage: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--physical] [--syntax=xla|mlir]   print the indexing maps of an instruction (default: the entry's root)",
-		run:   runIndexing,
+		name:    "indexing",
+		summary: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--physical] [--syntax=xla|mlir]   print the indexing maps of an instruction (default: the entry's root)",
+		run:     runIndexing,
 	})
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,11 +17,31 @@ import (
 func init() {
 	register(&command{
 		name: "run",
-		usage: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference] [--fill-elided]\n" +
+		summary: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill] [--fill-elided] [--reference]\n" +
 			"                 run the entry computation and print its outputs",
 		run: runCommand,
 	})
 }
+
+const runSynopsis = "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill] [--fill-elided] [--reference] [--timeout DURATION] [--memory-limit BYTES]"
+
+const runAbout = `
+Compiles the entry computation of an HLO module and runs it once, printing each
+output as XLA literal text, one per line (a tuple result prints its elements in
+order). --reference runs the reference evaluator instead of the compiled plan.
+
+The entry parameters take, in order, the values of --arg (XLA literal text:
+'f32[2,2] {{1, 2}, {3, 4}}') and --npy (a .npy file), skipping those --weights
+binds by name: a .safetensors, .npz or .npy file whose every tensor must bind
+a parameter under one of the names runtime.ParameterNames lists (the
+parameter's name, its op_name metadata, or that path joined with / or .).
+A tuple parameter is given as a tuple literal: '(f32[2] {1, 2}, s32[] 3)'.
+--fill gives the parameters left over the deterministic values kiln bench uses.
+Constants printed as {...} (elided) are refused unless --fill-elided gives them
+XLA's deterministic stand-in values.
+
+Exit status: 0 on success, 1 on an error, 124 when --timeout stops the
+command, 130 on SIGINT, 143 on SIGTERM.`
 
 // runArg is one argument of the entry computation, in the order given.
 type runArg struct {
@@ -40,157 +62,119 @@ func (a runArg) String() string {
 
 // moduleArgs are the arguments kiln run and kiln bench share: the module
 // file, the values of its entry parameters in order (--arg, --npy), a file
-// of named weights that bind parameters by name (--weights), and whether
-// constants printed as {...} get deterministic values (--fill-elided).
+// of named weights that bind parameters by name (--weights), whether
+// constants printed as {...} get deterministic values (--fill-elided), and
+// the limits.
 type moduleArgs struct {
 	file       string
 	args       []runArg
 	weights    string
 	fillElided bool
+	limitFlags
 }
 
-// extraFlag handles a flag particular to one command: name is the flag
-// without dashes, hasValue says whether it was written --name=value, and
-// value returns the value (from `=` or the next argument). It reports
-// whether the command knows the flag.
-type extraFlag func(name string, hasValue bool, value func() (string, error)) (bool, error)
+// register defines the shared flags on fs.
+func (m *moduleArgs) register(fs *flag.FlagSet) {
+	fs.Var(argFlag{list: &m.args}, "arg", "the next parameter's value, as XLA literal text (repeatable, in parameter order with --npy)")
+	fs.Var(argFlag{list: &m.args, npy: true}, "npy", "the next parameter's value, from a .npy file (repeatable)")
+	fs.Var(onceFlag{v: &m.weights, name: "weights"}, "weights", "a .safetensors, .npz or .npy file whose tensors bind parameters by name")
+	fs.BoolVar(&m.fillElided, "fill-elided", false, "give constants printed as {...} deterministic stand-in values, as XLA's fill_shortform_constants_with_random_values does")
+	m.limitFlags.register(fs)
+}
 
-// parseModuleArgs parses args into m, passing the flags it does not know to
-// extra; want lists every flag the command takes, for the error about an
-// unknown one.
-func parseModuleArgs(args []string, m *moduleArgs, want string, extra extraFlag) error {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") {
-			if m.file != "" {
-				return fmt.Errorf("more than one module file: %q and %q", m.file, a)
-			}
-			m.file = a
-			continue
-		}
-		needValue := func() (string, error) {
-			if hasValue {
-				return value, nil
-			}
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("%s needs a value", a)
-			}
-			i++
-			return args[i], nil
-		}
-		switch name {
-		case "fill-elided":
-			if hasValue {
-				return fmt.Errorf("--fill-elided takes no value")
-			}
-			m.fillElided = true
-		case "arg", "npy", "weights":
-			v, err := needValue()
-			if err != nil {
-				return err
-			}
-			switch name {
-			case "arg":
-				m.args = append(m.args, runArg{literal: v})
-			case "npy":
-				m.args = append(m.args, runArg{npyPath: v})
-			case "weights":
-				if m.weights != "" {
-					return fmt.Errorf("--weights given twice: %q and %q", m.weights, v)
-				}
-				m.weights = v
-			}
-		default:
-			known, err := extra(name, hasValue, needValue)
-			if err != nil {
-				return err
-			}
-			if !known {
-				return fmt.Errorf("unknown flag %s (want %s)", a, want)
-			}
-		}
+// parseModuleFlags parses args with fs and takes the one positional
+// argument, the module file.
+func parseModuleFlags(fs *flag.FlagSet, args []string, m *moduleArgs, stdout io.Writer, synopsis string) error {
+	pos, err := parseFlags(fs, args, stdout)
+	if err != nil {
+		return err
 	}
-	return nil
+	switch len(pos) {
+	case 0:
+		return errors.New("no module file: usage: kiln " + synopsis)
+	case 1:
+		m.file = pos[0]
+		return nil
+	}
+	return fmt.Errorf("more than one module file: %q and %q", pos[0], pos[1])
 }
 
-// runOptions are the parsed arguments of `kiln run`.
+// runOptions are the parsed arguments of kiln run.
 type runOptions struct {
 	moduleArgs
 	reference bool
-}
-
-func parseRunArgs(args []string) (runOptions, error) {
-	var o runOptions
-	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights, --reference or --fill-elided",
-		func(name string, hasValue bool, _ func() (string, error)) (bool, error) {
-			if name != "reference" {
-				return false, nil
-			}
-			if hasValue {
-				return true, fmt.Errorf("--reference takes no value")
-			}
-			o.reference = true
-			return true, nil
-		})
-	if err != nil {
-		return o, err
-	}
-	if o.file == "" {
-		return o, errors.New("no module file: usage: kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference] [--fill-elided]")
-	}
-	return o, nil
+	fill      bool
 }
 
 func runCommand(args []string, stdout, stderr io.Writer) error {
-	o, err := parseRunArgs(args)
+	var o runOptions
+	fs := newFlagSet("run", runSynopsis, runAbout)
+	o.register(fs)
+	fs.BoolVar(&o.reference, "reference", false, "run the reference evaluator (ir/eval) instead of the compiled plan")
+	fs.BoolVar(&o.fill, "fill", false, "give the parameters no --arg, --npy or --weights sets deterministic values")
+	if err := parseModuleFlags(fs, args, &o.moduleArgs, stdout, runSynopsis); err != nil {
+		return err
+	}
+	m, err := readModule(o.moduleArgs)
 	if err != nil {
 		return err
 	}
+	return o.runLimited(func(ctx context.Context) error {
+		var w *weightFile
+		if o.weights != "" {
+			if w, err = loadWeightFile(m, o.weights); err != nil {
+				return err
+			}
+		}
+		var fill func(int) (*ir.Literal, error)
+		if o.fill {
+			fill = deterministicFill(m, o.file)
+		}
+		lits, err := entryArguments(m, o.moduleArgs, w, fill)
+		if err != nil {
+			return err
+		}
+		var outs []*ir.Literal
+		if o.reference {
+			if in, t := m.InstructionWithTypeOutside(ir.AllElementTypes); in != nil {
+				return fmt.Errorf("%s: %s (%v) has a value of element type %v, which the reference evaluator does not support", o.file, in.Name, in.Opcode, t)
+			}
+			outs, err = eval.RunWithOptions(m, eval.Options{Context: ctx}, lits...)
+		} else {
+			outs, err = runCompiledOnce(ctx, m, lits, int64(o.memoryLimit))
+		}
+		if err != nil {
+			return err
+		}
+		// A bounded dynamic array prints as the static array of its actual
+		// sizes, the form XLA's tests compare such results with.
+		for _, l := range outs {
+			if _, err := fmt.Fprintln(stdout, l.ToStatic().String()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// readModule reads, parses and verifies the module file of o, filling its
+// elided constants when --fill-elided asks for it.
+func readModule(o moduleArgs) (*ir.Module, error) {
 	text, err := os.ReadFile(o.file)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, err := ir.ParseModule(string(text))
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.file, err)
+		return nil, fmt.Errorf("%s: %w", o.file, err)
 	}
-	if err := fillElided(m, o.moduleArgs); err != nil {
-		return err
+	if err := fillElided(m, o); err != nil {
+		return nil, err
 	}
 	if err := m.Verify(); err != nil {
-		return fmt.Errorf("%s: %w", o.file, err)
+		return nil, fmt.Errorf("%s: %w", o.file, err)
 	}
-	var w *weightFile
-	if o.weights != "" {
-		if w, err = loadWeightFile(m, o.weights); err != nil {
-			return err
-		}
-	}
-	lits, err := entryArguments(m, o.moduleArgs, w, nil)
-	if err != nil {
-		return err
-	}
-	var outs []*ir.Literal
-	if o.reference {
-		if in, t := m.InstructionWithTypeOutside(ir.AllElementTypes); in != nil {
-			return fmt.Errorf("%s: %s (%v) has a value of element type %v, which the reference evaluator does not support", o.file, in.Name, in.Opcode, t)
-		}
-		outs, err = eval.Run(m, lits...)
-	} else {
-		outs, err = runCompiledOnce(m, lits)
-	}
-	if err != nil {
-		return err
-	}
-	// A bounded dynamic array prints as the static array of its actual
-	// sizes, the form XLA's tests compare such results with.
-	for _, l := range outs {
-		if _, err := fmt.Fprintln(stdout, l.ToStatic().String()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return m, nil
 }
 
 // fillElided gives the constants of m printed as {...} XLA's deterministic
@@ -216,16 +200,17 @@ func fillElided(m *ir.Module, o moduleArgs) error {
 // of w bound to it by name (w may be nil), or else the next of the --arg and
 // --npy arguments. Those must cover exactly the parameters left, unless fill
 // is given: it then supplies the value of each parameter left over.
-func entryArguments(m *ir.Module, o moduleArgs, w *weightFile, fill func(i int) *ir.Literal) ([]*ir.Literal, error) {
+func entryArguments(m *ir.Module, o moduleArgs, w *weightFile, fill func(i int) (*ir.Literal, error)) ([]*ir.Literal, error) {
 	params := m.Entry.Parameters
 	free := freeParameters(params, w)
 	if len(o.args) > len(free) || fill == nil && len(o.args) != len(free) {
+		how := "give each with --arg LITERAL or --npy FILE.npy in parameter order, bind them by name with --weights FILE, or pass --fill for deterministic values"
 		if w != nil {
-			return nil, fmt.Errorf("%s: the entry computation %s takes %d arguments besides the %d bound by name from %s (%s), %d given",
-				o.file, m.Entry.Name, len(free), len(w.bound), w.path, paramList(free), len(o.args))
+			return nil, fmt.Errorf("%s: the entry computation %s takes %d arguments besides the %d bound by name from %s (%s), %d given: %s",
+				o.file, m.Entry.Name, len(free), len(w.bound), w.path, paramList(free), len(o.args), how)
 		}
-		return nil, fmt.Errorf("%s: the entry computation %s takes %d arguments (%s), %d given",
-			o.file, m.Entry.Name, len(params), paramList(params), len(o.args))
+		return nil, fmt.Errorf("%s: the entry computation %s takes %d arguments (%s), %d given: %s",
+			o.file, m.Entry.Name, len(params), paramList(params), len(o.args), how)
 	}
 	lits := make([]*ir.Literal, len(params))
 	next := 0
@@ -235,10 +220,18 @@ func entryArguments(m *ir.Module, o moduleArgs, w *weightFile, fill func(i int) 
 			continue
 		}
 		if next == len(o.args) {
-			lits[i] = fill(i)
+			l, err := fill(i)
+			if err != nil {
+				return nil, err
+			}
+			lits[i] = l
 			continue
 		}
 		a := o.args[next]
+		if a.npyPath != "" && !p.Shape.IsArray() {
+			return nil, fmt.Errorf("argument %d (%s): parameter %d (%s) is a %v; give a tuple with --arg as a tuple literal",
+				next, a, i, p.Name, p.Shape.StringWithoutLayout())
+		}
 		l, err := readRunArg(a)
 		if err != nil {
 			return nil, fmt.Errorf("argument %d (%s): %w", next, a, err)

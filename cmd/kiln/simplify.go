@@ -12,9 +12,9 @@ import (
 
 func init() {
 	register(&command{
-		name:  "simplify",
-		usage: "simplify 'MAP' [--syntax=xla|mlir]    parse an indexing map in XLA's text format and print it simplified (- reads stdin)",
-		run:   runSimplify,
+		name:    "simplify",
+		summary: "simplify 'MAP' [--syntax=xla|mlir]    parse an indexing map in XLA's text format and print it simplified (- reads stdin)",
+		run:     runSimplify,
 	})
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -21,21 +20,24 @@ type weightFile struct {
 }
 
 // loadWeightFile reads the named tensors of path (.safetensors, .npz or
-// .npy) and matches them to m's entry parameters by name, with the rules
-// runtime.WithWeights uses, so that the tool knows which parameters are
-// left for --arg and --npy. A matched tensor of the wrong shape is an error;
-// so is a file of which no tensor matches any parameter.
+// .npy) and matches them to m's entry parameters by name, with the rule
+// runtime.WithWeights uses (runtime.ParameterNames), so that the tool knows
+// which parameters are left for --arg and --npy. Binding is strict, as in
+// the runtime: a matched tensor of the wrong shape is an error, and so is a
+// tensor that binds to no parameter.
 func loadWeightFile(m *ir.Module, path string) (*weightFile, error) {
-	tensors, err := runtime.LoadWeights(path)
+	weights, err := runtime.LoadWeights(path)
 	if err != nil {
 		return nil, err
 	}
+	tensors := weights.Tensors()
 	w := &weightFile{path: path, tensors: tensors, bound: map[int]string{}}
+	used := map[string]bool{}
 	for i, p := range m.Entry.Parameters {
 		if !p.Shape.IsArray() {
 			continue
 		}
-		for _, name := range parameterNames(p) {
+		for _, name := range runtime.ParameterNames(p) {
 			t, ok := tensors[name]
 			if !ok {
 				continue
@@ -45,20 +47,27 @@ func loadWeightFile(m *ir.Module, path string) (*weightFile, error) {
 					path, name, t.Shape().StringWithoutLayout(), i, p.Name, p.Shape.StringWithoutLayout())
 			}
 			w.bound[i] = name
+			used[name] = true
 			break
 		}
 	}
+	var unused []string
+	for n := range tensors {
+		if !used[n] {
+			unused = append(unused, n)
+		}
+	}
+	sort.Strings(unused)
+	if len(unused) > 5 {
+		unused = append(unused[:5], "…")
+	}
 	if len(w.bound) == 0 && len(tensors) > 0 {
-		names := make([]string, 0, len(tensors))
-		for n := range tensors {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		if len(names) > 5 {
-			names = append(names[:5], "…")
-		}
-		return nil, fmt.Errorf("%s: none of its %d tensors (%s) matches a parameter of %s (%s)",
-			path, len(tensors), strings.Join(names, ", "), m.Entry.Name, paramList(m.Entry.Parameters))
+		return nil, fmt.Errorf("%s: none of its %d tensors (%s) matches a parameter of %s (%s); a tensor binds a parameter under one of the names runtime.ParameterNames lists",
+			path, len(tensors), strings.Join(unused, ", "), m.Entry.Name, paramList(m.Entry.Parameters))
+	}
+	if len(unused) > 0 {
+		return nil, fmt.Errorf("%s: tensors %s bind to no parameter of %s; the parameters left unbound are %s",
+			path, strings.Join(unused, ", "), m.Entry.Name, paramList(freeParameters(m.Entry.Parameters, w)))
 	}
 	return w, nil
 }
@@ -73,45 +82,4 @@ func (w *weightFile) literal(i int) (*ir.Literal, bool) {
 		return nil, false
 	}
 	return w.tensors[name].Literal(), true
-}
-
-var quotedPathElem = regexp.MustCompile(`\['([^']*)'\]|\["([^"]*)"\]|\[(\d+)\]`)
-
-// parameterNames are the names a weights tensor may have to bind parameter
-// p, as runtime.WithWeights documents them: the instruction name, the
-// metadata op_name, and the op_name's path joined with `/` or `.`, with and
-// without its head: op_name="params['Dense_0']['kernel']" is matched by
-// "params['Dense_0']['kernel']", "Dense_0/kernel", "Dense_0.kernel",
-// "params/Dense_0/kernel" and "params.Dense_0.kernel".
-func parameterNames(p *ir.Instruction) []string {
-	names := []string{p.Name}
-	meta, ok := p.RawAttr("metadata")
-	if !ok {
-		return names
-	}
-	_, rest, ok := strings.Cut(meta, `op_name="`)
-	if !ok {
-		return names
-	}
-	op, _, ok := strings.Cut(rest, `"`)
-	if !ok {
-		return names
-	}
-	op = strings.ReplaceAll(op, `\'`, `'`)
-	names = append(names, op)
-	head, _, _ := strings.Cut(op, "[")
-	var parts []string
-	for _, m := range quotedPathElem.FindAllStringSubmatch(op, -1) {
-		parts = append(parts, m[1]+m[2]+m[3])
-	}
-	if len(parts) > 0 {
-		for _, sep := range []string{"/", "."} {
-			path := strings.Join(parts, sep)
-			names = append(names, path)
-			if head != "" {
-				names = append(names, head+sep+path)
-			}
-		}
-	}
-	return names
 }

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
-	"github.com/kilnml/kiln/internal/detrand"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ir/eval"
 	"github.com/kilnml/kiln/runtime"
@@ -37,14 +37,47 @@ func readModule(t *testing.T, path string) *ir.Module {
 	return m
 }
 
-// exampleWeights are the deterministic values the service binds to the
+// exampleWeights are the demonstration values the service binds to the
 // MLP's parameters 1… when no weights file is given.
-func exampleWeights(m *ir.Module) []*ir.Literal {
+func exampleWeights(t *testing.T, m *ir.Module) []*ir.Literal {
 	args := make([]*ir.Literal, len(m.Entry.Parameters))
 	for i, p := range m.Entry.Parameters[1:] {
-		args[i+1] = detrand.Literal(p.Shape, detrand.Seed("mlp_b1", i+1))
+		args[i+1] = demoLiteral(t, p.Shape, uint64(i+1))
 	}
 	return args
+}
+
+func demoLiteral(t testing.TB, s ir.Shape, seed uint64) *ir.Literal {
+	tn, err := demoTensor(s, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn.Literal()
+}
+
+// input is a request's input for the MLP.
+func input(t testing.TB, seed uint64) []float32 {
+	return demoLiteral(t, ir.MakeShape(ir.F32, 1, 784), seed).Float32s()
+}
+
+// mlpServer starts the service's handler for the MLP with demonstration
+// weights on a loopback test server.
+func mlpServer(t *testing.T, c config) (*server, *httptest.Server) {
+	t.Helper()
+	c.model = mlpPath
+	if c.maxConcurrent == 0 {
+		c.maxConcurrent = 4
+	}
+	if c.timeout == 0 {
+		c.timeout = 10 * time.Second
+	}
+	s, err := newServer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.handler())
+	t.Cleanup(ts.Close)
+	return s, ts
 }
 
 // predict posts body and decodes the answer.
@@ -91,14 +124,9 @@ func checkAgainstEval(t *testing.T, m *ir.Module, args []*ir.Literal, x []float3
 }
 
 func TestConcurrentRequestsMatchEvaluator(t *testing.T) {
-	s, err := newServer(mlpPath, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.handler())
-	defer ts.Close()
+	_, ts := mlpServer(t, config{})
 	m := readModule(t, mlpPath)
-	weights := exampleWeights(m)
+	weights := exampleWeights(t, m)
 
 	const clients, perClient = 8, 4
 	type answer struct {
@@ -113,7 +141,7 @@ func TestConcurrentRequestsMatchEvaluator(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for r := 0; r < perClient; r++ {
-				x := detrand.Literal(ir.MakeShape(ir.F32, 1, 784), uint64(100*c+r)).Float32s()
+				x := input(t, uint64(100*c+r+1000))
 				body, _ := json.Marshal(request{Inputs: [][]float32{x}})
 				code, resp, raw, err := predict(ts.URL, body)
 				if err == nil && code != http.StatusOK {
@@ -153,7 +181,7 @@ func TestWeightsFileBindsByName(t *testing.T) {
 	// (params['Dense_0']['kernel'] and so on).
 	names := []string{"Dense_0/kernel", "Dense_0/bias", "Dense_1/kernel", "Dense_1/bias", "Dense_2/kernel", "Dense_2/bias"}
 	for i, p := range m.Entry.Parameters[1:] {
-		args[i+1] = detrand.Literal(p.Shape, uint64(7000+i))
+		args[i+1] = demoLiteral(t, p.Shape, uint64(7000+i))
 		tensors[names[i]] = runtime.TensorFromLiteral(args[i+1])
 	}
 	file := filepath.Join(t.TempDir(), "mlp.safetensors")
@@ -165,16 +193,11 @@ func TestWeightsFileBindsByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	s, err := newServer(mlpPath, file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ts := mlpServer(t, config{weights: file})
 	if n := len(s.inputs); n != 1 {
 		t.Fatalf("%d inputs after binding %d tensors by name, want 1", n, len(tensors))
 	}
-	ts := httptest.NewServer(s.handler())
-	defer ts.Close()
-	x := detrand.Literal(ir.MakeShape(ir.F32, 1, 784), 1).Float32s()
+	x := input(t, 1)
 	body, _ := json.Marshal(request{Inputs: [][]float32{x}})
 	code, resp, raw, err := predict(ts.URL, body)
 	if err != nil || code != http.StatusOK {
@@ -184,20 +207,15 @@ func TestWeightsFileBindsByName(t *testing.T) {
 }
 
 func TestBadRequests(t *testing.T) {
-	s, err := newServer(mlpPath, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.handler())
-	defer ts.Close()
+	_, ts := mlpServer(t, config{})
 	short := `{"inputs": [[1, 2, 3]]}`
 	long := `{"inputs": [[` + strings.Repeat("1,", 784) + `1]]}`
 	for _, c := range []struct{ body, want string }{
 		{`{"inputs": [`, "request body"},
-		{`{"inputs": []}`, "want 1 input arrays (f32[1,784]), found 0"},
-		{`{"inputs": [[1], [2]]}`, "want 1 input arrays (f32[1,784]), found 2"},
+		{`{"inputs": []}`, "want 1 input arrays (Arg_0.1: f32[1,784]), found 0"},
+		{`{"inputs": [[1], [2]]}`, "want 1 input arrays (Arg_0.1: f32[1,784]), found 2"},
 		{short, "input 0: want 784 numbers"},
-		{long, "input 0: want 784 numbers (f32[1,784]{1,0}, row-major), found 785"},
+		{long, "input 0: want 784 numbers (f32[1,784], row-major), found 785"},
 		{`{"inputs": [["a"]]}`, "request body"},
 	} {
 		code, _, raw, err := predict(ts.URL, []byte(c.body))
@@ -235,10 +253,7 @@ func TestRunPathAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops items at random under the race detector")
 	}
-	s, err := newServer(mlpPath, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := mlpServer(t, config{})
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(50, func() {
 		b := s.pool.Get().(*buffers)
@@ -253,10 +268,7 @@ func TestRunPathAllocatesNothing(t *testing.T) {
 }
 
 func TestServeShutsDownGracefully(t *testing.T) {
-	s, err := newServer(mlpPath, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := mlpServer(t, config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -15,9 +15,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kilnml/kiln/ir"
 )
@@ -34,22 +36,46 @@ var dtypes = map[string]ir.ElementType{
 	"c8": ir.C64, "c16": ir.C128,
 }
 
-// ReadFile reads a .npy file.
+// ReadFile reads a .npy file. The sizes its header declares are checked
+// against the file's length before anything is allocated for them.
 func ReadFile(path string) (*ir.Literal, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	l, err := Read(bufio.NewReader(f))
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	l, err := ReadSized(bufio.NewReader(f), st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
 }
 
-// Read reads one .npy array from r.
-func Read(r io.Reader) (*ir.Literal, error) {
+// Read reads one .npy array from r, whose length is not known. Storage for
+// the data grows with the bytes that actually arrive (it doubles while they
+// keep coming), so a header that claims more than r holds fails with an
+// error after allocating a few times what r held, never what it claims.
+func Read(r io.Reader) (*ir.Literal, error) { return read(r, -1) }
+
+// ReadSized reads one .npy array from r, which holds size bytes (the length
+// of a file or of an archive member): the header and data lengths the file
+// declares are checked against size before anything is allocated for them.
+func ReadSized(r io.Reader, size int64) (*ir.Literal, error) {
+	if size < 0 {
+		return nil, fmt.Errorf("npy: negative length %d", size)
+	}
+	return read(r, size)
+}
+
+// maxHeaderBytes bounds the header dictionary of a version 2.0 or 3.0 file.
+const maxHeaderBytes = 1 << 20
+
+// read reads one array; size is the length of r, or -1 when not known.
+func read(r io.Reader, size int64) (*ir.Literal, error) {
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
 		return nil, fmt.Errorf("npy: reading the magic string: %w", err)
@@ -58,25 +84,28 @@ func Read(r io.Reader) (*ir.Literal, error) {
 		return nil, fmt.Errorf("npy: not a .npy file (magic %q, want %q)", pre[:6], magic)
 	}
 	major := pre[6]
-	var hlen int
+	var hlen, prefix int64
 	switch major {
 	case 1:
 		var b [2]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
 			return nil, fmt.Errorf("npy: reading the header length: %w", err)
 		}
-		hlen = int(binary.LittleEndian.Uint16(b[:]))
+		hlen, prefix = int64(binary.LittleEndian.Uint16(b[:])), 10
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
 			return nil, fmt.Errorf("npy: reading the header length: %w", err)
 		}
-		hlen = int(binary.LittleEndian.Uint32(b[:]))
-		if hlen > 1<<20 {
-			return nil, fmt.Errorf("npy: header of %d bytes is implausibly long", hlen)
+		hlen, prefix = int64(binary.LittleEndian.Uint32(b[:])), 12
+		if hlen > maxHeaderBytes {
+			return nil, fmt.Errorf("npy: header of %d bytes is implausibly long (at most %d expected)", hlen, maxHeaderBytes)
 		}
 	default:
 		return nil, fmt.Errorf("npy: format version %d.%d is not supported (1.0, 2.0 and 3.0 are)", major, pre[7])
+	}
+	if size >= 0 && hlen > size-prefix {
+		return nil, fmt.Errorf("npy: header declares %d bytes, the input holds %d after the %d-byte preamble", hlen, max(size-prefix, 0), prefix)
 	}
 	hdr := make([]byte, hlen)
 	if _, err := io.ReadFull(r, hdr); err != nil {
@@ -94,14 +123,37 @@ func Read(r io.Reader) (*ir.Literal, error) {
 	if h.fortran {
 		dims = reversed(h.shape)
 	}
-	l, err := ir.NewLiteral(ir.MakeShape(et, dims...))
+	need, err := dataBytes(et, h)
 	if err != nil {
+		return nil, err
+	}
+	if size >= 0 {
+		if have := size - prefix - hlen; need > uint64(have) {
+			return nil, fmt.Errorf("npy: header declares %s, %d bytes of data; the input holds %d bytes after the header",
+				describe(et, h), need, have)
+		}
+	}
+	if need > uint64(ir.MaxLiteralBytes) {
+		return nil, fmt.Errorf("npy: header declares %s, %d bytes of data, above the limit of %d bytes", describe(et, h), need, ir.MaxLiteralBytes)
+	}
+	s := ir.MakeShape(et, dims...)
+	if err := s.CheckValid(); err != nil {
 		return nil, fmt.Errorf("npy: %w", err)
 	}
-	data := l.Bytes()
-	if _, err := io.ReadFull(r, data); err != nil {
-		return nil, fmt.Errorf("npy: reading %d bytes of %s data for shape %v: %w", len(data), h.descr, h.shape, err)
+	var l *ir.Literal
+	if size >= 0 {
+		if l, err = ir.NewLiteral(s); err == nil {
+			if n, rerr := io.ReadFull(r, l.Bytes()); rerr != nil {
+				err = fmt.Errorf("npy: reading %d bytes of %s data for shape %v: only %d bytes could be read: %w", need, h.descr, h.shape, n, rerr)
+			}
+		}
+	} else {
+		l, err = readGrowing(r, s, h, need)
 	}
+	if err != nil {
+		return nil, err
+	}
+	data := l.Bytes()
 	if swap {
 		swapBytes(data, componentSize(et))
 	}
@@ -119,26 +171,139 @@ func Read(r io.Reader) (*ir.Literal, error) {
 	return l, nil
 }
 
+// dataBytes is the size of the data a header declares, refused when it
+// does not fit 64 bits.
+func dataBytes(et ir.ElementType, h header) (uint64, error) {
+	n := uint64(et.ByteSize())
+	for _, d := range h.shape {
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 {
+			return 0, fmt.Errorf("npy: header declares %s, more than 2^64 bytes of data, above the limit of %d bytes", describe(et, h), ir.MaxLiteralBytes)
+		}
+		n = lo
+	}
+	return n, nil
+}
+
+// describe names the array a header declares: its dtype and shape.
+func describe(et ir.ElementType, h header) string {
+	parts := make([]string, len(h.shape))
+	for i, d := range h.shape {
+		parts[i] = strconv.Itoa(d)
+	}
+	return fmt.Sprintf("%s[%s] ('%s')", et, strings.Join(parts, ","), h.descr)
+}
+
+// growChunk is the first allocation readGrowing makes for data of unknown
+// availability; each further one doubles it, up to the declared size.
+const growChunk = 1 << 16
+
+// readGrowing reads the need bytes of an array of shape s from r, whose
+// length is not known, allocating as the bytes arrive: a buffer that
+// doubles while data keeps coming, and the literal itself only once at
+// least half of its bytes have been read.
+func readGrowing(r io.Reader, s ir.Shape, h header, need uint64) (*ir.Literal, error) {
+	n := int(need)
+	if n <= growChunk {
+		l, err := ir.NewLiteral(s)
+		if err != nil {
+			return nil, fmt.Errorf("npy: %w", err)
+		}
+		if got, err := io.ReadFull(r, l.Bytes()); err != nil {
+			return nil, fmt.Errorf("npy: reading %d bytes of %s data for shape %v: only %d bytes could be read: %w", n, h.descr, h.shape, got, err)
+		}
+		return l, nil
+	}
+	buf := make([]byte, growChunk)
+	var l *ir.Literal
+	filled := 0
+	for {
+		got, err := io.ReadFull(r, buf[filled:])
+		filled += got
+		if err != nil {
+			return nil, fmt.Errorf("npy: reading %d bytes of %s data for shape %v: only %d bytes could be read: %w", n, h.descr, h.shape, filled, err)
+		}
+		if filled == n {
+			return l, nil
+		}
+		next := 2 * len(buf)
+		if next >= n {
+			// The literal's own storage is the last buffer.
+			var lerr error
+			if l, lerr = ir.NewLiteral(s); lerr != nil {
+				return nil, fmt.Errorf("npy: %w", lerr)
+			}
+			copy(l.Bytes(), buf[:filled])
+			buf = l.Bytes()
+			continue
+		}
+		grown := make([]byte, next)
+		copy(grown, buf[:filled])
+		buf = grown
+	}
+}
+
 // ReadArchive reads every array of a .npz file, returning the names (the
 // member names without ".npy", in archive order) and the arrays.
 func ReadArchive(path string) ([]string, map[string]*ir.Literal, error) {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer zr.Close()
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	names, arrays, err := ReadArchiveFrom(f, st.Size())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return names, arrays, nil
+}
+
+// maxDeflateRatio bounds how many bytes deflate can expand one compressed
+// byte into (1032 for the format, with a margin for the block headers).
+const maxDeflateRatio = 1040
+
+// ReadArchiveFrom reads every array of a .npz archive of size bytes from r.
+// Each member's declared sizes are checked against the archive before
+// anything is allocated for them: a stored member holds exactly its
+// compressed bytes, a deflated one at most maxDeflateRatio times them, and
+// the array's header must fit what the member holds.
+func ReadArchiveFrom(r io.ReaderAt, size int64) ([]string, map[string]*ir.Literal, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, nil, fmt.Errorf("npz: %w", err)
+	}
 	var names []string
 	arrays := map[string]*ir.Literal{}
 	for _, f := range zr.File {
 		name := strings.TrimSuffix(f.Name, ".npy")
+		if _, dup := arrays[name]; dup {
+			return nil, nil, fmt.Errorf("npz: member %s: a second array named %q", f.Name, name)
+		}
+		if f.CompressedSize64 > uint64(size) {
+			return nil, nil, fmt.Errorf("npz: member %s: declares %d compressed bytes, the archive holds %d bytes", f.Name, f.CompressedSize64, size)
+		}
+		limit := f.CompressedSize64
+		if f.Method != zip.Store {
+			limit = f.CompressedSize64*maxDeflateRatio + 64
+		}
+		if f.UncompressedSize64 > limit {
+			return nil, nil, fmt.Errorf("npz: member %s: declares %d bytes, more than its %d compressed bytes can hold", f.Name, f.UncompressedSize64, f.CompressedSize64)
+		}
+		if f.UncompressedSize64 > 1<<62 {
+			return nil, nil, fmt.Errorf("npz: member %s: declares %d bytes", f.Name, f.UncompressedSize64)
+		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
+			return nil, nil, fmt.Errorf("npz: member %s: %w", f.Name, err)
 		}
-		l, err := Read(bufio.NewReader(rc))
+		l, err := ReadSized(bufio.NewReader(rc), int64(f.UncompressedSize64))
 		rc.Close()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
+			return nil, nil, fmt.Errorf("npz: member %s: %w", f.Name, err)
 		}
 		names = append(names, name)
 		arrays[name] = l
@@ -413,13 +578,28 @@ func (p *dictParser) tuple() ([]int, error) {
 			return dims, nil
 		}
 		start := p.pos
+		if p.eat('-') {
+			for p.pos < len(p.s) && p.s[p.pos] >= '0' && p.s[p.pos] <= '9' {
+				p.pos++
+			}
+			return nil, fmt.Errorf("dimension %d is negative (%s), want a size ≥ 0", len(dims), p.s[start:p.pos])
+		}
 		for p.pos < len(p.s) && p.s[p.pos] >= '0' && p.s[p.pos] <= '9' {
 			p.pos++
 		}
+		digits := p.s[start:p.pos]
 		p.word("L") // Python 2 long suffix
-		d, err := strconv.Atoi(strings.TrimSuffix(p.s[start:p.pos], "L"))
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("bad dimension %q", p.s[start:p.pos])
+		if digits == "" {
+			found := "the end of the header"
+			if p.pos < len(p.s) {
+				r, _ := utf8.DecodeRuneInString(p.s[p.pos:])
+				found = strconv.QuoteRune(r)
+			}
+			return nil, fmt.Errorf("dimension %d: expected a size (digits) at offset %d, found %s", len(dims), start, found)
+		}
+		d, err := strconv.Atoi(digits)
+		if err != nil {
+			return nil, fmt.Errorf("dimension %d: size %s does not fit an int", len(dims), digits)
 		}
 		dims = append(dims, d)
 		p.space()

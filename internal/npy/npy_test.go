@@ -1,9 +1,13 @@
 package npy
 
 import (
+	"archive/zip"
 	"bytes"
+	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -137,6 +141,9 @@ func TestReadErrors(t *testing.T) {
 		{"dtype", npyHeader("{'descr': '<U8', 'fortran_order': False, 'shape': (2,), }"), "dtype"},
 		{"structured", npyHeader("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }"), "structured"},
 		{"short data", npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }") + "abcd", "reading 24 bytes"},
+		{"negative dimension", npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, -3), }"), "dimension 1 is negative (-3)"},
+		{"non-digit dimension", npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, é), }"), "found 'é'"},
+		{"overflowing dimensions", npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (2000000000, 2000000000, 2000000000, 2000000000), }"), "more than 2^64 bytes"},
 		{"huge", npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000, 10000), }"), "limit"},
 		{"missing key", npyHeader("{'descr': '<f4', 'shape': (2,), }"), "fortran_order"},
 		{"bad bool", npyHeader("{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }") + "\x07", "byte value 7"},
@@ -145,6 +152,109 @@ func TestReadErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
+		if _, err := ReadSized(strings.NewReader(c.data), int64(len(c.data))); err == nil {
+			t.Errorf("%s (sized): accepted", c.name)
+		}
+	}
+}
+
+// lyingNPY is a 128-byte .npy file whose header declares 3 GB of float32
+// data (the seed that made the reader allocate what the header claimed).
+func lyingNPY() []byte {
+	b := []byte(npyHeader(lyingHeader))
+	for len(b) < 128 {
+		b = append(b, 0)
+	}
+	return b[:128]
+}
+
+const lyingHeader = "{'descr': '<f4', 'fortran_order': False, 'shape': (750000000,), }"
+
+// lyingNPZ is a small .npz archive holding lyingNPY stored uncompressed.
+func lyingNPZ(t testing.TB) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "w.npy", Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(lyingNPY())
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// allocatedBy returns the bytes f allocates on the heap.
+func allocatedBy(f func()) uint64 {
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	f()
+	goruntime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+func TestLyingSizesAreRefusedBeforeAllocating(t *testing.T) {
+	npyFile := lyingNPY()
+	npzFile := lyingNPZ(t)
+	dir := t.TempDir()
+	npyPath, npzPath := filepath.Join(dir, "lie.npy"), filepath.Join(dir, "lie.npz")
+	if err := os.WriteFile(npyPath, npyFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(npzPath, npzFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const budget = 1 << 20
+	// What the file holds after its 10-byte preamble and its header.
+	held := fmt.Sprint(128 - 10 - len(lyingHeader))
+	// Of a reader of unknown length, the data is read until it ends, unless
+	// the claim is beyond what a literal may hold (2 GiB where int has 32
+	// bits).
+	unknownLength := "only " + held + " bytes"
+	if bits.UintSize == 32 {
+		unknownLength = "above the limit"
+	}
+	for _, c := range []struct {
+		name string
+		read func() error
+		want []string
+	}{
+		{"Read", func() error { _, err := Read(bytes.NewReader(npyFile)); return err }, []string{"3000000000 bytes", unknownLength}},
+		{"ReadSized", func() error { _, err := ReadSized(bytes.NewReader(npyFile), 128); return err }, []string{"3000000000 bytes of data", "holds " + held + " bytes"}},
+		{"ReadFile", func() error { _, err := ReadFile(npyPath); return err }, []string{npyPath, "3000000000 bytes of data", "holds " + held + " bytes"}},
+		{"ReadArchive", func() error { _, _, err := ReadArchive(npzPath); return err }, []string{npzPath, "member w.npy", "3000000000 bytes of data", "holds " + held + " bytes"}},
+	} {
+		var err error
+		n := allocatedBy(func() { err = c.read() })
+		if err == nil {
+			t.Fatalf("%s: a 3 GB claim in a %d-byte file was accepted", c.name, len(npyFile))
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not contain %q", c.name, err, w)
+			}
+		}
+		if n > budget {
+			t.Errorf("%s: allocated %d bytes before refusing, want at most %d", c.name, n, budget)
+		}
+	}
+}
+
+func TestArchiveMemberSizesAreChecked(t *testing.T) {
+	// A deflated member whose directory entry claims 3 GB from a few bytes.
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "w.npy", Method: zip.Deflate,
+		CompressedSize64: 2, UncompressedSize64: 3 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte{3, 0})
+	zw.Close()
+	_, _, err = ReadArchiveFrom(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err == nil || !strings.Contains(err.Error(), "declares 3221225472 bytes, more than its 2 compressed bytes can hold") {
+		t.Errorf("got %v, want a refusal of the member's claimed size", err)
 	}
 }
 
@@ -163,10 +273,22 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(npyHeader("{'descr': '<i2', 'fortran_order': True, 'shape': (2, 1, 2), }") + "\x01\x00\x02\x00\x03\x00\x04\x00"))
+	// The inputs that made the reader allocate what a header claimed, and
+	// report a negative dimension as "".
+	f.Add(lyingNPY())
+	f.Add([]byte(npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000, 10000), }")))
+	f.Add([]byte(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (-3,), }")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := Read(bytes.NewReader(data))
+		sized, serr := ReadSized(bytes.NewReader(data), int64(len(data)))
+		if (err == nil) != (serr == nil) {
+			t.Fatalf("Read: %v; ReadSized: %v", err, serr)
+		}
 		if err != nil {
 			return
+		}
+		if !sized.Equal(l) {
+			t.Fatalf("Read and ReadSized disagree on %v", l.Shape())
 		}
 		var buf bytes.Buffer
 		if err := Write(&buf, l); err != nil {
@@ -175,6 +297,26 @@ func FuzzRead(f *testing.F) {
 		back, err := Read(&buf)
 		if err != nil || !back.Equal(l) {
 			t.Fatalf("round trip of %v: %v", l.Shape(), err)
+		}
+	})
+}
+
+// FuzzReadArchiveFrom checks that no archive makes ReadArchiveFrom panic or
+// allocate what its headers claim.
+func FuzzReadArchiveFrom(f *testing.F) {
+	data, err := os.ReadFile("testdata/pair.npz")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add(lyingNPZ(f))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		names, arrays, err := ReadArchiveFrom(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		if len(names) != len(arrays) {
+			t.Fatalf("%d names, %d arrays", len(names), len(arrays))
 		}
 	})
 }

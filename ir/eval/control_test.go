@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -315,7 +316,14 @@ ENTRY main {
   ROOT b = f32[100000,100000,100000] broadcast(p), dimensions={}
 }
 `
-	_, err := Run(parseHLO(t, hlo), scalar[float32](1))
+	m, err := ir.ParseModule(hlo)
+	if err != nil && bits.UintSize == 32 && strings.Contains(err.Error(), "size overflows") {
+		return // where int has 32 bits, the shape is refused as it is read
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(m, scalar[float32](1))
 	if err == nil || !strings.Contains(err.Error(), "bytes") {
 		t.Fatalf("got %v, want a size refusal", err)
 	}

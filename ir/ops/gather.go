@@ -11,6 +11,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kilnml/kiln/ir"
@@ -341,7 +342,7 @@ func (p *ScatterPlan) Run(outs, xs [][]byte, idx []byte, us [][]byte, scratch []
 		clear(start[:len(p.xDims)])
 		for k, d := range p.startDims {
 			v := IndexAt(idx, p.idxT, pos+k*b.vecStride)
-			start[d] = int(max(min(v, 1<<40), -1<<40))
+			start[d] = int(max(min(v, math.MaxInt>>1), math.MinInt>>1))
 		}
 		for d, bp := range p.batchDims {
 			if bp >= 0 {

@@ -304,9 +304,9 @@ func (p *SortPlan) Run(outs, ins [][]byte, work, scratch []byte) error {
 	if L <= 1 || total == 0 {
 		return nil
 	}
-	pos := Elems[int](work[:L*8])
-	idx := Elems[int](work[L*8 : 2*L*8])
-	buf := Elems[int](work[2*L*8 : 3*L*8])
+	pos := Elems[int](work[:L*8])[:L]
+	idx := Elems[int](work[L*8 : 2*L*8])[:L]
+	buf := Elems[int](work[2*L*8 : 3*L*8])[:L]
 	keys := Elems[uint64](work[3*L*8 : 4*L*8])
 	if p.keys == nil {
 		p.cmp.LoadConsts(scratch)
@@ -385,9 +385,9 @@ func (p *TopKPlan) Run(vals, ids, x, work []byte) {
 		return
 	}
 	n := p.n
-	pos := Elems[int](work[:n*8])
-	idx := Elems[int](work[n*8 : 2*n*8])
-	buf := Elems[int](work[2*n*8 : 3*n*8])
+	pos := Elems[int](work[:n*8])[:n]
+	idx := Elems[int](work[n*8 : 2*n*8])[:n]
+	buf := Elems[int](work[2*n*8 : 3*n*8])[:n]
 	keys := Elems[uint64](work[3*n*8 : 4*n*8])
 	es := p.T.ByteSize()
 	id := Elems[int32](ids)
