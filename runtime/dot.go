@@ -10,10 +10,10 @@ import (
 	"github.com/kilnml/kiln/ssa"
 )
 
-// dotStep is a float32 or float64 dot run as batched GEMM calls, with the
-// constant right-hand side of an unbatched float32 dot packed at compile
-// time, and a fused epilogue (bias, residual, activation) applied in the
-// GEMM's store.
+// dotStep is a float32 or float64 dot run as batched GEMM calls as the
+// plan says (sched.GemmPlan): the constant right-hand side of an unbatched
+// float32 dot packed at compile time, a fused epilogue (bias, residual,
+// activation) applied in the GEMM's store.
 type dotStep struct {
 	g       sched.GemmShape
 	elem    ir.ElementType
@@ -25,26 +25,18 @@ type dotStep struct {
 	residual loc
 	hasRes   bool
 	act      kiln.Activation
-	// A batch of products too small to split each across threads runs its
-	// batches in parallel instead.
+	// batchParts is the plan's split of the batch across workers (1: each
+	// product splits itself across the kernels' threads).
 	batchParts, threads int
 }
 
+// dotStep carries out the GEMM plan sched made for a Dot kernel (nil: the
+// dot is not a GEMM and runs generically).
 func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
-	v := k.Root
-	if k.Main != nil {
-		v = k.Main
-	} else if len(k.Values) != 1 {
+	if k.Gemm == nil {
 		return nil, nil
 	}
-	if (v.Shape.Elem != ir.F32 && v.Shape.Elem != ir.F64) ||
-		v.Args[0].Shape.Elem != v.Shape.Elem || v.Args[1].Shape.Elem != v.Shape.Elem {
-		return nil, nil
-	}
-	g, ok := sched.GemmOf(v)
-	if !ok {
-		return nil, nil
-	}
+	v, g := k.Main, k.Gemm.GemmShape
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
 	s := &dotStep{g: g, elem: v.Shape.Elem, a: c.loc(bufOf(v.Args[0])), b: c.loc(bufOf(v.Args[1])), c: c.loc(k.Out)}
 	for _, st := range k.Epilogue {
@@ -65,10 +57,11 @@ func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
 		}
 	}
 	s.threads = c.cfg.threads
-	if g.Batch > 1 && s.threads > 1 && g.M*g.N*g.K < 1<<21 && g.Batch*g.M*g.N*g.K >= 1<<20 {
-		s.batchParts = min(g.Batch, s.threads)
-	}
-	if s.elem == ir.F32 && g.Batch == 1 && s.b.kind == sched.Constant && g.K > 0 && g.N > 0 {
+	s.batchParts = k.Parallel
+	if k.Gemm.PackB {
+		if s.b.kind != sched.Constant {
+			return nil, fmt.Errorf("the plan packs B, which is not a constant (%v)", bufOf(v.Args[1]))
+		}
 		ldb := g.N
 		if g.TransB {
 			ldb = g.K

@@ -18,6 +18,10 @@ const (
 	EpilogueGelu                         // kiln.gelu (erf or tanh form)
 )
 
+var epilogueKindNames = [...]string{"bias", "residual", "relu", "gelu"}
+
+func (k EpilogueKind) String() string { return epilogueKindNames[k] }
+
 // EpilogueStage is one fused value of a GEMM epilogue: its kind, the value,
 // and the operand it adds (the bias vector or the residual), if any.
 type EpilogueStage struct {
@@ -26,14 +30,26 @@ type EpilogueStage struct {
 	Operand *ssa.Value
 }
 
-// MatchEpilogue recognises v as the end of a chain dot → [+ bias] →
+// String names the stage for dumps: bias, residual, relu, gelu-erf,
+// gelu-tanh.
+func (st EpilogueStage) String() string {
+	if st.Kind == EpilogueGelu {
+		if st.Value.Aux == ssa.GeluTanh {
+			return "gelu-tanh"
+		}
+		return "gelu-erf"
+	}
+	return st.Kind.String()
+}
+
+// matchEpilogue recognises v as the end of a chain dot → [+ bias] →
 // [+ residual] → [relu | gelu] over a float32 dot that runs as a GEMM (or a
 // canonical float32 convolution, whose kernels take the same epilogue),
 // where each value in the chain is used only by the next; reshapes that keep
 // the bytes and the GEMM's N as the last dimension may sit between them (the
 // canonical dot is rank 3). It returns the dot, the chain's stages in order,
 // and the reshapes passed through.
-func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value, []EpilogueStage, []*ssa.Value, bool) {
+func matchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value, []EpilogueStage, []*ssa.Value, bool) {
 	var stages []EpilogueStage
 	var through []*ssa.Value
 	cur := v
@@ -54,13 +70,13 @@ func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value,
 			// convolution's output channels (its last dimension).
 			var n int
 			if cur.Op == ssa.OpDot {
-				g, ok := GemmOf(cur)
+				g, ok := gemmOf(cur)
 				if !ok {
 					return nil, nil, nil, false
 				}
 				n = g.N
 			} else {
-				g, ok := ConvOf(cur)
+				g, ok := convOf(cur)
 				if !ok {
 					return nil, nil, nil, false
 				}

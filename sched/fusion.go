@@ -9,6 +9,42 @@ import (
 // at most this many ops per element).
 const maxFusedOps = 64
 
+// fusion is the fusion stage: it groups f's values into kernels (fuse) and
+// creates the plan's kernels, in f's order, each with its kind, its values
+// and, for dots and convolutions, the fused epilogue.
+func fusion(s *scheduler) error { s.makeKernels(false); return nil }
+
+// noFusion replaces the fusion stage when it is disabled: every value that
+// needs a kernel gets one of its own.
+func noFusion(s *scheduler) error { s.makeKernels(true); return nil }
+
+func (s *scheduler) makeKernels(noFuse bool) {
+	f := s.plan.Func
+	groups, epilogues := fuse(f, s.cls, noFuse)
+	for _, v := range f.Values {
+		g, ok := groups[v]
+		if !ok || needsNoKernel(v) {
+			continue
+		}
+		k := &Kernel{Kind: kindOf(v, s.cls), Root: v, Values: g, Parallel: 1}
+		if k.Kind == Dot || k.Kind == Conv {
+			k.Main = v
+		}
+		if st := epilogues[v]; st != nil {
+			k.Epilogue = st
+			for _, w := range g {
+				switch w.Op {
+				case ssa.OpDot:
+					k.Kind, k.Main = Dot, w
+				case ssa.OpConvolution:
+					k.Kind, k.Main = Conv, w
+				}
+			}
+		}
+		s.plan.Kernels = append(s.plan.Kernels, k)
+	}
+}
+
 // fuser decides the kernels of one function. It visits values from the
 // last to the first, so that every value is seen after all its users: a
 // value becomes the root of a kernel when some user reads it from memory
@@ -16,6 +52,7 @@ const maxFusedOps = 64
 // producers it can compute on the fly.
 type fuser struct {
 	f       *ssa.Func
+	cls     classes
 	users   map[*ssa.Value][]*ssa.Value
 	groupOf map[*ssa.Value]*group // the kernel computing each value as its root
 	// inside[v] lists the kernels that compute v internally (fused, not
@@ -32,8 +69,9 @@ type group struct {
 
 // fuse returns the kernels of f: for each kernel root, the values it
 // computes, in f's order (root last), and the epilogues of dot kernels.
-func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage) {
-	fu := &fuser{f: f, users: f.Users(), groupOf: map[*ssa.Value]*group{}, inside: map[*ssa.Value][]*group{}, noFuse: noFuse}
+// With noFuse every value that needs a kernel gets one of its own.
+func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage) {
+	fu := &fuser{f: f, cls: cls, users: f.Users(), groupOf: map[*ssa.Value]*group{}, inside: map[*ssa.Value][]*group{}, noFuse: noFuse}
 	for i := len(f.Values) - 1; i >= 0; i-- {
 		v := f.Values[i]
 		if needsNoKernel(v) || !fu.materialised(v) {
@@ -44,7 +82,7 @@ func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value
 		if noFuse {
 			continue
 		}
-		if dot, stages, through, ok := MatchEpilogue(v, fu.users); ok {
+		if dot, stages, through, ok := matchEpilogue(v, fu.users); ok {
 			fu.absorb(g, dot)
 			for _, r := range through {
 				fu.absorb(g, r)
@@ -63,9 +101,9 @@ func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value
 			continue
 		}
 		switch {
-		case kindOf(v) == Loop:
+		case kindOf(v, fu.cls) == Loop:
 			fu.growLoop(g)
-		case fusibleReduce(v) && fusibleIntoLoop(v.Args[0]) && (cheapToRecompute(v.Args[0]) || len(fu.users[v.Args[0]]) == 1):
+		case fusibleReduce(v) && fu.fusibleIntoLoop(v.Args[0]) && (fu.cheapToRecompute(v.Args[0]) || len(fu.users[v.Args[0]]) == 1):
 			// Input fusion: the reduce computes its operand on the fly.
 			fu.absorb(g, v.Args[0])
 			if !fu.loopDerives(g) {
@@ -149,10 +187,10 @@ func (fu *fuser) growLoop(g *group) {
 				continue // its operand joins explicitly; its init is read from memory
 			}
 			for _, a := range m.Args {
-				if g.members[a] || !fusibleIntoLoop(a) {
+				if g.members[a] || !fu.fusibleIntoLoop(a) {
 					continue
 				}
-				if !cheapToRecompute(a) && !fu.allUsersIn(a, g) {
+				if !fu.cheapToRecompute(a) && !fu.allUsersIn(a, g) {
 					continue
 				}
 				g.members[a] = true
@@ -202,7 +240,7 @@ func (fu *fuser) loopDerives(g *group) bool {
 			}
 		}
 	}
-	lp, err := buildLoop(k)
+	lp, _, err := buildLoop(k, fu.cls)
 	return err == nil && len(lp.Ops) <= maxFusedOps
 }
 
@@ -212,29 +250,27 @@ func fusibleReduce(v *ssa.Value) bool {
 	if v.Op != ssa.OpReduce || len(v.Args) != 2 || v.Shape.Elem != ir.F32 || len(v.Funcs) != 1 {
 		return false
 	}
-	_, ok := StandardReducer(v.Funcs[0])
+	_, ok := standardReducer(v.Funcs[0])
 	return ok
 }
 
-// fusibleIntoLoop reports whether v can be computed inside a loop kernel.
-func fusibleIntoLoop(v *ssa.Value) bool {
+// fusibleIntoLoop reports whether v can be computed inside a loop kernel:
+// a reshape that keeps the bytes, or any value of an elementwise, movement
+// or generator class.
+func (fu *fuser) fusibleIntoLoop(v *ssa.Value) bool {
 	if isByteReinterpretation(v) {
 		return true
 	}
-	if needsNoKernel(v) || v.Op.HasSideEffect() || !v.Shape.IsArray() {
+	if needsNoKernel(v) {
 		return false
 	}
-	return kindOf(v) == Loop && v.Op != ssa.OpCopy
+	return kindOf(v, fu.cls) == Loop
 }
 
 // cheapToRecompute reports whether recomputing v in every kernel that reads
-// it costs no arithmetic: pure data movement and index generation.
-func cheapToRecompute(v *ssa.Value) bool {
-	switch v.Op {
-	case ssa.OpBroadcast, ssa.OpIota, ssa.OpTranspose, ssa.OpSlice, ssa.Op(ir.OpReverse):
-		return true
-	case ssa.OpConstant:
-		return v.Shape.IsScalar()
-	}
-	return false
+// it costs no arithmetic: movement (a loop reads through it by its strides)
+// and generators (computed from the index).
+func (fu *fuser) cheapToRecompute(v *ssa.Value) bool {
+	c := fu.cls.of(v)
+	return c == Movement || c == Generator
 }

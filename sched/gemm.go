@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/kilnml/kiln/ssa"
@@ -14,12 +15,34 @@ type GemmShape struct {
 	TransA, TransB bool
 }
 
-// GemmOf decides whether dot v is a batched GEMM over its operands' bytes as
+// GemmPlan is how a Dot kernel runs: its GEMM shape, and whether B (a
+// constant of an unbatched float32 product) is packed once at compile time.
+type GemmPlan struct {
+	GemmShape
+	PackB bool
+}
+
+// String prints the plan for dumps: gemm(b=1 m=128 n=768 k=768 tb packed).
+func (g *GemmPlan) String() string {
+	s := fmt.Sprintf("gemm(b=%d m=%d n=%d k=%d", g.Batch, g.M, g.N, g.K)
+	if g.TransA {
+		s += " ta"
+	}
+	if g.TransB {
+		s += " tb"
+	}
+	if g.PackB {
+		s += " packed-b"
+	}
+	return s + ")"
+}
+
+// gemmOf decides whether dot v is a batched GEMM over its operands' bytes as
 // they are: batch dimensions leading in both operands in the same order,
 // then each operand's free and contracting dimensions as two contiguous
 // groups (either order: the other order is a transposed operand), contracting
 // dimensions in the order they pair up.
-func GemmOf(v *ssa.Value) (GemmShape, bool) {
+func gemmOf(v *ssa.Value) (GemmShape, bool) {
 	dn := v.Attrs.DotDims
 	if dn == nil {
 		return GemmShape{}, false
