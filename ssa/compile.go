@@ -32,6 +32,7 @@ var passes = [...]pass{
 	{name: "patterns", fn: recognisePatterns},
 	{name: "layout", fn: assignLayouts},
 	{name: "fold-late", fn: constantFold},
+	{name: "fold-weights", fn: foldWeights},
 	{name: "simplify-late", fn: simplify},
 	{name: "cse-late", fn: cse},
 	{name: "dce-late", fn: deadcode},
