@@ -190,7 +190,7 @@ func (fu *fuser) growLoop(g *group) {
 				if g.members[a] || !fu.fusibleIntoLoop(a) {
 					continue
 				}
-				if !fu.cheapToRecompute(a) && !fu.allUsersIn(a, g) {
+				if !fu.cheapToRecompute(a) && (!fu.allUsersIn(a, g) || fu.repeated(g, a)) {
 					continue
 				}
 				g.members[a] = true
@@ -204,6 +204,15 @@ func (fu *fuser) growLoop(g *group) {
 			}
 		}
 	}
+}
+
+// repeated reports whether a loop computing v inside kernel g would compute
+// each of v's elements more than once: v has fewer elements than the index
+// space the loop runs over, so it is read through a broadcast. Arithmetic
+// is then left to a kernel over v's own elements (batch-norm's
+// per-channel rsqrt once per channel, not once per pixel).
+func (fu *fuser) repeated(g *group, v *ssa.Value) bool {
+	return v.Shape.ElementCount() < loopRoot(g.root).Shape.ElementCount()
 }
 
 // absorb makes v part of kernel g (computed inside it).

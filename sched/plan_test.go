@@ -320,6 +320,27 @@ ENTRY main {
 plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
   k0: dot [dot] gemm(b=12 m=64 n=64 k=64) parallel=2 (param0, param1) -> result0
   results: result0`,
+}, {
+	// Arithmetic read through a broadcast is not repeated per element of
+	// the loop: batch-norm's per-channel rsqrt runs once per channel in a
+	// kernel of its own, and the per-pixel loop reads its result.
+	name: "no-repeated-arithmetic",
+	hlo: `HloModule bn
+ENTRY main {
+  x = f32[1,8,8,16] parameter(0)
+  v = f32[16] parameter(1)
+  e = f32[] constant(0.001)
+  eb = f32[16] broadcast(e), dimensions={}
+  ve = f32[16] add(v, eb)
+  r = f32[16] rsqrt(ve)
+  rb = f32[1,8,8,16] broadcast(r), dimensions={3}
+  ROOT y = f32[1,8,8,16] multiply(x, rb)
+}`,
+	want: `
+plan main: 2 kernels, arena 64 B, intermediates 64 B, lower bound 64 B
+  k0: loop [add rsqrt] (param1, const#2) -> arena@0[64]
+  k1: loop [broadcast multiply] (arena@0[64]@(d3), param0) -> result0
+  results: result0`,
 }}
 
 func TestPlans(t *testing.T) {
