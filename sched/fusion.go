@@ -20,7 +20,7 @@ func noFusion(s *scheduler) error { s.makeKernels(true); return nil }
 
 func (s *scheduler) makeKernels(noFuse bool) {
 	f := s.plan.Func
-	groups, epilogues := fuse(f, s.cls, noFuse)
+	groups, epilogues, gemms := fuse(f, s.cls, noFuse)
 	for _, v := range f.Values {
 		g, ok := groups[v]
 		if !ok || needsNoKernel(v) {
@@ -39,6 +39,12 @@ func (s *scheduler) makeKernels(noFuse bool) {
 				case ssa.OpConvolution:
 					k.Kind, k.Main = Conv, w
 				}
+			}
+		}
+		if k.Kind == Dot {
+			k.Gemm = gemms[v]
+			if k.Gemm == nil {
+				k.Gemm, _ = gemmOperands(k.Main, s.cls, true)
 			}
 		}
 		s.plan.Kernels = append(s.plan.Kernels, k)
@@ -65,12 +71,14 @@ type group struct {
 	root    *ssa.Value
 	members map[*ssa.Value]bool
 	stages  []EpilogueStage // Dot kernels: the fused epilogue, in order
+	gemm    *GemmPlan       // Dot kernels: how the GEMM reads its operands
 }
 
 // fuse returns the kernels of f: for each kernel root, the values it
-// computes, in f's order (root last), and the epilogues of dot kernels.
-// With noFuse every value that needs a kernel gets one of its own.
-func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage) {
+// computes, in f's order (root last), and the epilogues and GEMM plans of
+// dot kernels. With noFuse every value that needs a kernel gets one of its
+// own.
+func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage, map[*ssa.Value]*GemmPlan) {
 	fu := &fuser{f: f, cls: cls, users: f.Users(), groupOf: map[*ssa.Value]*group{}, inside: map[*ssa.Value][]*group{}, noFuse: noFuse}
 	for i := len(f.Values) - 1; i >= 0; i-- {
 		v := f.Values[i]
@@ -82,8 +90,15 @@ func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, m
 		if noFuse {
 			continue
 		}
+		if v.Op == ssa.OpDot {
+			fu.readOperandsInPlace(g, v)
+			continue
+		}
 		if dot, stages, through, ok := matchEpilogue(v, fu.users); ok {
 			fu.absorb(g, dot)
+			if dot.Op == ssa.OpDot {
+				fu.readOperandsInPlace(g, dot)
+			}
 			for _, r := range through {
 				fu.absorb(g, r)
 			}
@@ -116,6 +131,7 @@ func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, m
 	}
 	kernels := map[*ssa.Value][]*ssa.Value{}
 	epilogues := map[*ssa.Value][]EpilogueStage{}
+	gemms := map[*ssa.Value]*GemmPlan{}
 	for _, v := range f.Values {
 		for _, g := range fu.inside[v] {
 			kernels[g.root] = append(kernels[g.root], v)
@@ -125,9 +141,12 @@ func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, m
 			if g.stages != nil {
 				epilogues[v] = g.stages
 			}
+			if g.gemm != nil {
+				gemms[v] = g.gemm
+			}
 		}
 	}
-	return kernels, epilogues
+	return kernels, epilogues, gemms
 }
 
 // materialised reports whether v must be computed into a buffer: it is the
@@ -203,6 +222,18 @@ func (fu *fuser) growLoop(g *group) {
 				changed = true
 			}
 		}
+	}
+}
+
+// readOperandsInPlace decides how dot kernel g's GEMM reads its operands
+// and computes inside the kernel the values it reads through (transposes
+// and reshapes to the heads' layout, a scale by a splat), which then need
+// no memory of their own.
+func (fu *fuser) readOperandsInPlace(g *group, dot *ssa.Value) {
+	plan, chain := gemmOperands(dot, fu.cls, false)
+	g.gemm = plan
+	for _, c := range chain {
+		fu.absorb(g, c)
 	}
 }
 

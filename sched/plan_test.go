@@ -55,7 +55,7 @@ ENTRY main {
 }`,
 	want: `
 plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
-  k0: dot [broadcast dot reshape add broadcast maximum] gemm(b=1 m=4 n=32 k=64) epilogue(bias, relu) (param2, alias(param0+0), alias(param1+0), const#5) -> result0
+  k0: dot [broadcast reshape reshape dot reshape add broadcast maximum] gemm(b=1 m=4 n=32 k=64) epilogue(bias, relu) (param2, param0, param1, const#5) -> result0
   results: result0`,
 }, {
 	// Constant weights are packed once; a residual add is the epilogue.
@@ -70,7 +70,7 @@ ENTRY main {
 }`,
 	want: `
 plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
-  k0: dot [dot reshape add] gemm(b=1 m=8 n=3 k=4 packed-b) epilogue(residual) (alias(param0+0), const#3, param1) -> result0
+  k0: dot [reshape dot reshape add] gemm(b=1 m=8 n=3 k=4 packed-b) epilogue(residual) (param0, const#3, param1) -> result0
   results: result0`,
 }, {
 	// The tanh between two products reads the first product only at the
@@ -88,9 +88,9 @@ ENTRY main {
 }`,
 	want: `
 plan main: 3 kernels, arena 2048 B, intermediates 2048 B, lower bound 2048 B
-  k0: dot [dot] gemm(b=1 m=16 n=32 k=32) (alias(param0+0), alias(param1+0)) -> arena@0[2048]
+  k0: dot [reshape reshape dot] gemm(b=1 m=16 n=32 k=32) (param0, param1) -> arena@0[2048]
   k1: loop [reshape tanh] (arena@0[2048]@(0, d0, d1)) -> alias(arena@0[2048]+0)
-  k2: dot [dot] gemm(b=1 m=16 n=32 k=32) (alias(alias(arena@0[2048]+0)+0), alias(param1+0)) -> alias(result0+0)
+  k2: dot [reshape reshape dot] gemm(b=1 m=16 n=32 k=32) (param1, alias(arena@0[2048]+0)) -> alias(result0+0)
   results: result0`,
 }, {
 	// The same plan with the in-place stage off: the tanh gets a buffer of
@@ -107,9 +107,9 @@ ENTRY main {
 	opts: Options{Disable: []string{"in-place"}},
 	want: `
 plan main: 3 kernels, arena 4096 B, intermediates 4096 B, lower bound 4096 B
-  k0: dot [dot] gemm(b=1 m=16 n=32 k=32) (alias(param0+0), alias(param1+0)) -> arena@0[2048]
+  k0: dot [reshape reshape dot] gemm(b=1 m=16 n=32 k=32) (param0, param1) -> arena@0[2048]
   k1: loop [reshape tanh] (arena@0[2048]@(0, d0, d1)) -> arena@2048[2048]
-  k2: dot [dot] gemm(b=1 m=16 n=32 k=32) (alias(arena@2048[2048]+0), alias(param1+0)) -> alias(result0+0)
+  k2: dot [reshape reshape dot] gemm(b=1 m=16 n=32 k=32) (param1, arena@2048[2048]) -> alias(result0+0)
   results: result0`,
 }, {
 	// input_output_alias: the add reads the parameter only at the position
@@ -340,6 +340,26 @@ ENTRY main {
 plan main: 2 kernels, arena 64 B, intermediates 64 B, lower bound 64 B
   k0: loop [add rsqrt] (param1, const#2) -> arena@0[64]
   k1: loop [broadcast multiply] (arena@0[64]@(d3), param0) -> result0
+  results: result0`,
+}, {
+	// Attention scores as JAX writes them: per (batch, head), q·kᵀ over
+	// [batch, seq, heads, dim] operands, q scaled first. The GEMM reads
+	// both in place — the batch split into (batch, head) with their own
+	// strides, k transposed — and the scale becomes its alpha: no
+	// transpose and no scaled copy is written.
+	name: "gemm-reads-through-transposes",
+	hlo: `HloModule scores
+ENTRY main {
+  q = f32[2,8,3,4] parameter(0)
+  k = f32[2,8,3,4] parameter(1)
+  c = f32[] constant(0.5)
+  cb = f32[2,8,3,4] broadcast(c), dimensions={}
+  qs = f32[2,8,3,4] multiply(q, cb)
+  ROOT s = f32[2,3,8,8] dot(qs, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}
+}`,
+	want: `
+plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
+  k0: dot [broadcast multiply transpose reshape transpose reshape dot] gemm(b=6 m=8 n=8 k=4 tb batch=[2 3] alpha=0.5 a@ld=12,off=0,batch=[96 4] b@ld=12,off=0,batch=[96 4]) (const#2, param0, param1) -> alias(result0+0)
   results: result0`,
 }}
 

@@ -166,7 +166,9 @@ func (s *scheduler) decide(k *Kernel) {
 	}
 	switch k.Kind {
 	case Dot:
-		k.Gemm = s.gemmPlan(k)
+		if k.Gemm != nil {
+			s.packB(k)
+		}
 	case Conv:
 		k.Conv = convPlanOf(k.Main)
 	case Reduce:
@@ -176,25 +178,16 @@ func (s *scheduler) decide(k *Kernel) {
 	}
 }
 
-// gemmPlan decides how a dot kernel runs as GEMM calls: float32 or float64
-// operands of the result's type, laid out as a batched GEMM (gemmOf); the
-// constant B of an unbatched float32 product is packed at compile time.
-func (s *scheduler) gemmPlan(k *Kernel) *GemmPlan {
-	v := k.Main
-	t := v.Shape.Elem
-	if (t != ir.F32 && t != ir.F64) || v.Args[0].Shape.Elem != t || v.Args[1].Shape.Elem != t {
-		return nil
-	}
-	g, ok := gemmOf(v)
+// packB decides whether a dot kernel's B is packed once at compile time:
+// a constant, read dense and whole, of an unbatched float32 product.
+func (s *scheduler) packB(k *Kernel) {
+	g := k.Gemm
+	b, ok := s.plan.Values[g.B.Value]
 	if !ok {
-		return nil
+		return
 	}
-	gp := &GemmPlan{GemmShape: g}
-	if b, ok := s.plan.Values[v.Args[1]]; ok {
-		root, _ := b.Root()
-		gp.PackB = t == ir.F32 && g.Batch == 1 && root.Kind == Constant && g.K > 0 && g.N > 0
-	}
-	return gp
+	root, _ := b.Root()
+	g.PackB = k.Main.Shape.Elem == ir.F32 && g.Batch == 1 && root.Kind == Constant && g.K > 0 && g.N > 0
 }
 
 // assignResults turns the root's leaf buffers into the caller's result
