@@ -244,6 +244,8 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 		s, err = c.conditionalStep(plan, k)
 	case sched.Dot:
 		s, err = c.dotStep(k)
+	case sched.Attention:
+		s, err = c.attentionStep(k, p)
 	case sched.Conv:
 		s, err = c.convStep(k, p)
 	case sched.Softmax:

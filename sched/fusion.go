@@ -20,7 +20,7 @@ func noFusion(s *scheduler) error { s.makeKernels(true); return nil }
 
 func (s *scheduler) makeKernels(noFuse bool) {
 	f := s.plan.Func
-	groups, epilogues, gemms := fuse(f, s.cls, noFuse)
+	groups, epilogues, gemms, attns := fuse(f, s.cls, noFuse)
 	for _, v := range f.Values {
 		g, ok := groups[v]
 		if !ok || needsNoKernel(v) {
@@ -40,6 +40,9 @@ func (s *scheduler) makeKernels(noFuse bool) {
 					k.Kind, k.Main = Conv, w
 				}
 			}
+		}
+		if a := attns[v]; a != nil {
+			k.Kind, k.Attn = Attention, a
 		}
 		if k.Kind == Dot {
 			k.Gemm = gemms[v]
@@ -72,13 +75,14 @@ type group struct {
 	members map[*ssa.Value]bool
 	stages  []EpilogueStage // Dot kernels: the fused epilogue, in order
 	gemm    *GemmPlan       // Dot kernels: how the GEMM reads its operands
+	attn    *AttentionPlan  // Attention kernels
 }
 
 // fuse returns the kernels of f: for each kernel root, the values it
 // computes, in f's order (root last), and the epilogues and GEMM plans of
 // dot kernels. With noFuse every value that needs a kernel gets one of its
 // own.
-func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage, map[*ssa.Value]*GemmPlan) {
+func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage, map[*ssa.Value]*GemmPlan, map[*ssa.Value]*AttentionPlan) {
 	fu := &fuser{f: f, cls: cls, users: f.Users(), groupOf: map[*ssa.Value]*group{}, inside: map[*ssa.Value][]*group{}, noFuse: noFuse}
 	for i := len(f.Values) - 1; i >= 0; i-- {
 		v := f.Values[i]
@@ -91,6 +95,13 @@ func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, m
 			continue
 		}
 		if v.Op == ssa.OpDot {
+			if plan, inside := fu.matchAttention(v); plan != nil {
+				g.attn = plan
+				for _, w := range inside {
+					fu.absorb(g, w)
+				}
+				continue
+			}
 			fu.readOperandsInPlace(g, v)
 			continue
 		}
@@ -132,6 +143,7 @@ func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, m
 	kernels := map[*ssa.Value][]*ssa.Value{}
 	epilogues := map[*ssa.Value][]EpilogueStage{}
 	gemms := map[*ssa.Value]*GemmPlan{}
+	attns := map[*ssa.Value]*AttentionPlan{}
 	for _, v := range f.Values {
 		for _, g := range fu.inside[v] {
 			kernels[g.root] = append(kernels[g.root], v)
@@ -144,9 +156,12 @@ func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, m
 			if g.gemm != nil {
 				gemms[v] = g.gemm
 			}
+			if g.attn != nil {
+				attns[v] = g.attn
+			}
 		}
 	}
-	return kernels, epilogues, gemms
+	return kernels, epilogues, gemms, attns
 }
 
 // materialised reports whether v must be computed into a buffer: it is the

@@ -54,6 +54,10 @@ func splitParallel(s *scheduler) error {
 			if g := k.Gemm; g != nil && g.Batch > 1 && g.M*g.N*g.K < minSplitGemm && g.Batch*g.M*g.N*g.K >= minBatchGemm {
 				k.Parallel = min(g.Batch, t)
 			}
+		case Attention:
+			a := k.Attn
+			tiles := a.Scores.Batch * ((a.Scores.M + a.RowBlock - 1) / a.RowBlock)
+			k.Parallel = min(tiles, t*partsPerThread)
 		case Conv:
 			if c := k.Conv; c != nil && c.Algo == ConvPlanarDepthwise {
 				planes := c.Batch * c.InChannels

@@ -144,9 +144,12 @@ const (
 	Conditional
 	// Generic is one value executed by a generic implementation.
 	Generic
+	// Attention is the chain scores = q·kᵀ (scaled) [+ mask] → softmax
+	// along the rows → scores·v in one kernel, tile by tile: Attn says how.
+	Attention
 )
 
-var kernelKindNames = [...]string{"loop", "reduce", "dot", "conv", "softmax", "layer-norm", "copy", "while", "conditional", "generic"}
+var kernelKindNames = [...]string{"loop", "reduce", "dot", "conv", "softmax", "layer-norm", "copy", "while", "conditional", "generic", "attention"}
 
 func (k KernelKind) String() string { return kernelKindNames[k] }
 
@@ -181,6 +184,8 @@ type Kernel struct {
 	// Conv (Conv): the convolution's geometry and algorithm; nil when no
 	// convolution kernel runs it (it then runs generically).
 	Conv *ConvPlan
+	// Attn (Attention): the two GEMMs, the mask and the tiling.
+	Attn *AttentionPlan
 	// Reducer (Reduce): the standard reducer folding the elements (add,
 	// multiply, maximum, minimum), or 0 when the reduction's function is
 	// not one.

@@ -361,6 +361,50 @@ ENTRY main {
 plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
   k0: dot [broadcast multiply transpose reshape transpose reshape dot] gemm(b=6 m=8 n=8 k=4 tb batch=[2 3] alpha=0.5 a@ld=12,off=0,batch=[96 4] b@ld=12,off=0,batch=[96 4]) (const#2, param0, param1) -> alias(result0+0)
   results: result0`,
+}, {
+	// Attention (scaled scores, an additive mask broadcast over the heads,
+	// softmax, context) is one kernel: tiles of query rows, the scores in
+	// a worker's scratch; q, k, v and the mask are read as they lie (the
+	// mask with a zero stride over the heads).
+	name: "attention",
+	hlo: `HloModule attention
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  q = f32[1,64,2,8] parameter(0)
+  k = f32[1,64,2,8] parameter(1)
+  v = f32[1,64,2,8] parameter(2)
+  m = f32[1,64,64] parameter(3)
+  c = f32[] constant(0.125)
+  cb = f32[1,64,2,8] broadcast(c), dimensions={}
+  qs = f32[1,64,2,8] multiply(q, cb)
+  sc = f32[1,2,64,64] dot(qs, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}
+  mb = f32[1,2,64,64] broadcast(m), dimensions={0,2,3}
+  sm = f32[1,2,64,64] add(sc, mb)
+  ninf = f32[] constant(-inf)
+  mx = f32[1,2,64] reduce(sm, ninf), dimensions={3}, to_apply=max
+  mxb = f32[1,2,64,64] broadcast(mx), dimensions={0,1,2}
+  d = f32[1,2,64,64] subtract(sm, mxb)
+  e = f32[1,2,64,64] exponential(d)
+  z = f32[] constant(0)
+  se = f32[1,2,64] reduce(e, z), dimensions={3}, to_apply=add
+  seb = f32[1,2,64,64] broadcast(se), dimensions={0,1,2}
+  p = f32[1,2,64,64] divide(e, seb)
+  ROOT o = f32[1,2,64,8] dot(p, v), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={1}
+}`,
+	opts: Options{Threads: 2},
+	want: `
+plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
+  k0: attention [broadcast multiply broadcast transpose reshape transpose reshape dot reshape add kiln.softmax reshape transpose reshape dot] attention(scores gemm(b=2 m=64 n=64 k=8 tb alpha=0.125 a@ld=16,off=0,batch=[8] b@ld=16,off=0,batch=[8]), context gemm(b=2 m=64 n=8 k=64 b@ld=16,off=0,batch=[8]), rows 64, mask@row=64,col=1,batch=[4096 0]) parallel=2 (const#4, param0, param3, param1, param2) -> alias(result0+0)
+  results: result0`,
 }}
 
 func TestPlans(t *testing.T) {

@@ -76,6 +76,9 @@ func (k *Kernel) Describe() string {
 	if k.Conv != nil {
 		b.WriteString(" " + k.Conv.String())
 	}
+	if k.Attn != nil {
+		b.WriteString(" " + k.Attn.String())
+	}
 	if len(k.Epilogue) > 0 {
 		st := make([]string, len(k.Epilogue))
 		for i, e := range k.Epilogue {
