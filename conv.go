@@ -146,8 +146,8 @@ func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
 	if want := pc.taps * pc.ciG * pc.co; len(weights) != want {
 		return nil, fmt.Errorf("kiln: PackConv: the weights must have %d elements (kernel %v × %d input channels per group × %d output channels), found %d", want, p.Kernel, pc.ciG, pc.co, len(weights))
 	}
-	set := active.Load()
-	pc.level, pc.kern = set.level, convByLevel[set.level]
+	set := kernels()
+	pc.level, pc.kern = set.level, set.conv
 	pc.depthwise = pc.ciG == 1 && pc.coG == 1
 	if pc.depthwise {
 		pc.data = make([]float32, len(weights))

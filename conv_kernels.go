@@ -74,20 +74,6 @@ type convKernels struct {
 	dwRow  []dwRowTiles
 }
 
-// convByLevel holds the convolution kernels of every level this CPU and
-// build can run (the twins at the others).
-var convByLevel = func() (t [levelAVX512 + 1]*convKernels) {
-	for i := range t {
-		t[i] = convGo
-	}
-	for _, s := range runnable {
-		if k := convArch(s.level); k != nil {
-			t[s.level] = k
-		}
-	}
-	return t
-}()
-
 // convGo is the generic level: the pure-Go twins.
 var convGo = &convKernels{
 	lanes:  4,

@@ -20,7 +20,7 @@ func convLevels() []struct {
 		ls = append(ls, struct {
 			name string
 			k    *convKernels
-		}{s.level.String(), convByLevel[s.level]})
+		}{s.level.String(), s.conv})
 	}
 	return ls
 }

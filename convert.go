@@ -24,28 +24,28 @@ func convertKernel[D, S any](k, twin func(dst []D, x []S), lanes int, dst []D, x
 // F32ToF16 sets dst[i] to the IEEE binary16 bits of x[i] rounded to nearest even.
 func F32ToF16(dst []uint16, x []float32) {
 	checkLen("F32ToF16", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	convertKernel(k.f32ToF16, f32ToF16Go, k.lanes, dst, x)
 }
 
 // F16ToF32 sets dst[i] to the value of the IEEE binary16 bits x[i] (exact).
 func F16ToF32(dst []float32, x []uint16) {
 	checkLen("F16ToF32", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	convertKernel(k.f16ToF32, f16ToF32Go, k.lanes, dst, x)
 }
 
 // F32ToBF16 sets dst[i] to the bfloat16 bits of x[i] rounded to nearest even.
 func F32ToBF16(dst []uint16, x []float32) {
 	checkLen("F32ToBF16", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	convertKernel(k.f32ToBF16, f32ToBF16Go, k.lanes, dst, x)
 }
 
 // BF16ToF32 sets dst[i] to the value of the bfloat16 bits x[i] (exact).
 func BF16ToF32(dst []float32, x []uint16) {
 	checkLen("BF16ToF32", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	convertKernel(k.bf16ToF32, bf16ToF32Go, k.lanes, dst, x)
 }
 
@@ -53,28 +53,28 @@ func BF16ToF32(dst []float32, x []uint16) {
 // toward zero, saturating at math.MinInt32 and math.MaxInt32, NaN to 0.
 func F32ToS32(dst []int32, x []float32) {
 	checkLen("F32ToS32", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	convertKernel(k.f32ToS32, f32ToS32Go, k.lanes, dst, x)
 }
 
 // S32ToF32 sets dst[i] = float32(x[i]), rounded to nearest even.
 func S32ToF32(dst []float32, x []int32) {
 	checkLen("S32ToF32", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	convertKernel(k.s32ToF32, s32ToF32Go, k.lanes, dst, x)
 }
 
 // U8ToF32 sets dst[i] = float32(x[i]).
 func U8ToF32(dst []float32, x []uint8) {
 	checkLen("U8ToF32", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	convertKernel(k.u8ToF32, u8ToF32Go, k.lanes, dst, x)
 }
 
 // S8ToF32 sets dst[i] = float32(x[i]).
 func S8ToF32(dst []float32, x []int8) {
 	checkLen("S8ToF32", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	convertKernel(k.s8ToF32, s8ToF32Go, k.lanes, dst, x)
 }
 

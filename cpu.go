@@ -29,6 +29,15 @@ var levelNames = [...]string{
 
 func (l isaLevel) String() string { return levelNames[l] }
 
+// levelFeatures names the ISA extensions each level's kernels use, as
+// Features reports them after the architecture.
+var levelFeatures = [...]string{
+	levelGeneric: "generic",
+	levelNEON:    "neon",
+	levelAVX2:    "avx2 fma",
+	levelAVX512:  "avx512f avx2 fma",
+}
+
 // parseLevel maps a KILN_ISA value to a level.
 func parseLevel(s string) (isaLevel, bool) {
 	for l, name := range levelNames {

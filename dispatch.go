@@ -83,68 +83,85 @@ type gemmKernels[T float] struct {
 	rowJobs    packedRowsJobs[T]
 }
 
-// kernelSet is everything dispatch chooses at once for one ISA level.
-type kernelSet struct {
+// kernelTable is every kernel of one instruction-set level: all families,
+// all element types. Dispatch fills one per level this CPU and build can run,
+// once, at start-up (the generated kernels_tables_<arch>.go lists the
+// assembly levels' entries; genericTable the pure-Go level's), and every
+// kernel call reads the entries of the active one. A nil entry means the
+// level has no such kernel, and the caller takes its generic path.
+type kernelTable struct {
 	level isaLevel
-	// features names the ISA extensions the set's kernels use, as Features
-	// reports them after the architecture.
-	features string
-	s        *gemmKernels[float32]
-	d        *gemmKernels[float64]
+	// sgemm and dgemm are the GEMM machinery of float32 and float64.
+	sgemm *gemmKernels[float32]
+	dgemm *gemmKernels[float64]
+	// fmaPeak is the FMA-throughput loop of FMAPeak.
+	fmaPeak func(iters int)
+	// conv is the convolution family (conv_kernels.go).
+	conv *convKernels
+	// eltwise and reduce are the streaming families (eltwise_twin.go,
+	// reduce_twin.go).
+	eltwise *eltwiseKernels
+	reduce  *reduceKernels
+	// transpose is the strip kernel of the blocked transpose (transpose.go).
+	transpose transposeKernel
 }
 
-// cpuState is what start-up detection found; runnable holds the kernel set
+// transposeKernel is a transpose strip kernel and its width.
+type transposeKernel struct {
+	strip func(dst *float32, ldd int, src *float32, lds int, n int)
+	width int
+}
+
+// features names the ISA extensions the table's kernels use, as Features
+// reports them after the architecture.
+func (t *kernelTable) features() string { return levelFeatures[t.level] }
+
+// cpuState is what start-up detection found; runnable holds the kernel table
 // of every level this CPU and build can run, best first; active is the one in
 // use, chosen at start-up (SetISA may change it).
 // (active is set by a variable initializer, not init, so that other
 // package-level initializers may already use it.)
 var (
 	cpuState = detectCPU()
-	runnable = runnableSets(cpuState)
-	active   = newActive(chooseKernels(cpuState.chosen))
+	runnable = runnableTables(cpuState)
+	active   = newActive(chooseTable(cpuState.chosen))
 )
 
-func newActive(s *kernelSet) *atomic.Pointer[kernelSet] {
-	p := new(atomic.Pointer[kernelSet])
-	p.Store(s)
+// kernels returns the active level's table.
+func kernels() *kernelTable { return active.Load() }
+
+func newActive(t *kernelTable) *atomic.Pointer[kernelTable] {
+	p := new(atomic.Pointer[kernelTable])
+	p.Store(t)
 	return p
 }
 
-// runnableSets builds the kernel sets up to the best level, best first, the
-// generic one last, each with its cache blocking.
-func runnableSets(info cpuInfo) []*kernelSet {
-	var sets []*kernelSet
-	for _, s := range archKernelSets() {
-		if s.level <= info.best {
-			sets = append(sets, s)
+// runnableTables builds the tables of the levels up to the best one, best
+// first, the generic one last, each with its cache blocking.
+func runnableTables(info cpuInfo) []*kernelTable {
+	var ts []*kernelTable
+	for _, t := range archTables() {
+		if t.level <= info.best {
+			ts = append(ts, t)
 		}
 	}
-	sets = append(sets, genericKernelSet())
-	for _, s := range sets {
-		setBlocking(s.s, 4, info)
-		setBlocking(s.d, 8, info)
-		if f := sdot4Kernels[s.level]; f != nil {
-			s.s.dot4, s.s.dotLanes = f, dot4Lanes[s.level]
-		}
-		if f := saxpy4Kernels[s.level]; f != nil {
-			s.s.axpy4 = f
-		}
-		if ks := sgemvPackedKernels[s.level]; ks != nil {
-			s.s.packedRows = ks
-		}
-		s.s.packTail = s.s.nr
-		for w := range s.s.packedRows {
-			s.s.packTail = min(s.s.packTail, w)
+	ts = append(ts, genericTable())
+	for _, t := range ts {
+		setBlocking(t.sgemm, 4, info)
+		setBlocking(t.dgemm, 8, info)
+		t.sgemm.packTail = t.sgemm.nr
+		for w := range t.sgemm.packedRows {
+			t.sgemm.packTail = min(t.sgemm.packTail, w)
 		}
 	}
-	return sets
+	return ts
 }
 
-// chooseKernels picks the best runnable set at or below a level.
-func chooseKernels(level isaLevel) *kernelSet {
-	for _, s := range runnable {
-		if s.level <= level {
-			return s
+// chooseTable picks the best runnable table at or below a level.
+func chooseTable(level isaLevel) *kernelTable {
+	for _, t := range runnable {
+		if t.level <= level {
+			return t
 		}
 	}
 	return runnable[len(runnable)-1]
@@ -155,8 +172,8 @@ func chooseKernels(level isaLevel) *kernelSet {
 // machine), as SetISA and KILN_ISA accept them.
 func ISALevels() []string {
 	names := make([]string, len(runnable))
-	for i, s := range runnable {
-		names[i] = s.level.String()
+	for i, t := range runnable {
+		names[i] = t.level.String()
 	}
 	return names
 }
@@ -166,21 +183,24 @@ func ISALevels() []string {
 // process (benchmarks, tests); kernel calls already running finish on the
 // kernels they started with. KILN_ISA does the same at start-up.
 func SetISA(name string) (previous string, err error) {
-	for _, s := range runnable {
-		if s.level.String() == name {
-			return active.Swap(s).level.String(), nil
+	for _, t := range runnable {
+		if t.level.String() == name {
+			return active.Swap(t).level.String(), nil
 		}
 	}
-	return active.Load().level.String(), fmt.Errorf("kiln: SetISA: level %q is not one this CPU and build can run, want one of %s", name, strings.Join(ISALevels(), ", "))
+	return kernels().level.String(), fmt.Errorf("kiln: SetISA: level %q is not one this CPU and build can run, want one of %s", name, strings.Join(ISALevels(), ", "))
 }
 
-// genericKernelSet is the pure-Go level (micro_go.go).
-func genericKernelSet() *kernelSet {
-	return &kernelSet{
-		level:    levelGeneric,
-		features: "generic",
-		s:        genericKernels[float32](),
-		d:        genericKernels[float64](),
+// genericTable is the pure-Go level: the twins of every family.
+func genericTable() *kernelTable {
+	return &kernelTable{
+		level:   levelGeneric,
+		sgemm:   genericKernels[float32](),
+		dgemm:   genericKernels[float64](),
+		fmaPeak: fmaPeakGo,
+		conv:    convGo,
+		eltwise: eltwiseGo,
+		reduce:  reduceGo,
 	}
 }
 
@@ -240,7 +260,7 @@ func clamp(x, lo, hi int) int {
 // kernel set dispatch chose, e.g. "amd64 avx512f avx2 fma", "arm64 neon" or
 // "amd64 generic".
 func Features() string {
-	return runtime.GOARCH + " " + active.Load().features
+	return runtime.GOARCH + " " + kernels().features()
 }
 
 // CPUReport describes what start-up detection found and chose, for `kiln cpu`.
@@ -255,10 +275,10 @@ func CPUReport() string {
 	if cpuState.note != "" {
 		b.WriteString("note:      " + cpuState.note + "\n")
 	}
-	set := active.Load()
+	set := kernels()
 	b.WriteString("chosen:    " + set.level.String() + " (" + Features() + ")\n")
 	b.WriteString("caches:    L1d " + kib(cpuState.l1d) + ", L2 " + kib(cpuState.l2) + ", L3 " + kib(cpuState.l3) + "\n")
-	s, d := set.s, set.d
+	s, d := set.sgemm, set.dgemm
 	b.WriteString("sgemm:     " + itoa(s.mr) + "×" + itoa(s.nr) + " tile, KC " + itoa(s.kc) + " MC " + itoa(s.mc) + " NC " + itoa(s.nc) + "\n")
 	b.WriteString("dgemm:     " + itoa(d.mr) + "×" + itoa(d.nr) + " tile, KC " + itoa(d.kc) + " MC " + itoa(d.mc) + " NC " + itoa(d.nc) + "\n")
 	b.WriteString("threads:   " + itoa(Threads()) + "\n")

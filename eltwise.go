@@ -92,28 +92,28 @@ func withScalars(k func(dst, x []float32, a, b float32), twin func(dst, x []floa
 // Add sets dst[i] = x[i] + y[i].
 func Add(dst, x, y []float32) {
 	checkLen("Add", "dst, x, y", len(dst), len(x), len(y))
-	k := eltwise()
+	k := kernels().eltwise
 	binaryNT(k.addF32, k.addF32NT, addF32Go, k.lanes, dst, x, y)
 }
 
 // Sub sets dst[i] = x[i] - y[i].
 func Sub(dst, x, y []float32) {
 	checkLen("Sub", "dst, x, y", len(dst), len(x), len(y))
-	k := eltwise()
+	k := kernels().eltwise
 	binaryNT(k.subF32, k.subF32NT, subF32Go, k.lanes, dst, x, y)
 }
 
 // Mul sets dst[i] = x[i] * y[i].
 func Mul(dst, x, y []float32) {
 	checkLen("Mul", "dst, x, y", len(dst), len(x), len(y))
-	k := eltwise()
+	k := kernels().eltwise
 	binaryNT(k.mulF32, k.mulF32NT, mulF32Go, k.lanes, dst, x, y)
 }
 
 // Div sets dst[i] = x[i] / y[i].
 func Div(dst, x, y []float32) {
 	checkLen("Div", "dst, x, y", len(dst), len(x), len(y))
-	k := eltwise()
+	k := kernels().eltwise
 	binaryNT(k.divF32, k.divF32NT, divF32Go, k.lanes, dst, x, y)
 }
 
@@ -121,7 +121,7 @@ func Div(dst, x, y []float32) {
 // XLA's maximum: NaN if either operand is NaN, and -0 < +0.
 func Maximum(dst, x, y []float32) {
 	checkLen("Maximum", "dst, x, y", len(dst), len(x), len(y))
-	k := eltwise()
+	k := kernels().eltwise
 	binary(k.maxF32, maxF32Go, k.lanes, dst, x, y)
 }
 
@@ -129,7 +129,7 @@ func Maximum(dst, x, y []float32) {
 // XLA's minimum: NaN if either operand is NaN, and -0 < +0.
 func Minimum(dst, x, y []float32) {
 	checkLen("Minimum", "dst, x, y", len(dst), len(x), len(y))
-	k := eltwise()
+	k := kernels().eltwise
 	binary(k.minF32, minF32Go, k.lanes, dst, x, y)
 }
 
@@ -143,14 +143,14 @@ func Minimum(dst, x, y []float32) {
 // error) for normal results, subnormal results rounded twice.
 func Pow(dst, x, y []float32) {
 	checkLen("Pow", "dst, x, y", len(dst), len(x), len(y))
-	k := eltwise()
+	k := kernels().eltwise
 	binary(k.powF32, powF32Go, k.lanes, dst, x, y)
 }
 
 // AddScalar sets dst[i] = x[i] + s.
 func AddScalar(dst, x []float32, s float32) {
 	checkLen("AddScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalarNT(k.addScalarF32, k.addScalarF32NT, addScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -158,7 +158,7 @@ func AddScalar(dst, x []float32, s float32) {
 // RSubScalar is the reverse order.
 func SubScalar(dst, x []float32, s float32) {
 	checkLen("SubScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalar(k.subScalarF32, subScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -166,14 +166,14 @@ func SubScalar(dst, x []float32, s float32) {
 // This is SubScalar with the operands reversed.
 func RSubScalar(dst, x []float32, s float32) {
 	checkLen("RSubScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalar(k.rsubScalarF32, rsubScalarF32Go, k.lanes, dst, x, s)
 }
 
 // MulScalar sets dst[i] = x[i] * s.
 func MulScalar(dst, x []float32, s float32) {
 	checkLen("MulScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalarNT(k.mulScalarF32, k.mulScalarF32NT, mulScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -181,7 +181,7 @@ func MulScalar(dst, x []float32, s float32) {
 // RDivScalar is the reverse order.
 func DivScalar(dst, x []float32, s float32) {
 	checkLen("DivScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalar(k.divScalarF32, divScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -189,7 +189,7 @@ func DivScalar(dst, x []float32, s float32) {
 // This is DivScalar with the operands reversed.
 func RDivScalar(dst, x []float32, s float32) {
 	checkLen("RDivScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalar(k.rdivScalarF32, rdivScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -197,7 +197,7 @@ func RDivScalar(dst, x []float32, s float32) {
 // With Maximum's (XLA's) semantics.
 func MaximumScalar(dst, x []float32, s float32) {
 	checkLen("MaximumScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalar(k.maxScalarF32, maxScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -205,7 +205,7 @@ func MaximumScalar(dst, x []float32, s float32) {
 // With Minimum's (XLA's) semantics.
 func MinimumScalar(dst, x []float32, s float32) {
 	checkLen("MinimumScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalar(k.minScalarF32, minScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -213,7 +213,7 @@ func MinimumScalar(dst, x []float32, s float32) {
 // With Pow's semantics and error bound. RPowScalar is the reverse order.
 func PowScalar(dst, x []float32, s float32) {
 	checkLen("PowScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalar(k.powScalarF32, powScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -221,7 +221,7 @@ func PowScalar(dst, x []float32, s float32) {
 // This is PowScalar with the operands reversed.
 func RPowScalar(dst, x []float32, s float32) {
 	checkLen("RPowScalar", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalar(k.rpowScalarF32, rpowScalarF32Go, k.lanes, dst, x, s)
 }
 
@@ -229,7 +229,7 @@ func RPowScalar(dst, x []float32, s float32) {
 // The sign bit flips, NaN included.
 func Neg(dst, x []float32) {
 	checkLen("Neg", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.negF32, negF32Go, k.lanes, dst, x)
 }
 
@@ -237,7 +237,7 @@ func Neg(dst, x []float32) {
 // The sign bit clears, NaN included.
 func Abs(dst, x []float32) {
 	checkLen("Abs", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.absF32, absF32Go, k.lanes, dst, x)
 }
 
@@ -245,7 +245,7 @@ func Abs(dst, x []float32) {
 // Correctly rounded; sqrt(-0) = -0, NaN below 0.
 func Sqrt(dst, x []float32) {
 	checkLen("Sqrt", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.sqrtF32, sqrtF32Go, k.lanes, dst, x)
 }
 
@@ -255,7 +255,7 @@ func Sqrt(dst, x []float32) {
 // negative numbers and NaN give NaN, +Inf gives +0.
 func Rsqrt(dst, x []float32) {
 	checkLen("Rsqrt", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.rsqrtF32, rsqrtF32Go, k.lanes, dst, x)
 }
 
@@ -263,7 +263,7 @@ func Rsqrt(dst, x []float32) {
 // Correctly rounded.
 func Reciprocal(dst, x []float32) {
 	checkLen("Reciprocal", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.reciprocalF32, reciprocalF32Go, k.lanes, dst, x)
 }
 
@@ -274,7 +274,7 @@ func Reciprocal(dst, x []float32) {
 // underflow), and 0 below -103.97208.
 func Exp(dst, x []float32) {
 	checkLen("Exp", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unaryNT(k.expF32, k.expF32NT, expF32Go, k.lanes, dst, x)
 }
 
@@ -285,7 +285,7 @@ func Exp(dst, x []float32) {
 // the result is x itself.
 func Expm1(dst, x []float32) {
 	checkLen("Expm1", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.expm1F32, expm1F32Go, k.lanes, dst, x)
 }
 
@@ -295,7 +295,7 @@ func Expm1(dst, x []float32) {
 // are scaled into the normal range first, so they are as accurate.
 func Log(dst, x []float32) {
 	checkLen("Log", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.logF32, logF32Go, k.lanes, dst, x)
 }
 
@@ -305,7 +305,7 @@ func Log(dst, x []float32) {
 // -Inf, below -1 and NaN give NaN, +Inf gives +Inf.
 func Log1p(dst, x []float32) {
 	checkLen("Log1p", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.log1pF32, log1pF32Go, k.lanes, dst, x)
 }
 
@@ -315,7 +315,7 @@ func Log1p(dst, x []float32) {
 // above (e^2|x| - 1)/(e^2|x| + 1), so there is no cancellation anywhere.
 func Tanh(dst, x []float32) {
 	checkLen("Tanh", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.tanhF32, tanhF32Go, k.lanes, dst, x)
 }
 
@@ -326,7 +326,7 @@ func Tanh(dst, x []float32) {
 // subnormal, rounded once from e.
 func Logistic(dst, x []float32) {
 	checkLen("Logistic", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.logisticF32, logisticF32Go, k.lanes, dst, x)
 }
 
@@ -338,7 +338,7 @@ func Logistic(dst, x []float32) {
 // carried with its rounding error.
 func Erf(dst, x []float32) {
 	checkLen("Erf", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.erfF32, erfF32Go, k.lanes, dst, x)
 }
 
@@ -355,7 +355,7 @@ func Erf(dst, x []float32) {
 // the formula), NaN gives NaN; below about -14 the result is -0.
 func Gelu(dst, x []float32) {
 	checkLen("Gelu", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.geluF32, geluF32Go, k.lanes, dst, x)
 }
 
@@ -368,7 +368,7 @@ func Gelu(dst, x []float32) {
 // computes the formula), NaN gives NaN; below x = -10.8 the result is -0.
 func GeluTanh(dst, x []float32) {
 	checkLen("GeluTanh", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.geluTanhF32, geluTanhF32Go, k.lanes, dst, x)
 }
 
@@ -376,7 +376,7 @@ func GeluTanh(dst, x []float32) {
 // Exact; ±0, ±Inf and NaN are kept.
 func Floor(dst, x []float32) {
 	checkLen("Floor", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.floorF32, floorF32Go, k.lanes, dst, x)
 }
 
@@ -384,7 +384,7 @@ func Floor(dst, x []float32) {
 // Exact; ±0, ±Inf and NaN are kept (ceil(-0.5) = -0).
 func Ceil(dst, x []float32) {
 	checkLen("Ceil", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.ceilF32, ceilF32Go, k.lanes, dst, x)
 }
 
@@ -392,7 +392,7 @@ func Ceil(dst, x []float32) {
 // Exact; the sign of zero is kept.
 func RoundToEven(dst, x []float32) {
 	checkLen("RoundToEven", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.roundToEvenF32, roundToEvenF32Go, k.lanes, dst, x)
 }
 
@@ -400,14 +400,14 @@ func RoundToEven(dst, x []float32) {
 // Exact; the sign of zero is kept.
 func Round(dst, x []float32) {
 	checkLen("Round", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.roundF32, roundF32Go, k.lanes, dst, x)
 }
 
 // Sign sets dst[i] to the sign of x[i]: 1 above 0, -1 below 0, and x[i] itself for ±0 and NaN.
 func Sign(dst, x []float32) {
 	checkLen("Sign", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.signF32, signF32Go, k.lanes, dst, x)
 }
 
@@ -415,7 +415,7 @@ func Sign(dst, x []float32) {
 // With Maximum's (XLA's) semantics: Relu(-0) = +0, NaN is kept.
 func Relu(dst, x []float32) {
 	checkLen("Relu", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.reluF32, reluF32Go, k.lanes, dst, x)
 }
 
@@ -423,21 +423,21 @@ func Relu(dst, x []float32) {
 // Minimum's semantics, so a NaN x[i], lo or hi gives NaN.
 func Clamp(dst, x []float32, lo, hi float32) {
 	checkLen("Clamp", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalars(k.clampF32, clampF32Go, k.lanes, dst, x, lo, hi)
 }
 
 // MulAddScalars sets dst[i] = x[i]*a + b, rounded once (a fused multiply-add).
 func MulAddScalars(dst, x []float32, a, b float32) {
 	checkLen("MulAddScalars", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	withScalars(k.mulAddScalarsF32, mulAddScalarsF32Go, k.lanes, dst, x, a, b)
 }
 
 // MulAdd sets dst[i] = x[i]*y[i] + z[i], rounded once (a fused multiply-add).
 func MulAdd(dst, x, y, z []float32) {
 	checkLen("MulAdd", "dst, x, y, z", len(dst), len(x), len(y), len(z))
-	k := eltwise()
+	k := kernels().eltwise
 	kern := k.mulAddF32
 	if len(dst) >= ntMinElems {
 		h := alignedHead(dst, k.lanes)
@@ -457,7 +457,7 @@ func MulAdd(dst, x, y, z []float32) {
 // multiply-add; BLAS's axpy when dst is y).
 func MulScalarAdd(dst, x []float32, s float32, y []float32) {
 	checkLen("MulScalarAdd", "dst, x, y", len(dst), len(x), len(y))
-	k := eltwise()
+	k := kernels().eltwise
 	kern := k.mulScalarAddF32
 	if len(dst) >= ntMinElems {
 		h := alignedHead(dst, k.lanes)
@@ -481,7 +481,7 @@ func MulScalarAdd(dst, x []float32, s float32, y []float32) {
 // ±0 gives ±0, ±Inf and NaN give NaN.
 func Sin(dst, x []float32) {
 	checkLen("Sin", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.sinCoreF32, sinCoreF32Go, k.lanes, dst, x)
 	finishTrig(dst, math.Sin)
 }
@@ -490,7 +490,7 @@ func Sin(dst, x []float32) {
 // Accurate as Sin. cos(±0) = 1, ±Inf and NaN give NaN.
 func Cos(dst, x []float32) {
 	checkLen("Cos", "dst, x", len(dst), len(x))
-	k := eltwise()
+	k := kernels().eltwise
 	unary(k.cosCoreF32, cosCoreF32Go, k.lanes, dst, x)
 	finishTrig(dst, math.Cos)
 }

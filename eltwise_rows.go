@@ -11,27 +11,27 @@ package kiln
 
 // AddRows sets dst[i*ldd+j] = dst[i*ldd+j] + x[i*ldx+j] for i < rows, j < cols.
 func AddRows(dst, x []float32, rows, cols, ldd, ldx int) {
-	k := eltwise()
+	k := kernels().eltwise
 	foldRows("AddRows", k.addF32, addF32Go, k.lanes, dst, x, rows, cols, ldd, ldx)
 }
 
 // MulRows sets dst[i*ldd+j] = dst[i*ldd+j] * x[i*ldx+j] for i < rows, j < cols.
 func MulRows(dst, x []float32, rows, cols, ldd, ldx int) {
-	k := eltwise()
+	k := kernels().eltwise
 	foldRows("MulRows", k.mulF32, mulF32Go, k.lanes, dst, x, rows, cols, ldd, ldx)
 }
 
 // MaximumRows sets dst[i*ldd+j] = max(dst[i*ldd+j], x[i*ldx+j]) for
 // i < rows, j < cols, with Maximum's (XLA's) semantics.
 func MaximumRows(dst, x []float32, rows, cols, ldd, ldx int) {
-	k := eltwise()
+	k := kernels().eltwise
 	foldRows("MaximumRows", k.maxF32, maxF32Go, k.lanes, dst, x, rows, cols, ldd, ldx)
 }
 
 // MinimumRows sets dst[i*ldd+j] = min(dst[i*ldd+j], x[i*ldx+j]) for
 // i < rows, j < cols, with Minimum's (XLA's) semantics.
 func MinimumRows(dst, x []float32, rows, cols, ldd, ldx int) {
-	k := eltwise()
+	k := kernels().eltwise
 	foldRows("MinimumRows", k.minF32, minF32Go, k.lanes, dst, x, rows, cols, ldd, ldx)
 }
 

@@ -15,7 +15,7 @@ import "fmt"
 // It runs on up to Threads() goroutines and does not allocate in steady state.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm("Sgemm", transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	gemm(active.Load().s, transA, transB, m, n, k, alpha, a, lda, b, ldb, nil, nil, beta, c, ldc, epilogue[float32]{})
+	gemm(kernels().sgemm, transA, transB, m, n, k, alpha, a, lda, b, ldb, nil, nil, beta, c, ldc, epilogue[float32]{})
 }
 
 // SgemmEpilogue is Sgemm followed, in the micro-kernel's store, by the
@@ -23,13 +23,13 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 func SgemmEpilogue(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ep Epilogue) {
 	checkGemm("SgemmEpilogue", transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	checkEpilogue("SgemmEpilogue", n, ep)
-	gemm(active.Load().s, transA, transB, m, n, k, alpha, a, lda, b, ldb, nil, nil, beta, c, ldc, epilogue32(ep))
+	gemm(kernels().sgemm, transA, transB, m, n, k, alpha, a, lda, b, ldb, nil, nil, beta, c, ldc, epilogue32(ep))
 }
 
 // Dgemm is Sgemm for float64.
 func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	checkGemm("Dgemm", transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	gemm(active.Load().d, transA, transB, m, n, k, alpha, a, lda, b, ldb, nil, nil, beta, c, ldc, epilogue[float64]{})
+	gemm(kernels().dgemm, transA, transB, m, n, k, alpha, a, lda, b, ldb, nil, nil, beta, c, ldc, epilogue[float64]{})
 }
 
 func epilogue32(ep Epilogue) epilogue[float32] {

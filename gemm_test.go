@@ -86,7 +86,7 @@ func TestSgemmShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, th := range []int{1, 2} {
 		old := SetThreads(th)
-		forEachShape(sizeValues(active.Load().s), func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
+		forEachShape(sizeValues(active.Load().sgemm), func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
 			tc := newCase[float32](r, tA, tB, m, n, k, float32(alpha), float32(beta), extra, offset)
 			c := slices.Clone(tc.c0)
 			Sgemm(tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
@@ -103,7 +103,7 @@ func TestSgemmShapes(t *testing.T) {
 
 func TestDgemmShapes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	forEachShape(sizeValues(active.Load().d), func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
+	forEachShape(sizeValues(active.Load().dgemm), func(tA, tB bool, m, n, k int, alpha, beta float64, extra, offset int) {
 		tc := newCase[float64](r, tA, tB, m, n, k, alpha, beta, extra, offset)
 		c := slices.Clone(tc.c0)
 		Dgemm(tA, tB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
@@ -114,7 +114,7 @@ func TestDgemmShapes(t *testing.T) {
 // TestSgemmBlocking runs the driver with tiny cache blocks so that every
 // loop (NC, KC, MC, partial blocks, K split with beta) runs several times.
 func TestSgemmBlocking(t *testing.T) {
-	a := active.Load().s
+	a := active.Load().sgemm
 	g := gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
 		kc: 8, mc: 2 * a.mr, nc: 2 * a.nr, kcSmall: 8}
 	r := rand.New(rand.NewPCG(5, 6))
@@ -133,7 +133,7 @@ func TestSgemmBlocking(t *testing.T) {
 // TestSgemmEpilogue checks bias and ReLU on both paths, with beta.
 func TestSgemmEpilogue(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, shape := range [][3]int{{1, 77, 33}, {7, active.Load().s.nr*2 + 5, 64}, {31, 100, 50}, {70, 129, 300}} {
+	for _, shape := range [][3]int{{1, 77, 33}, {7, active.Load().sgemm.nr*2 + 5, 64}, {31, 100, 50}, {70, 129, 300}} {
 		for _, act := range []Activation{ActNone, ActReLU} {
 			for _, beta := range []float32{0, 0.5} {
 				tc := newCase[float32](r, false, shape[0]%2 == 1, shape[0], shape[1], shape[2], 1.25, beta, 1, 1)
@@ -372,7 +372,7 @@ func TestGemvSingleRow(t *testing.T) {
 func TestDot4AgainstLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 21))
 	for _, set := range runnable {
-		g := set.s
+		g := set.sgemm
 		if g.dot4 == nil {
 			continue
 		}

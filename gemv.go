@@ -6,9 +6,6 @@ package kiln
 // four rows at a time are scaled by their x and added into y (where the GEMM
 // path would walk B in narrow panels, a row stride apart).
 
-// dot4Lanes is the vector width (in float32s) of each level's sdot4 kernel.
-var dot4Lanes = map[isaLevel]int{levelAVX512: 16, levelAVX2: 8}
-
 // Single-row paths (gemmJob.gemv).
 const (
 	gemvNone = iota

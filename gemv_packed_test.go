@@ -18,7 +18,7 @@ import (
 func TestPackedRowsKernelsAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, set := range testedSets() {
-		g := set.s
+		g := set.sgemm
 		if g.packedRows == nil {
 			t.Errorf("%s: no packed-rows kernels", set.level)
 			continue
@@ -107,7 +107,7 @@ func TestSgemmPackedRows(t *testing.T) {
 	}
 	for _, level := range ISALevels() {
 		SetISA(level)
-		nr := active.Load().s.nr
+		nr := active.Load().sgemm.nr
 		idx := 0
 		for _, m := range []int{1, 2, 3, 4, 5} {
 			for _, n := range packedRowsSizes(nr) {
@@ -164,7 +164,7 @@ func TestSgemmPackedRowsConcurrent(t *testing.T) {
 		minPackedRowsSplit, packedRowsChunk = oldSplit, oldChunk
 		SetThreads(oldThreads)
 	}()
-	nr := active.Load().s.nr
+	nr := active.Load().sgemm.nr
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(1)

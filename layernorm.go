@@ -27,7 +27,7 @@ func LayerNorm(dst, x []float32, n int, gamma, beta []float32, eps float32) {
 	if n == 0 {
 		return
 	}
-	rk, ek := reduce(), eltwise()
+	rk, ek := kernels().reduce, kernels().eltwise
 	v := vectorPart(n, rk.lanes)
 	for r := 0; r < len(x); r += n {
 		xr, dr := x[r:r+n], dst[r:r+n]

@@ -10,7 +10,7 @@ import (
 // testedSets is every kernel set this CPU can run, the generic one included,
 // whatever level dispatch chose: each assembly kernel is checked against its
 // pure-Go twin even when a higher level is in use.
-func testedSets() []*kernelSet {
+func testedSets() []*kernelTable {
 	return runnable
 }
 
@@ -19,10 +19,10 @@ func testedSets() []*kernelSet {
 // unroll, and every epilogue flag, against microTwin.
 func TestMicroKernelsAgainstTwin(t *testing.T) {
 	for _, set := range testedSets() {
-		testMicroKernels(t, set.level.String(), set.s)
-		testMicroKernels(t, set.level.String(), set.d)
-		if set.s.small != nil {
-			testMicroKernels(t, set.level.String()+" small-M", set.s.small)
+		testMicroKernels(t, set.level.String(), set.sgemm)
+		testMicroKernels(t, set.level.String(), set.dgemm)
+		if set.sgemm.small != nil {
+			testMicroKernels(t, set.level.String()+" small-M", set.sgemm.small)
 		}
 	}
 }

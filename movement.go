@@ -9,7 +9,7 @@ import (
 
 // Fill sets every element of dst to v.
 func Fill(dst []float32, v float32) {
-	k := eltwise()
+	k := kernels().eltwise
 	kern := k.fillF32
 	if len(dst) >= ntMinElems {
 		h := alignedHead(dst, k.lanes)
@@ -34,7 +34,7 @@ func Iota(dst []float32, start int) {
 		}
 		return
 	}
-	k := eltwise()
+	k := kernels().eltwise
 	m := vectorPart(len(dst), k.lanes)
 	if m > 0 {
 		k.iotaF32(dst[:m], int32(start))
@@ -46,7 +46,7 @@ func Iota(dst []float32, start int) {
 
 // IotaInt32 sets dst[i] = start + i, wrapping as int32 arithmetic does.
 func IotaInt32(dst []int32, start int32) {
-	k := eltwise()
+	k := kernels().eltwise
 	m := vectorPart(len(dst), k.lanes)
 	if m > 0 {
 		k.iotaS32(dst[:m], start)

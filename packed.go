@@ -44,16 +44,16 @@ func PackB(transB bool, k, n int, b []float32, ldb int) *PackedB {
 		rows, cols = n, k
 	}
 	checkMatrix("PackB", "b", "ldb", rows, cols, len(b), ldb)
-	set := active.Load()
-	nr := set.s.nr
+	set := kernels()
+	nr := set.sgemm.nr
 	p := &PackedB{k: k, n: n, nr: nr, level: set.level}
 	size := n/nr*k*nr + nr
 	if n%nr != 0 {
-		size += k * set.s.lastPanelWidth(n)
+		size += k * set.sgemm.lastPanelWidth(n)
 	}
 	p.data = hugeAlloc(size, p)
 	if k > 0 && n > 0 {
-		j := &packJob{dst: p.data, b: b, ldb: ldb, transB: transB, k: k, n: n, nr: nr, last: set.s.lastPanelWidth(n)}
+		j := &packJob{dst: p.data, b: b, ldb: ldb, transB: transB, k: k, n: n, nr: nr, last: set.sgemm.lastPanelWidth(n)}
 		j.parts = min(Threads(), (n+nr-1)/nr, max(1, 4*k*n/minPackPart))
 		runParallel(j, j.parts, &j.done)
 	}
@@ -105,8 +105,8 @@ func SgemmPackedEpilogue(transA bool, m int, alpha float32, a []float32, lda int
 	if b == nil {
 		panic("kiln: SgemmPacked: packed B is nil")
 	}
-	set := active.Load()
-	g := set.s
+	set := kernels()
+	g := set.sgemm
 	if b.nr != g.nr {
 		panic(fmt.Sprintf("kiln: SgemmPacked: B was packed for the %d-column tiles of the %s kernels, the %s kernels use %d; pack it again after SetISA", b.nr, b.level, set.level, g.nr))
 	}

@@ -16,7 +16,7 @@ func TestPackBLayout(t *testing.T) {
 	oldPart, oldThreads := minPackPart, Threads()
 	defer func() { minPackPart = oldPart; SetThreads(oldThreads) }()
 	r := rand.New(rand.NewPCG(41, 42))
-	g := active.Load().s
+	g := active.Load().sgemm
 	nr := g.nr
 	for _, s := range [][2]int{{1, 1}, {5, 2*nr + 3}, {70, 3 * nr}, {33, 7*nr - 1}, {9, nr + g.packTail}, {4, 2*nr - g.packTail + 1}} {
 		k, n := s[0], s[1]

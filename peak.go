@@ -9,9 +9,9 @@ const peakChains = 12
 // floating-point operations performed. Benchmarks divide it by the elapsed
 // time to measure the core's peak in the same run as the kernels they rate.
 func FMAPeak(iters int) int {
-	level := active.Load().level
+	t := kernels()
 	lanes := 1
-	switch level {
+	switch t.level {
 	case levelAVX512:
 		lanes = 16
 	case levelAVX2:
@@ -19,11 +19,7 @@ func FMAPeak(iters int) int {
 	case levelNEON:
 		lanes = 4
 	}
-	if f := fmaPeakKernels[level]; f != nil {
-		f(iters)
-	} else {
-		fmaPeakGo(iters)
-	}
+	t.fmaPeak(iters)
 	return 2 * iters * peakChains * lanes
 }
 

@@ -26,7 +26,7 @@ import (
 
 // Sum returns the sum of the elements of x.
 func Sum(x []float32) float32 {
-	return float32(sum64(reduce(), x))
+	return float32(sum64(kernels().reduce, x))
 }
 
 func sum64(k *reduceKernels, x []float32) float64 {
@@ -43,7 +43,7 @@ func sum64(k *reduceKernels, x []float32) float64 {
 
 // SumSquares returns the sum of x[i]².
 func SumSquares(x []float32) float32 {
-	k := reduce()
+	k := kernels().reduce
 	m := vectorPart(len(x), k.lanes)
 	s := 0.0
 	if m > 0 {
@@ -72,7 +72,7 @@ func lanewiseReduce(k, twin func(x []float32) float32, op func(a, b float32) flo
 // Max returns the largest element of x (XLA's max: NaN if any element is
 // NaN, and +0 above -0); -Inf for an empty slice.
 func Max(x []float32) float32 {
-	k := reduce()
+	k := kernels().reduce
 	r := lanewiseReduce(k.reduceMaxF32, reduceMaxF32Go, maxXLA32, k.lanes, x)
 	if r == 0 {
 		// The kernels leave a zero result's sign to the order of the
@@ -84,7 +84,7 @@ func Max(x []float32) float32 {
 
 // Min returns the smallest element of x (XLA's min); +Inf for an empty slice.
 func Min(x []float32) float32 {
-	k := reduce()
+	k := kernels().reduce
 	r := lanewiseReduce(k.reduceMinF32, reduceMinF32Go, minXLA32, k.lanes, x)
 	if r == 0 {
 		r = reduceMinF32Go(x) // the sign of zero, as in Max
@@ -94,13 +94,13 @@ func Min(x []float32) float32 {
 
 // Prod returns the product of the elements of x; 1 for an empty slice.
 func Prod(x []float32) float32 {
-	k := reduce()
+	k := kernels().reduce
 	return lanewiseReduce(k.reduceProdF32, reduceProdF32Go, func(a, b float32) float32 { return a * b }, k.lanes, x)
 }
 
 // maxAbs returns the largest |x[i]|, NaN if any element is NaN.
 func maxAbs(x []float32) float32 {
-	k := reduce()
+	k := kernels().reduce
 	return lanewiseReduce(k.maxAbsF32, maxAbsF32Go, maxXLA32, k.lanes, x)
 }
 
@@ -122,7 +122,7 @@ func argExtreme(x []float32, greater bool) int {
 	if len(x) == 0 {
 		return -1
 	}
-	k := reduce()
+	k := kernels().reduce
 	kern, twin := k.argMinF32, argMinF32Go
 	if greater {
 		kern, twin = k.argMaxF32, argMaxF32Go
@@ -166,7 +166,7 @@ func checkRowsOf(fn string, lenDst, lenX, n int) {
 // (n = 0) reduce to the identity (here 0).
 func RowSum(dst, x []float32, n int) {
 	checkRowsOf("RowSum", len(dst), len(x), n)
-	k := reduce()
+	k := kernels().reduce
 	for r := range dst {
 		dst[r] = float32(sum64(k, x[r*n:r*n+n]))
 	}
@@ -240,7 +240,7 @@ func colReduce(fn string, dst, x []float32, identity float32,
 		return
 	}
 	rows := len(x) / n
-	k := reduce()
+	k := kernels().reduce
 	kern := acc8(k)
 	m := vectorPart(n, k.lanes)
 	row := func(i int) []float32 { return x[i*n : i*n+n] }

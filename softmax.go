@@ -31,7 +31,7 @@ func Softmax(dst, x []float32, n int) {
 	if n == 0 {
 		return
 	}
-	rk, ek := reduce(), eltwise()
+	rk, ek := kernels().reduce, kernels().eltwise
 	for r := 0; r < len(x); r += n {
 		xr, dr := x[r:r+n], dst[r:r+n]
 		m := lanewiseReduce(rk.reduceMaxF32, reduceMaxF32Go, maxXLA32, rk.lanes, xr)

@@ -4,18 +4,6 @@ import "fmt"
 
 // Transposes and permutations of row-major float32 arrays.
 
-// transposeStrips holds the transpose strip kernel of every level this CPU
-// and build can run (nil for the generic level) and its width.
-var transposeStrips = func() (t [levelAVX512 + 1]struct {
-	strip func(dst *float32, ldd int, src *float32, lds int, n int)
-	width int
-}) {
-	for _, s := range runnable {
-		t[s.level].strip, t[s.level].width = transposeArch(s.level)
-	}
-	return t
-}()
-
 // Transpose sets dst, a row-major [cols, rows] matrix, to the transpose of
 // x, a row-major [rows, cols] matrix: dst[j*rows+i] = x[i*cols+j]. dst must
 // not overlap x. It panics unless len(x) = len(dst) = rows·cols.
@@ -39,7 +27,7 @@ func transposeStrided(dst []float32, ldd int, x []float32, lds int, rows, cols i
 	if rows == 0 || cols == 0 {
 		return
 	}
-	k := transposeStrips[active.Load().level]
+	k := kernels().transpose
 	if k.strip == nil {
 		transposeGo(dst, ldd, x, lds, 0, rows, 0, cols)
 		return

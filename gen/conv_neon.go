@@ -36,9 +36,9 @@ func (t neonDWTile) kernelName(rows int) string {
 	return fmt.Sprintf("sdepthwiseNEONPixels%dx%d", rows, 4*t.nv)
 }
 
-func generateConvARM64() ([]outFile, error) {
-	f := asm.NewFile(generatedBy, "!purego")
-	l := convLevel{level: "levelNEON", lanes: 4, masked: false}
+func generateConvARM64(o *output) error {
+	f := o.arm64
+	l := convLevel{lanes: 4, masked: false}
 	for _, t := range convNEON {
 		for rows := 1; rows <= t.mr; rows++ {
 			emitNEONConvKernel(f, t, rows)
@@ -51,14 +51,10 @@ func generateConvARM64() ([]outFile, error) {
 		}
 		l.dw = append(l.dw, convTable{width: t.nv, names: kernelNames(t.mr, t.kernelName)})
 	}
-	return []outFile{
-		{"conv_arm64.s", f.Bytes()},
-		{"conv_stubs_arm64.go", f.Stubs("kiln")},
-		{"conv_tables_arm64.go", convTables([]convLevel{l})},
-	}, nil
+	o.set("levelNEON", "conv", l.expr())
+	return nil
 }
 
-// vlist is the register list "[V24.S4, V25.S4, …]" of n consecutive registers.
 func vlist(first asm.VReg, n int) string {
 	regs := make([]string, n)
 	for i := range regs {

@@ -27,29 +27,27 @@ func (t neonTile) kernelName(rows int) string {
 	return fmt.Sprintf("%sgemmNEONKMajor%dx%d", t.e.prefix, rows, t.nr)
 }
 
-func generateGEMMARM64() ([]outFile, error) {
-	f := asm.NewFile(generatedBy, "!purego")
-	var tables []tableEntry
+func generateGEMMARM64(o *output) error {
+	f := o.arm64
 	for _, t := range gemmNEON {
-		te := tableEntry{set: t.e.prefix + "gemmNEONKernels", goType: t.e.goType, mr: t.mr, nr: t.nr}
+		te := gemmEntry{goType: t.e.goType, mr: t.mr, nr: t.nr}
 		for rows := 1; rows <= t.mr; rows++ {
 			emitNEONKernel(f, t, rows)
 			te.kmajor = append(te.kmajor, t.kernelName(rows))
 		}
-		tables = append(tables, te)
-	}
-	peak := emitPeakNEON(f)
-	packedRows := map[string]map[int][]string{"levelNEON": {}}
-	for _, nr := range gemvPackedWidths(gemmNEON[0].nr, neonF32.arr.Lanes) {
-		for rows := 1; rows <= gemvPackedRows; rows++ {
-			packedRows["levelNEON"][nr] = append(packedRows["levelNEON"][nr], emitGemvPackedNEON(f, nr, rows))
+		if t.e.goType == "float32" {
+			for _, nr := range gemvPackedWidths(t.nr, neonF32.arr.Lanes) {
+				w := packedRowsWidth{width: nr}
+				for rows := 1; rows <= gemvPackedRows; rows++ {
+					w.names = append(w.names, emitGemvPackedNEON(f, nr, rows))
+				}
+				te.packedRows = append(te.packedRows, w)
+			}
 		}
+		o.set("levelNEON", t.e.prefix+"gemm", te.expr())
 	}
-	return []outFile{
-		{"gemm_arm64.s", f.Bytes()},
-		{"gemm_stubs_arm64.go", f.Stubs("kiln")},
-		{"gemm_tables_arm64.go", gemmTables("arm64", tables, map[string]string{"levelNEON": peak}, nil, nil, packedRows)},
-	}, nil
+	o.set("levelNEON", "fmaPeak", emitPeakNEON(f))
+	return nil
 }
 
 // emitNEONKernel writes one k-major micro-kernel (see the root package's

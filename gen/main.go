@@ -1,6 +1,7 @@
 // Command gen writes Kiln's generated kernel files: the amd64 assembly (from
 // avo templates), the arm64 NEON assembly (from the asm package), their Go
-// declarations and the dispatch tables that list them.
+// declarations, the dispatch table of every instruction-set level, and the
+// pure-Go twins of the vector-program kernels.
 //
 //	go run . -out ..        # from gen/: regenerate the checked-in files
 //	go run . -out /tmp/x    # write them elsewhere (the CI check compares)
@@ -24,31 +25,29 @@ func main() {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
 	out := fs.String("out", "..", "root of the module to write into")
 	fs.Parse(os.Args[1:])
-	for _, f := range families {
-		files, err := f.generate()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "gen: %s: %v\n", f.name, err)
+	files, err := generate()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	for _, file := range files {
+		path := filepath.Join(*out, file.name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
-		for _, file := range files {
-			path := filepath.Join(*out, file.name)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				fmt.Fprintln(os.Stderr, "gen:", err)
-				os.Exit(1)
-			}
-			if err := os.WriteFile(path, file.data, 0o644); err != nil {
-				fmt.Fprintln(os.Stderr, "gen:", err)
-				os.Exit(1)
-			}
+		if err := os.WriteFile(path, file.data, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
 		}
 	}
 }
 
-// family is one kernel family's generator: it returns every file it owns,
-// named relative to the module root.
+// family is one kernel family's generator: it adds its kernels to the two
+// architectures' files and their entries to the levels' tables.
 type family struct {
 	name     string
-	generate func() ([]outFile, error)
+	generate func(o *output) error
 }
 
 type outFile struct {
@@ -56,11 +55,23 @@ type outFile struct {
 	data []byte
 }
 
-// families lists every kernel family, in the order they are generated.
+// families lists every kernel family, in the order they are generated (and
+// appear in the assembly files).
 var families = []family{
 	{name: "gemm", generate: generateGEMM},
 	{name: "conv", generate: generateConv},
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
 	{name: "transpose", generate: generateTranspose},
+}
+
+// generate runs every family and renders the files.
+func generate() ([]outFile, error) {
+	o := newOutput()
+	for _, f := range families {
+		if err := f.generate(o); err != nil {
+			return nil, fmt.Errorf("%s: %v", f.name, err)
+		}
+	}
+	return o.files()
 }

@@ -251,6 +251,6 @@ func expDiff(b *vb, x, m val) val {
 	return b.fma(e, err, e)
 }
 
-func generateReduce() ([]outFile, error) {
-	return generateStreamFamily("reduce", reduceKernels())
+func generateReduce(o *output) error {
+	return generateStreamFamily(o, "reduce", reduceKernels())
 }

@@ -80,6 +80,32 @@ func (b *Builder) Call(comp *Computation, operands ...Op) Op {
 	return b.emit(&Instruction{Opcode: OpCall, Shape: s, Operands: instructions(operands), ToApply: comp})
 }
 
+// Scan adds a scan of body over dimension dim of inputs, threading carries
+// through the steps (from the last index down when reverse): body takes one
+// element slice of each input and the carries, and returns the step's
+// outputs followed by the new carries. The result holds the outputs stacked
+// along dim, then the final carries. associative says body's combination
+// may be reassociated.
+func (b *Builder) Scan(body *Computation, inputs, carries []Op, dim int, reverse, associative bool) Op {
+	const op = "scan"
+	operands := append(slices.Clone(inputs), carries...)
+	if !b.use(op, operands...) {
+		return Op{b: b}
+	}
+	p, ok := b.useComputation(op, "to_apply", body)
+	if !ok {
+		return Op{b: b}
+	}
+	s, err := InferScanShape(shapesOf(inputs), shapesOf(carries), dim, p)
+	if err != nil {
+		return b.fail(err)
+	}
+	in := &Instruction{Opcode: OpScan, Shape: s, Operands: instructions(operands), ToApply: body}
+	in.Dimensions = []int{dim}
+	in.NumCarries, in.IsReverse, in.IsAssociative = len(carries), reverse, associative
+	return b.emit(in)
+}
+
 // CompositeCall adds a call of decomposition marked as the composite op
 // name (with its attributes, a dictionary in text, and version), which
 // may be replaced by its decomposition without changing the program.

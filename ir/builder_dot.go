@@ -69,6 +69,73 @@ func (b *Builder) DotGeneral(lhs, rhs Op, dnums DotDimensionNumbers, opts ...Dot
 	return b.emit(in)
 }
 
+// ScaledDot adds the block-scaled dot product of lhs and rhs with dimension
+// numbers dnums: each operand is multiplied by its scale (broadcast over
+// the blocks it covers) before the products are summed. The result has
+// the shape DotGeneral gives, of type opts' PreferredType (default: lhs's).
+func (b *Builder) ScaledDot(lhs, lhsScale, rhs, rhsScale Op, dnums DotDimensionNumbers, opts ...DotOptions) Op {
+	const op = "scaled-dot"
+	if !b.use(op, lhs, lhsScale, rhs, rhsScale) {
+		return Op{b: b}
+	}
+	o, ok := oneOption(b, op, opts)
+	if !ok {
+		return Op{b: b}
+	}
+	s, err := InferScaledDotShape(lhs.in.Shape, lhsScale.in.Shape, rhs.in.Shape, rhsScale.in.Shape, dnums, o.PreferredType)
+	if err != nil {
+		return b.fail(err)
+	}
+	raw, err := precisionAttr(op, o.Precision)
+	if err != nil {
+		return b.fail(err)
+	}
+	in := &Instruction{Opcode: OpScaledDot, Shape: s, Operands: []*Instruction{lhs.in, lhsScale.in, rhs.in, rhsScale.in}, Raw: raw}
+	in.DotDims = cloneDotDims(dnums)
+	return b.emit(in)
+}
+
+// RaggedDot adds the ragged dot product of lhs and rhs (StableHLO's
+// ragged_dot): lhs's dimension lhsRagged is split into groups of the sizes
+// groupSizes holds, and each group is multiplied by its own slice of rhs
+// (along rhs's group dimension, rhsGroup < 0 for none). See
+// InferRaggedDotShape for the three modes.
+func (b *Builder) RaggedDot(lhs, rhs, groupSizes Op, dnums DotDimensionNumbers, lhsRagged, rhsGroup int, opts ...DotOptions) Op {
+	const op = "ragged-dot"
+	if !b.use(op, lhs, rhs, groupSizes) {
+		return Op{b: b}
+	}
+	o, ok := oneOption(b, op, opts)
+	if !ok {
+		return Op{b: b}
+	}
+	group := []int{}
+	if rhsGroup >= 0 {
+		group = []int{rhsGroup}
+	}
+	s, err := InferRaggedDotShape(lhs.in.Shape, rhs.in.Shape, groupSizes.in.Shape, dnums, []int{lhsRagged}, group, o.PreferredType)
+	if err != nil {
+		return b.fail(err)
+	}
+	raw, err := precisionAttr(op, o.Precision)
+	if err != nil {
+		return b.fail(err)
+	}
+	in := &Instruction{Opcode: OpRaggedDot, Shape: s, Operands: []*Instruction{lhs.in, rhs.in, groupSizes.in}, Raw: raw}
+	in.DotDims = cloneDotDims(dnums)
+	in.LhsRaggedDims, in.RhsGroupDims = []int{lhsRagged}, group
+	return b.emit(in)
+}
+
+func cloneDotDims(dnums DotDimensionNumbers) *DotDimensionNumbers {
+	return &DotDimensionNumbers{
+		LhsBatch:       cloneOrEmpty(dnums.LhsBatch),
+		RhsBatch:       cloneOrEmpty(dnums.RhsBatch),
+		LhsContracting: cloneOrEmpty(dnums.LhsContracting),
+		RhsContracting: cloneOrEmpty(dnums.RhsContracting),
+	}
+}
+
 func cloneOrEmpty(v []int) []int {
 	if v == nil {
 		return []int{}

@@ -20,6 +20,30 @@ func (b *Builder) unary(op Opcode, x Op) Op {
 // Abs adds abs(x): |x|; of a complex, its magnitude.
 func (b *Builder) Abs(x Op) Op { return b.unary(OpAbs, x) }
 
+// Acos adds arccos(x).
+func (b *Builder) Acos(x Op) Op { return b.unary(OpAcos, x) }
+
+// Acosh adds the inverse hyperbolic cosine of x.
+func (b *Builder) Acosh(x Op) Op { return b.unary(OpAcosh, x) }
+
+// Asin adds arcsin(x).
+func (b *Builder) Asin(x Op) Op { return b.unary(OpAsin, x) }
+
+// Asinh adds the inverse hyperbolic sine of x.
+func (b *Builder) Asinh(x Op) Op { return b.unary(OpAsinh, x) }
+
+// Atan adds arctan(x).
+func (b *Builder) Atan(x Op) Op { return b.unary(OpAtan, x) }
+
+// Atanh adds the inverse hyperbolic tangent of x.
+func (b *Builder) Atanh(x Op) Op { return b.unary(OpAtanh, x) }
+
+// Cosh adds the hyperbolic cosine of x.
+func (b *Builder) Cosh(x Op) Op { return b.unary(OpCosh, x) }
+
+// Sinh adds the hyperbolic sine of x.
+func (b *Builder) Sinh(x Op) Op { return b.unary(OpSinh, x) }
+
 // Cbrt adds the cube root of x.
 func (b *Builder) Cbrt(x Op) Op { return b.unary(OpCbrt, x) }
 
@@ -179,6 +203,12 @@ func (b *Builder) Div(lhs, rhs Op, broadcastDims ...int) Op {
 // Rem adds the remainder of lhs / rhs, with the sign of lhs.
 func (b *Builder) Rem(lhs, rhs Op, broadcastDims ...int) Op {
 	return b.binary(OpRemainder, lhs, rhs, broadcastDims, 0, 0)
+}
+
+// Mulhi adds the high half of the double-width product of the integers lhs
+// and rhs.
+func (b *Builder) Mulhi(lhs, rhs Op, broadcastDims ...int) Op {
+	return b.binary(OpMulhi, lhs, rhs, broadcastDims, 0, 0)
 }
 
 // Max adds max(lhs, rhs).

@@ -204,7 +204,16 @@ func IntToFloat(v int64, unsigned bool, to ElementType) float64 {
 			return float64(uint64(v))
 		}
 		return float64(v)
-	case F32, F16, BF16, F8E5M2, F8E4M3FN:
+	case F32:
+		var f float32
+		if unsigned {
+			f = float32(uint64(v))
+		} else {
+			f = float32(v)
+		}
+		return float64(f)
+	}
+	if _, ok := narrowFormatOf(to); ok {
 		var f float32
 		if unsigned {
 			f = float32(uint64(v))
@@ -224,14 +233,9 @@ func RoundToFloatType(v float64, to ElementType) float64 {
 		return v
 	case F32:
 		return widenFloat32(narrowToFloat32(v))
-	case F16:
-		return Float16FromFloat32(narrowToFloat32(v)).Float64()
-	case BF16:
-		return BFloat16FromFloat32(narrowToFloat32(v)).Float64()
-	case F8E5M2:
-		return Float8E5M2FromFloat32(narrowToFloat32(v)).Float64()
-	case F8E4M3FN:
-		return Float8E4M3FNFromFloat32(narrowToFloat32(v)).Float64()
+	}
+	if f, ok := narrowFormatOf(to); ok {
+		return f.toFloat64(f.fromFloat32(narrowToFloat32(v)))
 	}
 	panic(fmt.Sprintf("ir.RoundToFloatType: %v is not a real float type", to))
 }
@@ -268,6 +272,10 @@ func loadInt(t ElementType, p unsafe.Pointer) int64 {
 			return 1
 		}
 		return 0
+	case S1:
+		return int64(*(*int8)(p)) << 63 >> 63
+	case S2:
+		return int64(*(*int8)(p)) << 62 >> 62
 	case S4:
 		return int64(*(*int8)(p)) << 60 >> 60
 	case S8:
@@ -278,6 +286,10 @@ func loadInt(t ElementType, p unsafe.Pointer) int64 {
 		return int64(*(*int32)(p))
 	case S64:
 		return *(*int64)(p)
+	case U1:
+		return int64(*(*uint8)(p) & 0x1)
+	case U2:
+		return int64(*(*uint8)(p) & 0x3)
 	case U4:
 		return int64(*(*uint8)(p) & 0xf)
 	case U8:
@@ -296,6 +308,10 @@ func storeInt(t ElementType, p unsafe.Pointer, v int64) {
 	switch t {
 	case PRED:
 		*(*uint8)(p) = uint8(WrapInt(v, PRED))
+	case S1:
+		*(*int8)(p) = int8(v << 63 >> 63)
+	case S2:
+		*(*int8)(p) = int8(v << 62 >> 62)
 	case S4:
 		*(*int8)(p) = int8(v << 60 >> 60)
 	case S8:
@@ -306,6 +322,10 @@ func storeInt(t ElementType, p unsafe.Pointer, v int64) {
 		*(*int32)(p) = int32(v)
 	case S64:
 		*(*int64)(p) = v
+	case U1:
+		*(*uint8)(p) = uint8(v) & 0x1
+	case U2:
+		*(*uint8)(p) = uint8(v) & 0x3
 	case U4:
 		*(*uint8)(p) = uint8(v) & 0xf
 	case U8:
@@ -333,10 +353,9 @@ func loadFloat(t ElementType, p unsafe.Pointer) float64 {
 		return (*(*Float16)(p)).Float64()
 	case BF16:
 		return (*(*BFloat16)(p)).Float64()
-	case F8E5M2:
-		return (*(*Float8E5M2)(p)).Float64()
-	case F8E4M3FN:
-		return (*(*Float8E4M3FN)(p)).Float64()
+	}
+	if f, ok := narrowFormatOf(t); ok {
+		return f.toFloat64(uint32(*(*uint8)(p)) & (1<<f.width() - 1))
 	}
 	panic("ir: loadFloat of " + t.String())
 }
@@ -352,12 +371,12 @@ func storeFloat(t ElementType, p unsafe.Pointer, v float64) {
 		*(*Float16)(p) = Float16FromFloat32(narrowToFloat32(v))
 	case BF16:
 		*(*BFloat16)(p) = BFloat16FromFloat32(narrowToFloat32(v))
-	case F8E5M2:
-		*(*Float8E5M2)(p) = Float8E5M2FromFloat32(narrowToFloat32(v))
-	case F8E4M3FN:
-		*(*Float8E4M3FN)(p) = Float8E4M3FNFromFloat32(narrowToFloat32(v))
 	default:
-		panic("ir: storeFloat of " + t.String())
+		f, ok := narrowFormatOf(t)
+		if !ok || t.ByteSize() != 1 {
+			panic("ir: storeFloat of " + t.String())
+		}
+		*(*uint8)(p) = uint8(f.fromFloat32(narrowToFloat32(v)))
 	}
 }
 

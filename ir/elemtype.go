@@ -28,8 +28,20 @@ const (
 	C128 // complex of two float64
 	F8E5M2
 	F8E4M3FN
-	TOKEN // an ordering token for side-effecting ops; no data
-	TUPLE // a tuple shape; its element shapes are in Shape.Tuple
+	S1            // signed 1-bit integer (0 or -1), stored one per byte (sign-extended)
+	S2            // signed 2-bit integer, stored one per byte (sign-extended)
+	U1            // unsigned 1-bit integer, stored one per byte
+	U2            // unsigned 2-bit integer, stored one per byte
+	F8E4M3        // IEEE-like 8-bit float: 4 exponent, 3 mantissa bits, with Inf
+	F8E3M4        // IEEE-like 8-bit float: 3 exponent, 4 mantissa bits, with Inf
+	F8E4M3FNUZ    // 4 exponent, 3 mantissa bits, bias 8: finite, one NaN, no -0
+	F8E5M2FNUZ    // 5 exponent, 2 mantissa bits, bias 16: finite, one NaN, no -0
+	F8E4M3B11FNUZ // 4 exponent, 3 mantissa bits, bias 11: finite, one NaN, no -0
+	F4E2M1FN      // 4-bit float (MX): 2 exponent, 1 mantissa bit, no Inf or NaN; one per byte
+	F8E8M0FNU     // unsigned exponent-only scale (MX): 2^(e-127), 0xFF NaN
+	TOKEN         // an ordering token for side-effecting ops; no data
+	TUPLE         // a tuple shape; its element shapes are in Shape.Tuple
+	OPAQUE        // an opaque value passed to custom calls; no elements
 	numElementTypes
 )
 
@@ -55,34 +67,54 @@ const (
 )
 
 var elementTable = [numElementTypes]elementInfo{
-	InvalidType: {name: "invalid"},
-	PRED:        {name: "pred", bits: 8, bytes: 1, class: classPred},
-	S4:          {name: "s4", bits: 4, bytes: 1, class: classSigned},
-	S8:          {name: "s8", bits: 8, bytes: 1, class: classSigned},
-	S16:         {name: "s16", bits: 16, bytes: 2, class: classSigned},
-	S32:         {name: "s32", bits: 32, bytes: 4, class: classSigned},
-	S64:         {name: "s64", bits: 64, bytes: 8, class: classSigned},
-	U4:          {name: "u4", bits: 4, bytes: 1, class: classUnsigned},
-	U8:          {name: "u8", bits: 8, bytes: 1, class: classUnsigned},
-	U16:         {name: "u16", bits: 16, bytes: 2, class: classUnsigned},
-	U32:         {name: "u32", bits: 32, bytes: 4, class: classUnsigned},
-	U64:         {name: "u64", bits: 64, bytes: 8, class: classUnsigned},
-	F16:         {name: "f16", bits: 16, bytes: 2, class: classFloat, exponent: 5, mantissa: 10},
-	BF16:        {name: "bf16", bits: 16, bytes: 2, class: classFloat, exponent: 8, mantissa: 7},
-	F32:         {name: "f32", bits: 32, bytes: 4, class: classFloat, exponent: 8, mantissa: 23},
-	F64:         {name: "f64", bits: 64, bytes: 8, class: classFloat, exponent: 11, mantissa: 52},
-	C64:         {name: "c64", bits: 64, bytes: 8, class: classComplex, exponent: 8, mantissa: 23},
-	C128:        {name: "c128", bits: 128, bytes: 16, class: classComplex, exponent: 11, mantissa: 52},
-	F8E5M2:      {name: "f8e5m2", bits: 8, bytes: 1, class: classFloat, exponent: 5, mantissa: 2},
-	F8E4M3FN:    {name: "f8e4m3fn", bits: 8, bytes: 1, class: classFloat, exponent: 4, mantissa: 3},
-	TOKEN:       {name: "token"},
-	TUPLE:       {name: "tuple"},
+	InvalidType:   {name: "invalid"},
+	PRED:          {name: "pred", bits: 8, bytes: 1, class: classPred},
+	S4:            {name: "s4", bits: 4, bytes: 1, class: classSigned},
+	S8:            {name: "s8", bits: 8, bytes: 1, class: classSigned},
+	S16:           {name: "s16", bits: 16, bytes: 2, class: classSigned},
+	S32:           {name: "s32", bits: 32, bytes: 4, class: classSigned},
+	S64:           {name: "s64", bits: 64, bytes: 8, class: classSigned},
+	U4:            {name: "u4", bits: 4, bytes: 1, class: classUnsigned},
+	U8:            {name: "u8", bits: 8, bytes: 1, class: classUnsigned},
+	U16:           {name: "u16", bits: 16, bytes: 2, class: classUnsigned},
+	U32:           {name: "u32", bits: 32, bytes: 4, class: classUnsigned},
+	U64:           {name: "u64", bits: 64, bytes: 8, class: classUnsigned},
+	F16:           {name: "f16", bits: 16, bytes: 2, class: classFloat, exponent: 5, mantissa: 10},
+	BF16:          {name: "bf16", bits: 16, bytes: 2, class: classFloat, exponent: 8, mantissa: 7},
+	F32:           {name: "f32", bits: 32, bytes: 4, class: classFloat, exponent: 8, mantissa: 23},
+	F64:           {name: "f64", bits: 64, bytes: 8, class: classFloat, exponent: 11, mantissa: 52},
+	C64:           {name: "c64", bits: 64, bytes: 8, class: classComplex, exponent: 8, mantissa: 23},
+	C128:          {name: "c128", bits: 128, bytes: 16, class: classComplex, exponent: 11, mantissa: 52},
+	F8E5M2:        {name: "f8e5m2", bits: 8, bytes: 1, class: classFloat, exponent: 5, mantissa: 2},
+	F8E4M3FN:      {name: "f8e4m3fn", bits: 8, bytes: 1, class: classFloat, exponent: 4, mantissa: 3},
+	S1:            {name: "s1", bits: 1, bytes: 1, class: classSigned},
+	S2:            {name: "s2", bits: 2, bytes: 1, class: classSigned},
+	U1:            {name: "u1", bits: 1, bytes: 1, class: classUnsigned},
+	U2:            {name: "u2", bits: 2, bytes: 1, class: classUnsigned},
+	F8E4M3:        {name: "f8e4m3", bits: 8, bytes: 1, class: classFloat, exponent: 4, mantissa: 3},
+	F8E3M4:        {name: "f8e3m4", bits: 8, bytes: 1, class: classFloat, exponent: 3, mantissa: 4},
+	F8E4M3FNUZ:    {name: "f8e4m3fnuz", bits: 8, bytes: 1, class: classFloat, exponent: 4, mantissa: 3},
+	F8E5M2FNUZ:    {name: "f8e5m2fnuz", bits: 8, bytes: 1, class: classFloat, exponent: 5, mantissa: 2},
+	F8E4M3B11FNUZ: {name: "f8e4m3b11fnuz", bits: 8, bytes: 1, class: classFloat, exponent: 4, mantissa: 3},
+	F4E2M1FN:      {name: "f4e2m1fn", bits: 4, bytes: 1, class: classFloat, exponent: 2, mantissa: 1},
+	F8E8M0FNU:     {name: "f8e8m0fnu", bits: 8, bytes: 1, class: classFloat, exponent: 8, mantissa: 0},
+	TOKEN:         {name: "token"},
+	TUPLE:         {name: "tuple"},
+	OPAQUE:        {name: "opaque"},
 }
 
-// ElementTypes lists every valid element type (excluding TOKEN and TUPLE), in
-// table order; tests iterate over it.
+// ElementTypes lists the array element types every stage of Kiln handles
+// (the reference evaluator and the runtime included), in table order; the
+// compiler's tests iterate over it.
 var ElementTypes = []ElementType{PRED, S4, S8, S16, S32, S64, U4, U8, U16, U32, U64,
 	F16, BF16, F32, F64, C64, C128, F8E5M2, F8E4M3FN}
+
+// AllElementTypes lists every array element type XLA has (excluding TOKEN,
+// TUPLE and OPAQUE): ElementTypes, then the narrow types of newer XLA (S1,
+// S2, U1, U2, F8E4M3, F8E3M4, the FNUZ types, F4E2M1FN, F8E8M0FNU), which
+// the ir package parses, prints, converts and infers shapes for.
+var AllElementTypes = append(append([]ElementType{}, ElementTypes...),
+	S1, S2, U1, U2, F8E4M3, F8E3M4, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ, F4E2M1FN, F8E8M0FNU)
 
 // String returns the type's name as XLA prints it ("f32", "pred", "bf16").
 func (t ElementType) String() string {
@@ -102,14 +134,17 @@ func ParseElementType(s string) (ElementType, bool) {
 	return InvalidType, false
 }
 
-// Valid reports whether t is one of the defined types (including TOKEN and TUPLE).
+// Valid reports whether t is one of the defined types (including TOKEN, TUPLE
+// and OPAQUE).
 func (t ElementType) Valid() bool { return t > InvalidType && t < numElementTypes }
 
-// IsArray reports whether t is the element type of an array (not TOKEN or TUPLE).
-func (t ElementType) IsArray() bool { return t.Valid() && t != TOKEN && t != TUPLE }
+// IsArray reports whether t is the element type of an array (not TOKEN,
+// TUPLE or OPAQUE).
+func (t ElementType) IsArray() bool { return t.Valid() && t != TOKEN && t != TUPLE && t != OPAQUE }
 
 // ByteSize is the number of bytes one element occupies in Kiln's dense storage.
-// S4 and U4 use one byte per element; TOKEN and TUPLE have no elements (0).
+// The sub-byte types (S1, S2, S4, U1, U2, U4, F4E2M1FN) use one byte per
+// element; TOKEN, TUPLE and OPAQUE have no elements (0).
 func (t ElementType) ByteSize() int {
 	if t < numElementTypes {
 		return elementTable[t].bytes

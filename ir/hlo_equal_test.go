@@ -142,7 +142,7 @@ func normalisedAttrs(in *Instruction) Attrs {
 	if a.ReplicaGroups != nil && a.ReplicaGroups.Iota == nil && len(a.ReplicaGroups.Groups) == 0 {
 		a.ReplicaGroups = nil
 	}
-	if in.Opcode == OpDot && a.DotDims == nil {
+	if (in.Opcode == OpDot || in.Opcode == OpRaggedDot || in.Opcode == OpScaledDot) && a.DotDims == nil {
 		a.DotDims = &DotDimensionNumbers{}
 	}
 	return a

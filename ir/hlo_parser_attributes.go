@@ -203,6 +203,16 @@ func (p *hloParser) attribute(in *Instruction, c *Computation, sc *instrScope, s
 		ints(&dot().LhsContracting)
 	case key == "rhs_contracting_dims":
 		ints(&dot().RhsContracting)
+	case key == "lhs_ragged_dims":
+		ints(&a.LhsRaggedDims)
+	case key == "rhs_group_dims":
+		ints(&a.RhsGroupDims)
+	case key == "num_carries":
+		intv(&a.NumCarries)
+	case key == "is_reverse":
+		boolv(&a.IsReverse)
+	case key == "is_associative":
+		boolv(&a.IsAssociative)
 	case key == "offset_dims":
 		ints(&gather().OffsetDims)
 	case key == "collapsed_slice_dims":

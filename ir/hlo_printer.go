@@ -279,6 +279,9 @@ const (
 	slotReplicaGroups
 	slotConstrainLayout
 	slotDimensions
+	slotNumCarries
+	slotIsReverse
+	slotIsAssociative
 	slotIsStable
 	slotUseGlobalDeviceIDs
 	slotDimensionsAfterGlobal // reduce-scatter prints dimensions last
@@ -291,6 +294,7 @@ const (
 	slotFeatureGroupCount
 	slotBatchGroupCount
 	slotDotDims
+	slotRaggedDims
 	slotPrecision
 	slotDotAlgorithm
 	slotPaddingType
@@ -365,7 +369,7 @@ func rawSlot(name string, op Opcode) int {
 var opcodesWithDimensions = map[Opcode]bool{
 	OpBroadcast: true, OpReduce: true, OpTranspose: true, OpReverse: true, OpConcatenate: true,
 	OpSort: true, OpMap: true, OpGetDimensionSize: true, OpSetDimensionSize: true,
-	OpAllGather: true, OpAllGatherStart: true, OpReduceScatter: true,
+	OpAllGather: true, OpAllGatherStart: true, OpReduceScatter: true, OpScan: true,
 }
 
 // collectiveOpcodes print `replica_groups={}` even when no groups are given.
@@ -457,6 +461,15 @@ func instructionAttributes(in *Instruction) []string {
 		}
 		add(slot, "dimensions="+hloIntList(a.Dimensions))
 	}
+	if always == OpScan || a.NumCarries != 0 {
+		add(slotNumCarries, "num_carries="+strconv.Itoa(a.NumCarries))
+	}
+	if a.IsReverse {
+		add(slotIsReverse, "is_reverse=true")
+	}
+	if a.IsAssociative {
+		add(slotIsAssociative, "is_associative=true")
+	}
 	if a.IsStable {
 		add(slotIsStable, "is_stable=true")
 	}
@@ -498,8 +511,14 @@ func instructionAttributes(in *Instruction) []string {
 	}
 	if a.DotDims != nil {
 		add(slotDotDims, a.DotDims.String())
-	} else if always == OpDot {
+	} else if always == OpDot || always == OpRaggedDot || always == OpScaledDot {
 		add(slotDotDims, DotDimensionNumbers{}.String())
+	}
+	if a.LhsRaggedDims != nil {
+		add(slotRaggedDims, "lhs_ragged_dims="+hloIntList(a.LhsRaggedDims))
+	}
+	if len(a.RhsGroupDims) > 0 {
+		add(slotRaggedDims, "rhs_group_dims="+hloIntList(a.RhsGroupDims))
 	}
 	if always == OpCustomCall || a.CustomCallTarget != "" {
 		add(slotCustomCallTarget, `custom_call_target="`+cEscape(a.CustomCallTarget)+`"`)

@@ -11,7 +11,7 @@ type Instruction struct {
 	Parent   *Computation
 
 	// Called computations, by role.
-	ToApply            *Computation   // reduce, reduce-window, map, scatter, sort (comparator), call, all-reduce, reduce-scatter
+	ToApply            *Computation   // reduce, reduce-window, map, scatter, sort (comparator), call, scan, all-reduce, reduce-scatter
 	Condition, Body    *Computation   // while
 	Branches           []*Computation // conditional: [true, false] for a PRED selector, else branch_computations
 	Select, Scatter    *Computation   // select-and-scatter
@@ -40,7 +40,8 @@ type Attrs struct {
 	// Dimensions is `dimensions={…}`: broadcast (operand → output dims),
 	// reduce, transpose (permutation), reverse, concatenate (one dim), sort
 	// (one dim), map, all-gather/reduce-scatter/all-to-all (one dim),
-	// get-dimension-size/set-dimension-size (one dim), topk (unused).
+	// get-dimension-size/set-dimension-size (one dim), scan (one dim), topk
+	// (unused).
 	Dimensions []int
 
 	IotaDimension int // iota
@@ -54,7 +55,14 @@ type Attrs struct {
 	FeatureGroupCount int                   // convolution (0 or 1: none)
 	BatchGroupCount   int                   // convolution (0 or 1: none)
 
-	DotDims *DotDimensionNumbers // dot
+	DotDims *DotDimensionNumbers // dot, ragged-dot, scaled-dot
+
+	LhsRaggedDims []int // ragged-dot: lhs_ragged_dims= (one dimension)
+	RhsGroupDims  []int // ragged-dot: rhs_group_dims= (none or one dimension)
+
+	NumCarries    int  // scan: num_carries= (the last NumCarries operands are the carries)
+	IsReverse     bool // scan: is_reverse=
+	IsAssociative bool // scan: is_associative=
 
 	GatherDims       *GatherDimensionNumbers  // gather
 	GatherSliceSizes []int                    // gather: slice_sizes=

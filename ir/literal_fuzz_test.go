@@ -26,7 +26,7 @@ func FuzzParseLiteral(f *testing.F) {
 		"f32[<=2](3) {1, 2, 3}", "f8e4m3fn[] nan(0x1)", "c64[] (1 2)", "((((", "f32[2]{1,0} {1, 2}", "-", "nan(",
 	}
 	rng := rand.New(rand.NewPCG(5, 9))
-	for _, et := range ElementTypes {
+	for _, et := range AllElementTypes {
 		seeds = append(seeds, randomLiteral(rng, MakeShape(et, 2, 2)).String(), randomLiteral(rng, Scalar(et)).String())
 	}
 	for _, s := range seeds {

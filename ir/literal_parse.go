@@ -802,10 +802,7 @@ func maxFinite(t ElementType) float64 {
 		return math.MaxFloat32
 	}
 	f, _ := narrowFormatOf(t)
-	if f.ieee {
-		return f.toFloat64(f.inf() - 1)
-	}
-	return f.toFloat64(f.quietNaN() - 1)
+	return f.toFloat64(f.maxFiniteBits())
 }
 
 // parseScalar parses one PRED, integer or real float value of type t at the
@@ -868,9 +865,8 @@ func (p *literalParser) parseScalar(t ElementType, dst unsafe.Pointer) error {
 			}
 			storeFloatBits(t, dst, b)
 		case numInf:
-			if t == F8E4M3FN {
-				return p.errorf(pos, "f8e4m3fn has no infinity; found %s", p.describe())
-			}
+			// A type without infinities takes what converting ±Inf gives
+			// (its NaN, or its largest value), as XLA's parser stores it.
 			inf := math.Inf(1)
 			if n.neg {
 				inf = math.Inf(-1)
@@ -1032,15 +1028,11 @@ func nanBits(t ElementType, n litNumber) (uint64, error) {
 		man, expAll, sign, quiet = 23, 0xff<<23, 1<<31, 1<<22
 	default:
 		f, _ := narrowFormatOf(t)
-		if !f.ieee {
+		if !f.hasPayload() {
 			if n.hasPayload {
-				return 0, fmt.Errorf("f8e4m3fn has a single NaN, which takes no payload; found nan(0x%x)", n.payload)
+				return 0, fmt.Errorf("%v NaNs take no payload; found nan(0x%x)", t, n.payload)
 			}
-			b := uint64(f.quietNaN())
-			if n.neg {
-				b |= uint64(f.signBit())
-			}
-			return b, nil
+			return uint64(f.nanWithPayload(n.neg, 0)), nil
 		}
 		man, expAll, sign, quiet = uint64(f.manBits), uint64(f.inf()), uint64(f.signBit()), 1<<(f.manBits-1)
 	}

@@ -158,7 +158,7 @@ func (l *Literal) writeElement(b *strings.Builder, i int) {
 func floatBitsAt(t ElementType, p unsafe.Pointer) uint64 {
 	switch t.ByteSize() {
 	case 1:
-		return uint64(*(*uint8)(p))
+		return uint64(*(*uint8)(p)) & (1<<t.BitWidth() - 1)
 	case 2:
 		return uint64(*(*uint16)(p))
 	case 4:
@@ -167,7 +167,8 @@ func floatBitsAt(t ElementType, p unsafe.Pointer) uint64 {
 	return *(*uint64)(p)
 }
 
-// narrowFormatOf returns the narrow format of F16, BF16 and the F8 types.
+// narrowFormatOf returns the narrow format of F16, BF16 and the 8- and 4-bit
+// float types.
 func narrowFormatOf(t ElementType) (narrowFormat, bool) {
 	switch t {
 	case F16:
@@ -178,6 +179,20 @@ func narrowFormatOf(t ElementType) (narrowFormat, bool) {
 		return narrowE5M2, true
 	case F8E4M3FN:
 		return narrowE4M3FN, true
+	case F8E4M3:
+		return narrowE4M3, true
+	case F8E3M4:
+		return narrowE3M4, true
+	case F8E4M3FNUZ:
+		return narrowE4M3FNUZ, true
+	case F8E5M2FNUZ:
+		return narrowE5M2FNUZ, true
+	case F8E4M3B11FNUZ:
+		return narrowE4M3B11FNUZ, true
+	case F4E2M1FN:
+		return narrowE2M1FN, true
+	case F8E8M0FNU:
+		return narrowE8M0FNU, true
 	}
 	return narrowFormat{}, false
 }
@@ -204,8 +219,8 @@ func FormatFloat(t ElementType, v float64) string {
 	switch t {
 	case F32:
 		return formatFloatBits(F32, uint64(math.Float32bits(narrowToFloat32(v))))
-	case F16, BF16, F8E5M2, F8E4M3FN:
-		f, _ := narrowFormatOf(t)
+	}
+	if f, ok := narrowFormatOf(t); ok {
 		return formatFloatBits(t, uint64(f.fromFloat64(v)))
 	}
 	return formatFloatBits(F64, math.Float64bits(v))
@@ -245,7 +260,10 @@ func appendFloatBits(dst []byte, t ElementType, b uint64) []byte {
 		f, _ := narrowFormatOf(t)
 		x := uint32(b)
 		neg, nan, inf = x&f.signBit() != 0, f.isNaN(x), f.isInf(x)
-		payload, quiet, hasPayload = uint64(x&f.manMask()), 1<<(f.manBits-1), f.ieee
+		payload, hasPayload = uint64(x&f.manMask()), f.hasPayload()
+		if f.manBits > 0 {
+			quiet = 1 << (f.manBits - 1)
+		}
 		if !nan {
 			value = f.toFloat64(x)
 		}

@@ -9,6 +9,8 @@ type Opcode uint8
 const (
 	OpInvalid Opcode = iota
 	OpAbs
+	OpAcos
+	OpAcosh
 	OpAdd
 	OpAddDependency
 	OpAfterAll
@@ -20,10 +22,14 @@ const (
 	OpAllReduceStart
 	OpAllToAll
 	OpAnd
+	OpAsin
+	OpAsinh
 	OpAsyncDone
 	OpAsyncStart
 	OpAsyncUpdate
+	OpAtan
 	OpAtan2
+	OpAtanh
 	OpBatchNormGrad
 	OpBatchNormInference
 	OpBatchNormTraining
@@ -40,6 +46,7 @@ const (
 	OpCollectivePermute
 	OpCollectivePermuteDone
 	OpCollectivePermuteStart
+	OpCollectiveReduce
 	OpCompare
 	OpComplex
 	OpConcatenate
@@ -51,6 +58,7 @@ const (
 	OpCopyDone
 	OpCopyStart
 	OpCos
+	OpCosh
 	OpCustomCall
 	OpDivide
 	OpDomain
@@ -77,6 +85,7 @@ const (
 	OpMap
 	OpMaximum
 	OpMinimum
+	OpMulhi
 	OpMultiply
 	OpNegate
 	OpNot
@@ -89,6 +98,7 @@ const (
 	OpPopulationCount
 	OpPower
 	OpRaggedAllToAll
+	OpRaggedDot
 	OpReal
 	OpRecv
 	OpRecvDone
@@ -106,6 +116,8 @@ const (
 	OpRoundNearestAfz
 	OpRoundNearestEven
 	OpRsqrt
+	OpScaledDot
+	OpScan
 	OpScatter
 	OpSelect
 	OpSelectAndScatter
@@ -115,8 +127,10 @@ const (
 	OpShiftLeft
 	OpShiftRightArithmetic
 	OpShiftRightLogical
+	OpShuffle
 	OpSign
 	OpSin
+	OpSinh
 	OpSlice
 	OpSort
 	OpSqrt
@@ -144,11 +158,14 @@ type opcodeInfo struct {
 	commutative bool   // binary op with op(a, b) == op(a, b) swapped
 	sideEffect  bool   // must not be removed or reordered freely
 	async       bool   // part of an async start/update/done pair or copy-start/done: parsed and printed, not executed
+	accuracy    bool   // transcendental unary op that takes result_accuracy={…}
 }
 
 var opcodeTable = [numOpcodes]opcodeInfo{
 	OpInvalid:                {name: "invalid"},
 	OpAbs:                    {name: "abs", arity: 1, elementwise: true},
+	OpAcos:                   {name: "acos", arity: 1, elementwise: true, accuracy: true},
+	OpAcosh:                  {name: "acosh", arity: 1, elementwise: true, accuracy: true},
 	OpAdd:                    {name: "add", arity: 2, elementwise: true, commutative: true},
 	OpAddDependency:          {name: "add-dependency", arity: 2},
 	OpAfterAll:               {name: "after-all", arity: Variadic},
@@ -160,10 +177,14 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpAllReduceStart:         {name: "all-reduce-start", arity: Variadic, sideEffect: true, async: true},
 	OpAllToAll:               {name: "all-to-all", arity: Variadic, sideEffect: true},
 	OpAnd:                    {name: "and", arity: 2, elementwise: true, commutative: true},
+	OpAsin:                   {name: "asin", arity: 1, elementwise: true, accuracy: true},
+	OpAsinh:                  {name: "asinh", arity: 1, elementwise: true, accuracy: true},
 	OpAsyncDone:              {name: "async-done", arity: 1, sideEffect: true, async: true},
 	OpAsyncStart:             {name: "async-start", arity: Variadic, sideEffect: true, async: true},
-	OpAsyncUpdate:            {name: "async-update", arity: 1, sideEffect: true, async: true},
+	OpAsyncUpdate:            {name: "async-update", arity: Variadic, sideEffect: true, async: true},
+	OpAtan:                   {name: "atan", arity: 1, elementwise: true, accuracy: true},
 	OpAtan2:                  {name: "atan2", arity: 2, elementwise: true},
+	OpAtanh:                  {name: "atanh", arity: 1, elementwise: true, accuracy: true},
 	OpBatchNormGrad:          {name: "batch-norm-grad", arity: 5},
 	OpBatchNormInference:     {name: "batch-norm-inference", arity: 5},
 	OpBatchNormTraining:      {name: "batch-norm-training", arity: 3},
@@ -171,7 +192,7 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpBitcastConvert:         {name: "bitcast-convert", arity: 1},
 	OpBroadcast:              {name: "broadcast", arity: 1},
 	OpCall:                   {name: "call", arity: Variadic},
-	OpCbrt:                   {name: "cbrt", arity: 1, elementwise: true},
+	OpCbrt:                   {name: "cbrt", arity: 1, elementwise: true, accuracy: true},
 	OpCeil:                   {name: "ceil", arity: 1, elementwise: true},
 	OpCholesky:               {name: "cholesky", arity: 1},
 	OpClamp:                  {name: "clamp", arity: 3, elementwise: true},
@@ -180,6 +201,7 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpCollectivePermute:      {name: "collective-permute", arity: Variadic, sideEffect: true},
 	OpCollectivePermuteDone:  {name: "collective-permute-done", arity: 1, sideEffect: true, async: true},
 	OpCollectivePermuteStart: {name: "collective-permute-start", arity: Variadic, sideEffect: true, async: true},
+	OpCollectiveReduce:       {name: "collective-reduce", arity: Variadic, sideEffect: true},
 	OpCompare:                {name: "compare", arity: 2, elementwise: true},
 	OpComplex:                {name: "complex", arity: 2, elementwise: true},
 	OpConcatenate:            {name: "concatenate", arity: Variadic},
@@ -190,7 +212,8 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpCopy:                   {name: "copy", arity: 1, elementwise: true},
 	OpCopyDone:               {name: "copy-done", arity: 1, async: true},
 	OpCopyStart:              {name: "copy-start", arity: 1, async: true},
-	OpCos:                    {name: "cosine", arity: 1, elementwise: true},
+	OpCos:                    {name: "cosine", arity: 1, elementwise: true, accuracy: true},
+	OpCosh:                   {name: "cosh", arity: 1, elementwise: true, accuracy: true},
 	OpCustomCall:             {name: "custom-call", arity: Variadic, sideEffect: true},
 	OpDivide:                 {name: "divide", arity: 2, elementwise: true},
 	OpDomain:                 {name: "domain", arity: 1},
@@ -198,9 +221,9 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpDynamicReshape:         {name: "dynamic-reshape", arity: Variadic},
 	OpDynamicSlice:           {name: "dynamic-slice", arity: Variadic},
 	OpDynamicUpdateSlice:     {name: "dynamic-update-slice", arity: Variadic},
-	OpErf:                    {name: "erf", arity: 1, elementwise: true},
-	OpExp:                    {name: "exponential", arity: 1, elementwise: true},
-	OpExpm1:                  {name: "exponential-minus-one", arity: 1, elementwise: true},
+	OpErf:                    {name: "erf", arity: 1, elementwise: true, accuracy: true},
+	OpExp:                    {name: "exponential", arity: 1, elementwise: true, accuracy: true},
+	OpExpm1:                  {name: "exponential-minus-one", arity: 1, elementwise: true, accuracy: true},
 	OpFft:                    {name: "fft", arity: 1},
 	OpFloor:                  {name: "floor", arity: 1, elementwise: true},
 	OpFusion:                 {name: "fusion", arity: Variadic},
@@ -211,12 +234,13 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpInfeed:                 {name: "infeed", arity: 1, sideEffect: true},
 	OpIota:                   {name: "iota", arity: 0},
 	OpIsFinite:               {name: "is-finite", arity: 1, elementwise: true},
-	OpLog:                    {name: "log", arity: 1, elementwise: true},
-	OpLog1p:                  {name: "log-plus-one", arity: 1, elementwise: true},
-	OpLogistic:               {name: "logistic", arity: 1, elementwise: true},
+	OpLog:                    {name: "log", arity: 1, elementwise: true, accuracy: true},
+	OpLog1p:                  {name: "log-plus-one", arity: 1, elementwise: true, accuracy: true},
+	OpLogistic:               {name: "logistic", arity: 1, elementwise: true, accuracy: true},
 	OpMap:                    {name: "map", arity: Variadic, elementwise: true},
 	OpMaximum:                {name: "maximum", arity: 2, elementwise: true, commutative: true},
 	OpMinimum:                {name: "minimum", arity: 2, elementwise: true, commutative: true},
+	OpMulhi:                  {name: "mulhi", arity: 2, elementwise: true, commutative: true},
 	OpMultiply:               {name: "multiply", arity: 2, elementwise: true, commutative: true},
 	OpNegate:                 {name: "negate", arity: 1, elementwise: true},
 	OpNot:                    {name: "not", arity: 1, elementwise: true},
@@ -229,6 +253,7 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpPopulationCount:        {name: "popcnt", arity: 1, elementwise: true},
 	OpPower:                  {name: "power", arity: 2, elementwise: true},
 	OpRaggedAllToAll:         {name: "ragged-all-to-all", arity: 6, sideEffect: true},
+	OpRaggedDot:              {name: "ragged-dot", arity: 3},
 	OpReal:                   {name: "real", arity: 1, elementwise: true},
 	OpRecv:                   {name: "recv", arity: 1, sideEffect: true},
 	OpRecvDone:               {name: "recv-done", arity: 1, sideEffect: true},
@@ -245,7 +270,9 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpRngGetAndUpdateState:   {name: "rng-get-and-update-state", arity: 0, sideEffect: true},
 	OpRoundNearestAfz:        {name: "round-nearest-afz", arity: 1, elementwise: true},
 	OpRoundNearestEven:       {name: "round-nearest-even", arity: 1, elementwise: true},
-	OpRsqrt:                  {name: "rsqrt", arity: 1, elementwise: true},
+	OpRsqrt:                  {name: "rsqrt", arity: 1, elementwise: true, accuracy: true},
+	OpScaledDot:              {name: "scaled-dot", arity: 4},
+	OpScan:                   {name: "scan", arity: Variadic},
 	OpScatter:                {name: "scatter", arity: Variadic},
 	OpSelect:                 {name: "select", arity: 3, elementwise: true},
 	OpSelectAndScatter:       {name: "select-and-scatter", arity: 3},
@@ -255,15 +282,17 @@ var opcodeTable = [numOpcodes]opcodeInfo{
 	OpShiftLeft:              {name: "shift-left", arity: 2, elementwise: true},
 	OpShiftRightArithmetic:   {name: "shift-right-arithmetic", arity: 2, elementwise: true},
 	OpShiftRightLogical:      {name: "shift-right-logical", arity: 2, elementwise: true},
+	OpShuffle:                {name: "shuffle", arity: 1},
 	OpSign:                   {name: "sign", arity: 1, elementwise: true},
-	OpSin:                    {name: "sine", arity: 1, elementwise: true},
+	OpSin:                    {name: "sine", arity: 1, elementwise: true, accuracy: true},
+	OpSinh:                   {name: "sinh", arity: 1, elementwise: true, accuracy: true},
 	OpSlice:                  {name: "slice", arity: 1},
 	OpSort:                   {name: "sort", arity: Variadic},
-	OpSqrt:                   {name: "sqrt", arity: 1, elementwise: true},
+	OpSqrt:                   {name: "sqrt", arity: 1, elementwise: true, accuracy: true},
 	OpStochasticConvert:      {name: "stochastic-convert", arity: 2, elementwise: true},
 	OpSubtract:               {name: "subtract", arity: 2, elementwise: true},
-	OpTan:                    {name: "tan", arity: 1, elementwise: true},
-	OpTanh:                   {name: "tanh", arity: 1, elementwise: true},
+	OpTan:                    {name: "tan", arity: 1, elementwise: true, accuracy: true},
+	OpTanh:                   {name: "tanh", arity: 1, elementwise: true, accuracy: true},
 	OpTopK:                   {name: "topk", arity: 1},
 	OpTranspose:              {name: "transpose", arity: 1},
 	OpTriangularSolve:        {name: "triangular-solve", arity: 2},
@@ -321,6 +350,10 @@ func (op Opcode) HasSideEffect() bool { return opcodeTable[op].sideEffect }
 // IsAsync reports whether the op is half of an async pair (`*-start`/`*-done`,
 // `copy-start`/`copy-done`): Kiln parses and prints these but does not run them.
 func (op Opcode) IsAsync() bool { return opcodeTable[op].async }
+
+// TakesResultAccuracy reports whether the op is one of the transcendental
+// unary ops whose result_accuracy attribute XLA accepts.
+func (op Opcode) TakesResultAccuracy() bool { return opcodeTable[op].accuracy }
 
 // IsElementwiseUnary reports whether op is an elementwise op of one operand.
 func (op Opcode) IsElementwiseUnary() bool { return op.IsElementwise() && op.Arity() == 1 }

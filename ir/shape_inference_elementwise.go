@@ -30,7 +30,8 @@ func InferUnaryOpShape(op Opcode, operand Shape) (Shape, error) {
 			return bad("a floating-point")
 		}
 		return operand.Clone(), nil
-	case OpCos, OpSin, OpExp, OpExpm1, OpLog, OpLog1p, OpLogistic, OpRsqrt, OpSqrt, OpCbrt, OpTan, OpTanh:
+	case OpCos, OpSin, OpExp, OpExpm1, OpLog, OpLog1p, OpLogistic, OpRsqrt, OpSqrt, OpCbrt, OpTan, OpTanh,
+		OpAcos, OpAcosh, OpAsin, OpAsinh, OpAtan, OpAtanh, OpCosh, OpSinh:
 		if !t.IsFloatOrComplex() {
 			return bad("a floating-point or complex")
 		}
@@ -90,9 +91,10 @@ func InferUnaryOpShape(op Opcode, operand Shape) (Shape, error) {
 //
 // Types: add, subtract, multiply, divide and power take integers, floats or
 // complex; remainder integers or floats; atan2 floats or complex; maximum
-// and minimum any type; and, or and xor PRED or integers; the shifts
-// integers; complex takes two f32 (giving c64) or two f64 (giving c128);
-// compare takes any type and gives PRED.
+// and minimum any type; and, or and xor PRED or integers; the shifts and
+// mulhi (the high half of the double-width product) integers; complex
+// takes two f32 (giving c64) or two f64 (giving c128); compare takes any
+// type and gives PRED.
 func InferBinaryOpShape(op Opcode, lhs, rhs Shape, broadcastDims []int) (Shape, error) {
 	name := op.String()
 	if err := expectArray(name, "lhs", lhs); err != nil {
@@ -127,7 +129,7 @@ func InferBinaryOpShape(op Opcode, lhs, rhs Shape, broadcastDims []int) (Shape, 
 		if t != PRED && !t.IsInteger() {
 			return bad("a pred or integer")
 		}
-	case OpShiftLeft, OpShiftRightArithmetic, OpShiftRightLogical:
+	case OpShiftLeft, OpShiftRightArithmetic, OpShiftRightLogical, OpMulhi:
 		if !t.IsInteger() {
 			return bad("an integer")
 		}

@@ -34,7 +34,7 @@ func TestInferUnaryOpShapeTypeRules(t *testing.T) {
 		{OpIsFinite, floats, func(ElementType) ElementType { return PRED }},
 	}
 	for _, r := range rules {
-		for _, et := range ElementTypes {
+		for _, et := range AllElementTypes {
 			got, err := InferUnaryOpShape(r.op, sh(et, 2, 3))
 			if !r.accept(et) {
 				if err == nil {
@@ -91,7 +91,7 @@ func TestInferBinaryOpShapeTypeRules(t *testing.T) {
 		OpComplex:              func(t ElementType) bool { return t == F32 || t == F64 },
 	}
 	for op, ok := range accept {
-		for _, et := range ElementTypes {
+		for _, et := range AllElementTypes {
 			got, err := InferBinaryOpShape(op, sh(et, 5), sh(et, 5), nil)
 			if !ok(et) {
 				if err == nil {

@@ -263,6 +263,38 @@ func inferInstruction(in *Instruction, mod *moduleInfo) (Shape, bool, error) {
 			return rule(Shape{}, err)
 		}
 		return rule(InferDotShape(shapes[0], shapes[1], dnums, in.Shape.Elem))
+	case OpScaledDot:
+		if err := need(4); err != nil {
+			return rule(Shape{}, err)
+		}
+		var dnums DotDimensionNumbers
+		if in.DotDims != nil {
+			dnums = *in.DotDims
+		}
+		return rule(InferScaledDotShape(shapes[0], shapes[1], shapes[2], shapes[3], dnums, in.Shape.Elem))
+	case OpRaggedDot:
+		if err := need(3); err != nil {
+			return rule(Shape{}, err)
+		}
+		var dnums DotDimensionNumbers
+		if in.DotDims != nil {
+			dnums = *in.DotDims
+		}
+		return rule(InferRaggedDotShape(shapes[0], shapes[1], shapes[2], dnums, in.LhsRaggedDims, in.RhsGroupDims, in.Shape.Elem))
+	case OpScan:
+		d, err := oneDim("scan dimension")
+		if err != nil {
+			return rule(Shape{}, err)
+		}
+		p, err := programShape(name, "to_apply", in.ToApply)
+		if err != nil {
+			return rule(Shape{}, err)
+		}
+		if in.NumCarries < 0 || in.NumCarries > len(shapes) {
+			return rule(Shape{}, errf(name, "num_carries %d is out of range for %d operands", in.NumCarries, len(shapes)))
+		}
+		n := len(shapes) - in.NumCarries
+		return rule(InferScanShape(shapes[:n], shapes[n:], d, p))
 	case OpConvolution:
 		if err := need(2); err != nil {
 			return rule(Shape{}, err)

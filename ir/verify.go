@@ -243,7 +243,8 @@ func checkCalledRoles(in *Instruction) error {
 	}
 	toApply := false
 	switch op {
-	case OpReduce, OpReduceWindow, OpMap, OpScatter, OpSort, OpCall, OpAllReduce, OpAllReduceStart, OpReduceScatter, OpCustomCall:
+	case OpReduce, OpReduceWindow, OpMap, OpScatter, OpSort, OpCall, OpAllReduce, OpAllReduceStart, OpReduceScatter, OpCustomCall,
+		OpScan, OpCollectiveReduce:
 		toApply = true
 	}
 	async := op.IsAsync()

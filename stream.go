@@ -6,23 +6,6 @@ import (
 	"unsafe"
 )
 
-// eltwiseByLevel holds the eltwise kernels of every level this CPU and build
-// can run (the twins at the others), chosen once; eltwise returns those of
-// the active level.
-var eltwiseByLevel = func() (t [levelAVX512 + 1]*eltwiseKernels) {
-	for i := range t {
-		t[i] = eltwiseGo
-	}
-	for _, s := range runnable {
-		if k := eltwiseArch(s.level); k != nil {
-			t[s.level] = k
-		}
-	}
-	return t
-}()
-
-func eltwise() *eltwiseKernels { return eltwiseByLevel[active.Load().level] }
-
 // vectorPart is the length of the part of an n-element operand that the
 // assembly kernels of a level take: whole vectors of lanes elements (a power
 // of two); the twins take the rest.
