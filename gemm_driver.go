@@ -208,7 +208,13 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 				// so B is packed into contiguous panels.
 				packedFrom = 0
 			}
-			if packedFrom < nc {
+			// With one block of rows, each panel of B is packed right before
+			// its row tiles use it: the panel stays in L2 instead of the
+			// whole block going to L3 and back.
+			perPanel := packedFrom < nc && m1-m0 <= g.mc
+			if perPanel {
+				buf.b = grow(buf.b, kc*nr)
+			} else if packedFrom < nc {
 				buf.b = grow(buf.b, kc*((nc-packedFrom+nr-1)/nr*nr))
 				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+packedFrom, nc-packedFrom, nr)
 			}
@@ -229,7 +235,14 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 				if inPlaceA {
 					for jr := 0; jr < nc; jr += nr {
 						cols := min(nr, nc-jr)
-						bp, ldb := j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
+						var bp *T
+						var ldb int
+						if perPanel && jr >= packedFrom {
+							packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+jr, cols, nr)
+							bp, ldb = &buf.b[0], nr
+						} else {
+							bp, ldb = j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
+						}
 						for ir := 0; ir < mc; ir += mr {
 							rows := min(mr, mc-ir)
 							j.tile(g.rowMajor[rows], rows, cols, kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
@@ -246,7 +259,14 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 				}
 				for jr := 0; jr < nc; jr += nr {
 					cols := min(nr, nc-jr)
-					bp, ldb := j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
+					var bp *T
+					var ldb int
+					if perPanel && jr >= packedFrom {
+						packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+jr, cols, nr)
+						bp, ldb = &buf.b[0], nr
+					} else {
+						bp, ldb = j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
+					}
 					for ir := 0; ir < mc; ir += mr {
 						rows := min(mr, mc-ir)
 						if rowsA {
