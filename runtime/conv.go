@@ -57,6 +57,8 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 			if st.Value.Aux == ssa.GeluTanh {
 				s.act = kiln.ActGeluTanh
 			}
+		case sched.EpilogueSiLU:
+			s.act = kiln.ActSiLU
 		}
 	}
 	s.patch = prod(g.Kernel) * g.InChannels
@@ -153,6 +155,13 @@ func (s *convStep) epilogue(y, bias, res []float32) {
 		kiln.Gelu(y, y)
 	case kiln.ActGeluTanh:
 		kiln.GeluTanh(y, y)
+	case kiln.ActSiLU:
+		for i := 0; i < len(y); i += 1024 {
+			var l [1024]float32
+			n := min(1024, len(y)-i)
+			kiln.Logistic(l[:n], y[i:i+n])
+			kiln.Mul(y[i:i+n], y[i:i+n], l[:n])
+		}
 	}
 }
 

@@ -63,6 +63,8 @@ func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
 			if st.Value.Aux == ssa.GeluTanh {
 				s.act = kiln.ActGeluTanh
 			}
+		case sched.EpilogueSiLU:
+			s.act = kiln.ActSiLU
 		default:
 			return nil, fmt.Errorf("epilogue stage %d has no GEMM implementation", st.Kind)
 		}

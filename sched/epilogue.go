@@ -16,9 +16,10 @@ const (
 	EpilogueResidual                     // + r, a tensor of the dot's shape
 	EpilogueReLU                         // max(x, 0)
 	EpilogueGelu                         // kiln.gelu (erf or tanh form)
+	EpilogueSiLU                         // x·logistic(x)
 )
 
-var epilogueKindNames = [...]string{"bias", "residual", "relu", "gelu"}
+var epilogueKindNames = [...]string{"bias", "residual", "relu", "gelu", "silu"}
 
 func (k EpilogueKind) String() string { return epilogueKindNames[k] }
 
@@ -28,6 +29,8 @@ type EpilogueStage struct {
 	Kind    EpilogueKind
 	Value   *ssa.Value
 	Operand *ssa.Value
+	// Extra is a value the stage computes besides Value (SiLU's logistic).
+	Extra *ssa.Value
 }
 
 // String names the stage for dumps: bias, residual, relu, gelu-erf,
@@ -43,7 +46,7 @@ func (st EpilogueStage) String() string {
 }
 
 // matchEpilogue recognises v as the end of a chain dot → [+ bias] →
-// [+ residual] → [relu | gelu] over a float32 dot that runs as a GEMM (or a
+// [+ residual] → [relu | gelu | silu] over a float32 dot that runs as a GEMM (or a
 // canonical float32 convolution, whose kernels take the same epilogue),
 // where each value in the chain is used only by the next; reshapes that keep
 // the bytes and the GEMM's N as the last dimension may sit between them (the
@@ -53,10 +56,12 @@ func matchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value,
 	var stages []EpilogueStage
 	var through []*ssa.Value
 	cur := v
+	uses := 1 // the users cur may have: the next stage (and SiLU's logistic)
 	for {
-		if cur != v && len(users[cur]) != 1 {
+		if cur != v && len(users[cur]) != uses {
 			return nil, nil, nil, false
 		}
+		uses = 1
 		if cur.Op == ssa.OpReshape && cur != v && isByteReinterpretation(cur) {
 			through = append(through, cur)
 			cur = cur.Args[0]
@@ -100,6 +105,9 @@ func matchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value,
 		if !ok {
 			return nil, nil, nil, false
 		}
+		if st.Kind == EpilogueSiLU {
+			uses = 2
+		}
 		stages = append(stages, st)
 		cur = next
 	}
@@ -135,6 +143,15 @@ func epilogueStage(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (EpilogueSta
 	case ssa.OpGelu:
 		return EpilogueStage{Kind: EpilogueGelu, Value: v}, v.Args[0], true
 	}
+	if v.Op == ssa.OpMultiply {
+		// SiLU: x·logistic(x), the logistic used only here.
+		for i := 0; i < 2; i++ {
+			x, l := v.Args[i], v.Args[1-i]
+			if l.Op == ssa.Op(ir.OpLogistic) && l.Args[0] == x && len(users[l]) == 1 && l.Shape.Elem == ir.F32 {
+				return EpilogueStage{Kind: EpilogueSiLU, Value: v, Extra: l}, x, true
+			}
+		}
+	}
 	return EpilogueStage{}, nil, false
 }
 
@@ -167,7 +184,7 @@ func epilogueOrderOK(stages []EpilogueStage) bool {
 		if i > 0 && s.Kind <= last {
 			return false
 		}
-		if (s.Kind == EpilogueReLU || s.Kind == EpilogueGelu) && i != len(stages)-1 {
+		if (s.Kind == EpilogueReLU || s.Kind == EpilogueGelu || s.Kind == EpilogueSiLU) && i != len(stages)-1 {
 			return false
 		}
 		last = s.Kind

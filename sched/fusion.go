@@ -117,6 +117,9 @@ func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, m
 				if st.Value != v {
 					fu.absorb(g, st.Value)
 				}
+				if st.Extra != nil {
+					fu.absorb(g, st.Extra)
+				}
 				for _, a := range st.Value.Args {
 					if a.Op == ssa.OpBroadcast && a != st.Operand {
 						fu.absorb(g, a) // the bias or zero broadcast: read through, never materialised

@@ -405,6 +405,24 @@ ENTRY main {
 plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
   k0: attention [broadcast multiply broadcast transpose reshape transpose reshape dot reshape add kiln.softmax reshape transpose reshape dot] attention(scores gemm(b=2 m=64 n=64 k=8 tb alpha=0.125 a@ld=16,off=0,batch=[8] b@ld=16,off=0,batch=[8]), context gemm(b=2 m=64 n=8 k=64 b@ld=16,off=0,batch=[8]), rows 64, mask@row=64,col=1,batch=[4096 0]) parallel=2 (const#4, param0, param3, param1, param2) -> alias(result0+0)
   results: result0`,
+}, {
+	// SiLU (x·logistic(x), as jax.nn.silu writes it) is an epilogue.
+	name: "dense-bias-silu",
+	hlo: `HloModule silu
+ENTRY main {
+  x = f32[4,64] parameter(0)
+  w = f32[64,32] parameter(1)
+  b = f32[32] parameter(2)
+  d = f32[4,32] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[4,32] broadcast(b), dimensions={1}
+  a = f32[4,32] add(d, bb)
+  l = f32[4,32] logistic(a)
+  ROOT r = f32[4,32] multiply(a, l)
+}`,
+	want: `
+plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
+  k0: dot [broadcast reshape reshape dot reshape add logistic multiply] gemm(b=1 m=4 n=32 k=64) epilogue(bias, silu) (param2, param0, param1) -> result0
+  results: result0`,
 }}
 
 func TestPlans(t *testing.T) {
