@@ -142,6 +142,8 @@ const (
 	ulpSinCos   = 0.5 + 0x1p-20
 	ulpPow      = 1
 	ulpRsqrt    = 1.5
+	ulpHyper    = 2.5 // Sinh, Asinh, Acosh, Atanh
+	ulpCosh     = 1.5
 )
 
 func add64(x, y float64) float64 { return x + y }
@@ -203,6 +205,11 @@ func floatCases() []fcase {
 		unaryCase("GeluTanh", GeluTanh, geluTanhF32Go, geluTanhRef, ulpGeluTanh, uniform(-10, 10)),
 		unaryCase("Sin", Sin, func(dst, x []float32) { sinCoreF32Go(dst, x); finishTrig(dst, math.Sin) }, math.Sin, ulpSinCos, uniform(-10, 10)),
 		unaryCase("Cos", Cos, func(dst, x []float32) { cosCoreF32Go(dst, x); finishTrig(dst, math.Cos) }, math.Cos, ulpSinCos, uniform(-10, 10)),
+		unaryCase("Sinh", Sinh, func(dst, x []float32) { sinhWith(hyperTwin, dst, x) }, math.Sinh, ulpHyper, uniform(-10, 10)),
+		unaryCase("Cosh", Cosh, func(dst, x []float32) { coshWith(hyperTwin, dst, x) }, math.Cosh, ulpCosh, uniform(-10, 10)),
+		unaryCase("Asinh", Asinh, func(dst, x []float32) { asinhWith(hyperTwin, dst, x) }, math.Asinh, ulpHyper, uniform(-100, 100)),
+		unaryCase("Acosh", Acosh, func(dst, x []float32) { acoshWith(hyperTwin, dst, x) }, math.Acosh, ulpHyper, uniform(1, 100)),
+		unaryCase("Atanh", Atanh, func(dst, x []float32) { atanhWith(hyperTwin, dst, x) }, math.Atanh, ulpHyper, uniform(-1, 1)),
 		unaryCase("Floor", Floor, floorF32Go, math.Floor, 0.5, wide),
 		unaryCase("Ceil", Ceil, ceilF32Go, math.Ceil, 0.5, wide),
 		unaryCase("RoundToEven", RoundToEven, roundToEvenF32Go, math.RoundToEven, 0.5, uniform(-8, 8)),

@@ -3,20 +3,12 @@ package affine
 import "fmt"
 
 // Compose returns the map that applies m, then next: for every point of m's
-// domain, the results of next at m's results. It is XLA's
-// ComposeIndexingMaps(m, next) followed, as XLA's indexing analysis does, by
-// Simplify and RemoveUnusedSymbols.
-//
-// The composed map has m's dimension variables; its range variables are
-// next's followed by m's, and so are its runtime variables. Its constraints
-// are next's (with m's results substituted for next's dimensions), m's, and
-// the condition that each result of m lies in the bounds of the matching
+// domain, the results of next at m's results. It is ComposeIndexingMaps(m,
+// next) followed, as XLA's indexing analysis does, by Simplify and
+// RemoveUnusedSymbols. It reports an error if m does not have one result per
 // dimension of next.
-//
-// It reports an error if m does not have one result per dimension of next or
-// if a coefficient of the composition overflows int64.
 func (m IndexingMap) Compose(next IndexingMap) (IndexingMap, error) {
-	c, err := composeRaw(m, next)
+	c, err := ComposeIndexingMaps(m, next)
 	if err != nil {
 		return IndexingMap{}, err
 	}
@@ -24,73 +16,74 @@ func (m IndexingMap) Compose(next IndexingMap) (IndexingMap, error) {
 	return c, nil
 }
 
-// composeRaw is XLA's ComposeIndexingMaps, without simplification.
-func composeRaw(m, next IndexingMap) (IndexingMap, error) {
-	if len(m.results) != len(next.dims) {
-		return IndexingMap{}, fmt.Errorf("compose: the first map has %d results but the second has %d dimension variables", len(m.results), len(next.dims))
+// ComposeIndexingMaps is XLA's ComposeIndexingMaps(first, second): the map
+// that applies first, then second, without simplification.
+//
+// The composed map has first's dimension variables; its range variables are
+// second's followed by first's, and so are its runtime variables. Its
+// results are second's with first's results substituted for second's
+// dimensions. Its constraints are second's (with the same substitution),
+// first's, and for each result of first the condition that it lies in the
+// bounds of the matching dimension of second. An undefined operand gives the
+// undefined map.
+func ComposeIndexingMaps(first, second IndexingMap) (IndexingMap, error) {
+	if first.undefined || second.undefined {
+		return Undefined(), nil
 	}
-	nr, nt := len(next.rangeVars), len(next.rtVars)
-	out := IndexingMap{
-		dims:      cloneOrEmpty(m.dims),
-		rangeVars: append(cloneOrEmpty(next.rangeVars), m.rangeVars...),
-		rtVars:    append(cloneOrEmpty(next.rtVars), m.rtVars...),
-		results:   make([]Expr, len(next.results)),
+	if len(first.results) != len(second.dims) {
+		return IndexingMap{}, fmt.Errorf("compose: the first map has %d results but the second has %d dimension variables",
+			len(first.results), len(second.dims))
 	}
-	if m.empty || next.empty {
-		out.setEmpty()
-		return out, nil
-	}
-	// m's symbols come after next's in the composed map.
-	shift := func(k atomKind, i int) (Expr, bool) {
-		switch k {
-		case atomRange:
+	nr, nt := len(second.rangeVars), len(second.rtVars)
+	// first's symbols come after second's in the composed map.
+	shift := func(c varClass, i int) (Expr, bool) {
+		switch c {
+		case classRange:
 			return RangeVar(i + nr), nr > 0
-		case atomRuntime:
+		case classRuntime:
 			return RuntimeVar(i + nt), nt > 0
 		}
 		return Expr{}, false
 	}
-	inner := make([]Expr, len(m.results))
-	for i, r := range m.results {
-		e, err := replaceVars(r, shift)
-		if err != nil {
-			return IndexingMap{}, fmt.Errorf("compose: result %d of the first map: %w", i, err)
-		}
-		inner[i] = e
+	inner := make([]Expr, len(first.results))
+	for i, r := range first.results {
+		inner[i] = r.replaceVars(shift)
 	}
-	subst := func(k atomKind, i int) (Expr, bool) {
-		if k == atomDim {
+	subst := func(c varClass, i int) (Expr, bool) {
+		if c == classDim {
 			return inner[i], true
 		}
 		return Expr{}, false
 	}
-	for i, r := range next.results {
-		e, err := replaceVars(r, subst)
-		if err != nil {
-			return IndexingMap{}, fmt.Errorf("compose: result %d of the second map at the first map's results: %w", i, err)
-		}
-		out.results[i] = e
+	out := IndexingMap{
+		dims:      cloneVars(first.dims),
+		rangeVars: append(cloneVars(second.rangeVars), first.rangeVars...),
+		rtVars:    append(cloneVars(second.rtVars), first.rtVars...),
+		results:   make([]Expr, len(second.results)),
 	}
-	for _, c := range next.constraints {
-		e, err := replaceVars(c.Expr, subst)
-		if err != nil {
-			return IndexingMap{}, fmt.Errorf("compose: constraint %s of the second map: %w", c, err)
-		}
-		out.addConstraint(e, c.Range)
+	for i, r := range second.results {
+		out.results[i] = r.replaceVars(subst)
 	}
-	for _, c := range m.constraints {
-		e, err := replaceVars(c.Expr, shift)
-		if err != nil {
-			return IndexingMap{}, fmt.Errorf("compose: constraint %s of the first map: %w", c, err)
-		}
-		out.addConstraint(e, c.Range)
+	if !out.variablesFeasible() || first.empty || second.empty {
+		// XLA finds most empty compositions through the bounds; a known
+		// empty operand without variables would escape it.
+		out.resetToKnownEmpty()
+		return out, nil
+	}
+	for _, c := range second.constraints {
+		out.addConstraint(c.Expr.replaceVars(subst), c.Range)
+	}
+	for _, c := range first.constraints {
+		out.addConstraint(c.Expr.replaceVars(shift), c.Range)
 	}
 	for i, e := range inner {
-		out.addConstraint(e, next.dims[i])
+		out.addConstraint(e, second.dims[i].Bounds)
 	}
 	return out, nil
 }
 
-func cloneOrEmpty(b []Interval) []Interval {
-	return append([]Interval(nil), b...)
+func cloneVars(vs []Variable) []Variable {
+	out := make([]Variable, len(vs))
+	copy(out, vs)
+	return out
 }

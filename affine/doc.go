@@ -1,7 +1,7 @@
-// Package affine holds XLA's indexing maps: affine expressions with floordiv
-// and mod, the maps built from them, their text format, and the range-aware
-// simplifier that proves, for example, that a chain of reshapes is the
-// identity. It is pure math and imports only the standard library.
+// Package affine holds XLA's indexing maps: symbolic integer expressions
+// (XLA's SymbolicExpr), the maps built from them, their text format, and the
+// range-aware simplifier that proves, for example, that a chain of reshapes
+// is the identity. It is pure math and imports only the standard library.
 //
 // # Model
 //
@@ -12,7 +12,8 @@
 //
 //	(d0, d1, d2) -> (d1), domain: d0 in [0, 9], d1 in [0, 19], d2 in [0, 29]
 //
-// A map has three kinds of variables, each with inclusive bounds:
+// A map has three kinds of variables, each with inclusive bounds and an
+// optional name:
 //
 //   - dimension variables d_i: the index of the element mapped, usually one
 //     per dimension of the tensor the map starts from;
@@ -22,82 +23,70 @@
 //   - runtime variables rt_i: values known only when the program runs, such
 //     as the offsets of a dynamic-slice, (d0){rt0} -> (d0 + rt0).
 //
-// The results are affine expressions (Expr) of those variables: sums of
-// variables times constants, constants, and floordiv, ceildiv and mod by
-// constants, with floor semantics (x floordiv c rounds towards -∞, x mod c
-// has the sign of c). Constraints "expr in [lo, hi]" restrict the domain
-// further, as the input-to-output map of a strided slice needs:
+// The results are expressions (Expr) of those variables: constants, sums,
+// products, floor division (written '/' as current XLA prints it, or
+// floordiv), ceildiv, mod, min and max. Division rounds towards -∞ and a
+// remainder by a positive constant is in [0, c). Constraints
+// "expr in [lo, hi]" restrict the domain further, as the input-to-output map
+// of a strided slice needs:
 //
-//	(d0) -> ((d0 - 3) floordiv 7), domain: d0 in [3, 17], (d0 - 3) mod 7 in [0, 0]
+//	(d0) -> ((d0 - 3) / 7), domain: d0 in [3, 17], (d0 - 3) mod 7 in [0, 0]
 //
 // The domain of a map is the set of points of the box of its bounds where
 // every constraint holds. A map whose domain is provably empty is "known
-// empty" (IsKnownEmpty) and prints as KNOWN EMPTY; a map that is not known
-// empty may still be empty.
+// empty" and prints as KNOWN EMPTY; the undefined map, for indexing that
+// cannot be expressed, prints as UNDEFINED.
 //
-// # Building maps
+// # Expressions
 //
-// Expressions start from Dim(i), RangeVar(i), RuntimeVar(i) and Const(c) and
-// grow with Add, Sub, AddConst, Mul, Neg, FloorDiv, CeilDiv and Mod; Replace
-// substitutes expressions for variables. An Expr is immutable and always in
-// canonical form (a sorted linear combination of variables and divisions), so
-// Equal, Compare, Hash and Key compare canonical forms, and Kind, Index,
-// Operands, Terms, Offset and Coefficient take it apart.
-//
-// Maps are built with NewIndexingMap (results, bounds of each kind of
-// variable, constraints), FromTensorSizes (bounds [0, size-1], as for a
-// tensor's shape), Identity and KnownEmpty, or read with Parse. Results,
-// NumDims, DimBound, RangeVarBound, RuntimeVarBound, Constraints and their
-// siblings read them back; AddConstraint restricts them.
+// An Expr is an immutable tree that keeps the shape in which it was built,
+// as XLA's SymbolicExpr does: building folds constants and drops x + 0 and
+// x * 1, and nothing more. Canonicalize gives XLA's canonical form without
+// bounds (flattened sums with their summands in XLA's order, constants
+// folded, products distributed); the simplifier gives the normal form XLA
+// reaches with bounds. Compare is XLA's order of expressions, which is the
+// order of summands in normal form: products, remainders, quotients, then
+// variables (dimensions, range, runtime variables by index), constants last,
+// so XLA prints (d1 mod 2) * 4 + d2 and s0 * 3 + d1.
 //
 // # Operations
 //
-//   - m.Compose(next) maps through m, then next, as XLA's
-//     ComposeIndexingMaps(m, next): the composed map has m's dimensions,
-//     next's range and runtime variables followed by m's, both maps'
-//     constraints, and the condition that m's results lie in next's bounds.
-//     It is simplified and its unused symbols are removed, as XLA's indexing
-//     analysis does after every composition.
-//   - Simplify rewrites a map using the bounds of its variables: divisions and
-//     remainders that the ranges make trivial are removed, sums are split by
-//     divisibility, the div/mod pairs of linearised indices are put back
-//     together; constraints are simplified, turned into bounds, dropped when
-//     they always hold, and a map whose constraints cannot hold becomes known
-//     empty. The rules are listed in simplify_expr.go and simplify.go.
-//   - m.Inverse() inverts the maps of ops that permute, reverse, offset,
-//     stride, broadcast, reduce or reshape, giving their input-to-output maps.
-//   - m.RangeOf(e) bounds an expression over the domain of m.
-//   - m.RemoveUnusedSymbols() and m.RemoveUnusedVars() drop variables that no
-//     result depends on, and say which.
-//   - m.Eval, m.Contains and m.ForEachPoint evaluate a map at a point, test
-//     membership of its domain and enumerate it, for tests.
+// Each operation is XLA's of the same name:
 //
-// Every operation keeps the map's set of (point, result) pairs: Simplify
-// changes neither which points are in the domain nor what they map to, and
-// Compose's result relates each point to exactly the elements reached by
-// applying one map and then the other. The tests check this law by
-// enumerating the points of thousands of random maps, and the fuzz targets
-// check it on maps drawn from fuzzed bytes.
+//   - SimplifyMap (and Simplify) is IndexingMap::Simplify. It first
+//     simplifies the constraints until nothing changes — their expressions,
+//     then their ranges, moving constants, factors and divisors from the
+//     expression to the range; a constraint on one variable tightens its
+//     bounds, one that always holds is dropped, one that cannot hold makes
+//     the map known empty — then merges the mod constraints on one variable,
+//     and then simplifies the results with the rules listed in
+//     simplify_expr.go, applied to a fixed point. A subexpression whose range
+//     is one point becomes that constant.
+//   - ComposeIndexingMaps(first, second) applies first, then second; the
+//     method Compose also simplifies and removes unused symbols, as XLA's
+//     indexing analysis does after every composition.
+//   - RemoveUnusedSymbols, RemoveUnusedVars, RescaleSymbols,
+//     ConvertSymbolsToDimensions and ConvertRangeVariablesToDimensions
+//     rewrite the variables of a map.
+//   - RangeOf bounds an expression over the domain; Eval, Contains and
+//     ForEachPoint evaluate a map at a point, test membership of its domain
+//     and enumerate it, for tests.
+//   - SymbolicTileFromIndexingMap derives the tile of an operand read by a
+//     tile of the output (XLA's SymbolicTile).
+//
+// Simplification never changes which points are in a map's domain nor what
+// they map to: the tests check this law by enumerating the points of
+// thousands of random maps.
 //
 // # Text format
 //
-// Maps print (String, MultilineString) and parse (Parse, ParseExpr) in XLA's
-// format,
+// Maps print (String, Format) and parse (Parse, ParseExpr) in XLA's format,
 //
-//	(d0, d1)[s0]{rt0} -> (d0 + s0, d1 floordiv 8), domain: d0 in [0, 9], d1 in [0, 15], s0 in [0, 3], rt0 in [0, 5], d1 mod 8 in [0, 0]
+//	(d0, d1)[s0]{rt0} -> (d0 + s0, d1 / 8), domain: d0 in [0, 9], d1 in [0, 15], s0 in [0, 3], rt0 in [0, 5], d1 mod 8 in [0, 0]
 //
-// with expressions printed token for token as XLA prints them (d0 * 4,
-// -d1 + 16, d0 - rt0, (d1 mod 2) * 4, d1 floordiv 4 + (d0 mod 2) * 2) and
-// constraints sorted by their text. Parse errors are *ParseError values with
-// the line and column of the fault, saying what was expected and what was
-// found. Fields splits a text into tokens, to compare maps laid out
-// differently.
-//
-// # Cost
-//
-// Expressions share structure; variables with small indices are
-// preallocated, a division and its sum are one allocation, and the
-// simplifier keeps its memos in small slices. Simplifying the map of a
-// reshape takes a few microseconds and a few dozen allocations (see the
-// benchmarks in bench_test.go).
+// with expressions printed token for token as XLA prints them and
+// constraints sorted by their text. PrintOptions{Syntax: SyntaxMLIR} prints
+// floor division as floordiv, as older XLA and the seed documents do; the
+// parser reads both. Parse errors are *ParseError values with the line and
+// column of the fault, saying what was expected and what was found.
 package affine

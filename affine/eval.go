@@ -1,8 +1,11 @@
 package affine
 
 import (
+	"errors"
 	"fmt"
 )
+
+var errOverflow = errors.New("integer overflow")
 
 // Point assigns a value to every variable of an indexing map.
 type Point struct {
@@ -16,61 +19,52 @@ func (p Point) String() string {
 	return fmt.Sprintf("d=%v s=%v rt=%v", p.Dims, p.Range, p.Runtime)
 }
 
-func (p *Point) value(k atomKind, i int) (int64, error) {
+func (p *Point) value(c varClass, i int) (int64, error) {
 	var vals []int64
-	switch k {
-	case atomDim:
+	switch c {
+	case classDim:
 		vals = p.Dims
-	case atomRange:
+	case classRange:
 		vals = p.Range
 	default:
 		vals = p.Runtime
 	}
 	if i >= len(vals) {
-		return 0, fmt.Errorf("%s has no value: the point gives %d", atomExpr(newVarAtom(k, i)), len(vals))
+		return 0, fmt.Errorf("%s has no value: the point gives %d", defaultName(c, i), len(vals))
 	}
 	return vals[i], nil
 }
 
-// Eval evaluates e at the given values of its variables. It reports an error
-// if a variable has no value or the arithmetic overflows int64.
+// Eval evaluates e at the given values of its variables, with XLA's
+// semantics (floor division, remainder in [0, |c|)). It reports an error if
+// a variable has no value, a divisor is zero or the arithmetic overflows.
 func (e Expr) Eval(p Point) (int64, error) {
 	return e.eval(&p)
 }
 
 func (e Expr) eval(p *Point) (int64, error) {
-	r := e.c
-	for _, t := range e.terms {
-		v, err := t.atom.eval(p)
-		if err != nil {
-			return 0, err
-		}
-		tv, ok := mulChecked(t.coef, v)
-		if ok {
-			r, ok = addChecked(r, tv)
-		}
-		if !ok {
-			return 0, fmt.Errorf("evaluating %s at %v: %w", e, *p, errOverflow)
-		}
+	switch e.op() {
+	case opConst:
+		return e.value(), nil
+	case opVar:
+		return p.value(splitVarID(e.n.val()))
 	}
-	return r, nil
-}
-
-func (a *atom) eval(p *Point) (int64, error) {
-	if a.isVar() {
-		return p.value(a.kind, a.index)
-	}
-	v, err := a.lhs.eval(p)
+	a, err := e.n.lhs.eval(p)
 	if err != nil {
 		return 0, err
 	}
-	switch a.kind {
-	case atomFloorDiv:
-		return floorDiv(v, a.k), nil
-	case atomCeilDiv:
-		return ceilDiv(v, a.k), nil
+	b, err := e.n.rhs.eval(p)
+	if err != nil {
+		return 0, err
 	}
-	return floorMod(v, a.k), nil
+	v, ok := evalOp(e.n.op, a, b)
+	if !ok {
+		if b == 0 && e.n.op != opAdd && e.n.op != opMul {
+			return 0, fmt.Errorf("evaluating %s at %v: division by zero", e, *p)
+		}
+		return 0, fmt.Errorf("evaluating %s at %v: %w", e, *p, errOverflow)
+	}
+	return v, nil
 }
 
 // Eval evaluates the results of m at p, without checking that p is in the
@@ -99,7 +93,7 @@ func (m IndexingMap) Contains(p Point) (bool, error) {
 		return false, fmt.Errorf("point %v does not match the map's %d dimension, %d range and %d runtime variables",
 			p, len(m.dims), len(m.rangeVars), len(m.rtVars))
 	}
-	if m.empty {
+	if m.empty || m.undefined {
 		return false, nil
 	}
 	return m.contains(&p)
@@ -107,11 +101,11 @@ func (m IndexingMap) Contains(p Point) (bool, error) {
 
 func (m *IndexingMap) contains(p *Point) (bool, error) {
 	for _, kv := range []struct {
-		vals   []int64
-		bounds []Interval
+		vals []int64
+		vars []Variable
 	}{{p.Dims, m.dims}, {p.Range, m.rangeVars}, {p.Runtime, m.rtVars}} {
 		for i, v := range kv.vals {
-			if !kv.bounds[i].Contains(v) {
+			if !kv.vars[i].Bounds.Contains(v) {
 				return false, nil
 			}
 		}
@@ -131,17 +125,16 @@ func (m *IndexingMap) contains(p *Point) (bool, error) {
 // ForEachPoint calls f with every point of the domain of m and the results
 // there, in lexicographic order of (dims, range vars, runtime vars), until f
 // returns false. The point and the results are reused from call to call. It
-// reports an error if a variable is unbounded or the arithmetic overflows.
-// It is meant for tests and small maps: it visits every point of the box.
+// reports an error if a variable is unbounded or the arithmetic fails. It is
+// meant for tests and small maps: it visits every point of the box.
 func (m IndexingMap) ForEachPoint(f func(p Point, results []int64) bool) error {
-	if m.empty {
+	if m.empty || m.undefined {
 		return nil
 	}
-	all := m.boundsSnapshot()
-	for i, b := range all {
+	all := append(append(varBounds(m.dims), varBounds(m.rangeVars)...), varBounds(m.rtVars)...)
+	for _, b := range all {
 		if !b.IsBounded() {
-			kind, idx := varOfOrdinal(i, len(m.dims), len(m.rangeVars))
-			return fmt.Errorf("cannot enumerate the points of %s: it is unbounded", atomExpr(newVarAtom(kind, idx)))
+			return fmt.Errorf("cannot enumerate the points of %s: a variable is unbounded", m)
 		}
 		if b.IsEmpty() {
 			return nil

@@ -1,62 +1,78 @@
 package affine
 
 import (
-	"cmp"
 	"fmt"
-	"iter"
+	"math"
 )
 
-// Expr is an affine expression over the variables of an indexing map: dimension
-// variables d_i, range variables s_i, runtime variables rt_i, integer
-// constants, sums, products by a constant, and floordiv, ceildiv and mod by a
-// constant.
+// Expr is a symbolic integer expression over the variables of an indexing
+// map, XLA's SymbolicExpr: integer constants, dimension variables d_i, range
+// variables s_i, runtime variables rt_i, and the binary operations +, *,
+// floordiv, ceildiv, mod, min and max.
 //
-// An Expr is an immutable value, always kept in canonical form: a linear
-// combination c + Σ aᵢ·tᵢ of distinct operands tᵢ (variables and
-// floordiv/ceildiv/mod expressions) with non-zero coefficients, sorted in
-// canonical order (dims, range vars, runtime vars by index, then floordivs,
-// ceildivs and mods). Sums are therefore flattened and constants folded;
-// x*1, x+0, x floordiv 1, x mod 1, divisions whose dividend is a multiple of
-// the divisor and negative divisors never appear. Two expressions are equal
-// exactly when Equal says so, and then they print identically.
+// An Expr is an immutable tree. Unlike a linear form it keeps the shape in
+// which it was built: d0 + (d1 + 2) and (d0 + d1) + 2 are different
+// expressions that print differently, as they do in XLA. Building an
+// expression applies only XLA's light folding (constants are folded, x + 0
+// and x * 1 disappear, and x * c1 * c2 becomes x * (c1·c2)); the canonical
+// form comes from Canonicalize and, with the bounds of a map, from Simplify.
 //
-// The zero Expr is the constant 0. Expressions share structure freely;
-// variables with small indices are preallocated, so building them does not
-// allocate.
+// Division and remainder have floor semantics: x floordiv c rounds towards
+// -∞ and x mod c has the sign of c. The zero Expr is the constant 0.
 type Expr struct {
-	terms []term // sorted by compareAtoms, non-zero coefficients, distinct atoms
-	c     int64  // the constant term
+	n *node
 }
 
-// term is one summand coef·atom of a canonical expression.
-type term struct {
-	coef int64
-	atom *atom
+// node is one vertex of an expression tree. Children of binary operations
+// are never nil except where they are the constant 0.
+type node struct {
+	lhs, rhs Expr
+	// x is, for a constant or a variable, its value (varClass<<varShift |
+	// index for a variable); for an operation, the hash of the tree. A leaf's
+	// hash is computed from its value, which keeps a node at 32 bytes.
+	x  uint64
+	op op
 }
 
-// atomKind is the kind of a summand's operand. The order of the constants is
-// the canonical order of summands.
-type atomKind uint8
+// val is the value of a constant or a variable.
+func (n *node) val() int64 { return int64(n.x) }
+
+// op is the kind of a node. Its order is XLA's order of SymbolicExprType,
+// which sorts the summands of a canonical sum: sums, products, remainders,
+// quotients, maxima and minima, then variables, then constants.
+type op uint8
 
 const (
-	atomDim atomKind = iota
-	atomRange
-	atomRuntime
-	atomFloorDiv
-	atomCeilDiv
-	atomMod
+	opAdd op = iota
+	opMul
+	opMod
+	opFloorDiv
+	opCeilDiv
+	opMax
+	opMin
+	opVar
+	opConst
 )
 
-// atom is a variable or a division of an expression by a constant k ≥ 2.
-type atom struct {
-	kind  atomKind
-	index int   // variables
-	lhs   Expr  // divisions
-	k     int64 // divisions
-	hash  uint64
-}
+// Variables are numbered so that comparing their numbers orders them as XLA
+// orders a map's variables: dimensions, then range variables, then runtime
+// variables, each by index.
+type varClass uint8
 
-func (a *atom) isVar() bool { return a.kind <= atomRuntime }
+const (
+	classDim varClass = iota
+	classRange
+	classRuntime
+)
+
+const (
+	varShift = 40
+	maxVars  = 1 << varShift
+)
+
+func varID(c varClass, i int) int64 { return int64(c)<<varShift | int64(i) }
+
+func splitVarID(v int64) (varClass, int) { return varClass(v >> varShift), int(v & (maxVars - 1)) }
 
 // ExprKind says what an expression is at its top level.
 type ExprKind uint8
@@ -67,14 +83,16 @@ const (
 	KindDim                        // a dimension variable d_i
 	KindRangeVar                   // a range variable s_i
 	KindRuntimeVar                 // a runtime variable rt_i
-	KindAdd                        // a sum of several terms, or of a term and a constant
-	KindMul                        // one operand times a constant other than 1
-	KindFloorDiv                   // x floordiv k
-	KindCeilDiv                    // x ceildiv k
-	KindMod                        // x mod k
+	KindAdd                        // lhs + rhs
+	KindMul                        // lhs * rhs
+	KindFloorDiv                   // lhs floordiv rhs
+	KindCeilDiv                    // lhs ceildiv rhs
+	KindMod                        // lhs mod rhs
+	KindMax                        // max(lhs, rhs)
+	KindMin                        // min(lhs, rhs)
 )
 
-var kindNames = [...]string{"constant", "dim", "range var", "runtime var", "add", "mul", "floordiv", "ceildiv", "mod"}
+var kindNames = [...]string{"constant", "dim", "range var", "runtime var", "add", "mul", "floordiv", "ceildiv", "mod", "max", "min"}
 
 // String names the kind: "constant", "dim", "floordiv", ...
 func (k ExprKind) String() string {
@@ -84,255 +102,307 @@ func (k ExprKind) String() string {
 	return fmt.Sprintf("ExprKind(%d)", k)
 }
 
-// preallocVars variables of each kind are built once, so that Dim(i) and its
-// siblings do not allocate.
-const preallocVars = 64
+var opKinds = [...]ExprKind{
+	opAdd: KindAdd, opMul: KindMul, opMod: KindMod, opFloorDiv: KindFloorDiv,
+	opCeilDiv: KindCeilDiv, opMax: KindMax, opMin: KindMin,
+}
 
-var varTerms [3][preallocVars][1]term
+// Small constants and variables are built once, so that building them does
+// not allocate.
+const (
+	preallocConsts = 256 // constants in [-preallocConsts, preallocConsts)
+	preallocVars   = 64
+)
+
+var (
+	constNodes [2 * preallocConsts]node
+	varNodes   [3][preallocVars]node
+)
 
 func init() {
-	for k := atomDim; k <= atomRuntime; k++ {
-		for i := range preallocVars {
-			varTerms[k][i][0] = term{1, newVarAtom(k, i)}
+	for i := range constNodes {
+		v := int64(i - preallocConsts)
+		constNodes[i] = node{op: opConst, x: uint64(v)}
+	}
+	for c := range varNodes {
+		for i := range varNodes[c] {
+			v := varID(varClass(c), i)
+			varNodes[c][i] = node{op: opVar, x: uint64(v)}
 		}
 	}
 }
 
-func newVarAtom(k atomKind, i int) *atom {
-	return &atom{kind: k, index: i, hash: mix(uint64(k)+1, uint64(i))}
-}
-
-func varExpr(k atomKind, i int) Expr {
-	if i < 0 {
-		panic(fmt.Sprintf("affine: negative variable index %d", i))
-	}
-	if i < preallocVars {
-		return Expr{terms: varTerms[k][i][:]}
-	}
-	return Expr{terms: []term{{1, newVarAtom(k, i)}}}
-}
-
-// Const returns the constant expression c. It panics if c is math.MinInt64,
-// which expressions never hold (so that negation cannot overflow).
-func Const(c int64) Expr {
-	if c == -c && c != 0 {
-		panic("affine: constant math.MinInt64 is out of range")
-	}
-	return Expr{c: c}
-}
-
-// Dim returns the dimension variable d_i.
-func Dim(i int) Expr { return varExpr(atomDim, i) }
-
-// RangeVar returns the range variable s_i.
-func RangeVar(i int) Expr { return varExpr(atomRange, i) }
-
-// RuntimeVar returns the runtime variable rt_i.
-func RuntimeVar(i int) Expr { return varExpr(atomRuntime, i) }
-
-// Kind says what e is at its top level.
-func (e Expr) Kind() ExprKind {
-	switch {
-	case len(e.terms) == 0:
-		return KindConstant
-	case len(e.terms) > 1 || e.c != 0:
-		return KindAdd
-	case e.terms[0].coef != 1:
-		return KindMul
-	}
-	switch e.terms[0].atom.kind {
-	case atomDim:
-		return KindDim
-	case atomRange:
-		return KindRangeVar
-	case atomRuntime:
-		return KindRuntimeVar
-	case atomFloorDiv:
-		return KindFloorDiv
-	case atomCeilDiv:
-		return KindCeilDiv
-	}
-	return KindMod
-}
-
-// Constant reports whether e is a constant, and its value.
-func (e Expr) Constant() (int64, bool) { return e.c, len(e.terms) == 0 }
-
-// Offset is the constant term of e: for d0 + 5 it is 5, for d0 floordiv 2 it is 0.
-func (e Expr) Offset() int64 { return e.c }
-
-// Index is the index of the variable e (d_i, s_i or rt_i), or -1 if e is
-// not a single variable.
-func (e Expr) Index() int {
-	if len(e.terms) == 1 && e.c == 0 && e.terms[0].coef == 1 && e.terms[0].atom.isVar() {
-		return e.terms[0].atom.index
-	}
-	return -1
-}
-
-// Operands returns the operands of a product (x, factor) or of a division
-// (x, divisor) — kinds KindMul, KindFloorDiv, KindCeilDiv and KindMod. For
-// other kinds it returns (e, 1).
-func (e Expr) Operands() (Expr, int64) {
-	switch e.Kind() {
-	case KindMul:
-		return atomExpr(e.terms[0].atom), e.terms[0].coef
-	case KindFloorDiv, KindCeilDiv, KindMod:
-		a := e.terms[0].atom
-		return a.lhs, a.k
-	}
-	return e, 1
-}
-
-// Terms iterates over the summands of e's linear form, without its constant
-// term: each coefficient with its operand, which is a variable or a
-// floordiv, ceildiv or mod expression, in canonical order.
-func (e Expr) Terms() iter.Seq2[int64, Expr] {
-	return func(yield func(int64, Expr) bool) {
-		for _, t := range e.terms {
-			if !yield(t.coef, atomExpr(t.atom)) {
-				return
-			}
-		}
-	}
-}
-
-// NumTerms is the number of summands of e, not counting the constant term.
-func (e Expr) NumTerms() int { return len(e.terms) }
-
-// Coefficient is the coefficient of the variable v (an expression of kind
-// KindDim, KindRangeVar or KindRuntimeVar) in e's linear form; variables that
-// appear only inside a division have coefficient 0.
-func (e Expr) Coefficient(v Expr) int64 {
-	if v.Index() < 0 {
-		panic("affine: Coefficient of a non-variable " + v.String())
-	}
-	va := v.terms[0].atom
-	for _, t := range e.terms {
-		if t.atom.kind == va.kind && t.atom.index == va.index {
-			return t.coef
-		}
-	}
-	return 0
-}
-
-// atomExpr is the expression 1·a.
-func atomExpr(a *atom) Expr {
-	if a.isVar() && a.index < preallocVars {
-		return Expr{terms: varTerms[a.kind][a.index][:]}
-	}
-	return Expr{terms: []term{{1, a}}}
-}
-
-// Equal reports whether e and f are the same expression.
-func (e Expr) Equal(f Expr) bool {
-	if e.c != f.c || len(e.terms) != len(f.terms) {
-		return false
-	}
-	for i := range e.terms {
-		if e.terms[i].coef != f.terms[i].coef || !atomEqual(e.terms[i].atom, f.terms[i].atom) {
-			return false
-		}
-	}
-	return true
-}
-
-func atomEqual(a, b *atom) bool {
-	if a == b {
-		return true
-	}
-	if a.hash != b.hash || a.kind != b.kind {
-		return false
-	}
-	if a.isVar() {
-		return a.index == b.index
-	}
-	return a.k == b.k && a.lhs.Equal(b.lhs)
-}
-
-// Compare orders expressions totally, consistently with Equal: it returns 0
-// exactly when e.Equal(f).
-func (e Expr) Compare(f Expr) int {
-	n := min(len(e.terms), len(f.terms))
-	for i := range n {
-		if c := compareAtoms(e.terms[i].atom, f.terms[i].atom); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(e.terms[i].coef, f.terms[i].coef); c != 0 {
-			return c
-		}
-	}
-	if c := cmp.Compare(len(e.terms), len(f.terms)); c != 0 {
-		return c
-	}
-	return cmp.Compare(e.c, f.c)
-}
-
-// compareAtoms is the canonical order of summands: variables first (dims,
-// range vars, runtime vars, each by index), then floordivs, ceildivs and mods
-// ordered by dividend and divisor.
-func compareAtoms(a, b *atom) int {
-	if a == b {
-		return 0
-	}
-	if c := cmp.Compare(a.kind, b.kind); c != 0 {
-		return c
-	}
-	if a.isVar() {
-		return cmp.Compare(a.index, b.index)
-	}
-	if c := a.lhs.Compare(b.lhs); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.k, b.k)
-}
-
-// Hash is a hash of e consistent with Equal, for use as a map key together
-// with Equal.
-func (e Expr) Hash() uint64 {
-	h := mix(0x9e3779b97f4a7c15, uint64(e.c))
-	for _, t := range e.terms {
-		h = mix(mix(h, uint64(t.coef)), t.atom.hash)
-	}
-	return h
-}
-
-// Key is a canonical string of e: e.Key() == f.Key() exactly when e.Equal(f).
-func (e Expr) Key() string { return e.String() }
+func leafHash(o op, v int64) uint64 { return mix(uint64(o)+0x9e37, uint64(v)) }
 
 func mix(h, v uint64) uint64 {
 	h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-	h *= 0xff51afd7ed558ccd
-	return h ^ (h >> 33)
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>32
 }
 
-func divHash(kind atomKind, lhs Expr, k int64) uint64 {
-	return mix(mix(uint64(kind)+1, lhs.Hash()), uint64(k))
+// Const returns the constant expression c.
+func Const(c int64) Expr {
+	if c == 0 {
+		return Expr{}
+	}
+	if -preallocConsts <= c && c < preallocConsts {
+		return Expr{&constNodes[c+preallocConsts]}
+	}
+	return Expr{&node{op: opConst, x: uint64(c)}}
+}
+
+func variable(c varClass, i int) Expr {
+	if i < 0 || i >= maxVars {
+		panic(fmt.Sprintf("affine: variable index %d out of range", i))
+	}
+	if i < preallocVars {
+		return Expr{&varNodes[c][i]}
+	}
+	v := varID(c, i)
+	return Expr{&node{op: opVar, x: uint64(v)}}
+}
+
+// Dim returns the dimension variable d_i.
+func Dim(i int) Expr { return variable(classDim, i) }
+
+// RangeVar returns the range variable s_i (XLA's symbol).
+func RangeVar(i int) Expr { return variable(classRange, i) }
+
+// RuntimeVar returns the runtime variable rt_i.
+func RuntimeVar(i int) Expr { return variable(classRuntime, i) }
+
+// binary builds the node lhs op rhs as it is, except that an operation on two
+// constants is evaluated (XLA's CreateSymbolicBinaryOp). Evaluating a
+// division or remainder by zero, or an overflowing sum or product, keeps the
+// node unevaluated.
+func binary(o op, lhs, rhs Expr) Expr {
+	if a, ok := lhs.Constant(); ok {
+		if b, ok := rhs.Constant(); ok {
+			if v, ok := evalOp(o, a, b); ok {
+				return Const(v)
+			}
+		}
+	}
+	return Expr{&node{op: o, lhs: lhs, rhs: rhs, x: mix(mix(uint64(o)+1, lhs.Hash()), rhs.Hash())}}
+}
+
+func (e Expr) op() op {
+	if e.n == nil {
+		return opConst
+	}
+	return e.n.op
+}
+
+// Kind says what e is at its top level.
+func (e Expr) Kind() ExprKind {
+	switch o := e.op(); o {
+	case opConst:
+		return KindConstant
+	case opVar:
+		c, _ := splitVarID(e.n.val())
+		return KindDim + ExprKind(c)
+	default:
+		return opKinds[o]
+	}
+}
+
+// IsBinary reports whether e is an operation with two operands.
+func (e Expr) IsBinary() bool { return e.op() < opVar }
+
+// LHS is the left operand of a binary operation, and the zero Expr otherwise.
+func (e Expr) LHS() Expr {
+	if !e.IsBinary() {
+		return Expr{}
+	}
+	return e.n.lhs
+}
+
+// RHS is the right operand of a binary operation, and the zero Expr otherwise.
+func (e Expr) RHS() Expr {
+	if !e.IsBinary() {
+		return Expr{}
+	}
+	return e.n.rhs
+}
+
+// Constant reports whether e is a constant, and its value.
+func (e Expr) Constant() (int64, bool) {
+	if e.n == nil {
+		return 0, true
+	}
+	if e.n.op == opConst {
+		return e.n.val(), true
+	}
+	return 0, false
+}
+
+// IsConst reports whether e is the constant c.
+func (e Expr) IsConst(c int64) bool {
+	v, ok := e.Constant()
+	return ok && v == c
+}
+
+// Index is the index of the variable e (d_i, s_i or rt_i), or -1 if e is not
+// a variable.
+func (e Expr) Index() int {
+	if e.op() != opVar {
+		return -1
+	}
+	_, i := splitVarID(e.n.val())
+	return i
+}
+
+func (e Expr) isVar() bool { return e.op() == opVar }
+
+// constRHS reports whether e is an operation o whose right operand is a
+// constant, and returns it.
+func (e Expr) constRHS(o op) (int64, bool) {
+	if e.op() != o {
+		return 0, false
+	}
+	return e.n.rhs.Constant()
+}
+
+// Hash is a hash of e consistent with Equal.
+func (e Expr) Hash() uint64 {
+	if e.n == nil {
+		return leafHash(opConst, 0)
+	}
+	if e.n.op >= opVar {
+		return leafHash(e.n.op, e.n.val())
+	}
+	return e.n.x
+}
+
+// Equal reports whether e and f are the same expression tree.
+func (e Expr) Equal(f Expr) bool {
+	if e.n == f.n {
+		return true
+	}
+	if e.Hash() != f.Hash() {
+		return false
+	}
+	a, b := e.n, f.n
+	if a == nil || b == nil {
+		return false // the constant 0 has no other representation
+	}
+	if a.op != b.op || a.x != b.x {
+		return false
+	}
+	if a.op >= opVar {
+		return true
+	}
+	return a.lhs.Equal(b.lhs) && a.rhs.Equal(b.rhs)
+}
+
+// Compare orders expressions totally, as XLA's SymbolicExpr::operator< does:
+// by kind (sums, products, mod, floordiv, ceildiv, max, min, variables,
+// constants), variables and constants by value, operations by their left and
+// then their right operand. It returns 0 exactly when e.Equal(f).
+func (e Expr) Compare(f Expr) int {
+	if e.n == f.n {
+		return 0
+	}
+	oe, of := e.op(), f.op()
+	if oe != of {
+		if oe < of {
+			return -1
+		}
+		return 1
+	}
+	if oe >= opVar {
+		ve, vf := e.value(), f.value()
+		switch {
+		case ve < vf:
+			return -1
+		case ve > vf:
+			return 1
+		}
+		return 0
+	}
+	if c := e.n.lhs.Compare(f.n.lhs); c != 0 {
+		return c
+	}
+	return e.n.rhs.Compare(f.n.rhs)
+}
+
+func (e Expr) value() int64 {
+	if e.n == nil {
+		return 0
+	}
+	return e.n.val()
+}
+
+// Key is a string that identifies e: e.Key() == f.Key() exactly when
+// e.Equal(f).
+func (e Expr) Key() string { return e.String() }
+
+// Walk calls f for every subexpression of e, operands before the operation
+// (post-order), ending with e itself.
+func (e Expr) Walk(f func(Expr)) {
+	if e.IsBinary() {
+		e.n.lhs.Walk(f)
+		e.n.rhs.Walk(f)
+	}
+	f(e)
 }
 
 // visitVars calls visit for every occurrence of a variable in e.
-func (e Expr) visitVars(visit func(kind atomKind, index int)) {
-	for _, t := range e.terms {
-		if t.atom.isVar() {
-			visit(t.atom.kind, t.atom.index)
-		} else {
-			t.atom.lhs.visitVars(visit)
-		}
+func (e Expr) visitVars(visit func(c varClass, index int)) {
+	switch e.op() {
+	case opConst:
+	case opVar:
+		c, i := splitVarID(e.n.val())
+		visit(c, i)
+	default:
+		e.n.lhs.visitVars(visit)
+		e.n.rhs.visitVars(visit)
 	}
 }
 
 // UsesVar reports whether the variable v (an expression of kind KindDim,
 // KindRangeVar or KindRuntimeVar) occurs anywhere in e.
 func (e Expr) UsesVar(v Expr) bool {
-	if v.Index() < 0 {
-		panic("affine: UsesVar of a non-variable " + v.String())
+	if !v.isVar() {
+		return false
 	}
-	va := v.terms[0].atom
-	found := false
-	e.visitVars(func(k atomKind, i int) {
-		if k == va.kind && i == va.index {
-			found = true
+	switch e.op() {
+	case opConst:
+		return false
+	case opVar:
+		return e.n.val() == v.n.val()
+	}
+	return e.n.lhs.UsesVar(v) || e.n.rhs.UsesVar(v)
+}
+
+// evalOp applies o to two values with XLA's semantics. It reports false for
+// a division or remainder by zero and for a result that overflows int64.
+func evalOp(o op, a, b int64) (int64, bool) {
+	switch o {
+	case opAdd:
+		return addChecked(a, b)
+	case opMul:
+		return mulChecked(a, b)
+	case opFloorDiv:
+		if b == 0 || (a == math.MinInt64 && b == -1) {
+			return 0, false
 		}
-	})
-	return found
+		return floorDiv(a, b), true
+	case opCeilDiv:
+		if b == 0 || (a == math.MinInt64 && b == -1) {
+			return 0, false
+		}
+		return ceilDiv(a, b), true
+	case opMod:
+		if b == 0 {
+			return 0, false
+		}
+		return floorMod(a, b), true
+	case opMax:
+		return max(a, b), true
+	case opMin:
+		return min(a, b), true
+	}
+	return 0, false
 }

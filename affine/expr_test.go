@@ -2,229 +2,172 @@ package affine
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
-func mustExpr(t *testing.T, s string) Expr {
+func mustExpr(t *testing.T, text string) Expr {
 	t.Helper()
-	e, err := ParseExpr(s)
+	e, err := ParseExpr(text)
 	if err != nil {
-		t.Fatalf("ParseExpr(%q): %v", s, err)
+		t.Fatalf("ParseExpr(%q): %v", text, err)
 	}
 	return e
 }
 
-// Expressions print as XLA prints them, in canonical form.
-func TestExprCanonicalText(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"d0", "d0"},
-		{"d0 + 0", "d0"},
-		{"0 + d0", "d0"},
-		{"d0 * 1", "d0"},
-		{"1 * d0", "d0"},
-		{"d0 floordiv 1", "d0"},
-		{"d0 ceildiv 1", "d0"},
-		{"d0 mod 1", "0"},
-		{"d0 * 0", "0"},
-		{"3 + 4 * 5", "23"},
-		{"-7 floordiv 2", "-4"},
-		{"-7 ceildiv 2", "-3"},
-		{"-7 mod 2", "1"},
-		{"7 mod -2", "-1"},
-		{"d1 + d0", "d0 + d1"},
-		{"s0 + rt0 + d1 + 5 + d0", "d0 + d1 + s0 + rt0 + 5"},
-		{"(d0 + 2) + (d1 + 3)", "d0 + d1 + 5"},
-		{"d0 + d0", "d0 * 2"},
-		{"d0 - d0", "0"},
-		{"2 * (d0 + 3 * d1)", "d0 * 2 + d1 * 6"},
-		{"-d0", "-d0"},
-		{"-(d0 + d1)", "-d0 - d1"},
-		{"16 - d1", "-d1 + 16"},
-		{"d0 - 5", "d0 - 5"},
-		{"d0 - rt0", "d0 - rt0"},
-		{"d0 - 3 * d1", "d0 - d1 * 3"},
-		{"-3 * d0 + 1", "d0 * -3 + 1"},
-		{"d1 * 7 + 3", "d1 * 7 + 3"},
-		{"(d1 - 3) floordiv 7", "(d1 - 3) floordiv 7"},
-		{"d0 floordiv 8", "d0 floordiv 8"},
-		{"(d0 * 2) floordiv 3", "(d0 * 2) floordiv 3"},
-		{"(-d0) floordiv 3", "(-d0) floordiv 3"},
-		{"d0 floordiv -3", "(-d0) floordiv 3"},
-		{"d0 mod -3", "-((-d0) mod 3)"},
-		{"-(d0 floordiv 2)", "-(d0 floordiv 2)"},
-		{"(d1 mod 2) * 4 + d2", "d2 + (d1 mod 2) * 4"},
-		{"(d0 mod 2) * 2 + d1 floordiv 4", "d1 floordiv 4 + (d0 mod 2) * 2"},
-		{"d1 floordiv 2 + d0 * 2", "d0 * 2 + d1 floordiv 2"},
-		{"d0 mod 3 + d0 ceildiv 3 + d0 floordiv 3", "d0 floordiv 3 + d0 ceildiv 3 + d0 mod 3"},
-		{"d1 floordiv 2 + d0 floordiv 2", "d0 floordiv 2 + d1 floordiv 2"},
-		{"d0 - (d1 floordiv 2) * 3", "d0 - (d1 floordiv 2) * 3"},
-		{"((d0 floordiv 2) floordiv 3) mod 4", "((d0 floordiv 2) floordiv 3) mod 4"},
-		{"(d0 * 4 + 8) floordiv 4", "d0 + 2"},
-		{"(d0 * 4 + 8) mod 4", "0"},
-		{"(d0 * 6 + 3) floordiv 4", "(d0 * 6 + 3) floordiv 4"},
-		{"d0 + d1 mod 2", "d0 + d1 mod 2"},
-		{"- - d0", "d0"},
-		{"d0 * 2 * 3", "d0 * 6"},
-		{"rt12 + s64 + d100", "d100 + s64 + rt12"},
+// Building folds constants and neutral elements, and nothing else.
+func TestBuildKeepsTheShape(t *testing.T) {
+	d0, d1 := Dim(0), Dim(1)
+	cases := []struct {
+		e    Expr
+		want string
+	}{
+		{d0.Add(Const(0)), "d0"},
+		{Const(2).Add(Const(3)), "5"},
+		{d0.Add(d1).AddConst(2), "d0 + d1 + 2"},
+		// A sum prints without its association, as in MLIR and XLA.
+		{d0.Add(d1.AddConst(2)), "d0 + d1 + 2"},
+		{d0.Mul(1), "d0"},
+		{d0.Mul(0), "0"},
+		{d0.Mul(2).Mul(3), "d0 * 6"},
+		{Const(2).Times(d0), "d0 * 2"},
+		{d0.Times(d1), "d0 * d1"},
+		{d0.FloorDiv(1), "d0"},
+		{d0.Mod(1), "0"},
+		{d0.FloorDiv(4).FloorDiv(2), "d0 / 4 / 2"},
+		{d0.Sub(d1), "d0 - d1"},
+		{d0.Sub(d1.Mul(3)), "d0 - d1 * 3"},
+		{d0.Sub(d1.Add(Const(4))), "d0 + -d1 - 4"},
+		{d1.Add(d0).Neg(), "-d0 - d1"},
+		{d0.FloorDiv(3).Neg().AddConst(9), "-(d0 / 3) + 9"},
+		{d0.Min(d1.AddConst(1)), "min(d0, d1 + 1)"},
+		{RangeVar(0).Add(RuntimeVar(1)), "s0 + rt1"},
+	}
+	for _, c := range cases {
+		if got := c.e.String(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+
+// Printing follows XLA token for token, in either syntax.
+func TestPrint(t *testing.T) {
+	cases := []struct{ in, xla, mlir string }{
+		{"d0 floordiv 4", "d0 / 4", "d0 floordiv 4"},
+		{"(d0 floordiv 4) mod 2", "(d0 / 4) mod 2", "(d0 floordiv 4) mod 2"},
+		{"(d0 * 64) floordiv 715 * 715", "((d0 * 64) / 715) * 715", "((d0 * 64) floordiv 715) * 715"},
+		{"(d0 + d1) floordiv 3", "(d0 + d1) / 3", "(d0 + d1) floordiv 3"},
+		{"d0 ceildiv 3", "d0 ceildiv 3", "d0 ceildiv 3"},
+		{"-(d0 floordiv 2)", "-(d0 / 2)", "-(d0 floordiv 2)"},
+		{"(-d0) mod 2", "(-d0) mod 2", "(-d0) mod 2"},
+		{"d0 + d1 * -3", "d0 - d1 * 3", "d0 - d1 * 3"},
+		{"d0 - 7", "d0 - 7", "d0 - 7"},
+		{"s0 * rt0", "s0 * rt0", "s0 * rt0"},
+		{"max(d0, 2 * d1)", "max(d0, d1 * 2)", "max(d0, d1 * 2)"},
 	}
 	for _, c := range cases {
 		e := mustExpr(t, c.in)
-		if got := e.String(); got != c.want {
-			t.Errorf("%s printed as %q, want %q", c.in, got, c.want)
+		if got := e.String(); got != c.xla {
+			t.Errorf("%q prints %q, want %q", c.in, got, c.xla)
 		}
-		if p := mustExpr(t, e.String()); !p.Equal(e) {
-			t.Errorf("%s does not parse back: %s", e, p)
+		if got := e.Format(PrintOptions{Syntax: SyntaxMLIR}); got != c.mlir {
+			t.Errorf("%q prints %q in MLIR syntax, want %q", c.in, got, c.mlir)
+		}
+		if back := mustExpr(t, e.String()); !back.Equal(e) {
+			t.Errorf("%q does not parse back to itself: %s", e, back)
 		}
 	}
 }
 
-// Equal, Compare, Hash and Key agree, whatever way an expression is built.
-func TestExprEquality(t *testing.T) {
-	built := Dim(1).Mul(4).Add(Dim(0)).FloorDiv(8).Add(RangeVar(0).Mod(3).Mul(2))
-	parsed := mustExpr(t, "(4 * d1 + d0) floordiv 8 + 2 * (s0 mod 3)")
-	if !built.Equal(parsed) || built.Compare(parsed) != 0 || built.Hash() != parsed.Hash() || built.Key() != parsed.Key() {
-		t.Errorf("%s and %s differ", built, parsed)
+// Compare is XLA's order of expressions.
+func TestCompareIsXLAsOrder(t *testing.T) {
+	sorted := []string{"d0 + d1", "d0 * 2", "d1 * 2", "s0 * 2", "d0 mod 3", "d0 / 3", "d0 ceildiv 3", "max(d0, 1)", "min(d0, 1)", "d0", "d1", "s0", "s1", "rt0", "-5", "3"}
+	var es []Expr
+	for _, s := range sorted {
+		es = append(es, mustExpr(t, s))
 	}
-	others := []string{"d0", "d1", "s0", "rt0", "d0 + 1", "d0 * 2", "d0 floordiv 2", "d0 ceildiv 2", "d0 mod 2", "d0 floordiv 3", "(d0 + 1) floordiv 2", "5", "-5", "d0 + d1", "d0 - d1"}
-	for i, a := range others {
-		for j, b := range others {
-			ea, eb := mustExpr(t, a), mustExpr(t, b)
-			eq := ea.Equal(eb)
-			if eq != (i == j) || (ea.Compare(eb) == 0) != eq || (ea.Key() == eb.Key()) != eq {
-				t.Errorf("%s vs %s: Equal %v, Compare %d, keys %q %q", a, b, eq, ea.Compare(eb), ea.Key(), eb.Key())
-			}
-			if eq && ea.Hash() != eb.Hash() {
-				t.Errorf("equal %s and %s hash differently", a, b)
-			}
-			if c1, c2 := ea.Compare(eb), eb.Compare(ea); c1 != -c2 {
-				t.Errorf("Compare is not antisymmetric on %s, %s", a, b)
+	shuffled := slices.Clone(es)
+	slices.Reverse(shuffled)
+	sortExprs(shuffled)
+	for i := range es {
+		if !shuffled[i].Equal(es[i]) {
+			t.Fatalf("sorted order %v, want %v", shuffled, es)
+		}
+	}
+	for i, a := range es {
+		for j, b := range es {
+			if c := a.Compare(b); (c < 0) != (i < j) || (c == 0) != (i == j) {
+				t.Errorf("Compare(%s, %s) = %d", a, b, c)
 			}
 		}
 	}
-	var zero Expr
-	if !zero.Equal(Const(0)) || zero.String() != "0" {
-		t.Errorf("the zero Expr is %q", zero)
-	}
 }
 
-// Evaluation uses floor semantics: floordiv rounds towards -∞, mod has the
-// sign of the divisor.
-func TestExprEvalFloorSemantics(t *testing.T) {
-	for x := int64(-20); x <= 20; x++ {
-		for _, k := range []int64{-7, -3, -1, 1, 2, 3, 5} {
-			p := Point{Dims: []int64{x}}
-			fd, _ := Dim(0).FloorDiv(k).Eval(p)
-			cd, _ := Dim(0).CeilDiv(k).Eval(p)
-			md, _ := Dim(0).Mod(k).Eval(p)
-			wantF := int64(math.Floor(float64(x) / float64(k)))
-			wantC := int64(math.Ceil(float64(x) / float64(k)))
-			if fd != wantF || cd != wantC || md != x-k*wantF {
-				t.Fatalf("x=%d k=%d: floordiv %d ceildiv %d mod %d, want %d %d %d", x, k, fd, cd, md, wantF, wantC, x-k*wantF)
-			}
-			if md != 0 && (md < 0) != (k < 0) {
-				t.Fatalf("%d mod %d = %d does not have the divisor's sign", x, k, md)
-			}
-		}
-	}
-	e := mustExpr(t, "d0 * 3 + s1 - rt0 floordiv 2")
-	v, err := e.Eval(Point{Dims: []int64{2}, Range: []int64{0, 5}, Runtime: []int64{-3}})
-	if err != nil || v != 6+5+2 {
-		t.Errorf("Eval = %d, %v; want 13", v, err)
-	}
-	if _, err := e.Eval(Point{Dims: []int64{2}}); err == nil {
-		t.Errorf("Eval without s1 and rt0 gave no error")
-	}
-	if _, err := Dim(0).Mul(1 << 40).Eval(Point{Dims: []int64{1 << 40}}); err == nil {
-		t.Errorf("Eval that overflows gave no error")
-	}
-}
-
-func TestExprAccessors(t *testing.T) {
-	cases := []struct {
-		e     string
-		kind  ExprKind
-		index int
-	}{
-		{"7", KindConstant, -1},
-		{"d2", KindDim, 2},
-		{"s1", KindRangeVar, 1},
-		{"rt3", KindRuntimeVar, 3},
-		{"d0 + 1", KindAdd, -1},
-		{"d0 + d1", KindAdd, -1},
-		{"d0 * 4", KindMul, -1},
-		{"-d0", KindMul, -1},
-		{"d0 floordiv 4", KindFloorDiv, -1},
-		{"d0 ceildiv 4", KindCeilDiv, -1},
-		{"d0 mod 4", KindMod, -1},
-		{"(d0 mod 4) * 3", KindMul, -1},
+func TestCanonicalize(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"d1 + d0 + d1 * 2 + 3 - 1", "d1 * 3 + d0 + 2"},
+		{"(d0 + d1) * 3", "d0 * 3 + d1 * 3"},
+		{"d0 * 2 * 3", "d0 * 6"},
+		{"min(d0 + 3, d0)", "d0"},
+		{"max(d0 + 3, d0)", "d0 + 3"},
+		{"(d0 * 6) floordiv 4", "(d0 * 3) / 2"},
+		{"(d0 * 6) mod 4", "((d0 * 3) / 2) * -4 + d0 * 6"},
+		{"(d0 * 8 + d1) floordiv 4", "d0 * 2 + d1 / 4"},
+		{"d0 ceildiv 4", "(d0 + 3) / 4"},
+		{"d0 floordiv -1", "-d0"},
+		{"d0 mod 4", "(d0 / 4) * -4 + d0"},
+		{"d0 mod -4", "d0 mod -4"},
+		{"3 mod 2 + 7 floordiv 2", "4"},
 	}
 	for _, c := range cases {
-		e := mustExpr(t, c.e)
-		if e.Kind() != c.kind || e.Index() != c.index {
-			t.Errorf("%s: kind %v index %d, want %v %d", c.e, e.Kind(), e.Index(), c.kind, c.index)
+		if got := mustExpr(t, c.in).Canonicalize().String(); got != c.want {
+			t.Errorf("Canonicalize(%s) = %s, want %s", c.in, got, c.want)
 		}
 	}
-	e := mustExpr(t, "d0 * 8 + d1 + (s0 mod 2) * 4 - 3")
-	if e.Offset() != -3 || e.NumTerms() != 3 || e.Coefficient(Dim(0)) != 8 || e.Coefficient(Dim(1)) != 1 || e.Coefficient(RangeVar(0)) != 0 {
-		t.Errorf("linear form of %s: offset %d, %d terms, coefficients %d %d %d", e, e.Offset(), e.NumTerms(), e.Coefficient(Dim(0)), e.Coefficient(Dim(1)), e.Coefficient(RangeVar(0)))
+}
+
+// Evaluation uses XLA's semantics, with errors instead of crashes.
+func TestEval(t *testing.T) {
+	p := Point{Dims: []int64{7, -7}, Range: []int64{3}, Runtime: []int64{2}}
+	cases := []struct {
+		e    string
+		want int64
+	}{
+		{"d0 floordiv 2", 3}, {"d1 floordiv 2", -4}, {"d1 ceildiv 2", -3}, {"d0 ceildiv 2", 4},
+		{"d1 mod 3", 2}, {"d0 mod -3", 1}, {"d0 floordiv -2", -4}, {"min(d0, d1)", -7},
+		{"max(s0, rt0)", 3}, {"d0 * s0 + rt0", 23},
 	}
-	var terms []string
-	for coef, x := range e.Terms() {
-		terms = append(terms, Const(coef).String()+"·"+x.String())
+	for _, c := range cases {
+		got, err := mustExpr(t, c.e).Eval(p)
+		if err != nil || got != c.want {
+			t.Errorf("%s at %v = %d, %v; want %d", c.e, p, got, err, c.want)
+		}
 	}
-	if got := terms; len(got) != 3 || got[0] != "8·d0" || got[1] != "1·d1" || got[2] != "4·s0 mod 2" {
-		t.Errorf("Terms of %s: %q", e, got)
+	for _, e := range []Expr{Dim(0).ModBy(Dim(1).AddConst(7)), Dim(0).FloorDivBy(Const(0)), Dim(3)} {
+		if _, err := e.Eval(p); err == nil {
+			t.Errorf("%s at %v: no error", e, p)
+		}
 	}
-	if x, k := mustExpr(t, "(d0 + 1) mod 6").Operands(); x.String() != "d0 + 1" || k != 6 {
-		t.Errorf("Operands of a mod: %s, %d", x, k)
-	}
-	if x, k := mustExpr(t, "(d0 floordiv 2) * -5").Operands(); x.String() != "d0 floordiv 2" || k != -5 {
-		t.Errorf("Operands of a product: %s, %d", x, k)
-	}
-	if !e.UsesVar(RangeVar(0)) || e.UsesVar(RuntimeVar(0)) {
-		t.Errorf("UsesVar on %s", e)
-	}
-	r := e.Replace([]Expr{RangeVar(1), Const(2)}, nil, nil)
-	if got := r.String(); got != "s1 * 8 + (s0 mod 2) * 4 - 1" {
-		t.Errorf("Replace: %s", got)
+	big := Const(math.MaxInt64).Add(Dim(0))
+	if _, err := big.Eval(p); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("%s: overflow not reported: %v", big, err)
 	}
 }
 
-// The arithmetic that could overflow int64 panics (the methods) or reports
-// an error (the parser); it never wraps.
-func TestExprOverflowPanics(t *testing.T) {
-	big := Dim(0).Mul(math.MaxInt64 / 2)
-	for name, f := range map[string]func(){
-		"Mul":       func() { big.Mul(3) },
-		"Add":       func() { big.Add(big).Add(big) },
-		"AddConst":  func() { Const(math.MaxInt64).AddConst(1) },
-		"FloorDiv0": func() { Dim(0).FloorDiv(0) },
-		"Mod0":      func() { Dim(0).Mod(0) },
-		"MinInt64":  func() { Const(math.MinInt64) },
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s did not panic", name)
-				}
-			}()
-			f()
-		}()
+func TestTermsAndOffset(t *testing.T) {
+	e := mustExpr(t, "d0 * 3 + s0 + (d1 mod 2) * 4 - 6")
+	var got []string
+	for c, x := range e.Terms() {
+		got = append(got, x.String()+"×"+Const(c).String())
 	}
-	if got := Const(math.MaxInt64).Neg(); got.String() != "-9223372036854775807" {
-		t.Errorf("-MaxInt64 = %s", got)
+	if want := []string{"d0×3", "s0×1", "d1 mod 2×4"}; !slices.Equal(got, want) {
+		t.Errorf("Terms = %v, want %v", got, want)
 	}
-}
-
-// Building variables and small expressions allocates little.
-func TestExprAllocations(t *testing.T) {
-	if n := testing.AllocsPerRun(100, func() { _ = Dim(3); _ = RangeVar(1); _ = RuntimeVar(0) }); n != 0 {
-		t.Errorf("variables allocate %v times", n)
+	if e.Offset() != -6 {
+		t.Errorf("Offset = %d", e.Offset())
 	}
-	if n := testing.AllocsPerRun(100, func() { _ = Dim(0).AddConst(5) }); n != 0 {
-		t.Errorf("d0 + 5 allocates %v times", n)
-	}
-	if n := testing.AllocsPerRun(100, func() { _ = Dim(0).Mul(8).Add(Dim(1)) }); n > 2 {
-		t.Errorf("d0 * 8 + d1 allocates %v times", n)
+	if x, k := mustExpr(t, "d0 floordiv 8").Operands(); x.String() != "d0" || k != 8 {
+		t.Errorf("Operands = %s, %d", x, k)
 	}
 }

@@ -14,18 +14,27 @@ import (
 // expressions. The domain is the box given by the inclusive bounds of every
 // dimension variable d_i, range variable s_i and runtime variable rt_i,
 // restricted to the points where every constraint "expr in [lo, hi]" holds.
-// A map whose domain is known to have no point is "known empty".
+// A map whose domain is known to have no point is "known empty"; the
+// undefined map (Undefined) stands for indexing that cannot be expressed.
 //
 // An IndexingMap is an immutable value: methods return new maps and never
 // modify the receiver or slices it was built from. The zero IndexingMap is
 // "() -> ()".
 type IndexingMap struct {
 	results     []Expr
-	dims        []Interval
-	rangeVars   []Interval
-	rtVars      []Interval
-	constraints []Constraint // sorted by Expr.Compare; no variable or constant expressions; distinct
+	dims        []Variable
+	rangeVars   []Variable
+	rtVars      []Variable
+	constraints []Constraint // in insertion order, as XLA's MapVector
 	empty       bool
+	undefined   bool
+}
+
+// Variable is one variable of a map: its inclusive bounds and, optionally, a
+// name (an empty name prints as d_i, s_i or rt_i).
+type Variable struct {
+	Bounds Interval
+	Name   string
 }
 
 // Constraint restricts the domain of a map to the points where Expr is in Range.
@@ -38,19 +47,23 @@ type Constraint struct {
 func (c Constraint) String() string { return c.Expr.String() + " in " + c.Range.String() }
 
 // NewIndexingMap builds the map with the given results, the bounds of its
-// dimension, range and runtime variables, and constraints. It reports an
-// error if an expression uses a variable the map does not have. Empty bounds
-// or a constraint that cannot hold make the map known empty. Constraints on a
-// single variable tighten its bounds; constraints on the same expression are
-// intersected.
+// dimension, range and runtime variables, and constraints, as XLA's
+// IndexingMap constructor does: a variable with empty bounds makes the map
+// known empty, and each constraint is added with AddConstraint. It reports
+// an error if an expression uses a variable the map does not have.
 func NewIndexingMap(results []Expr, dims, rangeVars, runtimeVars []Interval, constraints ...Constraint) (IndexingMap, error) {
+	return NewIndexingMapVars(results, boundsToVars(dims), boundsToVars(rangeVars), boundsToVars(runtimeVars), constraints...)
+}
+
+// NewIndexingMapVars is NewIndexingMap with named variables.
+func NewIndexingMapVars(results []Expr, dims, rangeVars, runtimeVars []Variable, constraints ...Constraint) (IndexingMap, error) {
 	m := IndexingMap{
 		results:   slices.Clone(results),
 		dims:      slices.Clone(dims),
 		rangeVars: slices.Clone(rangeVars),
 		rtVars:    slices.Clone(runtimeVars),
 	}
-	for i, r := range results {
+	for i, r := range m.results {
 		if err := m.checkVars(r); err != nil {
 			return IndexingMap{}, fmt.Errorf("result %d (%s): %w", i, r, err)
 		}
@@ -60,7 +73,10 @@ func NewIndexingMap(results []Expr, dims, rangeVars, runtimeVars []Interval, con
 			return IndexingMap{}, fmt.Errorf("constraint %s: %w", c, err)
 		}
 	}
-	m.checkBounds()
+	if !m.variablesFeasible() {
+		m.resetToKnownEmpty()
+		return m, nil
+	}
 	for _, c := range constraints {
 		m.addConstraint(c.Expr, c.Range)
 	}
@@ -90,18 +106,22 @@ func Identity(sizes ...int64) IndexingMap {
 }
 
 // KnownEmpty is the map with the given numbers of variables and results whose
-// domain is empty, in XLA's canonical form: every bound is [0, -1] and every
-// result is 0.
+// domain is empty, in XLA's canonical form: every dimension and range
+// variable has bounds [0, -1] and every result is 0.
 func KnownEmpty(numDims, numRangeVars, numRuntimeVars, numResults int) IndexingMap {
 	m := IndexingMap{
 		results:   make([]Expr, numResults),
-		dims:      make([]Interval, numDims),
-		rangeVars: make([]Interval, numRangeVars),
-		rtVars:    make([]Interval, numRuntimeVars),
+		dims:      make([]Variable, numDims),
+		rangeVars: make([]Variable, numRangeVars),
+		rtVars:    make([]Variable, numRuntimeVars),
 	}
-	m.setEmpty()
+	m.resetToKnownEmpty()
 	return m
 }
+
+// Undefined is the map that stands for indexing that cannot be expressed
+// (XLA's IndexingMap::GetUndefined); it prints as UNDEFINED.
+func Undefined() IndexingMap { return IndexingMap{undefined: true} }
 
 func sizesToBounds(sizes []int64) []Interval {
 	if sizes == nil {
@@ -114,67 +134,76 @@ func sizesToBounds(sizes []int64) []Interval {
 	return b
 }
 
+func boundsToVars(b []Interval) []Variable {
+	if b == nil {
+		return nil
+	}
+	v := make([]Variable, len(b))
+	for i, iv := range b {
+		v[i] = Variable{Bounds: iv}
+	}
+	return v
+}
+
 // checkVars reports an error if e uses a variable the map does not have.
 func (m *IndexingMap) checkVars(e Expr) error {
 	var err error
-	e.visitVars(func(k atomKind, i int) {
-		if err != nil {
-			return
-		}
-		if n := len(m.vars(k)); i >= n {
-			err = fmt.Errorf("uses %s, but the map has %d %s", atomExpr(newVarAtom(k, i)), n, varKindPlural[k])
+	e.visitVars(func(c varClass, i int) {
+		if err == nil && i >= len(m.varsOf(c)) {
+			err = fmt.Errorf("%s is not a variable of the map, which has %d dimension, %d range and %d runtime variables",
+				defaultName(c, i), len(m.dims), len(m.rangeVars), len(m.rtVars))
 		}
 	})
 	return err
 }
 
-var varKindPlural = [...]string{"dimension variables", "range variables", "runtime variables"}
-
-func (m *IndexingMap) vars(k atomKind) []Interval {
-	switch k {
-	case atomDim:
+func (m *IndexingMap) varsOf(c varClass) []Variable {
+	switch c {
+	case classDim:
 		return m.dims
-	case atomRange:
+	case classRange:
 		return m.rangeVars
 	}
 	return m.rtVars
 }
 
-// checkBounds marks the map known empty if a variable's bounds are empty.
-func (m *IndexingMap) checkBounds() {
-	for _, vs := range [][]Interval{m.dims, m.rangeVars, m.rtVars} {
-		for _, b := range vs {
-			if b.IsEmpty() {
-				m.setEmpty()
-				return
+// bound is the bounds of a variable; a variable the map does not have is
+// unbounded.
+func (m *IndexingMap) bound(c varClass, i int) Interval {
+	vs := m.varsOf(c)
+	if i >= len(vs) {
+		return Unbounded
+	}
+	return vs[i].Bounds
+}
+
+func (m *IndexingMap) variablesFeasible() bool {
+	for _, vs := range [][]Variable{m.dims, m.rangeVars, m.rtVars} {
+		for _, v := range vs {
+			if !v.Bounds.IsFeasible() {
+				return false
 			}
 		}
 	}
+	return true
 }
 
-// setEmpty resets the map to the canonical known-empty form, keeping its
-// numbers of variables and results.
-func (m *IndexingMap) setEmpty() {
-	m.empty = true
+// resetToKnownEmpty turns m into XLA's canonical empty map: results 0,
+// dimension and range variables [0, -1], no constraints.
+func (m *IndexingMap) resetToKnownEmpty() {
 	m.results = make([]Expr, len(m.results))
-	m.dims = emptyBounds(len(m.dims))
-	m.rangeVars = emptyBounds(len(m.rangeVars))
-	m.rtVars = emptyBounds(len(m.rtVars))
+	m.dims = slices.Clone(m.dims)
+	for i := range m.dims {
+		m.dims[i].Bounds = emptyInterval
+	}
+	m.rangeVars = slices.Clone(m.rangeVars)
+	for i := range m.rangeVars {
+		m.rangeVars[i].Bounds = emptyInterval
+	}
 	m.constraints = nil
+	m.empty = true
 }
 
-func emptyBounds(n int) []Interval {
-	if n == 0 {
-		return nil
-	}
-	b := make([]Interval, n)
-	for i := range b {
-		b[i] = emptyInterval
-	}
-	return b
-}
-
-// clone copies the slices of m so that the copy can be modified in place.
 func (m IndexingMap) clone() IndexingMap {
 	m.results = slices.Clone(m.results)
 	m.dims = slices.Clone(m.dims)
@@ -184,51 +213,73 @@ func (m IndexingMap) clone() IndexingMap {
 	return m
 }
 
-// AddConstraint returns m restricted to the points where e is in r. It
-// panics if e uses a variable the map does not have.
+// AddConstraint returns m restricted to the points where e is in r, as XLA's
+// AddConstraint: a constraint on one variable intersects its bounds, one on a
+// constant is checked, and one on an expression already constrained
+// intersects the two ranges. An empty range or bounds make the map known
+// empty. It panics if e uses a variable the map does not have.
 func (m IndexingMap) AddConstraint(e Expr, r Interval) IndexingMap {
 	if err := m.checkVars(e); err != nil {
-		panic(fmt.Sprintf("affine: AddConstraint %s: %v", e, err))
+		panic("affine: AddConstraint: " + err.Error())
 	}
 	m = m.clone()
 	m.addConstraint(e, r)
 	return m
 }
 
-// addConstraint adds e in r to m in place, as XLA's AddConstraint does: a
-// constraint on a variable tightens its bounds, one on a constant is checked,
-// one on an expression already constrained intersects the two ranges.
 func (m *IndexingMap) addConstraint(e Expr, r Interval) {
-	if m.empty {
+	if m.empty || m.undefined {
 		return
 	}
-	if r.IsEmpty() {
-		m.setEmpty()
+	if !r.IsFeasible() {
+		m.resetToKnownEmpty()
 		return
 	}
-	if c, ok := e.Constant(); ok {
-		if !r.Contains(c) {
-			m.setEmpty()
+	if e.isVar() {
+		c, i := splitVarID(e.n.val())
+		vs := m.varsOf(c)
+		vs[i].Bounds = vs[i].Bounds.Intersect(r)
+		if !vs[i].Bounds.IsFeasible() {
+			m.resetToKnownEmpty()
 		}
 		return
 	}
-	if i := e.Index(); i >= 0 {
-		vs := m.vars(e.terms[0].atom.kind)
-		vs[i] = vs[i].Intersect(r)
-		if vs[i].IsEmpty() {
-			m.setEmpty()
+	if v, ok := e.Constant(); ok {
+		if !r.Contains(v) {
+			m.resetToKnownEmpty()
 		}
 		return
 	}
-	i, found := slices.BinarySearchFunc(m.constraints, e, func(c Constraint, e Expr) int { return c.Expr.Compare(e) })
-	if found {
-		m.constraints[i].Range = m.constraints[i].Range.Intersect(r)
-		if m.constraints[i].Range.IsEmpty() {
-			m.setEmpty()
+	for i := range m.constraints {
+		if m.constraints[i].Expr.Equal(e) {
+			m.constraints[i].Range = m.constraints[i].Range.Intersect(r)
+			if !m.constraints[i].Range.IsFeasible() {
+				m.resetToKnownEmpty()
+			}
+			return
 		}
-		return
 	}
-	m.constraints = slices.Insert(m.constraints, i, Constraint{e, r})
+	m.constraints = append(m.constraints, Constraint{e, r})
+}
+
+// eraseConstraint removes the constraint on e, keeping the order of the
+// others.
+func (m *IndexingMap) eraseConstraint(e Expr) {
+	for i := range m.constraints {
+		if m.constraints[i].Expr.Equal(e) {
+			m.constraints = slices.Delete(m.constraints, i, i+1)
+			return
+		}
+	}
+}
+
+func (m *IndexingMap) constraintIndex(e Expr) int {
+	for i := range m.constraints {
+		if m.constraints[i].Expr.Equal(e) {
+			return i
+		}
+	}
+	return -1
 }
 
 // NumDims is the number of dimension variables.
@@ -240,6 +291,10 @@ func (m IndexingMap) NumRangeVars() int { return len(m.rangeVars) }
 // NumRuntimeVars is the number of runtime variables.
 func (m IndexingMap) NumRuntimeVars() int { return len(m.rtVars) }
 
+// NumSymbols is the number of range and runtime variables together (XLA's
+// symbols).
+func (m IndexingMap) NumSymbols() int { return len(m.rangeVars) + len(m.rtVars) }
+
 // NumResults is the number of result expressions.
 func (m IndexingMap) NumResults() int { return len(m.results) }
 
@@ -250,24 +305,42 @@ func (m IndexingMap) Result(i int) Expr { return m.results[i] }
 func (m IndexingMap) Results() []Expr { return slices.Clone(m.results) }
 
 // DimBound is the bounds of d_i.
-func (m IndexingMap) DimBound(i int) Interval { return m.dims[i] }
+func (m IndexingMap) DimBound(i int) Interval { return m.dims[i].Bounds }
 
 // RangeVarBound is the bounds of s_i.
-func (m IndexingMap) RangeVarBound(i int) Interval { return m.rangeVars[i] }
+func (m IndexingMap) RangeVarBound(i int) Interval { return m.rangeVars[i].Bounds }
 
 // RuntimeVarBound is the bounds of rt_i.
-func (m IndexingMap) RuntimeVarBound(i int) Interval { return m.rtVars[i] }
+func (m IndexingMap) RuntimeVarBound(i int) Interval { return m.rtVars[i].Bounds }
 
 // DimBounds returns a copy of the bounds of the dimension variables.
-func (m IndexingMap) DimBounds() []Interval { return slices.Clone(m.dims) }
+func (m IndexingMap) DimBounds() []Interval { return varBounds(m.dims) }
 
 // RangeVarBounds returns a copy of the bounds of the range variables.
-func (m IndexingMap) RangeVarBounds() []Interval { return slices.Clone(m.rangeVars) }
+func (m IndexingMap) RangeVarBounds() []Interval { return varBounds(m.rangeVars) }
 
 // RuntimeVarBounds returns a copy of the bounds of the runtime variables.
-func (m IndexingMap) RuntimeVarBounds() []Interval { return slices.Clone(m.rtVars) }
+func (m IndexingMap) RuntimeVarBounds() []Interval { return varBounds(m.rtVars) }
 
-// Constraints returns a copy of the constraints, in canonical order.
+// DimVars returns a copy of the dimension variables.
+func (m IndexingMap) DimVars() []Variable { return slices.Clone(m.dims) }
+
+// RangeVars returns a copy of the range variables.
+func (m IndexingMap) RangeVars() []Variable { return slices.Clone(m.rangeVars) }
+
+// RuntimeVars returns a copy of the runtime variables.
+func (m IndexingMap) RuntimeVars() []Variable { return slices.Clone(m.rtVars) }
+
+func varBounds(vs []Variable) []Interval {
+	b := make([]Interval, len(vs))
+	for i, v := range vs {
+		b[i] = v.Bounds
+	}
+	return b
+}
+
+// Constraints returns a copy of the constraints, in the order they were
+// added.
 func (m IndexingMap) Constraints() []Constraint { return slices.Clone(m.constraints) }
 
 // NumConstraints is the number of constraints.
@@ -277,15 +350,55 @@ func (m IndexingMap) NumConstraints() int { return len(m.constraints) }
 // A map that is not known empty may still be empty.
 func (m IndexingMap) IsKnownEmpty() bool { return m.empty }
 
-// Equal reports whether m and o are the same map: the same variables with
-// the same bounds, the same results and the same constraints.
+// IsUndefined reports whether m is the undefined map.
+func (m IndexingMap) IsUndefined() bool { return m.undefined }
+
+// WithDimNames returns m with its dimension variables named (an empty name
+// prints as d_i).
+func (m IndexingMap) WithDimNames(names ...string) IndexingMap {
+	m.dims = slices.Clone(m.dims)
+	for i := range m.dims {
+		if i < len(names) {
+			m.dims[i].Name = names[i]
+		}
+	}
+	return m
+}
+
+// Equal reports whether m and o are the same map, as XLA's operator== says:
+// the same results, variable bounds and constraints (in any order).
+// Variable names are not compared.
 func (m IndexingMap) Equal(o IndexingMap) bool {
-	if m.empty != o.empty ||
-		!slices.Equal(m.dims, o.dims) || !slices.Equal(m.rangeVars, o.rangeVars) || !slices.Equal(m.rtVars, o.rtVars) ||
-		!slices.EqualFunc(m.results, o.results, Expr.Equal) {
+	if m.undefined || o.undefined {
+		return m.undefined == o.undefined
+	}
+	if m.empty != o.empty || len(m.results) != len(o.results) ||
+		!sameBounds(m.dims, o.dims) || !sameBounds(m.rangeVars, o.rangeVars) || !sameBounds(m.rtVars, o.rtVars) ||
+		len(m.constraints) != len(o.constraints) {
 		return false
 	}
-	return slices.EqualFunc(m.constraints, o.constraints, func(a, b Constraint) bool {
-		return a.Range == b.Range && a.Expr.Equal(b.Expr)
-	})
+	for i, r := range m.results {
+		if !r.Equal(o.results[i]) {
+			return false
+		}
+	}
+	for _, c := range m.constraints {
+		j := o.constraintIndex(c.Expr)
+		if j < 0 || o.constraints[j].Range != c.Range {
+			return false
+		}
+	}
+	return true
+}
+
+func sameBounds(a, b []Variable) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Bounds != b[i].Bounds {
+			return false
+		}
+	}
+	return true
 }

@@ -6,12 +6,11 @@ import (
 )
 
 // Interval is a set of consecutive integers [Lo, Hi], both bounds included.
-// It is empty when Lo > Hi.
+// It is infeasible (empty) when Lo > Hi.
 //
-// Arithmetic saturates: math.MinInt64 as a lower bound and math.MaxInt64 as
-// an upper bound mean "unbounded", and a result that does not fit in int64 is
-// widened to unbounded rather than wrapped, so range analysis stays sound
-// whatever the constants.
+// Arithmetic follows XLA's Interval: math.MinInt64 as a lower bound and
+// math.MaxInt64 as an upper bound mean "unbounded", and a bound that
+// overflows saturates to them rather than wrapping.
 type Interval struct {
 	Lo, Hi int64
 }
@@ -27,6 +26,9 @@ var emptyInterval = Interval{0, -1}
 // IsEmpty reports whether the interval contains no integer.
 func (a Interval) IsEmpty() bool { return a.Lo > a.Hi }
 
+// IsFeasible reports whether the interval contains an integer.
+func (a Interval) IsFeasible() bool { return a.Lo <= a.Hi }
+
 // IsPoint reports whether the interval contains exactly one integer.
 func (a Interval) IsPoint() bool { return a.Lo == a.Hi }
 
@@ -36,11 +38,9 @@ func (a Interval) IsBounded() bool { return a.Lo != math.MinInt64 && a.Hi != mat
 // Contains reports whether v is in the interval.
 func (a Interval) Contains(v int64) bool { return a.Lo <= v && v <= a.Hi }
 
-// ContainsInterval reports whether every element of b is in a. The empty
-// interval is contained in every interval.
-func (a Interval) ContainsInterval(b Interval) bool {
-	return b.IsEmpty() || (a.Lo <= b.Lo && b.Hi <= a.Hi)
-}
+// ContainsInterval reports whether every element of b is in a (XLA's
+// Interval::Contains of an interval): b's bounds lie within a's.
+func (a Interval) ContainsInterval(b Interval) bool { return a.Lo <= b.Lo && b.Hi <= a.Hi }
 
 // NumElements is the number of integers in the interval, saturated at
 // math.MaxInt64.
@@ -55,154 +55,123 @@ func (a Interval) NumElements() int64 {
 	return d + 1
 }
 
-// Intersect is the set of integers in both a and b.
+// Intersect is [max(Lo), min(Hi)], XLA's Interval::Intersect. The result may
+// be infeasible.
 func (a Interval) Intersect(b Interval) Interval {
-	r := Interval{max(a.Lo, b.Lo), min(a.Hi, b.Hi)}
-	if r.IsEmpty() {
-		return emptyInterval
-	}
-	return r
+	return Interval{max(a.Lo, b.Lo), min(a.Hi, b.Hi)}
 }
 
 // Union is the smallest interval that contains both a and b (their convex
-// hull); an empty operand is ignored.
+// hull), XLA's Interval::Union.
 func (a Interval) Union(b Interval) Interval {
-	if a.IsEmpty() {
-		return b
-	}
-	if b.IsEmpty() {
-		return a
-	}
 	return Interval{min(a.Lo, b.Lo), max(a.Hi, b.Hi)}
 }
 
-// Add is {x + y : x in a, y in b}.
+// Add is {x + y : x in a, y in b} with saturation, XLA's Interval::operator+.
 func (a Interval) Add(b Interval) Interval {
-	if a.IsEmpty() || b.IsEmpty() {
-		return emptyInterval
+	lo, loOK := addChecked(a.Lo, b.Lo)
+	hi, hiOK := addChecked(a.Hi, b.Hi)
+	if !loOK || a.Lo == math.MinInt64 || b.Lo == math.MinInt64 {
+		if a.Lo < 0 || b.Lo < 0 {
+			lo = math.MinInt64
+		} else {
+			lo, hi = math.MaxInt64, math.MaxInt64
+			hiOK = true
+		}
 	}
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if a.Lo != math.MinInt64 && b.Lo != math.MinInt64 {
-		lo = satAdd(a.Lo, b.Lo)
-	}
-	if a.Hi != math.MaxInt64 && b.Hi != math.MaxInt64 {
-		hi = satAdd(a.Hi, b.Hi)
+	if !hiOK || a.Hi == math.MaxInt64 || b.Hi == math.MaxInt64 {
+		if a.Hi > 0 || b.Hi > 0 {
+			hi = math.MaxInt64
+		} else {
+			lo, hi = math.MinInt64, math.MinInt64
+		}
 	}
 	return Interval{lo, hi}
 }
 
 // Neg is {-x : x in a}.
-func (a Interval) Neg() Interval {
-	if a.IsEmpty() {
-		return emptyInterval
+func (a Interval) Neg() Interval { return a.Mul(pointInterval(-1)) }
+
+// Scale is {c * x : x in a}, as an interval.
+func (a Interval) Scale(c int64) Interval { return a.Mul(pointInterval(c)) }
+
+// Mul is the hull of {x * y : x in a, y in b} with saturation, XLA's
+// Interval::operator*.
+func (a Interval) Mul(b Interval) Interval {
+	return a.mulPoint(b.Lo).Union(a.mulPoint(b.Hi))
+}
+
+func (a Interval) mulPoint(p int64) Interval {
+	l, u := a.Lo, a.Hi
+	if p < 0 {
+		l, u = u, l
 	}
-	// -MinInt64 does not fit: it saturates to MaxInt64, like an unbounded side.
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if a.Hi != math.MaxInt64 && a.Hi != math.MinInt64 {
-		lo = -a.Hi
-	} else if a.Hi == math.MinInt64 {
-		lo = math.MaxInt64
+	lo, ok := mulChecked(l, p)
+	if !ok || (p == -1 && l == math.MaxInt64) {
+		lo = math.MinInt64
 	}
-	if a.Lo != math.MinInt64 {
-		hi = -a.Lo
+	hi, ok := mulChecked(u, p)
+	if !ok {
+		hi = math.MaxInt64
 	}
 	return Interval{lo, hi}
 }
 
-// Scale is {c * x : x in a} as an interval (its convex hull when |c| > 1).
-func (a Interval) Scale(c int64) Interval {
-	if a.IsEmpty() {
-		return emptyInterval
-	}
-	switch {
-	case c == 0:
-		return pointInterval(0)
-	case c < 0:
-		if c == math.MinInt64 {
-			return Unbounded
-		}
-		return a.Neg().Scale(-c)
-	}
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if a.Lo != math.MinInt64 {
-		lo = satMul(a.Lo, c)
-	}
-	if a.Hi != math.MaxInt64 {
-		hi = satMul(a.Hi, c)
-	}
-	return Interval{lo, hi}
-}
-
-// FloorDiv is {⌊x/c⌋ : x in a}. It panics if c is zero.
+// FloorDiv is the hull of {⌊x/c⌋ : x in a}, saturating unbounded ends, XLA's
+// Interval::FloorDiv. It panics if c is zero.
 func (a Interval) FloorDiv(c int64) Interval {
 	if c == 0 {
 		panic("affine: Interval.FloorDiv by zero")
 	}
-	if a.IsEmpty() {
-		return emptyInterval
-	}
-	if c < 0 {
-		if c == math.MinInt64 {
-			return Unbounded
-		}
-		// ⌊x/c⌋ = ⌊-x/-c⌋.
-		return a.Neg().FloorDiv(-c)
-	}
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if a.Lo != math.MinInt64 {
-		lo = floorDiv(a.Lo, c)
-	}
-	if a.Hi != math.MaxInt64 {
-		hi = floorDiv(a.Hi, c)
-	}
-	return Interval{lo, hi}
+	x, y := satDiv(a.Lo, c, floorDiv), satDiv(a.Hi, c, floorDiv)
+	return Interval{min(x, y), max(x, y)}
 }
 
-// CeilDiv is {⌈x/c⌉ : x in a}. It panics if c is zero.
+// CeilDiv is the hull of {⌈x/c⌉ : x in a}. It panics if c is zero.
 func (a Interval) CeilDiv(c int64) Interval {
 	if c == 0 {
 		panic("affine: Interval.CeilDiv by zero")
 	}
-	if a.IsEmpty() {
-		return emptyInterval
-	}
-	if c < 0 {
-		if c == math.MinInt64 {
-			return Unbounded
-		}
-		return a.Neg().CeilDiv(-c)
-	}
-	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-	if a.Lo != math.MinInt64 {
-		lo = ceilDiv(a.Lo, c)
-	}
-	if a.Hi != math.MaxInt64 {
-		hi = ceilDiv(a.Hi, c)
-	}
-	return Interval{lo, hi}
+	x, y := satDiv(a.Lo, c, ceilDiv), satDiv(a.Hi, c, ceilDiv)
+	return Interval{min(x, y), max(x, y)}
 }
 
-// Mod is {x mod c : x in a} with floor semantics (the result has the sign of
-// c), as an interval. It panics if c is zero.
+func satDiv(v, c int64, div func(a, b int64) int64) int64 {
+	switch v {
+	case math.MinInt64:
+		if c > 0 {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	case math.MaxInt64:
+		if c > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return div(v, c)
+}
+
+// Mod is the range XLA's RangeEvaluator gives x mod c for x in a: a itself
+// when 0 <= a < c, [0, c-1] otherwise. It panics if c is zero.
 func (a Interval) Mod(c int64) Interval {
 	if c == 0 {
 		panic("affine: Interval.Mod by zero")
 	}
-	if a.IsEmpty() {
-		return emptyInterval
+	if 0 <= a.Lo && a.Hi < c {
+		return a
 	}
 	if c < 0 {
-		if c == math.MinInt64 {
-			return Unbounded
-		}
-		// x mod c = -((-x) mod -c).
-		return a.Neg().Mod(-c).Neg()
-	}
-	if a.IsBounded() && floorDiv(a.Lo, c) == floorDiv(a.Hi, c) {
-		return Interval{floorMod(a.Lo, c), floorMod(a.Hi, c)}
+		return Interval{0, -c - 1}
 	}
 	return Interval{0, c - 1}
 }
+
+// Min is the hull of {min(x, y) : x in a, y in b}.
+func (a Interval) Min(b Interval) Interval { return Interval{min(a.Lo, b.Lo), min(a.Hi, b.Hi)} }
+
+// Max is the hull of {max(x, y) : x in a, y in b}.
+func (a Interval) Max(b Interval) Interval { return Interval{max(a.Lo, b.Lo), max(a.Hi, b.Hi)} }
 
 // String formats the interval as XLA does: "[lo, hi]".
 func (a Interval) String() string {

@@ -19,6 +19,7 @@ const (
 	tokPlus
 	tokMinus
 	tokStar
+	tokSlash
 	tokIllegal
 )
 
@@ -99,6 +100,8 @@ func (l *lexer) next() token {
 		return one(tokPlus)
 	case c == '*':
 		return one(tokStar)
+	case c == '/':
+		return one(tokSlash)
 	}
 	// One illegal character, or one UTF-8 sequence, so that the error quotes it whole.
 	l.pos++

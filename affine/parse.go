@@ -21,11 +21,11 @@ func (e *ParseError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.
 // keywords cannot name variables.
 var keywords = map[string]bool{
 	"floordiv": true, "ceildiv": true, "mod": true, "in": true, "domain": true,
-	"is_simplified": true, "KNOWN": true, "EMPTY": true,
+	"is_simplified": true, "min": true, "max": true,
 }
 
 type varRef struct {
-	kind  atomKind
+	class varClass
 	index int
 }
 
@@ -47,16 +47,21 @@ type parser struct {
 type bail struct{ err *ParseError }
 
 func (p *parser) errorAt(pos int, format string, args ...any) {
+	line, col := lineColumn(p.lx.src, pos)
+	panic(bail{&ParseError{Line: line, Column: col, Offset: pos, Msg: fmt.Sprintf(format, args...)}})
+}
+
+func lineColumn(src string, pos int) (int, int) {
 	line, col := 1, 1
-	for i := 0; i < pos && i < len(p.lx.src); i++ {
-		if p.lx.src[i] == '\n' {
+	for i := 0; i < pos && i < len(src); i++ {
+		if src[i] == '\n' {
 			line++
 			col = 1
 		} else {
 			col++
 		}
 	}
-	panic(bail{&ParseError{Line: line, Column: col, Offset: pos, Msg: fmt.Sprintf(format, args...)}})
+	return line, col
 }
 
 func (p *parser) advance() token {
@@ -101,16 +106,22 @@ func run[T any](src string, f func(p *parser) T) (result T, err error) {
 
 // Parse reads a map in XLA's text format, such as
 //
-//	(d0, d1)[s0]{rt0} -> (d0 + s0, d1 floordiv 8), domain: d0 in [0, 9], d1 in [0, 15], s0 in [0, 3], rt0 in [0, 5], d1 mod 8 in [0, 0]
+//	(d0, d1)[s0]{rt0} -> (d0 + s0, d1 / 8), domain: d0 in [0, 9], d1 in [0, 15], s0 in [0, 3], rt0 in [0, 5], d1 mod 8 in [0, 0]
 //
-// or the text KNOWN EMPTY (which gives a known-empty map without variables).
-// Variables may have any names that are not keywords: they are bound by
-// position, the first list to dimension variables, the bracketed one to range
-// variables and the braced one to runtime variables. The domain must give the
-// range of every variable, in order, before any constraint. Expressions use
-// MLIR's syntax and precedence: '*', floordiv, ceildiv and mod bind tighter
-// than '+' and '-', all are left-associative, unary minus binds tightest, and
-// products, divisors and moduli must involve a constant.
+// or the texts KNOWN EMPTY and UNDEFINED. Floor division may be written '/'
+// (current XLA) or floordiv (MLIR and older XLA). Variables may have any
+// names that are not keywords: they are bound by position, the first list to
+// dimension variables, the bracketed one to range variables and the braced
+// one to runtime variables. The domain must give the range of every
+// variable, in order, before any constraint.
+//
+// Expressions use MLIR's precedence: '*', '/', floordiv, ceildiv and mod
+// bind tighter than '+' and '-', all are left-associative, unary minus binds
+// tightest; min(a, b) and max(a, b) are functions. They are built as XLA's
+// parser builds them: a - b is a + (-b) with -b in canonical form, a
+// constant factor goes to the right of a product, and nothing else is
+// simplified. A map is built as NewIndexingMapVars builds it, so a variable
+// with empty bounds or a constraint that cannot hold makes it known empty.
 //
 // Errors are *ParseError values with the line and column of the fault.
 func Parse(text string) (IndexingMap, error) {
@@ -140,20 +151,44 @@ func ParseExpr(text string) (Expr, error) {
 	})
 }
 
+// ParseExprIn reads one expression over the variables of m, named as m
+// prints them (d<i>, s<i> and rt<i> unless the map names them).
+func ParseExprIn(m IndexingMap, text string) (Expr, error) {
+	return run(text, func(p *parser) Expr {
+		for c := classDim; c <= classRuntime; c++ {
+			for i := range m.varsOf(c) {
+				name := m.varName(c, i)
+				p.vars[name] = varRef{c, i}
+				p.names = append(p.names, name)
+			}
+		}
+		e := p.parseExpr()
+		if p.tok.kind != tokEOF {
+			p.errorAt(p.tok.pos, "expected an operator or end of input, found %s", p.tok.describe())
+		}
+		return e
+	})
+}
+
 func (p *parser) parseMap() IndexingMap {
-	if p.isKeyword("KNOWN") {
+	switch {
+	case p.isKeyword("KNOWN"):
 		p.advance()
 		p.expectKeyword("EMPTY", " after 'KNOWN'")
 		p.expect(tokEOF, "end of input after 'KNOWN EMPTY'")
 		return KnownEmpty(0, 0, 0, 0)
+	case p.isKeyword("UNDEFINED"):
+		p.advance()
+		p.expect(tokEOF, "end of input after 'UNDEFINED'")
+		return Undefined()
 	}
 	var names [3][]string
-	names[atomDim] = p.parseVarList(atomDim, tokLParen, tokRParen, "'(' to open the list of dimension variables")
+	names[classDim] = p.parseVarList(classDim, tokLParen, tokRParen, "'(' to open the list of dimension variables")
 	if p.tok.kind == tokLBrack {
-		names[atomRange] = p.parseVarList(atomRange, tokLBrack, tokRBrack, "'['")
+		names[classRange] = p.parseVarList(classRange, tokLBrack, tokRBrack, "'['")
 	}
 	if p.tok.kind == tokLBrace {
-		names[atomRuntime] = p.parseVarList(atomRuntime, tokLBrace, tokRBrace, "'{'")
+		names[classRuntime] = p.parseVarList(classRuntime, tokLBrace, tokRBrace, "'{'")
 	}
 	p.expect(tokArrow, "'->' after the variables")
 	p.expect(tokLParen, "'(' to open the list of results")
@@ -168,83 +203,81 @@ func (p *parser) parseMap() IndexingMap {
 		}
 	}
 	p.expect(tokRParen, "',' or ')' after a result")
-	m := IndexingMap{
-		results:   results,
-		dims:      make([]Interval, len(names[atomDim])),
-		rangeVars: make([]Interval, len(names[atomRange])),
-		rtVars:    make([]Interval, len(names[atomRuntime])),
+	var vars [3][]Variable
+	for c := range names {
+		vars[c] = make([]Variable, len(names[c]))
+		for i, n := range names[c] {
+			if n != defaultName(varClass(c), i) {
+				vars[c][i].Name = n
+			}
+		}
 	}
-	nvars := len(m.dims) + len(m.rangeVars) + len(m.rtVars)
+	nd, nr := len(vars[classDim]), len(vars[classRange])
+	nvars := nd + nr + len(vars[classRuntime])
+	var constraints []Constraint
 	if p.tok.kind == tokEOF {
 		if nvars > 0 {
 			p.errorAt(p.tok.pos, "expected ', domain:' with the ranges of the variables, found end of input")
 		}
-		return m
-	}
-	p.expect(tokComma, "',' or end of input after the results")
-	p.expectKeyword("domain", " after the results")
-	p.expect(tokColon, "':' after 'domain'")
-	type pending struct {
-		e   Expr
-		r   Interval
-		pos int
-	}
-	var constraints []pending
-	k := 0       // variables given so far, in order dims, range vars, runtime vars
-	entries := 0 // entries of the domain read so far
-	for ; p.tok.kind != tokEOF; entries++ {
-		if entries > 0 {
-			p.expect(tokComma, "',' or end of input")
+	} else {
+		p.expect(tokComma, "',' or end of input after the results")
+		p.expectKeyword("domain", " after the results")
+		p.expect(tokColon, "':' after 'domain'")
+		k := 0 // variables given so far, in order dims, range vars, runtime vars
+		for entries := 0; p.tok.kind != tokEOF; entries++ {
+			if entries > 0 {
+				p.expect(tokComma, "',' or end of input")
+			}
+			if k < nvars {
+				c, idx := ordinalVar(k, nd, nr)
+				want := names[c][idx]
+				if p.tok.kind != tokIdent || p.tok.text != want {
+					p.errorAt(p.tok.pos, "expected the range of %s, found %s", want, p.tok.describe())
+				}
+				p.advance()
+				p.expectKeyword("in", " after "+want)
+				vars[c][idx].Bounds = p.parseInterval(want)
+				k++
+				continue
+			}
+			if p.isKeyword("is_simplified") {
+				// Printed by some versions of XLA; it carries no information.
+				p.advance()
+				p.expect(tokColon, "':' after 'is_simplified'")
+				if !p.isKeyword("true") && !p.isKeyword("false") {
+					p.errorAt(p.tok.pos, "expected 'true' or 'false', found %s", p.tok.describe())
+				}
+				p.advance()
+				continue
+			}
+			e := p.parseExpr()
+			p.expectKeyword("in", " after a constraint's expression")
+			constraints = append(constraints, Constraint{e, p.parseInterval("the constraint " + e.String())})
 		}
 		if k < nvars {
-			kind, idx := varOfOrdinal(k, len(m.dims), len(m.rangeVars))
-			want := names[kind][idx]
-			if p.tok.kind != tokIdent || p.tok.text != want {
-				p.errorAt(p.tok.pos, "expected the range of %s, found %s", want, p.tok.describe())
-			}
-			p.advance()
-			p.expectKeyword("in", " after "+want)
-			m.vars(kind)[idx] = p.parseInterval(want)
-			k++
-			continue
+			c, idx := ordinalVar(k, nd, nr)
+			p.errorAt(p.tok.pos, "expected the range of %s, found end of input", names[c][idx])
 		}
-		if p.isKeyword("is_simplified") {
-			// Printed by some versions of XLA; it carries no information.
-			p.advance()
-			p.expect(tokColon, "':' after 'is_simplified'")
-			if !p.isKeyword("true") && !p.isKeyword("false") {
-				p.errorAt(p.tok.pos, "expected 'true' or 'false', found %s", p.tok.describe())
-			}
-			p.advance()
-			continue
-		}
-		pos := p.tok.pos
-		e := p.parseExpr()
-		p.expectKeyword("in", " after a constraint's expression")
-		constraints = append(constraints, pending{e, p.parseInterval("the constraint " + e.String()), pos})
 	}
-	if k < nvars {
-		kind, idx := varOfOrdinal(k, len(m.dims), len(m.rangeVars))
-		p.errorAt(p.tok.pos, "expected the range of %s, found end of input", names[kind][idx])
-	}
-	for _, c := range constraints {
-		m.addConstraint(c.e, c.r)
+	m, err := NewIndexingMapVars(results, vars[classDim], vars[classRange], vars[classRuntime], constraints...)
+	if err != nil {
+		p.errorAt(p.tok.pos, "%v", err)
 	}
 	return m
 }
 
-// varOfOrdinal is the k-th variable in the order of the domain.
-func varOfOrdinal(k, nd, nr int) (atomKind, int) {
+// ordinalVar is the k-th variable in the order of the domain.
+func ordinalVar(k, nd, nr int) (varClass, int) {
 	switch {
 	case k < nd:
-		return atomDim, k
+		return classDim, k
 	case k < nd+nr:
-		return atomRange, k - nd
+		return classRange, k - nd
 	}
-	return atomRuntime, k - nd - nr
+	return classRuntime, k - nd - nr
 }
 
-func (p *parser) parseVarList(kind atomKind, open, close tokKind, what string) []string {
+func (p *parser) parseVarList(c varClass, open, close tokKind, what string) []string {
 	p.expect(open, what)
 	var names []string
 	if p.tok.kind == close {
@@ -260,7 +293,7 @@ func (p *parser) parseVarList(kind atomKind, open, close tokKind, what string) [
 		if _, dup := p.vars[t.text]; dup {
 			p.errorAt(t.pos, "variable %s is declared twice", t.text)
 		}
-		p.vars[t.text] = varRef{kind, len(names)}
+		p.vars[t.text] = varRef{c, len(names)}
 		p.names = append(p.names, t.text)
 		names = append(names, t.text)
 		p.advance()
@@ -273,18 +306,15 @@ func (p *parser) parseVarList(kind atomKind, open, close tokKind, what string) [
 	return names
 }
 
+// parseInterval reads [lo, hi]. An empty interval is accepted: it makes the
+// map known empty, as in XLA.
 func (p *parser) parseInterval(of string) Interval {
-	start := p.tok.pos
 	p.expect(tokLBrack, "'[' to open the range of "+of)
 	lo := p.parseSignedInt()
 	p.expect(tokComma, "',' between the bounds of "+of)
 	hi := p.parseSignedInt()
 	p.expect(tokRBrack, "']' to close the range of "+of)
-	iv := Interval{lo, hi}
-	if iv.IsEmpty() {
-		p.errorAt(start, "the range %s of %s is empty: its lower bound is greater than its upper bound", iv, of)
-	}
-	return iv
+	return Interval{lo, hi}
 }
 
 func (p *parser) parseSignedInt() int64 {
@@ -311,66 +341,45 @@ func (p *parser) parseExpr() Expr {
 	for p.tok.kind == tokPlus || p.tok.kind == tokMinus {
 		op := p.advance()
 		rhs := p.parseTerm()
-		k := int64(1)
 		if op.kind == tokMinus {
-			k = -1
+			e = e.Sub(rhs)
+		} else {
+			e = binary(opAdd, e, rhs)
 		}
-		r, err := addScaled(e, rhs, k)
-		if err != nil {
-			p.errorAt(op.pos, "%s %s %s: %v", e, op.text, rhs, err)
-		}
-		e = r
 	}
 	return e
 }
 
-// parseTerm parses a product or division: unary (('*' | floordiv | ceildiv | mod) unary)*.
+// parseTerm parses a product or quotient:
+// unary (('*' | '/' | floordiv | ceildiv | mod) unary)*.
 func (p *parser) parseTerm() Expr {
 	e := p.parseUnary()
 	for {
-		var kind atomKind
+		var o op
 		switch {
 		case p.tok.kind == tokStar:
-		case p.isKeyword("floordiv"):
-			kind = atomFloorDiv
+			o = opMul
+		case p.tok.kind == tokSlash, p.isKeyword("floordiv"):
+			o = opFloorDiv
 		case p.isKeyword("ceildiv"):
-			kind = atomCeilDiv
+			o = opCeilDiv
 		case p.isKeyword("mod"):
-			kind = atomMod
+			o = opMod
 		default:
 			return e
 		}
-		op := p.advance()
-		rpos := p.tok.pos
+		opTok := p.advance()
 		rhs := p.parseUnary()
-		if op.kind == tokStar {
-			lc, lok := e.Constant()
-			rc, rok := rhs.Constant()
-			var r Expr
-			var err error
-			switch {
-			case rok:
-				r, err = scale(e, rc)
-			case lok:
-				r, err = scale(rhs, lc)
-			default:
-				p.errorAt(op.pos, "non-affine product %s * %s: one operand of '*' must be a constant", e, rhs)
+		if o == opMul {
+			if _, lc := e.Constant(); lc {
+				if _, rc := rhs.Constant(); !rc {
+					e, rhs = rhs, e
+				}
 			}
-			if err != nil {
-				p.errorAt(op.pos, "%s * %s: %v", e, rhs, err)
-			}
-			e = r
-			continue
+		} else if rhs.IsConst(0) {
+			p.errorAt(opTok.pos, "%s %s 0: division by zero", e, opTok.text)
 		}
-		k, ok := rhs.Constant()
-		if !ok {
-			p.errorAt(rpos, "the right operand of %s must be a constant, found %s", op.text, rhs)
-		}
-		r, err := divide(kind, e, k)
-		if err != nil {
-			p.errorAt(op.pos, "%s %s %d: %v", e, op.text, k, err)
-		}
-		e = r
+		e = binary(o, e, rhs)
 	}
 }
 
@@ -384,7 +393,15 @@ func (p *parser) parseUnary() Expr {
 	}
 	if p.tok.kind == tokMinus {
 		p.advance()
-		return must(scale(p.parseUnary(), -1))
+		if p.tok.kind == tokInt {
+			t := p.advance()
+			v, err := strconv.ParseInt("-"+t.text, 10, 64)
+			if err != nil {
+				p.errorAt(t.pos, "integer -%s does not fit in int64", t.text)
+			}
+			return Const(v)
+		}
+		return p.parseUnary().Neg()
 	}
 	return p.parsePrimary()
 }
@@ -398,23 +415,35 @@ func (p *parser) parsePrimary() Expr {
 		if err != nil {
 			p.errorAt(t.pos, "integer %s does not fit in int64", t.text)
 		}
-		return Expr{c: v}
+		return Const(v)
 	case tokLParen:
 		p.advance()
 		e := p.parseExpr()
 		p.expect(tokRParen, "')' to close '(' at "+p.position(t.pos))
 		return e
 	case tokIdent:
+		if t.text == "min" || t.text == "max" {
+			p.advance()
+			p.expect(tokLParen, "'(' after "+t.text)
+			a := p.parseExpr()
+			p.expect(tokComma, "',' between the operands of "+t.text)
+			b := p.parseExpr()
+			p.expect(tokRParen, "')' to close "+t.text+"(")
+			if t.text == "min" {
+				return a.Min(b)
+			}
+			return a.Max(b)
+		}
 		if keywords[t.text] {
 			break
 		}
 		p.advance()
 		if v, ok := p.vars[t.text]; ok {
-			return varExpr(v.kind, v.index)
+			return variable(v.class, v.index)
 		}
 		if p.defaultNames {
 			if v, ok := defaultVarName(t.text); ok {
-				return varExpr(v.kind, v.index)
+				return variable(v.class, v.index)
 			}
 		}
 		p.errorAt(t.pos, "unknown variable %s: expected %s", t.text, p.declaredNames())
@@ -438,15 +467,7 @@ func (p *parser) declaredNames() string {
 }
 
 func (p *parser) position(pos int) string {
-	line, col := 1, 1
-	for i := 0; i < pos; i++ {
-		if p.lx.src[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
+	line, col := lineColumn(p.lx.src, pos)
 	return fmt.Sprintf("%d:%d", line, col)
 }
 
@@ -454,15 +475,15 @@ func (p *parser) position(pos int) string {
 func defaultVarName(name string) (varRef, bool) {
 	for _, c := range []struct {
 		prefix string
-		kind   atomKind
-	}{{"rt", atomRuntime}, {"d", atomDim}, {"s", atomRange}} {
+		class  varClass
+	}{{"rt", classRuntime}, {"d", classDim}, {"s", classRange}} {
 		digits, ok := strings.CutPrefix(name, c.prefix)
 		if !ok || digits == "" || (len(digits) > 1 && digits[0] == '0') {
 			continue
 		}
 		i, err := strconv.Atoi(digits)
 		if err == nil && i < 1<<20 {
-			return varRef{c.kind, i}, true
+			return varRef{c.class, i}, true
 		}
 	}
 	return varRef{}, false

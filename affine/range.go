@@ -5,63 +5,73 @@ package affine
 // variables (XLA's RangeEvaluator).
 type rangeEval struct {
 	m *IndexingMap
-	// useConstraints intersects the range of an expression that is exactly
-	// the expression of a constraint with the constraint's range. The
-	// simplifier of results and of constraints works with the bounds alone,
-	// so that a constraint can never be used to prove itself redundant.
+	// useConstraints intersects the range of a subexpression that is
+	// exactly the expression of a constraint with the constraint's range.
 	useConstraints bool
 }
 
-func (r rangeEval) expr(e Expr) Interval {
-	iv := pointInterval(e.c)
-	for _, t := range e.terms {
-		iv = iv.Add(r.atom(t.atom).Scale(t.coef))
+func (r rangeEval) of(e Expr) Interval {
+	switch e.op() {
+	case opConst:
+		return pointInterval(e.value())
+	case opVar:
+		return r.m.bound(splitVarID(e.n.val()))
 	}
-	if r.useConstraints && len(e.terms) > 0 {
-		for _, c := range r.m.constraints {
-			if c.Expr.Equal(e) {
-				iv = iv.Intersect(c.Range)
-			}
+	return r.combine(e, r.of(e.n.lhs), r.of(e.n.rhs))
+}
+
+// combine is the range of the operation e from the ranges of its operands,
+// intersected with the range of a constraint on e when there is one.
+func (r rangeEval) combine(e Expr, lhs, rhs Interval) Interval {
+	var iv Interval
+	switch e.n.op {
+	case opAdd:
+		iv = lhs.Add(rhs)
+	case opMul:
+		iv = lhs.Mul(rhs)
+	case opMin:
+		iv = lhs.Min(rhs)
+	case opMax:
+		iv = lhs.Max(rhs)
+	default:
+		iv = divisionRange(e.n.op, lhs, rhs)
+	}
+	if r.useConstraints && len(r.m.constraints) > 0 {
+		if i := r.m.constraintIndex(e); i >= 0 {
+			iv = iv.Intersect(r.m.constraints[i].Range)
 		}
 	}
 	return iv
 }
 
-func (r rangeEval) atom(a *atom) Interval {
-	var iv Interval
-	switch a.kind {
-	case atomDim, atomRange, atomRuntime:
-		vs := r.m.vars(a.kind)
-		if a.index >= len(vs) {
-			return Unbounded
+// divisionRange bounds a quotient or remainder. XLA requires a constant
+// divisor; a divisor whose range is not one nonzero point gives the widest
+// sound range.
+func divisionRange(o op, lhs, rhs Interval) Interval {
+	if !rhs.IsPoint() || rhs.Lo == 0 {
+		if o == opMod && rhs.Lo > 0 {
+			// 0 <= x mod y < y for y > 0.
+			return Interval{0, rhs.Hi - 1}
 		}
-		return vs[a.index]
-	case atomFloorDiv:
-		iv = r.expr(a.lhs).FloorDiv(a.k)
-	case atomCeilDiv:
-		iv = r.expr(a.lhs).CeilDiv(a.k)
-	default:
-		iv = r.expr(a.lhs).Mod(a.k)
+		return Unbounded
 	}
-	if r.useConstraints {
-		for _, c := range r.m.constraints {
-			ct := c.Expr.terms
-			if len(ct) == 1 && c.Expr.c == 0 && ct[0].coef == 1 && atomEqual(ct[0].atom, a) {
-				iv = iv.Intersect(c.Range)
-			}
-		}
+	d := rhs.Lo
+	switch o {
+	case opFloorDiv:
+		return lhs.FloorDiv(d)
+	case opCeilDiv:
+		return lhs.CeilDiv(d)
 	}
-	return iv
+	return lhs.Mod(d)
 }
 
 // RangeOf is an interval that contains every value e takes over the domain
-// of m (the bounds of the variables, and the constraints on e or on its
-// subexpressions). It is exact for a single variable and for sums of
-// distinct variables; otherwise it may be wider than the true range. For a
-// known-empty map it is empty.
+// of m, computed as XLA's RangeEvaluator does from the bounds of the
+// variables and the constraints on subexpressions of e. For a known-empty map
+// it is empty.
 func (m IndexingMap) RangeOf(e Expr) Interval {
 	if m.empty {
 		return emptyInterval
 	}
-	return rangeEval{m: &m, useConstraints: true}.expr(e)
+	return rangeEval{m: &m, useConstraints: true}.of(e)
 }

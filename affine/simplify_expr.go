@@ -1,626 +1,701 @@
 package affine
 
-// The expression simplifier: XLA's AffineExprSimplifier, on canonical linear
-// forms. Every rule rewrites an expression into one with the same value at
-// every point of the box of the variables' bounds; rules that would overflow
-// int64 are skipped. The rules for divisions are listed in divRules, in the
-// order they are tried, each named after what it proves; recombine works on
-// sums:
-//
-//	range      x floordiv k, x ceildiv k and x mod k whose range is one value
-//	           become that constant; x mod k is x - q·k when x stays in one
-//	           period [q·k, q·k + k - 1]. Variables and sums are not replaced
-//	           by their value when their range is a point: XLA keeps d0 with
-//	           d0 in [0, 0].
-//	gcd        (g·x) floordiv (g·k) → x floordiv k; (g·x) mod (g·k) → (x mod k)·g
-//	div-div    (x floordiv a) floordiv b → x floordiv (a·b)
-//	mod-div    (x mod (a·b)) floordiv b → (x floordiv b) mod a
-//	mod-mod    (x mod (a·b)) mod b → x mod b
-//	extract    (a·k·x + y) floordiv k → a·x + y floordiv k, likewise ceildiv;
-//	           (a·k·x + y) mod k → y mod k
-//	split      (g·x + r) floordiv k → x floordiv (k/g) and
-//	           (g·x + r) mod k → (g·x) mod k + r, when g divides k and
-//	           0 ≤ r < g over the box: (d1 * 4 + d2) mod 8 with d2 < 4 is
-//	           (d1 mod 2) * 4 + d2
-//	inner-div  (x floordiv a + y) floordiv b → (x + a·y) floordiv (a·b)
-//	recombine  (x floordiv k)·k·c + (x mod k)·c → x·c, whatever form the
-//	           simplifier gave x floordiv k
+import "sync"
 
-// maxPasses bounds the rewrites of one expression; the rules shrink
-// expressions, so the limit is only a guard.
-const maxPasses = 16
+// The expression simplifier is XLA's SymbolicExprSimplifier: a set of
+// rewrite rules, each keyed by the kind of the expression it rewrites and
+// using the ranges of subexpressions over the map's domain, applied to a
+// fixed point. One pass (once) rewrites the top of an expression with the
+// first rule of its kind that applies; the rules themselves simplify the
+// operands they look at by one pass. simplify repeats passes until the
+// expression no longer changes.
 
+// exprSimplifier holds what the rules need: the ranges of subexpressions and
+// whether an expression whose range is one point becomes that constant.
 type exprSimplifier struct {
-	r rangeEval
-	// Results for atoms already simplified, and quotients already derived
-	// for recombine, found by pointer: a map has few entries, so slices
-	// searched linearly are cheaper than maps.
-	memo      []atomResult
-	quotients []atomResult
+	rng           rangeEval
+	replacePoints bool
+	// The rules simplify and bound the operands they look at, each on its
+	// own, so the same subexpression is simplified and bounded many times:
+	// the memo keeps that cheap. It is valid while the map's bounds and
+	// constraints stay the same (see reset).
+	memo *simplifyMemo
 }
 
-type atomResult struct {
-	a *atom
-	e Expr
+// simplifyMemo remembers the ranges and the one-pass simplifications of
+// expressions, in direct-mapped tables indexed by structural hash: a
+// collision only loses an entry. Entries of older generations are stale, so
+// that forgetting everything costs one increment.
+type simplifyMemo struct {
+	gen    uint32
+	ranges [memoSize]rangeEntry
+	onces  [memoSize]onceEntry
 }
 
-func lookup(rs []atomResult, a *atom) (Expr, bool) {
-	for i := range rs {
-		if rs[i].a == a {
-			return rs[i].e, true
-		}
+const memoSize = 512
+
+type rangeEntry struct {
+	n   *node
+	gen uint32
+	iv  Interval
+}
+
+type onceEntry struct {
+	in, out Expr
+	gen     uint32
+}
+
+var memoPool = sync.Pool{New: func() any { return &simplifyMemo{gen: 1} }}
+
+func newExprSimplifier(m *IndexingMap, useConstraints, replacePoints bool) exprSimplifier {
+	return exprSimplifier{rng: rangeEval{m: m, useConstraints: useConstraints}, replacePoints: replacePoints, memo: memoPool.Get().(*simplifyMemo)}
+}
+
+// release returns the memo to the pool.
+func (s *exprSimplifier) release() {
+	if s.memo != nil {
+		s.memo.reset()
+		memoPool.Put(s.memo)
+		s.memo = nil
 	}
-	return Expr{}, false
 }
 
-func newExprSimplifier(m *IndexingMap) exprSimplifier {
-	return exprSimplifier{r: rangeEval{m: m}}
+// reset forgets the memo, after the map's bounds or constraints change.
+func (s *exprSimplifier) reset() {
+	if s.memo != nil {
+		s.memo.reset()
+	}
 }
 
-// simplify rewrites e until no rule applies.
+func (m *simplifyMemo) reset() {
+	m.gen++
+	if m.gen == 0 {
+		*m = simplifyMemo{gen: 1}
+	}
+}
+
+// rule is one rewrite: it returns the rewritten expression, or false when it
+// does not apply.
+type rule struct {
+	name  string
+	apply func(s *exprSimplifier, e Expr) (Expr, bool)
+}
+
+// rules lists, for each kind of expression, the rewrites tried in order; the
+// first that applies wins. The name of each rule says what it does.
+var rules [opConst + 1][]rule
+
+func init() {
+	rules = [opConst + 1][]rule{
+		opAdd: {
+			{"sum", (*exprSimplifier).rewriteSum},
+		},
+		opMul: {
+			{"mul-distribute", (*exprSimplifier).rewriteMul},
+		},
+		opMod: {
+			{"mod-zero-divisor", (*exprSimplifier).modByZero},
+			{"mod-no-wraparound", (*exprSimplifier).modNoWraparound},
+			{"mod-of-product", (*exprSimplifier).modOfProduct},
+			{"mod-extract", (*exprSimplifier).modExtract},
+		},
+		opFloorDiv: {
+			{"div-non-constant-divisor", (*exprSimplifier).divNonConstant},
+			{"div-of-mod", (*exprSimplifier).divOfMod},
+			{"div-of-div", (*exprSimplifier).divOfDiv},
+			{"div-of-sum", (*exprSimplifier).divOfSum},
+			{"div-operand", (*exprSimplifier).divOperand},
+		},
+		opCeilDiv: {
+			{"ceildiv-operand", (*exprSimplifier).ceilDivOperand},
+		},
+		opMin: {
+			{"min-ordered", (*exprSimplifier).minOrdered},
+			{"min-operands", (*exprSimplifier).minMaxOperands},
+		},
+		opMax: {
+			{"max-ordered", (*exprSimplifier).maxOrdered},
+			{"max-operands", (*exprSimplifier).minMaxOperands},
+		},
+	}
+}
+
+func (s *exprSimplifier) rangeOf(e Expr) Interval {
+	if s.memo == nil || !e.IsBinary() {
+		return s.rng.of(e)
+	}
+	en := &s.memo.ranges[e.n.x%memoSize]
+	if en.gen == s.memo.gen && en.n == e.n {
+		return en.iv
+	}
+	iv := s.rng.combine(e, s.rangeOf(e.n.lhs), s.rangeOf(e.n.rhs))
+	en = &s.memo.ranges[e.n.x%memoSize]
+	*en = rangeEntry{e.n, s.memo.gen, iv}
+	return iv
+}
+
+// constantRHS reports whether e is an operation o whose right operand has a
+// range of one point over the domain, and returns that value (XLA's
+// GetConstantRhs).
+func (s *exprSimplifier) constantRHS(e Expr, o op) (int64, bool) {
+	if e.op() != o {
+		return 0, false
+	}
+	r := s.rangeOf(e.n.rhs)
+	return r.Lo, r.IsPoint()
+}
+
+// multiplier splits e into x * c when e is a product by a constant.
+func (s *exprSimplifier) multiplier(e Expr) (Expr, int64) {
+	if c, ok := s.constantRHS(e, opMul); ok {
+		return e.n.lhs, c
+	}
+	return e, 1
+}
+
+// simplify applies passes until the expression no longer changes.
 func (s *exprSimplifier) simplify(e Expr) Expr {
-	for range maxPasses {
-		f := s.once(e)
-		if f.sameAs(e) || f.Equal(e) {
+	for {
+		r := s.once(e)
+		if r.Equal(e) {
 			return e
 		}
-		e = f
+		e = r
+	}
+}
+
+// once is one pass over the top of e: an expression whose range is one point
+// becomes that constant (rule "point"), otherwise the first rule of its kind
+// that applies rewrites it.
+func (s *exprSimplifier) once(e Expr) Expr {
+	if _, ok := e.Constant(); ok {
+		return e
+	}
+	if s.memo == nil {
+		return s.onceUncached(e)
+	}
+	en := &s.memo.onces[e.Hash()%memoSize]
+	if en.gen == s.memo.gen && en.in.Equal(e) {
+		return en.out
+	}
+	out := s.onceUncached(e)
+	en = &s.memo.onces[e.Hash()%memoSize]
+	*en = onceEntry{e, out, s.memo.gen}
+	return out
+}
+
+func (s *exprSimplifier) onceUncached(e Expr) Expr {
+	if s.replacePoints {
+		if r := s.rangeOf(e); r.IsPoint() {
+			return Const(r.Lo)
+		}
+	}
+	for _, r := range rules[e.op()] {
+		if out, ok := r.apply(s, e); ok {
+			return out
+		}
 	}
 	return e
 }
 
-// once simplifies every operand of e, then the sum.
-func (s *exprSimplifier) once(e Expr) Expr {
-	if len(e.terms) == 0 {
+// mapSummands rewrites every summand of a nested sum with f, rebuilding the
+// sum only where something changed (XLA's MapSummands).
+func mapSummands(e Expr, f func(Expr) Expr) Expr {
+	if e.op() != opAdd {
+		return f(e)
+	}
+	l := mapSummands(e.n.lhs, f)
+	r := mapSummands(e.n.rhs, f)
+	if l.Equal(e.n.lhs) && r.Equal(e.n.rhs) {
 		return e
 	}
-	var b sumBuilder
-	b.addConst(e.c)
-	changed := false
-	for _, t := range e.terms {
-		if t.atom.isVar() {
-			b.addTerm(t.coef, t.atom)
-			continue
-		}
-		d := s.atom(t.atom)
-		if len(d.terms) == 1 && d.c == 0 && d.terms[0].coef == 1 && d.terms[0].atom == t.atom {
-			b.addTerm(t.coef, t.atom)
-			continue
-		}
-		b.add(d, t.coef)
-		changed = true
-	}
-	if changed {
-		f, err := b.build()
-		if err != nil {
-			return e
-		}
-		e = f
-	}
-	return s.recombine(e)
+	return l.Add(r)
 }
 
-// atom simplifies a division atom, returning the expression it equals.
-func (s *exprSimplifier) atom(a *atom) Expr {
-	if r, ok := lookup(s.memo, a); ok {
-		return r
-	}
-	r := s.division(a.kind, s.simplify(a.lhs), a.k, a)
-	if s.memo == nil {
-		s.memo = make([]atomResult, 0, 8)
-	}
-	s.memo = append(s.memo, atomResult{a, r})
-	return r
-}
-
-// division simplifies y op k for a simplified y and k ≥ 2: the first rule of
-// divRules[op] that applies rewrites it, and its result is simplified in
-// turn. orig, if not nil, is the atom y op k came from, kept when nothing
-// changes.
-func (s *exprSimplifier) division(kind atomKind, y Expr, k int64, orig *atom) Expr {
-	for _, rule := range divRules[kind] {
-		if r, ok := rule.rewrite(s, y, k); ok {
-			return s.simplify(r)
-		}
-	}
-	if orig != nil && y.sameAs(orig.lhs) {
-		return atomExpr(orig)
-	}
-	r, err := divide(kind, y, k)
-	if err != nil {
-		return atomExpr(orig)
-	}
-	return r
-}
-
-// A divRule rewrites y op k, for a simplified dividend y and k ≥ 2, into an
-// expression with the same value at every point of the box, or reports that
-// it does not apply. A rule that would overflow int64 does not apply.
-type divRule struct {
-	name    string
-	rewrite func(s *exprSimplifier, y Expr, k int64) (Expr, bool)
-}
-
-// divRules are the rules for floordiv, ceildiv and mod, in the order they are
-// tried; the first that applies wins. (They are set in init because they
-// call back into the simplifier.)
-var divRules [atomMod + 1][]divRule
-
-func init() {
-	divRules[atomFloorDiv] = []divRule{
-		{"range", (*exprSimplifier).floorDivRange},
-		{"gcd", (*exprSimplifier).floorDivGCD},
-		{"div-div", (*exprSimplifier).floorDivOfFloorDiv},
-		{"mod-div", (*exprSimplifier).floorDivOfMod},
-		{"extract", (*exprSimplifier).floorDivExtract},
-		{"split", (*exprSimplifier).floorDivSplit},
-		{"inner-div", (*exprSimplifier).floorDivInnerDiv},
-	}
-	divRules[atomCeilDiv] = []divRule{
-		{"range", (*exprSimplifier).ceilDivRange},
-		{"gcd", (*exprSimplifier).ceilDivGCD},
-		{"extract", (*exprSimplifier).ceilDivExtract},
-	}
-	divRules[atomMod] = []divRule{
-		{"range", (*exprSimplifier).modRange},
-		{"gcd", (*exprSimplifier).modGCD},
-		{"mod-mod", (*exprSimplifier).modOfMod},
-		{"extract", (*exprSimplifier).modExtract},
-		{"split", (*exprSimplifier).modSplit},
-	}
-}
-
-// ok turns the result of a checked construction into a rule's answer.
-func ok(e Expr, err error) (Expr, bool) { return e, err == nil }
-
-// onePeriod reports the q for which the interval lies within [q·k, q·k + k - 1].
-func onePeriod(iv Interval, k int64) (int64, bool) {
-	if iv.IsEmpty() || !iv.IsBounded() {
-		return 0, false
-	}
-	q := floorDiv(iv.Lo, k)
-	return q, q == floorDiv(iv.Hi, k)
-}
-
-// contentGCD is the gcd of k and every coefficient and the constant of e.
-func contentGCD(e Expr, k int64) int64 {
-	g := gcd(k, e.c)
-	for _, t := range e.terms {
-		if g == 1 {
-			break
-		}
-		g = gcd(g, t.coef)
-	}
-	return g
-}
-
-// soleAtom returns the atom of e = 1·atom.
-func soleAtom(e Expr) (*atom, bool) {
-	if len(e.terms) == 1 && e.c == 0 && e.terms[0].coef == 1 {
-		return e.terms[0].atom, true
-	}
-	return nil, false
-}
-
-// anyMultiple reports whether k divides some coefficient of e.
-func anyMultiple(e Expr, k int64) bool {
-	for _, t := range e.terms {
-		if t.coef%k == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// extractMultiples splits y into Σ (a/k)·t over its summands a·t with k | a,
-// and the rest.
-func extractMultiples(y Expr, k int64) (quotient, rest Expr, err error) {
-	var qb, rb sumBuilder
-	rb.addConst(y.c)
-	for _, t := range y.terms {
-		if t.coef%k == 0 {
-			qb.addTerm(t.coef/k, t.atom)
-		} else {
-			rb.addTerm(t.coef, t.atom)
-		}
-	}
-	if quotient, err = qb.build(); err != nil {
+// visitSummands calls f for every summand of a nested sum.
+func visitSummands(e Expr, f func(Expr)) {
+	if e.op() == opAdd {
+		visitSummands(e.n.lhs, f)
+		visitSummands(e.n.rhs, f)
 		return
 	}
-	rest, err = rb.build()
-	return
+	f(e)
 }
 
-// range: y floordiv k is constant when y stays within one quotient.
-func (s *exprSimplifier) floorDivRange(y Expr, k int64) (Expr, bool) {
-	q, ok := onePeriod(s.r.expr(y), k)
-	return Expr{c: q}, ok
-}
-
-// gcd: (g·x) floordiv (g·k) → x floordiv k.
-func (s *exprSimplifier) floorDivGCD(y Expr, k int64) (Expr, bool) {
-	if g := contentGCD(y, k); g > 1 {
-		return ok(divide(atomFloorDiv, divExact(y, g), k/g))
-	}
-	return Expr{}, false
-}
-
-// div-div: (x floordiv a) floordiv k → x floordiv (a·k).
-func (s *exprSimplifier) floorDivOfFloorDiv(y Expr, k int64) (Expr, bool) {
-	if a, isAtom := soleAtom(y); isAtom && a.kind == atomFloorDiv {
-		if ak, fits := mulChecked(a.k, k); fits {
-			return ok(divide(atomFloorDiv, a.lhs, ak))
-		}
-	}
-	return Expr{}, false
-}
-
-// mod-div: (x mod (a·k)) floordiv k → (x floordiv k) mod a.
-func (s *exprSimplifier) floorDivOfMod(y Expr, k int64) (Expr, bool) {
-	if a, isAtom := soleAtom(y); isAtom && a.kind == atomMod && a.k%k == 0 {
-		q, err := divide(atomFloorDiv, a.lhs, k)
-		if err != nil {
-			return Expr{}, false
-		}
-		return ok(divide(atomMod, q, a.k/k))
-	}
-	return Expr{}, false
-}
-
-// extract: (a·k·x + y) floordiv k → a·x + y floordiv k.
-func (s *exprSimplifier) floorDivExtract(y Expr, k int64) (Expr, bool) {
-	if !anyMultiple(y, k) {
-		return Expr{}, false
-	}
-	q, rest, err := extractMultiples(y, k)
-	if err != nil {
-		return Expr{}, false
-	}
-	d, err := divide(atomFloorDiv, rest, k)
-	if err != nil {
-		return Expr{}, false
-	}
-	return ok(addScaled(q, d, 1))
-}
-
-// split: (g·x + r) floordiv k → x floordiv (k/g) when g | k and 0 ≤ r < g.
-func (s *exprSimplifier) floorDivSplit(y Expr, k int64) (Expr, bool) {
-	if g, m, _, found := s.split(y, k); found {
-		return ok(divide(atomFloorDiv, divExact(m, g), k/g))
-	}
-	return Expr{}, false
-}
-
-// inner-div: (x floordiv a + y) floordiv k → (x + a·y) floordiv (a·k).
-func (s *exprSimplifier) floorDivInnerDiv(y Expr, k int64) (Expr, bool) {
-	if r, rk, found := innerDiv(y, k); found {
-		return ok(divide(atomFloorDiv, r, rk))
-	}
-	return Expr{}, false
-}
-
-// range: y ceildiv k is constant when y stays within one quotient.
-func (s *exprSimplifier) ceilDivRange(y Expr, k int64) (Expr, bool) {
-	iv := s.r.expr(y)
-	if !iv.IsEmpty() && iv.IsBounded() && ceilDiv(iv.Lo, k) == ceilDiv(iv.Hi, k) {
-		return Expr{c: ceilDiv(iv.Lo, k)}, true
-	}
-	return Expr{}, false
-}
-
-// gcd: (g·x) ceildiv (g·k) → x ceildiv k.
-func (s *exprSimplifier) ceilDivGCD(y Expr, k int64) (Expr, bool) {
-	if g := contentGCD(y, k); g > 1 {
-		return ok(divide(atomCeilDiv, divExact(y, g), k/g))
-	}
-	return Expr{}, false
-}
-
-// extract: (a·k·x + y) ceildiv k → a·x + y ceildiv k.
-func (s *exprSimplifier) ceilDivExtract(y Expr, k int64) (Expr, bool) {
-	if !anyMultiple(y, k) {
-		return Expr{}, false
-	}
-	q, rest, err := extractMultiples(y, k)
-	if err != nil {
-		return Expr{}, false
-	}
-	d, err := divide(atomCeilDiv, rest, k)
-	if err != nil {
-		return Expr{}, false
-	}
-	return ok(addScaled(q, d, 1))
-}
-
-// range: y mod k is constant when y is, and y - q·k when y stays within one
-// period [q·k, q·k + k - 1].
-func (s *exprSimplifier) modRange(y Expr, k int64) (Expr, bool) {
-	iv := s.r.expr(y)
-	if iv.IsPoint() {
-		return Expr{c: floorMod(iv.Lo, k)}, true
-	}
-	if q, found := onePeriod(iv, k); found {
-		if qk, fits := mulChecked(q, k); fits {
-			return ok(addScaled(y, Expr{c: qk}, -1))
-		}
-	}
-	return Expr{}, false
-}
-
-// gcd: (g·x) mod (g·k) → (x mod k)·g.
-func (s *exprSimplifier) modGCD(y Expr, k int64) (Expr, bool) {
-	if g := contentGCD(y, k); g > 1 {
-		r, err := divide(atomMod, divExact(y, g), k/g)
-		if err != nil {
-			return Expr{}, false
-		}
-		return ok(scale(r, g))
-	}
-	return Expr{}, false
-}
-
-// mod-mod: (x mod (a·k)) mod k → x mod k.
-func (s *exprSimplifier) modOfMod(y Expr, k int64) (Expr, bool) {
-	if a, isAtom := soleAtom(y); isAtom && a.kind == atomMod && a.k%k == 0 {
-		return ok(divide(atomMod, a.lhs, k))
-	}
-	return Expr{}, false
-}
-
-// extract: (a·k·x + y) mod k → y mod k. The constant is reduced keeping its
-// sign (C's remainder), as XLA does, so that (d0 - 1) mod 2 stays as written.
-func (s *exprSimplifier) modExtract(y Expr, k int64) (Expr, bool) {
-	if !anyMultiple(y, k) && y.c%k == y.c {
-		return Expr{}, false
-	}
-	_, rest, err := extractMultiples(y, k)
-	if err != nil {
-		return Expr{}, false
-	}
-	rest.c %= k
-	return ok(divide(atomMod, rest, k))
-}
-
-// split: (g·x + r) mod k → (g·x) mod k + r when g | k and 0 ≤ r < g.
-func (s *exprSimplifier) modSplit(y Expr, k int64) (Expr, bool) {
-	if _, m, small, found := s.split(y, k); found {
-		mm, err := divide(atomMod, m, k)
-		if err != nil {
-			return Expr{}, false
-		}
-		return ok(addScaled(mm, small, 1))
-	}
-	return Expr{}, false
-}
-
-// split finds the largest g > 1 dividing k such that y = m + r where g
-// divides every coefficient of m (and its constant) and r stays in [0, g-1]
-// over the box. The constant of y goes to r, or to m when that is needed.
-func (s *exprSimplifier) split(y Expr, k int64) (g int64, m, r Expr, ok bool) {
-	if len(y.terms) < 2 && y.c == 0 {
-		return 0, Expr{}, Expr{}, false
-	}
-	var buf [8]Interval
-	ranges := buf[:0]
-	for _, t := range y.terms {
-		ranges = append(ranges, s.r.atom(t.atom).Scale(t.coef))
-	}
-	var bestConstInM bool
-	var best int64
-	for _, t := range y.terms {
-		cand := gcd(k, t.coef)
-		if cand <= 1 || cand <= best {
-			continue
-		}
-		for _, constInM := range []bool{false, true} {
-			if constInM && (y.c == 0 || y.c%cand != 0) {
-				continue
-			}
-			gm := k
-			rr := pointInterval(0)
-			if constInM {
-				gm = gcd(gm, y.c)
+// sumGCD is the gcd of the constant factors of the products among the
+// summands of e, positive, or 1 when there is no product. (XLA keeps the
+// sign of a single multiplier; the positive gcd gives the same rewrites
+// where XLA's are right and keeps the constraint rules sound.)
+func (s *exprSimplifier) sumGCD(e Expr) int64 {
+	var g int64
+	found := false
+	visitSummands(e, func(x Expr) {
+		if c, ok := s.constantRHS(x, opMul); ok {
+			if found {
+				g = gcd(g, c)
 			} else {
-				rr = pointInterval(y.c)
+				g, found = c, true
 			}
-			for i, u := range y.terms {
-				if u.coef%cand == 0 {
-					gm = gcd(gm, u.coef)
-				} else {
-					rr = rr.Add(ranges[i])
+		}
+	})
+	if !found || g == 0 {
+		return 1
+	}
+	return absInt(g)
+}
+
+// splitSumByGCD splits a sum into multiplied * g + rest, where g = sumGCD(e)
+// and rest holds the summands that are not products (XLA's SplitSumByGcd).
+// With g = 1 it returns (0, 1, e).
+func (s *exprSimplifier) splitSumByGCD(e Expr) (multiplied Expr, g int64, rest Expr) {
+	g = s.sumGCD(e)
+	if g == 1 {
+		return Expr{}, 1, e
+	}
+	return s.multipliedByGCD(e, g), g, s.restByGCD(e)
+}
+
+// restByGCD is the sum of the summands of e that are not products by a
+// constant: the rest of splitSumByGCD.
+func (s *exprSimplifier) restByGCD(e Expr) (rest Expr) {
+	visitSummands(e, func(x Expr) {
+		if _, ok := s.constantRHS(x, opMul); !ok {
+			rest = rest.Add(x)
+		}
+	})
+	return rest
+}
+
+// multipliedByGCD is the sum of the products by a constant among the
+// summands of e, each divided by g: the multiplied part of splitSumByGCD.
+// The rules build it only once they know they use it.
+func (s *exprSimplifier) multipliedByGCD(e Expr, g int64) Expr {
+	return mapSummands(e, func(x Expr) Expr {
+		if c, ok := s.constantRHS(x, opMul); ok {
+			return x.n.lhs.Times(Const(c / g))
+		}
+		return Expr{}
+	})
+}
+
+// rewriteMul ("mul-distribute"): a product by a constant distributes over a
+// sum, (a + b) * c → a*c + b*c; x * 1 → x; otherwise the operand is
+// simplified.
+func (s *exprSimplifier) rewriteMul(e Expr) (Expr, bool) {
+	r := s.rangeOf(e.n.rhs)
+	if !r.IsPoint() {
+		return e, true
+	}
+	c := r.Lo
+	lhs := s.once(e.n.lhs)
+	if lhs.op() == opAdd {
+		return mapSummands(lhs, func(x Expr) Expr { return x.Times(Const(c)) }), true
+	}
+	if c == 1 {
+		return lhs, true
+	}
+	if lhs.Equal(e.n.lhs) {
+		return e, true
+	}
+	return lhs.Times(Const(c)), true
+}
+
+type scaledExpr struct {
+	x    Expr
+	coef int64
+	gone bool
+}
+
+// rewriteSum ("sum") simplifies every summand, recombines
+// (x mod c) * d + (x floordiv c) * (c*d) into x * d, rewrites
+// (x floordiv c) * (-c*b) into (x mod c) * b - x * b, collects equal
+// summands, adds the constants up and sorts the summands in XLA's order,
+// the constant last.
+func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
+	var buf [3][8]scaledExpr
+	mods, divs, summands := buf[0][:0], buf[1][:0], buf[2][:0]
+	add := func(x Expr, c int64) {
+		summands = addScaled(summands, x, c)
+	}
+	var stack [16]Expr
+	for _, x := range appendSummands(stack[:0], e) {
+		lhs, c := s.multiplier(s.once(x))
+		switch lhs.op() {
+		case opMod:
+			mods = append(mods, scaledExpr{x: lhs, coef: c})
+		case opFloorDiv:
+			divs = append(divs, scaledExpr{x: lhs, coef: c})
+		default:
+			summands = addScaled(summands, lhs, c)
+		}
+	}
+	if len(divs) > 0 {
+		for mi := range mods {
+			mod := mods[mi]
+			modC, ok := s.constantRHS(mod.x, opMod)
+			if !ok {
+				continue
+			}
+			// The quotient x floordiv c of the remainder, simplified, may
+			// not contain c itself when x has a multiplier.
+			quot := s.simplify(mod.x.n.lhs.FloorDiv(modC))
+			for di := range divs {
+				div := divs[di]
+				if div.gone || !quot.Equal(div.x) {
+					continue
 				}
-			}
-			if gm > best && !rr.IsEmpty() && rr.Lo >= 0 && rr.Hi < gm {
-				best, g, bestConstInM = gm, cand, constInM
-			}
-		}
-	}
-	if best == 0 {
-		return 0, Expr{}, Expr{}, false
-	}
-	var mb, rb sumBuilder
-	if bestConstInM {
-		mb.addConst(y.c)
-	} else {
-		rb.addConst(y.c)
-	}
-	for _, u := range y.terms {
-		if u.coef%g == 0 {
-			mb.addTerm(u.coef, u.atom)
-		} else {
-			rb.addTerm(u.coef, u.atom)
-		}
-	}
-	me, err1 := mb.build()
-	re, err2 := rb.build()
-	if err1 != nil || err2 != nil {
-		return 0, Expr{}, Expr{}, false
-	}
-	return best, me, re, true
-}
-
-// innerDiv rewrites (x floordiv a + y) floordiv k to (x + a·y) floordiv (a·k)
-// when exactly one summand is a floordiv with coefficient 1: with several,
-// the roundings of the inner divisions do not add up.
-func innerDiv(y Expr, k int64) (Expr, int64, bool) {
-	idx := -1
-	for i, t := range y.terms {
-		if t.atom.kind == atomFloorDiv && t.coef == 1 {
-			if idx >= 0 {
-				return Expr{}, 0, false
-			}
-			idx = i
-		}
-	}
-	if idx < 0 || len(y.terms) == 1 && y.c == 0 {
-		return Expr{}, 0, false
-	}
-	inner := y.terms[idx].atom
-	kk, ok := mulChecked(inner.k, k)
-	if !ok {
-		return Expr{}, 0, false
-	}
-	var b sumBuilder
-	b.add(inner.lhs, 1)
-	c, ok := mulChecked(y.c, inner.k)
-	if !ok {
-		return Expr{}, 0, false
-	}
-	b.addConst(c)
-	for i, t := range y.terms {
-		if i == idx {
-			continue
-		}
-		coef, ok := mulChecked(t.coef, inner.k)
-		if !ok {
-			return Expr{}, 0, false
-		}
-		b.addTerm(coef, t.atom)
-	}
-	r, err := b.build()
-	if err != nil {
-		return Expr{}, 0, false
-	}
-	return r, kk, true
-}
-
-// recombine rewrites (y floordiv k)·k·c + (y mod k)·c to y·c. The floordiv
-// may appear in any form the simplifier gives it: when y is x floordiv j (or
-// w floordiv j + r, which is (w + j·r) floordiv j), y floordiv k is
-// x floordiv (j·k), which may have been simplified further; so the quotient
-// is simplified and looked for among the other summands.
-func (s *exprSimplifier) recombine(e Expr) Expr {
-	// Each rewrite replaces a mod and the summands of its quotient by the
-	// smaller dividend, so the loop ends.
-	for {
-		f, ok := s.recombineOnce(e)
-		if !ok {
-			return e
-		}
-		e = f
-	}
-}
-
-func (s *exprSimplifier) recombineOnce(e Expr) (Expr, bool) {
-	if len(e.terms) < 2 {
-		return e, false
-	}
-	for _, t := range e.terms {
-		if t.atom.kind != atomMod {
-			continue
-		}
-		y := t.atom.lhs
-		ck, ok := mulChecked(t.coef, t.atom.k)
-		if !ok {
-			continue
-		}
-		for _, qr := range s.quotientsOf(t.atom) {
-			q := qr.e
-			if len(q.terms) == 0 || !containsScaled(e, q, ck) {
-				continue
-			}
-			var b sumBuilder
-			b.add(e, 1)
-			b.add(q, -ck)
-			b.addTerm(-t.coef, t.atom)
-			b.add(y, t.coef)
-			f, err := b.build()
-			if err != nil {
-				continue
-			}
-			return f, true
-		}
-	}
-	return e, false
-}
-
-// quotientsOf returns the simplified forms of y floordiv k for the atom
-// y mod k: as written, and, when y is x floordiv j (or w floordiv j + r,
-// which is (w + j·r) floordiv j), as x floordiv (j·k).
-func (s *exprSimplifier) quotientsOf(mod *atom) []atomResult {
-	for i := range s.quotients {
-		if s.quotients[i].a == mod {
-			j := i + 1
-			for j < len(s.quotients) && s.quotients[j].a == mod {
-				j++
-			}
-			return s.quotients[i:j]
-		}
-	}
-	y, k := mod.lhs, mod.k
-	type dividend struct {
-		x Expr
-		k int64
-	}
-	cands := []dividend{{y, k}}
-	if a, ok := soleAtom(y); ok && a.kind == atomFloorDiv {
-		if jk, ok := mulChecked(a.k, k); ok {
-			cands = append(cands, dividend{a.lhs, jk})
-		}
-	} else if z, j, ok := innerDiv(y, 1); ok {
-		if jk, ok := mulChecked(j, k); ok {
-			cands = append(cands, dividend{z, jk})
-		}
-	}
-	// Simplifying a quotient may record others: build this atom's list
-	// first, then append it in one piece.
-	var qbuf [2]atomResult
-	qs := qbuf[:0]
-	for _, c := range cands {
-		q, err := divide(atomFloorDiv, c.x, c.k)
-		if err != nil {
-			continue
-		}
-		qs = append(qs, atomResult{mod, s.simplify(q)})
-	}
-	if len(qs) == 0 {
-		qs = append(qs, atomResult{mod, Expr{}}) // remember that there is none
-	}
-	if s.quotients == nil {
-		s.quotients = make([]atomResult, 0, 8)
-	}
-	start := len(s.quotients)
-	s.quotients = append(s.quotients, qs...)
-	return s.quotients[start:]
-}
-
-// containsScaled reports whether every summand of k·q is a summand of e.
-func containsScaled(e, q Expr, k int64) bool {
-	for _, u := range q.terms {
-		want, ok := mulChecked(u.coef, k)
-		if !ok {
-			return false
-		}
-		found := false
-		for _, t := range e.terms {
-			if t.coef == want && atomEqual(t.atom, u.atom) {
-				found = true
+				if mod.coef == 0 || div.coef%mod.coef != 0 || div.coef/mod.coef != modC {
+					continue
+				}
+				add(mod.x.n.lhs, mod.coef)
+				divs[di].gone = true
+				mods[mi].gone = true
 				break
 			}
 		}
-		if !found {
-			return false
+		// (x - (x floordiv c) * c) * b = (x mod c) * b, even when x itself
+		// is not in the sum.
+		for di := range divs {
+			div := divs[di]
+			if div.gone || div.coef > 0 {
+				continue
+			}
+			c, ok := s.constantRHS(div.x, opFloorDiv)
+			if !ok || c < 0 || c == 0 || div.coef%c != 0 {
+				continue
+			}
+			b := div.coef / c
+			x := div.x.n.lhs
+			visitSummands(x, func(t Expr) { add(t, b) })
+			mods = append(mods, scaledExpr{x: x.Mod(c), coef: -b})
+			divs[di].gone = true
 		}
 	}
-	return true
+	for _, m := range mods {
+		if !m.gone {
+			add(m.x, m.coef)
+		}
+	}
+	for _, d := range divs {
+		if !d.gone {
+			add(d.x, d.coef)
+		}
+	}
+	var termBuf [16]Expr
+	terms := termBuf[:0]
+	var constant int64
+	for _, t := range summands {
+		if v, ok := t.x.Constant(); ok {
+			constant += v * t.coef
+			continue
+		}
+		terms = append(terms, t.x.Times(Const(t.coef)))
+	}
+	if constant != 0 {
+		terms = append(terms, Const(constant))
+	}
+	sortExprs(terms)
+	if isLeftSum(e, terms) {
+		return e, true // the same sum: spare rebuilding it
+	}
+	var out Expr
+	for _, t := range terms {
+		out = out.Add(t)
+	}
+	return out, true
+}
+
+// isLeftSum reports whether e is the sum ((t0 + t1) + ...) + tn of terms, as
+// rewriteSum would build it.
+func isLeftSum(e Expr, terms []Expr) bool {
+	for i := len(terms) - 1; i > 0; i-- {
+		if e.op() != opAdd || !e.n.rhs.Equal(terms[i]) {
+			return false
+		}
+		e = e.n.lhs
+	}
+	return len(terms) > 0 && e.Equal(terms[0])
+}
+
+// addScaled adds c * x to a list of scaled summands.
+func addScaled(summands []scaledExpr, x Expr, c int64) []scaledExpr {
+	for i := range summands {
+		if summands[i].x.Equal(x) {
+			summands[i].coef += c
+			return summands
+		}
+	}
+	return append(summands, scaledExpr{x: x, coef: c})
+}
+
+// appendSummands appends the summands of a nested sum.
+func appendSummands(out []Expr, e Expr) []Expr {
+	if e.op() == opAdd {
+		return appendSummands(appendSummands(out, e.n.lhs), e.n.rhs)
+	}
+	return append(out, e)
+}
+
+// sortExprs sorts by Compare (insertion sort: sums are short).
+func sortExprs(xs []Expr) {
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && xs[j].Compare(xs[j-1]) < 0; j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+}
+
+// modByZero ("mod-zero-divisor"): a remainder by a divisor that is 0 over the
+// domain can only occur where its value does not matter; it becomes 0. A
+// divisor that is not one point leaves the remainder as it is.
+func (s *exprSimplifier) modByZero(e Expr) (Expr, bool) {
+	r := s.rangeOf(e.n.rhs)
+	if !r.IsPoint() {
+		return e, true
+	}
+	if r.Lo == 0 {
+		return Expr{}, true
+	}
+	return Expr{}, false
+}
+
+// modNoWraparound ("mod-no-wraparound"): x mod m where x stays within one
+// period of m becomes x plus a constant.
+func (s *exprSimplifier) modNoWraparound(e Expr) (Expr, bool) {
+	m := s.rangeOf(e.n.rhs).Lo
+	lhs := s.once(e.n.lhs)
+	r := s.rangeOf(lhs)
+	offset := -floorDiv(r.Lo, m) * m
+	if hi, ok := addChecked(r.Hi, offset); ok && hi < m {
+		return lhs.Add(Const(offset)), true
+	}
+	return Expr{}, false
+}
+
+// modOfProduct ("mod-of-product"): (c * a) mod (a*b) → (c mod b) * a.
+func (s *exprSimplifier) modOfProduct(e Expr) (Expr, bool) {
+	m := s.rangeOf(e.n.rhs).Lo
+	lhs := s.once(e.n.lhs)
+	if k, ok := s.constantRHS(lhs, opMul); ok && k > 0 && m%k == 0 {
+		return lhs.n.lhs.Mod(m / k).Times(Const(k)), true
+	}
+	return Expr{}, false
+}
+
+// modExtract ("mod-extract"): summands that are multiples of the modulus
+// leave the remainder, constants are reduced, and a sum a*g + b with
+// 0 <= b < g and g dividing the modulus becomes (a*g) mod m + b.
+func (s *exprSimplifier) modExtract(e Expr) (Expr, bool) {
+	m := s.rangeOf(e.n.rhs).Lo
+	lhs := s.once(e.n.lhs)
+	var constant int64
+	newLHS := mapSummands(lhs, func(x Expr) Expr {
+		if v, ok := x.Constant(); ok {
+			constant += v
+			return Expr{}
+		}
+		if k, ok := s.constantRHS(x, opMul); ok && k%m == 0 {
+			return Expr{}
+		}
+		return x
+	})
+	if constant%m != 0 {
+		newLHS = newLHS.Add(Const(constant % m))
+	}
+	if g := s.sumGCD(newLHS); g != 1 && m%g == 0 {
+		rest := s.restByGCD(newLHS)
+		restRange := s.rangeOf(rest)
+		if restRange == (Interval{0, 0}) {
+			mg := gcd(g, m)
+			multiplied := s.multipliedByGCD(newLHS, g)
+			if mg == g {
+				newLHS = multiplied
+			} else if mg > 1 {
+				newLHS = mapSummands(multiplied, func(x Expr) Expr { return x.Times(Const(g / mg)) })
+			}
+			return newLHS.Mod(m / mg).Times(Const(mg)), true
+		}
+		if (Interval{0, g - 1}).ContainsInterval(restRange) {
+			return s.multipliedByGCD(newLHS, g).Times(Const(g)).ModBy(e.n.rhs).Add(rest), true
+		}
+	}
+	if newLHS.Equal(e.n.lhs) {
+		return e, true
+	}
+	return newLHS.Mod(m), true
+}
+
+// divNonConstant ("div-non-constant-divisor"): a quotient whose divisor is
+// not one point only has its operands simplified.
+func (s *exprSimplifier) divNonConstant(e Expr) (Expr, bool) {
+	if s.rangeOf(e.n.rhs).IsPoint() {
+		return Expr{}, false
+	}
+	return s.once(e.n.lhs).FloorDivBy(s.once(e.n.rhs)), true
+}
+
+// divisor is the divisor of a quotient known to be one point above 1, and
+// the simplified dividend.
+func (s *exprSimplifier) divisor(e Expr) (Expr, int64, bool) {
+	d := s.rangeOf(e.n.rhs).Lo
+	if d <= 1 {
+		return Expr{}, 0, false
+	}
+	return s.once(e.n.lhs), d, true
+}
+
+// divOfMod ("div-of-mod"): (c mod (a*b)) floordiv a → (c floordiv a) mod b.
+func (s *exprSimplifier) divOfMod(e Expr) (Expr, bool) {
+	lhs, d, ok := s.divisor(e)
+	if !ok {
+		return Expr{}, false
+	}
+	if m, ok := s.constantRHS(lhs, opMod); ok && m%d == 0 {
+		return lhs.n.lhs.FloorDiv(d).Mod(m / d), true
+	}
+	return Expr{}, false
+}
+
+// divOfDiv ("div-of-div"): (a floordiv b) floordiv c → a floordiv (b*c) for
+// c > 1.
+func (s *exprSimplifier) divOfDiv(e Expr) (Expr, bool) {
+	lhs, d, ok := s.divisor(e)
+	if !ok {
+		return Expr{}, false
+	}
+	if inner, ok := s.constantRHS(lhs, opFloorDiv); ok {
+		if p, ok := mulChecked(d, inner); ok {
+			return lhs.n.lhs.FloorDiv(p), true
+		}
+	}
+	return Expr{}, false
+}
+
+// divOfSum ("div-of-sum") rewrites a quotient of a sum: summands that are
+// multiples of the divisor leave it ((a*6 + b) floordiv 3 → b floordiv 3 +
+// a*2); a common factor of the products and the divisor is divided out when
+// the other summands cannot change the quotient ((x*6 + y) floordiv 9 →
+// (x*2) floordiv 3 for 0 <= y < 3) or are a constant sharing the factor; and
+// a single inner quotient is merged, (a floordiv c0 + b) floordiv c1 →
+// (a + b*c0) floordiv (c0*c1).
+func (s *exprSimplifier) divOfSum(e Expr) (Expr, bool) {
+	dividend, d, ok := s.divisor(e)
+	if !ok {
+		return Expr{}, false
+	}
+	var extracted Expr
+	newDividend := mapSummands(dividend, func(x Expr) Expr {
+		if k, ok := s.constantRHS(x, opMul); ok && k%d == 0 {
+			extracted = extracted.Add(x.n.lhs.Times(Const(k / d)))
+			return Expr{}
+		}
+		return x
+	})
+	if g := s.sumGCD(newDividend); g != 1 {
+		dg := gcd(d, g)
+		restRange := s.rangeOf(s.restByGCD(newDividend))
+		if dg != 1 && (Interval{0, dg - 1}).ContainsInterval(restRange) {
+			newDividend = s.multipliedByGCD(newDividend, g).Times(Const(g / dg))
+			d /= dg
+		} else if restRange.IsPoint() && restRange.Lo != 0 {
+			dg = gcd(restRange.Lo, dg)
+			if dg != 1 {
+				newDividend = s.multipliedByGCD(newDividend, g).Times(Const(g / dg)).Add(Const(restRange.Lo / dg))
+				d /= dg
+			}
+		}
+	}
+	// Merging is only sound with a single inner quotient: each inner
+	// dividend is rounded down, the sum of them need not be.
+	var inner int64
+	count := 0
+	visitSummands(newDividend, func(x Expr) {
+		if c, ok := s.constantRHS(x, opFloorDiv); ok {
+			inner = c
+			count++
+		}
+	})
+	if count == 1 {
+		newDividend = mapSummands(newDividend, func(x Expr) Expr {
+			if _, ok := s.constantRHS(x, opFloorDiv); ok {
+				return x.n.lhs
+			}
+			return x.Times(Const(inner))
+		})
+		d *= inner
+	}
+	if newDividend.Equal(dividend) {
+		return Expr{}, false
+	}
+	return newDividend.FloorDiv(d).Add(extracted), true
+}
+
+// divOperand ("div-operand"): otherwise only the dividend is simplified.
+func (s *exprSimplifier) divOperand(e Expr) (Expr, bool) {
+	lhs := s.once(e.n.lhs)
+	if lhs.Equal(e.n.lhs) {
+		return e, true
+	}
+	return lhs.FloorDiv(s.rangeOf(e.n.rhs).Lo), true
+}
+
+// ceilDivOperand ("ceildiv-operand"): the operands of a ceildiv are
+// simplified.
+func (s *exprSimplifier) ceilDivOperand(e Expr) (Expr, bool) {
+	lhs, rhs := s.once(e.n.lhs), s.once(e.n.rhs)
+	if lhs.Equal(e.n.lhs) && rhs.Equal(e.n.rhs) {
+		return e, true
+	}
+	return lhs.CeilDivBy(rhs), true
+}
+
+// minOrdered ("min-ordered"): min(a, b) is the operand that is never larger
+// over the domain, or the smaller one when the two differ by a constant.
+func (s *exprSimplifier) minOrdered(e Expr) (Expr, bool) {
+	a, b := e.n.lhs, e.n.rhs
+	ra, rb := s.rangeOf(a), s.rangeOf(b)
+	switch {
+	case ra.Hi <= rb.Lo:
+		return a, true
+	case rb.Hi <= ra.Lo:
+		return b, true
+	}
+	if d, ok := constDifference(a, b); ok {
+		if d <= 0 {
+			return a, true
+		}
+		return b, true
+	}
+	return Expr{}, false
+}
+
+// maxOrdered ("max-ordered"): max(a, b) is the operand that is never
+// smaller over the domain, or the larger one when the two differ by a
+// constant.
+func (s *exprSimplifier) maxOrdered(e Expr) (Expr, bool) {
+	a, b := e.n.lhs, e.n.rhs
+	ra, rb := s.rangeOf(a), s.rangeOf(b)
+	switch {
+	case ra.Lo >= rb.Hi:
+		return a, true
+	case rb.Lo >= ra.Hi:
+		return b, true
+	}
+	if d, ok := constDifference(a, b); ok {
+		if d >= 0 {
+			return a, true
+		}
+		return b, true
+	}
+	return Expr{}, false
+}
+
+// minMaxOperands ("min-operands", "max-operands"): otherwise the operands
+// are simplified.
+func (s *exprSimplifier) minMaxOperands(e Expr) (Expr, bool) {
+	a, b := s.once(e.n.lhs), s.once(e.n.rhs)
+	if a.Equal(e.n.lhs) && b.Equal(e.n.rhs) {
+		return e, true
+	}
+	return binary(e.n.op, a, b), true
 }

@@ -5,235 +5,153 @@ type VarSet struct {
 	Dims, Range, Runtime []bool
 }
 
-func (v *VarSet) of(k atomKind) []bool {
-	switch k {
-	case atomDim:
+func (v *VarSet) of(c varClass) []bool {
+	switch c {
+	case classDim:
 		return v.Dims
-	case atomRange:
+	case classRange:
 		return v.Range
 	}
 	return v.Runtime
 }
 
-// maxEnumeratedForRemoval bounds the points enumerated to prove that the
-// constraints on variables about to be removed can hold.
-const maxEnumeratedForRemoval = 1 << 12
+func (v VarSet) any() bool {
+	for _, s := range [][]bool{v.Dims, v.Range, v.Runtime} {
+		for _, b := range s {
+			if b {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // RemoveUnusedSymbols returns m without the range and runtime variables that
-// no result depends on, and the set of variables removed (indices in m), as
-// XLA's RemoveUnusedSymbols does. The remaining variables keep their order.
-//
-// A variable used by a constraint is used if the constraint also involves a
-// used variable. Constraints over removed variables only are dropped with
-// them when they can be satisfied; if they cannot, the map is known empty.
-// Whether they can is decided by enumeration over small boxes; over large
-// ones the variables are kept.
+// neither a result nor a constraint involving other variables uses, and the
+// set of variables removed (indices in m), as XLA's RemoveUnusedSymbols does.
+// Constraints on removed variables only are dropped with them. The remaining
+// variables keep their order. Nothing is removed from an undefined map.
 func (m IndexingMap) RemoveUnusedSymbols() (IndexingMap, VarSet) {
+	if m.undefined || len(m.rangeVars)+len(m.rtVars) == 0 {
+		return m, VarSet{}
+	}
 	return m.removeUnused(false)
 }
 
-// RemoveUnusedVars is RemoveUnusedSymbols that also removes dimension
-// variables no result depends on.
+// RemoveUnusedVars is RemoveUnusedSymbols that also removes the dimension
+// variables no result uses (XLA's RemoveUnusedVars).
 func (m IndexingMap) RemoveUnusedVars() (IndexingMap, VarSet) {
+	if m.undefined {
+		return m, VarSet{}
+	}
 	return m.removeUnused(true)
 }
 
 func (m IndexingMap) removeUnused(dims bool) (IndexingMap, VarSet) {
-	used := VarSet{
+	unused := VarSet{
 		Dims:    make([]bool, len(m.dims)),
 		Range:   make([]bool, len(m.rangeVars)),
 		Runtime: make([]bool, len(m.rtVars)),
 	}
-	if !dims {
-		for i := range used.Dims {
-			used.Dims[i] = true
+	for _, s := range [][]bool{unused.Dims, unused.Range, unused.Runtime} {
+		for i := range s {
+			s[i] = true
 		}
 	}
-	mark := func(k atomKind, i int) { used.of(k)[i] = true }
 	for _, r := range m.results {
-		r.visitVars(mark)
+		r.visitVars(func(c varClass, i int) { unused.of(c)[i] = false })
 	}
-	// A constraint couples its variables: one used makes all used.
-	for changed := true; changed; {
-		changed = false
-		for _, c := range m.constraints {
-			any, all := false, true
-			c.Expr.visitVars(func(k atomKind, i int) {
-				if used.of(k)[i] {
-					any = true
-				} else {
-					all = false
-				}
-			})
-			if any && !all {
-				c.Expr.visitVars(mark)
-				changed = true
-			}
-		}
-	}
-	// The constraints left involve unused variables only.
-	var free []Constraint
-	for _, c := range m.constraints {
-		inUse := false
-		c.Expr.visitVars(func(k atomKind, i int) { inUse = inUse || used.of(k)[i] })
-		if !inUse {
-			free = append(free, c)
-		}
-	}
-	if len(free) > 0 {
-		switch m.satisfiable(free) {
-		case satNo:
-			m = m.clone()
-			m.setEmpty()
-		case satUnknown:
-			for _, c := range free {
-				c.Expr.visitVars(mark)
-			}
-			free = nil
-		}
-	}
-	removed := VarSet{
-		Dims:    make([]bool, len(m.dims)),
-		Range:   make([]bool, len(m.rangeVars)),
-		Runtime: make([]bool, len(m.rtVars)),
-	}
-	any := false
-	for k := atomDim; k <= atomRuntime; k++ {
-		for i, u := range used.of(k) {
-			removed.of(k)[i] = !u
-			any = any || !u
-		}
-	}
-	if !any {
-		return m, removed
-	}
-	return m.dropVars(removed), removed
-}
-
-type satisfiability uint8
-
-const (
-	satYes satisfiability = iota
-	satNo
-	satUnknown
-)
-
-// satisfiable decides by enumeration whether some point of the box of the
-// variables of cs satisfies all of them.
-func (m IndexingMap) satisfiable(cs []Constraint) satisfiability {
-	if m.empty {
-		return satNo
-	}
-	var vars []*atom
-	seen := map[[2]int]bool{}
-	for _, c := range cs {
-		c.Expr.visitVars(func(k atomKind, i int) {
-			if !seen[[2]int{int(k), i}] {
-				seen[[2]int{int(k), i}] = true
-				vars = append(vars, newVarAtom(k, i))
+	// A constraint that involves a variable that stays (or a dimension when
+	// dimensions are not being removed) keeps all of its variables.
+	onlyUnused := func(e Expr) bool {
+		ok := true
+		e.visitVars(func(c varClass, i int) {
+			if (c == classDim && !dims) || !unused.of(c)[i] {
+				ok = false
 			}
 		})
+		return ok
 	}
-	total := int64(1)
-	for _, v := range vars {
-		n := m.vars(v.kind)[v.index].NumElements()
-		if n > maxEnumeratedForRemoval || total*n > maxEnumeratedForRemoval {
-			return satUnknown
+	var candidates []Expr
+	for _, c := range m.constraints {
+		if onlyUnused(c.Expr) {
+			candidates = append(candidates, c.Expr)
+			continue
 		}
-		total *= n
+		c.Expr.visitVars(func(c varClass, i int) { unused.of(c)[i] = false })
 	}
-	p := Point{
-		Dims:    make([]int64, len(m.dims)),
-		Range:   make([]int64, len(m.rangeVars)),
-		Runtime: make([]int64, len(m.rtVars)),
-	}
-	vals := func(k atomKind) []int64 {
-		switch k {
-		case atomDim:
-			return p.Dims
-		case atomRange:
-			return p.Range
-		}
-		return p.Runtime
-	}
-	for _, v := range vars {
-		vals(v.kind)[v.index] = m.vars(v.kind)[v.index].Lo
-	}
-	for {
-		ok := true
-		for _, c := range cs {
-			x, err := c.Expr.eval(&p)
-			if err != nil {
-				return satUnknown
-			}
-			if !c.Range.Contains(x) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return satYes
-		}
-		// Next point, the last variable fastest.
-		i := len(vars) - 1
-		for ; i >= 0; i-- {
-			v := vars[i]
-			x := &vals(v.kind)[v.index]
-			if *x < m.vars(v.kind)[v.index].Hi {
-				*x++
-				break
-			}
-			*x = m.vars(v.kind)[v.index].Lo
-		}
-		if i < 0 {
-			return satNo
+	if !dims {
+		for i := range unused.Dims {
+			unused.Dims[i] = false
 		}
 	}
+	m = m.clone()
+	for _, e := range candidates {
+		if onlyUnused(e) {
+			m.eraseConstraint(e)
+		}
+	}
+	if !unused.any() {
+		return m, VarSet{}
+	}
+	m.compressVars(unused)
+	return m, unused
 }
 
-// dropVars removes the marked variables, which no result uses, together with
-// the constraints that involve them, and renumbers the others.
-func (m IndexingMap) dropVars(removed VarSet) IndexingMap {
-	var newIndex [3][]int
-	out := IndexingMap{results: make([]Expr, len(m.results)), empty: m.empty}
-	for k := atomDim; k <= atomRuntime; k++ {
-		rm := removed.of(k)
-		newIndex[k] = make([]int, len(rm))
-		var kept []Interval
-		for i, r := range rm {
-			if r {
-				newIndex[k][i] = -1
+// compressVars removes the marked variables, renumbering the others; the
+// removed ones become 0 wherever they still occur.
+func (m *IndexingMap) compressVars(removed VarSet) {
+	newIndex := [3][]int{}
+	for c := classDim; c <= classRuntime; c++ {
+		flags := removed.of(c)
+		vs := m.varsOf(c)
+		idx := make([]int, len(vs))
+		kept := vs[:0:0]
+		for i, v := range vs {
+			if i < len(flags) && flags[i] {
+				idx[i] = -1
 				continue
 			}
-			newIndex[k][i] = len(kept)
-			kept = append(kept, m.vars(k)[i])
+			idx[i] = len(kept)
+			kept = append(kept, v)
 		}
-		switch k {
-		case atomDim:
-			out.dims = kept
-		case atomRange:
-			out.rangeVars = kept
+		newIndex[c] = idx
+		switch c {
+		case classDim:
+			m.dims = kept
+		case classRange:
+			m.rangeVars = kept
 		default:
-			out.rtVars = kept
+			m.rtVars = kept
 		}
 	}
-	renumber := func(k atomKind, i int) (Expr, bool) {
-		if j := newIndex[k][i]; j != i && j >= 0 {
-			return varExpr(k, j), true
+	sub := func(c varClass, i int) (Expr, bool) {
+		j := newIndex[c][i]
+		switch {
+		case j < 0:
+			return Expr{}, true
+		case j == i:
+			return Expr{}, false
 		}
-		return Expr{}, false
+		return variable(c, j), true
 	}
 	for i, r := range m.results {
-		out.results[i] = must(replaceVars(r, renumber))
+		m.results[i] = r.replaceVars(sub)
 	}
+	var remove []Expr
+	var add []Constraint
 	for _, c := range m.constraints {
-		drop := false
-		c.Expr.visitVars(func(k atomKind, i int) { drop = drop || newIndex[k][i] < 0 })
-		if !drop {
-			out.constraints = append(out.constraints, Constraint{must(replaceVars(c.Expr, renumber)), c.Range})
+		e := c.Expr.replaceVars(sub)
+		if e.Equal(c.Expr) {
+			continue
 		}
+		remove = append(remove, c.Expr)
+		add = append(add, Constraint{e, c.Range})
 	}
-	// Renumbering keeps the relative order of variables of each kind, hence
-	// the canonical order of constraints too.
-	return out
+	for _, e := range remove {
+		m.eraseConstraint(e)
+	}
+	for _, c := range add {
+		m.addConstraint(c.Expr, c.Range)
+	}
 }

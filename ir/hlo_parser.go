@@ -549,9 +549,16 @@ func checkArity(s *hloScanner, in *Instruction, opName string, pos int) error {
 		want = in.AsyncWrapped.Arity()
 	case in.Opcode == OpIota || in.Opcode == OpReplicaID || in.Opcode == OpPartitionID:
 		want = 0
+	case (in.Opcode == OpConvolution || in.Opcode == OpDot) && len(in.Operands) > 2:
+		// A sparse operand's metadata follows the operands (sparsity_config=).
+		want = Variadic
 	}
 	if want != Variadic && len(in.Operands) != want {
 		return s.errorAt(pos, "%s expects %d operands, found %d", opName, want, len(in.Operands))
+	}
+	if (in.Opcode == OpAsyncUpdate || in.Opcode == OpAsyncDone) && len(in.Operands) == 0 {
+		// The first operand is the async-start or -update it continues.
+		return s.errorAt(pos, "No operand found for AsyncUpdate and AsyncDone: %s needs the async op it continues", opName)
 	}
 	return nil
 }

@@ -321,3 +321,22 @@ func NewLiteralView(s Shape, data []byte) (*Literal, error) {
 	}
 	return &Literal{shape: s.Clone(), data: data}, nil
 }
+
+// ToStatic returns l with every bounded dynamic array as the static array
+// of its actual sizes (XLA's Literal::ToStatic): the same elements, no
+// dynamic dimensions. Storage is shared.
+func (l *Literal) ToStatic() *Literal {
+	switch {
+	case l.shape.IsTuple():
+		elems := make([]*Literal, len(l.elems))
+		for i, e := range l.elems {
+			elems[i] = e.ToStatic()
+		}
+		return NewTupleLiteral(elems...)
+	case !l.shape.IsArray() || !l.shape.IsDynamic():
+		return l
+	}
+	s := l.shape.Clone()
+	s.Dynamic = nil
+	return &Literal{shape: s, data: l.data}
+}

@@ -200,12 +200,13 @@ func InferOptimizationBarrierShape(operand Shape) (Shape, error) {
 	return operand.Clone(), nil
 }
 
-// InferAfterAllShape is the shape of after-all: a token; every operand must
-// be a token.
+// InferAfterAllShape is the shape of after-all: a token. Its operands are
+// usually tokens, but XLA accepts any value there (the op orders, it reads
+// nothing).
 func InferAfterAllShape(operands []Shape) (Shape, error) {
 	for i, s := range operands {
-		if !s.IsToken() {
-			return Shape{}, errf("after-all", "operand %d must be a token, found %s", i, human(s))
+		if err := s.CheckValid(); err != nil {
+			return Shape{}, errf("after-all", "operand %d: %v", i, err)
 		}
 	}
 	return TokenShape(), nil

@@ -22,8 +22,8 @@ func InferDotShape(lhs, rhs Shape, dnums DotDimensionNumbers, preferred ElementT
 	if err := expectArray(op, "rhs", rhs); err != nil {
 		return Shape{}, err
 	}
-	if lhs.Elem != rhs.Elem {
-		return Shape{}, errf(op, "lhs %s and rhs %s must have the same element type", human(lhs), human(rhs))
+	if err := mixedOperands(op, lhs, rhs, preferred); err != nil {
+		return Shape{}, err
 	}
 	check := func(side string, s Shape, contracting, batch []int) error {
 		seen := make(map[int]string)
@@ -83,7 +83,7 @@ func InferDotShape(lhs, rhs Shape, dnums DotDimensionNumbers, preferred ElementT
 			dyn = append(dyn, rhs.IsDynamicDim(i))
 		}
 	}
-	t, err := preferredType(op, lhs.Elem, preferred)
+	t, err := preferredType(op, widerOf(lhs.Elem, rhs.Elem), preferred)
 	if err != nil {
 		return Shape{}, err
 	}
@@ -121,8 +121,8 @@ func InferConvolutionShape(lhs, rhs Shape, featureGroupCount, batchGroupCount in
 	if err := expectArray(op, "rhs", rhs); err != nil {
 		return Shape{}, err
 	}
-	if lhs.Elem != rhs.Elem {
-		return Shape{}, errf(op, "lhs %s and rhs %s must have the same element type", human(lhs), human(rhs))
+	if err := mixedOperands(op, lhs, rhs, preferred); err != nil {
+		return Shape{}, err
 	}
 	if featureGroupCount <= 0 {
 		return Shape{}, errf(op, "feature_group_count must be positive, found %d", featureGroupCount)
@@ -211,7 +211,7 @@ func InferConvolutionShape(lhs, rhs Shape, featureGroupCount, batchGroupCount in
 	for i, d := range dnums.OutputSpatial {
 		dims[d], dyn[d] = spatial.Dims[i], spatial.IsDynamicDim(i)
 	}
-	t, err := preferredType(op, lhs.Elem, preferred)
+	t, err := preferredType(op, widerOf(lhs.Elem, rhs.Elem), preferred)
 	if err != nil {
 		return Shape{}, err
 	}
@@ -382,4 +382,35 @@ func MakeWindow(sizes, strides []int, padding [][2]int, baseDilation, windowDila
 		w.Dims[i] = d
 	}
 	return w, nil
+}
+
+// mixedOperands checks the operand types of a dot or convolution. They
+// must agree unless the result type is given: XLA then accepts operands of
+// different widths of one kind (s16 × s8 → s32, bf16 × f32 → f32), each
+// converted to the result type.
+func mixedOperands(op string, lhs, rhs Shape, preferred ElementType) error {
+	a, b := lhs.Elem, rhs.Elem
+	if a == b || sameIgnoringFpPrecision(a, b) {
+		return nil
+	}
+	if preferred != InvalidType && ((a.IsInteger() && b.IsInteger()) || (a.IsFloatOrComplex() && b.IsFloatOrComplex())) {
+		return nil
+	}
+	return errf(op, "lhs %s and rhs %s must have the same element type", human(lhs), human(rhs))
+}
+
+// widerOf is the wider of two operand types (a when they are as wide).
+func widerOf(a, b ElementType) ElementType {
+	if b.BitWidth() > a.BitWidth() {
+		return b
+	}
+	return a
+}
+
+// sameIgnoringFpPrecision reports whether two element types are equal or
+// both real floating-point types: what XLA's verifier accepts between a
+// declared and an inferred type when it allows mixed precision, as XLA's
+// own tests run it.
+func sameIgnoringFpPrecision(a, b ElementType) bool {
+	return a == b || (a.IsFloat() && b.IsFloat())
 }

@@ -42,7 +42,9 @@ func TestInferDotShape(t *testing.T) {
 		{"out of range", dot(sh(F32, 2, 3), sh(F32, 3, 4), c(2, 0), 0), "", "dot: lhs contracting dimension 2 is out of range for f32[2,3]"},
 		{"rhs out of range", dot(sh(F32, 2, 3), sh(F32, 3, 4), c(1, -1), 0), "", "dot: rhs contracting dimension -1 is out of range for f32[3,4]"},
 		{"repeated", dot(sh(F32, 3, 3), sh(F32, 3, 3, 3), dotDims([]int{0}, []int{0}, []int{0}, []int{1}), 0), "", "lhs dimension 0 is listed twice (as contracting and batch dimension)"},
-		{"element types", dot(sh(F32, 2, 3), sh(F16, 3, 4), c(1, 0), 0), "", "dot: lhs f32[2,3] and rhs f16[3,4] must have the same element type"},
+		{"element types", dot(sh(F32, 2, 3), sh(S32, 3, 4), c(1, 0), 0), "", "dot: lhs f32[2,3] and rhs s32[3,4] must have the same element type"},
+		{"float precisions", dot(sh(F32, 2, 3), sh(F16, 3, 4), c(1, 0), 0), "f32[2,4]", ""},
+		{"mixed integers with a result type", dot(sh(S16, 4, 3), sh(S8, 3, 2), c(1, 0), S32), "s32[4,2]", ""},
 		{"preferred narrower int", dot(sh(S32, 2, 3), sh(S32, 3, 4), c(1, 0), S8), "", "preferred element type s8 is narrower than the operands' type s32"},
 		{"tuple", dot(MakeTuple(), sh(F32, 3), c(0, 0), 0), "", "dot: lhs must be an array"},
 	})
@@ -116,7 +118,7 @@ func TestInferConvolutionShape(t *testing.T) {
 		{"zero stride", conv(sh(F32, 1, 3, 5, 5), sh(F32, 8, 3, 3, 3), 1, 1, win([]int{3, 3}, []int{0, 1}, nil, nil, nil), nchw), "", "window dimension 0 has stride 0, expected a positive stride"},
 		{"zero dilation", conv(sh(F32, 1, 3, 5, 5), sh(F32, 8, 3, 3, 3), 1, 1, win([]int{3, 3}, nil, nil, []int{0, 1}, nil), nchw), "", "window dimension 0 has base (lhs) dilation 0"},
 		{"padding below zero", conv(sh(F32, 1, 3, 5, 5), sh(F32, 8, 3, 3, 3), 1, 1, win([]int{3, 3}, nil, [][2]int{{-4, -3}, {0, 0}}, nil, nil), nchw), "", "leaves a negative base size -2"},
-		{"types", conv(sh(F32, 1, 3, 5, 5), sh(F16, 8, 3, 3, 3), 1, 1, w33, nchw), "", "must have the same element type"},
+		{"types", conv(sh(F32, 1, 3, 5, 5), sh(S32, 8, 3, 3, 3), 1, 1, w33, nchw), "", "must have the same element type"},
 		{"dynamic kernel spatial", conv(sh(F32, 1, 3, 5, 5), dyn(sh(F32, 8, 3, 3, 3), 2), 1, 1, w33, nchw), "", "is dynamic, which is not supported"},
 	})
 }

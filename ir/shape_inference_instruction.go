@@ -252,9 +252,11 @@ func inferInstruction(in *Instruction, mod *moduleInfo) (Shape, bool, error) {
 		return rule(s, err)
 
 	case OpDot:
-		if len(shapes) != 2 {
-			return rule(Shape{}, errf(name, "expected 2 operands, found %d (sparse dots are not supported)", len(shapes)))
+		dense, err := denseOperands(in, shapes)
+		if err != nil {
+			return rule(Shape{}, errf(name, "%v", err))
 		}
+		shapes = dense
 		var dnums DotDimensionNumbers
 		if in.DotDims != nil {
 			dnums = *in.DotDims
@@ -296,9 +298,11 @@ func inferInstruction(in *Instruction, mod *moduleInfo) (Shape, bool, error) {
 		n := len(shapes) - in.NumCarries
 		return rule(InferScanShape(shapes[:n], shapes[n:], d, p))
 	case OpConvolution:
-		if err := need(2); err != nil {
-			return rule(Shape{}, err)
+		dense, err := denseOperands(in, shapes)
+		if err != nil {
+			return rule(Shape{}, errf(name, "%v", err))
 		}
+		shapes = dense
 		if in.ConvDims == nil {
 			return rule(Shape{}, errf(name, "dim_labels are missing"))
 		}

@@ -353,7 +353,7 @@ func InferPadShape(operand, paddingValue Shape, padding []PaddingDim) (Shape, er
 	if !paddingValue.IsScalar() {
 		return Shape{}, errf(op, "padding value must be a scalar, found %s", human(paddingValue))
 	}
-	if paddingValue.Elem != operand.Elem {
+	if !sameIgnoringFpPrecision(paddingValue.Elem, operand.Elem) {
 		return Shape{}, errf(op, "padding value %s must have the element type of operand %s", human(paddingValue), human(operand))
 	}
 	if len(padding) != operand.Rank() {

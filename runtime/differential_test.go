@@ -159,6 +159,8 @@ var opBounds = map[string]bound{
 	"exponential": ulp(2), "exponential-minus-one": ulp(2), "log": ulp(2), "log-plus-one": ulp(2),
 	"tanh": ulp(2), "erf": ulp(2), "logistic": ulp(3),
 	"sine": ulp(4), "cosine": ulp(4), "atan2": ulp(4), "tan": ulp(8), "power": ulp(8),
+	"cosh": ulp(4), "sinh": ulp(4), "asin": ulp(4), "acos": ulp(4), "atan": ulp(4),
+	"asinh": ulp(4), "acosh": ulp(4), "atanh": ulp(4), "scaled-dot": accum,
 	"dot": accum, "convolution": accum, "reduce-add": accum, "reduce-window-add": accum,
 	"all-reduce": accum, "cross-replica-sum": accum, "reduce-scatter": accum, "map": accum,
 	"scatter-add": accum, "select-and-scatter": accum,
@@ -174,6 +176,8 @@ var complexBounds = map[string]bound{
 	"exponential": rel(32), "exponential-minus-one": rel(32), "log": rel(32), "log-plus-one": rel(32),
 	"logistic": rel(32), "tanh": rel(32), "sine": rel(32), "cosine": rel(32), "tan": rel(32),
 	"cbrt": rel(32), "power": rel(32), "atan2": rel(32),
+	"cosh": rel(32), "sinh": rel(32), "asin": rel(32), "acos": rel(32), "atan": rel(32),
+	"asinh": rel(32), "acosh": rel(32), "atanh": rel(32),
 }
 
 // boundFor is the bound of the op named by a generator for element type t.
@@ -196,26 +200,14 @@ func boundFor(op string, t ir.ElementType) bound {
 // with the reasons and the reports, and when a listed case passes the log
 // says so (the entry can then be removed).
 var knownFailures = map[string]string{
-	"reduce-variadic/f32@seed=12,case=3":    signallingNaN,
-	"reduce-variadic/f8e5m2@seed=35,case=2": signallingNaN,
-	"reduce-window/f32@seed=105,case=5":     signallingNaN,
-	"reduce-window/f8e5m2@seed=101,case=3":  signallingNaN,
-	"convolution/f32@seed=1,case=4":         convPaddingTaps,
-	"convolution-client/f32@seed=1,case=4":  convPaddingTaps,
-	"set-dimension-size/*":                  "a run-time dimension size does not cross a kernel boundary: get-dimension-size of a dimension set-dimension-size made dynamic returns the buffer's static bound",
-	"after-all/*":                           "a token among the results: Compile accepts it, Run fails (NewTensor: tensor shape token[] is not an array)",
-	"rng-normal/f8e5m2":                     "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
-	"rng-normal/f8e4m3fn":                   "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
-	"clamp/c64":                             "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
-	"clamp/c128":                            "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
+	"convolution/f32@seed=1,case=4":        convPaddingTaps,
+	"convolution-client/f32@seed=1,case=4": convPaddingTaps,
+	"after-all/*":                          "a token among the results: Compile accepts it, Run fails (NewTensor: tensor shape token[] is not an array)",
+	"rng-normal/f8e5m2":                    "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
+	"rng-normal/f8e4m3fn":                  "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
+	"clamp/c64":                            "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
+	"clamp/c128":                           "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
 }
-
-// signallingNaN is why argmax reductions of floats with signalling NaNs
-// differ: the generic reduce and reduce-window run the comparator on
-// float64 registers, and
-// widening quiets a signalling NaN (f32 0x7fb25d13, f8e5m2 0x7d), which then
-// sorts above quiet NaNs it is below in TOTALORDER.
-const signallingNaN = "the generic reduce and reduce-window run the comparator on float64-widened values: a signalling NaN is quieted and sorts above a quiet NaN it is below in TOTALORDER, so argmax picks the wrong index"
 
 // convPaddingTaps is why float32 convolutions with padding and infinite
 // weights differ: ir/eval, as XLA's evaluator, skips the window taps that
@@ -993,7 +985,7 @@ func hexBytes(b []byte) string {
 
 // opTable is every generator, by op family.
 var opTable = concatGens(elementwiseGens(), movementGens(), reduceGens(), controlGens(), collectiveGens(),
-	linalgGens(), ioGens(), patternGens(), fusionGens())
+	linalgGens(), ioGens(), patternGens(), fusionGens(), newOpGens())
 
 func concatGens(lists ...[]*opGen) []*opGen {
 	var all []*opGen

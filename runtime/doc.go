@@ -37,9 +37,7 @@
 // of their inputs; reductions, softmax and layer-norm run row by row across
 // workers — the kernels' own worker pool (kiln.RunParts), so a step and the
 // GEMMs around it never compete for threads; while and conditional run
-// compiled subplans. Ops without a
-// dedicated implementation run through generic Go code, and as a last resort
-// through the reference evaluator on views of their buffers; Stats names the
-// implementation of every kernel ("reference" for the last kind), so a model
-// that must not allocate can be checked for it.
+// compiled subplans. Every other op runs a generic step: ir/ops' plan of
+// the op (the one definition ir/eval runs too) over the step's buffers.
+// Stats names the implementation of every kernel.
 package runtime

@@ -24,6 +24,8 @@ type Executable struct {
 	frames   framePool
 	stats    Stats
 	threads  int
+	// resultDims are the arena slots of the actual sizes of dynamic results.
+	resultDims []loc
 }
 
 // Compile compiles module m. Options bind parameters to fixed tensors (which
@@ -59,6 +61,7 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	for _, r := range plan.Results {
 		e.results = append(e.results, r.Shape)
 	}
+	e.resultDims = c.resultDims(plan)
 	if err := e.declareResultLayouts(m); err != nil {
 		return nil, err
 	}
@@ -178,6 +181,9 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 		return err
 	}
 	err = e.entry.run(fr)
+	if err == nil {
+		setResultDims(fr, e.resultDims, outs, e.results)
+	}
 	e.release(fr)
 	return err
 }
@@ -191,7 +197,8 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 		}
 	}
 	for i, o := range outs {
-		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) {
+		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) &&
+			!sameBounds(o.shape, e.results[i]) {
 			return nil, argShapeError("result tensor", i, o, e.results[i])
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 var unaryOps = []string{"abs", "cbrt", "ceil", "count-leading-zeros", "cosine", "erf", "exponential",
@@ -60,7 +61,7 @@ func TestGenericElementwiseBinaryAgreesWithEvaluator(t *testing.T) {
 	checked := 0
 	for _, typ := range elementTypes {
 		for _, op := range binaryOps {
-			for _, dims := range [][]int{{}, {0}, {5}, {2, 3, 4}, {elementwiseTile*2 + 1}} {
+			for _, dims := range [][]int{{}, {0}, {5}, {2, 3, 4}, {ops.Tile*2 + 1}} {
 				in := ir.MakeShape(typ, dims...)
 				hlo := fmt.Sprintf("HloModule m\nENTRY e {\n  p = %s parameter(0)\n  q = %s parameter(1)\n  ROOT r = %s %s(p, q)\n}\n",
 					in.StringWithoutLayout(), in.StringWithoutLayout(), shapeText(resultType(op, typ), dims...), op)
@@ -201,7 +202,7 @@ func TestGenericMapAgreesWithEvaluator(t *testing.T) {
 		{"ROOT r = T[] constant(7)", ir.U8},
 	} {
 		ts := strings.TrimSuffix(ir.Scalar(c.typ).StringWithoutLayout(), "[]")
-		for _, dims := range [][]int{{}, {0}, {3, 5}, {elementwiseTile + 9}} {
+		for _, dims := range [][]int{{}, {0}, {3, 5}, {ops.Tile + 9}} {
 			s := shapeText(c.typ, dims...)
 			hlo := fmt.Sprintf("HloModule m\nf {\n  a = T[] parameter(0)\n  b = T[] parameter(1)\n  %s\n}\nENTRY e {\n  p = %s parameter(0)\n  q = %s parameter(1)\n  ROOT r = %s map(p, q), dimensions=%s, to_apply=f\n}\n",
 				c.body, s, s, s, dimsText(iotaDims(len(dims))))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ir/eval"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 // genericCase is one module checked against the reference evaluator.
@@ -239,4 +240,4 @@ func randomArgs(r *rand.Rand, shapes ...ir.Shape) []*ir.Literal {
 
 // testShapes are the dimension lists the generic tests run over: scalars,
 // size-0 and size-1 dimensions, and sizes around the tile length.
-var testShapes = [][]int{{}, {0}, {1}, {7}, {3, 0}, {1, 5}, {4, 3}, {2, 1, 3}, {elementwiseTile + 3}}
+var testShapes = [][]int{{}, {0}, {1}, {7}, {3, 0}, {1, 5}, {4, 3}, {2, 1, 3}, {ops.Tile + 3}}

@@ -1,16 +1,19 @@
 package runtime
 
 // Fused loops of any element type: the loop program sched derived (loads
-// through strided accesses, iotas, scalar constants and elementwise ops) run
-// tile by tile over wide registers, each op's result rounded to its type as
-// the evaluator rounds it, the last one stored into the output. The float32
-// loop takes the float32/PRED programs; this one takes the rest (integer
-// index arithmetic, f64, f16/bf16, complex, conversions between them).
+// through strided accesses, iotas, scalar constants and elementwise ops)
+// run tile by tile over ir/ops' wide registers, each op's result rounded to
+// its type as it is computed, the last one stored into the output. The
+// float32 loop takes the float32/PRED programs; this one takes the rest
+// (integer index arithmetic, f64, f16/bf16, complex, conversions between
+// them).
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
 )
@@ -35,7 +38,7 @@ type genericLoopInstr struct {
 	reg     int
 	args    [3]int // argument registers
 	nargs   int
-	kernel  wideKernel
+	kernel  ops.Kernel
 	input   int // load: index into the step's inputs
 	strides []int
 	offset  int
@@ -68,15 +71,15 @@ func (c *compiler) genericFusedStep(k *sched.Kernel, p *program) (step, error) {
 	case k.Kind == sched.Reduce && k.Loop != nil && len(k.Values) > 1 && len(k.Root.Args) == 2:
 		x := k.Root.Args[0].Shape
 		if !denseArray(x) {
-			return nil, nil
+			return nil, fmt.Errorf("fused reduce of a %v operand", x)
 		}
 		operand := privateArena(p, x.ByteSize())
 		loop, err := c.genericLoopStep(k, k.Loop, operand, x, p)
-		if loop == nil || err != nil {
+		if err != nil {
 			return nil, err
 		}
 		red, err := buildReduceOver(c, k, p, []loc{operand})
-		if red == nil || err != nil {
+		if err != nil {
 			return nil, err
 		}
 		return &sequenceStep{steps: []step{loop, red}, names: "loop-generic+" + implName(red)}, nil
@@ -84,33 +87,18 @@ func (c *compiler) genericFusedStep(k *sched.Kernel, p *program) (step, error) {
 	return nil, nil
 }
 
-// sequenceStep runs steps one after another.
-type sequenceStep struct {
-	steps []step
-	names string
-}
-
-func (s *sequenceStep) name() string { return s.names }
-
-func (s *sequenceStep) exec(fr *frame) error {
-	for _, st := range s.steps {
-		if err := st.exec(fr); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // genericLoopStep compiles loop program lp of kernel k, writing a value of
-// shape outShape at out, over wide registers; it returns nil when an op or
-// type is outside what wide programs cover.
+// shape outShape at out, over wide registers.
 func (c *compiler) genericLoopStep(k *sched.Kernel, lp *sched.LoopProgram, out loc, outShape ir.Shape, p *program) (step, error) {
-	if lp == nil || !denseArray(outShape) || len(lp.Ops) == 0 || len(lp.Dims) > maxGenericRank || prod(lp.Dims) != outShape.ElementCount() {
-		return nil, nil
+	if lp == nil || len(lp.Ops) == 0 {
+		return nil, fmt.Errorf("fused loop without a program")
+	}
+	if !denseArray(outShape) || len(lp.Dims) > ops.MaxRank || ops.Count(lp.Dims) != outShape.ElementCount() {
+		return nil, fmt.Errorf("fused loop over %v writing %v", lp.Dims, outShape)
 	}
 	for _, in := range k.Inputs {
 		if in.Shape.IsArray() && !denseArray(in.Shape) {
-			return nil, nil
+			return nil, fmt.Errorf("fused loop input of shape %v", in.Shape)
 		}
 	}
 	s := &genericLoopStep{out: out, outT: outShape.Elem}
@@ -122,7 +110,7 @@ func (c *compiler) genericLoopStep(k *sched.Kernel, lp *sched.LoopProgram, out l
 		s.ins = append(s.ins, c.loc(b))
 	}
 	dims, strides := collapseDims(lp)
-	s.dims, s.total = dims, prod(dims)
+	s.dims, s.total = dims, ops.Count(dims)
 	last := make([]int, len(lp.Ops))
 	for i, op := range lp.Ops {
 		for _, a := range op.Args {
@@ -130,7 +118,7 @@ func (c *compiler) genericLoopStep(k *sched.Kernel, lp *sched.LoopProgram, out l
 		}
 	}
 	last[len(lp.Ops)-1] = len(lp.Ops)
-	var ra regAllocator
+	var ra ops.RegAllocator
 	regOf := make([]int, len(lp.Ops))
 	for i, op := range lp.Ops {
 		in := genericLoopInstr{t: op.Type}
@@ -147,12 +135,13 @@ func (c *compiler) genericLoopStep(k *sched.Kernel, lp *sched.LoopProgram, out l
 			in.linear = op.Op == ssa.OpParameter && (&sched.Access{Strides: in.strides}).IsLinear(dims)
 		case ssa.OpConstant:
 			if op.Scalar == nil || !op.Scalar.Shape().IsScalar() {
-				return nil, nil
+				return nil, fmt.Errorf("fused loop constant that is not a scalar")
 			}
 			in.kind, in.value = loopConst, op.Scalar.Bytes()
 		default:
-			if op.Value == nil || len(op.Args) > 3 {
-				return nil, nil
+			irOp, isIR := op.Op.IR()
+			if op.Value == nil || len(op.Args) > 3 || !isIR {
+				return nil, fmt.Errorf("fused loop op %v has no generic form", op.Op)
 			}
 			argT := make([]ir.ElementType, len(op.Args))
 			for j, a := range op.Args {
@@ -160,45 +149,31 @@ func (c *compiler) genericLoopStep(k *sched.Kernel, lp *sched.LoopProgram, out l
 				in.args[j] = regOf[a]
 			}
 			in.nargs = len(op.Args)
-			if in.kernel = opKernel(op.Value, argT); in.kernel == nil {
-				return nil, nil
+			k, err := ops.WideKernel(irOp, &op.Value.Attrs, argT, op.Type)
+			if err != nil {
+				return nil, err
 			}
-			in.kind = loopOp
+			in.kernel, in.kind = k, loopOp
 		}
-		in.reg = ra.get()
+		in.reg = ra.Get()
 		regOf[i] = in.reg
 		for j, a := range op.Args {
 			// An op reading a value twice (subtract(x, x)) frees its
 			// register once: a register freed twice would be handed to
 			// two live values.
 			if last[a] == i && !slices.Contains(op.Args[:j], a) {
-				ra.put(regOf[a])
+				ra.Put(regOf[a])
 			}
 		}
 		s.instrs = append(s.instrs, in)
 	}
 	var sp scratchPlan
-	s.regs = sp.take(ra.next * genericLoopTile * wideBytes)
-	s.raw = sp.take(genericLoopTile * wideBytes)
+	s.regs = sp.take(ra.Count() * genericLoopTile * ops.WideBytes)
+	s.raw = sp.take(genericLoopTile * ops.WideBytes)
 	sp.reserve(p)
 	s.threads = c.cfg.threads
 	s.parts, s.perPart = splitTiles(s.total, genericLoopTile, s.threads)
 	return s, nil
-}
-
-// splitTiles cuts total elements into parts of whole tiles for up to
-// threads workers; loops below 32K elements stay in one part.
-func splitTiles(total, tile, threads int) (parts, perPart int) {
-	tiles := (total + tile - 1) / tile
-	parts = 1
-	if threads > 1 && total >= 1<<15 {
-		parts = min(tiles, threads*4)
-	}
-	perPart = (tiles + parts - 1) / max(parts, 1) * tile
-	if perPart > 0 {
-		parts = (total + perPart - 1) / perPart
-	}
-	return parts, perPart
 }
 
 func (s *genericLoopStep) name() string { return "loop-generic" }
@@ -216,43 +191,43 @@ func (s *genericLoopStep) exec(fr *frame) error {
 func (s *genericLoopStep) part(fr *frame, p, w int) {
 	lo, hi := p*s.perPart, min((p+1)*s.perPart, s.total)
 	scratch := fr.scratch[w]
-	regs, raw := scratch[s.regs:], scratch[s.raw:s.raw+genericLoopTile*wideBytes]
+	regs, raw := scratch[s.regs:], scratch[s.raw:s.raw+genericLoopTile*ops.WideBytes]
 	out := fr.bytes(s.out)
-	var args [3]wideReg
+	var args [3]ops.Reg
 	for start := lo; start < hi; start += genericLoopTile {
 		n := min(genericLoopTile, hi-start)
-		var dst wideReg
+		var dst ops.Reg
 		for i := range s.instrs {
 			in := &s.instrs[i]
-			dst = regAt(regs, in.reg, genericLoopTile, n)
+			dst = ops.RegAt(regs, in.reg, genericLoopTile, n)
 			switch in.kind {
 			case loopLoad:
 				src := fr.bytes(s.ins[in.input])
 				switch {
 				case in.scalar:
-					loadWide(dst, 1, src, in.t, in.offset)
-					fillWide(dst, wideKindOf(in.t), n)
+					ops.LoadWide(dst, 1, src, in.t, in.offset)
+					ops.FillWide(dst, ops.KindOf(in.t), n)
 				case in.linear:
-					loadWide(dst, n, src, in.t, in.offset+start)
+					ops.LoadWide(dst, n, src, in.t, in.offset+start)
 				default:
 					gatherRaw(raw, src, in.t.ByteSize(), n, s.dims, in.strides, in.offset, start)
-					loadWide(dst, n, raw, in.t, 0)
+					ops.LoadWide(dst, n, raw, in.t, 0)
 				}
 			case loopIota:
-				iotaWide(dst.i[:n], s.dims, in.strides, in.offset, start)
+				ops.Positions(dst.I[:n], s.dims, in.strides, in.offset, start)
 				toWide(dst, in.t, n)
 			case loopConst:
-				loadWide(dst, 1, in.value, in.t, 0)
-				fillWide(dst, wideKindOf(in.t), n)
+				ops.LoadWide(dst, 1, in.value, in.t, 0)
+				ops.FillWide(dst, ops.KindOf(in.t), n)
 			default:
 				for j := 0; j < in.nargs; j++ {
-					args[j] = regAt(regs, in.args[j], genericLoopTile, n)
+					args[j] = ops.RegAt(regs, in.args[j], genericLoopTile, n)
 				}
 				in.kernel(dst, args, n)
-				roundWide(dst, in.t, n)
+				ops.RoundWide(dst, in.t, n)
 			}
 		}
-		storeWide(out, s.outT, start, dst, n)
+		ops.StoreWide(out, s.outT, start, dst, n)
 	}
 }
 
@@ -263,54 +238,34 @@ func gatherRaw(raw, src []byte, es, n int, dims, strides []int, offset, start in
 	case 1:
 		gather(raw[:n], src, dims, strides, offset, start)
 	case 2:
-		gather(elems[uint16](raw)[:n], elems[uint16](src), dims, strides, offset, start)
+		gather(ops.Elems[uint16](raw)[:n], ops.Elems[uint16](src), dims, strides, offset, start)
 	case 4:
-		gather(elems[uint32](raw)[:n], elems[uint32](src), dims, strides, offset, start)
+		gather(ops.Elems[uint32](raw)[:n], ops.Elems[uint32](src), dims, strides, offset, start)
 	case 8:
-		gather(elems[uint64](raw)[:n], elems[uint64](src), dims, strides, offset, start)
+		gather(ops.Elems[uint64](raw)[:n], ops.Elems[uint64](src), dims, strides, offset, start)
 	case 16:
-		gather(elems[[2]uint64](raw)[:n], elems[[2]uint64](src), dims, strides, offset, start)
+		gather(ops.Elems[[2]uint64](raw)[:n], ops.Elems[[2]uint64](src), dims, strides, offset, start)
 	}
 }
 
-// iotaWide writes offset + Σ strides[d]·idx[d] for the output indices
-// start, start+1, ….
-func iotaWide(dst []int64, dims, strides []int, offset, start int) {
-	var idxBuf [maxGenericRank]int
-	idx := idxBuf[:len(dims)]
-	rem := start
-	for d := len(dims) - 1; d >= 0; d-- {
-		idx[d] = rem % dims[d]
-		rem /= dims[d]
-	}
-	for i := range dst {
-		v := offset
-		for d := range idx {
-			v += idx[d] * strides[d]
-		}
-		dst[i] = int64(v)
-		ir.NextIndex(dims, idx)
-	}
-}
-
-// toWide converts n int64 index values in r.i to the wide form of type t
+// toWide converts n int64 index values in r.I to the wide form of type t
 // in place, as an s64 iota converts to t.
-func toWide(r wideReg, t ir.ElementType, n int) {
-	switch wideKindOf(t) {
-	case wideFloat:
-		for j, x := range r.i[:n] {
-			r.f[j] = ir.IntToFloat(x, false, t)
+func toWide(r ops.Reg, t ir.ElementType, n int) {
+	switch ops.KindOf(t) {
+	case ops.KindFloat:
+		for j, x := range r.I[:n] {
+			r.F[j] = ir.IntToFloat(x, false, t)
 		}
-	case wideComplex:
+	case ops.KindComplex:
 		// Backwards: complex value j covers the int64 values 2j and 2j+1,
 		// which are read before it is written.
 		c := t.ComplexComponent()
 		for j := n - 1; j >= 0; j-- {
-			r.c[j] = complex(ir.IntToFloat(r.i[j], false, c), 0)
+			r.C[j] = complex(ir.IntToFloat(r.I[j], false, c), 0)
 		}
 	default:
-		for j, x := range r.i[:n] {
-			r.i[j] = wrapInt(t, x)
+		for j, x := range r.I[:n] {
+			r.I[j] = ops.WrapInt(t, x)
 		}
 	}
 }

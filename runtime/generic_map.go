@@ -1,12 +1,10 @@
 package runtime
 
-// map: the mapped computation compiled to a wide program and run over
-// tiles of the operands, each op rounded to its type as the evaluator
-// rounds it element by element.
+// map, as ir/ops plans it: the mapped computation compiled to a program
+// and run over tiles of the operands.
 
 import (
-	"slices"
-
+	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
 )
@@ -14,39 +12,43 @@ import (
 func init() { genericSteps[ssa.OpMap] = buildMap }
 
 type mapStep struct {
-	fn   *scalarFunc
 	args []loc
 	out  loc
 	n    int
+	plan *ops.MapPlan
 	regs int
 }
 
 func buildMap(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	v := k.Root
-	if len(v.Funcs) != 1 || !denseArray(v.Shape) || len(v.Args) == 0 || len(v.Args) > maxVariadic {
-		return nil, nil
+	if len(v.Args) == 0 || len(v.Args) > maxVariadic {
+		return nil, errorf("map of %d operands (1 to %d)", len(v.Args), maxVariadic)
 	}
 	for i, d := range v.Attrs.Dimensions {
 		if d != i || len(v.Attrs.Dimensions) != v.Shape.Rank() {
-			return nil, nil
+			return nil, errorf("map with dimensions=%v: only maps over every dimension in order are defined", v.Attrs.Dimensions)
 		}
 	}
-	args, ok := operandLocs(c, k)
-	if !ok {
-		return nil, nil
-	}
-	fn := compileScalarFunc(v.Funcs[0])
-	if fn == nil || len(fn.params) != len(v.Args) || len(fn.results) != 1 || fn.resultT[0] != v.Shape.Elem || v.Funcs[0].Root.Op == ssa.OpTuple {
-		return nil, nil
+	args, err := argLocs(c, k)
+	if err != nil {
+		return nil, err
 	}
 	for i, a := range v.Args {
-		if fn.paramT[i] != a.Shape.Elem || !slices.Equal(a.Shape.Dims, v.Shape.Dims) {
-			return nil, nil
+		if !sameDims(a.Shape.Dims, v.Shape.Dims) {
+			return nil, errorf("map operand %d has shape %v, the result %v", i, a.Shape, v.Shape)
 		}
 	}
-	s := &mapStep{fn: fn, args: args, out: c.loc(k.Out), n: v.Shape.ElementCount()}
+	f, err := c.oneFunc(v)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := ops.NewMap(argTypes(v.Args), v.Shape.Elem, f)
+	if err != nil {
+		return nil, err
+	}
+	s := &mapStep{args: args, out: c.loc(k.Out), n: v.Shape.ElementCount(), plan: plan}
 	var sp scratchPlan
-	s.regs = sp.take(fn.prog.regs * elementwiseTile * wideBytes)
+	s.regs = sp.take(plan.ScratchBytes())
 	sp.reserve(p)
 	return s, nil
 }
@@ -54,21 +56,6 @@ func buildMap(c *compiler, k *sched.Kernel, p *program) (step, error) {
 func (s *mapStep) name() string { return "map" }
 
 func (s *mapStep) exec(fr *frame) error {
-	regs := fr.scratch[0][s.regs:]
-	fn := s.fn
-	for _, c := range fn.consts {
-		r := regAt(regs, c.reg, elementwiseTile, elementwiseTile)
-		loadWide(r, 1, c.data, c.t, 0)
-		fillWide(r, wideKindOf(c.t), elementwiseTile)
-	}
-	out := fr.bytes(s.out)
-	for start := 0; start < s.n; start += elementwiseTile {
-		n := min(elementwiseTile, s.n-start)
-		for i, l := range s.args {
-			loadWide(regAt(regs, fn.params[i], elementwiseTile, n), n, fr.bytes(l), fn.paramT[i], start)
-		}
-		fn.prog.run(regs, elementwiseTile, n)
-		storeWide(out, fn.resultT[0], start, regAt(regs, fn.results[0], elementwiseTile, n), n)
-	}
-	return nil
+	var buf [maxVariadic][]byte
+	return s.plan.Run(fr.bytes(s.out), bytesOf(fr, buf[:], s.args), s.n, fr.scratch[0][s.regs:])
 }

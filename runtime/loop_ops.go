@@ -7,6 +7,7 @@ import (
 	kiln "github.com/kilnml/kiln"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
 )
@@ -21,6 +22,8 @@ func loopOpSupported(op sched.LoopOp) bool {
 		ssa.OpTanh, ssa.Op(ir.OpLogistic), ssa.Op(ir.OpSqrt), ssa.OpRsqrt, ssa.Op(ir.OpCbrt),
 		ssa.Op(ir.OpSin), ssa.Op(ir.OpCos), ssa.Op(ir.OpTan), ssa.Op(ir.OpFloor), ssa.Op(ir.OpCeil),
 		ssa.Op(ir.OpRoundNearestAfz), ssa.Op(ir.OpRoundNearestEven), ssa.Op(ir.OpSign), ssa.OpErf,
+		ssa.Op(ir.OpCosh), ssa.Op(ir.OpSinh), ssa.Op(ir.OpAsinh), ssa.Op(ir.OpAcosh), ssa.Op(ir.OpAtanh),
+		ssa.Op(ir.OpAsin), ssa.Op(ir.OpAcos), ssa.Op(ir.OpAtan),
 		ssa.OpSelect, ssa.OpClamp, ssa.OpGelu, ssa.OpCopy:
 		return op.Type == ir.F32 || op.Op == ssa.OpSelect
 	case ssa.OpConvert:
@@ -33,41 +36,17 @@ func loopOpSupported(op sched.LoopOp) bool {
 	return false
 }
 
-// unaryF32 are the float32 functions computed through float64, as the
-// reference evaluator computes them (so the two agree exactly).
-var unaryF32 = map[ssa.Op]func(float64) float64{
-	ssa.OpExp:                     math.Exp,
-	ssa.Op(ir.OpExpm1):            math.Expm1,
-	ssa.Op(ir.OpLog):              math.Log,
-	ssa.Op(ir.OpLog1p):            math.Log1p,
-	ssa.OpTanh:                    math.Tanh,
-	ssa.Op(ir.OpLogistic):         func(x float64) float64 { return 1 / (1 + math.Exp(-x)) },
-	ssa.Op(ir.OpSqrt):             math.Sqrt,
-	ssa.OpRsqrt:                   func(x float64) float64 { return 1 / math.Sqrt(x) },
-	ssa.Op(ir.OpCbrt):             math.Cbrt,
-	ssa.Op(ir.OpSin):              math.Sin,
-	ssa.Op(ir.OpCos):              math.Cos,
-	ssa.Op(ir.OpTan):              math.Tan,
-	ssa.Op(ir.OpFloor):            math.Floor,
-	ssa.Op(ir.OpCeil):             math.Ceil,
-	ssa.Op(ir.OpRoundNearestAfz):  math.Round,
-	ssa.Op(ir.OpRoundNearestEven): math.RoundToEven,
-	ssa.OpErf:                     math.Erf,
-	ssa.Op(ir.OpAbs):              math.Abs,
-	ssa.OpNegate:                  func(x float64) float64 { return -x },
-	ssa.Op(ir.OpSign):             signF64,
-	ssa.OpCopy:                    func(x float64) float64 { return x },
-	ssa.OpConvert:                 func(x float64) float64 { return x },
-}
-
-func signF64(x float64) float64 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
+// unaryF32 returns the function of float unary op as ir/ops defines it
+// (in float64; the float32 loop rounds each result to float32).
+func unaryF32(op ssa.Op) func(float64) float64 {
+	switch op {
+	case ssa.OpConvert:
+		return ops.FloatUnary(ir.OpCopy)
+	case ssa.OpRsqrt:
+		return ops.FloatUnary(ir.OpRsqrt)
 	}
-	return x
+	irOp, _ := op.IR()
+	return ops.FloatUnary(irOp)
 }
 
 // geluErf and geluTanh are the two forms of GELU, in float64.
@@ -77,39 +56,17 @@ func geluTanh(x float64) float64 {
 	return 0.5 * x * (1 + math.Tanh(0.7978845608028654*(x+0.044715*x*x*x)))
 }
 
-// maxF32 and minF32 are XLA's maximum and minimum: NaN propagates, -0 < +0.
-func maxF32(a, b float32) float32 {
-	switch {
-	case a != a:
-		return a
-	case b != b:
-		return b
-	case a == b:
-		if math.Signbit(float64(a)) {
-			return b
-		}
-		return a
-	case a > b:
-		return a
-	}
-	return b
-}
+// maxF32 and minF32 are XLA's maximum and minimum (ir/ops' FloatMax and
+// FloatMin) on float32 values.
+func maxF32(a, b float32) float32 { return float32(ops.FloatMax(float64(a), float64(b))) }
 
-func minF32(a, b float32) float32 {
-	switch {
-	case a != a:
-		return a
-	case b != b:
-		return b
-	case a == b:
-		if math.Signbit(float64(a)) {
-			return a
-		}
-		return b
-	case a < b:
-		return a
-	}
-	return b
+func minF32(a, b float32) float32 { return float32(ops.FloatMin(float64(a), float64(b))) }
+
+// binaryF32 returns a float binary op as ir/ops defines it, on float32
+// values (computed in float64 and rounded).
+func binaryF32(op ir.Opcode) func(x, y float32) float32 {
+	f := ops.FloatBinary(op)
+	return func(x, y float32) float32 { return float32(f(float64(x), float64(y))) }
 }
 
 // at returns element i of a slice operand or the scalar.
@@ -147,6 +104,11 @@ var vectorUnary = map[ssa.Op]func(dst, x []float32){
 	ssa.OpErf:                     kiln.Erf,
 	ssa.Op(ir.OpAbs):              kiln.Abs,
 	ssa.OpNegate:                  kiln.Neg,
+	ssa.Op(ir.OpCosh):             kiln.Cosh,
+	ssa.Op(ir.OpSinh):             kiln.Sinh,
+	ssa.Op(ir.OpAsinh):            kiln.Asinh,
+	ssa.Op(ir.OpAcosh):            kiln.Acosh,
+	ssa.Op(ir.OpAtanh):            kiln.Atanh,
 }
 
 // vectorBinary maps binary ops to their vector kernels: both operands
@@ -199,23 +161,9 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 		binF32(dst, a, b, maxF32)
 	case ssa.OpMinimum:
 		binF32(dst, a, b, minF32)
-	case ssa.Op(ir.OpPower):
-		binF32(dst, a, b, func(x, y float32) float32 {
-			if x == 1 || y == 0 {
-				return 1
-			}
-			return float32(math.Pow(float64(x), float64(y)))
-		})
-	case ssa.Op(ir.OpAtan2):
-		binF32(dst, a, b, func(y, x float32) float32 {
-			r := math.Atan2(float64(y), float64(x))
-			if r == r {
-				r = math.Copysign(r, float64(y))
-			}
-			return float32(r)
-		})
-	case ssa.Op(ir.OpRemainder):
-		binF32(dst, a, b, func(x, y float32) float32 { return float32(math.Mod(float64(x), float64(y))) })
+	case ssa.Op(ir.OpPower), ssa.Op(ir.OpAtan2), ssa.Op(ir.OpRemainder):
+		op, _ := in.op.IR()
+		binF32(dst, a, b, binaryF32(op))
 	case ssa.OpSelect:
 		if a.m != nil && b.f != nil && c.f != nil {
 			kiln.Select(dst, u8s(a.m[:n]), b.f[:n], c.f[:n])
@@ -247,7 +195,7 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 			}
 			return
 		}
-		unaryF32Loop(dst, a, unaryF32[ssa.OpCopy])
+		unaryF32Loop(dst, a, unaryF32(ssa.OpCopy))
 	case ssa.OpGelu:
 		switch {
 		case a.f != nil && in.value.Aux == ssa.GeluTanh:
@@ -260,7 +208,7 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 			unaryF32Loop(dst, a, geluErf)
 		}
 	default:
-		unaryF32Loop(dst, a, unaryF32[in.op])
+		unaryF32Loop(dst, a, unaryF32(in.op))
 	}
 }
 
@@ -381,51 +329,12 @@ var vectorCompare = map[ir.ComparisonDirection]struct {
 	ir.CmpGE: {kiln.GreaterEqual, kiln.GreaterEqualScalar},
 }
 
-// compareF32 is XLA's compare: IEEE for FLOAT (NaN unordered, so only NE is
-// true), or the total order -NaN < -Inf < … < -0 < +0 < … < +Inf < +NaN.
+// compareF32 is XLA's compare (ir/ops' rules): IEEE for FLOAT (NaN
+// unordered, so only NE is true), or the total order -NaN < -Inf < … < -0
+// < +0 < … < +Inf < +NaN.
 func compareF32(d ir.ComparisonDirection, total bool, x, y float32) bool {
 	if total {
-		kx, ky := totalKey(x), totalKey(y)
-		switch d {
-		case ir.CmpEQ:
-			return kx == ky
-		case ir.CmpNE:
-			return kx != ky
-		case ir.CmpLT:
-			return kx < ky
-		case ir.CmpLE:
-			return kx <= ky
-		case ir.CmpGT:
-			return kx > ky
-		case ir.CmpGE:
-			return kx >= ky
-		}
-		return false
+		return ops.CompareResult(d, ops.Cmp3(ops.TotalOrderKey(uint64(math.Float32bits(x)), 32), ops.TotalOrderKey(uint64(math.Float32bits(y)), 32)))
 	}
-	switch d {
-	case ir.CmpEQ:
-		return x == y
-	case ir.CmpNE:
-		return x != y
-	case ir.CmpLT:
-		return x < y
-	case ir.CmpLE:
-		return x <= y
-	case ir.CmpGT:
-		return x > y
-	case ir.CmpGE:
-		return x >= y
-	}
-	return false
-}
-
-// totalKey maps a float32 to an integer with the same total order. A
-// negative float's magnitude bits are flipped, so −0 (key −1) sorts below
-// +0 (key 0) and larger magnitudes further down.
-func totalKey(x float32) int32 {
-	b := int32(math.Float32bits(x))
-	if b < 0 {
-		return b ^ math.MaxInt32
-	}
-	return b
+	return ops.CompareResult(d, ops.Cmp3(float64(x), float64(y)))
 }

@@ -165,6 +165,8 @@ type compiler struct {
 	module *ir.Module
 	cfg    *config
 	all    []*program
+	// dims holds the arena slots of the actual sizes of dynamic values.
+	dims map[dimsKey]loc
 }
 
 // program compiles a plan and, recursively, its subplans.
@@ -222,17 +224,31 @@ func (c *compiler) leaves(b *sched.Buffer) []loc {
 	return out
 }
 
-// genericSteps holds, per op, the builder of its dedicated Go
-// implementation: loops over strides for ops without a vector kernel
-// (gather, scatter, sort, pad, …) and for element types the vector paths do
-// not cover. A builder returns nil when it does not handle a particular
-// form; the reference evaluator then runs the value. Each op family's file
+// genericSteps holds, per op, the builder of its generic step: the op's
+// semantics as ir/ops plans them (generic_*.go). Each op family's file
 // registers its builders from an init function.
 var genericSteps = map[ssa.Op]func(c *compiler, k *sched.Kernel, p *program) (step, error){}
 
 // kernel compiles one kernel into a step: a dedicated implementation when
-// one applies, the generic one otherwise.
+// one applies, the generic one otherwise. A kernel that touches arrays with
+// dynamic dimensions runs value by value on their run-time sizes.
 func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
+	var s step
+	var err error
+	if dynamicKernel(k) {
+		s, err = c.dynamicStep(plan, k, p)
+	} else {
+		s, err = c.staticKernel(plan, k, p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k, err)
+	}
+	k.Impl = implName(s)
+	return s, nil
+}
+
+// staticKernel compiles a kernel whose arrays all have static shapes.
+func (c *compiler) staticKernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
 	var s step
 	var err error
 	switch k.Kind {
@@ -257,27 +273,22 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 	case sched.Reduce:
 		s, err = c.reduceStep(k, p)
 	}
-	if s == nil && err == nil && len(k.Values) == 1 {
-		if build, ok := genericSteps[k.Root.Op]; ok {
-			s, err = build(c, k, p)
+	if s != nil || err != nil {
+		return s, err
+	}
+	if len(k.Values) == 1 {
+		build, ok := genericSteps[k.Root.Op]
+		if !ok {
+			return nil, fmt.Errorf("op %q is not supported by the compiled path", k.Root.Op)
+		}
+		return build(c, k, p)
+	}
+	if k.Kind == sched.Loop || k.Kind == sched.Reduce {
+		if s, err = c.genericFusedStep(k, p); s != nil && err == nil {
+			return s, nil
 		}
 	}
-	if s == nil && err == nil && (k.Kind == sched.Loop || k.Kind == sched.Reduce) {
-		s, err = c.genericFusedStep(k, p)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", k, err)
-	}
-	if s != nil {
-		k.Impl = implName(s)
-		return s, nil
-	}
-	s, err = c.fallbackStep(k)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", k, err)
-	}
-	k.Impl = "reference"
-	return s, nil
+	return c.groupStep(plan, k, p)
 }
 
 func prod(dims []int) int {

@@ -94,6 +94,13 @@ func access(m affine.IndexingMap, input int, s ir.Shape) (*Access, bool) {
 		acc.Offset += consts[j] * stride
 		stride *= s.Dims[j]
 	}
+	// A dimension of size 1 has index 0: its stride moves nothing, and is
+	// 0 whatever form the simplifier gave its coefficient.
+	for d := range acc.Strides {
+		if b := m.DimBound(d); b.Lo == b.Hi {
+			acc.Strides[d] = 0
+		}
+	}
 	return acc, true
 }
 

@@ -403,7 +403,7 @@ ENTRY main {
 	opts: Options{Threads: 2},
 	want: `
 plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
-  k0: attention [broadcast multiply broadcast transpose reshape transpose reshape dot reshape add kiln.softmax reshape transpose reshape dot] attention(scores gemm(b=2 m=64 n=64 k=8 tb alpha=0.125 a@ld=16,off=0,batch=[8] b@ld=16,off=0,batch=[8]), context gemm(b=2 m=64 n=8 k=64 b@ld=16,off=0,batch=[8]), rows 64, mask@row=64,col=1,batch=[4096 0]) parallel=2 (const#4, param0, param3, param1, param2) -> alias(result0+0)
+  k0: attention [broadcast multiply broadcast transpose reshape transpose reshape dot reshape add kiln.softmax reshape transpose reshape dot] attention(scores gemm(b=2 m=64 n=64 k=8 tb alpha=0.125 a@ld=16,off=0,batch=[8] b@ld=16,off=0,batch=[8]), context gemm(b=2 m=64 n=8 k=64 b@ld=16,off=0,batch=[8]), rows 64, mask@row=64,col=1,batch=[0 0]) parallel=2 (const#4, param0, param3, param1, param2) -> alias(result0+0)
   results: result0`,
 }, {
 	// SiLU (x·logistic(x), as jax.nn.silu writes it) is an epilogue.

@@ -44,9 +44,19 @@ func (l *lowerer) computation(c *ir.Computation, depth int) (*Func, error) {
 	l.funcs[c] = nil // in progress
 	f := &Func{Name: c.Name, Program: l.prog}
 	vals := make(map[*ir.Instruction]*Value, len(c.Instructions))
+	async := map[*ir.Instruction][]*Value{}
 	for _, in := range c.Instructions {
 		if in.Opcode.IsAsync() {
-			return nil, fmt.Errorf("ssa: %s: op %q (an async pair) is not supported by the compiler", in.Name, in.Opcode)
+			if err := l.async(f, in, vals, async, depth); err != nil {
+				return nil, fmt.Errorf("ssa: %s: %w", in.Name, err)
+			}
+			continue
+		}
+		if in.Opcode == ir.OpScan {
+			if err := l.lowerScan(f, in, vals, depth); err != nil {
+				return nil, fmt.Errorf("ssa: %s: %w", in.Name, err)
+			}
+			continue
 		}
 		v := f.NewValue(FromIR(in.Opcode), in.Shape.Clone())
 		v.Name = in.Name
@@ -107,5 +117,173 @@ func calledInRoleOrder(in *ir.Instruction) []*ir.Computation {
 	if in.ToApply != nil {
 		return []*ir.Computation{in.ToApply}
 	}
+	return nil
+}
+
+// async lowers an asynchronous wrapper to the synchronous op it wraps,
+// which is what its done op returns: async-start and -update gather the
+// wrapped op's operands (late binding included) and async-done becomes the
+// op (a call of the calls= computation, or the op the `<op>-start`
+// shorthand names, with the start's attributes); copy-start/-done become a
+// copy; the collective starts their collective, and the done ops read its
+// result. The start and update values exist only as operand lists: any
+// other use of them is refused.
+func (l *lowerer) async(f *Func, in *ir.Instruction, vals map[*ir.Instruction]*Value, async map[*ir.Instruction][]*Value, depth int) error {
+	args := make([]*Value, len(in.Operands))
+	for i, o := range in.Operands {
+		if in.Opcode == ir.OpAsyncUpdate && i == 0 || in.Opcode == ir.OpAsyncDone {
+			continue
+		}
+		a, ok := vals[o]
+		if !ok {
+			return fmt.Errorf("operand %d (%s) is not a value the compiler can read", i, o.Name)
+		}
+		args[i] = a
+	}
+	emit := func(op Op, shape ir.Shape, attrs ir.Attrs, raw []ir.RawAttribute, args ...*Value) *Value {
+		v := f.NewValue(op, shape.Clone(), args...)
+		v.Name, v.Attrs, v.Raw = in.Name, attrs, raw
+		f.Values = append(f.Values, v)
+		return v
+	}
+	gathered := func() ([]*Value, error) {
+		prev, ok := async[in.Operands[0]]
+		if !ok {
+			return nil, fmt.Errorf("%v of %s, which is not an async-start or -update", in.Opcode, in.Operands[0].Name)
+		}
+		return prev, nil
+	}
+	switch in.Opcode {
+	case ir.OpAsyncStart:
+		async[in] = args
+	case ir.OpAsyncUpdate:
+		if len(in.Operands) == 0 {
+			return fmt.Errorf("async-update has no operand")
+		}
+		prev, err := gathered()
+		if err != nil {
+			return err
+		}
+		async[in] = append(append([]*Value{}, prev...), args[1:]...)
+	case ir.OpAsyncDone:
+		if len(in.Operands) != 1 {
+			return fmt.Errorf("async-done has %d operands, expected 1", len(in.Operands))
+		}
+		operands, err := gathered()
+		if err != nil {
+			return err
+		}
+		start := in.Operands[0]
+		for start.Opcode == ir.OpAsyncUpdate {
+			start = start.Operands[0]
+		}
+		wrapped := start.AsyncWrapped
+		if start.Calls != nil && (wrapped == ir.OpInvalid || wrapped == ir.OpFusion || wrapped == ir.OpCall) {
+			g, err := l.computation(start.Calls, depth+1)
+			if err != nil {
+				return err
+			}
+			v := emit(OpCall, in.Shape, ir.Attrs{}, nil, operands...)
+			v.Funcs = []*Func{g}
+			vals[in] = v
+			return nil
+		}
+		if wrapped == ir.OpInvalid || wrapped.IsAsync() {
+			return fmt.Errorf("async-start %s wraps no computation", start.Name)
+		}
+		op := *start
+		op.Opcode, op.AsyncWrapped = wrapped, ir.OpInvalid
+		v := emit(FromIR(wrapped), in.Shape, start.Attrs, start.Raw, operands...)
+		for _, callee := range calledInRoleOrder(&op) {
+			g, err := l.computation(callee, depth+1)
+			if err != nil {
+				return err
+			}
+			v.Funcs = append(v.Funcs, g)
+		}
+		vals[in] = v
+	case ir.OpCopyStart:
+		if len(args) != 1 || !in.Shape.IsTuple() || len(in.Shape.Tuple) < 2 {
+			return fmt.Errorf("copy-start of shape %v, expected (operand, copy, context)", in.Shape)
+		}
+		elems := []*Value{args[0], emit(OpCopy, args[0].Shape, ir.Attrs{}, nil, args[0])}
+		for _, s := range in.Shape.Tuple[2:] {
+			elems = append(elems, l.zero(f, in, s))
+		}
+		vals[in] = emit(OpTuple, in.Shape, ir.Attrs{}, nil, elems...)
+	case ir.OpCopyDone, ir.OpAllGatherDone, ir.OpCollectivePermuteDone:
+		t, ok := vals[in.Operands[0]]
+		if !ok || !t.Shape.IsTuple() || len(t.Shape.Tuple) < 2 {
+			return fmt.Errorf("%v of %s, which is not the matching start", in.Opcode, in.Operands[0].Name)
+		}
+		v := emit(OpGetTupleElement, in.Shape, ir.Attrs{TupleIndex: 1}, nil, t)
+		vals[in] = v
+	case ir.OpAllReduceStart:
+		vals[in] = emit(FromIR(ir.OpAllReduce), in.Shape, in.Attrs, in.Raw, args...)
+		if in.ToApply != nil {
+			g, err := l.computation(in.ToApply, depth+1)
+			if err != nil {
+				return err
+			}
+			vals[in].Funcs = []*Func{g}
+		}
+	case ir.OpAllReduceDone:
+		a, ok := vals[in.Operands[0]]
+		if !ok {
+			return fmt.Errorf("all-reduce-done of %s, which is not an all-reduce-start", in.Operands[0].Name)
+		}
+		vals[in] = a
+	case ir.OpAllGatherStart, ir.OpCollectivePermuteStart:
+		if !in.Shape.IsTuple() || len(in.Shape.Tuple) < 2 || len(args) == 0 {
+			return fmt.Errorf("%v of shape %v, expected (operands, results, contexts…)", in.Opcode, in.Shape)
+		}
+		sync := map[ir.Opcode]ir.Opcode{ir.OpAllGatherStart: ir.OpAllGather, ir.OpCollectivePermuteStart: ir.OpCollectivePermute}[in.Opcode]
+		res := emit(FromIR(sync), in.Shape.Tuple[1], in.Attrs, in.Raw, args...)
+		first := args[0]
+		if len(args) > 1 {
+			first = emit(OpTuple, in.Shape.Tuple[0], ir.Attrs{}, nil, args...)
+		}
+		elems := []*Value{first, res}
+		for _, s := range in.Shape.Tuple[2:] {
+			elems = append(elems, l.zero(f, in, s))
+		}
+		vals[in] = emit(OpTuple, in.Shape, ir.Attrs{}, nil, elems...)
+	default:
+		return fmt.Errorf("op %q (an async pair) is not supported by the compiler", in.Opcode)
+	}
+	return nil
+}
+
+// zero emits a zero constant of array shape s (an async op's context).
+func (l *lowerer) zero(f *Func, in *ir.Instruction, s ir.Shape) *Value {
+	v := f.NewValue(OpConstant, s.Clone())
+	v.Name = in.Name
+	v.Attrs.Literal = ir.MustNewLiteral(s)
+	f.Values = append(f.Values, v)
+	return v
+}
+
+// lowerScan lowers a scan instruction to its while loop (scan.go).
+func (l *lowerer) lowerScan(f *Func, in *ir.Instruction, vals map[*ir.Instruction]*Value, depth int) error {
+	if in.ToApply == nil {
+		return fmt.Errorf("scan has no to_apply computation")
+	}
+	g, err := l.computation(in.ToApply, depth+1)
+	if err != nil {
+		return err
+	}
+	args := make([]*Value, len(in.Operands))
+	for i, o := range in.Operands {
+		a, ok := vals[o]
+		if !ok {
+			return fmt.Errorf("operand %d (%s) is used before it is defined", i, o.Name)
+		}
+		args[i] = a
+	}
+	v, err := l.scan(f, in, args, g)
+	if err != nil {
+		return err
+	}
+	vals[in] = v
 	return nil
 }

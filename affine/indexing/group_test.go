@@ -93,7 +93,7 @@ func TestChain(t *testing.T) {
 	}
 	checkIndexing(t, "chain", got, `
 operand id = 0
-(d0) -> (d0 mod 4, d0 floordiv 4),
+(d0) -> (d0 mod 4, d0 / 4),
 domain:
 d0 in [0, 23]
 `)
@@ -162,11 +162,22 @@ d0 in [0, 5],
 d1 in [0, 3]
 operand id = 1
 `)
+	// XLA has no input-to-output indexing of a fusion instruction; the
+	// group of its computation composes one forwards.
 	got, err = InputToOutput(root, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkIndexing(t, "input to output", got, `
+	checkIndexing(t, "input to output of the fusion", got, "operand id = 0 unknown indexing\noperand id = 1 unknown indexing\n")
+	g, err := GroupOf(root.Called()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = g.InputToOutput(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIndexing(t, "input to output of the fused computation", got, `
 operand id = 0
 operand id = 1
 (d0, d1) -> (d0),
@@ -204,7 +215,7 @@ neg {
 	}
 	want := `
 operand id = 0
-(d0) -> (d0 mod 3, d0 floordiv 3),
+(d0) -> (d0 mod 3, d0 / 3),
 domain:
 d0 in [0, 14]
 `

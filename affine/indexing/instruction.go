@@ -8,43 +8,57 @@ import (
 
 // OutputToInput returns the maps from the elements of output `output` of the
 // instruction (0 unless its result is a tuple) to the elements of each of
-// its operands. For a fusion or a call they are composed through the called
-// computation, from the output of its root (the element `output` of a tuple
-// root) back to each parameter.
+// its operands, as XLA's ComputeOutputToInputIndexing does. For a fusion or
+// a call they are composed through the called computation, from the output
+// of its root (the element `output` of a tuple root) back to each parameter.
+// Runtime variables are named after the instructions that hold them, and
+// those read from a constant or an iota — through the parameters of fusions
+// to the operands that feed them — are replaced by their values.
 func OutputToInput(in *ir.Instruction, output int) (x *Indexing, err error) {
 	defer recoverInternal(in.Opcode, &err)
-	if body := calledBody(in); body != nil {
-		g, err := GroupOf(body)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkBodyArity(in, g); err != nil {
-			return nil, err
-		}
-		return g.outputToInput(output)
+	g, err := singleGroup(in)
+	if err != nil {
+		return nil, err
 	}
-	op := OpOf(in)
-	return op.outputToInput(output)
+	return g.nodeOutputToInput(len(g.Nodes)-1, output)
 }
 
 // InputToOutput returns the maps from the elements of operand `operand` of
 // the instruction to the elements of each of its outputs (one unless its
-// result is a tuple). For a fusion or a call they are composed forwards
-// through the called computation.
+// result is a tuple), as XLA's ComputeInputToOutputIndexing does: for the
+// ops it covers (see Op.InputToOutput); every output of other ops, fusions
+// and calls included, is unknown.
 func InputToOutput(in *ir.Instruction, operand int) (x *Indexing, err error) {
 	defer recoverInternal(in.Opcode, &err)
-	if body := calledBody(in); body != nil {
-		g, err := GroupOf(body)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkBodyArity(in, g); err != nil {
-			return nil, err
-		}
-		return g.inputToOutput(operand)
+	if operand < 0 || operand >= len(in.Operands) {
+		return nil, fmt.Errorf("%s %s: operand %d does not exist: the instruction has %d", in.Opcode, in.Name, operand, len(in.Operands))
 	}
 	op := OpOf(in)
 	return op.inputToOutput(operand)
+}
+
+// singleGroup is the group of one instruction reading its operands: one node
+// per operand, with no operands of its own, then the instruction.
+func singleGroup(in *ir.Instruction) (*Group, error) {
+	g := &Group{}
+	args := make([]int, len(in.Operands))
+	for k, o := range in.Operands {
+		g.Nodes = append(g.Nodes, Node{Op: Op{Opcode: o.Opcode, Attrs: &o.Attrs, Shape: o.Shape}, Instr: o})
+		args[k] = k
+	}
+	n := Node{Op: OpOf(in), Args: args, Instr: in}
+	if body := calledBody(in); body != nil {
+		b, err := GroupOf(body)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkBodyArity(in, b); err != nil {
+			return nil, err
+		}
+		n.Body = b
+	}
+	g.Nodes = append(g.Nodes, n)
+	return g, nil
 }
 
 // calledBody is the computation whose maps make up those of a fusion or a
@@ -88,7 +102,7 @@ func groupOf(c *ir.Computation, done map[*ir.Computation]*Group, depth int) (*Gr
 	if c.Root == nil {
 		return nil, fmt.Errorf("computation %s has no root", c.Name)
 	}
-	g := &Group{NumInputs: len(c.Parameters)}
+	g := &Group{NumInputs: len(c.Parameters), Params: c.Parameters}
 	index := map[*ir.Instruction]int{}
 	state := map[*ir.Instruction]uint8{} // 1: being visited, 2: done
 	var visit func(in *ir.Instruction) error
@@ -114,7 +128,7 @@ func groupOf(c *ir.Computation, done map[*ir.Computation]*Group, depth int) (*Gr
 				return err
 			}
 		}
-		node := Node{Op: OpOf(in), Args: make([]int, len(in.Operands))}
+		node := Node{Op: OpOf(in), Args: make([]int, len(in.Operands)), Instr: in}
 		for k, o := range in.Operands {
 			node.Args[k] = index[o]
 		}

@@ -2,6 +2,7 @@ package indexing
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kilnml/kiln/affine"
 	"github.com/kilnml/kiln/ir"
@@ -17,10 +18,14 @@ func (op *Op) outputToInput(output int) (*Indexing, error) {
 		// Constants, iotas, parameters: nothing is read.
 		return newIndexing(0), nil
 	}
-	if op.Opcode.IsElementwise() && op.Opcode != ir.OpBitcastConvert {
+	if (op.Opcode.IsElementwise() && op.Opcode != ir.OpBitcastConvert) || op.Opcode == ir.OpMap {
 		return elementwise(op, out)
 	}
 	switch op.Opcode {
+	case ir.OpAllGather:
+		return allGather(op, out)
+	case ir.OpAllReduce:
+		return allReduce(op, output)
 	case ir.OpBitcast:
 		return bitcast(op, out)
 	case ir.OpBitcastConvert:
@@ -41,6 +46,8 @@ func (op *Op) outputToInput(output int) (*Indexing, error) {
 		return dynamicUpdateSlice(op, out)
 	case ir.OpGather:
 		return gather(op, out)
+	case ir.OpGetTupleElement:
+		return getTupleElement(op, out)
 	case ir.OpPad:
 		return pad(op, out)
 	case ir.OpReduce:
@@ -51,6 +58,10 @@ func (op *Op) outputToInput(output int) (*Indexing, error) {
 		return reshape(op, out)
 	case ir.OpReverse:
 		return reverse(op, out)
+	case ir.OpScaledDot:
+		return scaledDot(op, out)
+	case ir.OpScan:
+		return scan(op, output, out)
 	case ir.OpSlice:
 		return slice(op, out)
 	case ir.OpSort:
@@ -271,9 +282,88 @@ func dot(op *Op, out ir.Shape) (*Indexing, error) {
 	return fromMaps(newMap(lhsExprs, b, ranges, nil), newMap(rhsExprs, b, ranges, nil)), nil
 }
 
+// scaledDot: XLA's operand order is lhs, rhs, lhs scale, rhs scale. The
+// operands are read as by a dot; each scale is read at the operand's index
+// divided, dimension by dimension, by the block of operand elements one
+// scale element covers.
+func scaledDot(op *Op, out ir.Shape) (*Indexing, error) {
+	if len(op.Operands) != 4 {
+		return nil, fmt.Errorf("scaled-dot: expected 4 operands (lhs, rhs, lhs scale, rhs scale), found %d", len(op.Operands))
+	}
+	d := *op
+	d.Opcode, d.Operands = ir.OpDot, op.Operands[:2]
+	x, err := dot(&d, out)
+	if err != nil {
+		return nil, fmt.Errorf("scaled-dot: %w", err)
+	}
+	y := newIndexing(4)
+	copy(y.Operands, x.Operands)
+	for k := range 2 {
+		m, err := rescaleMap(x.Operands[k][0], op.Operands[k], op.Operands[k+2])
+		if err != nil {
+			return nil, fmt.Errorf("scaled-dot: operand %d: %w", k+2, err)
+		}
+		y.Operands[k+2] = []*affine.IndexingMap{m}
+	}
+	return y, nil
+}
+
+// rescaleMap is m with each result divided by the number of elements of
+// operand along that dimension that one element of scale covers.
+func rescaleMap(m *affine.IndexingMap, operand, scale ir.Shape) (*affine.IndexingMap, error) {
+	if len(scale.Dims) != len(operand.Dims) {
+		return nil, fmt.Errorf("the scale %v and the operand %v differ in rank", scale, operand)
+	}
+	res := m.Results()
+	for i, e := range res {
+		o, s := operand.Dims[i], scale.Dims[i]
+		if s <= 0 || o%s != 0 {
+			return nil, fmt.Errorf("scale dimension %d of size %d does not divide the operand's %d", i, s, o)
+		}
+		if o != s {
+			res[i] = e.FloorDiv(int64(o / s))
+		}
+	}
+	return newMap(res, m.DimBounds(), m.RangeVarBounds(), m.RuntimeVarBounds()), nil
+}
+
+// scan: the inputs come first, then NumCarries initial carries; the result
+// is the stacked outputs, then the final carries. As XLA has it, an element
+// of a stacked output reads the inputs at its own index, and every other
+// pair (a carry read by an output, any operand read by a final carry) is
+// the output's scalar map. A stacked output whose shape is not its input's
+// leaves that input unknown.
+func scan(op *Op, output int, out ir.Shape) (*Indexing, error) {
+	carries := op.attrs().NumCarries
+	inputs := len(op.Operands) - carries
+	if carries < 0 || inputs < 0 || op.NumOutputs() < carries {
+		return nil, fmt.Errorf("scan: num_carries=%d with %d operands and %d results", carries, len(op.Operands), op.NumOutputs())
+	}
+	if err := checkArray(op.Opcode, fmt.Sprintf("output %d", output), out); err != nil {
+		return nil, err
+	}
+	stacked := output < op.NumOutputs()-carries
+	x := newIndexing(len(op.Operands))
+	scalar := scalarMap(out.Dims)
+	for k, s := range op.Operands {
+		if stacked && k < inputs {
+			if sameDims(s.Dims, out.Dims) {
+				x.Operands[k] = []*affine.IndexingMap{identityMap(out.Dims)}
+			} else {
+				// A step that changes the element's shape: not expressed.
+				x.setUnknown(k)
+			}
+			continue
+		}
+		x.Operands[k] = []*affine.IndexingMap{scalar}
+	}
+	return x, nil
+}
+
 // dynamicSlice: the offsets are runtime variables, each ranging over the
-// starts that keep the slice inside the operand (the runtime clamps them);
-// the offsets themselves are scalars read by every output element.
+// starts that keep the slice inside the operand (the runtime clamps them),
+// each the one element of its offset operand; the offsets themselves are
+// scalars read by every output element.
 func dynamicSlice(op *Op, out ir.Shape) (*Indexing, error) {
 	src := op.Operands[0]
 	rank := len(out.Dims)
@@ -288,19 +378,21 @@ func dynamicSlice(op *Op, out ir.Shape) (*Indexing, error) {
 	}
 	res := make([]affine.Expr, rank)
 	rts := make([]affine.Interval, rank)
+	offsets := scalarMap(out.Dims)
+	e := &Extras{}
 	for i := range res {
 		if out.Dims[i] > src.Dims[i] {
 			return nil, fmt.Errorf("dynamic-slice: slice size %d exceeds the operand's size %d in dimension %d", out.Dims[i], src.Dims[i], i)
 		}
 		res[i] = affine.Dim(i).Add(affine.RuntimeVar(i))
 		rts[i] = affine.Interval{Lo: 0, Hi: int64(src.Dims[i] - out.Dims[i])}
+		e.RuntimeVars = append(e.RuntimeVars, RuntimeVar{Map: offsets, Operand: 1 + i})
 	}
 	x := newIndexing(len(op.Operands))
 	b := bounds(out.Dims)
-	x.Operands[0] = []*affine.IndexingMap{newMap(res, b, nil, rts)}
-	offsets := scalarMap(out.Dims)
+	x.set(0, newMap(res, b, nil, rts), e)
 	for k := 1; k < len(op.Operands); k++ {
-		x.Operands[k] = []*affine.IndexingMap{offsets}
+		x.set(k, offsets, nil)
 	}
 	return x, nil
 }
@@ -342,30 +434,35 @@ func dynamicUpdateSlice(op *Op, out ir.Shape) (*Indexing, error) {
 	}
 	res := make([]affine.Expr, rank)
 	rts := make([]affine.Interval, rank)
+	offsets := scalarMap(out.Dims)
+	e := &Extras{}
 	for i := range res {
 		if upd.Dims[i] > out.Dims[i] {
 			return nil, fmt.Errorf("dynamic-update-slice: update size %d exceeds the operand's size %d in dimension %d", upd.Dims[i], out.Dims[i], i)
 		}
 		res[i] = affine.Dim(i).Sub(affine.RuntimeVar(i))
 		rts[i] = affine.Interval{Lo: 0, Hi: int64(out.Dims[i] - upd.Dims[i])}
+		e.RuntimeVars = append(e.RuntimeVars, RuntimeVar{Map: offsets, Operand: 2 + i})
 	}
 	x := newIndexing(len(op.Operands))
 	b := bounds(out.Dims)
-	x.Operands[0] = []*affine.IndexingMap{identityMap(out.Dims)}
-	x.Operands[1] = []*affine.IndexingMap{newMap(res, b, nil, rts)}
-	offsets := scalarMap(out.Dims)
+	x.set(0, identityMap(out.Dims), nil)
+	x.set(1, newMap(res, b, nil, rts), e)
 	for k := 2; k < len(op.Operands); k++ {
-		x.Operands[k] = []*affine.IndexingMap{offsets}
+		x.set(k, offsets, nil)
 	}
 	return x, nil
 }
 
-// gather, in the simplified form XLA analyses (see gather_simplifier.h):
-// indices of rank 2 whose rows are start vectors (index_vector_dim=1) for the
-// leading operand dimensions in order, nothing collapsed, and the offset
-// dimensions last in the output. Output (d0, d1, ...) reads the slice
-// starting at the start vector of row d0 — runtime variables, clamped to keep
-// the slice inside the operand — and the whole row d0 of the indices.
+// gather, in its general form (XLA's operation semantics): the output's
+// batch dimensions (those not in offset_dims) index the start indices, the
+// offset dimensions index the slice. Operand dimension k is read at the
+// output's offset dimension for k (0 for a collapsed dimension, the batch
+// index for a batching dimension) plus, when k is in start_index_map, a
+// runtime variable: the element of the indices that holds k's start, clamped
+// to keep the slice inside the operand. The runtime variables follow the
+// order of the operand's dimensions. The indices are read at the batch
+// index, along the whole index vector.
 func gather(op *Op, out ir.Shape) (*Indexing, error) {
 	if len(op.Operands) != 2 {
 		return nil, fmt.Errorf("gather: expected 2 operands, found %d", len(op.Operands))
@@ -376,63 +473,129 @@ func gather(op *Op, out ir.Shape) (*Indexing, error) {
 	if dn == nil {
 		return nil, fmt.Errorf("gather: no dimension numbers")
 	}
-	if reason := notSimplifiedGather(dn, indices, out, len(operand.Dims)); reason != "" {
-		return nil, &UnsupportedError{Op: "gather", Reason: "only the simplified form is analysed (indices of rank 2, index_vector_dim=1, start_index_map={0,1,...}, no collapsed_slice_dims or batching dimensions, offset_dims={1,...,rank-1}); " + reason}
+	if err := checkArray(op.Opcode, "operand", operand); err != nil {
+		return nil, err
 	}
-	if len(a.GatherSliceSizes) != len(operand.Dims) {
-		return nil, fmt.Errorf("gather: slice_sizes=%v, expected one size per operand dimension (%d)", a.GatherSliceSizes, len(operand.Dims))
+	if err := checkArray(op.Opcode, "start indices", indices); err != nil {
+		return nil, err
 	}
-	n := indices.Dims[1]
-	if n > len(operand.Dims) {
-		return nil, fmt.Errorf("gather: index vectors have %d entries, the operand has rank %d", n, len(operand.Dims))
+	rank := len(operand.Dims)
+	ivd := dn.IndexVectorDim
+	if ivd < 0 || ivd > len(indices.Dims) {
+		return nil, fmt.Errorf("gather: index_vector_dim=%d for start indices of rank %d", ivd, len(indices.Dims))
 	}
-	res := make([]affine.Expr, len(operand.Dims))
-	rts := make([]affine.Interval, n)
-	for i, size := range a.GatherSliceSizes {
-		if size < 0 || size > operand.Dims[i] || out.Dims[dn.OffsetDims[i]] != size {
-			return nil, fmt.Errorf("gather: slice size %d of dimension %d does not fit operand %v and result %v", size, i, operand, out)
+	vecLen := 1
+	if ivd < len(indices.Dims) {
+		vecLen = indices.Dims[ivd]
+	}
+	if len(dn.StartIndexMap) != vecLen {
+		return nil, fmt.Errorf("gather: start_index_map=%v for index vectors of %d entries", dn.StartIndexMap, vecLen)
+	}
+	if len(a.GatherSliceSizes) != rank {
+		return nil, fmt.Errorf("gather: slice_sizes=%v, expected one size per operand dimension (%d)", a.GatherSliceSizes, rank)
+	}
+	if len(dn.OperandBatchingDims) != len(dn.StartIndicesBatchingDims) {
+		return nil, fmt.Errorf("gather: operand_batching_dims=%v and start_indices_batching_dims=%v differ in length", dn.OperandBatchingDims, dn.StartIndicesBatchingDims)
+	}
+	for _, c := range []struct {
+		name string
+		axes []int
+		rank int
+	}{
+		{"offset_dims", dn.OffsetDims, len(out.Dims)},
+		{"collapsed_slice_dims and operand_batching_dims", append(append([]int(nil), dn.CollapsedSliceDims...), dn.OperandBatchingDims...), rank},
+		{"start_index_map", dn.StartIndexMap, rank},
+		{"start_indices_batching_dims", dn.StartIndicesBatchingDims, len(indices.Dims)},
+	} {
+		if err := checkAxes(op.Opcode, c.name, c.axes, c.rank); err != nil {
+			return nil, err
 		}
-		res[i] = affine.Dim(dn.OffsetDims[i])
-		if i < n {
-			res[i] = res[i].Add(affine.RuntimeVar(i))
-			rts[i] = affine.Interval{Lo: 0, Hi: int64(operand.Dims[i] - size)}
+	}
+	// The output's batch dimensions, in order, are the dimensions of the
+	// indices other than the index vector's.
+	var batchOut []int
+	for d := range out.Dims {
+		if !slices.Contains(dn.OffsetDims, d) {
+			batchOut = append(batchOut, d)
 		}
+	}
+	var indexDims []int // dimensions of the indices, without the index vector
+	for d := range indices.Dims {
+		if d != ivd {
+			indexDims = append(indexDims, d)
+		}
+	}
+	if len(batchOut) != len(indexDims) {
+		return nil, fmt.Errorf("gather: the result %v has %d batch dimensions, the start indices %v have %d", out, len(batchOut), indices, len(indexDims))
+	}
+	batchOf := func(indicesDim int) affine.Expr { // the output dimension that indexes it
+		return affine.Dim(batchOut[slices.Index(indexDims, indicesDim)])
+	}
+	res := make([]affine.Expr, rank)
+	var rts []affine.Interval
+	e := &Extras{}
+	offset := 0
+	for k := range rank {
+		size := a.GatherSliceSizes[k]
+		switch {
+		case slices.Contains(dn.CollapsedSliceDims, k):
+			if size != 1 {
+				return nil, fmt.Errorf("gather: collapsed dimension %d has slice size %d, expected 1", k, size)
+			}
+			res[k] = affine.Const(0)
+		case slices.Contains(dn.OperandBatchingDims, k):
+			if size != 1 {
+				return nil, fmt.Errorf("gather: batching dimension %d has slice size %d, expected 1", k, size)
+			}
+			res[k] = batchOf(dn.StartIndicesBatchingDims[slices.Index(dn.OperandBatchingDims, k)])
+		default:
+			if offset >= len(dn.OffsetDims) {
+				return nil, fmt.Errorf("gather: offset_dims=%v leaves operand dimension %d without an output dimension", dn.OffsetDims, k)
+			}
+			od := dn.OffsetDims[offset]
+			offset++
+			if size < 0 || size > operand.Dims[k] || out.Dims[od] != size {
+				return nil, fmt.Errorf("gather: slice size %d of dimension %d does not fit operand %v and result %v", size, k, operand, out)
+			}
+			res[k] = affine.Dim(od)
+		}
+		j := slices.Index(dn.StartIndexMap, k)
+		if j < 0 {
+			continue
+		}
+		res[k] = res[k].Add(affine.RuntimeVar(len(rts)))
+		rts = append(rts, affine.Interval{Lo: 0, Hi: int64(operand.Dims[k] - size)})
+		idx := make([]affine.Expr, len(indices.Dims))
+		for d := range indices.Dims {
+			if d == ivd {
+				idx[d] = affine.Const(int64(j))
+			} else {
+				idx[d] = batchOf(d)
+			}
+		}
+		e.RuntimeVars = append(e.RuntimeVars, RuntimeVar{Map: newMap(idx, bounds(out.Dims), nil, nil), Operand: 1})
+	}
+	if offset != len(dn.OffsetDims) {
+		return nil, fmt.Errorf("gather: offset_dims=%v has more dimensions than the operand's %d slice dimensions", dn.OffsetDims, offset)
 	}
 	b := bounds(out.Dims)
-	operandMap := newMap(res, b, nil, rts)
-	indicesMap := newMap([]affine.Expr{affine.Dim(0), affine.RangeVar(0)}, b, []affine.Interval{{Lo: 0, Hi: int64(n) - 1}}, nil)
-	return fromMaps(operandMap, indicesMap), nil
-}
-
-// notSimplifiedGather says why a gather is not in the simplified form, or
-// returns "".
-func notSimplifiedGather(dn *ir.GatherDimensionNumbers, indices, out ir.Shape, operandRank int) string {
-	switch {
-	case len(indices.Dims) != 2:
-		return fmt.Sprintf("found indices of rank %d", len(indices.Dims))
-	case dn.IndexVectorDim != 1:
-		return fmt.Sprintf("found index_vector_dim=%d", dn.IndexVectorDim)
-	case len(dn.CollapsedSliceDims) > 0:
-		return fmt.Sprintf("found collapsed_slice_dims=%v", dn.CollapsedSliceDims)
-	case len(dn.OperandBatchingDims) > 0 || len(dn.StartIndicesBatchingDims) > 0:
-		return "found batching dimensions"
-	case len(dn.OffsetDims) != operandRank || len(out.Dims) != operandRank+1:
-		return fmt.Sprintf("found offset_dims=%v for an operand of rank %d and a result of rank %d", dn.OffsetDims, operandRank, len(out.Dims))
-	}
-	for i, d := range dn.StartIndexMap {
-		if d != i {
-			return fmt.Sprintf("found start_index_map=%v", dn.StartIndexMap)
+	idx := make([]affine.Expr, len(indices.Dims))
+	var ranges []affine.Interval
+	for d := range indices.Dims {
+		if d == ivd {
+			idx[d] = affine.RangeVar(0)
+			ranges = []affine.Interval{{Lo: 0, Hi: int64(vecLen) - 1}}
+		} else {
+			idx[d] = batchOf(d)
 		}
 	}
-	if len(dn.StartIndexMap) != indices.Dims[1] {
-		return fmt.Sprintf("found start_index_map=%v for index vectors of %d entries", dn.StartIndexMap, indices.Dims[1])
+	if len(e.RuntimeVars) == 0 {
+		e = nil
 	}
-	for i, d := range dn.OffsetDims {
-		if d != i+1 {
-			return fmt.Sprintf("found offset_dims=%v", dn.OffsetDims)
-		}
-	}
-	return ""
+	x := newIndexing(2)
+	x.set(0, newMap(res, b, nil, rts), e)
+	x.set(1, newMap(idx, b, ranges, nil), nil)
+	return x, nil
 }
 
 // pad: the operand is read at the output's index minus the low padding,
@@ -727,4 +890,61 @@ func kilnCustomCall(op *Op, out ir.Shape) (*Indexing, error) {
 		return nil, fmt.Errorf("kiln.softmax: expected 1 operand, found %d", len(op.Operands))
 	}
 	return x, nil
+}
+
+// allGather: the operand element at the all-gathered dimension modulo the
+// operand's size there, and the replica that holds it (XLA's
+// ComputeOutputToInputAllGatherOpIndexing).
+func allGather(op *Op, out ir.Shape) (*Indexing, error) {
+	if len(op.Operands) != 1 {
+		return unknownIndexing(len(op.Operands)), nil
+	}
+	in := op.Operands[0]
+	dims := op.attrs().Dimensions
+	if err := checkArray(op.Opcode, "operand", in); err != nil {
+		return nil, err
+	}
+	if len(dims) != 1 || dims[0] < 0 || dims[0] >= len(out.Dims) || len(in.Dims) != len(out.Dims) {
+		return nil, fmt.Errorf("all-gather: dimensions=%v for operand %v and result %v", dims, in, out)
+	}
+	ag := dims[0]
+	size := int64(in.Dims[ag])
+	if size <= 0 {
+		return nil, fmt.Errorf("all-gather: operand %v is empty along dimension %d", in, ag)
+	}
+	res := make([]affine.Expr, len(out.Dims))
+	for i := range res {
+		res[i] = affine.Dim(i)
+	}
+	res[ag] = affine.Dim(ag).Mod(size)
+	b := bounds(out.Dims)
+	replica := newMap([]affine.Expr{affine.Dim(ag).FloorDiv(size)}, b, nil, nil)
+	x := newIndexing(1)
+	x.set(0, newMap(res, b, nil, nil), &Extras{ReplicaID: replica})
+	return x, nil
+}
+
+// allReduce: every output element reads the same element of its operand.
+func allReduce(op *Op, output int) (*Indexing, error) {
+	out, err := op.outputShape(output)
+	if err != nil {
+		return nil, err
+	}
+	if !out.IsArray() {
+		return unknownIndexing(len(op.Operands)), nil
+	}
+	x := newIndexing(len(op.Operands))
+	id := identityMap(out.Dims)
+	for k := range op.Operands {
+		x.set(k, id, nil)
+	}
+	return x, nil
+}
+
+// getTupleElement: the element of the tuple at the output's index.
+func getTupleElement(op *Op, out ir.Shape) (*Indexing, error) {
+	if len(op.Operands) != 1 || !out.IsArray() {
+		return unknownIndexing(len(op.Operands)), nil
+	}
+	return fromMaps(identityMap(out.Dims)), nil
 }

@@ -9,11 +9,10 @@ import (
 
 // reshapeMap is the map from the elements of a tensor of dims `from` to the
 // elements of a tensor of dims `to` with the same row-major linear index:
-// the output-to-input map of a reshape from `to` to `from`.
+// the output-to-input map of a reshape from `to` to `from`. It is simplified
+// as XLA simplifies it, keeping dimensions of size 1 as variables.
 func reshapeMap(from, to []int) *affine.IndexingMap {
-	m := newMap(reshapeResults(from, to), bounds(from), nil, nil)
-	s := affine.Simplify(*m)
-	return &s
+	return preserveSimplify(newMap(reshapeResults(from, to), bounds(from), nil, nil))
 }
 
 // reshapeResults is XLA's ComputeReshapeIndexingMap: the index into `to` of
@@ -73,11 +72,10 @@ func minimalReshape(to, from []int, fromExprs, exprs []affine.Expr) []affine.Exp
 // linearize is the row-major linear index of the element at index exprs of
 // a tensor of dims.
 func linearize(dims []int, exprs []affine.Expr) affine.Expr {
+	strides := rowMajorStrides(dims)
 	var lin affine.Expr
-	stride := int64(1)
-	for i := len(dims) - 1; i >= 0; i-- {
-		lin = lin.Add(exprs[i].Mul(stride))
-		stride *= int64(dims[i])
+	for i, e := range exprs {
+		lin = lin.Add(e.Mul(strides[i]))
 	}
 	return lin
 }
@@ -85,18 +83,22 @@ func linearize(dims []int, exprs []affine.Expr) affine.Expr {
 // delinearize appends the index into a tensor of dims of the element at the
 // row-major linear index lin.
 func delinearize(dims []int, lin affine.Expr, exprs []affine.Expr) []affine.Expr {
+	rem := lin
+	for _, s := range rowMajorStrides(dims) {
+		exprs = append(exprs, rem.FloorDiv(s))
+		rem = rem.Mod(s)
+	}
+	return exprs
+}
+
+func rowMajorStrides(dims []int) []int64 {
 	strides := make([]int64, len(dims))
 	stride := int64(1)
 	for i := len(dims) - 1; i >= 0; i-- {
 		strides[i] = stride
 		stride *= int64(dims[i])
 	}
-	rem := lin
-	for _, s := range strides {
-		exprs = append(exprs, rem.FloorDiv(s))
-		rem = rem.Mod(s)
-	}
-	return exprs
+	return strides
 }
 
 func numElements(dims []int) int {
@@ -127,6 +129,15 @@ func bitcastMap(from, to ir.Shape) (*affine.IndexingMap, error) {
 	fromPerm, toPerm := majorToMinor(from), majorToMinor(to)
 	fromPhys := permute(from.Dims, fromPerm)
 	toPhys := permute(to.Dims, toPerm)
+	if sameDims(fromPhys, toPhys) {
+		// A transpose: the dimension at each physical position of `to` is
+		// the one at the same position of `from`.
+		res := make([]affine.Expr, len(to.Dims))
+		for k, d := range toPerm {
+			res[d] = affine.Dim(fromPerm[k])
+		}
+		return preserveSimplify(newMap(res, bounds(from.Dims), nil, nil)), nil
+	}
 	phys := reshapeResults(fromPhys, toPhys)
 	// Physical dimension k of `from` is logical dimension fromPerm[k].
 	sub := make([]affine.Expr, len(fromPerm))
@@ -137,8 +148,14 @@ func bitcastMap(from, to ir.Shape) (*affine.IndexingMap, error) {
 	for k, d := range toPerm {
 		res[d] = phys[k].Replace(sub, nil, nil)
 	}
-	m := affine.Simplify(*newMap(res, bounds(from.Dims), nil, nil))
-	return &m, nil
+	return preserveSimplify(newMap(res, bounds(from.Dims), nil, nil)), nil
+}
+
+// preserveSimplify simplifies m as XLA simplifies the maps of reshapes and
+// bitcasts, keeping dimensions of size 1 as variables.
+func preserveSimplify(m *affine.IndexingMap) *affine.IndexingMap {
+	s, _ := affine.SimplifyMap(*m, affine.SimplifyOptions{PreservePointDimensions: true})
+	return &s
 }
 
 // majorToMinor lists the dimensions of s from the slowest-varying to the

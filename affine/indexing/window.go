@@ -177,16 +177,21 @@ func convolution(op *Op, out ir.Shape) (*Indexing, error) {
 	}
 	inExprs[dn.InputBatch] = affine.Dim(dn.OutputBatch)
 	if bgc > 1 {
-		inExprs[dn.InputBatch] = fDim.FloorDiv(int64(outF / bgc)).Mul(int64(outB)).Add(inExprs[dn.InputBatch])
+		// XLA lets the input batch range over every batch group.
+		inExprs[dn.InputBatch] = affine.RangeVar(len(inRanges)).Mul(int64(outB)).Add(affine.Dim(dn.OutputBatch))
+		inRanges = append(inRanges, affine.Interval{Lo: 0, Hi: int64(bgc) - 1})
 	}
 	kExprs := make([]affine.Expr, rank)
 	for i, d := range dn.KernelSpatial {
 		kExprs[d] = affine.RangeVar(i)
+		if i < len(window) && window[i].Reversal {
+			kExprs[d] = affine.RangeVar(i).Neg().AddConst(int64(kSp[i] - 1))
+		}
 	}
 	kExprs[dn.KernelInputFeature] = affine.RangeVar(spatial)
 	kExprs[dn.KernelOutputFeature] = fDim
 	kRanges := append(bounds(kSp), features)
-	input := affine.Simplify(*newMap(inExprs, outBounds, inRanges, nil, cs...))
-	kernel := newMap(kExprs, bounds(out.Dims), kRanges, nil)
-	return fromMaps(&input, kernel), nil
+	input, _ := affine.Simplify(*newMap(inExprs, outBounds, inRanges, nil, cs...)).RemoveUnusedSymbols()
+	kernel, _ := affine.Simplify(*newMap(kExprs, bounds(out.Dims), kRanges, nil)).RemoveUnusedSymbols()
+	return fromMaps(&input, &kernel), nil
 }

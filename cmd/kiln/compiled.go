@@ -48,9 +48,9 @@ func runCompiledOnce(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := make([]*runtime.Tensor, len(args))
-	for i, a := range args {
-		ins[i] = runtime.TensorFromLiteral(a)
+	var ins []*runtime.Tensor
+	for _, a := range args {
+		ins = appendLeafTensors(ins, a)
 	}
 	outs, err := exe.Run(context.Background(), ins...)
 	if err != nil {
@@ -61,4 +61,16 @@ func runCompiledOnce(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
 		lits[i] = o.Literal()
 	}
 	return lits, nil
+}
+
+// appendLeafTensors appends one tensor per array leaf of l: the runtime
+// takes a tuple parameter leaf by leaf.
+func appendLeafTensors(ts []*runtime.Tensor, l *ir.Literal) []*runtime.Tensor {
+	if l.Shape().IsTuple() {
+		for _, e := range l.Elements() {
+			ts = appendLeafTensors(ts, e)
+		}
+		return ts
+	}
+	return append(ts, runtime.TensorFromLiteral(l))
 }

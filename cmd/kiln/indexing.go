@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kilnml/kiln/affine"
 	"github.com/kilnml/kiln/affine/indexing"
 	"github.com/kilnml/kiln/ir"
 )
@@ -15,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:  "indexing",
-		usage: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse]   print the indexing maps of an instruction (default: the entry's root)",
+		usage: "indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--physical] [--syntax=xla|mlir]   print the indexing maps of an instruction (default: the entry's root)",
 		run:   runIndexing,
 	})
 }
@@ -27,12 +28,16 @@ type indexingOptions struct {
 	output  int
 	operand int // -1: every operand
 	inverse bool
+	// physical numbers dimensions in layout order (XLA's
+	// use_physical_layout).
+	physical bool
+	syntax   affine.PrintOptions
 	// outputGiven says whether --output was written: with --inverse, it
 	// restricts the outputs printed.
 	outputGiven bool
 }
 
-const indexingUsage = "kiln indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse]"
+const indexingUsage = "kiln indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse] [--physical] [--syntax=xla|mlir]"
 
 func parseIndexingArgs(args []string) (indexingOptions, error) {
 	o := indexingOptions{operand: -1}
@@ -81,8 +86,25 @@ func parseIndexingArgs(args []string) (indexingOptions, error) {
 				return o, fmt.Errorf("--inverse takes no value, found %q", a)
 			}
 			o.inverse = true
+		case "physical":
+			if hasValue {
+				return o, fmt.Errorf("--physical takes no value, found %q", a)
+			}
+			o.physical = true
+		case "syntax":
+			var v string
+			if v, err = needValue(); err == nil {
+				switch v {
+				case "xla":
+					o.syntax.Syntax = affine.SyntaxXLA
+				case "mlir":
+					o.syntax.Syntax = affine.SyntaxMLIR
+				default:
+					err = fmt.Errorf("--syntax: expected xla or mlir, found %q", v)
+				}
+			}
 		default:
-			return o, fmt.Errorf("unknown flag %s (want --instr, --output, --operand or --inverse)", a)
+			return o, fmt.Errorf("unknown flag %s (want --instr, --output, --operand, --inverse, --physical or --syntax)", a)
 		}
 		if err != nil {
 			return o, err
@@ -98,7 +120,9 @@ func parseIndexingArgs(args []string) (indexingOptions, error) {
 // HloInstructionIndexing::ToString lays them out: output to input by
 // default (every operand of output --output, or operand --operand alone),
 // input to output with --inverse (the maps from operand --operand, 0 by
-// default, to every output, or to output --output alone).
+// default, to every output, or to output --output alone). With --physical
+// the dimensions of every tensor are numbered in the order its layout stores
+// them. Floor division prints as '/', or as floordiv with --syntax=mlir.
 func runIndexing(args []string, stdout, stderr io.Writer) error {
 	o, err := parseIndexingArgs(args)
 	if err != nil {
@@ -137,31 +161,39 @@ func runIndexing(args []string, stdout, stderr io.Writer) error {
 		if operand >= len(in.Operands) {
 			return fmt.Errorf("%s: --operand %d: %s has %d operands", in.Name, operand, in.Opcode, len(in.Operands))
 		}
-		x, err := indexing.InputToOutput(in, operand)
+		inputToOutput := indexing.InputToOutput
+		if o.physical {
+			inputToOutput = indexing.PhysicalInputToOutput
+		}
+		x, err := inputToOutput(in, operand)
 		if err != nil {
 			return err
 		}
-		out = x.String()
+		out = x.Format(o.syntax)
 		if o.outputGiven {
 			if o.output >= x.NumOperands() {
 				return fmt.Errorf("%s: --output %d: %s has %d outputs", in.Name, o.output, in.Opcode, x.NumOperands())
 			}
-			out = x.OperandString(o.output, o.output)
+			out = x.OperandFormat(o.output, o.output, o.syntax)
 		}
 	} else {
 		if n := numOutputs(in); o.output >= n {
 			return fmt.Errorf("%s: --output %d: %s has %d outputs", in.Name, o.output, in.Opcode, n)
 		}
-		x, err := indexing.OutputToInput(in, o.output)
+		outputToInput := indexing.OutputToInput
+		if o.physical {
+			outputToInput = indexing.PhysicalOutputToInput
+		}
+		x, err := outputToInput(in, o.output)
 		if err != nil {
 			return err
 		}
-		out = x.String()
+		out = x.Format(o.syntax)
 		if o.operand >= 0 {
 			if o.operand >= x.NumOperands() {
 				return fmt.Errorf("%s: --operand %d: %s has %d operands", in.Name, o.operand, in.Opcode, x.NumOperands())
 			}
-			out = x.OperandString(o.operand, o.operand)
+			out = x.OperandFormat(o.operand, o.operand, o.syntax)
 		}
 	}
 	_, err = io.WriteString(stdout, out)

@@ -51,7 +51,7 @@ func TestIndexingRootOfEntry(t *testing.T) {
 		t.Fatalf("exit status %d, stderr: %s", code, errOut)
 	}
 	want := `operand id = 0
-(d0, d1) -> ((d0 - 1) floordiv 2, d1 - 4),
+(d0, d1) -> ((d0 - 1) / 2, d1 - 4),
 domain:
 d0 in [1, 7],
 d1 in [4, 7],
@@ -101,20 +101,80 @@ d2 in [0, 63]
 }
 
 func TestIndexingInverse(t *testing.T) {
-	code, out, errOut := runIndexingTool(t, writeHLO(t, indexingDotHLO), "--inverse", "--operand", "0")
+	const transposeHLO = `HloModule m
+
+ENTRY e {
+  p0 = f32[4, 128, 256] parameter(0)
+  ROOT t = f32[256, 4, 128] transpose(p0), dimensions={2, 0, 1}
+}
+`
+	code, out, errOut := runIndexingTool(t, writeHLO(t, transposeHLO), "--inverse", "--operand", "0")
 	if code != 0 {
 		t.Fatalf("exit status %d, stderr: %s", code, errOut)
 	}
 	want := `operand id = 0
-(d0, d1, d2)[s0] -> (d0, d1, s0),
+(d0, d1, d2) -> (d2, d0, d1),
 domain:
 d0 in [0, 3],
 d1 in [0, 127],
-d2 in [0, 255],
-s0 in [0, 63]
+d2 in [0, 255]
 `
 	if out != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", out, want)
+	}
+	// XLA has no input-to-output indexing for dot.
+	code, out, errOut = runIndexingTool(t, writeHLO(t, indexingDotHLO), "--inverse", "--operand", "0")
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr: %s", code, errOut)
+	}
+	if want := "operand id = 0 unknown indexing\n"; out != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// --physical numbers each tensor's dimensions in the order its layout
+// stores them, both ways.
+func TestIndexingPhysical(t *testing.T) {
+	path := writeHLO(t, `HloModule m
+
+ENTRY e {
+  p0 = f32[10, 20, 30]{1, 0, 2} parameter(0)
+  ROOT e = f32[10, 20, 30] exponential(p0)
+}
+`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--physical"}, `operand id = 0
+(d0, d1, d2) -> (d2, d0, d1),
+domain:
+d0 in [0, 9],
+d1 in [0, 19],
+d2 in [0, 29]
+`},
+		{[]string{"--physical", "--inverse"}, `operand id = 0
+(d0, d1, d2) -> (d1, d2, d0),
+domain:
+d0 in [0, 29],
+d1 in [0, 9],
+d2 in [0, 19]
+`},
+		{nil, `operand id = 0
+(d0, d1, d2) -> (d0, d1, d2),
+domain:
+d0 in [0, 9],
+d1 in [0, 19],
+d2 in [0, 29]
+`},
+	} {
+		code, out, errOut := runIndexingTool(t, append([]string{path}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit status %d, stderr: %s", c.args, code, errOut)
+		}
+		if out != c.want {
+			t.Errorf("%v: stdout:\n%s\nwant:\n%s", c.args, out, c.want)
+		}
 	}
 }
 
@@ -285,5 +345,20 @@ func TestIndexingErrors(t *testing.T) {
 		if out != "" {
 			t.Errorf("%v: unexpected stdout %q", c.args, out)
 		}
+	}
+}
+
+func TestIndexingSyntax(t *testing.T) {
+	path := writeHLO(t, indexingPadHLO)
+	code, out, errOut := runIndexingTool(t, path, "--operand", "0", "--syntax=mlir")
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr: %s", code, errOut)
+	}
+	if !strings.Contains(out, "(d0 - 1) floordiv 2") || strings.Contains(out, " / ") {
+		t.Errorf("--syntax=mlir printed:\n%s", out)
+	}
+	code, _, errOut = runIndexingTool(t, path, "--syntax=lisp")
+	if code != 1 || !strings.Contains(errOut, "expected xla or mlir") {
+		t.Errorf("--syntax=lisp: status %d, stderr %q", code, errOut)
 	}
 }

@@ -169,8 +169,10 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A bounded dynamic array prints as the static array of its actual
+	// sizes, the form XLA's tests compare such results with.
 	for _, l := range outs {
-		if _, err := fmt.Fprintln(stdout, l.String()); err != nil {
+		if _, err := fmt.Fprintln(stdout, l.ToStatic().String()); err != nil {
 			return err
 		}
 	}

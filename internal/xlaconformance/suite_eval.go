@@ -65,7 +65,7 @@ func checkEval(c Case, reference bool) error {
 	}
 	var printed strings.Builder
 	for _, o := range outs {
-		printed.WriteString(o.String())
+		printed.WriteString(o.ToStatic().String())
 		printed.WriteByte('\n')
 	}
 	got, err := readLiterals(printed.String())
@@ -139,9 +139,9 @@ func runCompiled(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := make([]*runtime.Tensor, len(args))
-	for i, a := range args {
-		ins[i] = runtime.TensorFromLiteral(a)
+	var ins []*runtime.Tensor
+	for _, a := range args {
+		ins = appendLeafTensors(ins, a)
 	}
 	outs, err := exe.Run(context.Background(), ins...)
 	if err != nil {
@@ -152,4 +152,16 @@ func runCompiled(m *ir.Module, args []*ir.Literal) ([]*ir.Literal, error) {
 		lits[i] = o.Literal()
 	}
 	return lits, nil
+}
+
+// appendLeafTensors appends one tensor per array leaf of l, as `kiln run`
+// passes a tuple argument.
+func appendLeafTensors(ts []*runtime.Tensor, l *ir.Literal) []*runtime.Tensor {
+	if l.Shape().IsTuple() {
+		for _, e := range l.Elements() {
+			ts = appendLeafTensors(ts, e)
+		}
+		return ts
+	}
+	return append(ts, runtime.TensorFromLiteral(l))
 }

@@ -18,6 +18,7 @@ import (
 	"math"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 func init() {
@@ -70,16 +71,42 @@ func batchNormLayout(in *ir.Instruction, x *ir.Literal, perFeature []*ir.Literal
 	return l, nil
 }
 
-func (l *featureLayout) lastDims() []int { return pick(l.dims, l.perm) }
-
 // load returns x's values with the feature dimension last.
 func (l *featureLayout) load(x *ir.Literal) []float64 {
-	return transposeSlice(floatValues(x), l.dims, l.perm)
+	return transposeFloats(floatValues(x), l.dims, l.perm)
 }
 
 // store writes feature-last values back in the operand's layout.
 func (l *featureLayout) store(t ir.ElementType, v []float64) (*ir.Literal, error) {
-	return storeFloat64s(t, l.dims, transposeSlice(v, l.lastDims(), l.inverse))
+	last := make([]int, len(l.perm))
+	for i, p := range l.perm {
+		last[i] = l.dims[p]
+	}
+	return storeFloat64s(t, l.dims, transposeFloats(v, last, l.inverse))
+}
+
+// transposeFloats returns v (row-major over dims) transposed by perm.
+func transposeFloats(v []float64, dims, perm []int) []float64 {
+	c, _, err := ops.Transpose(8, dims, perm)
+	if err != nil {
+		panic(err) // the permutations above are valid by construction
+	}
+	out := make([]float64, len(v))
+	if c.Count() > 0 {
+		c.Run(ops.Bytes(out), ops.Bytes(v), 0, 0)
+	}
+	return out
+}
+
+// storeFloat64s writes float64 values into a new literal of real float type
+// t, rounding once to t.
+func storeFloat64s(t ir.ElementType, dims []int, xs []float64) (*ir.Literal, error) {
+	out, err := newArray(t, dims)
+	if err != nil {
+		return nil, err
+	}
+	setFloats(out, xs)
+	return out, nil
 }
 
 func checkBatchNormResult(in *ir.Instruction, x *ir.Literal, n int) error {

@@ -29,7 +29,17 @@ import (
 	"sync"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
+
+// allReplicas returns 0, 1, …, n-1.
+func allReplicas(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
 
 func init() {
 	register(evalAllReduce, ir.OpAllReduce)
@@ -248,7 +258,7 @@ func (e *evaluator) group(in *ir.Instruction) ([]int, error) {
 		return []int{e.replica}, nil
 	}
 	if len(groups) == 0 {
-		return iotaInts(e.replicas), nil
+		return allReplicas(e.replicas), nil
 	}
 	seen := make([]bool, e.replicas)
 	var mine []int
@@ -320,53 +330,27 @@ func (e *evaluator) combineAll(in *ir.Instruction, vals []*ir.Literal) (*ir.Lite
 	if len(vals) == 1 {
 		return vals[0].Clone(), nil
 	}
-	if fold, ok := standardReducer(in.ToApply, t); ok {
-		out, err := newArray(t, vals[0].Shape().Dims)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case fold.floats != nil:
-			acc := floatValues(vals[0])
-			for _, v := range vals[1:] {
-				for i, x := range floatValues(v) {
-					acc[i] = fold.floats(acc[i], x)
-				}
-			}
-			setFloats(out, acc)
-		case fold.complexs != nil:
-			acc := complexValues(vals[0])
-			for _, v := range vals[1:] {
-				for i, x := range complexValues(v) {
-					acc[i] = fold.complexs(acc[i], x)
-				}
-			}
-			setComplex(out, acc)
-		default:
-			acc := intValues(vals[0])
-			for _, v := range vals[1:] {
-				for i, x := range intValues(v) {
-					acc[i] = fold.ints(acc[i], x)
-				}
-			}
-			setInts(out, acc)
-		}
-		return out, nil
+	f, err := e.function(in.ToApply)
+	if err != nil {
+		return nil, err
 	}
-	if in.ToApply == nil {
+	if f == nil {
 		return nil, fmt.Errorf("%v has no to_apply computation", in.Opcode)
 	}
+	comb, err := ops.NewCombiner(f, []ir.ElementType{t})
+	if err != nil {
+		return nil, err
+	}
 	out := vals[0].Clone()
+	scratch := make([]byte, comb.ScratchBytes())
+	comb.Begin(scratch)
+	cur := [][]byte{out.Bytes()}
 	for _, v := range vals[1:] {
+		upd := [][]byte{v.Bytes()}
 		for i := 0; i < out.ElementCount(); i++ {
-			res, err := e.apply(in.ToApply, []*ir.Literal{scalarLiteralAt(out, i), scalarLiteralAt(v, i)}, 1)
-			if err != nil {
+			if err := comb.Apply(scratch, cur, i, upd, i); err != nil {
 				return nil, err
 			}
-			if !res[0].Shape().IsScalar() || res[0].Shape().Elem != t {
-				return nil, fmt.Errorf("reduction computation returned %v, expected %v[]", res[0].Shape(), t)
-			}
-			storeScalarAt(out, i, res[0])
 		}
 	}
 	return out, nil
@@ -553,7 +537,7 @@ func evalCollectivePermute(e *evaluator, in *ir.Instruction, ops []*ir.Literal) 
 	if crossPartition(in) {
 		participants, n = []int{e.replica}, 1
 	} else {
-		participants = iotaInts(e.replicas)
+		participants = allReplicas(e.replicas)
 	}
 	me := e.replica
 	if crossPartition(in) {

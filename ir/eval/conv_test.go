@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 // convCase is a convolution in canonical order (input [b, f, s…], kernel
@@ -25,8 +26,8 @@ type convCase struct {
 func (c convCase) outSpatial() []int {
 	out := make([]int, len(c.in))
 	for i := range out {
-		base := dilatedSize(c.in[i], c.lhsDil[i]) + c.lo[i] + c.hi[i]
-		out[i] = windowCount(base, dilatedSize(c.kernel[i], c.rhsDil[i]), c.stride[i])
+		base := ops.Dilated(c.in[i], c.lhsDil[i]) + c.lo[i] + c.hi[i]
+		out[i] = ops.WindowCount(base, ops.Dilated(c.kernel[i], c.rhsDil[i]), c.stride[i])
 	}
 	return out
 }

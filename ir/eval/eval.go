@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 // Options control an evaluation. The zero value is usable.
@@ -79,6 +80,8 @@ type evaluator struct {
 	rng       *rngState
 	// collective is set by RunReplicated: the rendezvous of all replicas.
 	collective *rendezvous
+	// funcs caches called computations compiled to ir/ops functions.
+	funcs map[*ir.Computation]*ops.Func
 }
 
 func newEvaluator(m *ir.Module, opts Options, replica, replicas int) *evaluator {

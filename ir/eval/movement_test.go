@@ -153,7 +153,7 @@ func TestIotaSeedExamplesAndEveryType(t *testing.T) {
 		io.IotaDimension = 1
 		out := b.run1(io)
 		// Convert to s32 to read it back: 0 1 2 0 1 2 (pred: 0 1 1 …).
-		got, err := convertLiteral(out, ir.S32)
+		got, err := convertTo(out, ir.S32)
 		if err != nil {
 			if et.IsComplex() {
 				continue // complex → s32 is not defined; checked through real below

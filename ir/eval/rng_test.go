@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 // Known-answer vectors of the Random123 distribution (kat_vectors) for
@@ -16,8 +17,8 @@ func TestThreefryKnownAnswers(t *testing.T) {
 		{[2]uint32{0xffffffff, 0xffffffff}, [2]uint32{0xffffffff, 0xffffffff}, [2]uint32{0x1cb996fc, 0xbb002be7}},
 		{[2]uint32{0x13198a2e, 0x03707344}, [2]uint32{0x243f6a88, 0x85a308d3}, [2]uint32{0xc4923a9c, 0x483df7a0}},
 	} {
-		if got := threefry2x32(c.key, c.ctr); got != c.want {
-			t.Errorf("threefry2x32(key %#x, ctr %#x) = %#x, want %#x", c.key, c.ctr, got, c.want)
+		if got := ops.Threefry2x32(c.key, c.ctr); got != c.want {
+			t.Errorf("ops.Threefry2x32(key %#x, ctr %#x) = %#x, want %#x", c.key, c.ctr, got, c.want)
 		}
 	}
 }
@@ -34,8 +35,8 @@ func TestPhiloxKnownAnswers(t *testing.T) {
 		{[2]uint32{0xa4093822, 0x299f31d0}, [4]uint32{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
 			[4]uint32{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
 	} {
-		if got := philox4x32(c.key, c.ctr); got != c.want {
-			t.Errorf("philox4x32(key %#x, ctr %#x) = %#x, want %#x", c.key, c.ctr, got, c.want)
+		if got := ops.Philox4x32(c.key, c.ctr); got != c.want {
+			t.Errorf("ops.Philox4x32(key %#x, ctr %#x) = %#x, want %#x", c.key, c.ctr, got, c.want)
 		}
 	}
 }
@@ -50,7 +51,7 @@ ENTRY e {
 }
 
 func tf(key, ctr uint64) [2]uint32 {
-	return threefry2x32([2]uint32{uint32(key), uint32(key >> 32)}, [2]uint32{uint32(ctr), uint32(ctr >> 32)})
+	return ops.Threefry2x32([2]uint32{uint32(key), uint32(key >> 32)}, [2]uint32{uint32(ctr), uint32(ctr >> 32)})
 }
 
 // TestThreeFryExpansion checks XLA's ThreeFry layout: 64-bit elements take
@@ -112,7 +113,7 @@ func TestThreeFryExpansion(t *testing.T) {
 }
 
 func px(key, lo, hi uint64) [4]uint32 {
-	return philox4x32([2]uint32{uint32(key), uint32(key >> 32)},
+	return ops.Philox4x32([2]uint32{uint32(key), uint32(key >> 32)},
 		[4]uint32{uint32(lo), uint32(lo >> 32), uint32(hi), uint32(hi >> 32)})
 }
 

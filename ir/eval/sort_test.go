@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 func TestSortSeedExample(t *testing.T) {
@@ -100,7 +101,7 @@ func orderKey(l *ir.Literal, i int) float64 {
 func checkSorted(t *testing.T, name string, in, keys, perm *ir.Literal, dims []int, dim int, asc bool) {
 	t.Helper()
 	idx := ir.Values[int32](perm)
-	st := denseStrides(dims)
+	st := ops.Strides(dims)
 	inBytes, outBytes := in.Bytes(), keys.Bytes()
 	es := in.Shape().Elem.ByteSize()
 	for base := 0; base < numElements(dims); base++ {

@@ -1,0 +1,269 @@
+package ops
+
+// Reducers: a called computation of 2N scalar parameters (N accumulators,
+// then N elements) returning N values, folded over elements in a given
+// order with the accumulator as the first argument, as XLA's HloEvaluator
+// applies it. A computation that is one of the standard reducers — add,
+// multiply, maximum, minimum, and, or of its two parameters — folds wide
+// values directly with the elementwise ops' own arithmetic; it performs the
+// same operations in the same order as calling the computation, so both
+// give the same bits.
+
+import (
+	"fmt"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// FoldTile is the number of elements a reducer loads at a time.
+const FoldTile = 256
+
+// Reducer folds elements of N operands into accumulators.
+type Reducer struct {
+	N     int
+	Types []ir.ElementType
+	// Standard reports a one-operand standard reducer (Op of the two
+	// parameters, Swapped when the root reads (element, accumulator)).
+	Standard bool
+	Op       ir.Opcode
+	Swapped  bool
+	fl       func(a, b float64) float64
+	in       func(a, b int64) int64
+	cx       func(a, b complex128) complex128
+	Fn       *Func
+	// scratch layout: registers, then the position, raw and wide tiles.
+	regs, pos, raw, wide, size int
+}
+
+// NewReducer prepares f to reduce operands of element types ts: f takes
+// 2·len(ts) scalars of types ts, ts and returns len(ts) values of types ts.
+func NewReducer(f *Func, ts []ir.ElementType) (*Reducer, error) {
+	n := len(ts)
+	if f == nil {
+		return nil, fmt.Errorf("no reducer computation")
+	}
+	if len(f.ParamT) != 2*n || len(f.ResultT) != n {
+		return nil, fmt.Errorf("computation %s takes %d parameters and returns %d values, expected %d and %d for %d operands",
+			f.Name, len(f.ParamT), len(f.ResultT), 2*n, n, n)
+	}
+	for i, t := range f.ParamT {
+		if t != ts[i%n] {
+			return nil, fmt.Errorf("computation %s: parameter %d has shape %v[], the operand has element type %v", f.Name, i, t, ts[i%n])
+		}
+	}
+	for j, t := range f.ResultT {
+		if t != ts[j] {
+			return nil, fmt.Errorf("computation %s returns %v[] as value %d, expected %v[]", f.Name, t, j, ts[j])
+		}
+	}
+	r := &Reducer{N: n, Types: ts, Fn: f}
+	if n == 1 {
+		r.standard()
+	}
+	r.regs = 0
+	r.pos = roundUp(f.RegBytes(), 64)
+	r.raw = r.pos + FoldTile*8
+	r.wide = r.raw + FoldTile*WideBytes
+	r.size = r.wide + FoldTile*WideBytes
+	return r, nil
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
+
+// standard recognises the standard reducers.
+func (r *Reducer) standard() {
+	op, swapped, ok := r.Fn.Computation().BinaryRoot()
+	if !ok {
+		return
+	}
+	t := r.Types[0]
+	switch {
+	case t.IsFloat():
+		if op != ir.OpAdd && op != ir.OpMultiply && op != ir.OpMaximum && op != ir.OpMinimum {
+			return
+		}
+		r.fl = FloatBinary(op)
+	case t.IsComplex():
+		if op != ir.OpAdd && op != ir.OpMultiply {
+			return
+		}
+		r.cx = ComplexBinary(op)
+	case t.IsInteger() || t == ir.PRED:
+		switch op {
+		case ir.OpAnd, ir.OpOr:
+		case ir.OpAdd, ir.OpMultiply, ir.OpMaximum, ir.OpMinimum:
+			if t == ir.PRED {
+				return
+			}
+		default:
+			return
+		}
+		r.in = IntBinary(op, t)
+	default:
+		return
+	}
+	r.Standard, r.Op, r.Swapped = true, op, swapped
+}
+
+// ScratchBytes is the scratch a fold needs.
+func (r *Reducer) ScratchBytes() int { return r.size }
+
+// Positions returns the scratch's position tile (FoldTile entries), which a
+// fold's user fills with element positions.
+func (r *Reducer) Positions(scratch []byte) []int64 {
+	return Elems[int64](scratch[r.pos : r.pos+FoldTile*8])
+}
+
+// Acc is the accumulator of one output element of a one-operand standard
+// fold (other folds keep theirs in the function's registers).
+type Acc struct {
+	F float64
+	I int64
+	C complex128
+}
+
+// Begin prepares a run of folds (the function's constants).
+func (r *Reducer) Begin(scratch []byte) {
+	if !r.Standard {
+		r.Fn.LoadConsts(scratch[r.regs:])
+	}
+}
+
+// Start loads init values (element ii of each inits[i]) into the
+// accumulators.
+func (r *Reducer) Start(scratch []byte, acc *Acc, inits [][]byte, ii int) {
+	if !r.Standard {
+		regs := scratch[r.regs:]
+		for i := 0; i < r.N; i++ {
+			r.Fn.Load(regs, i, inits[i], ii)
+		}
+		return
+	}
+	t := r.Types[0]
+	switch KindOf(t) {
+	case KindFloat:
+		acc.F = FloatAt(inits[0], t, ii)
+	case KindComplex:
+		acc.C = ComplexAt(inits[0], t, ii)
+	default:
+		acc.I = IntAt(inits[0], t, ii)
+	}
+}
+
+// Fold folds the elements at positions pos of the operands srcs, in order.
+func (r *Reducer) Fold(scratch []byte, acc *Acc, srcs [][]byte, pos []int64) error {
+	if !r.Standard {
+		regs := scratch[r.regs:]
+		for _, p := range pos {
+			for i := 0; i < r.N; i++ {
+				r.Fn.Load(regs, r.N+i, srcs[i], int(p))
+			}
+			if err := r.Fn.Run(regs); err != nil {
+				return err
+			}
+			for i := 0; i < r.N; i++ {
+				r.Fn.Set(regs, i, i)
+			}
+		}
+		return nil
+	}
+	t := r.Types[0]
+	for start := 0; start < len(pos); start += FoldTile {
+		p := pos[start:min(start+FoldTile, len(pos))]
+		raw := scratch[r.raw : r.raw+FoldTile*WideBytes]
+		w := RegAt(scratch[r.wide:], 0, FoldTile, len(p))
+		GatherElements(raw, srcs[0], t.ByteSize(), p)
+		LoadWide(w, len(p), raw, t, 0)
+		r.foldWide(acc, w, len(p))
+	}
+	return nil
+}
+
+// foldWide folds n wide values of register w into the accumulator.
+func (r *Reducer) foldWide(acc *Acc, w Reg, n int) {
+	t := r.Types[0]
+	switch {
+	case r.fl != nil:
+		a := acc.F
+		for _, x := range w.F[:n] {
+			if r.Swapped {
+				a = RoundFloat(t, r.fl(x, a))
+			} else {
+				a = RoundFloat(t, r.fl(a, x))
+			}
+		}
+		acc.F = a
+	case r.cx != nil:
+		a := acc.C
+		for _, x := range w.C[:n] {
+			if r.Swapped {
+				a = RoundComplex(t, r.cx(x, a))
+			} else {
+				a = RoundComplex(t, r.cx(a, x))
+			}
+		}
+		acc.C = a
+	default:
+		a := acc.I
+		for _, x := range w.I[:n] {
+			if r.Swapped {
+				a = WrapInt(t, r.in(x, a))
+			} else {
+				a = WrapInt(t, r.in(a, x))
+			}
+		}
+		acc.I = a
+	}
+}
+
+// Finish stores the accumulators as element o of the outputs.
+func (r *Reducer) Finish(scratch []byte, acc *Acc, outs [][]byte, o int) {
+	if !r.Standard {
+		regs := scratch[r.regs:]
+		for i := 0; i < r.N; i++ {
+			// The accumulators are the first N parameters.
+			StoreWide(outs[i], r.Types[i], o, r.Fn.Param(regs, i), 1)
+		}
+		return
+	}
+	t := r.Types[0]
+	switch KindOf(t) {
+	case KindFloat:
+		SetFloatAt(outs[0], t, o, acc.F)
+	case KindComplex:
+		SetComplexAt(outs[0], t, o, acc.C)
+	default:
+		SetIntAt(outs[0], t, o, acc.I)
+	}
+}
+
+// GatherElements copies the elements (es bytes each) at positions pos of
+// src into raw, in order.
+func GatherElements(raw, src []byte, es int, pos []int64) {
+	switch es {
+	case 1:
+		for i, p := range pos {
+			raw[i] = src[p]
+		}
+	case 2:
+		d, s := Elems[uint16](raw), Elems[uint16](src)
+		for i, p := range pos {
+			d[i] = s[p]
+		}
+	case 4:
+		d, s := Elems[uint32](raw), Elems[uint32](src)
+		for i, p := range pos {
+			d[i] = s[p]
+		}
+	case 8:
+		d, s := Elems[uint64](raw), Elems[uint64](src)
+		for i, p := range pos {
+			d[i] = s[p]
+		}
+	case 16:
+		d, s := Elems[[2]uint64](raw), Elems[[2]uint64](src)
+		for i, p := range pos {
+			d[i] = s[p]
+		}
+	}
+}

@@ -1,0 +1,310 @@
+package ops
+
+// Windows: reduce-window and select-and-scatter over strided, padded and
+// dilated windows. For each output position the window's base elements are
+// listed in window order (row-major over the window dimensions), skipping
+// those on padding or between base-dilated elements — they contribute
+// nothing, not an init value (XLA's HloEvaluator).
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// MaxWindowElems bounds the elements of one window (its position list
+// lives in the caller's work memory).
+const MaxWindowElems = 1 << 24
+
+// Window maps each output position of a windowed op to the base elements
+// its window covers.
+type Window struct {
+	Base    []int     // base (operand) dimensions
+	Out     []int     // output dimensions
+	taps    [][][]int // taps[d][o]: base indices along d for output index o, in window order
+	strides []int     // base strides
+	// MaxElems bounds the elements of one window.
+	MaxElems int
+}
+
+// NormalizeWindowDim fills the defaults (1) of a window dimension's stride
+// and dilations.
+func NormalizeWindowDim(w ir.WindowDim) ir.WindowDim {
+	if w.Stride == 0 {
+		w.Stride = 1
+	}
+	if w.BaseDilation == 0 {
+		w.BaseDilation = 1
+	}
+	if w.WindowDilation == 0 {
+		w.WindowDilation = 1
+	}
+	return w
+}
+
+// CheckWindowDim rejects a window dimension that is not well formed.
+func CheckWindowDim(i int, w ir.WindowDim) error {
+	switch {
+	case w.Size < 0:
+		return fmt.Errorf("window dimension %d has negative size %d", i, w.Size)
+	case w.Stride < 1:
+		return fmt.Errorf("window dimension %d has stride %d, expected at least 1", i, w.Stride)
+	case w.BaseDilation < 1 || w.WindowDilation < 1:
+		return fmt.Errorf("window dimension %d has dilation lhs=%d rhs=%d, expected at least 1", i, w.BaseDilation, w.WindowDilation)
+	}
+	return nil
+}
+
+// Dilated is the size of n elements with d-1 holes between neighbours.
+func Dilated(n, d int) int {
+	if n <= 0 {
+		return 0
+	}
+	return (n-1)*d + 1
+}
+
+// WindowCount is the number of positions of a window of (dilated) size w
+// moved by stride over a (padded, dilated) base of size b.
+func WindowCount(b, w, stride int) int {
+	if b < w || b < 0 {
+		return 0
+	}
+	return (b-w)/stride + 1
+}
+
+// NewWindow plans window w over a base of dimensions base.
+func NewWindow(w *ir.Window, base []int) (*Window, error) {
+	if w == nil || len(w.Dims) != len(base) {
+		n := 0
+		if w != nil {
+			n = len(w.Dims)
+		}
+		return nil, fmt.Errorf("window has %d dimensions, the operand has rank %d", n, len(base))
+	}
+	if len(base) > MaxRank {
+		return nil, fmt.Errorf("window of rank %d, above the limit of %d", len(base), MaxRank)
+	}
+	p := &Window{Base: slices.Clone(base), Out: make([]int, len(base)), taps: make([][][]int, len(base)), strides: Strides(base), MaxElems: 1}
+	for d, wd := range w.Dims {
+		wd = NormalizeWindowDim(wd)
+		if err := CheckWindowDim(d, wd); err != nil {
+			return nil, err
+		}
+		if wd.Reversal {
+			return nil, fmt.Errorf("window dimension %d is reversed; only convolution windows may be", d)
+		}
+		padded := Dilated(base[d], wd.BaseDilation) + wd.PadLow + wd.PadHigh
+		if padded < 0 {
+			return nil, fmt.Errorf("window dimension %d: padding %d_%d leaves a negative size", d, wd.PadLow, wd.PadHigh)
+		}
+		p.Out[d] = WindowCount(padded, Dilated(wd.Size, wd.WindowDilation), wd.Stride)
+		p.taps[d] = make([][]int, p.Out[d])
+		for o := range p.taps[d] {
+			for k := 0; k < wd.Size; k++ {
+				u := o*wd.Stride - wd.PadLow + k*wd.WindowDilation
+				if u < 0 || u%wd.BaseDilation != 0 || u/wd.BaseDilation >= base[d] {
+					continue
+				}
+				p.taps[d][o] = append(p.taps[d][o], u/wd.BaseDilation)
+			}
+		}
+		p.MaxElems *= max(wd.Size, 1)
+		if p.MaxElems > MaxWindowElems {
+			return nil, fmt.Errorf("window of more than %d elements", MaxWindowElems)
+		}
+	}
+	return p, nil
+}
+
+// WorkBytes is the work memory a walk over the windows needs (the position
+// list of one window).
+func (p *Window) WorkBytes() int { return p.MaxElems * 8 }
+
+// Elements writes the base positions of the window of output position opos
+// (window order) into buf and returns them.
+func (p *Window) Elements(opos []int, buf []int64) []int64 {
+	rank := len(p.Out)
+	if rank == 0 {
+		buf[0] = 0
+		return buf[:1]
+	}
+	var tap [MaxRank]int
+	for d := 0; d < rank; d++ {
+		if len(p.taps[d][opos[d]]) == 0 {
+			return buf[:0]
+		}
+	}
+	n := 0
+	for {
+		lin := 0
+		for d := 0; d < rank; d++ {
+			lin += p.taps[d][opos[d]][tap[d]] * p.strides[d]
+		}
+		buf[n] = int64(lin)
+		n++
+		d := rank - 1
+		for ; d >= 0; d-- {
+			tap[d]++
+			if tap[d] < len(p.taps[d][opos[d]]) {
+				break
+			}
+			tap[d] = 0
+		}
+		if d < 0 {
+			return buf[:n]
+		}
+	}
+}
+
+// ReduceWindowPlan folds each window of N operands onto the init values.
+type ReduceWindowPlan struct {
+	N      int
+	Types  []ir.ElementType
+	Window *Window
+	fold   *Reducer
+	count  int
+}
+
+// NewReduceWindow plans reduce-window of operands of types ts and
+// dimensions dims with window w and reducer f.
+func NewReduceWindow(ts []ir.ElementType, dims []int, w *ir.Window, f *Func) (*ReduceWindowPlan, error) {
+	win, err := NewWindow(w, dims)
+	if err != nil {
+		return nil, err
+	}
+	p := &ReduceWindowPlan{N: len(ts), Types: ts, Window: win, count: Count(win.Out)}
+	fold, err := NewReducer(f, ts)
+	if err != nil {
+		if p.count == 0 || win.MaxElems == 0 {
+			return p, nil
+		}
+		return nil, err
+	}
+	p.fold = fold
+	return p, nil
+}
+
+// OutDims are the output dimensions.
+func (p *ReduceWindowPlan) OutDims() []int { return p.Window.Out }
+
+// Reducer is the plan's reducer (nil when it never runs).
+func (p *ReduceWindowPlan) Reducer() *Reducer { return p.fold }
+
+// ScratchBytes is the reducer's scratch Run needs.
+func (p *ReduceWindowPlan) ScratchBytes() int {
+	if p.fold == nil {
+		return 0
+	}
+	return p.fold.ScratchBytes()
+}
+
+// WorkBytes is the work memory Run needs (a window's position list).
+func (p *ReduceWindowPlan) WorkBytes() int { return p.Window.WorkBytes() }
+
+// Run computes the outputs from the operands and the scalar init values.
+func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch, work []byte) error {
+	if p.fold == nil {
+		for i, o := range outs {
+			es := p.Types[i].ByteSize()
+			FillElements(o[:p.count*es], inits[i][:es])
+		}
+		return nil
+	}
+	f := p.fold
+	buf := Elems[int64](work[:p.Window.WorkBytes()])
+	f.Begin(scratch)
+	var opos [MaxRank]int
+	rank := len(p.Window.Out)
+	for o := 0; o < p.count; o++ {
+		var acc Acc
+		f.Start(scratch, &acc, inits, 0)
+		if err := f.Fold(scratch, &acc, ins, p.Window.Elements(opos[:rank], buf)); err != nil {
+			return err
+		}
+		f.Finish(scratch, &acc, outs, o)
+		ir.NextIndex(p.Window.Out, opos[:rank])
+	}
+	return nil
+}
+
+// SelectAndScatterPlan is select-and-scatter: the result starts as the
+// init value everywhere; then, window by window in row-major order, one
+// element of the operand's window is selected — the first in window order,
+// replaced by each later element x unless select(current, x) is true, so
+// with select = GE the first of equal maxima wins (XLA's HloEvaluator) —
+// and the window's source value is combined into the result at that
+// position with scatter(current, source). A window lying entirely on
+// padding scatters nothing.
+type SelectAndScatterPlan struct {
+	T, ST  ir.ElementType // operand and source (result) types
+	Window *Window
+	sel    *Selector
+	comb   *Combiner
+	count  int
+}
+
+// NewSelectAndScatter plans select-and-scatter over an operand of type t
+// and dimensions dims, a source of type st and dimensions sdims, with
+// window w, select computation sel and scatter computation scatter.
+func NewSelectAndScatter(t ir.ElementType, dims []int, st ir.ElementType, sdims []int, w *ir.Window, sel, scatter *Func) (*SelectAndScatterPlan, error) {
+	win, err := NewWindow(w, dims)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(sdims, win.Out) {
+		return nil, fmt.Errorf("source has dimensions %v, the window over the operand gives %v", sdims, win.Out)
+	}
+	p := &SelectAndScatterPlan{T: t, ST: st, Window: win, count: Count(win.Out)}
+	if p.sel, err = NewSelector(sel, t); err != nil {
+		return nil, err
+	}
+	if p.comb, err = NewCombiner(scatter, []ir.ElementType{st}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ScratchBytes is the computations' scratch Run needs.
+func (p *SelectAndScatterPlan) ScratchBytes() int {
+	return roundUp(p.sel.ScratchBytes(), 64) + p.comb.ScratchBytes()
+}
+
+// WorkBytes is the work memory Run needs (a window's position list).
+func (p *SelectAndScatterPlan) WorkBytes() int { return p.Window.WorkBytes() }
+
+// Run computes the result out from the operand, the source and the scalar
+// init value.
+func (p *SelectAndScatterPlan) Run(operand, source, init, out []byte, scratch, work []byte) error {
+	es := p.ST.ByteSize()
+	FillElements(out[:Count(p.Window.Base)*es], init[:es])
+	selRegs := scratch
+	combRegs := scratch[roundUp(p.sel.ScratchBytes(), 64):]
+	buf := Elems[int64](work[:p.Window.WorkBytes()])
+	p.sel.Begin(selRegs)
+	p.comb.Begin(combRegs)
+	cur, upd := [][]byte{out}, [][]byte{source}
+	var opos [MaxRank]int
+	rank := len(p.Window.Out)
+	for o := 0; o < p.count; o++ {
+		pos := p.Window.Elements(opos[:rank], buf)
+		ir.NextIndex(p.Window.Out, opos[:rank])
+		if len(pos) == 0 {
+			continue
+		}
+		sel := int(pos[0])
+		for _, x := range pos[1:] {
+			keep, err := p.sel.Select(selRegs, operand, sel, int(x))
+			if err != nil {
+				return err
+			}
+			if !keep {
+				sel = int(x)
+			}
+		}
+		if err := p.comb.Apply(combRegs, cur, sel, upd, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
