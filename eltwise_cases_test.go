@@ -136,6 +136,7 @@ const (
 	ulpLog1p    = 1.3
 	ulpTanh     = 1.5
 	ulpLogistic = 2.5
+	ulpSiLU     = 3
 	ulpErf      = 1.5
 	ulpGelu     = 0.8
 	ulpGeluTanh = 4
@@ -200,6 +201,7 @@ func floatCases() []fcase {
 		unaryCase("Log1p", Log1p, log1pF32Go, math.Log1p, ulpLog1p, uniform(-1, 5)),
 		unaryCase("Tanh", Tanh, tanhF32Go, math.Tanh, ulpTanh, uniform(-10, 10)),
 		unaryCase("Logistic", Logistic, logisticF32Go, logisticRef, ulpLogistic, uniform(-20, 20)),
+		unaryCase("SiLU", SiLU, siluF32Go, func(x float64) float64 { return x * logisticRef(x) }, ulpSiLU, uniform(-20, 20)),
 		unaryCase("Erf", Erf, erfF32Go, math.Erf, ulpErf, uniform(-5, 5)),
 		unaryCase("Gelu", Gelu, geluF32Go, geluRef, ulpGelu, uniform(-10, 10)),
 		unaryCase("GeluTanh", GeluTanh, geluTanhF32Go, geluTanhRef, ulpGeluTanh, uniform(-10, 10)),

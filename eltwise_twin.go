@@ -55,6 +55,7 @@ type eltwiseKernels struct {
 	log1pF32              func(dst []float32, x []float32)
 	tanhF32               func(dst []float32, x []float32)
 	logisticF32           func(dst []float32, x []float32)
+	siluF32               func(dst []float32, x []float32)
 	erfF32                func(dst []float32, x []float32)
 	geluF32               func(dst []float32, x []float32)
 	geluTanhF32           func(dst []float32, x []float32)
@@ -143,6 +144,7 @@ var eltwiseGo = &eltwiseKernels{
 	log1pF32:              log1pF32Go,
 	tanhF32:               tanhF32Go,
 	logisticF32:           logisticF32Go,
+	siluF32:               siluF32Go,
 	erfF32:                erfF32Go,
 	geluF32:               geluF32Go,
 	geluTanhF32:           geluTanhF32Go,
@@ -1231,6 +1233,66 @@ func logisticF32Go(dst []float32, x []float32) {
 		v63 := float32(1) + v62
 		v64 := v49 / v63
 		dst[i] = v64
+	}
+}
+
+// siluF32Go sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish), one element at a time: the pure-Go twin of the assembly kernels siluF32….
+func siluF32Go(dst []float32, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v3 := math.Float32frombits(math.Float32bits(v1) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v4 := math.Float32frombits(math.Float32bits(v3) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v6 := maxc32(v4, float32(-110))
+		v8 := minc32(v6, float32(89))
+		v10 := float32(v8 * float32(1.442695))
+		v11 := float32(math.RoundToEven(float64(v10)))
+		v13 := fma32(-v11, float32(0.6933594), v8)
+		v15 := fma32(-v11, float32(-0.00021219444), v13)
+		v17 := float32(1) + v15
+		v18 := v17 - float32(1)
+		v19 := v15 - v18
+		v22 := fma32(float32(0.00019875691), v15, float32(0.0013981999))
+		v24 := fma32(v22, v15, float32(0.008333452))
+		v26 := fma32(v24, v15, float32(0.041665796))
+		v28 := fma32(v26, v15, float32(0.16666666))
+		v30 := fma32(v28, v15, float32(0.5))
+		v31 := float32(v15 * v15)
+		v32 := fma32(v30, v31, v19)
+		v33 := v17 + v32
+		v35 := maxc32(v11, float32(-100))
+		v36 := cvtfi(v35)
+		v37 := v36 >> 1
+		v39 := v37 + int32(127)
+		v40 := v39 << 23
+		v41 := math.Float32frombits(uint32(v40))
+		v42 := float32(v33 * v41)
+		v43 := v36 - v37
+		v44 := v43 + int32(127)
+		v45 := v44 << 23
+		v46 := math.Float32frombits(uint32(v45))
+		v47 := float32(v42 * v46)
+		v48 := float32(1) + v47
+		v50 := v1 >= float32(0)
+		v51 := float32(v1 * v33)
+		v52 := selF32(v50, v1, v51)
+		v53 := v52 / v48
+		v54 := selF32(v50, float32(0), v11)
+		v55 := cvtfi(v54)
+		v56 := v55 >> 1
+		v57 := v56 + int32(127)
+		v58 := v57 << 23
+		v59 := math.Float32frombits(uint32(v58))
+		v60 := float32(v53 * v59)
+		v61 := v55 - v56
+		v62 := v61 + int32(127)
+		v63 := v62 << 23
+		v64 := math.Float32frombits(uint32(v63))
+		v65 := float32(v60 * v64)
+		v66 := v1 < float32(-110)
+		v67 := float32(v1 * float32(0))
+		v68 := selF32(v66, v67, v65)
+		dst[i] = v68
 	}
 }
 

@@ -49,22 +49,8 @@ var activations = []activationInfo{
 func geluTanhVector(x []float32) { GeluTanh(x, x) }
 func geluErfVector(x []float32)  { Gelu(x, x) }
 
-// siluChunk is how many elements siluVector takes at a time: the logistic
-// of a chunk lives on the stack, so the epilogue allocates nothing.
-const siluChunk = 256
-
-// siluVector applies x·logistic(x) in place with the vector kernels:
-// Logistic (within 2.5 ULP) then a product, rounded: within 3 ULP of x·σ(x).
-// Logistic(-Inf) = 0 gives -Inf·0 = NaN, as the HLO it replaces computes.
-func siluVector(x []float32) {
-	var buf [siluChunk]float32
-	for len(x) > 0 {
-		n := min(len(x), siluChunk)
-		Logistic(buf[:n], x[:n])
-		Mul(x[:n], x[:n], buf[:n])
-		x = x[n:]
-	}
-}
+// siluVector applies the SiLU vector kernel in place (within 3 ULP).
+func siluVector(x []float32) { SiLU(x, x) }
 
 // silu computes x·logistic(x) in float64, rounded once.
 func silu[T float](x []T) {

@@ -1710,6 +1710,11 @@ func tanhF32AVX512(dst []float32, x []float32)
 //go:noescape
 func logisticF32AVX512(dst []float32, x []float32)
 
+// siluF32AVX512 sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish), with AVX512 (whole vectors of 16 lanes; see the Go twin siluF32Go).
+//
+//go:noescape
+func siluF32AVX512(dst []float32, x []float32)
+
 // erfF32AVX512 sets dst[i] = erf(x[i]), with AVX512 (whole vectors of 16 lanes; see the Go twin erfF32Go).
 //
 //go:noescape
@@ -2124,6 +2129,11 @@ func tanhF32AVX2(dst []float32, x []float32)
 //
 //go:noescape
 func logisticF32AVX2(dst []float32, x []float32)
+
+// siluF32AVX2 sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish), with AVX2 (whole vectors of 8 lanes; see the Go twin siluF32Go).
+//
+//go:noescape
+func siluF32AVX2(dst []float32, x []float32)
 
 // erfF32AVX2 sets dst[i] = erf(x[i]), with AVX2 (whole vectors of 8 lanes; see the Go twin erfF32Go).
 //

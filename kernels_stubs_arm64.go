@@ -554,6 +554,11 @@ func tanhF32NEON(dst []float32, x []float32)
 //go:noescape
 func logisticF32NEON(dst []float32, x []float32)
 
+// siluF32NEON sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish), with NEON (whole vectors of 4 lanes; see the Go twin siluF32Go).
+//
+//go:noescape
+func siluF32NEON(dst []float32, x []float32)
+
 // erfF32NEON sets dst[i] = erf(x[i]), with NEON (whole vectors of 4 lanes; see the Go twin erfF32Go).
 //
 //go:noescape

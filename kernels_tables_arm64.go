@@ -160,6 +160,7 @@ func archTables() []*kernelTable {
 				log1pF32:              log1pF32NEON,
 				tanhF32:               tanhF32NEON,
 				logisticF32:           logisticF32NEON,
+				siluF32:               siluF32NEON,
 				erfF32:                erfF32NEON,
 				geluF32:               geluF32NEON,
 				geluTanhF32:           geluTanhF32NEON,

@@ -156,6 +156,7 @@ func eltwiseKernels() []*vkernel {
 		unaryF32("log1p", "sets dst[i] = ln(1 + x[i])", vlog1p),
 		unaryF32("tanh", "sets dst[i] = tanh(x[i])", vtanh),
 		unaryF32("logistic", "sets dst[i] = 1/(1 + e^-x[i])", vlogistic),
+		unaryF32("silu", "sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish)", vsilu),
 		unaryF32("erf", "sets dst[i] = erf(x[i])", verf),
 		unaryF32("gelu", "sets dst[i] = x[i]·Φ(x[i]) (the erf form)", vgelu),
 		unaryF32("geluTanh", "sets dst[i] to the tanh approximation of GELU at x[i]", vgeluTanh),

@@ -185,6 +185,20 @@ func vlogistic(b *vb, x val) val {
 	return b.div(num, den)
 }
 
+// vsilu is x·logistic(x) = x/(1 + e^−x) (SiLU): with e = e^−|x| = p·2^n,
+// it is x/(1+e) for x ≥ 0 and (x·p/(1+e))·2^n below, the power of two
+// applied last so that a result whose logistic is subnormal (x below about
+// −87) keeps its precision, and a subnormal result is rounded once. Below
+// −110 it is x·0: −0, and NaN at −Inf (−Inf·0, as the formula gives).
+func vsilu(b *vb, x val) val {
+	p, n := vexpParts(b, b.neg(b.abs(x)))
+	den := b.add(b.f32(1), ldexp(b, p, b.maxc(n, b.f32(-100))))
+	pos := b.cmp(cmpGE, x, b.f32(0))
+	q := b.div(b.blend(pos, x, b.mul(x, p)), den)
+	r := ldexp(b, q, b.blend(pos, b.f32(0), n))
+	return b.blend(b.cmp(cmpLT, x, b.f32(-110)), b.mul(x, b.f32(0)), r)
+}
+
 // erfcP are the coefficients of P in erfcCore: a least-squares fit,
 // reweighted toward minimax (Lawson), of ln(erfc(z)/t) + z² as a polynomial
 // in t on [1/6.25, 1] (z in [0, 10.5]), the form of Numerical Recipes'

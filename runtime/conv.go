@@ -156,12 +156,7 @@ func (s *convStep) epilogue(y, bias, res []float32) {
 	case kiln.ActGeluTanh:
 		kiln.GeluTanh(y, y)
 	case kiln.ActSiLU:
-		for i := 0; i < len(y); i += 1024 {
-			var l [1024]float32
-			n := min(1024, len(y)-i)
-			kiln.Logistic(l[:n], y[i:i+n])
-			kiln.Mul(y[i:i+n], y[i:i+n], l[:n])
-		}
+		kiln.SiLU(y, y)
 	}
 }
 
