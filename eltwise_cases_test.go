@@ -139,6 +139,7 @@ const (
 	ulpSiLU     = 3
 	ulpErf      = 1.5
 	ulpGelu     = 0.8
+	ulpGeluFast = 6
 	ulpGeluTanh = 4
 	ulpSinCos   = 0.5 + 0x1p-20
 	ulpPow      = 1
@@ -204,6 +205,11 @@ func floatCases() []fcase {
 		unaryCase("SiLU", SiLU, siluF32Go, func(x float64) float64 { return x * logisticRef(x) }, ulpSiLU, uniform(-20, 20)),
 		unaryCase("Erf", Erf, erfF32Go, math.Erf, ulpErf, uniform(-5, 5)),
 		unaryCase("Gelu", Gelu, geluF32Go, geluRef, ulpGelu, uniform(-10, 10)),
+		unaryCase("geluFast", func(dst, x []float32) {
+			checkLen("geluFast", "dst, x", len(dst), len(x))
+			k := kernels().eltwise
+			unary(k.geluFastF32, geluFastF32Go, k.lanes, dst, x)
+		}, geluFastF32Go, geluRef, ulpGeluFast, uniform(-10, 10)),
 		unaryCase("GeluTanh", GeluTanh, geluTanhF32Go, geluTanhRef, ulpGeluTanh, uniform(-10, 10)),
 		unaryCase("Sin", Sin, func(dst, x []float32) { sinCoreF32Go(dst, x); finishTrig(dst, math.Sin) }, math.Sin, ulpSinCos, uniform(-10, 10)),
 		unaryCase("Cos", Cos, func(dst, x []float32) { cosCoreF32Go(dst, x); finishTrig(dst, math.Cos) }, math.Cos, ulpSinCos, uniform(-10, 10)),

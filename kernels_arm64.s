@@ -21104,6 +21104,934 @@ tail:
 done:
 	RET
 
+// func geluFastF32NEON(dst []float32, x []float32)
+TEXT ·geluFastF32NEON(SB), NOSPLIT, $0-48
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x3f000000, R14
+	VDUP R14, V31.S4
+	MOVW $0x3f800000, R14
+	VDUP R14, V30.S4
+	MOVW $0x80000000, R14
+	VDUP R14, V29.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V28.S4
+	WORD $0x6e3b1f7b // eor v27.16b, v27.16b, v27.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V26.S4
+	MOVW $0x41280000, R14
+	VDUP R14, V25.S4
+	MOVW $0xbda42115, R14
+	VDUP R14, V24.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V23.S4
+	MOVW $0xbef4775c, R14
+	VDUP R14, V22.S4
+	MOVW $0xbecb1327, R14
+	VDUP R14, V21.S4
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V20.S4
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V19.S4
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V18.S4
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V17.S4
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V16.S4
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V15.S4
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V14.S4
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V13.S4
+	MOVW $0x42dc8000, R14
+	VDUP R14, V12.S4
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V11.S4
+	MOVW $0x42b20000, R14
+	VDUP R14, V10.S4
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ 0(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 0(R1)
+	FMOVQ 16(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 16(R1)
+	FMOVQ 32(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 32(R1)
+	FMOVQ 48(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 0(R1)
+	ADD $16, R1, R1
+	ADD $16, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
 // func geluTanhF32NEON(dst []float32, x []float32)
 TEXT ·geluTanhF32NEON(SB), NOSPLIT, $0-48
 	MOVD dst_len+8(FP), R0

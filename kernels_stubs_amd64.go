@@ -1725,6 +1725,11 @@ func erfF32AVX512(dst []float32, x []float32)
 //go:noescape
 func geluF32AVX512(dst []float32, x []float32)
 
+// geluFastF32AVX512 sets dst[i] = x[i]·Φ(x[i]) (the erf form) in float32 lanes, with AVX512 (whole vectors of 16 lanes; see the Go twin geluFastF32Go).
+//
+//go:noescape
+func geluFastF32AVX512(dst []float32, x []float32)
+
 // geluTanhF32AVX512 sets dst[i] to the tanh approximation of GELU at x[i], with AVX512 (whole vectors of 16 lanes; see the Go twin geluTanhF32Go).
 //
 //go:noescape
@@ -2144,6 +2149,11 @@ func erfF32AVX2(dst []float32, x []float32)
 //
 //go:noescape
 func geluF32AVX2(dst []float32, x []float32)
+
+// geluFastF32AVX2 sets dst[i] = x[i]·Φ(x[i]) (the erf form) in float32 lanes, with AVX2 (whole vectors of 8 lanes; see the Go twin geluFastF32Go).
+//
+//go:noescape
+func geluFastF32AVX2(dst []float32, x []float32)
 
 // geluTanhF32AVX2 sets dst[i] to the tanh approximation of GELU at x[i], with AVX2 (whole vectors of 8 lanes; see the Go twin geluTanhF32Go).
 //

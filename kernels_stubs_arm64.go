@@ -569,6 +569,11 @@ func erfF32NEON(dst []float32, x []float32)
 //go:noescape
 func geluF32NEON(dst []float32, x []float32)
 
+// geluFastF32NEON sets dst[i] = x[i]·Φ(x[i]) (the erf form) in float32 lanes, with NEON (whole vectors of 4 lanes; see the Go twin geluFastF32Go).
+//
+//go:noescape
+func geluFastF32NEON(dst []float32, x []float32)
+
 // geluTanhF32NEON sets dst[i] to the tanh approximation of GELU at x[i], with NEON (whole vectors of 4 lanes; see the Go twin geluTanhF32Go).
 //
 //go:noescape

@@ -163,6 +163,7 @@ func archTables() []*kernelTable {
 				siluF32:               siluF32NEON,
 				erfF32:                erfF32NEON,
 				geluF32:               geluF32NEON,
+				geluFastF32:           geluFastF32NEON,
 				geluTanhF32:           geluTanhF32NEON,
 				sinCoreF32:            sinCoreF32NEON,
 				cosCoreF32:            cosCoreF32NEON,

@@ -159,6 +159,7 @@ func eltwiseKernels() []*vkernel {
 		unaryF32("silu", "sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish)", vsilu),
 		unaryF32("erf", "sets dst[i] = erf(x[i])", verf),
 		unaryF32("gelu", "sets dst[i] = x[i]·Φ(x[i]) (the erf form)", vgelu),
+		unaryF32("geluFast", "sets dst[i] = x[i]·Φ(x[i]) (the erf form) in float32 lanes", vgeluFast),
 		unaryF32("geluTanh", "sets dst[i] to the tanh approximation of GELU at x[i]", vgeluTanh),
 		unaryF32("sinCore", "sets dst[i] = sin(x[i]) for |x[i]| < 2^28, x[i] for larger finite x[i]", vsin),
 		unaryF32("cosCore", "sets dst[i] = cos(x[i]) for |x[i]| < 2^28, x[i] for larger finite x[i]", vcos),

@@ -354,6 +354,27 @@ func vgelu(b *vb, x val) val {
 	return geluSpecials(b, x, r)
 }
 
+// vgeluFast is x·Φ(x) = x/2·erfc(−x/√2) in float32 lanes, for GEMM
+// epilogues: z = |x|/√2, z² = x²/2 exactly (x² as the sum of two floats,
+// halved), erfc(z) = t·e^(−z²+P(t)) = m·2^n (erfcParts, the large exponent
+// carried with its rounding error), then x/2·m·2^n below 0 (the power of
+// two applied last) and x·(1 − m·2^n/2) above; below |x| = 1, erf's series.
+func vgeluFast(b *vb, x val) val {
+	z := b.mul(b.abs(x), b.f32(1/math.Sqrt2))
+	hi, lo := square(b, x)
+	half := b.f32(0.5)
+	m, n := erfcParts(b, z, b.mul(hi, half), b.mul(lo, half))
+	neg := ldexp(b, b.mul(b.mul(x, half), m), n)
+	e := ldexp(b, m, b.maxc(n, b.f32(-100)))
+	pos := b.mul(x, b.fnma(e, half, b.f32(1)))
+	r := b.blend(b.cmp(cmpGE, x, b.f32(0)), pos, neg)
+	// Below |x| = 1, x/2·(1 + erf(x/√2)) with erf's series: 1 − erfc/2
+	// there would carry erfc's error into a result near x/2.
+	small := b.mul(b.mul(x, half), b.add(b.f32(1), erfSmall(b, b.mul(x, b.f32(1/math.Sqrt2)))))
+	r = b.blend(b.cmp(cmpLT, b.abs(x), b.f32(1)), small, r)
+	return geluSpecials(b, x, r)
+}
+
 // vgeluTanh is x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))) = x/(1 + e^−z) with
 // z = x·(2√(2/π) + 2·0.044715·√(2/π)·x²). z is computed in float64 and
 // passed on as z₁ + z₂ (float32 each), e^−z as e^−z₁·(1 − z₂): the error of
