@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"time"
@@ -56,10 +57,26 @@ func (c *InferenceCase) Median() float64 {
 	return samples[len(samples)/2] * 1e6
 }
 
-// Note describes a timing of µs microseconds: the rate, and the case's
-// detail.
+// Allocs is the number of heap allocations one run makes (over 20 runs).
+func (c *InferenceCase) Allocs() float64 {
+	c.run()
+	var m0, m1 goruntime.MemStats
+	goruntime.ReadMemStats(&m0)
+	const runs = 20
+	for i := 0; i < runs; i++ {
+		c.run()
+	}
+	goruntime.ReadMemStats(&m1)
+	return float64(m1.Mallocs-m0.Mallocs) / runs
+}
+
+// Note describes a timing of µs microseconds: the rate, the allocations of
+// a run (models only), and the case's detail.
 func (c *InferenceCase) Note(us float64) string {
 	var parts []string
+	if c.Flops > 0 {
+		parts = append(parts, fmt.Sprintf("%g allocs/run", c.Allocs()))
+	}
 	if c.Flops > 0 && us > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f GFLOP/s", c.Flops/us/1e3))
 	}

@@ -5,8 +5,9 @@
 // AVX-512 kernels forced where the CPU has AVX-512, and the newest GoMLX
 // build, gomlxbench_next_simd, that peers/run.sh --only gomlxnext builds),
 // so that a shared machine slows every contender alike. It prints, per
-// case, the median over rounds of each contender's median time and the
-// ratios, as a Markdown table.
+// case, the median over rounds of each contender's median time, and the
+// median and range over rounds of the per-round ratios, as a Markdown
+// table.
 //
 //	go run ./modelreport -rounds 3             # from bench/, one thread
 //	go run ./modelreport -rounds 3 -threads 2
@@ -31,7 +32,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/bench"
@@ -175,7 +175,7 @@ func median(xs []float64) float64 {
 
 func printTable(cases []bench.InferenceCase, samples map[string]map[string][]float64, rounds, threads int) {
 	fmt.Printf("# %s, %d thread(s), medians over %d rounds (µs)\n\n", kiln.Features(), threads, rounds)
-	fmt.Println("| case | kiln | torch | gomlx | kiln / torch | kiln / gomlx | note |")
+	fmt.Println("| case | kiln | torch | gomlx | kiln / torch (range) | kiln / gomlx (range) | note |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	cell := func(x float64) string {
 		if x == 0 {
@@ -183,23 +183,36 @@ func printTable(cases []bench.InferenceCase, samples map[string]map[string][]flo
 		}
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
-	ratio := func(a, b float64) string {
-		if a == 0 || b == 0 {
+	// ratio is the median over rounds of the per-round ratio kiln/peer
+	// (each round measures both within a minute of each other), with the
+	// range over rounds.
+	ratio := func(k, p []float64) string {
+		if len(k) == 0 || len(p) == 0 {
 			return "—"
 		}
-		return fmt.Sprintf("%.2f×", a/b)
-	}
-	for _, c := range cases {
-		k := median(samples[c.Name]["kiln"])
-		var t, g float64
-		if c.Peer != "" {
-			t = median(samples[c.Peer]["torch"])
-			g = median(samples[c.Peer]["gomlx"])
-			if c.GoMLXPeer != "" {
-				g = median(samples[c.GoMLXPeer]["gomlx"])
+		var rs []float64
+		for i := 0; i < min(len(k), len(p)); i++ {
+			if p[i] > 0 {
+				rs = append(rs, k[i]/p[i])
 			}
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", c.Name, cell(k), cell(t), cell(g), ratio(k, t), ratio(k, g), c.Note(k))
+		if len(rs) == 0 {
+			return "—"
+		}
+		lo, hi := slices.Min(rs), slices.Max(rs)
+		return fmt.Sprintf("%.2f× (%.2f–%.2f)", median(rs), lo, hi)
 	}
-	_ = time.Now
+	for _, c := range cases {
+		ks := samples[c.Name]["kiln"]
+		k := median(ks)
+		var ts, gs []float64
+		if c.Peer != "" {
+			ts = samples[c.Peer]["torch"]
+			gs = samples[c.Peer]["gomlx"]
+			if c.GoMLXPeer != "" {
+				gs = samples[c.GoMLXPeer]["gomlx"]
+			}
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", c.Name, cell(k), cell(median(ts)), cell(median(gs)), ratio(ks, ts), ratio(ks, gs), c.Note(k))
+	}
 }
