@@ -27,9 +27,13 @@ unit:
 	$(GO) test -count=1 ./...
 	@for m in $(SUBMODS); do (cd $$m && echo "go test ($$m)" && $(GO) test -count=1 ./...) || exit 1; done
 
-# isa: the kernel packages once per forced instruction-set level.
+# isa: the kernel packages once per forced instruction-set level (the
+# default run of unit is the best level); the levels that only add
+# low-precision kernels run the kernel package alone. A level this CPU lacks
+# falls back to the best one, with a note.
 isa:
 	@for isa in generic avx2 avx512; do echo "KILN_ISA=$$isa"; KILN_ISA=$$isa $(GO) test -count=1 $(KERNEL_PKGS) || exit 1; done
+	@for isa in avxvnni avx512vnni avx512bf16; do echo "KILN_ISA=$$isa"; KILN_ISA=$$isa $(GO) test -count=1 . || exit 1; done
 
 purego:
 	$(GO) test -count=1 -tags purego $(KERNEL_PKGS)

@@ -103,3 +103,117 @@ func f32ToF16(f float32) uint16 {
 	r = (r + 0xfff + (r>>13)&1) >> 13
 	return sign | uint16(r)
 }
+
+// U16ToF32 sets dst[i] = float32(x[i]).
+func U16ToF32(dst []float32, x []uint16) {
+	checkLen("U16ToF32", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.u16ToF32, u16ToF32Go, k.lanes, dst, x)
+}
+
+// S16ToF32 sets dst[i] = float32(x[i]).
+func S16ToF32(dst []float32, x []int16) {
+	checkLen("S16ToF32", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.s16ToF32, s16ToF32Go, k.lanes, dst, x)
+}
+
+// F32ToS8 sets dst[i] to x[i] converted as XLA converts float to s8:
+// toward zero, saturating at -128 and 127, NaN to 0.
+func F32ToS8(dst []int8, x []float32) {
+	checkLen("F32ToS8", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.f32ToS8, f32ToS8Go, k.lanes, dst, x)
+}
+
+// F32ToU8 sets dst[i] to x[i] converted as XLA converts float to u8:
+// toward zero, saturating at 0 and 255, NaN to 0.
+func F32ToU8(dst []uint8, x []float32) {
+	checkLen("F32ToU8", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.f32ToU8, f32ToU8Go, k.lanes, dst, x)
+}
+
+// F32ToS16 sets dst[i] to x[i] converted as XLA converts float to s16:
+// toward zero, saturating at -32768 and 32767, NaN to 0.
+func F32ToS16(dst []int16, x []float32) {
+	checkLen("F32ToS16", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.f32ToS16, f32ToS16Go, k.lanes, dst, x)
+}
+
+// F32ToU16 sets dst[i] to x[i] converted as XLA converts float to u16:
+// toward zero, saturating at 0 and 65535, NaN to 0.
+func F32ToU16(dst []uint16, x []float32) {
+	checkLen("F32ToU16", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.f32ToU16, f32ToU16Go, k.lanes, dst, x)
+}
+
+// F32ToE4M3 sets dst[i] to the float8_e4m3fn bits of x[i] rounded to
+// nearest even, as ml_dtypes and XLA convert: the format has no Inf, so
+// ±Inf and values rounding beyond ±448 (beyond ±464) give its NaN with
+// the sign kept.
+func F32ToE4M3(dst []uint8, x []float32) {
+	checkLen("F32ToE4M3", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.f32ToE4M3, f32ToE4M3Go, k.lanes, dst, x)
+}
+
+// E4M3ToF32 sets dst[i] to the value of the float8_e4m3fn bits x[i]
+// (exact; its NaN widens to the quiet NaN with the sign kept).
+func E4M3ToF32(dst []float32, x []uint8) {
+	checkLen("E4M3ToF32", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.e4m3ToF32, e4m3ToF32Go, k.lanes, dst, x)
+}
+
+// F32ToE5M2 sets dst[i] to the float8_e5m2 bits of x[i] rounded to
+// nearest even (overflow gives ±Inf; a NaN keeps its sign and the top two
+// payload bits, or is the quiet NaN).
+func F32ToE5M2(dst []uint8, x []float32) {
+	checkLen("F32ToE5M2", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.f32ToE5M2, f32ToE5M2Go, k.lanes, dst, x)
+}
+
+// E5M2ToF32 sets dst[i] to the value of the float8_e5m2 bits x[i] (exact).
+func E5M2ToF32(dst []float32, x []uint8) {
+	checkLen("E5M2ToF32", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.e5m2ToF32, e5m2ToF32Go, k.lanes, dst, x)
+}
+
+// BF16ToF16 sets dst[i] to the IEEE binary16 bits of the bfloat16 bits x[i],
+// rounded to nearest even (the bfloat16 value widens to float32 exactly and
+// rounds once).
+func BF16ToF16(dst, x []uint16) {
+	checkLen("BF16ToF16", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.bf16ToF16, bf16ToF16Go, k.lanes, dst, x)
+}
+
+// F16ToBF16 sets dst[i] to the bfloat16 bits of the binary16 bits x[i],
+// rounded to nearest even.
+func F16ToBF16(dst, x []uint16) {
+	checkLen("F16ToBF16", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.f16ToBF16, f16ToBF16Go, k.lanes, dst, x)
+}
+
+// RoundBF16F32 sets dst[i] to x[i] rounded to the nearest bfloat16 value,
+// kept as float32: what a bfloat16 result widened back gives, for the
+// steps of a fused computation that XLA rounds to bfloat16 in between.
+func RoundBF16F32(dst, x []float32) {
+	checkLen("RoundBF16F32", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.roundBF16F32, roundBF16F32Go, k.lanes, dst, x)
+}
+
+// RoundF16F32 sets dst[i] to x[i] rounded to the nearest IEEE binary16
+// value, kept as float32 (see RoundBF16F32).
+func RoundF16F32(dst, x []float32) {
+	checkLen("RoundF16F32", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	convertKernel(k.roundF16F32, roundF16F32Go, k.lanes, dst, x)
+}

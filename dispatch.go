@@ -94,8 +94,10 @@ type kernelTable struct {
 	// sgemm and dgemm are the GEMM machinery of float32 and float64.
 	sgemm *gemmKernels[float32]
 	dgemm *gemmKernels[float64]
-	// fmaPeak is the FMA-throughput loop of FMAPeak.
-	fmaPeak func(iters int)
+	// fmaPeak is the FMA-throughput loop of FMAPeak, fmaLanes its
+	// vector width in float32 lanes.
+	fmaPeak  func(iters int)
+	fmaLanes int
 	// conv is the convolution family (conv_kernels.go).
 	conv *convKernels
 	// eltwise and reduce are the streaming families (eltwise_twin.go,
@@ -104,6 +106,15 @@ type kernelTable struct {
 	reduce  *reduceKernels
 	// transpose is the strip kernel of the blocked transpose (transpose.go).
 	transpose transposeKernel
+	// bdot and idot are the dot kernels of the bfloat16 and int8 products
+	// (lowp.go); bdot is nil where the level has no bfloat16 dot product
+	// instruction (the products then widen to float32 and use sgemm).
+	// amx, when not nil, are the AMX tile kernels.
+	bdot *dotTiles
+	idot *dotTiles
+	amx  *amxKernels
+	// s8w are the int8-weight row kernels (lowp_weights.go).
+	s8w *s8wKernels
 }
 
 // transposeKernel is a transpose strip kernel and its width.
@@ -114,7 +125,7 @@ type transposeKernel struct {
 
 // features names the ISA extensions the table's kernels use, as Features
 // reports them after the architecture.
-func (t *kernelTable) features() string { return levelFeatures[t.level] }
+func (t *kernelTable) features() string { return levelInfo[t.level].features }
 
 // cpuState is what start-up detection found; runnable holds the kernel table
 // of every level this CPU and build can run, best first; active is the one in
@@ -136,12 +147,12 @@ func newActive(t *kernelTable) *atomic.Pointer[kernelTable] {
 	return p
 }
 
-// runnableTables builds the tables of the levels up to the best one, best
-// first, the generic one last, each with its cache blocking.
+// runnableTables builds the tables of the levels this CPU and build can
+// run, best first, the generic one last, each with its cache blocking.
 func runnableTables(info cpuInfo) []*kernelTable {
 	var ts []*kernelTable
 	for _, t := range archTables() {
-		if t.level <= info.best {
+		if info.supported[t.level] {
 			ts = append(ts, t)
 		}
 	}
@@ -157,14 +168,23 @@ func runnableTables(info cpuInfo) []*kernelTable {
 	return ts
 }
 
-// chooseTable picks the best runnable table at or below a level.
+// chooseTable picks the runnable table of a level, or the generic one.
 func chooseTable(level isaLevel) *kernelTable {
 	for _, t := range runnable {
-		if t.level <= level {
+		if t.level == level {
 			return t
 		}
 	}
 	return runnable[len(runnable)-1]
+}
+
+// derive returns a copy of the table for another level, which then replaces
+// the entries that level does differently (the generated tables build the
+// levels that extend a base level this way).
+func (t *kernelTable) derive(level isaLevel) *kernelTable {
+	c := *t
+	c.level = level
+	return &c
 }
 
 // ISALevels returns the names of the instruction-set levels this CPU and
@@ -194,13 +214,14 @@ func SetISA(name string) (previous string, err error) {
 // genericTable is the pure-Go level: the twins of every family.
 func genericTable() *kernelTable {
 	return &kernelTable{
-		level:   levelGeneric,
-		sgemm:   genericKernels[float32](),
-		dgemm:   genericKernels[float64](),
-		fmaPeak: fmaPeakGo,
-		conv:    convGo,
-		eltwise: eltwiseGo,
-		reduce:  reduceGo,
+		level:    levelGeneric,
+		sgemm:    genericKernels[float32](),
+		dgemm:    genericKernels[float64](),
+		fmaPeak:  fmaPeakGo,
+		fmaLanes: 1,
+		conv:     convGo,
+		eltwise:  eltwiseGo,
+		reduce:   reduceGo,
 	}
 }
 

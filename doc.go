@@ -13,6 +13,29 @@
 // may be the same slice as an input. AddRows, MulRows, MaximumRows and
 // MinimumRows fold strided rows of one matrix into another's in one call.
 //
+// Every element type models use has kernels that widen it in registers and
+// round on store with XLA's rounding (bit for bit ir's conversions):
+// conversions between float32 and bfloat16, binary16, float8_e4m3fn,
+// float8_e5m2, int8/uint8/int16/uint16/int32 (F32ToBF16, E4M3ToF32, …);
+// bfloat16 and binary16 variants of the elementwise kernels (AddBF16,
+// ExpF16, …, computed in float32 and rounded once per op); reductions,
+// Softmax and LayerNorm of bfloat16 and binary16 rows (SumBF16,
+// RowSumBF16, ColMaxF16, SoftmaxBF16, LayerNormBF16, …, accumulated in
+// float32 as the float32 forms are); the low-precision products against a
+// B packed once — GemmBF16 and GemmF16 (float32 or narrow C), GemmS8S8 and
+// GemmU8S8 (int32 C), GemmF32S8 (int8 weights with a per-column scale, the
+// dequantise pattern) — on AMX tiles, VDPBF16PS, VPDPBUSD, BFDOT/USDOT or
+// widening, as the level allows; and row sorts, argsorts and top-k
+// (SortF32, SortBF16, …, TopKF32) in XLA's total order or JAX's.
+//
+// Every kernel takes Go slices over caller memory: an arena buffer viewed
+// as a typed slice (unsafe.Slice at the value's offset) serves, and the
+// matrix forms take leading dimensions in elements, so a row-major view of
+// a larger buffer needs no copy. The narrow float types are passed as
+// their bits (uint16 for bfloat16 and binary16, uint8 for float8). Nothing
+// allocates in steady state, except packing a B that was not packed before
+// (PackBF16, PackS8; RepackBF16 and RepackS8 reuse storage).
+//
 // The kernels split large calls across SetThreads goroutines of one worker
 // pool; RunParts lets a caller (the compiler's parallel steps) run its own
 // work on that pool instead of competing with it for the processors.
@@ -23,9 +46,10 @@
 // the fallback and the test oracle. Every kernel, of every family and element
 // type, is chosen from one table per instruction-set level (kernelTable),
 // filled once at start-up. The purego build
-// tag removes all assembly. The environment variable KILN_ISA
-// (generic, avx2, avx512, neon) forces a lower instruction-set level than the
-// CPU offers; Features reports what was chosen.
+// tag removes all assembly. The environment variable KILN_ISA (generic,
+// avx2, avxvnni, avx512, avx512vnni, avx512bf16, amx, neon, neonbf16)
+// forces another instruction-set level the CPU offers; Features reports
+// what was chosen.
 //
 // Argument errors in the BLAS-style entry points (negative sizes, leading
 // dimensions smaller than a row, slices too short for the shape) are

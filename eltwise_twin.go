@@ -9,182 +9,426 @@ import "math"
 // multiple of lanes (float32 lanes; half as many float64 lanes), and the
 // Go twin handles the rest. The twins' set has lanes 1.
 type eltwiseKernels struct {
-	lanes                 int
-	addF32                func(dst []float32, x []float32, y []float32)
-	subF32                func(dst []float32, x []float32, y []float32)
-	mulF32                func(dst []float32, x []float32, y []float32)
-	divF32                func(dst []float32, x []float32, y []float32)
-	maxF32                func(dst []float32, x []float32, y []float32)
-	minF32                func(dst []float32, x []float32, y []float32)
-	powF32                func(dst []float32, x []float32, y []float32)
-	addScalarF32          func(dst []float32, x []float32, s float32)
-	subScalarF32          func(dst []float32, x []float32, s float32)
-	rsubScalarF32         func(dst []float32, x []float32, s float32)
-	mulScalarF32          func(dst []float32, x []float32, s float32)
-	divScalarF32          func(dst []float32, x []float32, s float32)
-	rdivScalarF32         func(dst []float32, x []float32, s float32)
-	maxScalarF32          func(dst []float32, x []float32, s float32)
-	minScalarF32          func(dst []float32, x []float32, s float32)
-	powScalarF32          func(dst []float32, x []float32, s float32)
-	rpowScalarF32         func(dst []float32, x []float32, s float32)
-	clampF32              func(dst []float32, x []float32, a float32, b float32)
-	mulAddScalarsF32      func(dst []float32, x []float32, a float32, b float32)
-	mulAddF32             func(dst []float32, x []float32, y []float32, z []float32)
-	mulScalarAddF32       func(dst []float32, x []float32, s float32, y []float32)
-	equalF32              func(dst []uint8, x []float32, y []float32)
-	notEqualF32           func(dst []uint8, x []float32, y []float32)
-	lessF32               func(dst []uint8, x []float32, y []float32)
-	lessEqualF32          func(dst []uint8, x []float32, y []float32)
-	greaterF32            func(dst []uint8, x []float32, y []float32)
-	greaterEqualF32       func(dst []uint8, x []float32, y []float32)
-	equalScalarF32        func(dst []uint8, x []float32, s float32)
-	notEqualScalarF32     func(dst []uint8, x []float32, s float32)
-	lessScalarF32         func(dst []uint8, x []float32, s float32)
-	lessEqualScalarF32    func(dst []uint8, x []float32, s float32)
-	greaterScalarF32      func(dst []uint8, x []float32, s float32)
-	greaterEqualScalarF32 func(dst []uint8, x []float32, s float32)
-	selectF32             func(dst []float32, mask []uint8, x []float32, y []float32)
-	negF32                func(dst []float32, x []float32)
-	absF32                func(dst []float32, x []float32)
-	sqrtF32               func(dst []float32, x []float32)
-	rsqrtF32              func(dst []float32, x []float32)
-	reciprocalF32         func(dst []float32, x []float32)
-	expF32                func(dst []float32, x []float32)
-	expm1F32              func(dst []float32, x []float32)
-	logF32                func(dst []float32, x []float32)
-	log1pF32              func(dst []float32, x []float32)
-	tanhF32               func(dst []float32, x []float32)
-	logisticF32           func(dst []float32, x []float32)
-	siluF32               func(dst []float32, x []float32)
-	erfF32                func(dst []float32, x []float32)
-	geluF32               func(dst []float32, x []float32)
-	geluFastF32           func(dst []float32, x []float32)
-	geluTanhF32           func(dst []float32, x []float32)
-	sinCoreF32            func(dst []float32, x []float32)
-	cosCoreF32            func(dst []float32, x []float32)
-	floorF32              func(dst []float32, x []float32)
-	ceilF32               func(dst []float32, x []float32)
-	roundToEvenF32        func(dst []float32, x []float32)
-	roundF32              func(dst []float32, x []float32)
-	signF32               func(dst []float32, x []float32)
-	reluF32               func(dst []float32, x []float32)
-	f32ToF16              func(dst []uint16, x []float32)
-	f16ToF32              func(dst []float32, x []uint16)
-	f32ToBF16             func(dst []uint16, x []float32)
-	bf16ToF32             func(dst []float32, x []uint16)
-	f32ToS32              func(dst []int32, x []float32)
-	s32ToF32              func(dst []float32, x []int32)
-	u8ToF32               func(dst []float32, x []uint8)
-	s8ToF32               func(dst []float32, x []int8)
-	fillF32               func(dst []float32, s float32)
-	iotaF32               func(dst []float32, start int32)
-	iotaS32               func(dst []int32, start int32)
-	addF64                func(dst []float64, x []float64, y []float64)
-	subF64                func(dst []float64, x []float64, y []float64)
-	mulF64                func(dst []float64, x []float64, y []float64)
-	divF64                func(dst []float64, x []float64, y []float64)
-	maxF64                func(dst []float64, x []float64, y []float64)
-	minF64                func(dst []float64, x []float64, y []float64)
-	addF32NT              func(dst []float32, x []float32, y []float32)
-	subF32NT              func(dst []float32, x []float32, y []float32)
-	mulF32NT              func(dst []float32, x []float32, y []float32)
-	divF32NT              func(dst []float32, x []float32, y []float32)
-	addScalarF32NT        func(dst []float32, x []float32, s float32)
-	mulScalarF32NT        func(dst []float32, x []float32, s float32)
-	mulAddF32NT           func(dst []float32, x []float32, y []float32, z []float32)
-	mulScalarAddF32NT     func(dst []float32, x []float32, s float32, y []float32)
-	expF32NT              func(dst []float32, x []float32)
-	fillF32NT             func(dst []float32, s float32)
+	lanes                  int
+	addF32                 func(dst []float32, x []float32, y []float32)
+	subF32                 func(dst []float32, x []float32, y []float32)
+	mulF32                 func(dst []float32, x []float32, y []float32)
+	divF32                 func(dst []float32, x []float32, y []float32)
+	maxF32                 func(dst []float32, x []float32, y []float32)
+	minF32                 func(dst []float32, x []float32, y []float32)
+	powF32                 func(dst []float32, x []float32, y []float32)
+	addScalarF32           func(dst []float32, x []float32, s float32)
+	subScalarF32           func(dst []float32, x []float32, s float32)
+	rsubScalarF32          func(dst []float32, x []float32, s float32)
+	mulScalarF32           func(dst []float32, x []float32, s float32)
+	divScalarF32           func(dst []float32, x []float32, s float32)
+	rdivScalarF32          func(dst []float32, x []float32, s float32)
+	maxScalarF32           func(dst []float32, x []float32, s float32)
+	minScalarF32           func(dst []float32, x []float32, s float32)
+	powScalarF32           func(dst []float32, x []float32, s float32)
+	rpowScalarF32          func(dst []float32, x []float32, s float32)
+	clampF32               func(dst []float32, x []float32, a float32, b float32)
+	mulAddScalarsF32       func(dst []float32, x []float32, a float32, b float32)
+	mulAddF32              func(dst []float32, x []float32, y []float32, z []float32)
+	mulScalarAddF32        func(dst []float32, x []float32, s float32, y []float32)
+	equalF32               func(dst []uint8, x []float32, y []float32)
+	notEqualF32            func(dst []uint8, x []float32, y []float32)
+	lessF32                func(dst []uint8, x []float32, y []float32)
+	lessEqualF32           func(dst []uint8, x []float32, y []float32)
+	greaterF32             func(dst []uint8, x []float32, y []float32)
+	greaterEqualF32        func(dst []uint8, x []float32, y []float32)
+	equalScalarF32         func(dst []uint8, x []float32, s float32)
+	notEqualScalarF32      func(dst []uint8, x []float32, s float32)
+	lessScalarF32          func(dst []uint8, x []float32, s float32)
+	lessEqualScalarF32     func(dst []uint8, x []float32, s float32)
+	greaterScalarF32       func(dst []uint8, x []float32, s float32)
+	greaterEqualScalarF32  func(dst []uint8, x []float32, s float32)
+	selectF32              func(dst []float32, mask []uint8, x []float32, y []float32)
+	negF32                 func(dst []float32, x []float32)
+	absF32                 func(dst []float32, x []float32)
+	sqrtF32                func(dst []float32, x []float32)
+	rsqrtF32               func(dst []float32, x []float32)
+	reciprocalF32          func(dst []float32, x []float32)
+	expF32                 func(dst []float32, x []float32)
+	expm1F32               func(dst []float32, x []float32)
+	logF32                 func(dst []float32, x []float32)
+	log1pF32               func(dst []float32, x []float32)
+	tanhF32                func(dst []float32, x []float32)
+	logisticF32            func(dst []float32, x []float32)
+	siluF32                func(dst []float32, x []float32)
+	erfF32                 func(dst []float32, x []float32)
+	geluF32                func(dst []float32, x []float32)
+	geluFastF32            func(dst []float32, x []float32)
+	geluTanhF32            func(dst []float32, x []float32)
+	sinCoreF32             func(dst []float32, x []float32)
+	cosCoreF32             func(dst []float32, x []float32)
+	floorF32               func(dst []float32, x []float32)
+	ceilF32                func(dst []float32, x []float32)
+	roundToEvenF32         func(dst []float32, x []float32)
+	roundF32               func(dst []float32, x []float32)
+	signF32                func(dst []float32, x []float32)
+	reluF32                func(dst []float32, x []float32)
+	f32ToF16               func(dst []uint16, x []float32)
+	f16ToF32               func(dst []float32, x []uint16)
+	f32ToBF16              func(dst []uint16, x []float32)
+	bf16ToF32              func(dst []float32, x []uint16)
+	f32ToS32               func(dst []int32, x []float32)
+	s32ToF32               func(dst []float32, x []int32)
+	u8ToF32                func(dst []float32, x []uint8)
+	s8ToF32                func(dst []float32, x []int8)
+	u16ToF32               func(dst []float32, x []uint16)
+	s16ToF32               func(dst []float32, x []int16)
+	f32ToS8                func(dst []int8, x []float32)
+	f32ToU8                func(dst []uint8, x []float32)
+	f32ToS16               func(dst []int16, x []float32)
+	f32ToU16               func(dst []uint16, x []float32)
+	f32ToE4M3              func(dst []uint8, x []float32)
+	e4m3ToF32              func(dst []float32, x []uint8)
+	f32ToE5M2              func(dst []uint8, x []float32)
+	e5m2ToF32              func(dst []float32, x []uint8)
+	bf16ToF16              func(dst []uint16, x []uint16)
+	f16ToBF16              func(dst []uint16, x []uint16)
+	roundBF16F32           func(dst []float32, x []float32)
+	roundF16F32            func(dst []float32, x []float32)
+	fillF32                func(dst []float32, s float32)
+	iotaF32                func(dst []float32, start int32)
+	iotaS32                func(dst []int32, start int32)
+	addF64                 func(dst []float64, x []float64, y []float64)
+	subF64                 func(dst []float64, x []float64, y []float64)
+	mulF64                 func(dst []float64, x []float64, y []float64)
+	divF64                 func(dst []float64, x []float64, y []float64)
+	maxF64                 func(dst []float64, x []float64, y []float64)
+	minF64                 func(dst []float64, x []float64, y []float64)
+	addBF16                func(dst []uint16, x []uint16, y []uint16)
+	subBF16                func(dst []uint16, x []uint16, y []uint16)
+	mulBF16                func(dst []uint16, x []uint16, y []uint16)
+	divBF16                func(dst []uint16, x []uint16, y []uint16)
+	maxBF16                func(dst []uint16, x []uint16, y []uint16)
+	minBF16                func(dst []uint16, x []uint16, y []uint16)
+	powBF16                func(dst []uint16, x []uint16, y []uint16)
+	addScalarBF16          func(dst []uint16, x []uint16, s float32)
+	subScalarBF16          func(dst []uint16, x []uint16, s float32)
+	rsubScalarBF16         func(dst []uint16, x []uint16, s float32)
+	mulScalarBF16          func(dst []uint16, x []uint16, s float32)
+	divScalarBF16          func(dst []uint16, x []uint16, s float32)
+	rdivScalarBF16         func(dst []uint16, x []uint16, s float32)
+	maxScalarBF16          func(dst []uint16, x []uint16, s float32)
+	minScalarBF16          func(dst []uint16, x []uint16, s float32)
+	powScalarBF16          func(dst []uint16, x []uint16, s float32)
+	rpowScalarBF16         func(dst []uint16, x []uint16, s float32)
+	clampBF16              func(dst []uint16, x []uint16, a float32, b float32)
+	mulAddScalarsBF16      func(dst []uint16, x []uint16, a float32, b float32)
+	mulAddBF16             func(dst []uint16, x []uint16, y []uint16, z []uint16)
+	mulScalarAddBF16       func(dst []uint16, x []uint16, s float32, y []uint16)
+	equalBF16              func(dst []uint8, x []uint16, y []uint16)
+	notEqualBF16           func(dst []uint8, x []uint16, y []uint16)
+	lessBF16               func(dst []uint8, x []uint16, y []uint16)
+	lessEqualBF16          func(dst []uint8, x []uint16, y []uint16)
+	greaterBF16            func(dst []uint8, x []uint16, y []uint16)
+	greaterEqualBF16       func(dst []uint8, x []uint16, y []uint16)
+	equalScalarBF16        func(dst []uint8, x []uint16, s float32)
+	notEqualScalarBF16     func(dst []uint8, x []uint16, s float32)
+	lessScalarBF16         func(dst []uint8, x []uint16, s float32)
+	lessEqualScalarBF16    func(dst []uint8, x []uint16, s float32)
+	greaterScalarBF16      func(dst []uint8, x []uint16, s float32)
+	greaterEqualScalarBF16 func(dst []uint8, x []uint16, s float32)
+	selectBF16             func(dst []uint16, mask []uint8, x []uint16, y []uint16)
+	negBF16                func(dst []uint16, x []uint16)
+	absBF16                func(dst []uint16, x []uint16)
+	sqrtBF16               func(dst []uint16, x []uint16)
+	rsqrtBF16              func(dst []uint16, x []uint16)
+	reciprocalBF16         func(dst []uint16, x []uint16)
+	expBF16                func(dst []uint16, x []uint16)
+	expm1BF16              func(dst []uint16, x []uint16)
+	logBF16                func(dst []uint16, x []uint16)
+	log1pBF16              func(dst []uint16, x []uint16)
+	tanhBF16               func(dst []uint16, x []uint16)
+	logisticBF16           func(dst []uint16, x []uint16)
+	erfBF16                func(dst []uint16, x []uint16)
+	geluBF16               func(dst []uint16, x []uint16)
+	geluTanhBF16           func(dst []uint16, x []uint16)
+	floorBF16              func(dst []uint16, x []uint16)
+	ceilBF16               func(dst []uint16, x []uint16)
+	roundToEvenBF16        func(dst []uint16, x []uint16)
+	roundBF16              func(dst []uint16, x []uint16)
+	signBF16               func(dst []uint16, x []uint16)
+	reluBF16               func(dst []uint16, x []uint16)
+	addF16                 func(dst []uint16, x []uint16, y []uint16)
+	subF16                 func(dst []uint16, x []uint16, y []uint16)
+	mulF16                 func(dst []uint16, x []uint16, y []uint16)
+	divF16                 func(dst []uint16, x []uint16, y []uint16)
+	maxF16                 func(dst []uint16, x []uint16, y []uint16)
+	minF16                 func(dst []uint16, x []uint16, y []uint16)
+	powF16                 func(dst []uint16, x []uint16, y []uint16)
+	addScalarF16           func(dst []uint16, x []uint16, s float32)
+	subScalarF16           func(dst []uint16, x []uint16, s float32)
+	rsubScalarF16          func(dst []uint16, x []uint16, s float32)
+	mulScalarF16           func(dst []uint16, x []uint16, s float32)
+	divScalarF16           func(dst []uint16, x []uint16, s float32)
+	rdivScalarF16          func(dst []uint16, x []uint16, s float32)
+	maxScalarF16           func(dst []uint16, x []uint16, s float32)
+	minScalarF16           func(dst []uint16, x []uint16, s float32)
+	powScalarF16           func(dst []uint16, x []uint16, s float32)
+	rpowScalarF16          func(dst []uint16, x []uint16, s float32)
+	clampF16               func(dst []uint16, x []uint16, a float32, b float32)
+	mulAddScalarsF16       func(dst []uint16, x []uint16, a float32, b float32)
+	mulAddF16              func(dst []uint16, x []uint16, y []uint16, z []uint16)
+	mulScalarAddF16        func(dst []uint16, x []uint16, s float32, y []uint16)
+	equalF16               func(dst []uint8, x []uint16, y []uint16)
+	notEqualF16            func(dst []uint8, x []uint16, y []uint16)
+	lessF16                func(dst []uint8, x []uint16, y []uint16)
+	lessEqualF16           func(dst []uint8, x []uint16, y []uint16)
+	greaterF16             func(dst []uint8, x []uint16, y []uint16)
+	greaterEqualF16        func(dst []uint8, x []uint16, y []uint16)
+	equalScalarF16         func(dst []uint8, x []uint16, s float32)
+	notEqualScalarF16      func(dst []uint8, x []uint16, s float32)
+	lessScalarF16          func(dst []uint8, x []uint16, s float32)
+	lessEqualScalarF16     func(dst []uint8, x []uint16, s float32)
+	greaterScalarF16       func(dst []uint8, x []uint16, s float32)
+	greaterEqualScalarF16  func(dst []uint8, x []uint16, s float32)
+	selectF16              func(dst []uint16, mask []uint8, x []uint16, y []uint16)
+	negF16                 func(dst []uint16, x []uint16)
+	absF16                 func(dst []uint16, x []uint16)
+	sqrtF16                func(dst []uint16, x []uint16)
+	rsqrtF16               func(dst []uint16, x []uint16)
+	reciprocalF16          func(dst []uint16, x []uint16)
+	expF16                 func(dst []uint16, x []uint16)
+	expm1F16               func(dst []uint16, x []uint16)
+	logF16                 func(dst []uint16, x []uint16)
+	log1pF16               func(dst []uint16, x []uint16)
+	tanhF16                func(dst []uint16, x []uint16)
+	logisticF16            func(dst []uint16, x []uint16)
+	erfF16                 func(dst []uint16, x []uint16)
+	geluF16                func(dst []uint16, x []uint16)
+	geluTanhF16            func(dst []uint16, x []uint16)
+	floorF16               func(dst []uint16, x []uint16)
+	ceilF16                func(dst []uint16, x []uint16)
+	roundToEvenF16         func(dst []uint16, x []uint16)
+	roundF16               func(dst []uint16, x []uint16)
+	signF16                func(dst []uint16, x []uint16)
+	reluF16                func(dst []uint16, x []uint16)
+	addF32NT               func(dst []float32, x []float32, y []float32)
+	subF32NT               func(dst []float32, x []float32, y []float32)
+	mulF32NT               func(dst []float32, x []float32, y []float32)
+	divF32NT               func(dst []float32, x []float32, y []float32)
+	addScalarF32NT         func(dst []float32, x []float32, s float32)
+	mulScalarF32NT         func(dst []float32, x []float32, s float32)
+	mulAddF32NT            func(dst []float32, x []float32, y []float32, z []float32)
+	mulScalarAddF32NT      func(dst []float32, x []float32, s float32, y []float32)
+	expF32NT               func(dst []float32, x []float32)
+	fillF32NT              func(dst []float32, s float32)
 }
 
 // eltwiseGo is the set of pure-Go twins, the generic level.
 var eltwiseGo = &eltwiseKernels{
-	lanes:                 1,
-	addF32:                addF32Go,
-	subF32:                subF32Go,
-	mulF32:                mulF32Go,
-	divF32:                divF32Go,
-	maxF32:                maxF32Go,
-	minF32:                minF32Go,
-	powF32:                powF32Go,
-	addScalarF32:          addScalarF32Go,
-	subScalarF32:          subScalarF32Go,
-	rsubScalarF32:         rsubScalarF32Go,
-	mulScalarF32:          mulScalarF32Go,
-	divScalarF32:          divScalarF32Go,
-	rdivScalarF32:         rdivScalarF32Go,
-	maxScalarF32:          maxScalarF32Go,
-	minScalarF32:          minScalarF32Go,
-	powScalarF32:          powScalarF32Go,
-	rpowScalarF32:         rpowScalarF32Go,
-	clampF32:              clampF32Go,
-	mulAddScalarsF32:      mulAddScalarsF32Go,
-	mulAddF32:             mulAddF32Go,
-	mulScalarAddF32:       mulScalarAddF32Go,
-	equalF32:              equalF32Go,
-	notEqualF32:           notEqualF32Go,
-	lessF32:               lessF32Go,
-	lessEqualF32:          lessEqualF32Go,
-	greaterF32:            greaterF32Go,
-	greaterEqualF32:       greaterEqualF32Go,
-	equalScalarF32:        equalScalarF32Go,
-	notEqualScalarF32:     notEqualScalarF32Go,
-	lessScalarF32:         lessScalarF32Go,
-	lessEqualScalarF32:    lessEqualScalarF32Go,
-	greaterScalarF32:      greaterScalarF32Go,
-	greaterEqualScalarF32: greaterEqualScalarF32Go,
-	selectF32:             selectF32Go,
-	negF32:                negF32Go,
-	absF32:                absF32Go,
-	sqrtF32:               sqrtF32Go,
-	rsqrtF32:              rsqrtF32Go,
-	reciprocalF32:         reciprocalF32Go,
-	expF32:                expF32Go,
-	expm1F32:              expm1F32Go,
-	logF32:                logF32Go,
-	log1pF32:              log1pF32Go,
-	tanhF32:               tanhF32Go,
-	logisticF32:           logisticF32Go,
-	siluF32:               siluF32Go,
-	erfF32:                erfF32Go,
-	geluF32:               geluF32Go,
-	geluFastF32:           geluFastF32Go,
-	geluTanhF32:           geluTanhF32Go,
-	sinCoreF32:            sinCoreF32Go,
-	cosCoreF32:            cosCoreF32Go,
-	floorF32:              floorF32Go,
-	ceilF32:               ceilF32Go,
-	roundToEvenF32:        roundToEvenF32Go,
-	roundF32:              roundF32Go,
-	signF32:               signF32Go,
-	reluF32:               reluF32Go,
-	f32ToF16:              f32ToF16Go,
-	f16ToF32:              f16ToF32Go,
-	f32ToBF16:             f32ToBF16Go,
-	bf16ToF32:             bf16ToF32Go,
-	f32ToS32:              f32ToS32Go,
-	s32ToF32:              s32ToF32Go,
-	u8ToF32:               u8ToF32Go,
-	s8ToF32:               s8ToF32Go,
-	fillF32:               fillF32Go,
-	iotaF32:               iotaF32Go,
-	iotaS32:               iotaS32Go,
-	addF64:                addF64Go,
-	subF64:                subF64Go,
-	mulF64:                mulF64Go,
-	divF64:                divF64Go,
-	maxF64:                maxF64Go,
-	minF64:                minF64Go,
-	addF32NT:              addF32Go,
-	subF32NT:              subF32Go,
-	mulF32NT:              mulF32Go,
-	divF32NT:              divF32Go,
-	addScalarF32NT:        addScalarF32Go,
-	mulScalarF32NT:        mulScalarF32Go,
-	mulAddF32NT:           mulAddF32Go,
-	mulScalarAddF32NT:     mulScalarAddF32Go,
-	expF32NT:              expF32Go,
-	fillF32NT:             fillF32Go,
+	lanes:                  1,
+	addF32:                 addF32Go,
+	subF32:                 subF32Go,
+	mulF32:                 mulF32Go,
+	divF32:                 divF32Go,
+	maxF32:                 maxF32Go,
+	minF32:                 minF32Go,
+	powF32:                 powF32Go,
+	addScalarF32:           addScalarF32Go,
+	subScalarF32:           subScalarF32Go,
+	rsubScalarF32:          rsubScalarF32Go,
+	mulScalarF32:           mulScalarF32Go,
+	divScalarF32:           divScalarF32Go,
+	rdivScalarF32:          rdivScalarF32Go,
+	maxScalarF32:           maxScalarF32Go,
+	minScalarF32:           minScalarF32Go,
+	powScalarF32:           powScalarF32Go,
+	rpowScalarF32:          rpowScalarF32Go,
+	clampF32:               clampF32Go,
+	mulAddScalarsF32:       mulAddScalarsF32Go,
+	mulAddF32:              mulAddF32Go,
+	mulScalarAddF32:        mulScalarAddF32Go,
+	equalF32:               equalF32Go,
+	notEqualF32:            notEqualF32Go,
+	lessF32:                lessF32Go,
+	lessEqualF32:           lessEqualF32Go,
+	greaterF32:             greaterF32Go,
+	greaterEqualF32:        greaterEqualF32Go,
+	equalScalarF32:         equalScalarF32Go,
+	notEqualScalarF32:      notEqualScalarF32Go,
+	lessScalarF32:          lessScalarF32Go,
+	lessEqualScalarF32:     lessEqualScalarF32Go,
+	greaterScalarF32:       greaterScalarF32Go,
+	greaterEqualScalarF32:  greaterEqualScalarF32Go,
+	selectF32:              selectF32Go,
+	negF32:                 negF32Go,
+	absF32:                 absF32Go,
+	sqrtF32:                sqrtF32Go,
+	rsqrtF32:               rsqrtF32Go,
+	reciprocalF32:          reciprocalF32Go,
+	expF32:                 expF32Go,
+	expm1F32:               expm1F32Go,
+	logF32:                 logF32Go,
+	log1pF32:               log1pF32Go,
+	tanhF32:                tanhF32Go,
+	logisticF32:            logisticF32Go,
+	siluF32:                siluF32Go,
+	erfF32:                 erfF32Go,
+	geluF32:                geluF32Go,
+	geluFastF32:            geluFastF32Go,
+	geluTanhF32:            geluTanhF32Go,
+	sinCoreF32:             sinCoreF32Go,
+	cosCoreF32:             cosCoreF32Go,
+	floorF32:               floorF32Go,
+	ceilF32:                ceilF32Go,
+	roundToEvenF32:         roundToEvenF32Go,
+	roundF32:               roundF32Go,
+	signF32:                signF32Go,
+	reluF32:                reluF32Go,
+	f32ToF16:               f32ToF16Go,
+	f16ToF32:               f16ToF32Go,
+	f32ToBF16:              f32ToBF16Go,
+	bf16ToF32:              bf16ToF32Go,
+	f32ToS32:               f32ToS32Go,
+	s32ToF32:               s32ToF32Go,
+	u8ToF32:                u8ToF32Go,
+	s8ToF32:                s8ToF32Go,
+	u16ToF32:               u16ToF32Go,
+	s16ToF32:               s16ToF32Go,
+	f32ToS8:                f32ToS8Go,
+	f32ToU8:                f32ToU8Go,
+	f32ToS16:               f32ToS16Go,
+	f32ToU16:               f32ToU16Go,
+	f32ToE4M3:              f32ToE4M3Go,
+	e4m3ToF32:              e4m3ToF32Go,
+	f32ToE5M2:              f32ToE5M2Go,
+	e5m2ToF32:              e5m2ToF32Go,
+	bf16ToF16:              bf16ToF16Go,
+	f16ToBF16:              f16ToBF16Go,
+	roundBF16F32:           roundBF16F32Go,
+	roundF16F32:            roundF16F32Go,
+	fillF32:                fillF32Go,
+	iotaF32:                iotaF32Go,
+	iotaS32:                iotaS32Go,
+	addF64:                 addF64Go,
+	subF64:                 subF64Go,
+	mulF64:                 mulF64Go,
+	divF64:                 divF64Go,
+	maxF64:                 maxF64Go,
+	minF64:                 minF64Go,
+	addBF16:                addBF16Go,
+	subBF16:                subBF16Go,
+	mulBF16:                mulBF16Go,
+	divBF16:                divBF16Go,
+	maxBF16:                maxBF16Go,
+	minBF16:                minBF16Go,
+	powBF16:                powBF16Go,
+	addScalarBF16:          addScalarBF16Go,
+	subScalarBF16:          subScalarBF16Go,
+	rsubScalarBF16:         rsubScalarBF16Go,
+	mulScalarBF16:          mulScalarBF16Go,
+	divScalarBF16:          divScalarBF16Go,
+	rdivScalarBF16:         rdivScalarBF16Go,
+	maxScalarBF16:          maxScalarBF16Go,
+	minScalarBF16:          minScalarBF16Go,
+	powScalarBF16:          powScalarBF16Go,
+	rpowScalarBF16:         rpowScalarBF16Go,
+	clampBF16:              clampBF16Go,
+	mulAddScalarsBF16:      mulAddScalarsBF16Go,
+	mulAddBF16:             mulAddBF16Go,
+	mulScalarAddBF16:       mulScalarAddBF16Go,
+	equalBF16:              equalBF16Go,
+	notEqualBF16:           notEqualBF16Go,
+	lessBF16:               lessBF16Go,
+	lessEqualBF16:          lessEqualBF16Go,
+	greaterBF16:            greaterBF16Go,
+	greaterEqualBF16:       greaterEqualBF16Go,
+	equalScalarBF16:        equalScalarBF16Go,
+	notEqualScalarBF16:     notEqualScalarBF16Go,
+	lessScalarBF16:         lessScalarBF16Go,
+	lessEqualScalarBF16:    lessEqualScalarBF16Go,
+	greaterScalarBF16:      greaterScalarBF16Go,
+	greaterEqualScalarBF16: greaterEqualScalarBF16Go,
+	selectBF16:             selectBF16Go,
+	negBF16:                negBF16Go,
+	absBF16:                absBF16Go,
+	sqrtBF16:               sqrtBF16Go,
+	rsqrtBF16:              rsqrtBF16Go,
+	reciprocalBF16:         reciprocalBF16Go,
+	expBF16:                expBF16Go,
+	expm1BF16:              expm1BF16Go,
+	logBF16:                logBF16Go,
+	log1pBF16:              log1pBF16Go,
+	tanhBF16:               tanhBF16Go,
+	logisticBF16:           logisticBF16Go,
+	erfBF16:                erfBF16Go,
+	geluBF16:               geluBF16Go,
+	geluTanhBF16:           geluTanhBF16Go,
+	floorBF16:              floorBF16Go,
+	ceilBF16:               ceilBF16Go,
+	roundToEvenBF16:        roundToEvenBF16Go,
+	roundBF16:              roundBF16Go,
+	signBF16:               signBF16Go,
+	reluBF16:               reluBF16Go,
+	addF16:                 addF16Go,
+	subF16:                 subF16Go,
+	mulF16:                 mulF16Go,
+	divF16:                 divF16Go,
+	maxF16:                 maxF16Go,
+	minF16:                 minF16Go,
+	powF16:                 powF16Go,
+	addScalarF16:           addScalarF16Go,
+	subScalarF16:           subScalarF16Go,
+	rsubScalarF16:          rsubScalarF16Go,
+	mulScalarF16:           mulScalarF16Go,
+	divScalarF16:           divScalarF16Go,
+	rdivScalarF16:          rdivScalarF16Go,
+	maxScalarF16:           maxScalarF16Go,
+	minScalarF16:           minScalarF16Go,
+	powScalarF16:           powScalarF16Go,
+	rpowScalarF16:          rpowScalarF16Go,
+	clampF16:               clampF16Go,
+	mulAddScalarsF16:       mulAddScalarsF16Go,
+	mulAddF16:              mulAddF16Go,
+	mulScalarAddF16:        mulScalarAddF16Go,
+	equalF16:               equalF16Go,
+	notEqualF16:            notEqualF16Go,
+	lessF16:                lessF16Go,
+	lessEqualF16:           lessEqualF16Go,
+	greaterF16:             greaterF16Go,
+	greaterEqualF16:        greaterEqualF16Go,
+	equalScalarF16:         equalScalarF16Go,
+	notEqualScalarF16:      notEqualScalarF16Go,
+	lessScalarF16:          lessScalarF16Go,
+	lessEqualScalarF16:     lessEqualScalarF16Go,
+	greaterScalarF16:       greaterScalarF16Go,
+	greaterEqualScalarF16:  greaterEqualScalarF16Go,
+	selectF16:              selectF16Go,
+	negF16:                 negF16Go,
+	absF16:                 absF16Go,
+	sqrtF16:                sqrtF16Go,
+	rsqrtF16:               rsqrtF16Go,
+	reciprocalF16:          reciprocalF16Go,
+	expF16:                 expF16Go,
+	expm1F16:               expm1F16Go,
+	logF16:                 logF16Go,
+	log1pF16:               log1pF16Go,
+	tanhF16:                tanhF16Go,
+	logisticF16:            logisticF16Go,
+	erfF16:                 erfF16Go,
+	geluF16:                geluF16Go,
+	geluTanhF16:            geluTanhF16Go,
+	floorF16:               floorF16Go,
+	ceilF16:                ceilF16Go,
+	roundToEvenF16:         roundToEvenF16Go,
+	roundF16:               roundF16Go,
+	signF16:                signF16Go,
+	reluF16:                reluF16Go,
+	addF32NT:               addF32Go,
+	subF32NT:               subF32Go,
+	mulF32NT:               mulF32Go,
+	divF32NT:               divF32Go,
+	addScalarF32NT:         addScalarF32Go,
+	mulScalarF32NT:         mulScalarF32Go,
+	mulAddF32NT:            mulAddF32Go,
+	mulScalarAddF32NT:      mulScalarAddF32Go,
+	expF32NT:               expF32Go,
+	fillF32NT:              fillF32Go,
 }
 
 // addF32Go sets dst[i] = x[i] + y[i], one element at a time: the pure-Go twin of the assembly kernels addF32….
@@ -1883,23 +2127,18 @@ func f32ToF16Go(dst []uint16, x []float32) {
 func f16ToF32Go(dst []float32, x []uint16) {
 	_ = x[:len(dst)]
 	for i := range dst {
-		v1 := int32(x[i])
-		v3 := v1 & int32(32768)
-		v4 := v3 << 16
-		v6 := v1 & int32(32767)
-		v7 := v6 << 13
-		v9 := v6 > int32(31743)
-		v11 := v7 + int32(1879048192)
-		v13 := v7 + int32(939524096)
-		v14 := selI32(v9, v11, v13)
-		v15 := float32(v6)
-		v17 := float32(v15 * float32(5.9604645e-08))
-		v18 := int32(math.Float32bits(v17))
-		v20 := int32(1024) > v6
-		v21 := selI32(v20, v18, v14)
-		v22 := v21 | v4
-		v23 := math.Float32frombits(uint32(v22))
-		dst[i] = v23
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		dst[i] = v16
 	}
 }
 
@@ -1981,6 +2220,311 @@ func s8ToF32Go(dst []float32, x []int8) {
 	}
 }
 
+// u16ToF32Go converts x[i] to float32, one element at a time: the pure-Go twin of the assembly kernels u16ToF32….
+func u16ToF32Go(dst []float32, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := float32(v1)
+		dst[i] = v2
+	}
+}
+
+// s16ToF32Go converts x[i] to float32, one element at a time: the pure-Go twin of the assembly kernels s16ToF32….
+func s16ToF32Go(dst []float32, x []int16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := float32(v1)
+		dst[i] = v2
+	}
+}
+
+// f32ToS8Go converts x[i] to int8 as XLA does (toward zero, saturating, NaN to 0), one element at a time: the pure-Go twin of the assembly kernels f32ToS8….
+func f32ToS8Go(dst []int8, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v3 := maxc32(v1, float32(-128))
+		v5 := minc32(v3, float32(127))
+		v6 := v1 != v1
+		v8 := cvtfi(v5)
+		v9 := selI32(v6, int32(0), v8)
+		dst[i] = int8(v9)
+	}
+}
+
+// f32ToU8Go converts x[i] to uint8 as XLA does (toward zero, saturating, NaN to 0), one element at a time: the pure-Go twin of the assembly kernels f32ToU8….
+func f32ToU8Go(dst []uint8, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v3 := maxc32(v1, float32(0))
+		v5 := minc32(v3, float32(255))
+		v6 := v1 != v1
+		v8 := cvtfi(v5)
+		v9 := selI32(v6, int32(0), v8)
+		dst[i] = uint8(v9)
+	}
+}
+
+// f32ToS16Go converts x[i] to int16 as XLA does (toward zero, saturating, NaN to 0), one element at a time: the pure-Go twin of the assembly kernels f32ToS16….
+func f32ToS16Go(dst []int16, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v3 := maxc32(v1, float32(-32768))
+		v5 := minc32(v3, float32(32767))
+		v6 := v1 != v1
+		v8 := cvtfi(v5)
+		v9 := selI32(v6, int32(0), v8)
+		dst[i] = int16(v9)
+	}
+}
+
+// f32ToU16Go converts x[i] to uint16 as XLA does (toward zero, saturating, NaN to 0), one element at a time: the pure-Go twin of the assembly kernels f32ToU16….
+func f32ToU16Go(dst []uint16, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v3 := maxc32(v1, float32(0))
+		v5 := minc32(v3, float32(65535))
+		v6 := v1 != v1
+		v8 := cvtfi(v5)
+		v9 := selI32(v6, int32(0), v8)
+		dst[i] = uint16(v9)
+	}
+}
+
+// f32ToE4M3Go rounds x[i] to float8_e4m3fn bits, to nearest even (beyond ±448 and ±Inf: NaN), one element at a time: the pure-Go twin of the assembly kernels f32ToE4M3….
+func f32ToE4M3Go(dst []uint8, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v2 := int32(math.Float32bits(v1))
+		v4 := v2 & int32(-2147483648)
+		v5 := int32(uint32(v4) >> 24)
+		v7 := v2 & int32(2147483647)
+		v8 := int32(uint32(v7) >> 20)
+		v10 := v8 & int32(1)
+		v12 := int32(524287) + v10
+		v13 := v7 + v12
+		v14 := int32(uint32(v13) >> 20)
+		v16 := v14 - int32(960)
+		v18 := math.Float32frombits(uint32(v7))
+		v19 := v18 + float32(16384)
+		v20 := int32(math.Float32bits(v19))
+		v22 := v20 - int32(1182793728)
+		v24 := int32(1015021568) > v7
+		v25 := selI32(v24, v22, v16)
+		v27 := v25 > int32(126)
+		v29 := selI32(v27, int32(127), v25)
+		v30 := v1 != v1
+		v31 := selI32(v30, int32(127), v29)
+		v32 := v31 | v5
+		dst[i] = uint8(v32)
+	}
+}
+
+// e4m3ToF32Go widens float8_e4m3fn bits x[i] to float32, one element at a time: the pure-Go twin of the assembly kernels e4m3ToF32….
+func e4m3ToF32Go(dst []float32, x []uint8) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v3 := v1 & int32(128)
+		v4 := v3 << 24
+		v6 := v1 & int32(127)
+		v7 := v6 << 20
+		v9 := v7 + int32(1006632960)
+		v10 := float32(v6)
+		v12 := float32(v10 * float32(0.001953125))
+		v13 := int32(math.Float32bits(v12))
+		v15 := int32(8) > v6
+		v16 := selI32(v15, v13, v9)
+		v17 := v6 == int32(127)
+		v19 := selI32(v17, int32(2143289344), v16)
+		v20 := v19 | v4
+		v21 := math.Float32frombits(uint32(v20))
+		dst[i] = v21
+	}
+}
+
+// f32ToE5M2Go rounds x[i] to float8_e5m2 bits, to nearest even, one element at a time: the pure-Go twin of the assembly kernels f32ToE5M2….
+func f32ToE5M2Go(dst []uint8, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v2 := int32(math.Float32bits(v1))
+		v4 := v2 & int32(-2147483648)
+		v5 := int32(uint32(v4) >> 24)
+		v7 := v2 & int32(2147483647)
+		v8 := int32(uint32(v7) >> 21)
+		v10 := v8 & int32(1)
+		v12 := int32(1048575) + v10
+		v13 := v7 + v12
+		v14 := int32(uint32(v13) >> 21)
+		v16 := v14 - int32(448)
+		v18 := math.Float32frombits(uint32(v7))
+		v19 := v18 + float32(128)
+		v20 := int32(math.Float32bits(v19))
+		v22 := v20 - int32(1124073472)
+		v24 := int32(947912704) > v7
+		v25 := selI32(v24, v22, v16)
+		v27 := v25 > int32(123)
+		v29 := selI32(v27, int32(124), v25)
+		v31 := v7 & int32(8388607)
+		v32 := int32(uint32(v31) >> 21)
+		v33 := v32 | int32(124)
+		v35 := v32 == int32(0)
+		v37 := v33 | int32(2)
+		v38 := selI32(v35, v37, v33)
+		v39 := v1 != v1
+		v40 := selI32(v39, v38, v29)
+		v41 := v40 | v5
+		dst[i] = uint8(v41)
+	}
+}
+
+// e5m2ToF32Go widens float8_e5m2 bits x[i] to float32, one element at a time: the pure-Go twin of the assembly kernels e5m2ToF32….
+func e5m2ToF32Go(dst []float32, x []uint8) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 8
+		v4 := v2 & int32(32768)
+		v5 := v4 << 16
+		v7 := v2 & int32(32767)
+		v8 := v7 << 13
+		v10 := v7 > int32(31743)
+		v12 := v8 + int32(1879048192)
+		v14 := v8 + int32(939524096)
+		v15 := selI32(v10, v12, v14)
+		v16 := float32(v7)
+		v18 := float32(v16 * float32(5.9604645e-08))
+		v19 := int32(math.Float32bits(v18))
+		v21 := int32(1024) > v7
+		v22 := selI32(v21, v19, v15)
+		v23 := v22 | v5
+		v24 := math.Float32frombits(uint32(v23))
+		dst[i] = v24
+	}
+}
+
+// bf16ToF16Go rounds bfloat16 bits x[i] to IEEE binary16 bits, to nearest even, one element at a time: the pure-Go twin of the assembly kernels bf16ToF16….
+func bf16ToF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(f32ToF16(v3))
+		v5 := int32(math.Float32bits(v3))
+		v6 := int32(uint32(v5) >> 16)
+		v8 := v6 & int32(32768)
+		v10 := v5 & int32(8388607)
+		v11 := int32(uint32(v10) >> 13)
+		v13 := v8 | int32(31744)
+		v14 := v13 | v11
+		v16 := v11 == int32(0)
+		v18 := v14 | int32(512)
+		v19 := selI32(v16, v18, v14)
+		v20 := v3 != v3
+		v21 := selI32(v20, v19, v4)
+		dst[i] = uint16(v21)
+	}
+}
+
+// f16ToBF16Go rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even, one element at a time: the pure-Go twin of the assembly kernels f16ToBF16….
+func f16ToBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := int32(math.Float32bits(v16))
+		v18 := int32(uint32(v17) >> 16)
+		v20 := v18 & int32(1)
+		v21 := int32(32767) + v20
+		v22 := v17 + v21
+		v23 := int32(uint32(v22) >> 16)
+		v25 := v18 & int32(127)
+		v26 := v25 == int32(0)
+		v28 := v18 | int32(64)
+		v29 := selI32(v26, v28, v18)
+		v30 := v16 != v16
+		v31 := selI32(v30, v29, v23)
+		dst[i] = uint16(v31)
+	}
+}
+
+// roundBF16F32Go rounds x[i] to the nearest bfloat16 value, kept as float32, one element at a time: the pure-Go twin of the assembly kernels roundBF16F32….
+func roundBF16F32Go(dst []float32, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v2 := int32(math.Float32bits(v1))
+		v3 := int32(uint32(v2) >> 16)
+		v6 := v3 & int32(1)
+		v7 := int32(32767) + v6
+		v8 := v2 + v7
+		v9 := int32(uint32(v8) >> 16)
+		v11 := v3 & int32(127)
+		v13 := v11 == int32(0)
+		v15 := v3 | int32(64)
+		v16 := selI32(v13, v15, v3)
+		v17 := v1 != v1
+		v18 := selI32(v17, v16, v9)
+		v19 := v18 << 16
+		v20 := math.Float32frombits(uint32(v19))
+		dst[i] = v20
+	}
+}
+
+// roundF16F32Go rounds x[i] to the nearest IEEE binary16 value, kept as float32, one element at a time: the pure-Go twin of the assembly kernels roundF16F32….
+func roundF16F32Go(dst []float32, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v2 := int32(f32ToF16(v1))
+		v3 := int32(math.Float32bits(v1))
+		v4 := int32(uint32(v3) >> 16)
+		v6 := v4 & int32(32768)
+		v8 := v3 & int32(8388607)
+		v9 := int32(uint32(v8) >> 13)
+		v11 := v6 | int32(31744)
+		v12 := v11 | v9
+		v14 := v9 == int32(0)
+		v16 := v12 | int32(512)
+		v17 := selI32(v14, v16, v12)
+		v18 := v1 != v1
+		v19 := selI32(v18, v17, v2)
+		v20 := v19 & int32(32768)
+		v21 := v20 << 16
+		v23 := v19 & int32(32767)
+		v24 := v23 << 13
+		v26 := v23 > int32(31743)
+		v28 := v24 + int32(1879048192)
+		v30 := v24 + int32(939524096)
+		v31 := selI32(v26, v28, v30)
+		v32 := float32(v23)
+		v34 := float32(v32 * float32(5.9604645e-08))
+		v35 := int32(math.Float32bits(v34))
+		v37 := int32(1024) > v23
+		v38 := selI32(v37, v35, v31)
+		v39 := v38 | v21
+		v40 := math.Float32frombits(uint32(v39))
+		dst[i] = v40
+	}
+}
+
 // fillF32Go sets every dst[i] = s, one element at a time: the pure-Go twin of the assembly kernels fillF32….
 func fillF32Go(dst []float32, s float32) {
 	for i := range dst {
@@ -2058,6 +2602,4670 @@ func minF64Go(dst []float64, x []float64, y []float64) {
 		v2 := y[i]
 		v3 := minXLA64(v1, v2)
 		dst[i] = v3
+	}
+}
+
+// addBF16Go sets dst[i] = x[i] + y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels addBF16….
+func addBF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 + v6
+		v8 := int32(math.Float32bits(v7))
+		v9 := int32(uint32(v8) >> 16)
+		v12 := v9 & int32(1)
+		v13 := int32(32767) + v12
+		v14 := v8 + v13
+		v15 := int32(uint32(v14) >> 16)
+		v17 := v9 & int32(127)
+		v19 := v17 == int32(0)
+		v21 := v9 | int32(64)
+		v22 := selI32(v19, v21, v9)
+		v23 := v7 != v7
+		v24 := selI32(v23, v22, v15)
+		dst[i] = uint16(v24)
+	}
+}
+
+// subBF16Go sets dst[i] = x[i] - y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels subBF16….
+func subBF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 - v6
+		v8 := int32(math.Float32bits(v7))
+		v9 := int32(uint32(v8) >> 16)
+		v12 := v9 & int32(1)
+		v13 := int32(32767) + v12
+		v14 := v8 + v13
+		v15 := int32(uint32(v14) >> 16)
+		v17 := v9 & int32(127)
+		v19 := v17 == int32(0)
+		v21 := v9 | int32(64)
+		v22 := selI32(v19, v21, v9)
+		v23 := v7 != v7
+		v24 := selI32(v23, v22, v15)
+		dst[i] = uint16(v24)
+	}
+}
+
+// mulBF16Go sets dst[i] = x[i] * y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulBF16….
+func mulBF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := float32(v3 * v6)
+		v8 := int32(math.Float32bits(v7))
+		v9 := int32(uint32(v8) >> 16)
+		v12 := v9 & int32(1)
+		v13 := int32(32767) + v12
+		v14 := v8 + v13
+		v15 := int32(uint32(v14) >> 16)
+		v17 := v9 & int32(127)
+		v19 := v17 == int32(0)
+		v21 := v9 | int32(64)
+		v22 := selI32(v19, v21, v9)
+		v23 := v7 != v7
+		v24 := selI32(v23, v22, v15)
+		dst[i] = uint16(v24)
+	}
+}
+
+// divBF16Go sets dst[i] = x[i] / y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels divBF16….
+func divBF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 / v6
+		v8 := int32(math.Float32bits(v7))
+		v9 := int32(uint32(v8) >> 16)
+		v12 := v9 & int32(1)
+		v13 := int32(32767) + v12
+		v14 := v8 + v13
+		v15 := int32(uint32(v14) >> 16)
+		v17 := v9 & int32(127)
+		v19 := v17 == int32(0)
+		v21 := v9 | int32(64)
+		v22 := selI32(v19, v21, v9)
+		v23 := v7 != v7
+		v24 := selI32(v23, v22, v15)
+		dst[i] = uint16(v24)
+	}
+}
+
+// maxBF16Go sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels maxBF16….
+func maxBF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := maxXLA32(v3, v6)
+		v8 := int32(math.Float32bits(v7))
+		v9 := int32(uint32(v8) >> 16)
+		v12 := v9 & int32(1)
+		v13 := int32(32767) + v12
+		v14 := v8 + v13
+		v15 := int32(uint32(v14) >> 16)
+		v17 := v9 & int32(127)
+		v19 := v17 == int32(0)
+		v21 := v9 | int32(64)
+		v22 := selI32(v19, v21, v9)
+		v23 := v7 != v7
+		v24 := selI32(v23, v22, v15)
+		dst[i] = uint16(v24)
+	}
+}
+
+// minBF16Go sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels minBF16….
+func minBF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := minXLA32(v3, v6)
+		v8 := int32(math.Float32bits(v7))
+		v9 := int32(uint32(v8) >> 16)
+		v12 := v9 & int32(1)
+		v13 := int32(32767) + v12
+		v14 := v8 + v13
+		v15 := int32(uint32(v14) >> 16)
+		v17 := v9 & int32(127)
+		v19 := v17 == int32(0)
+		v21 := v9 | int32(64)
+		v22 := selI32(v19, v21, v9)
+		v23 := v7 != v7
+		v24 := selI32(v23, v22, v15)
+		dst[i] = uint16(v24)
+	}
+}
+
+// powBF16Go sets dst[i] = x[i]^y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels powBF16….
+func powBF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v8 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v10 := v8 < float32(1.1754944e-38)
+		v12 := float32(v8 * float32(8.388608e+06))
+		v13 := selF32(v10, v12, v8)
+		v16 := selF32(v10, float32(-23), float32(0))
+		v17 := int32(math.Float32bits(v13))
+		v19 := v17 + int32(4913933)
+		v20 := int32(uint32(v19) >> 23)
+		v22 := v20 - int32(127)
+		v23 := float32(v22)
+		v24 := v23 + v16
+		v26 := v19 & int32(8388607)
+		v28 := v26 + int32(1060439283)
+		v29 := math.Float32frombits(uint32(v28))
+		v30 := float64(v29)
+		v31 := float64(v24)
+		v33 := v30 - float64(1)
+		v35 := v33 + float64(2)
+		v36 := v33 / v35
+		v37 := float64(v36 * v36)
+		v40 := fma64(float64(0.16972882833987804), v37, float64(0.19235933878519512))
+		v42 := fma64(v40, v37, float64(0.2219530832136867))
+		v44 := fma64(v42, v37, float64(0.2623081892525388))
+		v46 := fma64(v44, v37, float64(0.3205988979753252))
+		v48 := fma64(v46, v37, float64(0.4121985831111324))
+		v50 := fma64(v48, v37, float64(0.5770780163555854))
+		v52 := fma64(v50, v37, float64(0.9617966939259756))
+		v54 := fma64(v52, v37, float64(2.8853900817779268))
+		v55 := fma64(v36, v54, v31)
+		v56 := float64(v8)
+		v58 := v56 == float64(0)
+		v60 := selF64(v58, math.Float64frombits(0xfff0000000000000), v55)
+		v61 := float64(v8)
+		v63 := v61 == math.Float64frombits(0x7ff0000000000000)
+		v64 := selF64(v63, math.Float64frombits(0x7ff0000000000000), v60)
+		v65 := float64(v6)
+		v66 := float64(v65 * v64)
+		v68 := maxc64(v66, float64(-160))
+		v70 := minc64(v68, float64(130))
+		v71 := math.RoundToEven(v70)
+		v72 := v70 - v71
+		v75 := fma64(float64(4.445538271870809e-10), v72, float64(7.05491162080112e-09))
+		v77 := fma64(v75, v72, float64(1.0178086009239695e-07))
+		v79 := fma64(v77, v72, float64(1.3215486790144303e-06))
+		v81 := fma64(v79, v72, float64(1.5252733804059834e-05))
+		v83 := fma64(v81, v72, float64(0.00015403530393381606))
+		v85 := fma64(v83, v72, float64(0.0013333558146428441))
+		v87 := fma64(v85, v72, float64(0.009618129107628475))
+		v89 := fma64(v87, v72, float64(0.055504108664821576))
+		v91 := fma64(v89, v72, float64(0.2402265069591007))
+		v93 := fma64(v91, v72, float64(0.6931471805599453))
+		v94 := fma64(v93, v72, float64(1))
+		v133 := float32(v71)
+		v134 := float32(v94)
+		v135 := v133 != v133
+		v136 := selF32(v135, float32(0), v133)
+		v137 := cvtfi(v136)
+		v138 := v137 >> 1
+		v139 := v138 + int32(127)
+		v140 := v139 << 23
+		v141 := math.Float32frombits(uint32(v140))
+		v142 := float32(v134 * v141)
+		v143 := v137 - v138
+		v144 := v143 + int32(127)
+		v145 := v144 << 23
+		v146 := math.Float32frombits(uint32(v145))
+		v147 := float32(v142 * v146)
+		v149 := selF32(v135, math.Float32frombits(0x7fc00000), v147)
+		v150 := float32(math.Trunc(float64(v6)))
+		v151 := v150 == v6
+		v152 := math.Float32frombits(math.Float32bits(v6) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v154 := v152 < math.Float32frombits(0x7f800000)
+		v155 := v151 && v154
+		v157 := float32(v6 * float32(0.5))
+		v158 := float32(math.Trunc(float64(v157)))
+		v159 := v158 != v157
+		v160 := v155 && v159
+		v162 := int32(math.Float32bits(v3))
+		v163 := int32(0) > v162
+		v164 := v163 && v160
+		v165 := math.Float32frombits(math.Float32bits(v149) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v166 := selF32(v164, v165, v149)
+		v167 := !v155
+		v168 := math.Float32frombits(math.Float32bits(v6) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v169 := v168 < math.Float32frombits(0x7f800000)
+		v170 := v167 && v169
+		v171 := v3 < float32(0)
+		v173 := v3 > math.Float32frombits(0xff800000)
+		v174 := v171 && v173
+		v175 := v174 && v170
+		v176 := selF32(v175, math.Float32frombits(0x7fc00000), v166)
+		v178 := v8 == float32(1)
+		v179 := math.Float32frombits(math.Float32bits(v6) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v180 := v179 == math.Float32frombits(0x7f800000)
+		v181 := v178 && v180
+		v182 := selF32(v181, float32(1), v176)
+		v183 := v3 != v3
+		v184 := selF32(v183, v3, v182)
+		v185 := v3 == float32(1)
+		v186 := v6 == float32(0)
+		v187 := v185 || v186
+		v188 := selF32(v187, float32(1), v184)
+		v189 := int32(math.Float32bits(v188))
+		v190 := int32(uint32(v189) >> 16)
+		v193 := v190 & int32(1)
+		v194 := int32(32767) + v193
+		v195 := v189 + v194
+		v196 := int32(uint32(v195) >> 16)
+		v197 := v190 & int32(127)
+		v198 := v197 == int32(0)
+		v200 := v190 | int32(64)
+		v201 := selI32(v198, v200, v190)
+		v202 := v188 != v188
+		v203 := selI32(v202, v201, v196)
+		dst[i] = uint16(v203)
+	}
+}
+
+// addScalarBF16Go sets dst[i] = x[i] + s for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels addScalarBF16….
+func addScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 + v4
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// subScalarBF16Go sets dst[i] = x[i] - s for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels subScalarBF16….
+func subScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 - v4
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// rsubScalarBF16Go sets dst[i] = s - x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels rsubScalarBF16….
+func rsubScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v4 - v3
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// mulScalarBF16Go sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulScalarBF16….
+func mulScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := float32(v3 * v4)
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// divScalarBF16Go sets dst[i] = x[i] / s for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels divScalarBF16….
+func divScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 / v4
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// rdivScalarBF16Go sets dst[i] = s / x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels rdivScalarBF16….
+func rdivScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v4 / v3
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// maxScalarBF16Go sets dst[i] = max(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels maxScalarBF16….
+func maxScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := maxXLA32(v3, v4)
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// minScalarBF16Go sets dst[i] = min(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels minScalarBF16….
+func minScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := minXLA32(v3, v4)
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// powScalarBF16Go sets dst[i] = x[i]^s for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels powScalarBF16….
+func powScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v6 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v8 := v6 < float32(1.1754944e-38)
+		v10 := float32(v6 * float32(8.388608e+06))
+		v11 := selF32(v8, v10, v6)
+		v14 := selF32(v8, float32(-23), float32(0))
+		v15 := int32(math.Float32bits(v11))
+		v17 := v15 + int32(4913933)
+		v18 := int32(uint32(v17) >> 23)
+		v20 := v18 - int32(127)
+		v21 := float32(v20)
+		v22 := v21 + v14
+		v24 := v17 & int32(8388607)
+		v26 := v24 + int32(1060439283)
+		v27 := math.Float32frombits(uint32(v26))
+		v28 := float64(v27)
+		v29 := float64(v22)
+		v31 := v28 - float64(1)
+		v33 := v31 + float64(2)
+		v34 := v31 / v33
+		v35 := float64(v34 * v34)
+		v38 := fma64(float64(0.16972882833987804), v35, float64(0.19235933878519512))
+		v40 := fma64(v38, v35, float64(0.2219530832136867))
+		v42 := fma64(v40, v35, float64(0.2623081892525388))
+		v44 := fma64(v42, v35, float64(0.3205988979753252))
+		v46 := fma64(v44, v35, float64(0.4121985831111324))
+		v48 := fma64(v46, v35, float64(0.5770780163555854))
+		v50 := fma64(v48, v35, float64(0.9617966939259756))
+		v52 := fma64(v50, v35, float64(2.8853900817779268))
+		v53 := fma64(v34, v52, v29)
+		v54 := float64(v6)
+		v56 := v54 == float64(0)
+		v58 := selF64(v56, math.Float64frombits(0xfff0000000000000), v53)
+		v59 := float64(v6)
+		v61 := v59 == math.Float64frombits(0x7ff0000000000000)
+		v62 := selF64(v61, math.Float64frombits(0x7ff0000000000000), v58)
+		v63 := float64(v4)
+		v64 := float64(v63 * v62)
+		v66 := maxc64(v64, float64(-160))
+		v68 := minc64(v66, float64(130))
+		v69 := math.RoundToEven(v68)
+		v70 := v68 - v69
+		v73 := fma64(float64(4.445538271870809e-10), v70, float64(7.05491162080112e-09))
+		v75 := fma64(v73, v70, float64(1.0178086009239695e-07))
+		v77 := fma64(v75, v70, float64(1.3215486790144303e-06))
+		v79 := fma64(v77, v70, float64(1.5252733804059834e-05))
+		v81 := fma64(v79, v70, float64(0.00015403530393381606))
+		v83 := fma64(v81, v70, float64(0.0013333558146428441))
+		v85 := fma64(v83, v70, float64(0.009618129107628475))
+		v87 := fma64(v85, v70, float64(0.055504108664821576))
+		v89 := fma64(v87, v70, float64(0.2402265069591007))
+		v91 := fma64(v89, v70, float64(0.6931471805599453))
+		v92 := fma64(v91, v70, float64(1))
+		v131 := float32(v69)
+		v132 := float32(v92)
+		v133 := v131 != v131
+		v134 := selF32(v133, float32(0), v131)
+		v135 := cvtfi(v134)
+		v136 := v135 >> 1
+		v137 := v136 + int32(127)
+		v138 := v137 << 23
+		v139 := math.Float32frombits(uint32(v138))
+		v140 := float32(v132 * v139)
+		v141 := v135 - v136
+		v142 := v141 + int32(127)
+		v143 := v142 << 23
+		v144 := math.Float32frombits(uint32(v143))
+		v145 := float32(v140 * v144)
+		v147 := selF32(v133, math.Float32frombits(0x7fc00000), v145)
+		v148 := float32(math.Trunc(float64(v4)))
+		v149 := v148 == v4
+		v150 := math.Float32frombits(math.Float32bits(v4) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v152 := v150 < math.Float32frombits(0x7f800000)
+		v153 := v149 && v152
+		v155 := float32(v4 * float32(0.5))
+		v156 := float32(math.Trunc(float64(v155)))
+		v157 := v156 != v155
+		v158 := v153 && v157
+		v160 := int32(math.Float32bits(v3))
+		v161 := int32(0) > v160
+		v162 := v161 && v158
+		v163 := math.Float32frombits(math.Float32bits(v147) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v164 := selF32(v162, v163, v147)
+		v165 := !v153
+		v166 := math.Float32frombits(math.Float32bits(v4) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v167 := v166 < math.Float32frombits(0x7f800000)
+		v168 := v165 && v167
+		v169 := v3 < float32(0)
+		v171 := v3 > math.Float32frombits(0xff800000)
+		v172 := v169 && v171
+		v173 := v172 && v168
+		v174 := selF32(v173, math.Float32frombits(0x7fc00000), v164)
+		v176 := v6 == float32(1)
+		v177 := math.Float32frombits(math.Float32bits(v4) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v178 := v177 == math.Float32frombits(0x7f800000)
+		v179 := v176 && v178
+		v180 := selF32(v179, float32(1), v174)
+		v181 := v3 != v3
+		v182 := selF32(v181, v3, v180)
+		v183 := v3 == float32(1)
+		v184 := v4 == float32(0)
+		v185 := v183 || v184
+		v186 := selF32(v185, float32(1), v182)
+		v187 := int32(math.Float32bits(v186))
+		v188 := int32(uint32(v187) >> 16)
+		v191 := v188 & int32(1)
+		v192 := int32(32767) + v191
+		v193 := v187 + v192
+		v194 := int32(uint32(v193) >> 16)
+		v195 := v188 & int32(127)
+		v196 := v195 == int32(0)
+		v198 := v188 | int32(64)
+		v199 := selI32(v196, v198, v188)
+		v200 := v186 != v186
+		v201 := selI32(v200, v199, v194)
+		dst[i] = uint16(v201)
+	}
+}
+
+// rpowScalarBF16Go sets dst[i] = s^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels rpowScalarBF16….
+func rpowScalarBF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v6 := math.Float32frombits(math.Float32bits(v4) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v8 := v6 < float32(1.1754944e-38)
+		v10 := float32(v6 * float32(8.388608e+06))
+		v11 := selF32(v8, v10, v6)
+		v14 := selF32(v8, float32(-23), float32(0))
+		v15 := int32(math.Float32bits(v11))
+		v17 := v15 + int32(4913933)
+		v18 := int32(uint32(v17) >> 23)
+		v20 := v18 - int32(127)
+		v21 := float32(v20)
+		v22 := v21 + v14
+		v24 := v17 & int32(8388607)
+		v26 := v24 + int32(1060439283)
+		v27 := math.Float32frombits(uint32(v26))
+		v28 := float64(v27)
+		v29 := float64(v22)
+		v31 := v28 - float64(1)
+		v33 := v31 + float64(2)
+		v34 := v31 / v33
+		v35 := float64(v34 * v34)
+		v38 := fma64(float64(0.16972882833987804), v35, float64(0.19235933878519512))
+		v40 := fma64(v38, v35, float64(0.2219530832136867))
+		v42 := fma64(v40, v35, float64(0.2623081892525388))
+		v44 := fma64(v42, v35, float64(0.3205988979753252))
+		v46 := fma64(v44, v35, float64(0.4121985831111324))
+		v48 := fma64(v46, v35, float64(0.5770780163555854))
+		v50 := fma64(v48, v35, float64(0.9617966939259756))
+		v52 := fma64(v50, v35, float64(2.8853900817779268))
+		v53 := fma64(v34, v52, v29)
+		v54 := float64(v6)
+		v56 := v54 == float64(0)
+		v58 := selF64(v56, math.Float64frombits(0xfff0000000000000), v53)
+		v59 := float64(v6)
+		v61 := v59 == math.Float64frombits(0x7ff0000000000000)
+		v62 := selF64(v61, math.Float64frombits(0x7ff0000000000000), v58)
+		v63 := float64(v3)
+		v64 := float64(v63 * v62)
+		v66 := maxc64(v64, float64(-160))
+		v68 := minc64(v66, float64(130))
+		v69 := math.RoundToEven(v68)
+		v70 := v68 - v69
+		v73 := fma64(float64(4.445538271870809e-10), v70, float64(7.05491162080112e-09))
+		v75 := fma64(v73, v70, float64(1.0178086009239695e-07))
+		v77 := fma64(v75, v70, float64(1.3215486790144303e-06))
+		v79 := fma64(v77, v70, float64(1.5252733804059834e-05))
+		v81 := fma64(v79, v70, float64(0.00015403530393381606))
+		v83 := fma64(v81, v70, float64(0.0013333558146428441))
+		v85 := fma64(v83, v70, float64(0.009618129107628475))
+		v87 := fma64(v85, v70, float64(0.055504108664821576))
+		v89 := fma64(v87, v70, float64(0.2402265069591007))
+		v91 := fma64(v89, v70, float64(0.6931471805599453))
+		v92 := fma64(v91, v70, float64(1))
+		v131 := float32(v69)
+		v132 := float32(v92)
+		v133 := v131 != v131
+		v134 := selF32(v133, float32(0), v131)
+		v135 := cvtfi(v134)
+		v136 := v135 >> 1
+		v137 := v136 + int32(127)
+		v138 := v137 << 23
+		v139 := math.Float32frombits(uint32(v138))
+		v140 := float32(v132 * v139)
+		v141 := v135 - v136
+		v142 := v141 + int32(127)
+		v143 := v142 << 23
+		v144 := math.Float32frombits(uint32(v143))
+		v145 := float32(v140 * v144)
+		v147 := selF32(v133, math.Float32frombits(0x7fc00000), v145)
+		v148 := float32(math.Trunc(float64(v3)))
+		v149 := v148 == v3
+		v150 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v152 := v150 < math.Float32frombits(0x7f800000)
+		v153 := v149 && v152
+		v155 := float32(v3 * float32(0.5))
+		v156 := float32(math.Trunc(float64(v155)))
+		v157 := v156 != v155
+		v158 := v153 && v157
+		v160 := int32(math.Float32bits(v4))
+		v161 := int32(0) > v160
+		v162 := v161 && v158
+		v163 := math.Float32frombits(math.Float32bits(v147) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v164 := selF32(v162, v163, v147)
+		v165 := !v153
+		v166 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v167 := v166 < math.Float32frombits(0x7f800000)
+		v168 := v165 && v167
+		v169 := v4 < float32(0)
+		v171 := v4 > math.Float32frombits(0xff800000)
+		v172 := v169 && v171
+		v173 := v172 && v168
+		v174 := selF32(v173, math.Float32frombits(0x7fc00000), v164)
+		v176 := v6 == float32(1)
+		v177 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v178 := v177 == math.Float32frombits(0x7f800000)
+		v179 := v176 && v178
+		v180 := selF32(v179, float32(1), v174)
+		v181 := v4 != v4
+		v182 := selF32(v181, v4, v180)
+		v183 := v4 == float32(1)
+		v184 := v3 == float32(0)
+		v185 := v183 || v184
+		v186 := selF32(v185, float32(1), v182)
+		v187 := int32(math.Float32bits(v186))
+		v188 := int32(uint32(v187) >> 16)
+		v191 := v188 & int32(1)
+		v192 := int32(32767) + v191
+		v193 := v187 + v192
+		v194 := int32(uint32(v193) >> 16)
+		v195 := v188 & int32(127)
+		v196 := v195 == int32(0)
+		v198 := v188 | int32(64)
+		v199 := selI32(v196, v198, v188)
+		v200 := v186 != v186
+		v201 := selI32(v200, v199, v194)
+		dst[i] = uint16(v201)
+	}
+}
+
+// clampBF16Go sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels clampBF16….
+func clampBF16Go(dst []uint16, x []uint16, a float32, b float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := a
+		v5 := b
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v6 := maxXLA32(v3, v4)
+		v7 := minXLA32(v6, v5)
+		v8 := int32(math.Float32bits(v7))
+		v9 := int32(uint32(v8) >> 16)
+		v12 := v9 & int32(1)
+		v13 := int32(32767) + v12
+		v14 := v8 + v13
+		v15 := int32(uint32(v14) >> 16)
+		v17 := v9 & int32(127)
+		v19 := v17 == int32(0)
+		v21 := v9 | int32(64)
+		v22 := selI32(v19, v21, v9)
+		v23 := v7 != v7
+		v24 := selI32(v23, v22, v15)
+		dst[i] = uint16(v24)
+	}
+}
+
+// mulAddScalarsBF16Go sets dst[i] = x[i]*a + b, rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulAddScalarsBF16….
+func mulAddScalarsBF16Go(dst []uint16, x []uint16, a float32, b float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := a
+		v5 := b
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v6 := fma32(v3, v4, v5)
+		v7 := int32(math.Float32bits(v6))
+		v8 := int32(uint32(v7) >> 16)
+		v11 := v8 & int32(1)
+		v12 := int32(32767) + v11
+		v13 := v7 + v12
+		v14 := int32(uint32(v13) >> 16)
+		v16 := v8 & int32(127)
+		v18 := v16 == int32(0)
+		v20 := v8 | int32(64)
+		v21 := selI32(v18, v20, v8)
+		v22 := v6 != v6
+		v23 := selI32(v22, v21, v14)
+		dst[i] = uint16(v23)
+	}
+}
+
+// mulAddBF16Go sets dst[i] = x[i]*y[i] + z[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulAddBF16….
+func mulAddBF16Go(dst []uint16, x []uint16, y []uint16, z []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	_ = z[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := int32(z[i])
+		v8 := v7 << 16
+		v9 := math.Float32frombits(uint32(v8))
+		v10 := fma32(v3, v6, v9)
+		v11 := int32(math.Float32bits(v10))
+		v12 := int32(uint32(v11) >> 16)
+		v15 := v12 & int32(1)
+		v16 := int32(32767) + v15
+		v17 := v11 + v16
+		v18 := int32(uint32(v17) >> 16)
+		v20 := v12 & int32(127)
+		v22 := v20 == int32(0)
+		v24 := v12 | int32(64)
+		v25 := selI32(v22, v24, v12)
+		v26 := v10 != v10
+		v27 := selI32(v26, v25, v18)
+		dst[i] = uint16(v27)
+	}
+}
+
+// mulScalarAddBF16Go sets dst[i] = x[i]*s + y[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulScalarAddBF16….
+func mulScalarAddBF16Go(dst []uint16, x []uint16, s float32, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := int32(y[i])
+		v6 := v5 << 16
+		v7 := math.Float32frombits(uint32(v6))
+		v8 := fma32(v3, v4, v7)
+		v9 := int32(math.Float32bits(v8))
+		v10 := int32(uint32(v9) >> 16)
+		v13 := v10 & int32(1)
+		v14 := int32(32767) + v13
+		v15 := v9 + v14
+		v16 := int32(uint32(v15) >> 16)
+		v18 := v10 & int32(127)
+		v20 := v18 == int32(0)
+		v22 := v10 | int32(64)
+		v23 := selI32(v20, v22, v10)
+		v24 := v8 != v8
+		v25 := selI32(v24, v23, v16)
+		dst[i] = uint16(v25)
+	}
+}
+
+// equalBF16Go sets dst[i] = 1 if x[i] == y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels equalBF16….
+func equalBF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 == v6
+		dst[i] = b2u8(v7)
+	}
+}
+
+// notEqualBF16Go sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels notEqualBF16….
+func notEqualBF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 != v6
+		dst[i] = b2u8(v7)
+	}
+}
+
+// lessBF16Go sets dst[i] = 1 if x[i] < y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels lessBF16….
+func lessBF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 < v6
+		dst[i] = b2u8(v7)
+	}
+}
+
+// lessEqualBF16Go sets dst[i] = 1 if x[i] <= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels lessEqualBF16….
+func lessEqualBF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 <= v6
+		dst[i] = b2u8(v7)
+	}
+}
+
+// greaterBF16Go sets dst[i] = 1 if x[i] > y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels greaterBF16….
+func greaterBF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 > v6
+		dst[i] = b2u8(v7)
+	}
+}
+
+// greaterEqualBF16Go sets dst[i] = 1 if x[i] >= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels greaterEqualBF16….
+func greaterEqualBF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(y[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := v3 >= v6
+		dst[i] = b2u8(v7)
+	}
+}
+
+// equalScalarBF16Go sets dst[i] = 1 if x[i] == s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels equalScalarBF16….
+func equalScalarBF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 == v4
+		dst[i] = b2u8(v5)
+	}
+}
+
+// notEqualScalarBF16Go sets dst[i] = 1 if x[i] != s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels notEqualScalarBF16….
+func notEqualScalarBF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 != v4
+		dst[i] = b2u8(v5)
+	}
+}
+
+// lessScalarBF16Go sets dst[i] = 1 if x[i] < s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels lessScalarBF16….
+func lessScalarBF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 < v4
+		dst[i] = b2u8(v5)
+	}
+}
+
+// lessEqualScalarBF16Go sets dst[i] = 1 if x[i] <= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels lessEqualScalarBF16….
+func lessEqualScalarBF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 <= v4
+		dst[i] = b2u8(v5)
+	}
+}
+
+// greaterScalarBF16Go sets dst[i] = 1 if x[i] > s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels greaterScalarBF16….
+func greaterScalarBF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 > v4
+		dst[i] = b2u8(v5)
+	}
+}
+
+// greaterEqualScalarBF16Go sets dst[i] = 1 if x[i] >= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels greaterEqualScalarBF16….
+func greaterEqualScalarBF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 >= v4
+		dst[i] = b2u8(v5)
+	}
+}
+
+// selectBF16Go sets dst[i] = x[i] if mask[i] != 0, else y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels selectBF16….
+func selectBF16Go(dst []uint16, mask []uint8, x []uint16, y []uint16) {
+	_ = mask[:len(dst)]
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := mask[i] != 0
+		v2 := int32(x[i])
+		v3 := v2 << 16
+		v4 := math.Float32frombits(uint32(v3))
+		v5 := int32(y[i])
+		v6 := v5 << 16
+		v7 := math.Float32frombits(uint32(v6))
+		v8 := selF32(v1, v4, v7)
+		v9 := int32(math.Float32bits(v8))
+		v10 := int32(uint32(v9) >> 16)
+		v13 := v10 & int32(1)
+		v14 := int32(32767) + v13
+		v15 := v9 + v14
+		v16 := int32(uint32(v15) >> 16)
+		v18 := v10 & int32(127)
+		v20 := v18 == int32(0)
+		v22 := v10 | int32(64)
+		v23 := selI32(v20, v22, v10)
+		v24 := v8 != v8
+		v25 := selI32(v24, v23, v16)
+		dst[i] = uint16(v25)
+	}
+}
+
+// negBF16Go sets dst[i] = -x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels negBF16….
+func negBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := math.Float32frombits(math.Float32bits(v3) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// absBF16Go sets dst[i] = |x[i]| for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels absBF16….
+func absBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// sqrtBF16Go sets dst[i] = sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels sqrtBF16….
+func sqrtBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := float32(math.Sqrt(float64(v3)))
+		v5 := int32(math.Float32bits(v4))
+		v6 := int32(uint32(v5) >> 16)
+		v9 := v6 & int32(1)
+		v10 := int32(32767) + v9
+		v11 := v5 + v10
+		v12 := int32(uint32(v11) >> 16)
+		v14 := v6 & int32(127)
+		v16 := v14 == int32(0)
+		v18 := v6 | int32(64)
+		v19 := selI32(v16, v18, v6)
+		v20 := v4 != v4
+		v21 := selI32(v20, v19, v12)
+		dst[i] = uint16(v21)
+	}
+}
+
+// rsqrtBF16Go sets dst[i] = 1/sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels rsqrtBF16….
+func rsqrtBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := float32(math.Sqrt(float64(v3)))
+		v6 := float32(1) / v5
+		v7 := int32(math.Float32bits(v6))
+		v8 := int32(uint32(v7) >> 16)
+		v11 := v8 & int32(1)
+		v12 := int32(32767) + v11
+		v13 := v7 + v12
+		v14 := int32(uint32(v13) >> 16)
+		v16 := v8 & int32(127)
+		v18 := v16 == int32(0)
+		v20 := v8 | int32(64)
+		v21 := selI32(v18, v20, v8)
+		v22 := v6 != v6
+		v23 := selI32(v22, v21, v14)
+		dst[i] = uint16(v23)
+	}
+}
+
+// reciprocalBF16Go sets dst[i] = 1/x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels reciprocalBF16….
+func reciprocalBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := float32(1) / v3
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v10 := v7 & int32(1)
+		v11 := int32(32767) + v10
+		v12 := v6 + v11
+		v13 := int32(uint32(v12) >> 16)
+		v15 := v7 & int32(127)
+		v17 := v15 == int32(0)
+		v19 := v7 | int32(64)
+		v20 := selI32(v17, v19, v7)
+		v21 := v5 != v5
+		v22 := selI32(v21, v20, v13)
+		dst[i] = uint16(v22)
+	}
+}
+
+// expBF16Go sets dst[i] = e^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels expBF16….
+func expBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := maxc32(v3, float32(-110))
+		v7 := minc32(v5, float32(89))
+		v9 := float32(v7 * float32(1.442695))
+		v10 := float32(math.RoundToEven(float64(v9)))
+		v12 := fma32(-v10, float32(0.6933594), v7)
+		v14 := fma32(-v10, float32(-0.00021219444), v12)
+		v16 := float32(1) + v14
+		v17 := v16 - float32(1)
+		v18 := v14 - v17
+		v21 := fma32(float32(0.00019875691), v14, float32(0.0013981999))
+		v23 := fma32(v21, v14, float32(0.008333452))
+		v25 := fma32(v23, v14, float32(0.041665796))
+		v27 := fma32(v25, v14, float32(0.16666666))
+		v29 := fma32(v27, v14, float32(0.5))
+		v30 := float32(v14 * v14)
+		v31 := fma32(v29, v30, v18)
+		v32 := v16 + v31
+		v33 := cvtfi(v10)
+		v34 := v33 >> 1
+		v36 := v34 + int32(127)
+		v37 := v36 << 23
+		v38 := math.Float32frombits(uint32(v37))
+		v39 := float32(v32 * v38)
+		v40 := v33 - v34
+		v41 := v40 + int32(127)
+		v42 := v41 << 23
+		v43 := math.Float32frombits(uint32(v42))
+		v44 := float32(v39 * v43)
+		v45 := int32(math.Float32bits(v44))
+		v46 := int32(uint32(v45) >> 16)
+		v49 := v46 & int32(1)
+		v50 := int32(32767) + v49
+		v51 := v45 + v50
+		v52 := int32(uint32(v51) >> 16)
+		v53 := v46 & int32(127)
+		v55 := v53 == int32(0)
+		v57 := v46 | int32(64)
+		v58 := selI32(v55, v57, v46)
+		v59 := v44 != v44
+		v60 := selI32(v59, v58, v52)
+		dst[i] = uint16(v60)
+	}
+}
+
+// expm1BF16Go sets dst[i] = e^x[i] - 1 for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels expm1BF16….
+func expm1BF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := maxc32(v3, float32(-40))
+		v7 := minc32(v5, float32(89))
+		v9 := float32(v7 * float32(1.442695))
+		v10 := float32(math.RoundToEven(float64(v9)))
+		v12 := fma32(-v10, float32(0.6933594), v7)
+		v14 := fma32(-v10, float32(-0.00021219444), v12)
+		v17 := fma32(float32(0.00019875691), v14, float32(0.0013981999))
+		v19 := fma32(v17, v14, float32(0.008333452))
+		v21 := fma32(v19, v14, float32(0.041665796))
+		v23 := fma32(v21, v14, float32(0.16666666))
+		v25 := fma32(v23, v14, float32(0.5))
+		v26 := float32(v14 * v14)
+		v27 := fma32(v25, v26, v14)
+		v28 := cvtfi(v10)
+		v30 := v28 - int32(1)
+		v32 := v30 + int32(127)
+		v33 := v32 << 23
+		v34 := math.Float32frombits(uint32(v33))
+		v35 := v34 - float32(0.5)
+		v36 := fma32(v34, v27, v35)
+		v38 := float32(v36 * float32(2))
+		v40 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v41 := fma32(float32(0.00019875691), v3, float32(0.0013981999))
+		v42 := fma32(v41, v3, float32(0.008333452))
+		v43 := fma32(v42, v3, float32(0.041665796))
+		v44 := fma32(v43, v3, float32(0.16666666))
+		v45 := fma32(v44, v3, float32(0.5))
+		v46 := float32(v3 * v3)
+		v47 := fma32(v45, v46, v3)
+		v49 := v40 < float32(0.3465736)
+		v50 := selF32(v49, v47, v38)
+		v52 := v40 < float32(5.9604645e-08)
+		v53 := selF32(v52, v3, v50)
+		v54 := int32(math.Float32bits(v53))
+		v55 := int32(uint32(v54) >> 16)
+		v57 := v55 & int32(1)
+		v58 := int32(32767) + v57
+		v59 := v54 + v58
+		v60 := int32(uint32(v59) >> 16)
+		v61 := v55 & int32(127)
+		v63 := v61 == int32(0)
+		v65 := v55 | int32(64)
+		v66 := selI32(v63, v65, v55)
+		v67 := v53 != v53
+		v68 := selI32(v67, v66, v60)
+		dst[i] = uint16(v68)
+	}
+}
+
+// logBF16Go sets dst[i] = ln(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels logBF16….
+func logBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 < float32(1.1754944e-38)
+		v7 := float32(v3 * float32(8.388608e+06))
+		v8 := selF32(v5, v7, v3)
+		v11 := selF32(v5, float32(-23), float32(0))
+		v12 := int32(math.Float32bits(v8))
+		v14 := v12 + int32(4913933)
+		v15 := int32(uint32(v14) >> 23)
+		v17 := v15 - int32(127)
+		v18 := float32(v17)
+		v19 := v18 + v11
+		v21 := v14 & int32(8388607)
+		v23 := v21 + int32(1060439283)
+		v24 := math.Float32frombits(uint32(v23))
+		v26 := v24 - float32(1)
+		v27 := float32(v26 * v26)
+		v30 := fma32(float32(0.070376836), v26, float32(-0.1151461))
+		v32 := fma32(v30, v26, float32(0.116769984))
+		v34 := fma32(v32, v26, float32(-0.12420141))
+		v36 := fma32(v34, v26, float32(0.14249323))
+		v38 := fma32(v36, v26, float32(-0.16668057))
+		v40 := fma32(v38, v26, float32(0.20000714))
+		v42 := fma32(v40, v26, float32(-0.24999994))
+		v44 := fma32(v42, v26, float32(0.3333333))
+		v45 := float32(v44 * v26)
+		v46 := float32(v45 * v27)
+		v48 := fma32(v19, float32(-0.00021219444), v46)
+		v50 := fma32(float32(-0.5), v27, v48)
+		v52 := v26 + v50
+		v53 := fma32(v19, float32(0.6933594), v52)
+		v55 := v3 == math.Float32frombits(0x7f800000)
+		v56 := selF32(v55, v3, v53)
+		v57 := v3 == float32(0)
+		v59 := selF32(v57, math.Float32frombits(0xff800000), v56)
+		v60 := v3 < float32(0)
+		v62 := selF32(v60, math.Float32frombits(0x7fc00000), v59)
+		v63 := v3 != v3
+		v64 := selF32(v63, v3, v62)
+		v65 := int32(math.Float32bits(v64))
+		v66 := int32(uint32(v65) >> 16)
+		v69 := v66 & int32(1)
+		v70 := int32(32767) + v69
+		v71 := v65 + v70
+		v72 := int32(uint32(v71) >> 16)
+		v73 := v66 & int32(127)
+		v75 := v73 == int32(0)
+		v77 := v66 | int32(64)
+		v78 := selI32(v75, v77, v66)
+		v79 := v64 != v64
+		v80 := selI32(v79, v78, v72)
+		dst[i] = uint16(v80)
+	}
+}
+
+// log1pBF16Go sets dst[i] = ln(1 + x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels log1pBF16….
+func log1pBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 + float32(1)
+		v6 := v5 - float32(1)
+		v7 := v3 - v6
+		v8 := v7 / v5
+		v10 := v5 < float32(1.1754944e-38)
+		v12 := float32(v5 * float32(8.388608e+06))
+		v13 := selF32(v10, v12, v5)
+		v16 := selF32(v10, float32(-23), float32(0))
+		v17 := int32(math.Float32bits(v13))
+		v19 := v17 + int32(4913933)
+		v20 := int32(uint32(v19) >> 23)
+		v22 := v20 - int32(127)
+		v23 := float32(v22)
+		v24 := v23 + v16
+		v26 := v19 & int32(8388607)
+		v28 := v26 + int32(1060439283)
+		v29 := math.Float32frombits(uint32(v28))
+		v30 := v29 - float32(1)
+		v31 := float32(v30 * v30)
+		v34 := fma32(float32(0.070376836), v30, float32(-0.1151461))
+		v36 := fma32(v34, v30, float32(0.116769984))
+		v38 := fma32(v36, v30, float32(-0.12420141))
+		v40 := fma32(v38, v30, float32(0.14249323))
+		v42 := fma32(v40, v30, float32(-0.16668057))
+		v44 := fma32(v42, v30, float32(0.20000714))
+		v46 := fma32(v44, v30, float32(-0.24999994))
+		v48 := fma32(v46, v30, float32(0.3333333))
+		v49 := float32(v48 * v30)
+		v50 := float32(v49 * v31)
+		v52 := fma32(v24, float32(-0.00021219444), v50)
+		v54 := fma32(float32(-0.5), v31, v52)
+		v56 := v30 + v54
+		v57 := fma32(v24, float32(0.6933594), v56)
+		v58 := v57 + v8
+		v60 := v3 == math.Float32frombits(0x7f800000)
+		v61 := selF32(v60, v3, v58)
+		v63 := v3 == float32(-1)
+		v65 := selF32(v63, math.Float32frombits(0xff800000), v61)
+		v66 := v3 < float32(-1)
+		v68 := selF32(v66, math.Float32frombits(0x7fc00000), v65)
+		v69 := float32(v3 * v3)
+		v71 := fma32(v3, float32(0.33333334), float32(-0.5))
+		v72 := fma32(v69, v71, v3)
+		v74 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v76 := v74 < float32(0.0009765625)
+		v77 := selF32(v76, v72, v68)
+		v78 := v3 != v3
+		v79 := selF32(v78, v3, v77)
+		v80 := int32(math.Float32bits(v79))
+		v81 := int32(uint32(v80) >> 16)
+		v84 := v81 & int32(1)
+		v85 := int32(32767) + v84
+		v86 := v80 + v85
+		v87 := int32(uint32(v86) >> 16)
+		v88 := v81 & int32(127)
+		v90 := v88 == int32(0)
+		v92 := v81 | int32(64)
+		v93 := selI32(v90, v92, v81)
+		v94 := v79 != v79
+		v95 := selI32(v94, v93, v87)
+		dst[i] = uint16(v95)
+	}
+}
+
+// tanhBF16Go sets dst[i] = tanh(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels tanhBF16….
+func tanhBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v7 := minc32(v5, float32(9))
+		v8 := v7 + v7
+		v10 := maxc32(v8, float32(-40))
+		v12 := minc32(v10, float32(89))
+		v14 := float32(v12 * float32(1.442695))
+		v15 := float32(math.RoundToEven(float64(v14)))
+		v17 := fma32(-v15, float32(0.6933594), v12)
+		v19 := fma32(-v15, float32(-0.00021219444), v17)
+		v22 := fma32(float32(0.00019875691), v19, float32(0.0013981999))
+		v24 := fma32(v22, v19, float32(0.008333452))
+		v26 := fma32(v24, v19, float32(0.041665796))
+		v28 := fma32(v26, v19, float32(0.16666666))
+		v30 := fma32(v28, v19, float32(0.5))
+		v31 := float32(v19 * v19)
+		v32 := fma32(v30, v31, v19)
+		v33 := cvtfi(v15)
+		v35 := v33 - int32(1)
+		v37 := v35 + int32(127)
+		v38 := v37 << 23
+		v39 := math.Float32frombits(uint32(v38))
+		v40 := v39 - float32(0.5)
+		v41 := fma32(v39, v32, v40)
+		v43 := float32(v41 * float32(2))
+		v44 := math.Float32frombits(math.Float32bits(v8) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v45 := fma32(float32(0.00019875691), v8, float32(0.0013981999))
+		v46 := fma32(v45, v8, float32(0.008333452))
+		v47 := fma32(v46, v8, float32(0.041665796))
+		v48 := fma32(v47, v8, float32(0.16666666))
+		v49 := fma32(v48, v8, float32(0.5))
+		v50 := float32(v8 * v8)
+		v51 := fma32(v49, v50, v8)
+		v53 := v44 < float32(0.3465736)
+		v54 := selF32(v53, v51, v43)
+		v56 := v44 < float32(5.9604645e-08)
+		v57 := selF32(v56, v8, v54)
+		v58 := v57 + float32(2)
+		v59 := v57 / v58
+		v60 := math.Float32frombits(math.Float32bits(v59) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v61 := math.Float32frombits(math.Float32bits(v3) & math.Float32bits(math.Float32frombits(0x80000000)))
+		v62 := math.Float32frombits(math.Float32bits(v60) | math.Float32bits(v61))
+		v63 := float32(v3 * v3)
+		v66 := fma32(float32(-0.0057049887), v63, float32(0.020639088))
+		v68 := fma32(v66, v63, float32(-0.053739715))
+		v70 := fma32(v68, v63, float32(0.13331442))
+		v72 := fma32(v70, v63, float32(-0.3333328))
+		v73 := float32(v3 * v63)
+		v74 := fma32(v73, v72, v3)
+		v76 := v3 == float32(0)
+		v77 := selF32(v76, v3, v74)
+		v79 := v5 < float32(0.625)
+		v80 := selF32(v79, v77, v62)
+		v81 := int32(math.Float32bits(v80))
+		v82 := int32(uint32(v81) >> 16)
+		v84 := v82 & int32(1)
+		v85 := int32(32767) + v84
+		v86 := v81 + v85
+		v87 := int32(uint32(v86) >> 16)
+		v88 := v82 & int32(127)
+		v90 := v88 == int32(0)
+		v92 := v82 | int32(64)
+		v93 := selI32(v90, v92, v82)
+		v94 := v80 != v80
+		v95 := selI32(v94, v93, v87)
+		dst[i] = uint16(v95)
+	}
+}
+
+// logisticBF16Go sets dst[i] = 1/(1 + e^-x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels logisticBF16….
+func logisticBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v6 := math.Float32frombits(math.Float32bits(v5) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v8 := maxc32(v6, float32(-110))
+		v10 := minc32(v8, float32(89))
+		v12 := float32(v10 * float32(1.442695))
+		v13 := float32(math.RoundToEven(float64(v12)))
+		v15 := fma32(-v13, float32(0.6933594), v10)
+		v17 := fma32(-v13, float32(-0.00021219444), v15)
+		v19 := float32(1) + v17
+		v20 := v19 - float32(1)
+		v21 := v17 - v20
+		v24 := fma32(float32(0.00019875691), v17, float32(0.0013981999))
+		v26 := fma32(v24, v17, float32(0.008333452))
+		v28 := fma32(v26, v17, float32(0.041665796))
+		v30 := fma32(v28, v17, float32(0.16666666))
+		v32 := fma32(v30, v17, float32(0.5))
+		v33 := float32(v17 * v17)
+		v34 := fma32(v32, v33, v21)
+		v35 := v19 + v34
+		v37 := v3 >= float32(0)
+		v38 := selF32(v37, float32(1), v35)
+		v39 := selF32(v37, float32(0), v13)
+		v40 := cvtfi(v39)
+		v41 := v40 >> 1
+		v43 := v41 + int32(127)
+		v44 := v43 << 23
+		v45 := math.Float32frombits(uint32(v44))
+		v46 := float32(v38 * v45)
+		v47 := v40 - v41
+		v48 := v47 + int32(127)
+		v49 := v48 << 23
+		v50 := math.Float32frombits(uint32(v49))
+		v51 := float32(v46 * v50)
+		v53 := maxc32(v13, float32(-100))
+		v54 := cvtfi(v53)
+		v55 := v54 >> 1
+		v56 := v55 + int32(127)
+		v57 := v56 << 23
+		v58 := math.Float32frombits(uint32(v57))
+		v59 := float32(v35 * v58)
+		v60 := v54 - v55
+		v61 := v60 + int32(127)
+		v62 := v61 << 23
+		v63 := math.Float32frombits(uint32(v62))
+		v64 := float32(v59 * v63)
+		v65 := float32(1) + v64
+		v66 := v51 / v65
+		v67 := int32(math.Float32bits(v66))
+		v68 := int32(uint32(v67) >> 16)
+		v71 := v68 & int32(1)
+		v72 := int32(32767) + v71
+		v73 := v67 + v72
+		v74 := int32(uint32(v73) >> 16)
+		v75 := v68 & int32(127)
+		v77 := v75 == int32(0)
+		v79 := v68 | int32(64)
+		v80 := selI32(v77, v79, v68)
+		v81 := v66 != v66
+		v82 := selI32(v81, v80, v74)
+		dst[i] = uint16(v82)
+	}
+}
+
+// erfBF16Go sets dst[i] = erf(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels erfBF16….
+func erfBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v7 := minc32(v5, float32(4))
+		v8 := float32(v7 * v7)
+		v9 := math.Float32frombits(math.Float32bits(v8) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v10 := fma32(v7, v7, v9)
+		v13 := minc32(v7, float32(10.5))
+		v15 := fma32(v13, float32(0.5), float32(1))
+		v16 := float32(1) / v15
+		v19 := fma32(float32(-0.080141224), v16, float32(0.3703313))
+		v21 := fma32(v19, v16, float32(-0.47747314))
+		v23 := fma32(v21, v16, float32(-0.3966305))
+		v25 := fma32(v23, v16, float32(1.6895132))
+		v27 := fma32(v25, v16, float32(-1.7153653))
+		v29 := fma32(v27, v16, float32(0.756807))
+		v31 := fma32(v29, v16, float32(-0.40215957))
+		v33 := fma32(v31, v16, float32(0.15500398))
+		v35 := fma32(v33, v16, float32(0.36483583))
+		v37 := fma32(v35, v16, float32(1.0008191))
+		v39 := fma32(v37, v16, float32(-1.2655407))
+		v41 := minc32(v8, float32(110.25))
+		v42 := math.Float32frombits(math.Float32bits(v41) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v43 := v42 + v39
+		v44 := v43 - v42
+		v45 := v43 - v44
+		v46 := v42 - v45
+		v47 := v39 - v44
+		v48 := v46 + v47
+		v49 := v48 - v10
+		v51 := maxc32(v43, float32(-110))
+		v53 := minc32(v51, float32(89))
+		v55 := float32(v53 * float32(1.442695))
+		v56 := float32(math.RoundToEven(float64(v55)))
+		v58 := fma32(-v56, float32(0.6933594), v53)
+		v60 := fma32(-v56, float32(-0.00021219444), v58)
+		v61 := float32(1) + v60
+		v62 := v61 - float32(1)
+		v63 := v60 - v62
+		v66 := fma32(float32(0.00019875691), v60, float32(0.0013981999))
+		v68 := fma32(v66, v60, float32(0.008333452))
+		v70 := fma32(v68, v60, float32(0.041665796))
+		v72 := fma32(v70, v60, float32(0.16666666))
+		v73 := fma32(v72, v60, float32(0.5))
+		v74 := float32(v60 * v60)
+		v75 := fma32(v73, v74, v63)
+		v76 := v61 + v75
+		v77 := fma32(v76, v49, v76)
+		v78 := float32(v16 * v77)
+		v79 := v7 > float32(10.5)
+		v81 := selF32(v79, float32(0), v78)
+		v82 := cvtfi(v56)
+		v83 := v82 >> 1
+		v85 := v83 + int32(127)
+		v86 := v85 << 23
+		v87 := math.Float32frombits(uint32(v86))
+		v88 := float32(v81 * v87)
+		v89 := v82 - v83
+		v90 := v89 + int32(127)
+		v91 := v90 << 23
+		v92 := math.Float32frombits(uint32(v91))
+		v93 := float32(v88 * v92)
+		v94 := float32(1) - v93
+		v95 := math.Float32frombits(math.Float32bits(v94) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v96 := math.Float32frombits(math.Float32bits(v3) & math.Float32bits(math.Float32frombits(0x80000000)))
+		v97 := math.Float32frombits(math.Float32bits(v95) | math.Float32bits(v96))
+		v98 := v7 < float32(1)
+		v99 := float32(v3 * v3)
+		v102 := fma32(float32(-1.2290555e-09), v99, float32(1.4807193e-08))
+		v104 := fma32(v102, v99, float32(-1.6365844e-07))
+		v106 := fma32(v104, v99, float32(1.6462114e-06))
+		v108 := fma32(v106, v99, float32(-1.492565e-05))
+		v110 := fma32(v108, v99, float32(0.000120553326))
+		v112 := fma32(v110, v99, float32(-0.0008548327))
+		v114 := fma32(v112, v99, float32(0.005223978))
+		v116 := fma32(v114, v99, float32(-0.026866172))
+		v118 := fma32(v116, v99, float32(0.11283792))
+		v120 := fma32(v118, v99, float32(-0.37612638))
+		v122 := fma32(v99, v120, float32(-5.8635383e-08))
+		v124 := float32(v3 * v122)
+		v125 := fma32(v3, float32(1.1283792), v124)
+		v126 := v3 == float32(0)
+		v127 := selF32(v126, v3, v125)
+		v128 := selF32(v98, v127, v97)
+		v129 := int32(math.Float32bits(v128))
+		v130 := int32(uint32(v129) >> 16)
+		v133 := v130 & int32(1)
+		v134 := int32(32767) + v133
+		v135 := v129 + v134
+		v136 := int32(uint32(v135) >> 16)
+		v137 := v130 & int32(127)
+		v139 := v137 == int32(0)
+		v141 := v130 | int32(64)
+		v142 := selI32(v139, v141, v130)
+		v143 := v128 != v128
+		v144 := selI32(v143, v142, v136)
+		dst[i] = uint16(v144)
+	}
+}
+
+// geluBF16Go sets dst[i] = x[i]·Φ(x[i]) (the erf form) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels geluBF16….
+func geluBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v6 := math.Float32frombits(math.Float32bits(v3) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v8 := fma32(v6, float32(0.35355338), float32(1))
+		v9 := float32(1) / v8
+		v10 := float64(v3)
+		v12 := math.Float64frombits(math.Float64bits(v10) &^ math.Float64bits(math.Float64frombits(0x8000000000000000)))
+		v14 := float64(v12 * float64(0.7071067811865476))
+		v15 := float64(v10 * v10)
+		v17 := float64(v15 * float64(0.5))
+		v19 := fma64(v14, float64(0.5), float64(1))
+		v20 := float64(v9)
+		v21 := fma64(-v19, v20, float64(1))
+		v22 := fma64(v20, v21, v20)
+		v25 := fma64(float64(-0.08014122040603172), v22, float64(0.37033129156764266))
+		v27 := fma64(v25, v22, float64(-0.47747314430084026))
+		v29 := fma64(v27, v22, float64(-0.3966304980672238))
+		v31 := fma64(v29, v22, float64(1.6895132435538205))
+		v33 := fma64(v31, v22, float64(-1.7153653133260995))
+		v35 := fma64(v33, v22, float64(0.7568070065286149))
+		v37 := fma64(v35, v22, float64(-0.40215957741445457))
+		v39 := fma64(v37, v22, float64(0.15500397837247762))
+		v41 := fma64(v39, v22, float64(0.36483581636168283))
+		v43 := fma64(v41, v22, float64(1.0008191004256926))
+		v45 := fma64(v43, v22, float64(-1.265540686035884))
+		v46 := v45 - v17
+		v48 := maxc64(v46, float64(-700))
+		v50 := float64(v48 * float64(1.4426950408889634))
+		v51 := math.RoundToEven(v50)
+		v53 := fma64(-v51, float64(0.6931471803691238), v48)
+		v55 := fma64(-v51, float64(1.9082149292705877e-10), v53)
+		v58 := fma64(float64(2.7557319223985893e-06), v55, float64(2.48015873015873e-05))
+		v60 := fma64(v58, v55, float64(0.0001984126984126984))
+		v62 := fma64(v60, v55, float64(0.001388888888888889))
+		v64 := fma64(v62, v55, float64(0.008333333333333333))
+		v66 := fma64(v64, v55, float64(0.041666666666666664))
+		v68 := fma64(v66, v55, float64(0.16666666666666666))
+		v69 := fma64(v68, v55, float64(0.5))
+		v70 := fma64(v69, v55, float64(1))
+		v71 := fma64(v70, v55, float64(1))
+		v72 := float64(v22 * v71)
+		v73 := float64(v10 * float64(0.5))
+		v74 := float64(v73 * v72)
+		v113 := float32(v51)
+		v115 := maxc32(v113, float32(-252))
+		v117 := maxc32(v115, float32(-100))
+		v118 := cvtfi(v117)
+		v119 := v118 >> 1
+		v121 := v119 + int32(127)
+		v122 := v121 << 23
+		v123 := math.Float32frombits(uint32(v122))
+		v124 := float64(v123)
+		v125 := v118 - v119
+		v126 := v125 + int32(127)
+		v127 := v126 << 23
+		v128 := math.Float32frombits(uint32(v127))
+		v129 := float64(v128)
+		v130 := float64(v124 * v129)
+		v131 := float64(v3)
+		v132 := float64(v72 * float64(0.5))
+		v133 := fma64(-v132, v130, float64(1))
+		v134 := float64(v131 * v133)
+		v152 := float32(v134)
+		v153 := float32(v74)
+		v154 := cvtfi(v115)
+		v155 := v154 >> 1
+		v156 := v155 + int32(127)
+		v157 := v156 << 23
+		v158 := math.Float32frombits(uint32(v157))
+		v159 := float32(v153 * v158)
+		v160 := v154 - v155
+		v161 := v160 + int32(127)
+		v162 := v161 << 23
+		v163 := math.Float32frombits(uint32(v162))
+		v164 := float32(v159 * v163)
+		v166 := v3 >= float32(0)
+		v167 := selF32(v166, v152, v164)
+		v169 := v3 == math.Float32frombits(0xff800000)
+		v171 := selF32(v169, math.Float32frombits(0x7fc00000), v167)
+		v173 := v3 == math.Float32frombits(0x7f800000)
+		v174 := selF32(v173, v3, v171)
+		v175 := v3 != v3
+		v176 := selF32(v175, v3, v174)
+		v177 := int32(math.Float32bits(v176))
+		v178 := int32(uint32(v177) >> 16)
+		v181 := v178 & int32(1)
+		v182 := int32(32767) + v181
+		v183 := v177 + v182
+		v184 := int32(uint32(v183) >> 16)
+		v185 := v178 & int32(127)
+		v187 := v185 == int32(0)
+		v189 := v178 | int32(64)
+		v190 := selI32(v187, v189, v178)
+		v191 := v176 != v176
+		v192 := selI32(v191, v190, v184)
+		dst[i] = uint16(v192)
+	}
+}
+
+// geluTanhBF16Go sets dst[i] to the tanh approximation of GELU at x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels geluTanhBF16….
+func geluTanhBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := maxc32(v3, float32(-100000))
+		v7 := minc32(v5, float32(100000))
+		v8 := float64(v7)
+		v9 := float64(v8 * v8)
+		v12 := fma64(v9, float64(0.07135481627260025), float64(1.5957691216057308))
+		v13 := float64(v8 * v12)
+		v18 := float32(v13)
+		v19 := float64(v18)
+		v20 := v13 - v19
+		v23 := float32(v20)
+		v25 := math.Float32frombits(math.Float32bits(v18) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v26 := math.Float32frombits(math.Float32bits(v25) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v28 := maxc32(v26, float32(-110))
+		v30 := minc32(v28, float32(89))
+		v32 := float32(v30 * float32(1.442695))
+		v33 := float32(math.RoundToEven(float64(v32)))
+		v35 := fma32(-v33, float32(0.6933594), v30)
+		v37 := fma32(-v33, float32(-0.00021219444), v35)
+		v39 := float32(1) + v37
+		v40 := v39 - float32(1)
+		v41 := v37 - v40
+		v44 := fma32(float32(0.00019875691), v37, float32(0.0013981999))
+		v46 := fma32(v44, v37, float32(0.008333452))
+		v48 := fma32(v46, v37, float32(0.041665796))
+		v50 := fma32(v48, v37, float32(0.16666666))
+		v52 := fma32(v50, v37, float32(0.5))
+		v53 := float32(v37 * v37)
+		v54 := fma32(v52, v53, v41)
+		v55 := v39 + v54
+		v56 := math.Float32frombits(math.Float32bits(v18) & math.Float32bits(math.Float32frombits(0x80000000)))
+		v57 := math.Float32frombits(math.Float32bits(v23) ^ math.Float32bits(v56))
+		v58 := fma32(-v55, v57, v55)
+		v60 := maxc32(v33, float32(-100))
+		v61 := cvtfi(v60)
+		v62 := v61 >> 1
+		v64 := v62 + int32(127)
+		v65 := v64 << 23
+		v66 := math.Float32frombits(uint32(v65))
+		v67 := float32(v58 * v66)
+		v68 := v61 - v62
+		v69 := v68 + int32(127)
+		v70 := v69 << 23
+		v71 := math.Float32frombits(uint32(v70))
+		v72 := float32(v67 * v71)
+		v73 := float32(1) + v72
+		v74 := v3 / v73
+		v75 := float32(v74 * v58)
+		v76 := cvtfi(v33)
+		v77 := v76 >> 1
+		v78 := v77 + int32(127)
+		v79 := v78 << 23
+		v80 := math.Float32frombits(uint32(v79))
+		v81 := float32(v75 * v80)
+		v82 := v76 - v77
+		v83 := v82 + int32(127)
+		v84 := v83 << 23
+		v85 := math.Float32frombits(uint32(v84))
+		v86 := float32(v81 * v85)
+		v87 := v18 < float32(-110)
+		v88 := selF32(v87, math.Float32frombits(0x80000000), v86)
+		v90 := v18 >= float32(0)
+		v91 := selF32(v90, v74, v88)
+		v93 := v3 == math.Float32frombits(0xff800000)
+		v95 := selF32(v93, math.Float32frombits(0x7fc00000), v91)
+		v97 := v3 == math.Float32frombits(0x7f800000)
+		v98 := selF32(v97, v3, v95)
+		v99 := v3 != v3
+		v100 := selF32(v99, v3, v98)
+		v101 := int32(math.Float32bits(v100))
+		v102 := int32(uint32(v101) >> 16)
+		v105 := v102 & int32(1)
+		v106 := int32(32767) + v105
+		v107 := v101 + v106
+		v108 := int32(uint32(v107) >> 16)
+		v109 := v102 & int32(127)
+		v111 := v109 == int32(0)
+		v113 := v102 | int32(64)
+		v114 := selI32(v111, v113, v102)
+		v115 := v100 != v100
+		v116 := selI32(v115, v114, v108)
+		dst[i] = uint16(v116)
+	}
+}
+
+// floorBF16Go sets dst[i] = floor(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels floorBF16….
+func floorBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := float32(math.Floor(float64(v3)))
+		v5 := int32(math.Float32bits(v4))
+		v6 := int32(uint32(v5) >> 16)
+		v9 := v6 & int32(1)
+		v10 := int32(32767) + v9
+		v11 := v5 + v10
+		v12 := int32(uint32(v11) >> 16)
+		v14 := v6 & int32(127)
+		v16 := v14 == int32(0)
+		v18 := v6 | int32(64)
+		v19 := selI32(v16, v18, v6)
+		v20 := v4 != v4
+		v21 := selI32(v20, v19, v12)
+		dst[i] = uint16(v21)
+	}
+}
+
+// ceilBF16Go sets dst[i] = ceil(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels ceilBF16….
+func ceilBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := float32(math.Ceil(float64(v3)))
+		v5 := int32(math.Float32bits(v4))
+		v6 := int32(uint32(v5) >> 16)
+		v9 := v6 & int32(1)
+		v10 := int32(32767) + v9
+		v11 := v5 + v10
+		v12 := int32(uint32(v11) >> 16)
+		v14 := v6 & int32(127)
+		v16 := v14 == int32(0)
+		v18 := v6 | int32(64)
+		v19 := selI32(v16, v18, v6)
+		v20 := v4 != v4
+		v21 := selI32(v20, v19, v12)
+		dst[i] = uint16(v21)
+	}
+}
+
+// roundToEvenBF16Go rounds x[i] to the nearest integer, ties to even for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels roundToEvenBF16….
+func roundToEvenBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := float32(math.RoundToEven(float64(v3)))
+		v5 := int32(math.Float32bits(v4))
+		v6 := int32(uint32(v5) >> 16)
+		v9 := v6 & int32(1)
+		v10 := int32(32767) + v9
+		v11 := v5 + v10
+		v12 := int32(uint32(v11) >> 16)
+		v14 := v6 & int32(127)
+		v16 := v14 == int32(0)
+		v18 := v6 | int32(64)
+		v19 := selI32(v16, v18, v6)
+		v20 := v4 != v4
+		v21 := selI32(v20, v19, v12)
+		dst[i] = uint16(v21)
+	}
+}
+
+// roundBF16Go rounds x[i] to the nearest integer, ties away from zero for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels roundBF16….
+func roundBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := float32(math.Trunc(float64(v3)))
+		v5 := v3 - v4
+		v7 := math.Float32frombits(math.Float32bits(v5) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v9 := v7 >= float32(0.5)
+		v11 := math.Float32frombits(math.Float32bits(float32(1)) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v12 := math.Float32frombits(math.Float32bits(v3) & math.Float32bits(math.Float32frombits(0x80000000)))
+		v13 := math.Float32frombits(math.Float32bits(v11) | math.Float32bits(v12))
+		v14 := v4 + v13
+		v15 := selF32(v9, v14, v4)
+		v16 := int32(math.Float32bits(v15))
+		v17 := int32(uint32(v16) >> 16)
+		v20 := v17 & int32(1)
+		v21 := int32(32767) + v20
+		v22 := v16 + v21
+		v23 := int32(uint32(v22) >> 16)
+		v25 := v17 & int32(127)
+		v27 := v25 == int32(0)
+		v29 := v17 | int32(64)
+		v30 := selI32(v27, v29, v17)
+		v31 := v15 != v15
+		v32 := selI32(v31, v30, v23)
+		dst[i] = uint16(v32)
+	}
+}
+
+// signBF16Go sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels signBF16….
+func signBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 < float32(0)
+		v7 := selF32(v5, float32(-1), v3)
+		v8 := v3 > float32(0)
+		v10 := selF32(v8, float32(1), v7)
+		v11 := int32(math.Float32bits(v10))
+		v12 := int32(uint32(v11) >> 16)
+		v15 := v12 & int32(1)
+		v16 := int32(32767) + v15
+		v17 := v11 + v16
+		v18 := int32(uint32(v17) >> 16)
+		v20 := v12 & int32(127)
+		v22 := v20 == int32(0)
+		v24 := v12 | int32(64)
+		v25 := selI32(v22, v24, v12)
+		v26 := v10 != v10
+		v27 := selI32(v26, v25, v18)
+		dst[i] = uint16(v27)
+	}
+}
+
+// reluBF16Go sets dst[i] = max(x[i], 0) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels reluBF16….
+func reluBF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := maxc32(v3, float32(0))
+		v6 := v5 + float32(0)
+		v7 := int32(math.Float32bits(v6))
+		v8 := int32(uint32(v7) >> 16)
+		v11 := v8 & int32(1)
+		v12 := int32(32767) + v11
+		v13 := v7 + v12
+		v14 := int32(uint32(v13) >> 16)
+		v16 := v8 & int32(127)
+		v18 := v16 == int32(0)
+		v20 := v8 | int32(64)
+		v21 := selI32(v18, v20, v8)
+		v22 := v6 != v6
+		v23 := selI32(v22, v21, v14)
+		dst[i] = uint16(v23)
+	}
+}
+
+// addF16Go sets dst[i] = x[i] + y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels addF16….
+func addF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 + v27
+		v29 := int32(f32ToF16(v28))
+		v30 := int32(math.Float32bits(v28))
+		v31 := int32(uint32(v30) >> 16)
+		v33 := v31 & int32(32768)
+		v35 := v30 & int32(8388607)
+		v36 := int32(uint32(v35) >> 13)
+		v37 := v33 | int32(31744)
+		v38 := v37 | v36
+		v39 := v36 == int32(0)
+		v40 := v38 | int32(512)
+		v41 := selI32(v39, v40, v38)
+		v42 := v28 != v28
+		v43 := selI32(v42, v41, v29)
+		dst[i] = uint16(v43)
+	}
+}
+
+// subF16Go sets dst[i] = x[i] - y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels subF16….
+func subF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 - v27
+		v29 := int32(f32ToF16(v28))
+		v30 := int32(math.Float32bits(v28))
+		v31 := int32(uint32(v30) >> 16)
+		v33 := v31 & int32(32768)
+		v35 := v30 & int32(8388607)
+		v36 := int32(uint32(v35) >> 13)
+		v37 := v33 | int32(31744)
+		v38 := v37 | v36
+		v39 := v36 == int32(0)
+		v40 := v38 | int32(512)
+		v41 := selI32(v39, v40, v38)
+		v42 := v28 != v28
+		v43 := selI32(v42, v41, v29)
+		dst[i] = uint16(v43)
+	}
+}
+
+// mulF16Go sets dst[i] = x[i] * y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulF16….
+func mulF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := float32(v16 * v27)
+		v29 := int32(f32ToF16(v28))
+		v30 := int32(math.Float32bits(v28))
+		v31 := int32(uint32(v30) >> 16)
+		v33 := v31 & int32(32768)
+		v35 := v30 & int32(8388607)
+		v36 := int32(uint32(v35) >> 13)
+		v37 := v33 | int32(31744)
+		v38 := v37 | v36
+		v39 := v36 == int32(0)
+		v40 := v38 | int32(512)
+		v41 := selI32(v39, v40, v38)
+		v42 := v28 != v28
+		v43 := selI32(v42, v41, v29)
+		dst[i] = uint16(v43)
+	}
+}
+
+// divF16Go sets dst[i] = x[i] / y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels divF16….
+func divF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 / v27
+		v29 := int32(f32ToF16(v28))
+		v30 := int32(math.Float32bits(v28))
+		v31 := int32(uint32(v30) >> 16)
+		v33 := v31 & int32(32768)
+		v35 := v30 & int32(8388607)
+		v36 := int32(uint32(v35) >> 13)
+		v37 := v33 | int32(31744)
+		v38 := v37 | v36
+		v39 := v36 == int32(0)
+		v40 := v38 | int32(512)
+		v41 := selI32(v39, v40, v38)
+		v42 := v28 != v28
+		v43 := selI32(v42, v41, v29)
+		dst[i] = uint16(v43)
+	}
+}
+
+// maxF16Go sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels maxF16….
+func maxF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := maxXLA32(v16, v27)
+		v29 := int32(f32ToF16(v28))
+		v30 := int32(math.Float32bits(v28))
+		v31 := int32(uint32(v30) >> 16)
+		v33 := v31 & int32(32768)
+		v35 := v30 & int32(8388607)
+		v36 := int32(uint32(v35) >> 13)
+		v37 := v33 | int32(31744)
+		v38 := v37 | v36
+		v39 := v36 == int32(0)
+		v40 := v38 | int32(512)
+		v41 := selI32(v39, v40, v38)
+		v42 := v28 != v28
+		v43 := selI32(v42, v41, v29)
+		dst[i] = uint16(v43)
+	}
+}
+
+// minF16Go sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels minF16….
+func minF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := minXLA32(v16, v27)
+		v29 := int32(f32ToF16(v28))
+		v30 := int32(math.Float32bits(v28))
+		v31 := int32(uint32(v30) >> 16)
+		v33 := v31 & int32(32768)
+		v35 := v30 & int32(8388607)
+		v36 := int32(uint32(v35) >> 13)
+		v37 := v33 | int32(31744)
+		v38 := v37 | v36
+		v39 := v36 == int32(0)
+		v40 := v38 | int32(512)
+		v41 := selI32(v39, v40, v38)
+		v42 := v28 != v28
+		v43 := selI32(v42, v41, v29)
+		dst[i] = uint16(v43)
+	}
+}
+
+// powF16Go sets dst[i] = x[i]^y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels powF16….
+func powF16Go(dst []uint16, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v29 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v31 := v29 < float32(1.1754944e-38)
+		v33 := float32(v29 * float32(8.388608e+06))
+		v34 := selF32(v31, v33, v29)
+		v37 := selF32(v31, float32(-23), float32(0))
+		v38 := int32(math.Float32bits(v34))
+		v40 := v38 + int32(4913933)
+		v41 := int32(uint32(v40) >> 23)
+		v43 := v41 - int32(127)
+		v44 := float32(v43)
+		v45 := v44 + v37
+		v47 := v40 & int32(8388607)
+		v49 := v47 + int32(1060439283)
+		v50 := math.Float32frombits(uint32(v49))
+		v51 := float64(v50)
+		v52 := float64(v45)
+		v54 := v51 - float64(1)
+		v56 := v54 + float64(2)
+		v57 := v54 / v56
+		v58 := float64(v57 * v57)
+		v61 := fma64(float64(0.16972882833987804), v58, float64(0.19235933878519512))
+		v63 := fma64(v61, v58, float64(0.2219530832136867))
+		v65 := fma64(v63, v58, float64(0.2623081892525388))
+		v67 := fma64(v65, v58, float64(0.3205988979753252))
+		v69 := fma64(v67, v58, float64(0.4121985831111324))
+		v71 := fma64(v69, v58, float64(0.5770780163555854))
+		v73 := fma64(v71, v58, float64(0.9617966939259756))
+		v75 := fma64(v73, v58, float64(2.8853900817779268))
+		v76 := fma64(v57, v75, v52)
+		v77 := float64(v29)
+		v79 := v77 == float64(0)
+		v81 := selF64(v79, math.Float64frombits(0xfff0000000000000), v76)
+		v82 := float64(v29)
+		v84 := v82 == math.Float64frombits(0x7ff0000000000000)
+		v85 := selF64(v84, math.Float64frombits(0x7ff0000000000000), v81)
+		v86 := float64(v27)
+		v87 := float64(v86 * v85)
+		v89 := maxc64(v87, float64(-160))
+		v91 := minc64(v89, float64(130))
+		v92 := math.RoundToEven(v91)
+		v93 := v91 - v92
+		v96 := fma64(float64(4.445538271870809e-10), v93, float64(7.05491162080112e-09))
+		v98 := fma64(v96, v93, float64(1.0178086009239695e-07))
+		v100 := fma64(v98, v93, float64(1.3215486790144303e-06))
+		v102 := fma64(v100, v93, float64(1.5252733804059834e-05))
+		v104 := fma64(v102, v93, float64(0.00015403530393381606))
+		v106 := fma64(v104, v93, float64(0.0013333558146428441))
+		v108 := fma64(v106, v93, float64(0.009618129107628475))
+		v110 := fma64(v108, v93, float64(0.055504108664821576))
+		v112 := fma64(v110, v93, float64(0.2402265069591007))
+		v114 := fma64(v112, v93, float64(0.6931471805599453))
+		v115 := fma64(v114, v93, float64(1))
+		v154 := float32(v92)
+		v155 := float32(v115)
+		v156 := v154 != v154
+		v157 := selF32(v156, float32(0), v154)
+		v158 := cvtfi(v157)
+		v159 := v158 >> 1
+		v160 := v159 + int32(127)
+		v161 := v160 << 23
+		v162 := math.Float32frombits(uint32(v161))
+		v163 := float32(v155 * v162)
+		v164 := v158 - v159
+		v165 := v164 + int32(127)
+		v166 := v165 << 23
+		v167 := math.Float32frombits(uint32(v166))
+		v168 := float32(v163 * v167)
+		v170 := selF32(v156, math.Float32frombits(0x7fc00000), v168)
+		v171 := float32(math.Trunc(float64(v27)))
+		v172 := v171 == v27
+		v173 := math.Float32frombits(math.Float32bits(v27) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v175 := v173 < math.Float32frombits(0x7f800000)
+		v176 := v172 && v175
+		v178 := float32(v27 * float32(0.5))
+		v179 := float32(math.Trunc(float64(v178)))
+		v180 := v179 != v178
+		v181 := v176 && v180
+		v182 := int32(math.Float32bits(v16))
+		v183 := int32(0) > v182
+		v184 := v183 && v181
+		v185 := math.Float32frombits(math.Float32bits(v170) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v186 := selF32(v184, v185, v170)
+		v187 := !v176
+		v188 := math.Float32frombits(math.Float32bits(v27) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v189 := v188 < math.Float32frombits(0x7f800000)
+		v190 := v187 && v189
+		v191 := v16 < float32(0)
+		v193 := v16 > math.Float32frombits(0xff800000)
+		v194 := v191 && v193
+		v195 := v194 && v190
+		v196 := selF32(v195, math.Float32frombits(0x7fc00000), v186)
+		v198 := v29 == float32(1)
+		v199 := math.Float32frombits(math.Float32bits(v27) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v200 := v199 == math.Float32frombits(0x7f800000)
+		v201 := v198 && v200
+		v202 := selF32(v201, float32(1), v196)
+		v203 := v16 != v16
+		v204 := selF32(v203, v16, v202)
+		v205 := v16 == float32(1)
+		v206 := v27 == float32(0)
+		v207 := v205 || v206
+		v208 := selF32(v207, float32(1), v204)
+		v209 := int32(f32ToF16(v208))
+		v210 := int32(math.Float32bits(v208))
+		v211 := int32(uint32(v210) >> 16)
+		v213 := v211 & int32(32768)
+		v214 := v210 & int32(8388607)
+		v215 := int32(uint32(v214) >> 13)
+		v216 := v213 | int32(31744)
+		v217 := v216 | v215
+		v218 := v215 == int32(0)
+		v219 := v217 | int32(512)
+		v220 := selI32(v218, v219, v217)
+		v221 := v208 != v208
+		v222 := selI32(v221, v220, v209)
+		dst[i] = uint16(v222)
+	}
+}
+
+// addScalarF16Go sets dst[i] = x[i] + s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels addScalarF16….
+func addScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 + v17
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// subScalarF16Go sets dst[i] = x[i] - s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels subScalarF16….
+func subScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 - v17
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// rsubScalarF16Go sets dst[i] = s - x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels rsubScalarF16….
+func rsubScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v17 - v16
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// mulScalarF16Go sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulScalarF16….
+func mulScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := float32(v16 * v17)
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// divScalarF16Go sets dst[i] = x[i] / s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels divScalarF16….
+func divScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 / v17
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// rdivScalarF16Go sets dst[i] = s / x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels rdivScalarF16….
+func rdivScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v17 / v16
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// maxScalarF16Go sets dst[i] = max(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels maxScalarF16….
+func maxScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := maxXLA32(v16, v17)
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// minScalarF16Go sets dst[i] = min(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels minScalarF16….
+func minScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := minXLA32(v16, v17)
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// powScalarF16Go sets dst[i] = x[i]^s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels powScalarF16….
+func powScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v19 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v21 := v19 < float32(1.1754944e-38)
+		v23 := float32(v19 * float32(8.388608e+06))
+		v24 := selF32(v21, v23, v19)
+		v27 := selF32(v21, float32(-23), float32(0))
+		v28 := int32(math.Float32bits(v24))
+		v30 := v28 + int32(4913933)
+		v31 := int32(uint32(v30) >> 23)
+		v33 := v31 - int32(127)
+		v34 := float32(v33)
+		v35 := v34 + v27
+		v37 := v30 & int32(8388607)
+		v39 := v37 + int32(1060439283)
+		v40 := math.Float32frombits(uint32(v39))
+		v41 := float64(v40)
+		v42 := float64(v35)
+		v44 := v41 - float64(1)
+		v46 := v44 + float64(2)
+		v47 := v44 / v46
+		v48 := float64(v47 * v47)
+		v51 := fma64(float64(0.16972882833987804), v48, float64(0.19235933878519512))
+		v53 := fma64(v51, v48, float64(0.2219530832136867))
+		v55 := fma64(v53, v48, float64(0.2623081892525388))
+		v57 := fma64(v55, v48, float64(0.3205988979753252))
+		v59 := fma64(v57, v48, float64(0.4121985831111324))
+		v61 := fma64(v59, v48, float64(0.5770780163555854))
+		v63 := fma64(v61, v48, float64(0.9617966939259756))
+		v65 := fma64(v63, v48, float64(2.8853900817779268))
+		v66 := fma64(v47, v65, v42)
+		v67 := float64(v19)
+		v69 := v67 == float64(0)
+		v71 := selF64(v69, math.Float64frombits(0xfff0000000000000), v66)
+		v72 := float64(v19)
+		v74 := v72 == math.Float64frombits(0x7ff0000000000000)
+		v75 := selF64(v74, math.Float64frombits(0x7ff0000000000000), v71)
+		v76 := float64(v17)
+		v77 := float64(v76 * v75)
+		v79 := maxc64(v77, float64(-160))
+		v81 := minc64(v79, float64(130))
+		v82 := math.RoundToEven(v81)
+		v83 := v81 - v82
+		v86 := fma64(float64(4.445538271870809e-10), v83, float64(7.05491162080112e-09))
+		v88 := fma64(v86, v83, float64(1.0178086009239695e-07))
+		v90 := fma64(v88, v83, float64(1.3215486790144303e-06))
+		v92 := fma64(v90, v83, float64(1.5252733804059834e-05))
+		v94 := fma64(v92, v83, float64(0.00015403530393381606))
+		v96 := fma64(v94, v83, float64(0.0013333558146428441))
+		v98 := fma64(v96, v83, float64(0.009618129107628475))
+		v100 := fma64(v98, v83, float64(0.055504108664821576))
+		v102 := fma64(v100, v83, float64(0.2402265069591007))
+		v104 := fma64(v102, v83, float64(0.6931471805599453))
+		v105 := fma64(v104, v83, float64(1))
+		v144 := float32(v82)
+		v145 := float32(v105)
+		v146 := v144 != v144
+		v147 := selF32(v146, float32(0), v144)
+		v148 := cvtfi(v147)
+		v149 := v148 >> 1
+		v150 := v149 + int32(127)
+		v151 := v150 << 23
+		v152 := math.Float32frombits(uint32(v151))
+		v153 := float32(v145 * v152)
+		v154 := v148 - v149
+		v155 := v154 + int32(127)
+		v156 := v155 << 23
+		v157 := math.Float32frombits(uint32(v156))
+		v158 := float32(v153 * v157)
+		v160 := selF32(v146, math.Float32frombits(0x7fc00000), v158)
+		v161 := float32(math.Trunc(float64(v17)))
+		v162 := v161 == v17
+		v163 := math.Float32frombits(math.Float32bits(v17) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v165 := v163 < math.Float32frombits(0x7f800000)
+		v166 := v162 && v165
+		v168 := float32(v17 * float32(0.5))
+		v169 := float32(math.Trunc(float64(v168)))
+		v170 := v169 != v168
+		v171 := v166 && v170
+		v172 := int32(math.Float32bits(v16))
+		v173 := int32(0) > v172
+		v174 := v173 && v171
+		v175 := math.Float32frombits(math.Float32bits(v160) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v176 := selF32(v174, v175, v160)
+		v177 := !v166
+		v178 := math.Float32frombits(math.Float32bits(v17) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v179 := v178 < math.Float32frombits(0x7f800000)
+		v180 := v177 && v179
+		v181 := v16 < float32(0)
+		v183 := v16 > math.Float32frombits(0xff800000)
+		v184 := v181 && v183
+		v185 := v184 && v180
+		v186 := selF32(v185, math.Float32frombits(0x7fc00000), v176)
+		v188 := v19 == float32(1)
+		v189 := math.Float32frombits(math.Float32bits(v17) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v190 := v189 == math.Float32frombits(0x7f800000)
+		v191 := v188 && v190
+		v192 := selF32(v191, float32(1), v186)
+		v193 := v16 != v16
+		v194 := selF32(v193, v16, v192)
+		v195 := v16 == float32(1)
+		v196 := v17 == float32(0)
+		v197 := v195 || v196
+		v198 := selF32(v197, float32(1), v194)
+		v199 := int32(f32ToF16(v198))
+		v200 := int32(math.Float32bits(v198))
+		v201 := int32(uint32(v200) >> 16)
+		v203 := v201 & int32(32768)
+		v204 := v200 & int32(8388607)
+		v205 := int32(uint32(v204) >> 13)
+		v206 := v203 | int32(31744)
+		v207 := v206 | v205
+		v208 := v205 == int32(0)
+		v209 := v207 | int32(512)
+		v210 := selI32(v208, v209, v207)
+		v211 := v198 != v198
+		v212 := selI32(v211, v210, v199)
+		dst[i] = uint16(v212)
+	}
+}
+
+// rpowScalarF16Go sets dst[i] = s^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels rpowScalarF16….
+func rpowScalarF16Go(dst []uint16, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v19 := math.Float32frombits(math.Float32bits(v17) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v21 := v19 < float32(1.1754944e-38)
+		v23 := float32(v19 * float32(8.388608e+06))
+		v24 := selF32(v21, v23, v19)
+		v27 := selF32(v21, float32(-23), float32(0))
+		v28 := int32(math.Float32bits(v24))
+		v30 := v28 + int32(4913933)
+		v31 := int32(uint32(v30) >> 23)
+		v33 := v31 - int32(127)
+		v34 := float32(v33)
+		v35 := v34 + v27
+		v37 := v30 & int32(8388607)
+		v39 := v37 + int32(1060439283)
+		v40 := math.Float32frombits(uint32(v39))
+		v41 := float64(v40)
+		v42 := float64(v35)
+		v44 := v41 - float64(1)
+		v46 := v44 + float64(2)
+		v47 := v44 / v46
+		v48 := float64(v47 * v47)
+		v51 := fma64(float64(0.16972882833987804), v48, float64(0.19235933878519512))
+		v53 := fma64(v51, v48, float64(0.2219530832136867))
+		v55 := fma64(v53, v48, float64(0.2623081892525388))
+		v57 := fma64(v55, v48, float64(0.3205988979753252))
+		v59 := fma64(v57, v48, float64(0.4121985831111324))
+		v61 := fma64(v59, v48, float64(0.5770780163555854))
+		v63 := fma64(v61, v48, float64(0.9617966939259756))
+		v65 := fma64(v63, v48, float64(2.8853900817779268))
+		v66 := fma64(v47, v65, v42)
+		v67 := float64(v19)
+		v69 := v67 == float64(0)
+		v71 := selF64(v69, math.Float64frombits(0xfff0000000000000), v66)
+		v72 := float64(v19)
+		v74 := v72 == math.Float64frombits(0x7ff0000000000000)
+		v75 := selF64(v74, math.Float64frombits(0x7ff0000000000000), v71)
+		v76 := float64(v16)
+		v77 := float64(v76 * v75)
+		v79 := maxc64(v77, float64(-160))
+		v81 := minc64(v79, float64(130))
+		v82 := math.RoundToEven(v81)
+		v83 := v81 - v82
+		v86 := fma64(float64(4.445538271870809e-10), v83, float64(7.05491162080112e-09))
+		v88 := fma64(v86, v83, float64(1.0178086009239695e-07))
+		v90 := fma64(v88, v83, float64(1.3215486790144303e-06))
+		v92 := fma64(v90, v83, float64(1.5252733804059834e-05))
+		v94 := fma64(v92, v83, float64(0.00015403530393381606))
+		v96 := fma64(v94, v83, float64(0.0013333558146428441))
+		v98 := fma64(v96, v83, float64(0.009618129107628475))
+		v100 := fma64(v98, v83, float64(0.055504108664821576))
+		v102 := fma64(v100, v83, float64(0.2402265069591007))
+		v104 := fma64(v102, v83, float64(0.6931471805599453))
+		v105 := fma64(v104, v83, float64(1))
+		v144 := float32(v82)
+		v145 := float32(v105)
+		v146 := v144 != v144
+		v147 := selF32(v146, float32(0), v144)
+		v148 := cvtfi(v147)
+		v149 := v148 >> 1
+		v150 := v149 + int32(127)
+		v151 := v150 << 23
+		v152 := math.Float32frombits(uint32(v151))
+		v153 := float32(v145 * v152)
+		v154 := v148 - v149
+		v155 := v154 + int32(127)
+		v156 := v155 << 23
+		v157 := math.Float32frombits(uint32(v156))
+		v158 := float32(v153 * v157)
+		v160 := selF32(v146, math.Float32frombits(0x7fc00000), v158)
+		v161 := float32(math.Trunc(float64(v16)))
+		v162 := v161 == v16
+		v163 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v165 := v163 < math.Float32frombits(0x7f800000)
+		v166 := v162 && v165
+		v168 := float32(v16 * float32(0.5))
+		v169 := float32(math.Trunc(float64(v168)))
+		v170 := v169 != v168
+		v171 := v166 && v170
+		v172 := int32(math.Float32bits(v17))
+		v173 := int32(0) > v172
+		v174 := v173 && v171
+		v175 := math.Float32frombits(math.Float32bits(v160) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v176 := selF32(v174, v175, v160)
+		v177 := !v166
+		v178 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v179 := v178 < math.Float32frombits(0x7f800000)
+		v180 := v177 && v179
+		v181 := v17 < float32(0)
+		v183 := v17 > math.Float32frombits(0xff800000)
+		v184 := v181 && v183
+		v185 := v184 && v180
+		v186 := selF32(v185, math.Float32frombits(0x7fc00000), v176)
+		v188 := v19 == float32(1)
+		v189 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v190 := v189 == math.Float32frombits(0x7f800000)
+		v191 := v188 && v190
+		v192 := selF32(v191, float32(1), v186)
+		v193 := v17 != v17
+		v194 := selF32(v193, v17, v192)
+		v195 := v17 == float32(1)
+		v196 := v16 == float32(0)
+		v197 := v195 || v196
+		v198 := selF32(v197, float32(1), v194)
+		v199 := int32(f32ToF16(v198))
+		v200 := int32(math.Float32bits(v198))
+		v201 := int32(uint32(v200) >> 16)
+		v203 := v201 & int32(32768)
+		v204 := v200 & int32(8388607)
+		v205 := int32(uint32(v204) >> 13)
+		v206 := v203 | int32(31744)
+		v207 := v206 | v205
+		v208 := v205 == int32(0)
+		v209 := v207 | int32(512)
+		v210 := selI32(v208, v209, v207)
+		v211 := v198 != v198
+		v212 := selI32(v211, v210, v199)
+		dst[i] = uint16(v212)
+	}
+}
+
+// clampF16Go sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels clampF16….
+func clampF16Go(dst []uint16, x []uint16, a float32, b float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := a
+		v18 := b
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v19 := maxXLA32(v16, v17)
+		v20 := minXLA32(v19, v18)
+		v21 := int32(f32ToF16(v20))
+		v22 := int32(math.Float32bits(v20))
+		v23 := int32(uint32(v22) >> 16)
+		v25 := v23 & int32(32768)
+		v27 := v22 & int32(8388607)
+		v28 := int32(uint32(v27) >> 13)
+		v29 := v25 | int32(31744)
+		v30 := v29 | v28
+		v31 := v28 == int32(0)
+		v32 := v30 | int32(512)
+		v33 := selI32(v31, v32, v30)
+		v34 := v20 != v20
+		v35 := selI32(v34, v33, v21)
+		dst[i] = uint16(v35)
+	}
+}
+
+// mulAddScalarsF16Go sets dst[i] = x[i]*a + b, rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulAddScalarsF16….
+func mulAddScalarsF16Go(dst []uint16, x []uint16, a float32, b float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := a
+		v18 := b
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v19 := fma32(v16, v17, v18)
+		v20 := int32(f32ToF16(v19))
+		v21 := int32(math.Float32bits(v19))
+		v22 := int32(uint32(v21) >> 16)
+		v24 := v22 & int32(32768)
+		v26 := v21 & int32(8388607)
+		v27 := int32(uint32(v26) >> 13)
+		v28 := v24 | int32(31744)
+		v29 := v28 | v27
+		v30 := v27 == int32(0)
+		v31 := v29 | int32(512)
+		v32 := selI32(v30, v31, v29)
+		v33 := v19 != v19
+		v34 := selI32(v33, v32, v20)
+		dst[i] = uint16(v34)
+	}
+}
+
+// mulAddF16Go sets dst[i] = x[i]*y[i] + z[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulAddF16….
+func mulAddF16Go(dst []uint16, x []uint16, y []uint16, z []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	_ = z[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := f16ToF32Quiet(z[i])
+		v29 := int32(z[i])
+		v30 := v29 & int32(32767)
+		v31 := v30 > int32(31744)
+		v32 := v29 & int32(512)
+		v33 := v32 == int32(0)
+		v34 := v31 && v33
+		v35 := int32(math.Float32bits(v28))
+		v36 := v35 &^ int32(4194304)
+		v37 := math.Float32frombits(uint32(v36))
+		v38 := selF32(v34, v37, v28)
+		v39 := fma32(v16, v27, v38)
+		v40 := int32(f32ToF16(v39))
+		v41 := int32(math.Float32bits(v39))
+		v42 := int32(uint32(v41) >> 16)
+		v44 := v42 & int32(32768)
+		v46 := v41 & int32(8388607)
+		v47 := int32(uint32(v46) >> 13)
+		v48 := v44 | int32(31744)
+		v49 := v48 | v47
+		v50 := v47 == int32(0)
+		v51 := v49 | int32(512)
+		v52 := selI32(v50, v51, v49)
+		v53 := v39 != v39
+		v54 := selI32(v53, v52, v40)
+		dst[i] = uint16(v54)
+	}
+}
+
+// mulScalarAddF16Go sets dst[i] = x[i]*s + y[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels mulScalarAddF16….
+func mulScalarAddF16Go(dst []uint16, x []uint16, s float32, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := f16ToF32Quiet(y[i])
+		v19 := int32(y[i])
+		v20 := v19 & int32(32767)
+		v21 := v20 > int32(31744)
+		v22 := v19 & int32(512)
+		v23 := v22 == int32(0)
+		v24 := v21 && v23
+		v25 := int32(math.Float32bits(v18))
+		v26 := v25 &^ int32(4194304)
+		v27 := math.Float32frombits(uint32(v26))
+		v28 := selF32(v24, v27, v18)
+		v29 := fma32(v16, v17, v28)
+		v30 := int32(f32ToF16(v29))
+		v31 := int32(math.Float32bits(v29))
+		v32 := int32(uint32(v31) >> 16)
+		v34 := v32 & int32(32768)
+		v36 := v31 & int32(8388607)
+		v37 := int32(uint32(v36) >> 13)
+		v38 := v34 | int32(31744)
+		v39 := v38 | v37
+		v40 := v37 == int32(0)
+		v41 := v39 | int32(512)
+		v42 := selI32(v40, v41, v39)
+		v43 := v29 != v29
+		v44 := selI32(v43, v42, v30)
+		dst[i] = uint16(v44)
+	}
+}
+
+// equalF16Go sets dst[i] = 1 if x[i] == y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels equalF16….
+func equalF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 == v27
+		dst[i] = b2u8(v28)
+	}
+}
+
+// notEqualF16Go sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels notEqualF16….
+func notEqualF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 != v27
+		dst[i] = b2u8(v28)
+	}
+}
+
+// lessF16Go sets dst[i] = 1 if x[i] < y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels lessF16….
+func lessF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 < v27
+		dst[i] = b2u8(v28)
+	}
+}
+
+// lessEqualF16Go sets dst[i] = 1 if x[i] <= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels lessEqualF16….
+func lessEqualF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 <= v27
+		dst[i] = b2u8(v28)
+	}
+}
+
+// greaterF16Go sets dst[i] = 1 if x[i] > y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels greaterF16….
+func greaterF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 > v27
+		dst[i] = b2u8(v28)
+	}
+}
+
+// greaterEqualF16Go sets dst[i] = 1 if x[i] >= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels greaterEqualF16….
+func greaterEqualF16Go(dst []uint8, x []uint16, y []uint16) {
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(y[i])
+		v18 := int32(y[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := v16 >= v27
+		dst[i] = b2u8(v28)
+	}
+}
+
+// equalScalarF16Go sets dst[i] = 1 if x[i] == s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels equalScalarF16….
+func equalScalarF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 == v17
+		dst[i] = b2u8(v18)
+	}
+}
+
+// notEqualScalarF16Go sets dst[i] = 1 if x[i] != s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels notEqualScalarF16….
+func notEqualScalarF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 != v17
+		dst[i] = b2u8(v18)
+	}
+}
+
+// lessScalarF16Go sets dst[i] = 1 if x[i] < s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels lessScalarF16….
+func lessScalarF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 < v17
+		dst[i] = b2u8(v18)
+	}
+}
+
+// lessEqualScalarF16Go sets dst[i] = 1 if x[i] <= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels lessEqualScalarF16….
+func lessEqualScalarF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 <= v17
+		dst[i] = b2u8(v18)
+	}
+}
+
+// greaterScalarF16Go sets dst[i] = 1 if x[i] > s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels greaterScalarF16….
+func greaterScalarF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 > v17
+		dst[i] = b2u8(v18)
+	}
+}
+
+// greaterEqualScalarF16Go sets dst[i] = 1 if x[i] >= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels greaterEqualScalarF16….
+func greaterEqualScalarF16Go(dst []uint8, x []uint16, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 >= v17
+		dst[i] = b2u8(v18)
+	}
+}
+
+// selectF16Go sets dst[i] = x[i] if mask[i] != 0, else y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels selectF16….
+func selectF16Go(dst []uint16, mask []uint8, x []uint16, y []uint16) {
+	_ = mask[:len(dst)]
+	_ = x[:len(dst)]
+	_ = y[:len(dst)]
+	for i := range dst {
+		v1 := mask[i] != 0
+		v2 := f16ToF32Quiet(x[i])
+		v3 := int32(x[i])
+		v5 := v3 & int32(32767)
+		v7 := v5 > int32(31744)
+		v9 := v3 & int32(512)
+		v11 := v9 == int32(0)
+		v12 := v7 && v11
+		v13 := int32(math.Float32bits(v2))
+		v15 := v13 &^ int32(4194304)
+		v16 := math.Float32frombits(uint32(v15))
+		v17 := selF32(v12, v16, v2)
+		v18 := f16ToF32Quiet(y[i])
+		v19 := int32(y[i])
+		v20 := v19 & int32(32767)
+		v21 := v20 > int32(31744)
+		v22 := v19 & int32(512)
+		v23 := v22 == int32(0)
+		v24 := v21 && v23
+		v25 := int32(math.Float32bits(v18))
+		v26 := v25 &^ int32(4194304)
+		v27 := math.Float32frombits(uint32(v26))
+		v28 := selF32(v24, v27, v18)
+		v29 := selF32(v1, v17, v28)
+		v30 := int32(f32ToF16(v29))
+		v31 := int32(math.Float32bits(v29))
+		v32 := int32(uint32(v31) >> 16)
+		v34 := v32 & int32(32768)
+		v36 := v31 & int32(8388607)
+		v37 := int32(uint32(v36) >> 13)
+		v38 := v34 | int32(31744)
+		v39 := v38 | v37
+		v40 := v37 == int32(0)
+		v41 := v39 | int32(512)
+		v42 := selI32(v40, v41, v39)
+		v43 := v29 != v29
+		v44 := selI32(v43, v42, v30)
+		dst[i] = uint16(v44)
+	}
+}
+
+// negF16Go sets dst[i] = -x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels negF16….
+func negF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := math.Float32frombits(math.Float32bits(v16) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// absF16Go sets dst[i] = |x[i]| for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels absF16….
+func absF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// sqrtF16Go sets dst[i] = sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels sqrtF16….
+func sqrtF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := float32(math.Sqrt(float64(v16)))
+		v18 := int32(f32ToF16(v17))
+		v19 := int32(math.Float32bits(v17))
+		v20 := int32(uint32(v19) >> 16)
+		v22 := v20 & int32(32768)
+		v24 := v19 & int32(8388607)
+		v25 := int32(uint32(v24) >> 13)
+		v26 := v22 | int32(31744)
+		v27 := v26 | v25
+		v28 := v25 == int32(0)
+		v29 := v27 | int32(512)
+		v30 := selI32(v28, v29, v27)
+		v31 := v17 != v17
+		v32 := selI32(v31, v30, v18)
+		dst[i] = uint16(v32)
+	}
+}
+
+// rsqrtF16Go sets dst[i] = 1/sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels rsqrtF16….
+func rsqrtF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := float32(math.Sqrt(float64(v16)))
+		v19 := float32(1) / v18
+		v20 := int32(f32ToF16(v19))
+		v21 := int32(math.Float32bits(v19))
+		v22 := int32(uint32(v21) >> 16)
+		v24 := v22 & int32(32768)
+		v26 := v21 & int32(8388607)
+		v27 := int32(uint32(v26) >> 13)
+		v28 := v24 | int32(31744)
+		v29 := v28 | v27
+		v30 := v27 == int32(0)
+		v31 := v29 | int32(512)
+		v32 := selI32(v30, v31, v29)
+		v33 := v19 != v19
+		v34 := selI32(v33, v32, v20)
+		dst[i] = uint16(v34)
+	}
+}
+
+// reciprocalF16Go sets dst[i] = 1/x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels reciprocalF16….
+func reciprocalF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := float32(1) / v16
+		v19 := int32(f32ToF16(v18))
+		v20 := int32(math.Float32bits(v18))
+		v21 := int32(uint32(v20) >> 16)
+		v23 := v21 & int32(32768)
+		v25 := v20 & int32(8388607)
+		v26 := int32(uint32(v25) >> 13)
+		v27 := v23 | int32(31744)
+		v28 := v27 | v26
+		v29 := v26 == int32(0)
+		v30 := v28 | int32(512)
+		v31 := selI32(v29, v30, v28)
+		v32 := v18 != v18
+		v33 := selI32(v32, v31, v19)
+		dst[i] = uint16(v33)
+	}
+}
+
+// expF16Go sets dst[i] = e^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels expF16….
+func expF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := maxc32(v16, float32(-110))
+		v20 := minc32(v18, float32(89))
+		v22 := float32(v20 * float32(1.442695))
+		v23 := float32(math.RoundToEven(float64(v22)))
+		v25 := fma32(-v23, float32(0.6933594), v20)
+		v27 := fma32(-v23, float32(-0.00021219444), v25)
+		v29 := float32(1) + v27
+		v30 := v29 - float32(1)
+		v31 := v27 - v30
+		v34 := fma32(float32(0.00019875691), v27, float32(0.0013981999))
+		v36 := fma32(v34, v27, float32(0.008333452))
+		v38 := fma32(v36, v27, float32(0.041665796))
+		v40 := fma32(v38, v27, float32(0.16666666))
+		v42 := fma32(v40, v27, float32(0.5))
+		v43 := float32(v27 * v27)
+		v44 := fma32(v42, v43, v31)
+		v45 := v29 + v44
+		v46 := cvtfi(v23)
+		v47 := v46 >> 1
+		v49 := v47 + int32(127)
+		v50 := v49 << 23
+		v51 := math.Float32frombits(uint32(v50))
+		v52 := float32(v45 * v51)
+		v53 := v46 - v47
+		v54 := v53 + int32(127)
+		v55 := v54 << 23
+		v56 := math.Float32frombits(uint32(v55))
+		v57 := float32(v52 * v56)
+		v58 := int32(f32ToF16(v57))
+		v59 := int32(math.Float32bits(v57))
+		v60 := int32(uint32(v59) >> 16)
+		v62 := v60 & int32(32768)
+		v64 := v59 & int32(8388607)
+		v65 := int32(uint32(v64) >> 13)
+		v66 := v62 | int32(31744)
+		v67 := v66 | v65
+		v68 := v65 == int32(0)
+		v69 := v67 | int32(512)
+		v70 := selI32(v68, v69, v67)
+		v71 := v57 != v57
+		v72 := selI32(v71, v70, v58)
+		dst[i] = uint16(v72)
+	}
+}
+
+// expm1F16Go sets dst[i] = e^x[i] - 1 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels expm1F16….
+func expm1F16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := maxc32(v16, float32(-40))
+		v20 := minc32(v18, float32(89))
+		v22 := float32(v20 * float32(1.442695))
+		v23 := float32(math.RoundToEven(float64(v22)))
+		v25 := fma32(-v23, float32(0.6933594), v20)
+		v27 := fma32(-v23, float32(-0.00021219444), v25)
+		v30 := fma32(float32(0.00019875691), v27, float32(0.0013981999))
+		v32 := fma32(v30, v27, float32(0.008333452))
+		v34 := fma32(v32, v27, float32(0.041665796))
+		v36 := fma32(v34, v27, float32(0.16666666))
+		v38 := fma32(v36, v27, float32(0.5))
+		v39 := float32(v27 * v27)
+		v40 := fma32(v38, v39, v27)
+		v41 := cvtfi(v23)
+		v43 := v41 - int32(1)
+		v45 := v43 + int32(127)
+		v46 := v45 << 23
+		v47 := math.Float32frombits(uint32(v46))
+		v48 := v47 - float32(0.5)
+		v49 := fma32(v47, v40, v48)
+		v51 := float32(v49 * float32(2))
+		v53 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v54 := fma32(float32(0.00019875691), v16, float32(0.0013981999))
+		v55 := fma32(v54, v16, float32(0.008333452))
+		v56 := fma32(v55, v16, float32(0.041665796))
+		v57 := fma32(v56, v16, float32(0.16666666))
+		v58 := fma32(v57, v16, float32(0.5))
+		v59 := float32(v16 * v16)
+		v60 := fma32(v58, v59, v16)
+		v62 := v53 < float32(0.3465736)
+		v63 := selF32(v62, v60, v51)
+		v65 := v53 < float32(5.9604645e-08)
+		v66 := selF32(v65, v16, v63)
+		v67 := int32(f32ToF16(v66))
+		v68 := int32(math.Float32bits(v66))
+		v69 := int32(uint32(v68) >> 16)
+		v71 := v69 & int32(32768)
+		v73 := v68 & int32(8388607)
+		v74 := int32(uint32(v73) >> 13)
+		v75 := v71 | int32(31744)
+		v76 := v75 | v74
+		v77 := v74 == int32(0)
+		v78 := v76 | int32(512)
+		v79 := selI32(v77, v78, v76)
+		v80 := v66 != v66
+		v81 := selI32(v80, v79, v67)
+		dst[i] = uint16(v81)
+	}
+}
+
+// logF16Go sets dst[i] = ln(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels logF16….
+func logF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 < float32(1.1754944e-38)
+		v20 := float32(v16 * float32(8.388608e+06))
+		v21 := selF32(v18, v20, v16)
+		v24 := selF32(v18, float32(-23), float32(0))
+		v25 := int32(math.Float32bits(v21))
+		v27 := v25 + int32(4913933)
+		v28 := int32(uint32(v27) >> 23)
+		v30 := v28 - int32(127)
+		v31 := float32(v30)
+		v32 := v31 + v24
+		v34 := v27 & int32(8388607)
+		v36 := v34 + int32(1060439283)
+		v37 := math.Float32frombits(uint32(v36))
+		v39 := v37 - float32(1)
+		v40 := float32(v39 * v39)
+		v43 := fma32(float32(0.070376836), v39, float32(-0.1151461))
+		v45 := fma32(v43, v39, float32(0.116769984))
+		v47 := fma32(v45, v39, float32(-0.12420141))
+		v49 := fma32(v47, v39, float32(0.14249323))
+		v51 := fma32(v49, v39, float32(-0.16668057))
+		v53 := fma32(v51, v39, float32(0.20000714))
+		v55 := fma32(v53, v39, float32(-0.24999994))
+		v57 := fma32(v55, v39, float32(0.3333333))
+		v58 := float32(v57 * v39)
+		v59 := float32(v58 * v40)
+		v61 := fma32(v32, float32(-0.00021219444), v59)
+		v63 := fma32(float32(-0.5), v40, v61)
+		v65 := v39 + v63
+		v66 := fma32(v32, float32(0.6933594), v65)
+		v68 := v16 == math.Float32frombits(0x7f800000)
+		v69 := selF32(v68, v16, v66)
+		v70 := v16 == float32(0)
+		v72 := selF32(v70, math.Float32frombits(0xff800000), v69)
+		v73 := v16 < float32(0)
+		v75 := selF32(v73, math.Float32frombits(0x7fc00000), v72)
+		v76 := v16 != v16
+		v77 := selF32(v76, v16, v75)
+		v78 := int32(f32ToF16(v77))
+		v79 := int32(math.Float32bits(v77))
+		v80 := int32(uint32(v79) >> 16)
+		v82 := v80 & int32(32768)
+		v83 := v79 & int32(8388607)
+		v84 := int32(uint32(v83) >> 13)
+		v85 := v82 | int32(31744)
+		v86 := v85 | v84
+		v87 := v84 == int32(0)
+		v88 := v86 | int32(512)
+		v89 := selI32(v87, v88, v86)
+		v90 := v77 != v77
+		v91 := selI32(v90, v89, v78)
+		dst[i] = uint16(v91)
+	}
+}
+
+// log1pF16Go sets dst[i] = ln(1 + x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels log1pF16….
+func log1pF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 + float32(1)
+		v19 := v18 - float32(1)
+		v20 := v16 - v19
+		v21 := v20 / v18
+		v23 := v18 < float32(1.1754944e-38)
+		v25 := float32(v18 * float32(8.388608e+06))
+		v26 := selF32(v23, v25, v18)
+		v29 := selF32(v23, float32(-23), float32(0))
+		v30 := int32(math.Float32bits(v26))
+		v32 := v30 + int32(4913933)
+		v33 := int32(uint32(v32) >> 23)
+		v35 := v33 - int32(127)
+		v36 := float32(v35)
+		v37 := v36 + v29
+		v39 := v32 & int32(8388607)
+		v41 := v39 + int32(1060439283)
+		v42 := math.Float32frombits(uint32(v41))
+		v43 := v42 - float32(1)
+		v44 := float32(v43 * v43)
+		v47 := fma32(float32(0.070376836), v43, float32(-0.1151461))
+		v49 := fma32(v47, v43, float32(0.116769984))
+		v51 := fma32(v49, v43, float32(-0.12420141))
+		v53 := fma32(v51, v43, float32(0.14249323))
+		v55 := fma32(v53, v43, float32(-0.16668057))
+		v57 := fma32(v55, v43, float32(0.20000714))
+		v59 := fma32(v57, v43, float32(-0.24999994))
+		v61 := fma32(v59, v43, float32(0.3333333))
+		v62 := float32(v61 * v43)
+		v63 := float32(v62 * v44)
+		v65 := fma32(v37, float32(-0.00021219444), v63)
+		v67 := fma32(float32(-0.5), v44, v65)
+		v69 := v43 + v67
+		v70 := fma32(v37, float32(0.6933594), v69)
+		v71 := v70 + v21
+		v73 := v16 == math.Float32frombits(0x7f800000)
+		v74 := selF32(v73, v16, v71)
+		v76 := v16 == float32(-1)
+		v78 := selF32(v76, math.Float32frombits(0xff800000), v74)
+		v79 := v16 < float32(-1)
+		v81 := selF32(v79, math.Float32frombits(0x7fc00000), v78)
+		v82 := float32(v16 * v16)
+		v84 := fma32(v16, float32(0.33333334), float32(-0.5))
+		v85 := fma32(v82, v84, v16)
+		v87 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v89 := v87 < float32(0.0009765625)
+		v90 := selF32(v89, v85, v81)
+		v91 := v16 != v16
+		v92 := selF32(v91, v16, v90)
+		v93 := int32(f32ToF16(v92))
+		v94 := int32(math.Float32bits(v92))
+		v95 := int32(uint32(v94) >> 16)
+		v97 := v95 & int32(32768)
+		v98 := v94 & int32(8388607)
+		v99 := int32(uint32(v98) >> 13)
+		v100 := v97 | int32(31744)
+		v101 := v100 | v99
+		v102 := v99 == int32(0)
+		v103 := v101 | int32(512)
+		v104 := selI32(v102, v103, v101)
+		v105 := v92 != v92
+		v106 := selI32(v105, v104, v93)
+		dst[i] = uint16(v106)
+	}
+}
+
+// tanhF16Go sets dst[i] = tanh(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels tanhF16….
+func tanhF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v20 := minc32(v18, float32(9))
+		v21 := v20 + v20
+		v23 := maxc32(v21, float32(-40))
+		v25 := minc32(v23, float32(89))
+		v27 := float32(v25 * float32(1.442695))
+		v28 := float32(math.RoundToEven(float64(v27)))
+		v30 := fma32(-v28, float32(0.6933594), v25)
+		v32 := fma32(-v28, float32(-0.00021219444), v30)
+		v35 := fma32(float32(0.00019875691), v32, float32(0.0013981999))
+		v37 := fma32(v35, v32, float32(0.008333452))
+		v39 := fma32(v37, v32, float32(0.041665796))
+		v41 := fma32(v39, v32, float32(0.16666666))
+		v43 := fma32(v41, v32, float32(0.5))
+		v44 := float32(v32 * v32)
+		v45 := fma32(v43, v44, v32)
+		v46 := cvtfi(v28)
+		v48 := v46 - int32(1)
+		v50 := v48 + int32(127)
+		v51 := v50 << 23
+		v52 := math.Float32frombits(uint32(v51))
+		v53 := v52 - float32(0.5)
+		v54 := fma32(v52, v45, v53)
+		v56 := float32(v54 * float32(2))
+		v57 := math.Float32frombits(math.Float32bits(v21) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v58 := fma32(float32(0.00019875691), v21, float32(0.0013981999))
+		v59 := fma32(v58, v21, float32(0.008333452))
+		v60 := fma32(v59, v21, float32(0.041665796))
+		v61 := fma32(v60, v21, float32(0.16666666))
+		v62 := fma32(v61, v21, float32(0.5))
+		v63 := float32(v21 * v21)
+		v64 := fma32(v62, v63, v21)
+		v66 := v57 < float32(0.3465736)
+		v67 := selF32(v66, v64, v56)
+		v69 := v57 < float32(5.9604645e-08)
+		v70 := selF32(v69, v21, v67)
+		v71 := v70 + float32(2)
+		v72 := v70 / v71
+		v73 := math.Float32frombits(math.Float32bits(v72) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v74 := math.Float32frombits(math.Float32bits(v16) & math.Float32bits(math.Float32frombits(0x80000000)))
+		v75 := math.Float32frombits(math.Float32bits(v73) | math.Float32bits(v74))
+		v76 := float32(v16 * v16)
+		v79 := fma32(float32(-0.0057049887), v76, float32(0.020639088))
+		v81 := fma32(v79, v76, float32(-0.053739715))
+		v83 := fma32(v81, v76, float32(0.13331442))
+		v85 := fma32(v83, v76, float32(-0.3333328))
+		v86 := float32(v16 * v76)
+		v87 := fma32(v86, v85, v16)
+		v89 := v16 == float32(0)
+		v90 := selF32(v89, v16, v87)
+		v92 := v18 < float32(0.625)
+		v93 := selF32(v92, v90, v75)
+		v94 := int32(f32ToF16(v93))
+		v95 := int32(math.Float32bits(v93))
+		v96 := int32(uint32(v95) >> 16)
+		v98 := v96 & int32(32768)
+		v100 := v95 & int32(8388607)
+		v101 := int32(uint32(v100) >> 13)
+		v102 := v98 | int32(31744)
+		v103 := v102 | v101
+		v104 := v101 == int32(0)
+		v105 := v103 | int32(512)
+		v106 := selI32(v104, v105, v103)
+		v107 := v93 != v93
+		v108 := selI32(v107, v106, v94)
+		dst[i] = uint16(v108)
+	}
+}
+
+// logisticF16Go sets dst[i] = 1/(1 + e^-x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels logisticF16….
+func logisticF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v19 := math.Float32frombits(math.Float32bits(v18) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v21 := maxc32(v19, float32(-110))
+		v23 := minc32(v21, float32(89))
+		v25 := float32(v23 * float32(1.442695))
+		v26 := float32(math.RoundToEven(float64(v25)))
+		v28 := fma32(-v26, float32(0.6933594), v23)
+		v30 := fma32(-v26, float32(-0.00021219444), v28)
+		v32 := float32(1) + v30
+		v33 := v32 - float32(1)
+		v34 := v30 - v33
+		v37 := fma32(float32(0.00019875691), v30, float32(0.0013981999))
+		v39 := fma32(v37, v30, float32(0.008333452))
+		v41 := fma32(v39, v30, float32(0.041665796))
+		v43 := fma32(v41, v30, float32(0.16666666))
+		v45 := fma32(v43, v30, float32(0.5))
+		v46 := float32(v30 * v30)
+		v47 := fma32(v45, v46, v34)
+		v48 := v32 + v47
+		v50 := v16 >= float32(0)
+		v51 := selF32(v50, float32(1), v48)
+		v52 := selF32(v50, float32(0), v26)
+		v53 := cvtfi(v52)
+		v54 := v53 >> 1
+		v56 := v54 + int32(127)
+		v57 := v56 << 23
+		v58 := math.Float32frombits(uint32(v57))
+		v59 := float32(v51 * v58)
+		v60 := v53 - v54
+		v61 := v60 + int32(127)
+		v62 := v61 << 23
+		v63 := math.Float32frombits(uint32(v62))
+		v64 := float32(v59 * v63)
+		v66 := maxc32(v26, float32(-100))
+		v67 := cvtfi(v66)
+		v68 := v67 >> 1
+		v69 := v68 + int32(127)
+		v70 := v69 << 23
+		v71 := math.Float32frombits(uint32(v70))
+		v72 := float32(v48 * v71)
+		v73 := v67 - v68
+		v74 := v73 + int32(127)
+		v75 := v74 << 23
+		v76 := math.Float32frombits(uint32(v75))
+		v77 := float32(v72 * v76)
+		v78 := float32(1) + v77
+		v79 := v64 / v78
+		v80 := int32(f32ToF16(v79))
+		v81 := int32(math.Float32bits(v79))
+		v82 := int32(uint32(v81) >> 16)
+		v84 := v82 & int32(32768)
+		v86 := v81 & int32(8388607)
+		v87 := int32(uint32(v86) >> 13)
+		v88 := v84 | int32(31744)
+		v89 := v88 | v87
+		v90 := v87 == int32(0)
+		v91 := v89 | int32(512)
+		v92 := selI32(v90, v91, v89)
+		v93 := v79 != v79
+		v94 := selI32(v93, v92, v80)
+		dst[i] = uint16(v94)
+	}
+}
+
+// erfF16Go sets dst[i] = erf(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels erfF16….
+func erfF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v20 := minc32(v18, float32(4))
+		v21 := float32(v20 * v20)
+		v22 := math.Float32frombits(math.Float32bits(v21) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v23 := fma32(v20, v20, v22)
+		v26 := minc32(v20, float32(10.5))
+		v28 := fma32(v26, float32(0.5), float32(1))
+		v29 := float32(1) / v28
+		v32 := fma32(float32(-0.080141224), v29, float32(0.3703313))
+		v34 := fma32(v32, v29, float32(-0.47747314))
+		v36 := fma32(v34, v29, float32(-0.3966305))
+		v38 := fma32(v36, v29, float32(1.6895132))
+		v40 := fma32(v38, v29, float32(-1.7153653))
+		v42 := fma32(v40, v29, float32(0.756807))
+		v44 := fma32(v42, v29, float32(-0.40215957))
+		v46 := fma32(v44, v29, float32(0.15500398))
+		v48 := fma32(v46, v29, float32(0.36483583))
+		v50 := fma32(v48, v29, float32(1.0008191))
+		v52 := fma32(v50, v29, float32(-1.2655407))
+		v54 := minc32(v21, float32(110.25))
+		v55 := math.Float32frombits(math.Float32bits(v54) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v56 := v55 + v52
+		v57 := v56 - v55
+		v58 := v56 - v57
+		v59 := v55 - v58
+		v60 := v52 - v57
+		v61 := v59 + v60
+		v62 := v61 - v23
+		v64 := maxc32(v56, float32(-110))
+		v66 := minc32(v64, float32(89))
+		v68 := float32(v66 * float32(1.442695))
+		v69 := float32(math.RoundToEven(float64(v68)))
+		v71 := fma32(-v69, float32(0.6933594), v66)
+		v73 := fma32(-v69, float32(-0.00021219444), v71)
+		v74 := float32(1) + v73
+		v75 := v74 - float32(1)
+		v76 := v73 - v75
+		v79 := fma32(float32(0.00019875691), v73, float32(0.0013981999))
+		v81 := fma32(v79, v73, float32(0.008333452))
+		v83 := fma32(v81, v73, float32(0.041665796))
+		v85 := fma32(v83, v73, float32(0.16666666))
+		v86 := fma32(v85, v73, float32(0.5))
+		v87 := float32(v73 * v73)
+		v88 := fma32(v86, v87, v76)
+		v89 := v74 + v88
+		v90 := fma32(v89, v62, v89)
+		v91 := float32(v29 * v90)
+		v92 := v20 > float32(10.5)
+		v94 := selF32(v92, float32(0), v91)
+		v95 := cvtfi(v69)
+		v96 := v95 >> 1
+		v98 := v96 + int32(127)
+		v99 := v98 << 23
+		v100 := math.Float32frombits(uint32(v99))
+		v101 := float32(v94 * v100)
+		v102 := v95 - v96
+		v103 := v102 + int32(127)
+		v104 := v103 << 23
+		v105 := math.Float32frombits(uint32(v104))
+		v106 := float32(v101 * v105)
+		v107 := float32(1) - v106
+		v108 := math.Float32frombits(math.Float32bits(v107) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v109 := math.Float32frombits(math.Float32bits(v16) & math.Float32bits(math.Float32frombits(0x80000000)))
+		v110 := math.Float32frombits(math.Float32bits(v108) | math.Float32bits(v109))
+		v111 := v20 < float32(1)
+		v112 := float32(v16 * v16)
+		v115 := fma32(float32(-1.2290555e-09), v112, float32(1.4807193e-08))
+		v117 := fma32(v115, v112, float32(-1.6365844e-07))
+		v119 := fma32(v117, v112, float32(1.6462114e-06))
+		v121 := fma32(v119, v112, float32(-1.492565e-05))
+		v123 := fma32(v121, v112, float32(0.000120553326))
+		v125 := fma32(v123, v112, float32(-0.0008548327))
+		v127 := fma32(v125, v112, float32(0.005223978))
+		v129 := fma32(v127, v112, float32(-0.026866172))
+		v131 := fma32(v129, v112, float32(0.11283792))
+		v133 := fma32(v131, v112, float32(-0.37612638))
+		v135 := fma32(v112, v133, float32(-5.8635383e-08))
+		v137 := float32(v16 * v135)
+		v138 := fma32(v16, float32(1.1283792), v137)
+		v139 := v16 == float32(0)
+		v140 := selF32(v139, v16, v138)
+		v141 := selF32(v111, v140, v110)
+		v142 := int32(f32ToF16(v141))
+		v143 := int32(math.Float32bits(v141))
+		v144 := int32(uint32(v143) >> 16)
+		v146 := v144 & int32(32768)
+		v148 := v143 & int32(8388607)
+		v149 := int32(uint32(v148) >> 13)
+		v150 := v146 | int32(31744)
+		v151 := v150 | v149
+		v152 := v149 == int32(0)
+		v153 := v151 | int32(512)
+		v154 := selI32(v152, v153, v151)
+		v155 := v141 != v141
+		v156 := selI32(v155, v154, v142)
+		dst[i] = uint16(v156)
+	}
+}
+
+// geluF16Go sets dst[i] = x[i]·Φ(x[i]) (the erf form) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels geluF16….
+func geluF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v19 := math.Float32frombits(math.Float32bits(v16) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v21 := fma32(v19, float32(0.35355338), float32(1))
+		v22 := float32(1) / v21
+		v23 := float64(v16)
+		v25 := math.Float64frombits(math.Float64bits(v23) &^ math.Float64bits(math.Float64frombits(0x8000000000000000)))
+		v27 := float64(v25 * float64(0.7071067811865476))
+		v28 := float64(v23 * v23)
+		v30 := float64(v28 * float64(0.5))
+		v32 := fma64(v27, float64(0.5), float64(1))
+		v33 := float64(v22)
+		v34 := fma64(-v32, v33, float64(1))
+		v35 := fma64(v33, v34, v33)
+		v38 := fma64(float64(-0.08014122040603172), v35, float64(0.37033129156764266))
+		v40 := fma64(v38, v35, float64(-0.47747314430084026))
+		v42 := fma64(v40, v35, float64(-0.3966304980672238))
+		v44 := fma64(v42, v35, float64(1.6895132435538205))
+		v46 := fma64(v44, v35, float64(-1.7153653133260995))
+		v48 := fma64(v46, v35, float64(0.7568070065286149))
+		v50 := fma64(v48, v35, float64(-0.40215957741445457))
+		v52 := fma64(v50, v35, float64(0.15500397837247762))
+		v54 := fma64(v52, v35, float64(0.36483581636168283))
+		v56 := fma64(v54, v35, float64(1.0008191004256926))
+		v58 := fma64(v56, v35, float64(-1.265540686035884))
+		v59 := v58 - v30
+		v61 := maxc64(v59, float64(-700))
+		v63 := float64(v61 * float64(1.4426950408889634))
+		v64 := math.RoundToEven(v63)
+		v66 := fma64(-v64, float64(0.6931471803691238), v61)
+		v68 := fma64(-v64, float64(1.9082149292705877e-10), v66)
+		v71 := fma64(float64(2.7557319223985893e-06), v68, float64(2.48015873015873e-05))
+		v73 := fma64(v71, v68, float64(0.0001984126984126984))
+		v75 := fma64(v73, v68, float64(0.001388888888888889))
+		v77 := fma64(v75, v68, float64(0.008333333333333333))
+		v79 := fma64(v77, v68, float64(0.041666666666666664))
+		v81 := fma64(v79, v68, float64(0.16666666666666666))
+		v82 := fma64(v81, v68, float64(0.5))
+		v83 := fma64(v82, v68, float64(1))
+		v84 := fma64(v83, v68, float64(1))
+		v85 := float64(v35 * v84)
+		v86 := float64(v23 * float64(0.5))
+		v87 := float64(v86 * v85)
+		v126 := float32(v64)
+		v128 := maxc32(v126, float32(-252))
+		v130 := maxc32(v128, float32(-100))
+		v131 := cvtfi(v130)
+		v132 := v131 >> 1
+		v134 := v132 + int32(127)
+		v135 := v134 << 23
+		v136 := math.Float32frombits(uint32(v135))
+		v137 := float64(v136)
+		v138 := v131 - v132
+		v139 := v138 + int32(127)
+		v140 := v139 << 23
+		v141 := math.Float32frombits(uint32(v140))
+		v142 := float64(v141)
+		v143 := float64(v137 * v142)
+		v144 := float64(v16)
+		v145 := float64(v85 * float64(0.5))
+		v146 := fma64(-v145, v143, float64(1))
+		v147 := float64(v144 * v146)
+		v165 := float32(v147)
+		v166 := float32(v87)
+		v167 := cvtfi(v128)
+		v168 := v167 >> 1
+		v169 := v168 + int32(127)
+		v170 := v169 << 23
+		v171 := math.Float32frombits(uint32(v170))
+		v172 := float32(v166 * v171)
+		v173 := v167 - v168
+		v174 := v173 + int32(127)
+		v175 := v174 << 23
+		v176 := math.Float32frombits(uint32(v175))
+		v177 := float32(v172 * v176)
+		v179 := v16 >= float32(0)
+		v180 := selF32(v179, v165, v177)
+		v182 := v16 == math.Float32frombits(0xff800000)
+		v184 := selF32(v182, math.Float32frombits(0x7fc00000), v180)
+		v186 := v16 == math.Float32frombits(0x7f800000)
+		v187 := selF32(v186, v16, v184)
+		v188 := v16 != v16
+		v189 := selF32(v188, v16, v187)
+		v190 := int32(f32ToF16(v189))
+		v191 := int32(math.Float32bits(v189))
+		v192 := int32(uint32(v191) >> 16)
+		v194 := v192 & int32(32768)
+		v196 := v191 & int32(8388607)
+		v197 := int32(uint32(v196) >> 13)
+		v198 := v194 | int32(31744)
+		v199 := v198 | v197
+		v200 := v197 == int32(0)
+		v201 := v199 | int32(512)
+		v202 := selI32(v200, v201, v199)
+		v203 := v189 != v189
+		v204 := selI32(v203, v202, v190)
+		dst[i] = uint16(v204)
+	}
+}
+
+// geluTanhF16Go sets dst[i] to the tanh approximation of GELU at x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels geluTanhF16….
+func geluTanhF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := maxc32(v16, float32(-100000))
+		v20 := minc32(v18, float32(100000))
+		v21 := float64(v20)
+		v22 := float64(v21 * v21)
+		v25 := fma64(v22, float64(0.07135481627260025), float64(1.5957691216057308))
+		v26 := float64(v21 * v25)
+		v31 := float32(v26)
+		v32 := float64(v31)
+		v33 := v26 - v32
+		v36 := float32(v33)
+		v38 := math.Float32frombits(math.Float32bits(v31) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v39 := math.Float32frombits(math.Float32bits(v38) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v41 := maxc32(v39, float32(-110))
+		v43 := minc32(v41, float32(89))
+		v45 := float32(v43 * float32(1.442695))
+		v46 := float32(math.RoundToEven(float64(v45)))
+		v48 := fma32(-v46, float32(0.6933594), v43)
+		v50 := fma32(-v46, float32(-0.00021219444), v48)
+		v52 := float32(1) + v50
+		v53 := v52 - float32(1)
+		v54 := v50 - v53
+		v57 := fma32(float32(0.00019875691), v50, float32(0.0013981999))
+		v59 := fma32(v57, v50, float32(0.008333452))
+		v61 := fma32(v59, v50, float32(0.041665796))
+		v63 := fma32(v61, v50, float32(0.16666666))
+		v65 := fma32(v63, v50, float32(0.5))
+		v66 := float32(v50 * v50)
+		v67 := fma32(v65, v66, v54)
+		v68 := v52 + v67
+		v69 := math.Float32frombits(math.Float32bits(v31) & math.Float32bits(math.Float32frombits(0x80000000)))
+		v70 := math.Float32frombits(math.Float32bits(v36) ^ math.Float32bits(v69))
+		v71 := fma32(-v68, v70, v68)
+		v73 := maxc32(v46, float32(-100))
+		v74 := cvtfi(v73)
+		v75 := v74 >> 1
+		v77 := v75 + int32(127)
+		v78 := v77 << 23
+		v79 := math.Float32frombits(uint32(v78))
+		v80 := float32(v71 * v79)
+		v81 := v74 - v75
+		v82 := v81 + int32(127)
+		v83 := v82 << 23
+		v84 := math.Float32frombits(uint32(v83))
+		v85 := float32(v80 * v84)
+		v86 := float32(1) + v85
+		v87 := v16 / v86
+		v88 := float32(v87 * v71)
+		v89 := cvtfi(v46)
+		v90 := v89 >> 1
+		v91 := v90 + int32(127)
+		v92 := v91 << 23
+		v93 := math.Float32frombits(uint32(v92))
+		v94 := float32(v88 * v93)
+		v95 := v89 - v90
+		v96 := v95 + int32(127)
+		v97 := v96 << 23
+		v98 := math.Float32frombits(uint32(v97))
+		v99 := float32(v94 * v98)
+		v100 := v31 < float32(-110)
+		v101 := selF32(v100, math.Float32frombits(0x80000000), v99)
+		v103 := v31 >= float32(0)
+		v104 := selF32(v103, v87, v101)
+		v106 := v16 == math.Float32frombits(0xff800000)
+		v108 := selF32(v106, math.Float32frombits(0x7fc00000), v104)
+		v110 := v16 == math.Float32frombits(0x7f800000)
+		v111 := selF32(v110, v16, v108)
+		v112 := v16 != v16
+		v113 := selF32(v112, v16, v111)
+		v114 := int32(f32ToF16(v113))
+		v115 := int32(math.Float32bits(v113))
+		v116 := int32(uint32(v115) >> 16)
+		v118 := v116 & int32(32768)
+		v120 := v115 & int32(8388607)
+		v121 := int32(uint32(v120) >> 13)
+		v122 := v118 | int32(31744)
+		v123 := v122 | v121
+		v124 := v121 == int32(0)
+		v125 := v123 | int32(512)
+		v126 := selI32(v124, v125, v123)
+		v127 := v113 != v113
+		v128 := selI32(v127, v126, v114)
+		dst[i] = uint16(v128)
+	}
+}
+
+// floorF16Go sets dst[i] = floor(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels floorF16….
+func floorF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := float32(math.Floor(float64(v16)))
+		v18 := int32(f32ToF16(v17))
+		v19 := int32(math.Float32bits(v17))
+		v20 := int32(uint32(v19) >> 16)
+		v22 := v20 & int32(32768)
+		v24 := v19 & int32(8388607)
+		v25 := int32(uint32(v24) >> 13)
+		v26 := v22 | int32(31744)
+		v27 := v26 | v25
+		v28 := v25 == int32(0)
+		v29 := v27 | int32(512)
+		v30 := selI32(v28, v29, v27)
+		v31 := v17 != v17
+		v32 := selI32(v31, v30, v18)
+		dst[i] = uint16(v32)
+	}
+}
+
+// ceilF16Go sets dst[i] = ceil(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels ceilF16….
+func ceilF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := float32(math.Ceil(float64(v16)))
+		v18 := int32(f32ToF16(v17))
+		v19 := int32(math.Float32bits(v17))
+		v20 := int32(uint32(v19) >> 16)
+		v22 := v20 & int32(32768)
+		v24 := v19 & int32(8388607)
+		v25 := int32(uint32(v24) >> 13)
+		v26 := v22 | int32(31744)
+		v27 := v26 | v25
+		v28 := v25 == int32(0)
+		v29 := v27 | int32(512)
+		v30 := selI32(v28, v29, v27)
+		v31 := v17 != v17
+		v32 := selI32(v31, v30, v18)
+		dst[i] = uint16(v32)
+	}
+}
+
+// roundToEvenF16Go rounds x[i] to the nearest integer, ties to even for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels roundToEvenF16….
+func roundToEvenF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := float32(math.RoundToEven(float64(v16)))
+		v18 := int32(f32ToF16(v17))
+		v19 := int32(math.Float32bits(v17))
+		v20 := int32(uint32(v19) >> 16)
+		v22 := v20 & int32(32768)
+		v24 := v19 & int32(8388607)
+		v25 := int32(uint32(v24) >> 13)
+		v26 := v22 | int32(31744)
+		v27 := v26 | v25
+		v28 := v25 == int32(0)
+		v29 := v27 | int32(512)
+		v30 := selI32(v28, v29, v27)
+		v31 := v17 != v17
+		v32 := selI32(v31, v30, v18)
+		dst[i] = uint16(v32)
+	}
+}
+
+// roundF16Go rounds x[i] to the nearest integer, ties away from zero for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels roundF16….
+func roundF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := float32(math.Trunc(float64(v16)))
+		v18 := v16 - v17
+		v20 := math.Float32frombits(math.Float32bits(v18) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v22 := v20 >= float32(0.5)
+		v24 := math.Float32frombits(math.Float32bits(float32(1)) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v25 := math.Float32frombits(math.Float32bits(v16) & math.Float32bits(math.Float32frombits(0x80000000)))
+		v26 := math.Float32frombits(math.Float32bits(v24) | math.Float32bits(v25))
+		v27 := v17 + v26
+		v28 := selF32(v22, v27, v17)
+		v29 := int32(f32ToF16(v28))
+		v30 := int32(math.Float32bits(v28))
+		v31 := int32(uint32(v30) >> 16)
+		v33 := v31 & int32(32768)
+		v35 := v30 & int32(8388607)
+		v36 := int32(uint32(v35) >> 13)
+		v37 := v33 | int32(31744)
+		v38 := v37 | v36
+		v39 := v36 == int32(0)
+		v40 := v38 | int32(512)
+		v41 := selI32(v39, v40, v38)
+		v42 := v28 != v28
+		v43 := selI32(v42, v41, v29)
+		dst[i] = uint16(v43)
+	}
+}
+
+// signF16Go sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels signF16….
+func signF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 < float32(0)
+		v20 := selF32(v18, float32(-1), v16)
+		v21 := v16 > float32(0)
+		v23 := selF32(v21, float32(1), v20)
+		v24 := int32(f32ToF16(v23))
+		v25 := int32(math.Float32bits(v23))
+		v26 := int32(uint32(v25) >> 16)
+		v28 := v26 & int32(32768)
+		v30 := v25 & int32(8388607)
+		v31 := int32(uint32(v30) >> 13)
+		v32 := v28 | int32(31744)
+		v33 := v32 | v31
+		v34 := v31 == int32(0)
+		v35 := v33 | int32(512)
+		v36 := selI32(v34, v35, v33)
+		v37 := v23 != v23
+		v38 := selI32(v37, v36, v24)
+		dst[i] = uint16(v38)
+	}
+}
+
+// reluF16Go sets dst[i] = max(x[i], 0) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels reluF16….
+func reluF16Go(dst []uint16, x []uint16) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := maxc32(v16, float32(0))
+		v19 := v18 + float32(0)
+		v20 := int32(f32ToF16(v19))
+		v21 := int32(math.Float32bits(v19))
+		v22 := int32(uint32(v21) >> 16)
+		v24 := v22 & int32(32768)
+		v26 := v21 & int32(8388607)
+		v27 := int32(uint32(v26) >> 13)
+		v28 := v24 | int32(31744)
+		v29 := v28 | v27
+		v30 := v27 == int32(0)
+		v31 := v29 | int32(512)
+		v32 := selI32(v30, v31, v29)
+		v33 := v19 != v19
+		v34 := selI32(v33, v32, v20)
+		dst[i] = uint16(v34)
 	}
 }
 

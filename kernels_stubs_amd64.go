@@ -1815,6 +1815,76 @@ func u8ToF32AVX512(dst []float32, x []uint8)
 //go:noescape
 func s8ToF32AVX512(dst []float32, x []int8)
 
+// u16ToF32AVX512 converts x[i] to float32, with AVX512 (whole vectors of 16 lanes; see the Go twin u16ToF32Go).
+//
+//go:noescape
+func u16ToF32AVX512(dst []float32, x []uint16)
+
+// s16ToF32AVX512 converts x[i] to float32, with AVX512 (whole vectors of 16 lanes; see the Go twin s16ToF32Go).
+//
+//go:noescape
+func s16ToF32AVX512(dst []float32, x []int16)
+
+// f32ToS8AVX512 converts x[i] to int8 as XLA does (toward zero, saturating, NaN to 0), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToS8Go).
+//
+//go:noescape
+func f32ToS8AVX512(dst []int8, x []float32)
+
+// f32ToU8AVX512 converts x[i] to uint8 as XLA does (toward zero, saturating, NaN to 0), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToU8Go).
+//
+//go:noescape
+func f32ToU8AVX512(dst []uint8, x []float32)
+
+// f32ToS16AVX512 converts x[i] to int16 as XLA does (toward zero, saturating, NaN to 0), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToS16Go).
+//
+//go:noescape
+func f32ToS16AVX512(dst []int16, x []float32)
+
+// f32ToU16AVX512 converts x[i] to uint16 as XLA does (toward zero, saturating, NaN to 0), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToU16Go).
+//
+//go:noescape
+func f32ToU16AVX512(dst []uint16, x []float32)
+
+// f32ToE4M3AVX512 rounds x[i] to float8_e4m3fn bits, to nearest even (beyond ±448 and ±Inf: NaN), with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToE4M3Go).
+//
+//go:noescape
+func f32ToE4M3AVX512(dst []uint8, x []float32)
+
+// e4m3ToF32AVX512 widens float8_e4m3fn bits x[i] to float32, with AVX512 (whole vectors of 16 lanes; see the Go twin e4m3ToF32Go).
+//
+//go:noescape
+func e4m3ToF32AVX512(dst []float32, x []uint8)
+
+// f32ToE5M2AVX512 rounds x[i] to float8_e5m2 bits, to nearest even, with AVX512 (whole vectors of 16 lanes; see the Go twin f32ToE5M2Go).
+//
+//go:noescape
+func f32ToE5M2AVX512(dst []uint8, x []float32)
+
+// e5m2ToF32AVX512 widens float8_e5m2 bits x[i] to float32, with AVX512 (whole vectors of 16 lanes; see the Go twin e5m2ToF32Go).
+//
+//go:noescape
+func e5m2ToF32AVX512(dst []float32, x []uint8)
+
+// bf16ToF16AVX512 rounds bfloat16 bits x[i] to IEEE binary16 bits, to nearest even, with AVX512 (whole vectors of 16 lanes; see the Go twin bf16ToF16Go).
+//
+//go:noescape
+func bf16ToF16AVX512(dst []uint16, x []uint16)
+
+// f16ToBF16AVX512 rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even, with AVX512 (whole vectors of 16 lanes; see the Go twin f16ToBF16Go).
+//
+//go:noescape
+func f16ToBF16AVX512(dst []uint16, x []uint16)
+
+// roundBF16F32AVX512 rounds x[i] to the nearest bfloat16 value, kept as float32, with AVX512 (whole vectors of 16 lanes; see the Go twin roundBF16F32Go).
+//
+//go:noescape
+func roundBF16F32AVX512(dst []float32, x []float32)
+
+// roundF16F32AVX512 rounds x[i] to the nearest IEEE binary16 value, kept as float32, with AVX512 (whole vectors of 16 lanes; see the Go twin roundF16F32Go).
+//
+//go:noescape
+func roundF16F32AVX512(dst []float32, x []float32)
+
 // fillF32AVX512 sets every dst[i] = s, with AVX512 (whole vectors of 16 lanes; see the Go twin fillF32Go).
 //
 //go:noescape
@@ -1859,6 +1929,546 @@ func maxF64AVX512(dst []float64, x []float64, y []float64)
 //
 //go:noescape
 func minF64AVX512(dst []float64, x []float64, y []float64)
+
+// addBF16AVX512 sets dst[i] = x[i] + y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin addBF16Go).
+//
+//go:noescape
+func addBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// subBF16AVX512 sets dst[i] = x[i] - y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin subBF16Go).
+//
+//go:noescape
+func subBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// mulBF16AVX512 sets dst[i] = x[i] * y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulBF16Go).
+//
+//go:noescape
+func mulBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// divBF16AVX512 sets dst[i] = x[i] / y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin divBF16Go).
+//
+//go:noescape
+func divBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// maxBF16AVX512 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin maxBF16Go).
+//
+//go:noescape
+func maxBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// minBF16AVX512 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin minBF16Go).
+//
+//go:noescape
+func minBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// powBF16AVX512 sets dst[i] = x[i]^y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin powBF16Go).
+//
+//go:noescape
+func powBF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// addScalarBF16AVX512 sets dst[i] = x[i] + s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin addScalarBF16Go).
+//
+//go:noescape
+func addScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// subScalarBF16AVX512 sets dst[i] = x[i] - s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin subScalarBF16Go).
+//
+//go:noescape
+func subScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rsubScalarBF16AVX512 sets dst[i] = s - x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rsubScalarBF16Go).
+//
+//go:noescape
+func rsubScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// mulScalarBF16AVX512 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarBF16Go).
+//
+//go:noescape
+func mulScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// divScalarBF16AVX512 sets dst[i] = x[i] / s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin divScalarBF16Go).
+//
+//go:noescape
+func divScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rdivScalarBF16AVX512 sets dst[i] = s / x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rdivScalarBF16Go).
+//
+//go:noescape
+func rdivScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// maxScalarBF16AVX512 sets dst[i] = max(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin maxScalarBF16Go).
+//
+//go:noescape
+func maxScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// minScalarBF16AVX512 sets dst[i] = min(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin minScalarBF16Go).
+//
+//go:noescape
+func minScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// powScalarBF16AVX512 sets dst[i] = x[i]^s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin powScalarBF16Go).
+//
+//go:noescape
+func powScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rpowScalarBF16AVX512 sets dst[i] = s^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rpowScalarBF16Go).
+//
+//go:noescape
+func rpowScalarBF16AVX512(dst []uint16, x []uint16, s float32)
+
+// clampBF16AVX512 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin clampBF16Go).
+//
+//go:noescape
+func clampBF16AVX512(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsBF16AVX512 sets dst[i] = x[i]*a + b, rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddScalarsBF16Go).
+//
+//go:noescape
+func mulAddScalarsBF16AVX512(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddBF16AVX512 sets dst[i] = x[i]*y[i] + z[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddBF16Go).
+//
+//go:noescape
+func mulAddBF16AVX512(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddBF16AVX512 sets dst[i] = x[i]*s + y[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarAddBF16Go).
+//
+//go:noescape
+func mulScalarAddBF16AVX512(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalBF16AVX512 sets dst[i] = 1 if x[i] == y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin equalBF16Go).
+//
+//go:noescape
+func equalBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// notEqualBF16AVX512 sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin notEqualBF16Go).
+//
+//go:noescape
+func notEqualBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// lessBF16AVX512 sets dst[i] = 1 if x[i] < y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessBF16Go).
+//
+//go:noescape
+func lessBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualBF16AVX512 sets dst[i] = 1 if x[i] <= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessEqualBF16Go).
+//
+//go:noescape
+func lessEqualBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// greaterBF16AVX512 sets dst[i] = 1 if x[i] > y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterBF16Go).
+//
+//go:noescape
+func greaterBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualBF16AVX512 sets dst[i] = 1 if x[i] >= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterEqualBF16Go).
+//
+//go:noescape
+func greaterEqualBF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarBF16AVX512 sets dst[i] = 1 if x[i] == s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin equalScalarBF16Go).
+//
+//go:noescape
+func equalScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarBF16AVX512 sets dst[i] = 1 if x[i] != s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin notEqualScalarBF16Go).
+//
+//go:noescape
+func notEqualScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// lessScalarBF16AVX512 sets dst[i] = 1 if x[i] < s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessScalarBF16Go).
+//
+//go:noescape
+func lessScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarBF16AVX512 sets dst[i] = 1 if x[i] <= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessEqualScalarBF16Go).
+//
+//go:noescape
+func lessEqualScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// greaterScalarBF16AVX512 sets dst[i] = 1 if x[i] > s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterScalarBF16Go).
+//
+//go:noescape
+func greaterScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarBF16AVX512 sets dst[i] = 1 if x[i] >= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterEqualScalarBF16Go).
+//
+//go:noescape
+func greaterEqualScalarBF16AVX512(dst []uint8, x []uint16, s float32)
+
+// selectBF16AVX512 sets dst[i] = x[i] if mask[i] != 0, else y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin selectBF16Go).
+//
+//go:noescape
+func selectBF16AVX512(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negBF16AVX512 sets dst[i] = -x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin negBF16Go).
+//
+//go:noescape
+func negBF16AVX512(dst []uint16, x []uint16)
+
+// absBF16AVX512 sets dst[i] = |x[i]| for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin absBF16Go).
+//
+//go:noescape
+func absBF16AVX512(dst []uint16, x []uint16)
+
+// sqrtBF16AVX512 sets dst[i] = sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sqrtBF16Go).
+//
+//go:noescape
+func sqrtBF16AVX512(dst []uint16, x []uint16)
+
+// rsqrtBF16AVX512 sets dst[i] = 1/sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rsqrtBF16Go).
+//
+//go:noescape
+func rsqrtBF16AVX512(dst []uint16, x []uint16)
+
+// reciprocalBF16AVX512 sets dst[i] = 1/x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reciprocalBF16Go).
+//
+//go:noescape
+func reciprocalBF16AVX512(dst []uint16, x []uint16)
+
+// expBF16AVX512 sets dst[i] = e^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expBF16Go).
+//
+//go:noescape
+func expBF16AVX512(dst []uint16, x []uint16)
+
+// expm1BF16AVX512 sets dst[i] = e^x[i] - 1 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expm1BF16Go).
+//
+//go:noescape
+func expm1BF16AVX512(dst []uint16, x []uint16)
+
+// logBF16AVX512 sets dst[i] = ln(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin logBF16Go).
+//
+//go:noescape
+func logBF16AVX512(dst []uint16, x []uint16)
+
+// log1pBF16AVX512 sets dst[i] = ln(1 + x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin log1pBF16Go).
+//
+//go:noescape
+func log1pBF16AVX512(dst []uint16, x []uint16)
+
+// tanhBF16AVX512 sets dst[i] = tanh(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin tanhBF16Go).
+//
+//go:noescape
+func tanhBF16AVX512(dst []uint16, x []uint16)
+
+// logisticBF16AVX512 sets dst[i] = 1/(1 + e^-x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin logisticBF16Go).
+//
+//go:noescape
+func logisticBF16AVX512(dst []uint16, x []uint16)
+
+// erfBF16AVX512 sets dst[i] = erf(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin erfBF16Go).
+//
+//go:noescape
+func erfBF16AVX512(dst []uint16, x []uint16)
+
+// geluBF16AVX512 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin geluBF16Go).
+//
+//go:noescape
+func geluBF16AVX512(dst []uint16, x []uint16)
+
+// geluTanhBF16AVX512 sets dst[i] to the tanh approximation of GELU at x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin geluTanhBF16Go).
+//
+//go:noescape
+func geluTanhBF16AVX512(dst []uint16, x []uint16)
+
+// floorBF16AVX512 sets dst[i] = floor(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin floorBF16Go).
+//
+//go:noescape
+func floorBF16AVX512(dst []uint16, x []uint16)
+
+// ceilBF16AVX512 sets dst[i] = ceil(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin ceilBF16Go).
+//
+//go:noescape
+func ceilBF16AVX512(dst []uint16, x []uint16)
+
+// roundToEvenBF16AVX512 rounds x[i] to the nearest integer, ties to even for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin roundToEvenBF16Go).
+//
+//go:noescape
+func roundToEvenBF16AVX512(dst []uint16, x []uint16)
+
+// roundBF16AVX512 rounds x[i] to the nearest integer, ties away from zero for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin roundBF16Go).
+//
+//go:noescape
+func roundBF16AVX512(dst []uint16, x []uint16)
+
+// signBF16AVX512 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin signBF16Go).
+//
+//go:noescape
+func signBF16AVX512(dst []uint16, x []uint16)
+
+// reluBF16AVX512 sets dst[i] = max(x[i], 0) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reluBF16Go).
+//
+//go:noescape
+func reluBF16AVX512(dst []uint16, x []uint16)
+
+// addF16AVX512 sets dst[i] = x[i] + y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin addF16Go).
+//
+//go:noescape
+func addF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// subF16AVX512 sets dst[i] = x[i] - y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin subF16Go).
+//
+//go:noescape
+func subF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// mulF16AVX512 sets dst[i] = x[i] * y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulF16Go).
+//
+//go:noescape
+func mulF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// divF16AVX512 sets dst[i] = x[i] / y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin divF16Go).
+//
+//go:noescape
+func divF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// maxF16AVX512 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin maxF16Go).
+//
+//go:noescape
+func maxF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// minF16AVX512 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin minF16Go).
+//
+//go:noescape
+func minF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// powF16AVX512 sets dst[i] = x[i]^y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin powF16Go).
+//
+//go:noescape
+func powF16AVX512(dst []uint16, x []uint16, y []uint16)
+
+// addScalarF16AVX512 sets dst[i] = x[i] + s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin addScalarF16Go).
+//
+//go:noescape
+func addScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// subScalarF16AVX512 sets dst[i] = x[i] - s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin subScalarF16Go).
+//
+//go:noescape
+func subScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rsubScalarF16AVX512 sets dst[i] = s - x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rsubScalarF16Go).
+//
+//go:noescape
+func rsubScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// mulScalarF16AVX512 sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarF16Go).
+//
+//go:noescape
+func mulScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// divScalarF16AVX512 sets dst[i] = x[i] / s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin divScalarF16Go).
+//
+//go:noescape
+func divScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rdivScalarF16AVX512 sets dst[i] = s / x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rdivScalarF16Go).
+//
+//go:noescape
+func rdivScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// maxScalarF16AVX512 sets dst[i] = max(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin maxScalarF16Go).
+//
+//go:noescape
+func maxScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// minScalarF16AVX512 sets dst[i] = min(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin minScalarF16Go).
+//
+//go:noescape
+func minScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// powScalarF16AVX512 sets dst[i] = x[i]^s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin powScalarF16Go).
+//
+//go:noescape
+func powScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// rpowScalarF16AVX512 sets dst[i] = s^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rpowScalarF16Go).
+//
+//go:noescape
+func rpowScalarF16AVX512(dst []uint16, x []uint16, s float32)
+
+// clampF16AVX512 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin clampF16Go).
+//
+//go:noescape
+func clampF16AVX512(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsF16AVX512 sets dst[i] = x[i]*a + b, rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddScalarsF16Go).
+//
+//go:noescape
+func mulAddScalarsF16AVX512(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddF16AVX512 sets dst[i] = x[i]*y[i] + z[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulAddF16Go).
+//
+//go:noescape
+func mulAddF16AVX512(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddF16AVX512 sets dst[i] = x[i]*s + y[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin mulScalarAddF16Go).
+//
+//go:noescape
+func mulScalarAddF16AVX512(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalF16AVX512 sets dst[i] = 1 if x[i] == y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin equalF16Go).
+//
+//go:noescape
+func equalF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// notEqualF16AVX512 sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin notEqualF16Go).
+//
+//go:noescape
+func notEqualF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// lessF16AVX512 sets dst[i] = 1 if x[i] < y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessF16Go).
+//
+//go:noescape
+func lessF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualF16AVX512 sets dst[i] = 1 if x[i] <= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessEqualF16Go).
+//
+//go:noescape
+func lessEqualF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// greaterF16AVX512 sets dst[i] = 1 if x[i] > y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterF16Go).
+//
+//go:noescape
+func greaterF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualF16AVX512 sets dst[i] = 1 if x[i] >= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterEqualF16Go).
+//
+//go:noescape
+func greaterEqualF16AVX512(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarF16AVX512 sets dst[i] = 1 if x[i] == s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin equalScalarF16Go).
+//
+//go:noescape
+func equalScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarF16AVX512 sets dst[i] = 1 if x[i] != s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin notEqualScalarF16Go).
+//
+//go:noescape
+func notEqualScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// lessScalarF16AVX512 sets dst[i] = 1 if x[i] < s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessScalarF16Go).
+//
+//go:noescape
+func lessScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarF16AVX512 sets dst[i] = 1 if x[i] <= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin lessEqualScalarF16Go).
+//
+//go:noescape
+func lessEqualScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// greaterScalarF16AVX512 sets dst[i] = 1 if x[i] > s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterScalarF16Go).
+//
+//go:noescape
+func greaterScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarF16AVX512 sets dst[i] = 1 if x[i] >= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin greaterEqualScalarF16Go).
+//
+//go:noescape
+func greaterEqualScalarF16AVX512(dst []uint8, x []uint16, s float32)
+
+// selectF16AVX512 sets dst[i] = x[i] if mask[i] != 0, else y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin selectF16Go).
+//
+//go:noescape
+func selectF16AVX512(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negF16AVX512 sets dst[i] = -x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin negF16Go).
+//
+//go:noescape
+func negF16AVX512(dst []uint16, x []uint16)
+
+// absF16AVX512 sets dst[i] = |x[i]| for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin absF16Go).
+//
+//go:noescape
+func absF16AVX512(dst []uint16, x []uint16)
+
+// sqrtF16AVX512 sets dst[i] = sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sqrtF16Go).
+//
+//go:noescape
+func sqrtF16AVX512(dst []uint16, x []uint16)
+
+// rsqrtF16AVX512 sets dst[i] = 1/sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin rsqrtF16Go).
+//
+//go:noescape
+func rsqrtF16AVX512(dst []uint16, x []uint16)
+
+// reciprocalF16AVX512 sets dst[i] = 1/x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reciprocalF16Go).
+//
+//go:noescape
+func reciprocalF16AVX512(dst []uint16, x []uint16)
+
+// expF16AVX512 sets dst[i] = e^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expF16Go).
+//
+//go:noescape
+func expF16AVX512(dst []uint16, x []uint16)
+
+// expm1F16AVX512 sets dst[i] = e^x[i] - 1 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expm1F16Go).
+//
+//go:noescape
+func expm1F16AVX512(dst []uint16, x []uint16)
+
+// logF16AVX512 sets dst[i] = ln(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin logF16Go).
+//
+//go:noescape
+func logF16AVX512(dst []uint16, x []uint16)
+
+// log1pF16AVX512 sets dst[i] = ln(1 + x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin log1pF16Go).
+//
+//go:noescape
+func log1pF16AVX512(dst []uint16, x []uint16)
+
+// tanhF16AVX512 sets dst[i] = tanh(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin tanhF16Go).
+//
+//go:noescape
+func tanhF16AVX512(dst []uint16, x []uint16)
+
+// logisticF16AVX512 sets dst[i] = 1/(1 + e^-x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin logisticF16Go).
+//
+//go:noescape
+func logisticF16AVX512(dst []uint16, x []uint16)
+
+// erfF16AVX512 sets dst[i] = erf(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin erfF16Go).
+//
+//go:noescape
+func erfF16AVX512(dst []uint16, x []uint16)
+
+// geluF16AVX512 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin geluF16Go).
+//
+//go:noescape
+func geluF16AVX512(dst []uint16, x []uint16)
+
+// geluTanhF16AVX512 sets dst[i] to the tanh approximation of GELU at x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin geluTanhF16Go).
+//
+//go:noescape
+func geluTanhF16AVX512(dst []uint16, x []uint16)
+
+// floorF16AVX512 sets dst[i] = floor(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin floorF16Go).
+//
+//go:noescape
+func floorF16AVX512(dst []uint16, x []uint16)
+
+// ceilF16AVX512 sets dst[i] = ceil(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin ceilF16Go).
+//
+//go:noescape
+func ceilF16AVX512(dst []uint16, x []uint16)
+
+// roundToEvenF16AVX512 rounds x[i] to the nearest integer, ties to even for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin roundToEvenF16Go).
+//
+//go:noescape
+func roundToEvenF16AVX512(dst []uint16, x []uint16)
+
+// roundF16AVX512 rounds x[i] to the nearest integer, ties away from zero for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin roundF16Go).
+//
+//go:noescape
+func roundF16AVX512(dst []uint16, x []uint16)
+
+// signF16AVX512 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin signF16Go).
+//
+//go:noescape
+func signF16AVX512(dst []uint16, x []uint16)
+
+// reluF16AVX512 sets dst[i] = max(x[i], 0) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reluF16Go).
+//
+//go:noescape
+func reluF16AVX512(dst []uint16, x []uint16)
 
 // addF32NTAVX512 sets dst[i] = x[i] + y[i], storing non-temporally to an aligned dst, with AVX512 (whole vectors of 16 lanes; see the Go twin addF32NTGo).
 //
@@ -2240,6 +2850,76 @@ func u8ToF32AVX2(dst []float32, x []uint8)
 //go:noescape
 func s8ToF32AVX2(dst []float32, x []int8)
 
+// u16ToF32AVX2 converts x[i] to float32, with AVX2 (whole vectors of 8 lanes; see the Go twin u16ToF32Go).
+//
+//go:noescape
+func u16ToF32AVX2(dst []float32, x []uint16)
+
+// s16ToF32AVX2 converts x[i] to float32, with AVX2 (whole vectors of 8 lanes; see the Go twin s16ToF32Go).
+//
+//go:noescape
+func s16ToF32AVX2(dst []float32, x []int16)
+
+// f32ToS8AVX2 converts x[i] to int8 as XLA does (toward zero, saturating, NaN to 0), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToS8Go).
+//
+//go:noescape
+func f32ToS8AVX2(dst []int8, x []float32)
+
+// f32ToU8AVX2 converts x[i] to uint8 as XLA does (toward zero, saturating, NaN to 0), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToU8Go).
+//
+//go:noescape
+func f32ToU8AVX2(dst []uint8, x []float32)
+
+// f32ToS16AVX2 converts x[i] to int16 as XLA does (toward zero, saturating, NaN to 0), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToS16Go).
+//
+//go:noescape
+func f32ToS16AVX2(dst []int16, x []float32)
+
+// f32ToU16AVX2 converts x[i] to uint16 as XLA does (toward zero, saturating, NaN to 0), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToU16Go).
+//
+//go:noescape
+func f32ToU16AVX2(dst []uint16, x []float32)
+
+// f32ToE4M3AVX2 rounds x[i] to float8_e4m3fn bits, to nearest even (beyond ±448 and ±Inf: NaN), with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToE4M3Go).
+//
+//go:noescape
+func f32ToE4M3AVX2(dst []uint8, x []float32)
+
+// e4m3ToF32AVX2 widens float8_e4m3fn bits x[i] to float32, with AVX2 (whole vectors of 8 lanes; see the Go twin e4m3ToF32Go).
+//
+//go:noescape
+func e4m3ToF32AVX2(dst []float32, x []uint8)
+
+// f32ToE5M2AVX2 rounds x[i] to float8_e5m2 bits, to nearest even, with AVX2 (whole vectors of 8 lanes; see the Go twin f32ToE5M2Go).
+//
+//go:noescape
+func f32ToE5M2AVX2(dst []uint8, x []float32)
+
+// e5m2ToF32AVX2 widens float8_e5m2 bits x[i] to float32, with AVX2 (whole vectors of 8 lanes; see the Go twin e5m2ToF32Go).
+//
+//go:noescape
+func e5m2ToF32AVX2(dst []float32, x []uint8)
+
+// bf16ToF16AVX2 rounds bfloat16 bits x[i] to IEEE binary16 bits, to nearest even, with AVX2 (whole vectors of 8 lanes; see the Go twin bf16ToF16Go).
+//
+//go:noescape
+func bf16ToF16AVX2(dst []uint16, x []uint16)
+
+// f16ToBF16AVX2 rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even, with AVX2 (whole vectors of 8 lanes; see the Go twin f16ToBF16Go).
+//
+//go:noescape
+func f16ToBF16AVX2(dst []uint16, x []uint16)
+
+// roundBF16F32AVX2 rounds x[i] to the nearest bfloat16 value, kept as float32, with AVX2 (whole vectors of 8 lanes; see the Go twin roundBF16F32Go).
+//
+//go:noescape
+func roundBF16F32AVX2(dst []float32, x []float32)
+
+// roundF16F32AVX2 rounds x[i] to the nearest IEEE binary16 value, kept as float32, with AVX2 (whole vectors of 8 lanes; see the Go twin roundF16F32Go).
+//
+//go:noescape
+func roundF16F32AVX2(dst []float32, x []float32)
+
 // fillF32AVX2 sets every dst[i] = s, with AVX2 (whole vectors of 8 lanes; see the Go twin fillF32Go).
 //
 //go:noescape
@@ -2284,6 +2964,546 @@ func maxF64AVX2(dst []float64, x []float64, y []float64)
 //
 //go:noescape
 func minF64AVX2(dst []float64, x []float64, y []float64)
+
+// addBF16AVX2 sets dst[i] = x[i] + y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin addBF16Go).
+//
+//go:noescape
+func addBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// subBF16AVX2 sets dst[i] = x[i] - y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin subBF16Go).
+//
+//go:noescape
+func subBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// mulBF16AVX2 sets dst[i] = x[i] * y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulBF16Go).
+//
+//go:noescape
+func mulBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// divBF16AVX2 sets dst[i] = x[i] / y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin divBF16Go).
+//
+//go:noescape
+func divBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// maxBF16AVX2 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin maxBF16Go).
+//
+//go:noescape
+func maxBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// minBF16AVX2 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin minBF16Go).
+//
+//go:noescape
+func minBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// powBF16AVX2 sets dst[i] = x[i]^y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin powBF16Go).
+//
+//go:noescape
+func powBF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// addScalarBF16AVX2 sets dst[i] = x[i] + s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin addScalarBF16Go).
+//
+//go:noescape
+func addScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// subScalarBF16AVX2 sets dst[i] = x[i] - s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin subScalarBF16Go).
+//
+//go:noescape
+func subScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rsubScalarBF16AVX2 sets dst[i] = s - x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rsubScalarBF16Go).
+//
+//go:noescape
+func rsubScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// mulScalarBF16AVX2 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarBF16Go).
+//
+//go:noescape
+func mulScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// divScalarBF16AVX2 sets dst[i] = x[i] / s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin divScalarBF16Go).
+//
+//go:noescape
+func divScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rdivScalarBF16AVX2 sets dst[i] = s / x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rdivScalarBF16Go).
+//
+//go:noescape
+func rdivScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// maxScalarBF16AVX2 sets dst[i] = max(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin maxScalarBF16Go).
+//
+//go:noescape
+func maxScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// minScalarBF16AVX2 sets dst[i] = min(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin minScalarBF16Go).
+//
+//go:noescape
+func minScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// powScalarBF16AVX2 sets dst[i] = x[i]^s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin powScalarBF16Go).
+//
+//go:noescape
+func powScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rpowScalarBF16AVX2 sets dst[i] = s^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rpowScalarBF16Go).
+//
+//go:noescape
+func rpowScalarBF16AVX2(dst []uint16, x []uint16, s float32)
+
+// clampBF16AVX2 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin clampBF16Go).
+//
+//go:noescape
+func clampBF16AVX2(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsBF16AVX2 sets dst[i] = x[i]*a + b, rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddScalarsBF16Go).
+//
+//go:noescape
+func mulAddScalarsBF16AVX2(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddBF16AVX2 sets dst[i] = x[i]*y[i] + z[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddBF16Go).
+//
+//go:noescape
+func mulAddBF16AVX2(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddBF16AVX2 sets dst[i] = x[i]*s + y[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarAddBF16Go).
+//
+//go:noescape
+func mulScalarAddBF16AVX2(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalBF16AVX2 sets dst[i] = 1 if x[i] == y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin equalBF16Go).
+//
+//go:noescape
+func equalBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// notEqualBF16AVX2 sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin notEqualBF16Go).
+//
+//go:noescape
+func notEqualBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// lessBF16AVX2 sets dst[i] = 1 if x[i] < y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessBF16Go).
+//
+//go:noescape
+func lessBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualBF16AVX2 sets dst[i] = 1 if x[i] <= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessEqualBF16Go).
+//
+//go:noescape
+func lessEqualBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// greaterBF16AVX2 sets dst[i] = 1 if x[i] > y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterBF16Go).
+//
+//go:noescape
+func greaterBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualBF16AVX2 sets dst[i] = 1 if x[i] >= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterEqualBF16Go).
+//
+//go:noescape
+func greaterEqualBF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarBF16AVX2 sets dst[i] = 1 if x[i] == s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin equalScalarBF16Go).
+//
+//go:noescape
+func equalScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarBF16AVX2 sets dst[i] = 1 if x[i] != s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin notEqualScalarBF16Go).
+//
+//go:noescape
+func notEqualScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// lessScalarBF16AVX2 sets dst[i] = 1 if x[i] < s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessScalarBF16Go).
+//
+//go:noescape
+func lessScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarBF16AVX2 sets dst[i] = 1 if x[i] <= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessEqualScalarBF16Go).
+//
+//go:noescape
+func lessEqualScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// greaterScalarBF16AVX2 sets dst[i] = 1 if x[i] > s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterScalarBF16Go).
+//
+//go:noescape
+func greaterScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarBF16AVX2 sets dst[i] = 1 if x[i] >= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterEqualScalarBF16Go).
+//
+//go:noescape
+func greaterEqualScalarBF16AVX2(dst []uint8, x []uint16, s float32)
+
+// selectBF16AVX2 sets dst[i] = x[i] if mask[i] != 0, else y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin selectBF16Go).
+//
+//go:noescape
+func selectBF16AVX2(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negBF16AVX2 sets dst[i] = -x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin negBF16Go).
+//
+//go:noescape
+func negBF16AVX2(dst []uint16, x []uint16)
+
+// absBF16AVX2 sets dst[i] = |x[i]| for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin absBF16Go).
+//
+//go:noescape
+func absBF16AVX2(dst []uint16, x []uint16)
+
+// sqrtBF16AVX2 sets dst[i] = sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sqrtBF16Go).
+//
+//go:noescape
+func sqrtBF16AVX2(dst []uint16, x []uint16)
+
+// rsqrtBF16AVX2 sets dst[i] = 1/sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rsqrtBF16Go).
+//
+//go:noescape
+func rsqrtBF16AVX2(dst []uint16, x []uint16)
+
+// reciprocalBF16AVX2 sets dst[i] = 1/x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reciprocalBF16Go).
+//
+//go:noescape
+func reciprocalBF16AVX2(dst []uint16, x []uint16)
+
+// expBF16AVX2 sets dst[i] = e^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expBF16Go).
+//
+//go:noescape
+func expBF16AVX2(dst []uint16, x []uint16)
+
+// expm1BF16AVX2 sets dst[i] = e^x[i] - 1 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expm1BF16Go).
+//
+//go:noescape
+func expm1BF16AVX2(dst []uint16, x []uint16)
+
+// logBF16AVX2 sets dst[i] = ln(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin logBF16Go).
+//
+//go:noescape
+func logBF16AVX2(dst []uint16, x []uint16)
+
+// log1pBF16AVX2 sets dst[i] = ln(1 + x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin log1pBF16Go).
+//
+//go:noescape
+func log1pBF16AVX2(dst []uint16, x []uint16)
+
+// tanhBF16AVX2 sets dst[i] = tanh(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin tanhBF16Go).
+//
+//go:noescape
+func tanhBF16AVX2(dst []uint16, x []uint16)
+
+// logisticBF16AVX2 sets dst[i] = 1/(1 + e^-x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin logisticBF16Go).
+//
+//go:noescape
+func logisticBF16AVX2(dst []uint16, x []uint16)
+
+// erfBF16AVX2 sets dst[i] = erf(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin erfBF16Go).
+//
+//go:noescape
+func erfBF16AVX2(dst []uint16, x []uint16)
+
+// geluBF16AVX2 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin geluBF16Go).
+//
+//go:noescape
+func geluBF16AVX2(dst []uint16, x []uint16)
+
+// geluTanhBF16AVX2 sets dst[i] to the tanh approximation of GELU at x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin geluTanhBF16Go).
+//
+//go:noescape
+func geluTanhBF16AVX2(dst []uint16, x []uint16)
+
+// floorBF16AVX2 sets dst[i] = floor(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin floorBF16Go).
+//
+//go:noescape
+func floorBF16AVX2(dst []uint16, x []uint16)
+
+// ceilBF16AVX2 sets dst[i] = ceil(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin ceilBF16Go).
+//
+//go:noescape
+func ceilBF16AVX2(dst []uint16, x []uint16)
+
+// roundToEvenBF16AVX2 rounds x[i] to the nearest integer, ties to even for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin roundToEvenBF16Go).
+//
+//go:noescape
+func roundToEvenBF16AVX2(dst []uint16, x []uint16)
+
+// roundBF16AVX2 rounds x[i] to the nearest integer, ties away from zero for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin roundBF16Go).
+//
+//go:noescape
+func roundBF16AVX2(dst []uint16, x []uint16)
+
+// signBF16AVX2 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin signBF16Go).
+//
+//go:noescape
+func signBF16AVX2(dst []uint16, x []uint16)
+
+// reluBF16AVX2 sets dst[i] = max(x[i], 0) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reluBF16Go).
+//
+//go:noescape
+func reluBF16AVX2(dst []uint16, x []uint16)
+
+// addF16AVX2 sets dst[i] = x[i] + y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin addF16Go).
+//
+//go:noescape
+func addF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// subF16AVX2 sets dst[i] = x[i] - y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin subF16Go).
+//
+//go:noescape
+func subF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// mulF16AVX2 sets dst[i] = x[i] * y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulF16Go).
+//
+//go:noescape
+func mulF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// divF16AVX2 sets dst[i] = x[i] / y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin divF16Go).
+//
+//go:noescape
+func divF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// maxF16AVX2 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin maxF16Go).
+//
+//go:noescape
+func maxF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// minF16AVX2 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin minF16Go).
+//
+//go:noescape
+func minF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// powF16AVX2 sets dst[i] = x[i]^y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin powF16Go).
+//
+//go:noescape
+func powF16AVX2(dst []uint16, x []uint16, y []uint16)
+
+// addScalarF16AVX2 sets dst[i] = x[i] + s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin addScalarF16Go).
+//
+//go:noescape
+func addScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// subScalarF16AVX2 sets dst[i] = x[i] - s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin subScalarF16Go).
+//
+//go:noescape
+func subScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rsubScalarF16AVX2 sets dst[i] = s - x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rsubScalarF16Go).
+//
+//go:noescape
+func rsubScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// mulScalarF16AVX2 sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarF16Go).
+//
+//go:noescape
+func mulScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// divScalarF16AVX2 sets dst[i] = x[i] / s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin divScalarF16Go).
+//
+//go:noescape
+func divScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rdivScalarF16AVX2 sets dst[i] = s / x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rdivScalarF16Go).
+//
+//go:noescape
+func rdivScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// maxScalarF16AVX2 sets dst[i] = max(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin maxScalarF16Go).
+//
+//go:noescape
+func maxScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// minScalarF16AVX2 sets dst[i] = min(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin minScalarF16Go).
+//
+//go:noescape
+func minScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// powScalarF16AVX2 sets dst[i] = x[i]^s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin powScalarF16Go).
+//
+//go:noescape
+func powScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// rpowScalarF16AVX2 sets dst[i] = s^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rpowScalarF16Go).
+//
+//go:noescape
+func rpowScalarF16AVX2(dst []uint16, x []uint16, s float32)
+
+// clampF16AVX2 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin clampF16Go).
+//
+//go:noescape
+func clampF16AVX2(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsF16AVX2 sets dst[i] = x[i]*a + b, rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddScalarsF16Go).
+//
+//go:noescape
+func mulAddScalarsF16AVX2(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddF16AVX2 sets dst[i] = x[i]*y[i] + z[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulAddF16Go).
+//
+//go:noescape
+func mulAddF16AVX2(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddF16AVX2 sets dst[i] = x[i]*s + y[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin mulScalarAddF16Go).
+//
+//go:noescape
+func mulScalarAddF16AVX2(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalF16AVX2 sets dst[i] = 1 if x[i] == y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin equalF16Go).
+//
+//go:noescape
+func equalF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// notEqualF16AVX2 sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin notEqualF16Go).
+//
+//go:noescape
+func notEqualF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// lessF16AVX2 sets dst[i] = 1 if x[i] < y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessF16Go).
+//
+//go:noescape
+func lessF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualF16AVX2 sets dst[i] = 1 if x[i] <= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessEqualF16Go).
+//
+//go:noescape
+func lessEqualF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// greaterF16AVX2 sets dst[i] = 1 if x[i] > y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterF16Go).
+//
+//go:noescape
+func greaterF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualF16AVX2 sets dst[i] = 1 if x[i] >= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterEqualF16Go).
+//
+//go:noescape
+func greaterEqualF16AVX2(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarF16AVX2 sets dst[i] = 1 if x[i] == s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin equalScalarF16Go).
+//
+//go:noescape
+func equalScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarF16AVX2 sets dst[i] = 1 if x[i] != s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin notEqualScalarF16Go).
+//
+//go:noescape
+func notEqualScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// lessScalarF16AVX2 sets dst[i] = 1 if x[i] < s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessScalarF16Go).
+//
+//go:noescape
+func lessScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarF16AVX2 sets dst[i] = 1 if x[i] <= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin lessEqualScalarF16Go).
+//
+//go:noescape
+func lessEqualScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// greaterScalarF16AVX2 sets dst[i] = 1 if x[i] > s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterScalarF16Go).
+//
+//go:noescape
+func greaterScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarF16AVX2 sets dst[i] = 1 if x[i] >= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin greaterEqualScalarF16Go).
+//
+//go:noescape
+func greaterEqualScalarF16AVX2(dst []uint8, x []uint16, s float32)
+
+// selectF16AVX2 sets dst[i] = x[i] if mask[i] != 0, else y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin selectF16Go).
+//
+//go:noescape
+func selectF16AVX2(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negF16AVX2 sets dst[i] = -x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin negF16Go).
+//
+//go:noescape
+func negF16AVX2(dst []uint16, x []uint16)
+
+// absF16AVX2 sets dst[i] = |x[i]| for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin absF16Go).
+//
+//go:noescape
+func absF16AVX2(dst []uint16, x []uint16)
+
+// sqrtF16AVX2 sets dst[i] = sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sqrtF16Go).
+//
+//go:noescape
+func sqrtF16AVX2(dst []uint16, x []uint16)
+
+// rsqrtF16AVX2 sets dst[i] = 1/sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin rsqrtF16Go).
+//
+//go:noescape
+func rsqrtF16AVX2(dst []uint16, x []uint16)
+
+// reciprocalF16AVX2 sets dst[i] = 1/x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reciprocalF16Go).
+//
+//go:noescape
+func reciprocalF16AVX2(dst []uint16, x []uint16)
+
+// expF16AVX2 sets dst[i] = e^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expF16Go).
+//
+//go:noescape
+func expF16AVX2(dst []uint16, x []uint16)
+
+// expm1F16AVX2 sets dst[i] = e^x[i] - 1 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expm1F16Go).
+//
+//go:noescape
+func expm1F16AVX2(dst []uint16, x []uint16)
+
+// logF16AVX2 sets dst[i] = ln(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin logF16Go).
+//
+//go:noescape
+func logF16AVX2(dst []uint16, x []uint16)
+
+// log1pF16AVX2 sets dst[i] = ln(1 + x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin log1pF16Go).
+//
+//go:noescape
+func log1pF16AVX2(dst []uint16, x []uint16)
+
+// tanhF16AVX2 sets dst[i] = tanh(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin tanhF16Go).
+//
+//go:noescape
+func tanhF16AVX2(dst []uint16, x []uint16)
+
+// logisticF16AVX2 sets dst[i] = 1/(1 + e^-x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin logisticF16Go).
+//
+//go:noescape
+func logisticF16AVX2(dst []uint16, x []uint16)
+
+// erfF16AVX2 sets dst[i] = erf(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin erfF16Go).
+//
+//go:noescape
+func erfF16AVX2(dst []uint16, x []uint16)
+
+// geluF16AVX2 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin geluF16Go).
+//
+//go:noescape
+func geluF16AVX2(dst []uint16, x []uint16)
+
+// geluTanhF16AVX2 sets dst[i] to the tanh approximation of GELU at x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin geluTanhF16Go).
+//
+//go:noescape
+func geluTanhF16AVX2(dst []uint16, x []uint16)
+
+// floorF16AVX2 sets dst[i] = floor(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin floorF16Go).
+//
+//go:noescape
+func floorF16AVX2(dst []uint16, x []uint16)
+
+// ceilF16AVX2 sets dst[i] = ceil(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin ceilF16Go).
+//
+//go:noescape
+func ceilF16AVX2(dst []uint16, x []uint16)
+
+// roundToEvenF16AVX2 rounds x[i] to the nearest integer, ties to even for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin roundToEvenF16Go).
+//
+//go:noescape
+func roundToEvenF16AVX2(dst []uint16, x []uint16)
+
+// roundF16AVX2 rounds x[i] to the nearest integer, ties away from zero for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin roundF16Go).
+//
+//go:noescape
+func roundF16AVX2(dst []uint16, x []uint16)
+
+// signF16AVX2 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin signF16Go).
+//
+//go:noescape
+func signF16AVX2(dst []uint16, x []uint16)
+
+// reluF16AVX2 sets dst[i] = max(x[i], 0) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reluF16Go).
+//
+//go:noescape
+func reluF16AVX2(dst []uint16, x []uint16)
 
 // addF32NTAVX2 sets dst[i] = x[i] + y[i], storing non-temporally to an aligned dst, with AVX2 (whole vectors of 8 lanes; see the Go twin addF32NTGo).
 //
@@ -2335,6 +3555,226 @@ func expF32NTAVX2(dst []float32, x []float32)
 //go:noescape
 func fillF32NTAVX2(dst []float32, s float32)
 
+// f32ToBF16AVX512BF16 rounds x[i] to bfloat16 bits, to nearest even, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin f32ToBF16Go).
+//
+//go:noescape
+func f32ToBF16AVX512BF16(dst []uint16, x []float32)
+
+// f16ToBF16AVX512BF16 rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin f16ToBF16Go).
+//
+//go:noescape
+func f16ToBF16AVX512BF16(dst []uint16, x []uint16)
+
+// addBF16AVX512BF16 sets dst[i] = x[i] + y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin addBF16Go).
+//
+//go:noescape
+func addBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// subBF16AVX512BF16 sets dst[i] = x[i] - y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subBF16Go).
+//
+//go:noescape
+func subBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// mulBF16AVX512BF16 sets dst[i] = x[i] * y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulBF16Go).
+//
+//go:noescape
+func mulBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// divBF16AVX512BF16 sets dst[i] = x[i] / y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin divBF16Go).
+//
+//go:noescape
+func divBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// maxBF16AVX512BF16 sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin maxBF16Go).
+//
+//go:noescape
+func maxBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// minBF16AVX512BF16 sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin minBF16Go).
+//
+//go:noescape
+func minBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// powBF16AVX512BF16 sets dst[i] = x[i]^y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin powBF16Go).
+//
+//go:noescape
+func powBF16AVX512BF16(dst []uint16, x []uint16, y []uint16)
+
+// addScalarBF16AVX512BF16 sets dst[i] = x[i] + s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin addScalarBF16Go).
+//
+//go:noescape
+func addScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// subScalarBF16AVX512BF16 sets dst[i] = x[i] - s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subScalarBF16Go).
+//
+//go:noescape
+func subScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// rsubScalarBF16AVX512BF16 sets dst[i] = s - x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin rsubScalarBF16Go).
+//
+//go:noescape
+func rsubScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// mulScalarBF16AVX512BF16 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulScalarBF16Go).
+//
+//go:noescape
+func mulScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// divScalarBF16AVX512BF16 sets dst[i] = x[i] / s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin divScalarBF16Go).
+//
+//go:noescape
+func divScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// rdivScalarBF16AVX512BF16 sets dst[i] = s / x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin rdivScalarBF16Go).
+//
+//go:noescape
+func rdivScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// maxScalarBF16AVX512BF16 sets dst[i] = max(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin maxScalarBF16Go).
+//
+//go:noescape
+func maxScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// minScalarBF16AVX512BF16 sets dst[i] = min(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin minScalarBF16Go).
+//
+//go:noescape
+func minScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// powScalarBF16AVX512BF16 sets dst[i] = x[i]^s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin powScalarBF16Go).
+//
+//go:noescape
+func powScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// rpowScalarBF16AVX512BF16 sets dst[i] = s^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin rpowScalarBF16Go).
+//
+//go:noescape
+func rpowScalarBF16AVX512BF16(dst []uint16, x []uint16, s float32)
+
+// clampBF16AVX512BF16 sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin clampBF16Go).
+//
+//go:noescape
+func clampBF16AVX512BF16(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsBF16AVX512BF16 sets dst[i] = x[i]*a + b, rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulAddScalarsBF16Go).
+//
+//go:noescape
+func mulAddScalarsBF16AVX512BF16(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddBF16AVX512BF16 sets dst[i] = x[i]*y[i] + z[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulAddBF16Go).
+//
+//go:noescape
+func mulAddBF16AVX512BF16(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddBF16AVX512BF16 sets dst[i] = x[i]*s + y[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin mulScalarAddBF16Go).
+//
+//go:noescape
+func mulScalarAddBF16AVX512BF16(dst []uint16, x []uint16, s float32, y []uint16)
+
+// selectBF16AVX512BF16 sets dst[i] = x[i] if mask[i] != 0, else y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin selectBF16Go).
+//
+//go:noescape
+func selectBF16AVX512BF16(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negBF16AVX512BF16 sets dst[i] = -x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin negBF16Go).
+//
+//go:noescape
+func negBF16AVX512BF16(dst []uint16, x []uint16)
+
+// absBF16AVX512BF16 sets dst[i] = |x[i]| for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin absBF16Go).
+//
+//go:noescape
+func absBF16AVX512BF16(dst []uint16, x []uint16)
+
+// sqrtBF16AVX512BF16 sets dst[i] = sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin sqrtBF16Go).
+//
+//go:noescape
+func sqrtBF16AVX512BF16(dst []uint16, x []uint16)
+
+// rsqrtBF16AVX512BF16 sets dst[i] = 1/sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin rsqrtBF16Go).
+//
+//go:noescape
+func rsqrtBF16AVX512BF16(dst []uint16, x []uint16)
+
+// reciprocalBF16AVX512BF16 sets dst[i] = 1/x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin reciprocalBF16Go).
+//
+//go:noescape
+func reciprocalBF16AVX512BF16(dst []uint16, x []uint16)
+
+// expBF16AVX512BF16 sets dst[i] = e^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin expBF16Go).
+//
+//go:noescape
+func expBF16AVX512BF16(dst []uint16, x []uint16)
+
+// expm1BF16AVX512BF16 sets dst[i] = e^x[i] - 1 for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin expm1BF16Go).
+//
+//go:noescape
+func expm1BF16AVX512BF16(dst []uint16, x []uint16)
+
+// logBF16AVX512BF16 sets dst[i] = ln(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin logBF16Go).
+//
+//go:noescape
+func logBF16AVX512BF16(dst []uint16, x []uint16)
+
+// log1pBF16AVX512BF16 sets dst[i] = ln(1 + x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin log1pBF16Go).
+//
+//go:noescape
+func log1pBF16AVX512BF16(dst []uint16, x []uint16)
+
+// tanhBF16AVX512BF16 sets dst[i] = tanh(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin tanhBF16Go).
+//
+//go:noescape
+func tanhBF16AVX512BF16(dst []uint16, x []uint16)
+
+// logisticBF16AVX512BF16 sets dst[i] = 1/(1 + e^-x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin logisticBF16Go).
+//
+//go:noescape
+func logisticBF16AVX512BF16(dst []uint16, x []uint16)
+
+// erfBF16AVX512BF16 sets dst[i] = erf(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin erfBF16Go).
+//
+//go:noescape
+func erfBF16AVX512BF16(dst []uint16, x []uint16)
+
+// geluBF16AVX512BF16 sets dst[i] = x[i]·Φ(x[i]) (the erf form) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin geluBF16Go).
+//
+//go:noescape
+func geluBF16AVX512BF16(dst []uint16, x []uint16)
+
+// geluTanhBF16AVX512BF16 sets dst[i] to the tanh approximation of GELU at x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin geluTanhBF16Go).
+//
+//go:noescape
+func geluTanhBF16AVX512BF16(dst []uint16, x []uint16)
+
+// floorBF16AVX512BF16 sets dst[i] = floor(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin floorBF16Go).
+//
+//go:noescape
+func floorBF16AVX512BF16(dst []uint16, x []uint16)
+
+// ceilBF16AVX512BF16 sets dst[i] = ceil(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin ceilBF16Go).
+//
+//go:noescape
+func ceilBF16AVX512BF16(dst []uint16, x []uint16)
+
+// roundToEvenBF16AVX512BF16 rounds x[i] to the nearest integer, ties to even for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin roundToEvenBF16Go).
+//
+//go:noescape
+func roundToEvenBF16AVX512BF16(dst []uint16, x []uint16)
+
+// roundBF16AVX512BF16 rounds x[i] to the nearest integer, ties away from zero for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin roundBF16Go).
+//
+//go:noescape
+func roundBF16AVX512BF16(dst []uint16, x []uint16)
+
+// signBF16AVX512BF16 sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin signBF16Go).
+//
+//go:noescape
+func signBF16AVX512BF16(dst []uint16, x []uint16)
+
+// reluBF16AVX512BF16 sets dst[i] = max(x[i], 0) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin reluBF16Go).
+//
+//go:noescape
+func reluBF16AVX512BF16(dst []uint16, x []uint16)
+
 // sumF32AVX512 returns the sum of x, with AVX512 (whole vectors of 16 lanes; see the Go twin sumF32Go).
 //
 //go:noescape
@@ -2359,6 +3799,21 @@ func sumSqDevF32AVX512(x []float32, meanHi float32, meanLo float32) (sum float64
 //
 //go:noescape
 func expSubSumF32AVX512(dst []float32, x []float32, m float32) (sum float64)
+
+// sumExpSubF32AVX512 returns the sum of e^(x[i] - m), with AVX512 (whole vectors of 16 lanes; see the Go twin sumExpSubF32Go).
+//
+//go:noescape
+func sumExpSubF32AVX512(x []float32, m float32) (sum float64)
+
+// scaleF32AVX512 sets dst[i] = x[i] * s, with AVX512 (whole vectors of 16 lanes; see the Go twin scaleF32Go).
+//
+//go:noescape
+func scaleF32AVX512(dst []float32, x []float32, s float32)
+
+// expSubScaleF32AVX512 sets dst[i] = e^(x[i] - m) * s, with AVX512 (whole vectors of 16 lanes; see the Go twin expSubScaleF32Go).
+//
+//go:noescape
+func expSubScaleF32AVX512(dst []float32, x []float32, m float32, s float32)
 
 // reduceMaxF32AVX512 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMaxF32Go).
 //
@@ -2420,6 +3875,176 @@ func colAccMinF32AVX512(dst []float32, r0 []float32, r1 []float32, r2 []float32,
 //go:noescape
 func colAccProdF32AVX512(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
 
+// sumBF16AVX512 returns the sum of x for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumBF16Go).
+//
+//go:noescape
+func sumBF16AVX512(x []uint16) (sum float64)
+
+// sumSquaresBF16AVX512 returns the sum of x[i]² for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSquaresBF16Go).
+//
+//go:noescape
+func sumSquaresBF16AVX512(x []uint16) (sum float64)
+
+// sumDevBF16AVX512 returns the sum of x[i] - c for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumDevBF16Go).
+//
+//go:noescape
+func sumDevBF16AVX512(x []uint16, c float32) (sum float64)
+
+// sumSqDevBF16AVX512 returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSqDevBF16Go).
+//
+//go:noescape
+func sumSqDevBF16AVX512(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubBF16AVX512 returns the sum of e^(x[i] - m) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumExpSubBF16Go).
+//
+//go:noescape
+func sumExpSubBF16AVX512(x []uint16, m float32) (sum float64)
+
+// expSubScaleBF16AVX512 sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expSubScaleBF16Go).
+//
+//go:noescape
+func expSubScaleBF16AVX512(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxBF16AVX512 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMaxBF16Go).
+//
+//go:noescape
+func reduceMaxBF16AVX512(x []uint16) (r float32)
+
+// reduceMinBF16AVX512 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMinBF16Go).
+//
+//go:noescape
+func reduceMinBF16AVX512(x []uint16) (r float32)
+
+// argMaxBF16AVX512 returns per lane the largest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin argMaxBF16Go).
+//
+//go:noescape
+func argMaxBF16AVX512(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinBF16AVX512 returns per lane the smallest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin argMinBF16Go).
+//
+//go:noescape
+func argMinBF16AVX512(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeBF16AVX512 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin normalizeBF16Go).
+//
+//go:noescape
+func normalizeBF16AVX512(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineBF16AVX512 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin layerNormAffineBF16Go).
+//
+//go:noescape
+func layerNormAffineBF16AVX512(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// expSubSumBF16AVX512 sets dst[i] = e^(x[i] - m) and returns their sum for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expSubSumBF16Go).
+//
+//go:noescape
+func expSubSumBF16AVX512(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleBF16AVX512 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin scaleBF16Go).
+//
+//go:noescape
+func scaleBF16AVX512(dst []uint16, x []float32, s float32)
+
+// colAccSumBF16AVX512 adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccSumBF16Go).
+//
+//go:noescape
+func colAccSumBF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxBF16AVX512 folds the rows r0…r7 into dst with XLA's max for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccMaxBF16Go).
+//
+//go:noescape
+func colAccMaxBF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinBF16AVX512 folds the rows r0…r7 into dst with XLA's min for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccMinBF16Go).
+//
+//go:noescape
+func colAccMinBF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// sumF16AVX512 returns the sum of x for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumF16Go).
+//
+//go:noescape
+func sumF16AVX512(x []uint16) (sum float64)
+
+// sumSquaresF16AVX512 returns the sum of x[i]² for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSquaresF16Go).
+//
+//go:noescape
+func sumSquaresF16AVX512(x []uint16) (sum float64)
+
+// sumDevF16AVX512 returns the sum of x[i] - c for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumDevF16Go).
+//
+//go:noescape
+func sumDevF16AVX512(x []uint16, c float32) (sum float64)
+
+// sumSqDevF16AVX512 returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSqDevF16Go).
+//
+//go:noescape
+func sumSqDevF16AVX512(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubF16AVX512 returns the sum of e^(x[i] - m) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin sumExpSubF16Go).
+//
+//go:noescape
+func sumExpSubF16AVX512(x []uint16, m float32) (sum float64)
+
+// expSubScaleF16AVX512 sets dst[i] = e^(x[i] - m) * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expSubScaleF16Go).
+//
+//go:noescape
+func expSubScaleF16AVX512(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxF16AVX512 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMaxF16Go).
+//
+//go:noescape
+func reduceMaxF16AVX512(x []uint16) (r float32)
+
+// reduceMinF16AVX512 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin reduceMinF16Go).
+//
+//go:noescape
+func reduceMinF16AVX512(x []uint16) (r float32)
+
+// argMaxF16AVX512 returns per lane the largest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin argMaxF16Go).
+//
+//go:noescape
+func argMaxF16AVX512(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinF16AVX512 returns per lane the smallest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin argMinF16Go).
+//
+//go:noescape
+func argMinF16AVX512(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeF16AVX512 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin normalizeF16Go).
+//
+//go:noescape
+func normalizeF16AVX512(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineF16AVX512 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin layerNormAffineF16Go).
+//
+//go:noescape
+func layerNormAffineF16AVX512(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// expSubSumF16AVX512 sets dst[i] = e^(x[i] - m) and returns their sum for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin expSubSumF16Go).
+//
+//go:noescape
+func expSubSumF16AVX512(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleF16AVX512 sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin scaleF16Go).
+//
+//go:noescape
+func scaleF16AVX512(dst []uint16, x []float32, s float32)
+
+// colAccSumF16AVX512 adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccSumF16Go).
+//
+//go:noescape
+func colAccSumF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxF16AVX512 folds the rows r0…r7 into dst with XLA's max for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccMaxF16Go).
+//
+//go:noescape
+func colAccMaxF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinF16AVX512 folds the rows r0…r7 into dst with XLA's min for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX512 (whole vectors of 16 lanes; see the Go twin colAccMinF16Go).
+//
+//go:noescape
+func colAccMinF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
 // sumF32AVX2 returns the sum of x, with AVX2 (whole vectors of 8 lanes; see the Go twin sumF32Go).
 //
 //go:noescape
@@ -2444,6 +4069,21 @@ func sumSqDevF32AVX2(x []float32, meanHi float32, meanLo float32) (sum float64)
 //
 //go:noescape
 func expSubSumF32AVX2(dst []float32, x []float32, m float32) (sum float64)
+
+// sumExpSubF32AVX2 returns the sum of e^(x[i] - m), with AVX2 (whole vectors of 8 lanes; see the Go twin sumExpSubF32Go).
+//
+//go:noescape
+func sumExpSubF32AVX2(x []float32, m float32) (sum float64)
+
+// scaleF32AVX2 sets dst[i] = x[i] * s, with AVX2 (whole vectors of 8 lanes; see the Go twin scaleF32Go).
+//
+//go:noescape
+func scaleF32AVX2(dst []float32, x []float32, s float32)
+
+// expSubScaleF32AVX2 sets dst[i] = e^(x[i] - m) * s, with AVX2 (whole vectors of 8 lanes; see the Go twin expSubScaleF32Go).
+//
+//go:noescape
+func expSubScaleF32AVX2(dst []float32, x []float32, m float32, s float32)
 
 // reduceMaxF32AVX2 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMaxF32Go).
 //
@@ -2505,7 +4145,402 @@ func colAccMinF32AVX2(dst []float32, r0 []float32, r1 []float32, r2 []float32, r
 //go:noescape
 func colAccProdF32AVX2(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
 
+// sumBF16AVX2 returns the sum of x for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumBF16Go).
+//
+//go:noescape
+func sumBF16AVX2(x []uint16) (sum float64)
+
+// sumSquaresBF16AVX2 returns the sum of x[i]² for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSquaresBF16Go).
+//
+//go:noescape
+func sumSquaresBF16AVX2(x []uint16) (sum float64)
+
+// sumDevBF16AVX2 returns the sum of x[i] - c for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumDevBF16Go).
+//
+//go:noescape
+func sumDevBF16AVX2(x []uint16, c float32) (sum float64)
+
+// sumSqDevBF16AVX2 returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSqDevBF16Go).
+//
+//go:noescape
+func sumSqDevBF16AVX2(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubBF16AVX2 returns the sum of e^(x[i] - m) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumExpSubBF16Go).
+//
+//go:noescape
+func sumExpSubBF16AVX2(x []uint16, m float32) (sum float64)
+
+// expSubScaleBF16AVX2 sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expSubScaleBF16Go).
+//
+//go:noescape
+func expSubScaleBF16AVX2(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxBF16AVX2 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMaxBF16Go).
+//
+//go:noescape
+func reduceMaxBF16AVX2(x []uint16) (r float32)
+
+// reduceMinBF16AVX2 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMinBF16Go).
+//
+//go:noescape
+func reduceMinBF16AVX2(x []uint16) (r float32)
+
+// argMaxBF16AVX2 returns per lane the largest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin argMaxBF16Go).
+//
+//go:noescape
+func argMaxBF16AVX2(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinBF16AVX2 returns per lane the smallest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin argMinBF16Go).
+//
+//go:noescape
+func argMinBF16AVX2(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeBF16AVX2 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin normalizeBF16Go).
+//
+//go:noescape
+func normalizeBF16AVX2(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineBF16AVX2 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin layerNormAffineBF16Go).
+//
+//go:noescape
+func layerNormAffineBF16AVX2(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// expSubSumBF16AVX2 sets dst[i] = e^(x[i] - m) and returns their sum for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expSubSumBF16Go).
+//
+//go:noescape
+func expSubSumBF16AVX2(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleBF16AVX2 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin scaleBF16Go).
+//
+//go:noescape
+func scaleBF16AVX2(dst []uint16, x []float32, s float32)
+
+// colAccSumBF16AVX2 adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccSumBF16Go).
+//
+//go:noescape
+func colAccSumBF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxBF16AVX2 folds the rows r0…r7 into dst with XLA's max for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccMaxBF16Go).
+//
+//go:noescape
+func colAccMaxBF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinBF16AVX2 folds the rows r0…r7 into dst with XLA's min for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccMinBF16Go).
+//
+//go:noescape
+func colAccMinBF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// sumF16AVX2 returns the sum of x for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumF16Go).
+//
+//go:noescape
+func sumF16AVX2(x []uint16) (sum float64)
+
+// sumSquaresF16AVX2 returns the sum of x[i]² for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSquaresF16Go).
+//
+//go:noescape
+func sumSquaresF16AVX2(x []uint16) (sum float64)
+
+// sumDevF16AVX2 returns the sum of x[i] - c for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumDevF16Go).
+//
+//go:noescape
+func sumDevF16AVX2(x []uint16, c float32) (sum float64)
+
+// sumSqDevF16AVX2 returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSqDevF16Go).
+//
+//go:noescape
+func sumSqDevF16AVX2(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubF16AVX2 returns the sum of e^(x[i] - m) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin sumExpSubF16Go).
+//
+//go:noescape
+func sumExpSubF16AVX2(x []uint16, m float32) (sum float64)
+
+// expSubScaleF16AVX2 sets dst[i] = e^(x[i] - m) * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expSubScaleF16Go).
+//
+//go:noescape
+func expSubScaleF16AVX2(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxF16AVX2 returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMaxF16Go).
+//
+//go:noescape
+func reduceMaxF16AVX2(x []uint16) (r float32)
+
+// reduceMinF16AVX2 returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin reduceMinF16Go).
+//
+//go:noescape
+func reduceMinF16AVX2(x []uint16) (r float32)
+
+// argMaxF16AVX2 returns per lane the largest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin argMaxF16Go).
+//
+//go:noescape
+func argMaxF16AVX2(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinF16AVX2 returns per lane the smallest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin argMinF16Go).
+//
+//go:noescape
+func argMinF16AVX2(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeF16AVX2 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin normalizeF16Go).
+//
+//go:noescape
+func normalizeF16AVX2(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineF16AVX2 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin layerNormAffineF16Go).
+//
+//go:noescape
+func layerNormAffineF16AVX2(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// expSubSumF16AVX2 sets dst[i] = e^(x[i] - m) and returns their sum for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin expSubSumF16Go).
+//
+//go:noescape
+func expSubSumF16AVX2(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleF16AVX2 sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin scaleF16Go).
+//
+//go:noescape
+func scaleF16AVX2(dst []uint16, x []float32, s float32)
+
+// colAccSumF16AVX2 adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccSumF16Go).
+//
+//go:noescape
+func colAccSumF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxF16AVX2 folds the rows r0…r7 into dst with XLA's max for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccMaxF16Go).
+//
+//go:noescape
+func colAccMaxF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinF16AVX2 folds the rows r0…r7 into dst with XLA's min for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with AVX2 (whole vectors of 8 lanes; see the Go twin colAccMinF16Go).
+//
+//go:noescape
+func colAccMinF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// expSubScaleBF16AVX512BF16 sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin expSubScaleBF16Go).
+//
+//go:noescape
+func expSubScaleBF16AVX512BF16(dst []uint16, x []uint16, m float32, s float32)
+
+// normalizeBF16AVX512BF16 sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin normalizeBF16Go).
+//
+//go:noescape
+func normalizeBF16AVX512BF16(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineBF16AVX512BF16 sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin layerNormAffineBF16Go).
+//
+//go:noescape
+func layerNormAffineBF16AVX512BF16(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// scaleBF16AVX512BF16 sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin scaleBF16Go).
+//
+//go:noescape
+func scaleBF16AVX512BF16(dst []uint16, x []float32, s float32)
+
 // transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //
 //go:noescape
 func transposeStrip8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
+
+// bdotAVX512BF161x64 computes a 1×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF161x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF162x64 computes a 2×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF162x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF163x64 computes a 3×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF163x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF164x64 computes a 4×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF164x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF165x64 computes a 5×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF165x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotAVX512BF166x64 computes a 6×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
+//
+//go:noescape
+func bdotAVX512BF166x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI1x64 computes a 1×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI1x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI2x64 computes a 2×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI2x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI3x64 computes a 3×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI3x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI4x64 computes a 4×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI4x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI5x64 computes a 5×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI5x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512VNNI6x64 computes a 6×64 tile of C from unsigned×signed byte quads with VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVX512VNNI6x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd1x64 computes a 1×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd1x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd2x64 computes a 2×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd2x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd3x64 computes a 3×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd3x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd4x64 computes a 4×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd4x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd5x64 computes a 5×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd5x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX512Madd6x64 computes a 6×64 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX512Madd6x64(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI1x16 computes a 1×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI1x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI2x16 computes a 2×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI2x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI3x16 computes a 3×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI3x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI4x16 computes a 4×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI4x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI5x16 computes a 5×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI5x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVXVNNI6x16 computes a 6×16 tile of C from unsigned×signed byte quads with AVX-VNNI's VPDPBUSD (see dotKernel).
+//
+//go:noescape
+func idotAVXVNNI6x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd1x16 computes a 1×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd1x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd2x16 computes a 2×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd2x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd3x16 computes a 3×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd3x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd4x16 computes a 4×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd4x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd5x16 computes a 5×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd5x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotAVX2Madd6x16 computes a 6×16 tile of C from int16 pairs with VPMADDWD (see dotKernel).
+//
+//go:noescape
+func idotAVX2Madd6x16(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// amxBF16 computes a 32×32 block of C from bfloat16 pairs into float32 (TDPBF16PS) with AMX (see amxKernel).
+//
+//go:noescape
+func amxBF16(kb int, a *byte, lda int, b *byte, ldb int, c *byte, cfg *[64]byte)
+
+// amxS8S8 computes a 32×32 block of C from signed×signed byte quads into int32 (TDPBSSD) with AMX (see amxKernel).
+//
+//go:noescape
+func amxS8S8(kb int, a *byte, lda int, b *byte, ldb int, c *byte, cfg *[64]byte)
+
+// amxU8S8 computes a 32×32 block of C from unsigned×signed byte quads into int32 (TDPBUSD) with AMX (see amxKernel).
+//
+//go:noescape
+func amxU8S8(kb int, a *byte, lda int, b *byte, ldb int, c *byte, cfg *[64]byte)
+
+// s8wRowsAVX5121x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsAVX5121x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsAVX5122x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsAVX5122x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsAVX5123x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsAVX5123x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsAVX5124x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsAVX5124x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsAVX21x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsAVX21x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsAVX22x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsAVX22x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsAVX23x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsAVX23x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsAVX24x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsAVX24x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)

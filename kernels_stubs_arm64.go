@@ -659,6 +659,76 @@ func u8ToF32NEON(dst []float32, x []uint8)
 //go:noescape
 func s8ToF32NEON(dst []float32, x []int8)
 
+// u16ToF32NEON converts x[i] to float32, with NEON (whole vectors of 4 lanes; see the Go twin u16ToF32Go).
+//
+//go:noescape
+func u16ToF32NEON(dst []float32, x []uint16)
+
+// s16ToF32NEON converts x[i] to float32, with NEON (whole vectors of 4 lanes; see the Go twin s16ToF32Go).
+//
+//go:noescape
+func s16ToF32NEON(dst []float32, x []int16)
+
+// f32ToS8NEON converts x[i] to int8 as XLA does (toward zero, saturating, NaN to 0), with NEON (whole vectors of 4 lanes; see the Go twin f32ToS8Go).
+//
+//go:noescape
+func f32ToS8NEON(dst []int8, x []float32)
+
+// f32ToU8NEON converts x[i] to uint8 as XLA does (toward zero, saturating, NaN to 0), with NEON (whole vectors of 4 lanes; see the Go twin f32ToU8Go).
+//
+//go:noescape
+func f32ToU8NEON(dst []uint8, x []float32)
+
+// f32ToS16NEON converts x[i] to int16 as XLA does (toward zero, saturating, NaN to 0), with NEON (whole vectors of 4 lanes; see the Go twin f32ToS16Go).
+//
+//go:noescape
+func f32ToS16NEON(dst []int16, x []float32)
+
+// f32ToU16NEON converts x[i] to uint16 as XLA does (toward zero, saturating, NaN to 0), with NEON (whole vectors of 4 lanes; see the Go twin f32ToU16Go).
+//
+//go:noescape
+func f32ToU16NEON(dst []uint16, x []float32)
+
+// f32ToE4M3NEON rounds x[i] to float8_e4m3fn bits, to nearest even (beyond ±448 and ±Inf: NaN), with NEON (whole vectors of 4 lanes; see the Go twin f32ToE4M3Go).
+//
+//go:noescape
+func f32ToE4M3NEON(dst []uint8, x []float32)
+
+// e4m3ToF32NEON widens float8_e4m3fn bits x[i] to float32, with NEON (whole vectors of 4 lanes; see the Go twin e4m3ToF32Go).
+//
+//go:noescape
+func e4m3ToF32NEON(dst []float32, x []uint8)
+
+// f32ToE5M2NEON rounds x[i] to float8_e5m2 bits, to nearest even, with NEON (whole vectors of 4 lanes; see the Go twin f32ToE5M2Go).
+//
+//go:noescape
+func f32ToE5M2NEON(dst []uint8, x []float32)
+
+// e5m2ToF32NEON widens float8_e5m2 bits x[i] to float32, with NEON (whole vectors of 4 lanes; see the Go twin e5m2ToF32Go).
+//
+//go:noescape
+func e5m2ToF32NEON(dst []float32, x []uint8)
+
+// bf16ToF16NEON rounds bfloat16 bits x[i] to IEEE binary16 bits, to nearest even, with NEON (whole vectors of 4 lanes; see the Go twin bf16ToF16Go).
+//
+//go:noescape
+func bf16ToF16NEON(dst []uint16, x []uint16)
+
+// f16ToBF16NEON rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even, with NEON (whole vectors of 4 lanes; see the Go twin f16ToBF16Go).
+//
+//go:noescape
+func f16ToBF16NEON(dst []uint16, x []uint16)
+
+// roundBF16F32NEON rounds x[i] to the nearest bfloat16 value, kept as float32, with NEON (whole vectors of 4 lanes; see the Go twin roundBF16F32Go).
+//
+//go:noescape
+func roundBF16F32NEON(dst []float32, x []float32)
+
+// roundF16F32NEON rounds x[i] to the nearest IEEE binary16 value, kept as float32, with NEON (whole vectors of 4 lanes; see the Go twin roundF16F32Go).
+//
+//go:noescape
+func roundF16F32NEON(dst []float32, x []float32)
+
 // fillF32NEON sets every dst[i] = s, with NEON (whole vectors of 4 lanes; see the Go twin fillF32Go).
 //
 //go:noescape
@@ -704,6 +774,546 @@ func maxF64NEON(dst []float64, x []float64, y []float64)
 //go:noescape
 func minF64NEON(dst []float64, x []float64, y []float64)
 
+// addBF16NEON sets dst[i] = x[i] + y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin addBF16Go).
+//
+//go:noescape
+func addBF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// subBF16NEON sets dst[i] = x[i] - y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin subBF16Go).
+//
+//go:noescape
+func subBF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// mulBF16NEON sets dst[i] = x[i] * y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulBF16Go).
+//
+//go:noescape
+func mulBF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// divBF16NEON sets dst[i] = x[i] / y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin divBF16Go).
+//
+//go:noescape
+func divBF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// maxBF16NEON sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin maxBF16Go).
+//
+//go:noescape
+func maxBF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// minBF16NEON sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin minBF16Go).
+//
+//go:noescape
+func minBF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// powBF16NEON sets dst[i] = x[i]^y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin powBF16Go).
+//
+//go:noescape
+func powBF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// addScalarBF16NEON sets dst[i] = x[i] + s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin addScalarBF16Go).
+//
+//go:noescape
+func addScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// subScalarBF16NEON sets dst[i] = x[i] - s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin subScalarBF16Go).
+//
+//go:noescape
+func subScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// rsubScalarBF16NEON sets dst[i] = s - x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin rsubScalarBF16Go).
+//
+//go:noescape
+func rsubScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// mulScalarBF16NEON sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulScalarBF16Go).
+//
+//go:noescape
+func mulScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// divScalarBF16NEON sets dst[i] = x[i] / s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin divScalarBF16Go).
+//
+//go:noescape
+func divScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// rdivScalarBF16NEON sets dst[i] = s / x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin rdivScalarBF16Go).
+//
+//go:noescape
+func rdivScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// maxScalarBF16NEON sets dst[i] = max(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin maxScalarBF16Go).
+//
+//go:noescape
+func maxScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// minScalarBF16NEON sets dst[i] = min(x[i], s) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin minScalarBF16Go).
+//
+//go:noescape
+func minScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// powScalarBF16NEON sets dst[i] = x[i]^s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin powScalarBF16Go).
+//
+//go:noescape
+func powScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// rpowScalarBF16NEON sets dst[i] = s^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin rpowScalarBF16Go).
+//
+//go:noescape
+func rpowScalarBF16NEON(dst []uint16, x []uint16, s float32)
+
+// clampBF16NEON sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin clampBF16Go).
+//
+//go:noescape
+func clampBF16NEON(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsBF16NEON sets dst[i] = x[i]*a + b, rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulAddScalarsBF16Go).
+//
+//go:noescape
+func mulAddScalarsBF16NEON(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddBF16NEON sets dst[i] = x[i]*y[i] + z[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulAddBF16Go).
+//
+//go:noescape
+func mulAddBF16NEON(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddBF16NEON sets dst[i] = x[i]*s + y[i], rounded once for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulScalarAddBF16Go).
+//
+//go:noescape
+func mulScalarAddBF16NEON(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalBF16NEON sets dst[i] = 1 if x[i] == y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin equalBF16Go).
+//
+//go:noescape
+func equalBF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// notEqualBF16NEON sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin notEqualBF16Go).
+//
+//go:noescape
+func notEqualBF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// lessBF16NEON sets dst[i] = 1 if x[i] < y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin lessBF16Go).
+//
+//go:noescape
+func lessBF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualBF16NEON sets dst[i] = 1 if x[i] <= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin lessEqualBF16Go).
+//
+//go:noescape
+func lessEqualBF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// greaterBF16NEON sets dst[i] = 1 if x[i] > y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin greaterBF16Go).
+//
+//go:noescape
+func greaterBF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualBF16NEON sets dst[i] = 1 if x[i] >= y[i], else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin greaterEqualBF16Go).
+//
+//go:noescape
+func greaterEqualBF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarBF16NEON sets dst[i] = 1 if x[i] == s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin equalScalarBF16Go).
+//
+//go:noescape
+func equalScalarBF16NEON(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarBF16NEON sets dst[i] = 1 if x[i] != s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin notEqualScalarBF16Go).
+//
+//go:noescape
+func notEqualScalarBF16NEON(dst []uint8, x []uint16, s float32)
+
+// lessScalarBF16NEON sets dst[i] = 1 if x[i] < s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin lessScalarBF16Go).
+//
+//go:noescape
+func lessScalarBF16NEON(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarBF16NEON sets dst[i] = 1 if x[i] <= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin lessEqualScalarBF16Go).
+//
+//go:noescape
+func lessEqualScalarBF16NEON(dst []uint8, x []uint16, s float32)
+
+// greaterScalarBF16NEON sets dst[i] = 1 if x[i] > s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin greaterScalarBF16Go).
+//
+//go:noescape
+func greaterScalarBF16NEON(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarBF16NEON sets dst[i] = 1 if x[i] >= s, else 0 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin greaterEqualScalarBF16Go).
+//
+//go:noescape
+func greaterEqualScalarBF16NEON(dst []uint8, x []uint16, s float32)
+
+// selectBF16NEON sets dst[i] = x[i] if mask[i] != 0, else y[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin selectBF16Go).
+//
+//go:noescape
+func selectBF16NEON(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negBF16NEON sets dst[i] = -x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin negBF16Go).
+//
+//go:noescape
+func negBF16NEON(dst []uint16, x []uint16)
+
+// absBF16NEON sets dst[i] = |x[i]| for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin absBF16Go).
+//
+//go:noescape
+func absBF16NEON(dst []uint16, x []uint16)
+
+// sqrtBF16NEON sets dst[i] = sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sqrtBF16Go).
+//
+//go:noescape
+func sqrtBF16NEON(dst []uint16, x []uint16)
+
+// rsqrtBF16NEON sets dst[i] = 1/sqrt(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin rsqrtBF16Go).
+//
+//go:noescape
+func rsqrtBF16NEON(dst []uint16, x []uint16)
+
+// reciprocalBF16NEON sets dst[i] = 1/x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reciprocalBF16Go).
+//
+//go:noescape
+func reciprocalBF16NEON(dst []uint16, x []uint16)
+
+// expBF16NEON sets dst[i] = e^x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expBF16Go).
+//
+//go:noescape
+func expBF16NEON(dst []uint16, x []uint16)
+
+// expm1BF16NEON sets dst[i] = e^x[i] - 1 for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expm1BF16Go).
+//
+//go:noescape
+func expm1BF16NEON(dst []uint16, x []uint16)
+
+// logBF16NEON sets dst[i] = ln(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin logBF16Go).
+//
+//go:noescape
+func logBF16NEON(dst []uint16, x []uint16)
+
+// log1pBF16NEON sets dst[i] = ln(1 + x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin log1pBF16Go).
+//
+//go:noescape
+func log1pBF16NEON(dst []uint16, x []uint16)
+
+// tanhBF16NEON sets dst[i] = tanh(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin tanhBF16Go).
+//
+//go:noescape
+func tanhBF16NEON(dst []uint16, x []uint16)
+
+// logisticBF16NEON sets dst[i] = 1/(1 + e^-x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin logisticBF16Go).
+//
+//go:noescape
+func logisticBF16NEON(dst []uint16, x []uint16)
+
+// erfBF16NEON sets dst[i] = erf(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin erfBF16Go).
+//
+//go:noescape
+func erfBF16NEON(dst []uint16, x []uint16)
+
+// geluBF16NEON sets dst[i] = x[i]·Φ(x[i]) (the erf form) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin geluBF16Go).
+//
+//go:noescape
+func geluBF16NEON(dst []uint16, x []uint16)
+
+// geluTanhBF16NEON sets dst[i] to the tanh approximation of GELU at x[i] for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin geluTanhBF16Go).
+//
+//go:noescape
+func geluTanhBF16NEON(dst []uint16, x []uint16)
+
+// floorBF16NEON sets dst[i] = floor(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin floorBF16Go).
+//
+//go:noescape
+func floorBF16NEON(dst []uint16, x []uint16)
+
+// ceilBF16NEON sets dst[i] = ceil(x[i]) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin ceilBF16Go).
+//
+//go:noescape
+func ceilBF16NEON(dst []uint16, x []uint16)
+
+// roundToEvenBF16NEON rounds x[i] to the nearest integer, ties to even for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin roundToEvenBF16Go).
+//
+//go:noescape
+func roundToEvenBF16NEON(dst []uint16, x []uint16)
+
+// roundBF16NEON rounds x[i] to the nearest integer, ties away from zero for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin roundBF16Go).
+//
+//go:noescape
+func roundBF16NEON(dst []uint16, x []uint16)
+
+// signBF16NEON sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin signBF16Go).
+//
+//go:noescape
+func signBF16NEON(dst []uint16, x []uint16)
+
+// reluBF16NEON sets dst[i] = max(x[i], 0) (XLA semantics) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reluBF16Go).
+//
+//go:noescape
+func reluBF16NEON(dst []uint16, x []uint16)
+
+// addF16NEON sets dst[i] = x[i] + y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin addF16Go).
+//
+//go:noescape
+func addF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// subF16NEON sets dst[i] = x[i] - y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin subF16Go).
+//
+//go:noescape
+func subF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// mulF16NEON sets dst[i] = x[i] * y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulF16Go).
+//
+//go:noescape
+func mulF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// divF16NEON sets dst[i] = x[i] / y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin divF16Go).
+//
+//go:noescape
+func divF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// maxF16NEON sets dst[i] = max(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin maxF16Go).
+//
+//go:noescape
+func maxF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// minF16NEON sets dst[i] = min(x[i], y[i]) (XLA: NaN-propagating, -0 < +0) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin minF16Go).
+//
+//go:noescape
+func minF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// powF16NEON sets dst[i] = x[i]^y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin powF16Go).
+//
+//go:noescape
+func powF16NEON(dst []uint16, x []uint16, y []uint16)
+
+// addScalarF16NEON sets dst[i] = x[i] + s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin addScalarF16Go).
+//
+//go:noescape
+func addScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// subScalarF16NEON sets dst[i] = x[i] - s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin subScalarF16Go).
+//
+//go:noescape
+func subScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// rsubScalarF16NEON sets dst[i] = s - x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin rsubScalarF16Go).
+//
+//go:noescape
+func rsubScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// mulScalarF16NEON sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulScalarF16Go).
+//
+//go:noescape
+func mulScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// divScalarF16NEON sets dst[i] = x[i] / s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin divScalarF16Go).
+//
+//go:noescape
+func divScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// rdivScalarF16NEON sets dst[i] = s / x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin rdivScalarF16Go).
+//
+//go:noescape
+func rdivScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// maxScalarF16NEON sets dst[i] = max(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin maxScalarF16Go).
+//
+//go:noescape
+func maxScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// minScalarF16NEON sets dst[i] = min(x[i], s) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin minScalarF16Go).
+//
+//go:noescape
+func minScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// powScalarF16NEON sets dst[i] = x[i]^s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin powScalarF16Go).
+//
+//go:noescape
+func powScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// rpowScalarF16NEON sets dst[i] = s^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin rpowScalarF16Go).
+//
+//go:noescape
+func rpowScalarF16NEON(dst []uint16, x []uint16, s float32)
+
+// clampF16NEON sets dst[i] = min(max(x[i], a), b) (XLA's clamp with lo = a, hi = b) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin clampF16Go).
+//
+//go:noescape
+func clampF16NEON(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddScalarsF16NEON sets dst[i] = x[i]*a + b, rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulAddScalarsF16Go).
+//
+//go:noescape
+func mulAddScalarsF16NEON(dst []uint16, x []uint16, a float32, b float32)
+
+// mulAddF16NEON sets dst[i] = x[i]*y[i] + z[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulAddF16Go).
+//
+//go:noescape
+func mulAddF16NEON(dst []uint16, x []uint16, y []uint16, z []uint16)
+
+// mulScalarAddF16NEON sets dst[i] = x[i]*s + y[i], rounded once for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin mulScalarAddF16Go).
+//
+//go:noescape
+func mulScalarAddF16NEON(dst []uint16, x []uint16, s float32, y []uint16)
+
+// equalF16NEON sets dst[i] = 1 if x[i] == y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin equalF16Go).
+//
+//go:noescape
+func equalF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// notEqualF16NEON sets dst[i] = 1 if x[i] != y[i] (NaN included), else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin notEqualF16Go).
+//
+//go:noescape
+func notEqualF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// lessF16NEON sets dst[i] = 1 if x[i] < y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin lessF16Go).
+//
+//go:noescape
+func lessF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// lessEqualF16NEON sets dst[i] = 1 if x[i] <= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin lessEqualF16Go).
+//
+//go:noescape
+func lessEqualF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// greaterF16NEON sets dst[i] = 1 if x[i] > y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin greaterF16Go).
+//
+//go:noescape
+func greaterF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// greaterEqualF16NEON sets dst[i] = 1 if x[i] >= y[i], else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin greaterEqualF16Go).
+//
+//go:noescape
+func greaterEqualF16NEON(dst []uint8, x []uint16, y []uint16)
+
+// equalScalarF16NEON sets dst[i] = 1 if x[i] == s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin equalScalarF16Go).
+//
+//go:noescape
+func equalScalarF16NEON(dst []uint8, x []uint16, s float32)
+
+// notEqualScalarF16NEON sets dst[i] = 1 if x[i] != s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin notEqualScalarF16Go).
+//
+//go:noescape
+func notEqualScalarF16NEON(dst []uint8, x []uint16, s float32)
+
+// lessScalarF16NEON sets dst[i] = 1 if x[i] < s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin lessScalarF16Go).
+//
+//go:noescape
+func lessScalarF16NEON(dst []uint8, x []uint16, s float32)
+
+// lessEqualScalarF16NEON sets dst[i] = 1 if x[i] <= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin lessEqualScalarF16Go).
+//
+//go:noescape
+func lessEqualScalarF16NEON(dst []uint8, x []uint16, s float32)
+
+// greaterScalarF16NEON sets dst[i] = 1 if x[i] > s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin greaterScalarF16Go).
+//
+//go:noescape
+func greaterScalarF16NEON(dst []uint8, x []uint16, s float32)
+
+// greaterEqualScalarF16NEON sets dst[i] = 1 if x[i] >= s, else 0 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin greaterEqualScalarF16Go).
+//
+//go:noescape
+func greaterEqualScalarF16NEON(dst []uint8, x []uint16, s float32)
+
+// selectF16NEON sets dst[i] = x[i] if mask[i] != 0, else y[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin selectF16Go).
+//
+//go:noescape
+func selectF16NEON(dst []uint16, mask []uint8, x []uint16, y []uint16)
+
+// negF16NEON sets dst[i] = -x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin negF16Go).
+//
+//go:noescape
+func negF16NEON(dst []uint16, x []uint16)
+
+// absF16NEON sets dst[i] = |x[i]| for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin absF16Go).
+//
+//go:noescape
+func absF16NEON(dst []uint16, x []uint16)
+
+// sqrtF16NEON sets dst[i] = sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sqrtF16Go).
+//
+//go:noescape
+func sqrtF16NEON(dst []uint16, x []uint16)
+
+// rsqrtF16NEON sets dst[i] = 1/sqrt(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin rsqrtF16Go).
+//
+//go:noescape
+func rsqrtF16NEON(dst []uint16, x []uint16)
+
+// reciprocalF16NEON sets dst[i] = 1/x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reciprocalF16Go).
+//
+//go:noescape
+func reciprocalF16NEON(dst []uint16, x []uint16)
+
+// expF16NEON sets dst[i] = e^x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expF16Go).
+//
+//go:noescape
+func expF16NEON(dst []uint16, x []uint16)
+
+// expm1F16NEON sets dst[i] = e^x[i] - 1 for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expm1F16Go).
+//
+//go:noescape
+func expm1F16NEON(dst []uint16, x []uint16)
+
+// logF16NEON sets dst[i] = ln(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin logF16Go).
+//
+//go:noescape
+func logF16NEON(dst []uint16, x []uint16)
+
+// log1pF16NEON sets dst[i] = ln(1 + x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin log1pF16Go).
+//
+//go:noescape
+func log1pF16NEON(dst []uint16, x []uint16)
+
+// tanhF16NEON sets dst[i] = tanh(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin tanhF16Go).
+//
+//go:noescape
+func tanhF16NEON(dst []uint16, x []uint16)
+
+// logisticF16NEON sets dst[i] = 1/(1 + e^-x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin logisticF16Go).
+//
+//go:noescape
+func logisticF16NEON(dst []uint16, x []uint16)
+
+// erfF16NEON sets dst[i] = erf(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin erfF16Go).
+//
+//go:noescape
+func erfF16NEON(dst []uint16, x []uint16)
+
+// geluF16NEON sets dst[i] = x[i]·Φ(x[i]) (the erf form) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin geluF16Go).
+//
+//go:noescape
+func geluF16NEON(dst []uint16, x []uint16)
+
+// geluTanhF16NEON sets dst[i] to the tanh approximation of GELU at x[i] for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin geluTanhF16Go).
+//
+//go:noescape
+func geluTanhF16NEON(dst []uint16, x []uint16)
+
+// floorF16NEON sets dst[i] = floor(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin floorF16Go).
+//
+//go:noescape
+func floorF16NEON(dst []uint16, x []uint16)
+
+// ceilF16NEON sets dst[i] = ceil(x[i]) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin ceilF16Go).
+//
+//go:noescape
+func ceilF16NEON(dst []uint16, x []uint16)
+
+// roundToEvenF16NEON rounds x[i] to the nearest integer, ties to even for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin roundToEvenF16Go).
+//
+//go:noescape
+func roundToEvenF16NEON(dst []uint16, x []uint16)
+
+// roundF16NEON rounds x[i] to the nearest integer, ties away from zero for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin roundF16Go).
+//
+//go:noescape
+func roundF16NEON(dst []uint16, x []uint16)
+
+// signF16NEON sets dst[i] to the sign of x[i] (±1, or x[i] for ±0 and NaN) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin signF16Go).
+//
+//go:noescape
+func signF16NEON(dst []uint16, x []uint16)
+
+// reluF16NEON sets dst[i] = max(x[i], 0) (XLA semantics) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reluF16Go).
+//
+//go:noescape
+func reluF16NEON(dst []uint16, x []uint16)
+
 // sumF32NEON returns the sum of x, with NEON (whole vectors of 4 lanes; see the Go twin sumF32Go).
 //
 //go:noescape
@@ -728,6 +1338,21 @@ func sumSqDevF32NEON(x []float32, meanHi float32, meanLo float32) (sum float64)
 //
 //go:noescape
 func expSubSumF32NEON(dst []float32, x []float32, m float32) (sum float64)
+
+// sumExpSubF32NEON returns the sum of e^(x[i] - m), with NEON (whole vectors of 4 lanes; see the Go twin sumExpSubF32Go).
+//
+//go:noescape
+func sumExpSubF32NEON(x []float32, m float32) (sum float64)
+
+// scaleF32NEON sets dst[i] = x[i] * s, with NEON (whole vectors of 4 lanes; see the Go twin scaleF32Go).
+//
+//go:noescape
+func scaleF32NEON(dst []float32, x []float32, s float32)
+
+// expSubScaleF32NEON sets dst[i] = e^(x[i] - m) * s, with NEON (whole vectors of 4 lanes; see the Go twin expSubScaleF32Go).
+//
+//go:noescape
+func expSubScaleF32NEON(dst []float32, x []float32, m float32, s float32)
 
 // reduceMaxF32NEON returns the largest element, NaN if any is NaN (a zero result's sign is unspecified), with NEON (whole vectors of 4 lanes; see the Go twin reduceMaxF32Go).
 //
@@ -789,7 +1414,297 @@ func colAccMinF32NEON(dst []float32, r0 []float32, r1 []float32, r2 []float32, r
 //go:noescape
 func colAccProdF32NEON(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
 
+// sumBF16NEON returns the sum of x for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumBF16Go).
+//
+//go:noescape
+func sumBF16NEON(x []uint16) (sum float64)
+
+// sumSquaresBF16NEON returns the sum of x[i]² for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumSquaresBF16Go).
+//
+//go:noescape
+func sumSquaresBF16NEON(x []uint16) (sum float64)
+
+// sumDevBF16NEON returns the sum of x[i] - c for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumDevBF16Go).
+//
+//go:noescape
+func sumDevBF16NEON(x []uint16, c float32) (sum float64)
+
+// sumSqDevBF16NEON returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumSqDevBF16Go).
+//
+//go:noescape
+func sumSqDevBF16NEON(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubBF16NEON returns the sum of e^(x[i] - m) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumExpSubBF16Go).
+//
+//go:noescape
+func sumExpSubBF16NEON(x []uint16, m float32) (sum float64)
+
+// expSubScaleBF16NEON sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expSubScaleBF16Go).
+//
+//go:noescape
+func expSubScaleBF16NEON(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxBF16NEON returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reduceMaxBF16Go).
+//
+//go:noescape
+func reduceMaxBF16NEON(x []uint16) (r float32)
+
+// reduceMinBF16NEON returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reduceMinBF16Go).
+//
+//go:noescape
+func reduceMinBF16NEON(x []uint16) (r float32)
+
+// argMaxBF16NEON returns per lane the largest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin argMaxBF16Go).
+//
+//go:noescape
+func argMaxBF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinBF16NEON returns per lane the smallest element and its first index for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin argMinBF16Go).
+//
+//go:noescape
+func argMinBF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeBF16NEON sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin normalizeBF16Go).
+//
+//go:noescape
+func normalizeBF16NEON(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineBF16NEON sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin layerNormAffineBF16Go).
+//
+//go:noescape
+func layerNormAffineBF16NEON(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// expSubSumBF16NEON sets dst[i] = e^(x[i] - m) and returns their sum for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expSubSumBF16Go).
+//
+//go:noescape
+func expSubSumBF16NEON(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleBF16NEON sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin scaleBF16Go).
+//
+//go:noescape
+func scaleBF16NEON(dst []uint16, x []float32, s float32)
+
+// colAccSumBF16NEON adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccSumBF16Go).
+//
+//go:noescape
+func colAccSumBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxBF16NEON folds the rows r0…r7 into dst with XLA's max for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccMaxBF16Go).
+//
+//go:noescape
+func colAccMaxBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinBF16NEON folds the rows r0…r7 into dst with XLA's min for bfloat16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccMinBF16Go).
+//
+//go:noescape
+func colAccMinBF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// sumF16NEON returns the sum of x for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumF16Go).
+//
+//go:noescape
+func sumF16NEON(x []uint16) (sum float64)
+
+// sumSquaresF16NEON returns the sum of x[i]² for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumSquaresF16Go).
+//
+//go:noescape
+func sumSquaresF16NEON(x []uint16) (sum float64)
+
+// sumDevF16NEON returns the sum of x[i] - c for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumDevF16Go).
+//
+//go:noescape
+func sumDevF16NEON(x []uint16, c float32) (sum float64)
+
+// sumSqDevF16NEON returns the sum of (x[i] - mean)² for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumSqDevF16Go).
+//
+//go:noescape
+func sumSqDevF16NEON(x []uint16, meanHi float32, meanLo float32) (sum float64)
+
+// sumExpSubF16NEON returns the sum of e^(x[i] - m) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin sumExpSubF16Go).
+//
+//go:noescape
+func sumExpSubF16NEON(x []uint16, m float32) (sum float64)
+
+// expSubScaleF16NEON sets dst[i] = e^(x[i] - m) * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expSubScaleF16Go).
+//
+//go:noescape
+func expSubScaleF16NEON(dst []uint16, x []uint16, m float32, s float32)
+
+// reduceMaxF16NEON returns the largest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reduceMaxF16Go).
+//
+//go:noescape
+func reduceMaxF16NEON(x []uint16) (r float32)
+
+// reduceMinF16NEON returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified) for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin reduceMinF16Go).
+//
+//go:noescape
+func reduceMinF16NEON(x []uint16) (r float32)
+
+// argMaxF16NEON returns per lane the largest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin argMaxF16Go).
+//
+//go:noescape
+func argMaxF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+
+// argMinF16NEON returns per lane the smallest element and its first index for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin argMinF16Go).
+//
+//go:noescape
+func argMinF16NEON(x []uint16) (vals [16]float32, idx [16]int32)
+
+// normalizeF16NEON sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin normalizeF16Go).
+//
+//go:noescape
+func normalizeF16NEON(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// layerNormAffineF16NEON sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin layerNormAffineF16Go).
+//
+//go:noescape
+func layerNormAffineF16NEON(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+
+// expSubSumF16NEON sets dst[i] = e^(x[i] - m) and returns their sum for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin expSubSumF16Go).
+//
+//go:noescape
+func expSubSumF16NEON(dst []float32, x []uint16, m float32) (sum float64)
+
+// scaleF16NEON sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin scaleF16Go).
+//
+//go:noescape
+func scaleF16NEON(dst []uint16, x []float32, s float32)
+
+// colAccSumF16NEON adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccSumF16Go).
+//
+//go:noescape
+func colAccSumF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMaxF16NEON folds the rows r0…r7 into dst with XLA's max for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccMaxF16Go).
+//
+//go:noescape
+func colAccMaxF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
+// colAccMinF16NEON folds the rows r0…r7 into dst with XLA's min for IEEE binary16 operands (widened to float32, the results rounded to nearest even), with NEON (whole vectors of 4 lanes; see the Go twin colAccMinF16Go).
+//
+//go:noescape
+func colAccMinF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+
 // transposeStrip4NEON transposes an n×4 strip of src into 4 rows of n in dst (n a multiple of 4).
 //
 //go:noescape
 func transposeStrip4NEON(dst *float32, ldd int, src *float32, lds int, n int)
+
+// bdotNEONBF161x12 computes a 1×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF161x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF162x12 computes a 2×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF162x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF163x12 computes a 3×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF163x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF164x12 computes a 4×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF164x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF165x12 computes a 5×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF165x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF166x12 computes a 6×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF166x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF167x12 computes a 7×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF167x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// bdotNEONBF168x12 computes a 8×12 tile of C from bfloat16 pairs with BFDOT (see dotKernel).
+//
+//go:noescape
+func bdotNEONBF168x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM1x12 computes a 1×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM1x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM2x12 computes a 2×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM2x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM3x12 computes a 3×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM3x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM4x12 computes a 4×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM4x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM5x12 computes a 5×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM5x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM6x12 computes a 6×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM6x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM7x12 computes a 7×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM7x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONI8MM8x12 computes a 8×12 tile of C from unsigned×signed byte quads with USDOT (see dotKernel).
+//
+//go:noescape
+func idotNEONI8MM8x12(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONMadd1x8 computes a 1×8 tile of C from int16 pairs with SMLAL (see dotKernel).
+//
+//go:noescape
+func idotNEONMadd1x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONMadd2x8 computes a 2×8 tile of C from int16 pairs with SMLAL (see dotKernel).
+//
+//go:noescape
+func idotNEONMadd2x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONMadd3x8 computes a 3×8 tile of C from int16 pairs with SMLAL (see dotKernel).
+//
+//go:noescape
+func idotNEONMadd3x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// idotNEONMadd4x8 computes a 4×8 tile of C from int16 pairs with SMLAL (see dotKernel).
+//
+//go:noescape
+func idotNEONMadd4x8(kg int, a *byte, lda int, b *byte, c *byte, ldc int, aux *byte, mask *int32, flags uint)
+
+// s8wRowsNEON1x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsNEON1x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsNEON2x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsNEON2x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsNEON3x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsNEON3x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wRowsNEON4x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wRowsNEON4x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)

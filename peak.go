@@ -10,17 +10,8 @@ const peakChains = 12
 // time to measure the core's peak in the same run as the kernels they rate.
 func FMAPeak(iters int) int {
 	t := kernels()
-	lanes := 1
-	switch t.level {
-	case levelAVX512:
-		lanes = 16
-	case levelAVX2:
-		lanes = 8
-	case levelNEON:
-		lanes = 4
-	}
 	t.fmaPeak(iters)
-	return 2 * iters * peakChains * lanes
+	return 2 * iters * peakChains * t.fmaLanes
 }
 
 // fmaPeakSink keeps the generic loop's result alive.

@@ -9,46 +9,181 @@ import "math"
 // multiple of lanes (float32 lanes; half as many float64 lanes), and the
 // Go twin handles the rest. The twins' set has lanes 1.
 type reduceKernels struct {
-	lanes              int
-	sumF32             func(x []float32) (sum float64)
-	sumSquaresF32      func(x []float32) (sum float64)
-	sumDevF32          func(x []float32, c float32) (sum float64)
-	sumSqDevF32        func(x []float32, meanHi float32, meanLo float32) (sum float64)
-	expSubSumF32       func(dst []float32, x []float32, m float32) (sum float64)
-	reduceMaxF32       func(x []float32) (r float32)
-	reduceMinF32       func(x []float32) (r float32)
-	reduceProdF32      func(x []float32) (r float32)
-	maxAbsF32          func(x []float32) (r float32)
-	argMaxF32          func(x []float32) (vals [16]float32, idx [16]int32)
-	argMinF32          func(x []float32) (vals [16]float32, idx [16]int32)
-	normalizeF32       func(dst []float32, x []float32, meanHi float32, meanLo float32, rstd float32)
-	layerNormAffineF32 func(dst []float32, x []float32, gamma []float32, beta []float32, meanHi float32, meanLo float32, rstd float32)
-	colAccSumF32       func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
-	colAccMaxF32       func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
-	colAccMinF32       func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
-	colAccProdF32      func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	lanes               int
+	sumF32              func(x []float32) (sum float64)
+	sumSquaresF32       func(x []float32) (sum float64)
+	sumDevF32           func(x []float32, c float32) (sum float64)
+	sumSqDevF32         func(x []float32, meanHi float32, meanLo float32) (sum float64)
+	expSubSumF32        func(dst []float32, x []float32, m float32) (sum float64)
+	sumExpSubF32        func(x []float32, m float32) (sum float64)
+	scaleF32            func(dst []float32, x []float32, s float32)
+	expSubScaleF32      func(dst []float32, x []float32, m float32, s float32)
+	reduceMaxF32        func(x []float32) (r float32)
+	reduceMinF32        func(x []float32) (r float32)
+	reduceProdF32       func(x []float32) (r float32)
+	maxAbsF32           func(x []float32) (r float32)
+	argMaxF32           func(x []float32) (vals [16]float32, idx [16]int32)
+	argMinF32           func(x []float32) (vals [16]float32, idx [16]int32)
+	normalizeF32        func(dst []float32, x []float32, meanHi float32, meanLo float32, rstd float32)
+	layerNormAffineF32  func(dst []float32, x []float32, gamma []float32, beta []float32, meanHi float32, meanLo float32, rstd float32)
+	colAccSumF32        func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	colAccMaxF32        func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	colAccMinF32        func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	colAccProdF32       func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	sumBF16             func(x []uint16) (sum float64)
+	sumSquaresBF16      func(x []uint16) (sum float64)
+	sumDevBF16          func(x []uint16, c float32) (sum float64)
+	sumSqDevBF16        func(x []uint16, meanHi float32, meanLo float32) (sum float64)
+	sumExpSubBF16       func(x []uint16, m float32) (sum float64)
+	expSubScaleBF16     func(dst []uint16, x []uint16, m float32, s float32)
+	reduceMaxBF16       func(x []uint16) (r float32)
+	reduceMinBF16       func(x []uint16) (r float32)
+	argMaxBF16          func(x []uint16) (vals [16]float32, idx [16]int32)
+	argMinBF16          func(x []uint16) (vals [16]float32, idx [16]int32)
+	normalizeBF16       func(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+	layerNormAffineBF16 func(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+	expSubSumBF16       func(dst []float32, x []uint16, m float32) (sum float64)
+	scaleBF16           func(dst []uint16, x []float32, s float32)
+	colAccSumBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	colAccMaxBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	colAccMinBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	sumF16              func(x []uint16) (sum float64)
+	sumSquaresF16       func(x []uint16) (sum float64)
+	sumDevF16           func(x []uint16, c float32) (sum float64)
+	sumSqDevF16         func(x []uint16, meanHi float32, meanLo float32) (sum float64)
+	sumExpSubF16        func(x []uint16, m float32) (sum float64)
+	expSubScaleF16      func(dst []uint16, x []uint16, m float32, s float32)
+	reduceMaxF16        func(x []uint16) (r float32)
+	reduceMinF16        func(x []uint16) (r float32)
+	argMaxF16           func(x []uint16) (vals [16]float32, idx [16]int32)
+	argMinF16           func(x []uint16) (vals [16]float32, idx [16]int32)
+	normalizeF16        func(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+	layerNormAffineF16  func(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+	expSubSumF16        func(dst []float32, x []uint16, m float32) (sum float64)
+	scaleF16            func(dst []uint16, x []float32, s float32)
+	colAccSumF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	colAccMaxF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	colAccMinF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 }
 
 // reduceGo is the set of pure-Go twins, the generic level.
 var reduceGo = &reduceKernels{
-	lanes:              1,
-	sumF32:             sumF32Go,
-	sumSquaresF32:      sumSquaresF32Go,
-	sumDevF32:          sumDevF32Go,
-	sumSqDevF32:        sumSqDevF32Go,
-	expSubSumF32:       expSubSumF32Go,
-	reduceMaxF32:       reduceMaxF32Go,
-	reduceMinF32:       reduceMinF32Go,
-	reduceProdF32:      reduceProdF32Go,
-	maxAbsF32:          maxAbsF32Go,
-	argMaxF32:          argMaxF32Go,
-	argMinF32:          argMinF32Go,
-	normalizeF32:       normalizeF32Go,
-	layerNormAffineF32: layerNormAffineF32Go,
-	colAccSumF32:       colAccSumF32Go,
-	colAccMaxF32:       colAccMaxF32Go,
-	colAccMinF32:       colAccMinF32Go,
-	colAccProdF32:      colAccProdF32Go,
+	lanes:               1,
+	sumF32:              sumF32Go,
+	sumSquaresF32:       sumSquaresF32Go,
+	sumDevF32:           sumDevF32Go,
+	sumSqDevF32:         sumSqDevF32Go,
+	expSubSumF32:        expSubSumF32Go,
+	sumExpSubF32:        sumExpSubF32Go,
+	scaleF32:            scaleF32Go,
+	expSubScaleF32:      expSubScaleF32Go,
+	reduceMaxF32:        reduceMaxF32Go,
+	reduceMinF32:        reduceMinF32Go,
+	reduceProdF32:       reduceProdF32Go,
+	maxAbsF32:           maxAbsF32Go,
+	argMaxF32:           argMaxF32Go,
+	argMinF32:           argMinF32Go,
+	normalizeF32:        normalizeF32Go,
+	layerNormAffineF32:  layerNormAffineF32Go,
+	colAccSumF32:        colAccSumF32Go,
+	colAccMaxF32:        colAccMaxF32Go,
+	colAccMinF32:        colAccMinF32Go,
+	colAccProdF32:       colAccProdF32Go,
+	sumBF16:             sumBF16Go,
+	sumSquaresBF16:      sumSquaresBF16Go,
+	sumDevBF16:          sumDevBF16Go,
+	sumSqDevBF16:        sumSqDevBF16Go,
+	sumExpSubBF16:       sumExpSubBF16Go,
+	expSubScaleBF16:     expSubScaleBF16Go,
+	reduceMaxBF16:       reduceMaxBF16Go,
+	reduceMinBF16:       reduceMinBF16Go,
+	argMaxBF16:          argMaxBF16Go,
+	argMinBF16:          argMinBF16Go,
+	normalizeBF16:       normalizeBF16Go,
+	layerNormAffineBF16: layerNormAffineBF16Go,
+	expSubSumBF16:       expSubSumBF16Go,
+	scaleBF16:           scaleBF16Go,
+	colAccSumBF16:       colAccSumBF16Go,
+	colAccMaxBF16:       colAccMaxBF16Go,
+	colAccMinBF16:       colAccMinBF16Go,
+	sumF16:              sumF16Go,
+	sumSquaresF16:       sumSquaresF16Go,
+	sumDevF16:           sumDevF16Go,
+	sumSqDevF16:         sumSqDevF16Go,
+	sumExpSubF16:        sumExpSubF16Go,
+	expSubScaleF16:      expSubScaleF16Go,
+	reduceMaxF16:        reduceMaxF16Go,
+	reduceMinF16:        reduceMinF16Go,
+	argMaxF16:           argMaxF16Go,
+	argMinF16:           argMinF16Go,
+	normalizeF16:        normalizeF16Go,
+	layerNormAffineF16:  layerNormAffineF16Go,
+	expSubSumF16:        expSubSumF16Go,
+	scaleF16:            scaleF16Go,
+	colAccSumF16:        colAccSumF16Go,
+	colAccMaxF16:        colAccMaxF16Go,
+	colAccMinF16:        colAccMinF16Go,
+}
+
+// scaleF32Go sets dst[i] = x[i] * s, one element at a time: the pure-Go twin of the assembly kernels scaleF32….
+func scaleF32Go(dst []float32, x []float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v2 := s
+		v1 := x[i]
+		v3 := float32(v1 * v2)
+		dst[i] = v3
+	}
+}
+
+// expSubScaleF32Go sets dst[i] = e^(x[i] - m) * s, one element at a time: the pure-Go twin of the assembly kernels expSubScaleF32….
+func expSubScaleF32Go(dst []float32, x []float32, m float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v2 := m
+		v56 := s
+		v1 := x[i]
+		v4 := math.Float32frombits(math.Float32bits(v2) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v5 := v1 + v4
+		v6 := v5 - v1
+		v7 := v5 - v6
+		v8 := v1 - v7
+		v9 := v4 - v6
+		v10 := v8 + v9
+		v11 := v10 != v10
+		v13 := selF32(v11, float32(0), v10)
+		v15 := maxc32(v5, float32(-110))
+		v17 := minc32(v15, float32(89))
+		v19 := float32(v17 * float32(1.442695))
+		v20 := float32(math.RoundToEven(float64(v19)))
+		v22 := fma32(-v20, float32(0.6933594), v17)
+		v24 := fma32(-v20, float32(-0.00021219444), v22)
+		v26 := float32(1) + v24
+		v27 := v26 - float32(1)
+		v28 := v24 - v27
+		v31 := fma32(float32(0.00019875691), v24, float32(0.0013981999))
+		v33 := fma32(v31, v24, float32(0.008333452))
+		v35 := fma32(v33, v24, float32(0.041665796))
+		v37 := fma32(v35, v24, float32(0.16666666))
+		v39 := fma32(v37, v24, float32(0.5))
+		v40 := float32(v24 * v24)
+		v41 := fma32(v39, v40, v28)
+		v42 := v26 + v41
+		v43 := cvtfi(v20)
+		v44 := v43 >> 1
+		v46 := v44 + int32(127)
+		v47 := v46 << 23
+		v48 := math.Float32frombits(uint32(v47))
+		v49 := float32(v42 * v48)
+		v50 := v43 - v44
+		v51 := v50 + int32(127)
+		v52 := v51 << 23
+		v53 := math.Float32frombits(uint32(v52))
+		v54 := float32(v49 * v53)
+		v55 := fma32(v54, v13, v54)
+		v57 := float32(v55 * v56)
+		dst[i] = v57
+	}
 }
 
 // normalizeF32Go sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo, one element at a time: the pure-Go twin of the assembly kernels normalizeF32….
@@ -211,6 +346,838 @@ func colAccProdF32Go(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3
 		v16 := dst[i]
 		v17 := float32(v16 * v15)
 		dst[i] = v17
+	}
+}
+
+// expSubScaleBF16Go sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels expSubScaleBF16….
+func expSubScaleBF16Go(dst []uint16, x []uint16, m float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := m
+		v58 := s
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v6 := math.Float32frombits(math.Float32bits(v4) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v7 := v3 + v6
+		v8 := v7 - v3
+		v9 := v7 - v8
+		v10 := v3 - v9
+		v11 := v6 - v8
+		v12 := v10 + v11
+		v13 := v12 != v12
+		v15 := selF32(v13, float32(0), v12)
+		v17 := maxc32(v7, float32(-110))
+		v19 := minc32(v17, float32(89))
+		v21 := float32(v19 * float32(1.442695))
+		v22 := float32(math.RoundToEven(float64(v21)))
+		v24 := fma32(-v22, float32(0.6933594), v19)
+		v26 := fma32(-v22, float32(-0.00021219444), v24)
+		v28 := float32(1) + v26
+		v29 := v28 - float32(1)
+		v30 := v26 - v29
+		v33 := fma32(float32(0.00019875691), v26, float32(0.0013981999))
+		v35 := fma32(v33, v26, float32(0.008333452))
+		v37 := fma32(v35, v26, float32(0.041665796))
+		v39 := fma32(v37, v26, float32(0.16666666))
+		v41 := fma32(v39, v26, float32(0.5))
+		v42 := float32(v26 * v26)
+		v43 := fma32(v41, v42, v30)
+		v44 := v28 + v43
+		v45 := cvtfi(v22)
+		v46 := v45 >> 1
+		v48 := v46 + int32(127)
+		v49 := v48 << 23
+		v50 := math.Float32frombits(uint32(v49))
+		v51 := float32(v44 * v50)
+		v52 := v45 - v46
+		v53 := v52 + int32(127)
+		v54 := v53 << 23
+		v55 := math.Float32frombits(uint32(v54))
+		v56 := float32(v51 * v55)
+		v57 := fma32(v56, v15, v56)
+		v59 := float32(v57 * v58)
+		v60 := int32(math.Float32bits(v59))
+		v61 := int32(uint32(v60) >> 16)
+		v64 := v61 & int32(1)
+		v65 := int32(32767) + v64
+		v66 := v60 + v65
+		v67 := int32(uint32(v66) >> 16)
+		v68 := v61 & int32(127)
+		v70 := v68 == int32(0)
+		v72 := v61 | int32(64)
+		v73 := selI32(v70, v72, v61)
+		v74 := v59 != v59
+		v75 := selI32(v74, v73, v67)
+		dst[i] = uint16(v75)
+	}
+}
+
+// normalizeBF16Go sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels normalizeBF16….
+func normalizeBF16Go(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := meanHi
+		v6 := meanLo
+		v8 := rstd
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 - v4
+		v7 := v5 - v6
+		v9 := float32(v7 * v8)
+		v10 := int32(math.Float32bits(v9))
+		v11 := int32(uint32(v10) >> 16)
+		v14 := v11 & int32(1)
+		v15 := int32(32767) + v14
+		v16 := v10 + v15
+		v17 := int32(uint32(v16) >> 16)
+		v19 := v11 & int32(127)
+		v21 := v19 == int32(0)
+		v23 := v11 | int32(64)
+		v24 := selI32(v21, v23, v11)
+		v25 := v9 != v9
+		v26 := selI32(v25, v24, v17)
+		dst[i] = uint16(v26)
+	}
+}
+
+// layerNormAffineBF16Go sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels layerNormAffineBF16….
+func layerNormAffineBF16Go(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32) {
+	_ = x[:len(dst)]
+	_ = gamma[:len(dst)]
+	_ = beta[:len(dst)]
+	for i := range dst {
+		v4 := meanHi
+		v6 := meanLo
+		v8 := rstd
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 - v4
+		v7 := v5 - v6
+		v9 := float32(v7 * v8)
+		v10 := int32(gamma[i])
+		v11 := v10 << 16
+		v12 := math.Float32frombits(uint32(v11))
+		v13 := int32(beta[i])
+		v14 := v13 << 16
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := fma32(v9, v12, v15)
+		v17 := int32(math.Float32bits(v16))
+		v18 := int32(uint32(v17) >> 16)
+		v21 := v18 & int32(1)
+		v22 := int32(32767) + v21
+		v23 := v17 + v22
+		v24 := int32(uint32(v23) >> 16)
+		v26 := v18 & int32(127)
+		v28 := v26 == int32(0)
+		v30 := v18 | int32(64)
+		v31 := selI32(v28, v30, v18)
+		v32 := v16 != v16
+		v33 := selI32(v32, v31, v24)
+		dst[i] = uint16(v33)
+	}
+}
+
+// scaleBF16Go sets dst[i] = x[i] * s for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels scaleBF16….
+func scaleBF16Go(dst []uint16, x []float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v2 := s
+		v1 := x[i]
+		v3 := float32(v1 * v2)
+		v4 := int32(math.Float32bits(v3))
+		v5 := int32(uint32(v4) >> 16)
+		v8 := v5 & int32(1)
+		v9 := int32(32767) + v8
+		v10 := v4 + v9
+		v11 := int32(uint32(v10) >> 16)
+		v13 := v5 & int32(127)
+		v15 := v13 == int32(0)
+		v17 := v5 | int32(64)
+		v18 := selI32(v15, v17, v5)
+		v19 := v3 != v3
+		v20 := selI32(v19, v18, v11)
+		dst[i] = uint16(v20)
+	}
+}
+
+// colAccSumBF16Go adds the sum of the rows r0…r7 to dst for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels colAccSumBF16….
+func colAccSumBF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16) {
+	_ = r0[:len(dst)]
+	_ = r1[:len(dst)]
+	_ = r2[:len(dst)]
+	_ = r3[:len(dst)]
+	_ = r4[:len(dst)]
+	_ = r5[:len(dst)]
+	_ = r6[:len(dst)]
+	_ = r7[:len(dst)]
+	for i := range dst {
+		v1 := int32(r0[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(r1[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := int32(r2[i])
+		v8 := v7 << 16
+		v9 := math.Float32frombits(uint32(v8))
+		v10 := int32(r3[i])
+		v11 := v10 << 16
+		v12 := math.Float32frombits(uint32(v11))
+		v13 := int32(r4[i])
+		v14 := v13 << 16
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := int32(r5[i])
+		v17 := v16 << 16
+		v18 := math.Float32frombits(uint32(v17))
+		v19 := int32(r6[i])
+		v20 := v19 << 16
+		v21 := math.Float32frombits(uint32(v20))
+		v22 := int32(r7[i])
+		v23 := v22 << 16
+		v24 := math.Float32frombits(uint32(v23))
+		v25 := v3 + v6
+		v26 := v9 + v12
+		v27 := v25 + v26
+		v28 := v15 + v18
+		v29 := v21 + v24
+		v30 := v28 + v29
+		v31 := v27 + v30
+		v32 := dst[i]
+		v33 := v32 + v31
+		dst[i] = v33
+	}
+}
+
+// colAccMaxBF16Go folds the rows r0…r7 into dst with XLA's max for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels colAccMaxBF16….
+func colAccMaxBF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16) {
+	_ = r0[:len(dst)]
+	_ = r1[:len(dst)]
+	_ = r2[:len(dst)]
+	_ = r3[:len(dst)]
+	_ = r4[:len(dst)]
+	_ = r5[:len(dst)]
+	_ = r6[:len(dst)]
+	_ = r7[:len(dst)]
+	for i := range dst {
+		v1 := int32(r0[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(r1[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := int32(r2[i])
+		v8 := v7 << 16
+		v9 := math.Float32frombits(uint32(v8))
+		v10 := int32(r3[i])
+		v11 := v10 << 16
+		v12 := math.Float32frombits(uint32(v11))
+		v13 := int32(r4[i])
+		v14 := v13 << 16
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := int32(r5[i])
+		v17 := v16 << 16
+		v18 := math.Float32frombits(uint32(v17))
+		v19 := int32(r6[i])
+		v20 := v19 << 16
+		v21 := math.Float32frombits(uint32(v20))
+		v22 := int32(r7[i])
+		v23 := v22 << 16
+		v24 := math.Float32frombits(uint32(v23))
+		v25 := maxXLA32(v3, v6)
+		v26 := maxXLA32(v9, v12)
+		v27 := maxXLA32(v25, v26)
+		v28 := maxXLA32(v15, v18)
+		v29 := maxXLA32(v21, v24)
+		v30 := maxXLA32(v28, v29)
+		v31 := maxXLA32(v27, v30)
+		v32 := dst[i]
+		v33 := maxXLA32(v32, v31)
+		dst[i] = v33
+	}
+}
+
+// colAccMinBF16Go folds the rows r0…r7 into dst with XLA's min for bfloat16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels colAccMinBF16….
+func colAccMinBF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16) {
+	_ = r0[:len(dst)]
+	_ = r1[:len(dst)]
+	_ = r2[:len(dst)]
+	_ = r3[:len(dst)]
+	_ = r4[:len(dst)]
+	_ = r5[:len(dst)]
+	_ = r6[:len(dst)]
+	_ = r7[:len(dst)]
+	for i := range dst {
+		v1 := int32(r0[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v4 := int32(r1[i])
+		v5 := v4 << 16
+		v6 := math.Float32frombits(uint32(v5))
+		v7 := int32(r2[i])
+		v8 := v7 << 16
+		v9 := math.Float32frombits(uint32(v8))
+		v10 := int32(r3[i])
+		v11 := v10 << 16
+		v12 := math.Float32frombits(uint32(v11))
+		v13 := int32(r4[i])
+		v14 := v13 << 16
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := int32(r5[i])
+		v17 := v16 << 16
+		v18 := math.Float32frombits(uint32(v17))
+		v19 := int32(r6[i])
+		v20 := v19 << 16
+		v21 := math.Float32frombits(uint32(v20))
+		v22 := int32(r7[i])
+		v23 := v22 << 16
+		v24 := math.Float32frombits(uint32(v23))
+		v25 := minXLA32(v3, v6)
+		v26 := minXLA32(v9, v12)
+		v27 := minXLA32(v25, v26)
+		v28 := minXLA32(v15, v18)
+		v29 := minXLA32(v21, v24)
+		v30 := minXLA32(v28, v29)
+		v31 := minXLA32(v27, v30)
+		v32 := dst[i]
+		v33 := minXLA32(v32, v31)
+		dst[i] = v33
+	}
+}
+
+// expSubScaleF16Go sets dst[i] = e^(x[i] - m) * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels expSubScaleF16….
+func expSubScaleF16Go(dst []uint16, x []uint16, m float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := m
+		v71 := s
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v19 := math.Float32frombits(math.Float32bits(v17) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v20 := v16 + v19
+		v21 := v20 - v16
+		v22 := v20 - v21
+		v23 := v16 - v22
+		v24 := v19 - v21
+		v25 := v23 + v24
+		v26 := v25 != v25
+		v28 := selF32(v26, float32(0), v25)
+		v30 := maxc32(v20, float32(-110))
+		v32 := minc32(v30, float32(89))
+		v34 := float32(v32 * float32(1.442695))
+		v35 := float32(math.RoundToEven(float64(v34)))
+		v37 := fma32(-v35, float32(0.6933594), v32)
+		v39 := fma32(-v35, float32(-0.00021219444), v37)
+		v41 := float32(1) + v39
+		v42 := v41 - float32(1)
+		v43 := v39 - v42
+		v46 := fma32(float32(0.00019875691), v39, float32(0.0013981999))
+		v48 := fma32(v46, v39, float32(0.008333452))
+		v50 := fma32(v48, v39, float32(0.041665796))
+		v52 := fma32(v50, v39, float32(0.16666666))
+		v54 := fma32(v52, v39, float32(0.5))
+		v55 := float32(v39 * v39)
+		v56 := fma32(v54, v55, v43)
+		v57 := v41 + v56
+		v58 := cvtfi(v35)
+		v59 := v58 >> 1
+		v61 := v59 + int32(127)
+		v62 := v61 << 23
+		v63 := math.Float32frombits(uint32(v62))
+		v64 := float32(v57 * v63)
+		v65 := v58 - v59
+		v66 := v65 + int32(127)
+		v67 := v66 << 23
+		v68 := math.Float32frombits(uint32(v67))
+		v69 := float32(v64 * v68)
+		v70 := fma32(v69, v28, v69)
+		v72 := float32(v70 * v71)
+		v73 := int32(f32ToF16(v72))
+		v74 := int32(math.Float32bits(v72))
+		v75 := int32(uint32(v74) >> 16)
+		v77 := v75 & int32(32768)
+		v79 := v74 & int32(8388607)
+		v80 := int32(uint32(v79) >> 13)
+		v81 := v77 | int32(31744)
+		v82 := v81 | v80
+		v83 := v80 == int32(0)
+		v84 := v82 | int32(512)
+		v85 := selI32(v83, v84, v82)
+		v86 := v72 != v72
+		v87 := selI32(v86, v85, v73)
+		dst[i] = uint16(v87)
+	}
+}
+
+// normalizeF16Go sets dst[i] = (x[i] - mean) * rstd for mean = meanHi + meanLo for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels normalizeF16….
+func normalizeF16Go(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v17 := meanHi
+		v19 := meanLo
+		v21 := rstd
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 - v17
+		v20 := v18 - v19
+		v22 := float32(v20 * v21)
+		v23 := int32(f32ToF16(v22))
+		v24 := int32(math.Float32bits(v22))
+		v25 := int32(uint32(v24) >> 16)
+		v27 := v25 & int32(32768)
+		v29 := v24 & int32(8388607)
+		v30 := int32(uint32(v29) >> 13)
+		v31 := v27 | int32(31744)
+		v32 := v31 | v30
+		v33 := v30 == int32(0)
+		v34 := v32 | int32(512)
+		v35 := selI32(v33, v34, v32)
+		v36 := v22 != v22
+		v37 := selI32(v36, v35, v23)
+		dst[i] = uint16(v37)
+	}
+}
+
+// layerNormAffineF16Go sets dst[i] = (x[i] - mean) * rstd * gamma[i] + beta[i] for mean = meanHi + meanLo, the last step fused for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels layerNormAffineF16….
+func layerNormAffineF16Go(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32) {
+	_ = x[:len(dst)]
+	_ = gamma[:len(dst)]
+	_ = beta[:len(dst)]
+	for i := range dst {
+		v17 := meanHi
+		v19 := meanLo
+		v21 := rstd
+		v1 := f16ToF32Quiet(x[i])
+		v2 := int32(x[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v18 := v16 - v17
+		v20 := v18 - v19
+		v22 := float32(v20 * v21)
+		v23 := f16ToF32Quiet(gamma[i])
+		v24 := int32(gamma[i])
+		v25 := v24 & int32(32767)
+		v26 := v25 > int32(31744)
+		v27 := v24 & int32(512)
+		v28 := v27 == int32(0)
+		v29 := v26 && v28
+		v30 := int32(math.Float32bits(v23))
+		v31 := v30 &^ int32(4194304)
+		v32 := math.Float32frombits(uint32(v31))
+		v33 := selF32(v29, v32, v23)
+		v34 := f16ToF32Quiet(beta[i])
+		v35 := int32(beta[i])
+		v36 := v35 & int32(32767)
+		v37 := v36 > int32(31744)
+		v38 := v35 & int32(512)
+		v39 := v38 == int32(0)
+		v40 := v37 && v39
+		v41 := int32(math.Float32bits(v34))
+		v42 := v41 &^ int32(4194304)
+		v43 := math.Float32frombits(uint32(v42))
+		v44 := selF32(v40, v43, v34)
+		v45 := fma32(v22, v33, v44)
+		v46 := int32(f32ToF16(v45))
+		v47 := int32(math.Float32bits(v45))
+		v48 := int32(uint32(v47) >> 16)
+		v50 := v48 & int32(32768)
+		v52 := v47 & int32(8388607)
+		v53 := int32(uint32(v52) >> 13)
+		v54 := v50 | int32(31744)
+		v55 := v54 | v53
+		v56 := v53 == int32(0)
+		v57 := v55 | int32(512)
+		v58 := selI32(v56, v57, v55)
+		v59 := v45 != v45
+		v60 := selI32(v59, v58, v46)
+		dst[i] = uint16(v60)
+	}
+}
+
+// scaleF16Go sets dst[i] = x[i] * s for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels scaleF16….
+func scaleF16Go(dst []uint16, x []float32, s float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v2 := s
+		v1 := x[i]
+		v3 := float32(v1 * v2)
+		v4 := int32(f32ToF16(v3))
+		v5 := int32(math.Float32bits(v3))
+		v6 := int32(uint32(v5) >> 16)
+		v8 := v6 & int32(32768)
+		v10 := v5 & int32(8388607)
+		v11 := int32(uint32(v10) >> 13)
+		v13 := v8 | int32(31744)
+		v14 := v13 | v11
+		v16 := v11 == int32(0)
+		v18 := v14 | int32(512)
+		v19 := selI32(v16, v18, v14)
+		v20 := v3 != v3
+		v21 := selI32(v20, v19, v4)
+		dst[i] = uint16(v21)
+	}
+}
+
+// colAccSumF16Go adds the sum of the rows r0…r7 to dst for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels colAccSumF16….
+func colAccSumF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16) {
+	_ = r0[:len(dst)]
+	_ = r1[:len(dst)]
+	_ = r2[:len(dst)]
+	_ = r3[:len(dst)]
+	_ = r4[:len(dst)]
+	_ = r5[:len(dst)]
+	_ = r6[:len(dst)]
+	_ = r7[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(r0[i])
+		v2 := int32(r0[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(r1[i])
+		v18 := int32(r1[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := f16ToF32Quiet(r2[i])
+		v29 := int32(r2[i])
+		v30 := v29 & int32(32767)
+		v31 := v30 > int32(31744)
+		v32 := v29 & int32(512)
+		v33 := v32 == int32(0)
+		v34 := v31 && v33
+		v35 := int32(math.Float32bits(v28))
+		v36 := v35 &^ int32(4194304)
+		v37 := math.Float32frombits(uint32(v36))
+		v38 := selF32(v34, v37, v28)
+		v39 := f16ToF32Quiet(r3[i])
+		v40 := int32(r3[i])
+		v41 := v40 & int32(32767)
+		v42 := v41 > int32(31744)
+		v43 := v40 & int32(512)
+		v44 := v43 == int32(0)
+		v45 := v42 && v44
+		v46 := int32(math.Float32bits(v39))
+		v47 := v46 &^ int32(4194304)
+		v48 := math.Float32frombits(uint32(v47))
+		v49 := selF32(v45, v48, v39)
+		v50 := f16ToF32Quiet(r4[i])
+		v51 := int32(r4[i])
+		v52 := v51 & int32(32767)
+		v53 := v52 > int32(31744)
+		v54 := v51 & int32(512)
+		v55 := v54 == int32(0)
+		v56 := v53 && v55
+		v57 := int32(math.Float32bits(v50))
+		v58 := v57 &^ int32(4194304)
+		v59 := math.Float32frombits(uint32(v58))
+		v60 := selF32(v56, v59, v50)
+		v61 := f16ToF32Quiet(r5[i])
+		v62 := int32(r5[i])
+		v63 := v62 & int32(32767)
+		v64 := v63 > int32(31744)
+		v65 := v62 & int32(512)
+		v66 := v65 == int32(0)
+		v67 := v64 && v66
+		v68 := int32(math.Float32bits(v61))
+		v69 := v68 &^ int32(4194304)
+		v70 := math.Float32frombits(uint32(v69))
+		v71 := selF32(v67, v70, v61)
+		v72 := f16ToF32Quiet(r6[i])
+		v73 := int32(r6[i])
+		v74 := v73 & int32(32767)
+		v75 := v74 > int32(31744)
+		v76 := v73 & int32(512)
+		v77 := v76 == int32(0)
+		v78 := v75 && v77
+		v79 := int32(math.Float32bits(v72))
+		v80 := v79 &^ int32(4194304)
+		v81 := math.Float32frombits(uint32(v80))
+		v82 := selF32(v78, v81, v72)
+		v83 := f16ToF32Quiet(r7[i])
+		v84 := int32(r7[i])
+		v85 := v84 & int32(32767)
+		v86 := v85 > int32(31744)
+		v87 := v84 & int32(512)
+		v88 := v87 == int32(0)
+		v89 := v86 && v88
+		v90 := int32(math.Float32bits(v83))
+		v91 := v90 &^ int32(4194304)
+		v92 := math.Float32frombits(uint32(v91))
+		v93 := selF32(v89, v92, v83)
+		v94 := v16 + v27
+		v95 := v38 + v49
+		v96 := v94 + v95
+		v97 := v60 + v71
+		v98 := v82 + v93
+		v99 := v97 + v98
+		v100 := v96 + v99
+		v101 := dst[i]
+		v102 := v101 + v100
+		dst[i] = v102
+	}
+}
+
+// colAccMaxF16Go folds the rows r0…r7 into dst with XLA's max for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels colAccMaxF16….
+func colAccMaxF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16) {
+	_ = r0[:len(dst)]
+	_ = r1[:len(dst)]
+	_ = r2[:len(dst)]
+	_ = r3[:len(dst)]
+	_ = r4[:len(dst)]
+	_ = r5[:len(dst)]
+	_ = r6[:len(dst)]
+	_ = r7[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(r0[i])
+		v2 := int32(r0[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(r1[i])
+		v18 := int32(r1[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := f16ToF32Quiet(r2[i])
+		v29 := int32(r2[i])
+		v30 := v29 & int32(32767)
+		v31 := v30 > int32(31744)
+		v32 := v29 & int32(512)
+		v33 := v32 == int32(0)
+		v34 := v31 && v33
+		v35 := int32(math.Float32bits(v28))
+		v36 := v35 &^ int32(4194304)
+		v37 := math.Float32frombits(uint32(v36))
+		v38 := selF32(v34, v37, v28)
+		v39 := f16ToF32Quiet(r3[i])
+		v40 := int32(r3[i])
+		v41 := v40 & int32(32767)
+		v42 := v41 > int32(31744)
+		v43 := v40 & int32(512)
+		v44 := v43 == int32(0)
+		v45 := v42 && v44
+		v46 := int32(math.Float32bits(v39))
+		v47 := v46 &^ int32(4194304)
+		v48 := math.Float32frombits(uint32(v47))
+		v49 := selF32(v45, v48, v39)
+		v50 := f16ToF32Quiet(r4[i])
+		v51 := int32(r4[i])
+		v52 := v51 & int32(32767)
+		v53 := v52 > int32(31744)
+		v54 := v51 & int32(512)
+		v55 := v54 == int32(0)
+		v56 := v53 && v55
+		v57 := int32(math.Float32bits(v50))
+		v58 := v57 &^ int32(4194304)
+		v59 := math.Float32frombits(uint32(v58))
+		v60 := selF32(v56, v59, v50)
+		v61 := f16ToF32Quiet(r5[i])
+		v62 := int32(r5[i])
+		v63 := v62 & int32(32767)
+		v64 := v63 > int32(31744)
+		v65 := v62 & int32(512)
+		v66 := v65 == int32(0)
+		v67 := v64 && v66
+		v68 := int32(math.Float32bits(v61))
+		v69 := v68 &^ int32(4194304)
+		v70 := math.Float32frombits(uint32(v69))
+		v71 := selF32(v67, v70, v61)
+		v72 := f16ToF32Quiet(r6[i])
+		v73 := int32(r6[i])
+		v74 := v73 & int32(32767)
+		v75 := v74 > int32(31744)
+		v76 := v73 & int32(512)
+		v77 := v76 == int32(0)
+		v78 := v75 && v77
+		v79 := int32(math.Float32bits(v72))
+		v80 := v79 &^ int32(4194304)
+		v81 := math.Float32frombits(uint32(v80))
+		v82 := selF32(v78, v81, v72)
+		v83 := f16ToF32Quiet(r7[i])
+		v84 := int32(r7[i])
+		v85 := v84 & int32(32767)
+		v86 := v85 > int32(31744)
+		v87 := v84 & int32(512)
+		v88 := v87 == int32(0)
+		v89 := v86 && v88
+		v90 := int32(math.Float32bits(v83))
+		v91 := v90 &^ int32(4194304)
+		v92 := math.Float32frombits(uint32(v91))
+		v93 := selF32(v89, v92, v83)
+		v94 := maxXLA32(v16, v27)
+		v95 := maxXLA32(v38, v49)
+		v96 := maxXLA32(v94, v95)
+		v97 := maxXLA32(v60, v71)
+		v98 := maxXLA32(v82, v93)
+		v99 := maxXLA32(v97, v98)
+		v100 := maxXLA32(v96, v99)
+		v101 := dst[i]
+		v102 := maxXLA32(v101, v100)
+		dst[i] = v102
+	}
+}
+
+// colAccMinF16Go folds the rows r0…r7 into dst with XLA's min for IEEE binary16 operands (widened to float32, the results rounded to nearest even), one element at a time: the pure-Go twin of the assembly kernels colAccMinF16….
+func colAccMinF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16) {
+	_ = r0[:len(dst)]
+	_ = r1[:len(dst)]
+	_ = r2[:len(dst)]
+	_ = r3[:len(dst)]
+	_ = r4[:len(dst)]
+	_ = r5[:len(dst)]
+	_ = r6[:len(dst)]
+	_ = r7[:len(dst)]
+	for i := range dst {
+		v1 := f16ToF32Quiet(r0[i])
+		v2 := int32(r0[i])
+		v4 := v2 & int32(32767)
+		v6 := v4 > int32(31744)
+		v8 := v2 & int32(512)
+		v10 := v8 == int32(0)
+		v11 := v6 && v10
+		v12 := int32(math.Float32bits(v1))
+		v14 := v12 &^ int32(4194304)
+		v15 := math.Float32frombits(uint32(v14))
+		v16 := selF32(v11, v15, v1)
+		v17 := f16ToF32Quiet(r1[i])
+		v18 := int32(r1[i])
+		v19 := v18 & int32(32767)
+		v20 := v19 > int32(31744)
+		v21 := v18 & int32(512)
+		v22 := v21 == int32(0)
+		v23 := v20 && v22
+		v24 := int32(math.Float32bits(v17))
+		v25 := v24 &^ int32(4194304)
+		v26 := math.Float32frombits(uint32(v25))
+		v27 := selF32(v23, v26, v17)
+		v28 := f16ToF32Quiet(r2[i])
+		v29 := int32(r2[i])
+		v30 := v29 & int32(32767)
+		v31 := v30 > int32(31744)
+		v32 := v29 & int32(512)
+		v33 := v32 == int32(0)
+		v34 := v31 && v33
+		v35 := int32(math.Float32bits(v28))
+		v36 := v35 &^ int32(4194304)
+		v37 := math.Float32frombits(uint32(v36))
+		v38 := selF32(v34, v37, v28)
+		v39 := f16ToF32Quiet(r3[i])
+		v40 := int32(r3[i])
+		v41 := v40 & int32(32767)
+		v42 := v41 > int32(31744)
+		v43 := v40 & int32(512)
+		v44 := v43 == int32(0)
+		v45 := v42 && v44
+		v46 := int32(math.Float32bits(v39))
+		v47 := v46 &^ int32(4194304)
+		v48 := math.Float32frombits(uint32(v47))
+		v49 := selF32(v45, v48, v39)
+		v50 := f16ToF32Quiet(r4[i])
+		v51 := int32(r4[i])
+		v52 := v51 & int32(32767)
+		v53 := v52 > int32(31744)
+		v54 := v51 & int32(512)
+		v55 := v54 == int32(0)
+		v56 := v53 && v55
+		v57 := int32(math.Float32bits(v50))
+		v58 := v57 &^ int32(4194304)
+		v59 := math.Float32frombits(uint32(v58))
+		v60 := selF32(v56, v59, v50)
+		v61 := f16ToF32Quiet(r5[i])
+		v62 := int32(r5[i])
+		v63 := v62 & int32(32767)
+		v64 := v63 > int32(31744)
+		v65 := v62 & int32(512)
+		v66 := v65 == int32(0)
+		v67 := v64 && v66
+		v68 := int32(math.Float32bits(v61))
+		v69 := v68 &^ int32(4194304)
+		v70 := math.Float32frombits(uint32(v69))
+		v71 := selF32(v67, v70, v61)
+		v72 := f16ToF32Quiet(r6[i])
+		v73 := int32(r6[i])
+		v74 := v73 & int32(32767)
+		v75 := v74 > int32(31744)
+		v76 := v73 & int32(512)
+		v77 := v76 == int32(0)
+		v78 := v75 && v77
+		v79 := int32(math.Float32bits(v72))
+		v80 := v79 &^ int32(4194304)
+		v81 := math.Float32frombits(uint32(v80))
+		v82 := selF32(v78, v81, v72)
+		v83 := f16ToF32Quiet(r7[i])
+		v84 := int32(r7[i])
+		v85 := v84 & int32(32767)
+		v86 := v85 > int32(31744)
+		v87 := v84 & int32(512)
+		v88 := v87 == int32(0)
+		v89 := v86 && v88
+		v90 := int32(math.Float32bits(v83))
+		v91 := v90 &^ int32(4194304)
+		v92 := math.Float32frombits(uint32(v91))
+		v93 := selF32(v89, v92, v83)
+		v94 := minXLA32(v16, v27)
+		v95 := minXLA32(v38, v49)
+		v96 := minXLA32(v94, v95)
+		v97 := minXLA32(v60, v71)
+		v98 := minXLA32(v82, v93)
+		v99 := minXLA32(v97, v98)
+		v100 := minXLA32(v96, v99)
+		v101 := dst[i]
+		v102 := minXLA32(v101, v100)
+		dst[i] = v102
 	}
 }
 

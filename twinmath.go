@@ -182,3 +182,31 @@ func b2u8(b bool) uint8 {
 	}
 	return 0
 }
+
+// f16ToF32 widens IEEE binary16 bits exactly (XLA's rule: a NaN keeps its
+// sign and payload, moved to the top of the float32 mantissa, not quieted).
+func f16ToF32(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h & 0x3ff)
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case exp != 0:
+		return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
+	}
+	// Zero or subnormal: man·2^-24, exact in float32.
+	v := float32(man) * 0x1p-24
+	return math.Float32frombits(sign | math.Float32bits(v))
+}
+
+// f16ToF32Quiet is the hardware widening of binary16 (x86 VCVTPH2PS, arm64
+// FCVTL): f16ToF32 with NaNs quieted. The vector programs undo the quieting
+// (gen/vconvert.go's vf16Unquiet); their Go twins load through this.
+func f16ToF32Quiet(h uint16) float32 {
+	f := f16ToF32(h)
+	if f != f {
+		return math.Float32frombits(math.Float32bits(f) | 0x400000)
+	}
+	return f
+}

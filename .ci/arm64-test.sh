@@ -9,8 +9,13 @@ if ! command -v qemu-aarch64 >/dev/null 2>&1; then
 	$SUDO apt-get update -qq
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user >/dev/null
 fi
-echo "GOARCH=arm64 go test (qemu-aarch64): . ./asm/..."
-GOARCH=arm64 KILN_TEST_REQUIRE_ISA=neon go test -count=1 -timeout 30m -exec qemu-aarch64 . ./asm/...
+# -cpu max offers every extension qemu emulates (ASIMDDP, BF16, I8MM, …): the
+# kernel package runs at its best level (neonbf16) and at the base level.
+export QEMU_CPU=max
+echo "GOARCH=arm64 go test (qemu-aarch64 -cpu max): . ./asm/..."
+GOARCH=arm64 KILN_TEST_REQUIRE_ISA=neonbf16 go test -count=1 -timeout 30m -exec qemu-aarch64 . ./asm/...
+echo "GOARCH=arm64 KILN_ISA=neon go test (qemu-aarch64 -cpu max): ."
+GOARCH=arm64 KILN_ISA=neon KILN_TEST_REQUIRE_ISA=neon go test -count=1 -timeout 30m -exec qemu-aarch64 .
 if [ -d runtime ]; then
 	# The compiler's runtime is plain Go over the kernels tested above and
 	# runs its whole suite natively at every ISA level; under emulation
@@ -19,5 +24,5 @@ if [ -d runtime ]; then
 	# the generic steps, in their short form.
 	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic'
 	echo "GOARCH=arm64 go test -short -run '$tests' (qemu-aarch64): ./runtime/..."
-	GOARCH=arm64 KILN_TEST_REQUIRE_ISA=neon go test -count=1 -short -timeout 30m -run "$tests" -exec qemu-aarch64 ./runtime/...
+	GOARCH=arm64 KILN_TEST_REQUIRE_ISA=neonbf16 go test -count=1 -short -timeout 30m -run "$tests" -exec qemu-aarch64 ./runtime/...
 fi

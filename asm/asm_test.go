@@ -20,6 +20,15 @@ func TestEncodings(t *testing.T) {
 		{FADD(S4, V(0), V(1), V(2)), 0x4e22d420, "fadd v0.4s, v1.4s, v2.4s"},
 		{FMAX(S4, V(5), V(5), V(31)), 0x4e3ff4a5, "fmax v5.4s, v5.4s, v31.4s"},
 		{FADD(D2, V(7), V(7), V(26)), 0x4e7ad4e7, "fadd v7.2d, v7.2d, v26.2d"},
+		// From llvm-mc -triple=aarch64 -mattr=+bf16,+i8mm,+dotprod -show-encoding.
+		{SMLAL(V(0), V(1), V(2), false), 0x0e628020, "smlal v0.4s, v1.4h, v2.4h"},
+		{SMLAL(V(0), V(1), V(2), true), 0x4e628020, "smlal2 v0.4s, v1.8h, v2.8h"},
+		{ADDP(S4, V(0), V(1), V(2)), 0x4ea2bc20, "addp v0.4s, v1.4s, v2.4s"},
+		{SDOT(V(3), V(4), V(5)), 0x4e859483, "sdot v3.4s, v4.16b, v5.16b"},
+		{USDOT(V(3), V(4), V(5)), 0x4e859c83, "usdot v3.4s, v4.16b, v5.16b"},
+		{BFDOT(V(3), V(4), V(5)), 0x6e45fc83, "bfdot v3.4s, v4.8h, v5.8h"},
+		{SXTL2(H8, V(0), V(1)), 0x4f08a420, "sxtl2 v0.8h, v1.16b"},
+		{SXTL2(S4, V(0), V(1)), 0x4f10a420, "sxtl2 v0.4s, v1.8h"},
 	}
 	for _, c := range cases {
 		if c.w.Enc != c.enc || c.w.Text != c.text {

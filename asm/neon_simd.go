@@ -325,3 +325,51 @@ func DUPElem(a Arrangement, d, n VReg, i int) Word {
 	enc := 0x0e000400 | q(a) | imm5<<16 | uint32(n)<<5 | uint32(d)
 	return Word{enc, fmt.Sprintf("dup %s, %s", vec(d, a), elem(n, a, i))}
 }
+
+// SMLAL multiplies the signed 16-bit lanes of the lower halves of n and m
+// and adds the 32-bit products to d (4h × 4h + 4s); SMLAL2 (upper true)
+// takes the upper halves (8h).
+func SMLAL(d, n, m VReg, upper bool) Word {
+	enc := uint32(0x0e608000) | uint32(m)<<16 | uint32(n)<<5 | uint32(d)
+	name, from := "smlal", H4
+	if upper {
+		enc |= 1 << 30
+		name, from = "smlal2", H8
+	}
+	return Word{enc, fmt.Sprintf("%s %s, %s, %s", name, vec(d, S4), vec(n, from), vec(m, from))}
+}
+
+// ADDP adds adjacent pairs of lanes of n, then of m, into d.
+func ADDP(a Arrangement, d, n, m VReg) Word { return int3("addp", 0x0e20bc00, a, d, n, m) }
+
+// The dot-product extensions, vector forms into 32-bit lanes: each lane of
+// d accumulates the dot product of four bytes (SDOT: signed × signed; USDOT:
+// unsigned bytes of n × signed bytes of m, I8MM) or of two bfloat16 values
+// (BFDOT, BF16) of n and m. arm64asm does not decode them; gen's tests check
+// them against LLVM's assembler.
+
+// SDOT is the signed byte dot product (ASIMDDP).
+func SDOT(d, n, m VReg) Word {
+	return Word{0x4e809400 | uint32(m)<<16 | uint32(n)<<5 | uint32(d), fmt.Sprintf("sdot %s, %s, %s", vec(d, S4), vec(n, B16), vec(m, B16))}
+}
+
+// USDOT is the unsigned × signed byte dot product (I8MM).
+func USDOT(d, n, m VReg) Word {
+	return Word{0x4e809c00 | uint32(m)<<16 | uint32(n)<<5 | uint32(d), fmt.Sprintf("usdot %s, %s, %s", vec(d, S4), vec(n, B16), vec(m, B16))}
+}
+
+// BFDOT is the bfloat16 pair dot product into float32 lanes (BF16).
+func BFDOT(d, n, m VReg) Word {
+	return Word{0x6e40fc00 | uint32(m)<<16 | uint32(n)<<5 | uint32(d), fmt.Sprintf("bfdot %s, %s, %s", vec(d, S4), vec(n, H8), vec(m, H8))}
+}
+
+// SXTL2 sign-extends the upper half's lanes to twice their width (16b → 8h,
+// 8h → 4s).
+func SXTL2(to Arrangement, d, n VReg) Word {
+	from := map[int]Arrangement{2: B16, 4: H8}[to.Size]
+	if from.Lanes == 0 {
+		panic("asm: sxtl2 to ." + to.gnuName)
+	}
+	enc := 0x4f00a400 | uint32(from.Size*8)<<16 | uint32(n)<<5 | uint32(d)
+	return Word{enc, text2("sxtl2", to, d, from, n)}
+}

@@ -38,6 +38,14 @@
 // (see microKernel in the root package's dispatch.go) and test each against
 // its pure-Go twin.
 //
+// The families: gemm (float32/float64 micro-kernels, single-row and
+// packed-rows kernels, the FMA peak loop), conv, eltwise and reduce (vector
+// programs, with bfloat16 and binary16 variants made from the float32
+// programs by typed.go, and bfloat16 stores for AVX512_BF16 by a target of
+// their own), transpose, lowp (the low-precision products' dot kernels for
+// AVX-512, AVX2 and NEON, and the AMX tile kernels; x86enc.go encodes the
+// instructions Go's assembler lacks) and s8w (int8-weight rows).
+//
 // Adding a family:
 //
 //  1. write gen/<family>.go with a generate function that adds its kernels

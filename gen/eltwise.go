@@ -92,6 +92,9 @@ func nt(k *vkernel) *vkernel {
 	return k
 }
 
+// same is the identity: a conversion done by the load and the store alone.
+func same(b *vb, x val) val { return x }
+
 func flip(f func(b *vb, x, y val) val) func(b *vb, x, y val) val {
 	return func(b *vb, x, y val) val { return f(b, y, x) }
 }
@@ -175,14 +178,31 @@ func eltwiseKernels() []*vkernel {
 			return b.add(b.maxc(x, z), z)
 		}),
 
-		convert("f32ToF16", "rounds x[i] to IEEE binary16 bits, to nearest even", eU16, eF32, vf32ToF16),
-		convert("f16ToF32", "widens IEEE binary16 bits x[i] to float32", eF32, eU16, vf16ToF32),
-		convert("f32ToBF16", "rounds x[i] to bfloat16 bits, to nearest even", eU16, eF32, vf32ToBF16),
-		convert("bf16ToF32", "widens bfloat16 bits x[i] to float32", eF32, eU16, func(b *vb, x val) val { return b.asF32(b.shl(x, 16)) }),
+		convert("f32ToF16", "rounds x[i] to IEEE binary16 bits, to nearest even", eF16, eF32, same),
+		convert("f16ToF32", "widens IEEE binary16 bits x[i] to float32", eF32, eF16, same),
+		convert("f32ToBF16", "rounds x[i] to bfloat16 bits, to nearest even", eBF16, eF32, same),
+		convert("bf16ToF32", "widens bfloat16 bits x[i] to float32", eF32, eBF16, same),
 		convert("f32ToS32", "converts x[i] to int32 as XLA does (toward zero, saturating, NaN to 0)", eI32, eF32, vf32ToS32),
 		convert("s32ToF32", "converts x[i] to float32, to nearest even", eF32, eI32, (*vb).cvtif),
 		convert("u8ToF32", "converts x[i] to float32", eF32, eU8, (*vb).cvtif),
 		convert("s8ToF32", "converts x[i] to float32", eF32, eS8, (*vb).cvtif),
+		convert("u16ToF32", "converts x[i] to float32", eF32, eU16, (*vb).cvtif),
+		convert("s16ToF32", "converts x[i] to float32", eF32, eS16, (*vb).cvtif),
+		convert("f32ToS8", "converts x[i] to int8 as XLA does (toward zero, saturating, NaN to 0)", eS8, eF32, func(b *vb, x val) val { return vf32ToInt(b, x, math.MinInt8, math.MaxInt8) }),
+		convert("f32ToU8", "converts x[i] to uint8 as XLA does (toward zero, saturating, NaN to 0)", eU8, eF32, func(b *vb, x val) val { return vf32ToInt(b, x, 0, math.MaxUint8) }),
+		convert("f32ToS16", "converts x[i] to int16 as XLA does (toward zero, saturating, NaN to 0)", eS16, eF32, func(b *vb, x val) val { return vf32ToInt(b, x, math.MinInt16, math.MaxInt16) }),
+		convert("f32ToU16", "converts x[i] to uint16 as XLA does (toward zero, saturating, NaN to 0)", eU16, eF32, func(b *vb, x val) val { return vf32ToInt(b, x, 0, math.MaxUint16) }),
+		convert("f32ToE4M3", "rounds x[i] to float8_e4m3fn bits, to nearest even (beyond ±448 and ±Inf: NaN)", eE4M3, eF32, same),
+		convert("e4m3ToF32", "widens float8_e4m3fn bits x[i] to float32", eF32, eE4M3, same),
+		convert("f32ToE5M2", "rounds x[i] to float8_e5m2 bits, to nearest even", eE5M2, eF32, same),
+		convert("e5m2ToF32", "widens float8_e5m2 bits x[i] to float32", eF32, eE5M2, same),
+		convert("bf16ToF16", "rounds bfloat16 bits x[i] to IEEE binary16 bits, to nearest even", eF16, eBF16, same),
+		convert("f16ToBF16", "rounds IEEE binary16 bits x[i] to bfloat16 bits, to nearest even", eBF16, eF16, same),
+		convert("roundBF16F32", "rounds x[i] to the nearest bfloat16 value, kept as float32", eF32, eF32, func(b *vb, x val) val { return b.asF32(b.shl(vf32ToBF16(b, x), 16)) }),
+		convert("roundF16F32", "rounds x[i] to the nearest IEEE binary16 value, kept as float32", eF32, eF32, func(b *vb, x val) val {
+			h := vf32ToF16(b, x)
+			return vf16ToF32(b, h)
+		}),
 
 		{name: "fillF32", doc: "sets every dst[i] = s", lane: vF32, unroll: 4, ntVariant: true,
 			args: []karg{sliceArg("dst", eF32), f32Arg("s")},
@@ -199,53 +219,13 @@ func eltwiseKernels() []*vkernel {
 	}
 }
 
-// vf32ToF16 rounds to binary16 in hardware and writes NaNs as the root
-// package's conversion (and XLA's) does: sign, 0x7c00 and the top 10 payload
-// bits, or the quiet bit when those are zero.
-func vf32ToF16(b *vb, x val) val {
-	h := b.cvtf16(x)
-	bits := b.asI32(x)
-	sign := b.and(b.shr(bits, 16), b.i32(0x8000))
-	payload := b.shr(b.and(bits, b.i32(0x7fffff)), 13)
-	nan := b.or(b.or(sign, b.i32(0x7c00)), payload)
-	nan = b.blend(b.cmpeq(payload, b.i32(0)), b.or(nan, b.i32(0x200)), nan)
-	return b.blend(b.isNaN(x), nan, h)
-}
-
-// vf16ToF32 widens binary16 bits exactly with integer operations: normal
-// numbers rebias the exponent, Inf and NaN keep their payload (shifted to
-// the top), subnormals are their 10-bit integer times 2^-24.
-func vf16ToF32(b *vb, h val) val {
-	sign := b.shl(b.and(h, b.i32(0x8000)), 16)
-	em := b.and(h, b.i32(0x7fff))
-	t := b.shl(em, 13)
-	r := b.blend(b.cmpgt(em, b.i32(0x7bff)), b.addi(t, b.i32(0x70000000)), b.addi(t, b.i32(0x38000000)))
-	sub := b.asI32(b.mul(b.cvtif(em), b.f32(0x1p-24)))
-	r = b.blend(b.cmpgt(b.i32(0x400), em), sub, r)
-	return b.asF32(b.or(r, sign))
-}
-
-// vf32ToBF16 rounds to bfloat16 (the top half of float32) to nearest even
-// by adding 0x7fff plus the lowest kept bit; NaNs keep sign and top 7
-// payload bits, or get the quiet bit when those are zero.
-func vf32ToBF16(b *vb, x val) val {
-	bits := b.asI32(x)
-	top := b.shr(bits, 16)
-	r := b.shr(b.addi(bits, b.addi(b.i32(0x7fff), b.and(top, b.i32(1)))), 16)
-	nan := b.blend(b.cmpeq(b.and(top, b.i32(0x7f)), b.i32(0)), b.or(top, b.i32(0x40)), top)
-	return b.blend(b.isNaN(x), nan, r)
-}
-
-// vf32ToS32 converts toward zero, saturating at the int32 range, NaN to 0.
-func vf32ToS32(b *vb, x val) val {
-	r := b.cvtfi(x)
-	r = b.blend(b.cmp(cmpGE, x, b.f32(0x1p31)), b.i32(math.MaxInt32), r)
-	r = b.blend(b.cmp(cmpLT, x, b.f32(-0x1p31)), b.i32(math.MinInt32), r)
-	return b.blend(b.isNaN(x), b.i32(0), r)
-}
-
 func generateEltwise(o *output) error {
-	return generateStreamFamily(o, "eltwise", eltwiseKernels())
+	ks := withTyped(eltwiseKernels(), eltwiseTyped)
+	if err := generateStreamFamily(o, "eltwise", ks); err != nil {
+		return err
+	}
+	o.shared = append(o.shared, outFile{"eltwise_typed.go", typedWrappers("eltwise", ks, eltwiseTyped)})
+	return nil
 }
 
 // generateStreamFamily adds a family of vector-program kernels: the amd64
@@ -277,7 +257,6 @@ func generateStreamFamily(o *output, family string, ks []*vkernel) error {
 			x86Names[t] = append(x86Names[t], name)
 		}
 	}
-	pool.emit(o.amd64)
 	// arm64
 	var neonNames []string
 	for _, k := range ks {
@@ -292,6 +271,18 @@ func generateStreamFamily(o *output, family string, ks []*vkernel) error {
 			neonNames = append(neonNames, k.name+tNEON.name)
 		}
 	}
+	// The kernels that store bfloat16 again for AVX512_BF16 (VCVTNEPS2BF16).
+	bf16Names := append([]string(nil), x86Names[tAVX512]...)
+	for i, k := range ks {
+		if storesBF16(k) {
+			name, err := emitX86VKernel(o.amd64, pool, k, tAVX512BF16)
+			if err != nil {
+				return err
+			}
+			bf16Names[i] = name
+		}
+	}
+	pool.emit(o.amd64)
 	entry := func(t *target, names []string) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "&%s{\nlanes: %d,\n", typ, t.lanes(vF32))
@@ -302,10 +293,21 @@ func generateStreamFamily(o *output, family string, ks []*vkernel) error {
 		return b.String()
 	}
 	o.set("levelAVX512", family, entry(tAVX512, x86Names[tAVX512]))
+	o.set("levelAVX512BF16", family, entry(tAVX512, bf16Names))
 	o.set("levelAVX2", family, entry(tAVX2, x86Names[tAVX2]))
 	o.set("levelNEON", family, entry(tNEON, neonNames))
 	o.shared = append(o.shared, outFile{family + "_twin.go", streamTwins(family, typ, ks, nts)})
 	return nil
+}
+
+// storesBF16 reports whether a kernel stores to a bfloat16 slice.
+func storesBF16(k *vkernel) bool {
+	for _, a := range k.args {
+		if a.kind == aSlice && a.elem == eBF16 && a.name == "dst" {
+			return true
+		}
+	}
+	return false
 }
 
 // streamTwins writes the Go file shared by every build: the type of a

@@ -81,6 +81,7 @@ func generateGEMM(o *output) error {
 	}
 	for _, v := range []vecArch{avx512, avx2} {
 		o.set(v.level, "fmaPeak", emitPeakAMD64(f, v))
+		o.set(v.level, "fmaLanes", fmt.Sprint(v.lanes(f32)))
 	}
 	dots := map[string]string{"levelAVX512": emitDot4(f, avx512), "levelAVX2": emitDot4(f, avx2)}
 	axpys := map[string]string{"levelAVX512": emitAxpy4(f, avx512), "levelAVX2": emitAxpy4(f, avx2)}

@@ -47,6 +47,7 @@ func generateGEMMARM64(o *output) error {
 		o.set("levelNEON", t.e.prefix+"gemm", te.expr())
 	}
 	o.set("levelNEON", "fmaPeak", emitPeakNEON(f))
+	o.set("levelNEON", "fmaLanes", "4")
 	return nil
 }
 

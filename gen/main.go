@@ -63,6 +63,8 @@ var families = []family{
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
 	{name: "transpose", generate: generateTranspose},
+	{name: "lowp", generate: generateLowp},
+	{name: "s8w", generate: generateS8W},
 }
 
 // generate runs every family and renders the files.

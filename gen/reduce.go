@@ -212,6 +212,18 @@ func reduceKernels() []*vkernel {
 				c.out(0, e)
 				return c.b.add(s, e)
 			}),
+		cascadeSum("sumExpSubF32", "returns the sum of e^(x[i] - m)",
+			[]karg{sliceArg("x", eF32), f32Arg("m")}, func(c *kctx, s val) val {
+				return c.b.add(s, expDiff(c.b, c.in(0), c.scalar(1)))
+			}),
+		{name: "scaleF32", doc: "sets dst[i] = x[i] * s", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), f32Arg("s")},
+			body: func(c *kctx) { c.out(0, c.b.mul(c.in(1), c.scalar(2))) }},
+		{name: "expSubScaleF32", doc: "sets dst[i] = e^(x[i] - m) * s", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eF32), sliceArg("x", eF32), f32Arg("m"), f32Arg("s")},
+			body: func(c *kctx) {
+				c.out(0, c.b.mul(expDiff(c.b, c.in(1), c.scalar(2)), c.scalar(3)))
+			}},
 		fastExtreme("reduceMaxF32", "returns the largest element, NaN if any is NaN (a zero result's sign is unspecified)", true, func(c *kctx) val { return c.in(0) }),
 		fastExtreme("reduceMinF32", "returns the smallest element, NaN if any is NaN (a zero result's sign is unspecified)", false, func(c *kctx) val { return c.in(0) }),
 		lanewise("reduceProdF32", "returns the product of the elements", 1, (*vb).mul, func(c *kctx) val { return c.in(0) }),
@@ -252,5 +264,23 @@ func expDiff(b *vb, x, m val) val {
 }
 
 func generateReduce(o *output) error {
-	return generateStreamFamily(o, "reduce", reduceKernels())
+	ks := reduceKernels()
+	byName := map[string]*vkernel{}
+	for _, k := range ks {
+		byName[k.name] = k
+	}
+	for _, nt := range narrowTypes {
+		for _, name := range []string{"sum", "sumSquares", "sumDev", "sumSqDev", "sumExpSub", "expSubScale",
+			"reduceMax", "reduceMin", "argMax", "argMin", "normalize", "layerNormAffine"} {
+			ks = append(ks, typedVariant(byName[name+"F32"], nt, nil))
+		}
+		// The softmax of short rows keeps its exponentials in a float32
+		// row (in L1) and rounds them once scaled.
+		ks = append(ks, typedVariant(byName["expSubSumF32"], nt, []int{1}), typedVariant(byName["scaleF32"], nt, []int{0}))
+		// The column accumulations keep their float32 accumulator row.
+		for _, name := range []string{"colAccSum", "colAccMax", "colAccMin"} {
+			ks = append(ks, typedVariant(byName[name+"F32"], nt, []int{1, 2, 3, 4, 5, 6, 7, 8}))
+		}
+	}
+	return generateStreamFamily(o, "reduce", ks)
 }

@@ -164,8 +164,10 @@ func (g *goGen) inst(in inst) {
 	case opLoad:
 		x := g.k.args[in.imm].name + "[i]"
 		switch in.el {
-		case eU16, eU8, eS8:
+		case eU16, eU8, eS8, eS16:
 			x = "int32(" + x + ")"
+		case eF16:
+			x = "f16ToF32Quiet(" + x + ")"
 		case eMask:
 			x = x + " != 0"
 		}
@@ -173,8 +175,14 @@ func (g *goGen) inst(in inst) {
 	case opStore:
 		x := r(0)
 		switch in.el {
-		case eU16:
+		case eU16, eBF16, eF16:
 			x = "uint16(" + x + ")"
+		case eS16:
+			x = "int16(" + x + ")"
+		case eU8, eE4M3, eE5M2:
+			x = "uint8(" + x + ")"
+		case eS8:
+			x = "int8(" + x + ")"
 		case eMask:
 			x = "b2u8(" + x + ")"
 		}

@@ -125,7 +125,8 @@ type kctx struct {
 	order  *[]val      // accumulators in the order they were first updated
 }
 
-// in is the vector of slice argument i at this copy's position.
+// in is the vector of slice argument i at this copy's position, widened
+// to float32 for the narrow floating-point types.
 func (c *kctx) in(i int) val {
 	if v, ok := c.loads[i]; ok {
 		return v
@@ -134,21 +135,65 @@ func (c *kctx) in(i int) val {
 	if a.kind != aSlice {
 		panic(fmt.Sprintf("%s: argument %s is not a slice", c.k.name, a.name))
 	}
-	v := c.b.emit(opLoad, a.elem.kind(), a.elem.kind())
+	raw := a.elem.rawLoad()
+	v := c.b.emit(opLoad, raw.kind(), raw.kind())
 	in := &(*c.b.cur)[len(*c.b.cur)-1]
-	in.imm, in.imm2, in.el = i, c.copy, a.elem
+	in.imm, in.imm2, in.el = i, c.copy, raw
+	switch a.elem {
+	case eBF16:
+		v = c.b.asF32(c.b.shl(v, 16))
+	case eF16:
+		// The hardware quiets signalling NaNs; XLA's widening keeps the
+		// payload as it is.
+		bits := c.b.emit(opLoad, vI32, vI32)
+		ld := &(*c.b.cur)[len(*c.b.cur)-1]
+		ld.imm, ld.imm2, ld.el = i, c.copy, eU16
+		v = vf16Unquiet(c.b, v, bits)
+	case eE4M3:
+		v = ve4m3ToF32(c.b, v)
+	case eE5M2:
+		v = vf16ToF32(c.b, c.b.shl(v, 8))
+	}
 	c.loads[i] = v
 	return v
 }
 
-// out stores v to slice argument i at this copy's position.
+// out stores v to slice argument i at this copy's position. A float32 value
+// stored to a narrow floating-point slice is rounded as XLA converts (to
+// nearest even; NaN keeps its sign and top payload bits); an int32 value
+// stored to a narrower integer slice keeps its low bits (XLA's wrapping
+// integer conversion).
 func (c *kctx) out(i int, v val) {
 	a := c.k.args[i]
 	if a.kind != aSlice {
 		panic(fmt.Sprintf("%s: argument %s is not a slice", c.k.name, a.name))
 	}
-	c.b.check(a.elem.kind(), v)
-	*c.b.cur = append(*c.b.cur, inst{op: opStore, kind: a.elem.kind(), el: a.elem, args: []val{v}, imm: i, imm2: c.copy})
+	b := c.b
+	if a.elem.narrowFloat() && a.elem.storeKind(b.t) != vF32 {
+		b.check(vF32, v)
+		switch a.elem {
+		case eBF16:
+			v = vf32ToBF16(b, v)
+		case eF16:
+			v = vf32ToF16(b, v)
+		case eE4M3:
+			v = vf32ToE4M3(b, v)
+		case eE5M2:
+			v = vf32ToE5M2(b, v)
+		}
+	}
+	if b.t == tAVX2 {
+		// AVX2 narrows by packing with saturation: keep only the bits
+		// the store keeps, so that it wraps as the other targets do.
+		switch a.elem {
+		case eU16, eS16, eBF16, eF16:
+			v = b.and(v, b.i32(0xffff))
+		case eU8, eS8, eE4M3, eE5M2:
+			v = b.and(v, b.i32(0xff))
+		}
+	}
+	b.check(a.elem.storeKind(b.t), v)
+	*b.cur = append(*b.cur, inst{op: opStore, kind: a.elem.storeKind(b.t), el: a.elem, args: []val{v}, imm: i, imm2: c.copy})
 }
 
 // scalar is scalar argument i broadcast to every lane.

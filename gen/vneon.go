@@ -29,7 +29,7 @@ func init() {
 				return 1
 			}
 		case opStore:
-			if in.el == eU16 || in.el == eMask {
+			if elemSize[in.el] < 4 {
 				return 1
 			}
 		}
@@ -392,6 +392,12 @@ func (g *neonGen) load(in *pinst, D asm.VReg) {
 	case eU16:
 		g.fn.Op("FMOVD %s, %s", m, D.F())
 		g.w(asm.UXTL(asm.S4, D, D))
+	case eS16:
+		g.fn.Op("FMOVD %s, %s", m, D.F())
+		g.w(asm.SXTL(asm.S4, D, D))
+	case eF16:
+		g.fn.Op("FMOVD %s, %s", m, D.F())
+		g.w(asm.FCVTL(asm.S4, D, D, false))
 	case eU8, eMask:
 		g.fn.Op("FMOVS %s, %s", m, D.F())
 		g.w(asm.UXTL(asm.H8, D, D))
@@ -414,10 +420,15 @@ func (g *neonGen) store(in *pinst) {
 	switch in.el {
 	case eF32, eI32, eF64:
 		g.fn.Op("FMOVQ %s, %s", x.F(), m)
-	case eU16:
+	case eU16, eS16, eBF16, eF16:
 		s := asm.V(in.rs[0])
 		g.w(asm.XTN(asm.S4, s, x))
 		g.fn.Op("FMOVD %s, %s", s.F(), m)
+	case eU8, eS8, eE4M3, eE5M2:
+		s := asm.V(in.rs[0])
+		g.w(asm.XTN(asm.S4, s, x))
+		g.w(asm.XTN(asm.H8, s, s))
+		g.fn.Op("FMOVS %s, %s", s.F(), m)
 	case eMask:
 		s := asm.V(in.rs[0])
 		g.w(asm.USHR(asm.S4, s, x, 31))

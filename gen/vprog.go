@@ -51,19 +51,28 @@ const (
 	eF32  elem = iota // float32 ↔ vF32
 	eI32              // int32 ↔ vI32
 	eF64              // float64 ↔ vF64
-	eU16              // uint16 → vI32 zero-extended; vI32 → its low 16 bits (values must fit)
-	eU8               // uint8 → vI32 zero-extended
-	eS8               // int8 → vI32 sign-extended
+	eU16              // uint16 → vI32 zero-extended; vI32 → its low 16 bits
+	eU8               // uint8 → vI32 zero-extended; vI32 → its low 8 bits
+	eS8               // int8 → vI32 sign-extended; vI32 → its low 8 bits
 	eMask             // uint8 0/1 ↔ vM32 (load: non-zero is true; store: true is 1)
+	eS16              // int16 → vI32 sign-extended; vI32 → its low 16 bits
+	// The narrow floating-point types, as their bits. A load widens them to
+	// vF32 exactly; a store takes the bits (vI32) that kctx.out rounded the
+	// float32 value to, with XLA's rounding.
+	eBF16 // bfloat16 (uint16 bits)
+	eF16  // IEEE binary16 (uint16 bits)
+	eE4M3 // float8_e4m3fn (uint8 bits): loaded as eU8, widened by the program
+	eE5M2 // float8_e5m2 (uint8 bits): loaded as eU8, widened by the program
 )
 
-var elemGo = [...]string{eF32: "float32", eI32: "int32", eF64: "float64", eU16: "uint16", eU8: "uint8", eS8: "int8", eMask: "uint8"}
-var elemSize = [...]int{eF32: 4, eI32: 4, eF64: 8, eU16: 2, eU8: 1, eS8: 1, eMask: 1}
+var elemGo = [...]string{eF32: "float32", eI32: "int32", eF64: "float64", eU16: "uint16", eU8: "uint8", eS8: "int8", eMask: "uint8",
+	eS16: "int16", eBF16: "uint16", eF16: "uint16", eE4M3: "uint8", eE5M2: "uint8"}
+var elemSize = [...]int{eF32: 4, eI32: 4, eF64: 8, eU16: 2, eU8: 1, eS8: 1, eMask: 1, eS16: 2, eBF16: 2, eF16: 2, eE4M3: 1, eE5M2: 1}
 
-// kind is the vector kind a stream of e loads to and stores from.
+// kind is the vector kind a stream of e loads to.
 func (e elem) kind() vkind {
 	switch e {
-	case eF32:
+	case eF32, eBF16, eF16, eE4M3, eE5M2:
 		return vF32
 	case eF64:
 		return vF64
@@ -72,6 +81,37 @@ func (e elem) kind() vkind {
 	}
 	return vI32
 }
+
+// storeKind is the vector kind a store of e takes on t: the narrow floats'
+// bits (kctx.out rounds to them), or float32 for bfloat16 on targets that
+// round in the store.
+func (e elem) storeKind(t *target) vkind {
+	if e == eBF16 && t.nativeBF16 {
+		return vF32
+	}
+	switch e {
+	case eBF16, eF16, eE4M3, eE5M2:
+		return vI32
+	}
+	return e.kind()
+}
+
+// rawLoad is the element a load of e reads from memory: bfloat16 and the
+// float8 types are read as integers and widened by the program; binary16
+// is widened by the load (F16C, FCVTL), with signalling NaNs quieted, and
+// the program restores them.
+func (e elem) rawLoad() elem {
+	switch e {
+	case eBF16:
+		return eU16
+	case eE4M3, eE5M2:
+		return eU8
+	}
+	return e
+}
+
+// narrowFloat reports the narrow floating-point elements.
+func (e elem) narrowFloat() bool { return e == eBF16 || e == eF16 || e == eE4M3 || e == eE5M2 }
 
 // vop is a primitive operation.
 type vop uint8
@@ -228,6 +268,9 @@ type target struct {
 	scalar    bool // the Go backend: one lane, no horizontal operations
 	// nativeLdexp: opLdexp is one instruction (AVX-512's VSCALEFPS).
 	nativeLdexp bool
+	// nativeBF16: a store to bfloat16 takes the float32 value and rounds it
+	// itself (AVX512_BF16); elsewhere kctx.out rounds with integer operations.
+	nativeBF16 bool
 	// destructive lists the operand positions an instruction's result may
 	// overwrite, for instructions that have no separate destination (nil:
 	// the result is a separate register, which may still equal an operand's).
@@ -239,9 +282,12 @@ type target struct {
 
 var (
 	tAVX512 = &target{name: "AVX512", vecBytes: 64, vecRegs: 32, maskRegs: 7, nativeLdexp: true}
-	tAVX2   = &target{name: "AVX2", vecBytes: 32, vecRegs: 16}
-	tNEON   = &target{name: "NEON", vecBytes: 16, vecRegs: 32, maxMinXLA: true}
-	tGo     = &target{name: "Go", vecBytes: 4, vecRegs: 1 << 20, maxMinXLA: true, scalar: true}
+	// tAVX512BF16 is AVX-512 with AVX512_BF16: stores to bfloat16 round with
+	// VCVTNEPS2BF16 (vx86.go's storeBF16), which takes K6 and K7 as scratch.
+	tAVX512BF16 = &target{name: "AVX512BF16", vecBytes: 64, vecRegs: 32, maskRegs: 5, nativeLdexp: true, nativeBF16: true}
+	tAVX2       = &target{name: "AVX2", vecBytes: 32, vecRegs: 16}
+	tNEON       = &target{name: "NEON", vecBytes: 16, vecRegs: 32, maxMinXLA: true}
+	tGo         = &target{name: "Go", vecBytes: 4, vecRegs: 1 << 20, maxMinXLA: true, scalar: true}
 )
 
 // lanes is the number of lanes of kind k in one vector.

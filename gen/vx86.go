@@ -15,7 +15,7 @@ import (
 // with physical registers chosen by the allocator.
 
 func init() {
-	for _, t := range []*target{tAVX512, tAVX2} {
+	for _, t := range []*target{tAVX512, tAVX512BF16, tAVX2} {
 		t := t
 		t.destructive = func(in *inst) []int {
 			switch in.op {
@@ -37,16 +37,16 @@ func x86Scratch(t *target, in *inst) int {
 			return 1
 		}
 	case opStore:
-		switch in.el {
-		case eMask:
+		switch {
+		case in.el == eMask:
 			if t == tAVX2 {
 				return 2
 			}
 			return 1
-		case eU16:
-			if t == tAVX2 {
-				return 1
-			}
+		case elemSize[in.el] < 4 && t == tAVX2:
+			return 1
+		case in.el == eBF16 && t.nativeBF16:
+			return 2
 		}
 	}
 	return 0
@@ -54,21 +54,22 @@ func x86Scratch(t *target, in *inst) int {
 
 // x86Gen writes one kernel for one vector level.
 type x86Gen struct {
-	f     *amd64File
-	t     *target
-	v     vecArch
-	k     *vkernel
-	a     *allocation
-	pool  *constPool
-	ptr   map[int]reg.GPPhysical
-	frame map[string]operand.Mem
+	labels int // local labels made so far
+	f      *amd64File
+	t      *target
+	v      vecArch
+	k      *vkernel
+	a      *allocation
+	pool   *constPool
+	ptr    map[int]reg.GPPhysical
+	frame  map[string]operand.Mem
 }
 
 // gpStreams are the registers holding the slice pointers; CX counts.
 var gpStreams = []reg.GPPhysical{reg.RSI, reg.RDI, reg.RDX, reg.RBX, reg.R8, reg.R9, reg.R10, reg.R11, reg.R12, reg.R13}
 
 func vecArchOf(t *target) vecArch {
-	if t == tAVX512 {
+	if t.vecBytes == 64 {
 		return avx512
 	}
 	return avx2
@@ -189,7 +190,7 @@ func (g *x86Gen) move(k vkind, from, to int) {
 
 func (g *x86Gen) inst(in *pinst) {
 	f, t := g.f, g.t
-	avx512 := t == tAVX512
+	avx512 := t.vecBytes == 64
 	d := in.rd
 	ra := in.ra
 	a := func(i int) reg.VecPhysical { return g.vec(ra[i]) }
@@ -441,7 +442,7 @@ func (g *x86Gen) shuf(in *pinst, x, dst reg.VecPhysical) {
 	case 16:
 		f.VEXTRACTF64X4(imm(1), x, dst.AsY())
 	case 8:
-		if g.t == tAVX512 {
+		if g.t.vecBytes == 64 {
 			f.VEXTRACTF32X4(imm(1), x.AsY(), dst.AsX())
 		} else {
 			f.VEXTRACTF128(imm(1), x, dst.AsX())
@@ -464,14 +465,18 @@ func (g *x86Gen) memAt(in *pinst) operand.Mem {
 func (g *x86Gen) load(in *pinst, dst reg.VecPhysical) {
 	f := g.f
 	m := g.memAt(in)
-	avx512 := g.t == tAVX512
-	switch e := g.k.args[in.imm].elem; e {
+	avx512 := g.t.vecBytes == 64
+	switch e := in.el; e {
 	case eF32, eI32:
 		f.VMOVUPS(m, dst)
 	case eF64:
 		f.VMOVUPD(m, dst)
 	case eU16:
 		f.VPMOVZXWD(m, dst)
+	case eS16:
+		f.VPMOVSXWD(m, dst)
+	case eF16:
+		f.VCVTPH2PS(m, dst)
 	case eU8:
 		f.VPMOVZXBD(m, dst)
 	case eS8:
@@ -494,16 +499,18 @@ func (g *x86Gen) load(in *pinst, dst reg.VecPhysical) {
 func (g *x86Gen) store(in *pinst) {
 	f := g.f
 	m := g.memAt(in)
-	avx512 := g.t == tAVX512
+	avx512 := g.t.vecBytes == 64
 	x := g.vec(in.ra[0])
 	switch e := g.k.args[in.imm].elem; {
+	case e == eBF16 && g.t.nativeBF16:
+		g.storeBF16(x, m, g.vec(in.rs[0]), g.vec(in.rs[1]))
 	case g.k.nt && (e == eF32 || e == eI32):
 		f.VMOVNTPS(x, m)
 	case e == eF32, e == eI32:
 		f.VMOVUPS(x, m)
 	case e == eF64:
 		f.VMOVUPD(x, m)
-	case e == eU16:
+	case elemSize[e] == 2: // the low 16 bits (on AVX2, kctx.out cleared the others)
 		if avx512 {
 			f.VPMOVDW(x, m)
 		} else {
@@ -511,6 +518,16 @@ func (g *x86Gen) store(in *pinst) {
 			f.VEXTRACTI128(imm(1), x, s.AsX())
 			f.VPACKUSDW(s.AsX(), x.AsX(), s.AsX())
 			f.VMOVDQU(s.AsX(), m)
+		}
+	case elemSize[e] == 1 && e != eMask: // the low 8 bits (on AVX2, kctx.out cleared the others)
+		if avx512 {
+			f.VPMOVDB(x, m)
+		} else {
+			s := g.vec(in.rs[0])
+			f.VEXTRACTI128(imm(1), x, s.AsX())
+			f.VPACKUSDW(s.AsX(), x.AsX(), s.AsX())
+			f.VPACKUSWB(s.AsX(), s.AsX(), s.AsX())
+			f.VMOVQ(s.AsX(), m)
 		}
 	case e == eMask:
 		s := g.vec(in.rs[0])
@@ -529,6 +546,35 @@ func (g *x86Gen) store(in *pinst) {
 	default:
 		panic(fmt.Sprintf("no x86 store of %v", e))
 	}
+}
+
+// storeBF16 rounds the float32 lanes of x to bfloat16 with VCVTNEPS2BF16
+// and stores them. The instruction rounds to nearest even as XLA does, but
+// treats subnormal inputs as zero and quiets every NaN; when any lane is a
+// NaN or subnormal (VFPCLASSPS, a branch taken rarely) the whole vector is
+// rounded again with XLA's integer sequence (vf32ToBF16's), into s with t
+// as scratch, K6 and K7 the masks the allocator leaves to this target.
+func (g *x86Gen) storeBF16(x reg.VecPhysical, m operand.Mem, s, t reg.VecPhysical) {
+	f := g.f
+	g.labels++
+	ok := fmt.Sprintf("bf16ok%d", g.labels)
+	emitRaw(f, vcvtneps2bf16(regIndex(g.v, s), regIndex(g.v, x)))
+	f.VFPCLASSPSZ(imm(0x01|0x80|0x20), x, reg.K7) // QNaN, SNaN, denormal
+	f.KORTESTW(reg.K7, reg.K7)
+	f.JZ(operand.LabelRef(ok))
+	f.VPSRLD(imm(16), x, t)
+	f.VPANDD_BCST(g.pool.addr32(1), t, s)
+	f.VPADDD(x, s, s)
+	f.VPADDD_BCST(g.pool.addr32(0x7fff), s, s)
+	f.VPSRLD(imm(16), s, s)
+	f.VFPCLASSPSZ(imm(0x01|0x80), x, reg.K7) // NaN lanes: their top half,
+	f.VMOVDQA32(t, reg.K7, s)
+	f.VPTESTNMD_BCST(g.pool.addr32(0x7f), t, reg.K6) // quieted if no payload bit is left
+	f.KANDW(reg.K6, reg.K7, reg.K6)
+	f.VPORD_BCST(g.pool.addr32(0x40), s, reg.K6, s)
+	f.VPMOVDW(s, s.AsY())
+	f.Label(ok)
+	f.VMOVDQU(s.AsY(), m)
 }
 
 // ntClone is the non-temporal variant of a kernel (see vkernel.ntVariant).

@@ -235,10 +235,15 @@ func (k TransposeKind) String() string {
 // ReplicaGroups lists the groups of replicas (or devices) a collective runs
 // over. Groups holds them explicitly (printed `{{0,1},{2,3}}`); when the
 // module wrote them in XLA's iota form (`[2,2]<=[4]`, `[2,2]<=[2,2]T(1,0)`),
-// Iota keeps that form for printing and Groups holds its expansion.
+// Iota keeps that form for printing and Groups holds its expansion; in the
+// mesh form, Mesh keeps its text.
 type ReplicaGroups struct {
 	Groups [][]int
 	Iota   *IotaReplicaGroups
+	// Mesh is the text of the mesh form, `mesh['x'=2,'y'=2] {'y'}`: the
+	// devices laid out on named axes, grouped along the axes in braces.
+	// Groups holds its expansion, when it names whole axes only.
+	Mesh string
 }
 
 // IotaReplicaGroups is the compact iota form of replica groups: the device

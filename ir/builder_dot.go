@@ -70,19 +70,20 @@ func (b *Builder) DotGeneral(lhs, rhs Op, dnums DotDimensionNumbers, opts ...Dot
 }
 
 // ScaledDot adds the block-scaled dot product of lhs and rhs with dimension
-// numbers dnums: each operand is multiplied by its scale (broadcast over
+// numbers dnums, its operands in XLA's order (lhs, rhs, lhs scale, rhs
+// scale): each operand is multiplied by its scale (broadcast over
 // the blocks it covers) before the products are summed. The result has
 // the shape DotGeneral gives, of type opts' PreferredType (default: lhs's).
-func (b *Builder) ScaledDot(lhs, lhsScale, rhs, rhsScale Op, dnums DotDimensionNumbers, opts ...DotOptions) Op {
+func (b *Builder) ScaledDot(lhs, rhs, lhsScale, rhsScale Op, dnums DotDimensionNumbers, opts ...DotOptions) Op {
 	const op = "scaled-dot"
-	if !b.use(op, lhs, lhsScale, rhs, rhsScale) {
+	if !b.use(op, lhs, rhs, lhsScale, rhsScale) {
 		return Op{b: b}
 	}
 	o, ok := oneOption(b, op, opts)
 	if !ok {
 		return Op{b: b}
 	}
-	s, err := InferScaledDotShape(lhs.in.Shape, lhsScale.in.Shape, rhs.in.Shape, rhsScale.in.Shape, dnums, o.PreferredType)
+	s, err := InferScaledDotShape(lhs.in.Shape, rhs.in.Shape, lhsScale.in.Shape, rhsScale.in.Shape, dnums, o.PreferredType)
 	if err != nil {
 		return b.fail(err)
 	}
@@ -90,7 +91,7 @@ func (b *Builder) ScaledDot(lhs, lhsScale, rhs, rhsScale Op, dnums DotDimensionN
 	if err != nil {
 		return b.fail(err)
 	}
-	in := &Instruction{Opcode: OpScaledDot, Shape: s, Operands: []*Instruction{lhs.in, lhsScale.in, rhs.in, rhsScale.in}, Raw: raw}
+	in := &Instruction{Opcode: OpScaledDot, Shape: s, Operands: []*Instruction{lhs.in, rhs.in, lhsScale.in, rhsScale.in}, Raw: raw}
 	in.DotDims = cloneDotDims(dnums)
 	return b.emit(in)
 }

@@ -42,6 +42,7 @@ const (
 	TOKEN         // an ordering token for side-effecting ops; no data
 	TUPLE         // a tuple shape; its element shapes are in Shape.Tuple
 	OPAQUE        // an opaque value passed to custom calls; no elements
+	BUFFER        // a buffer holding an array, printed b(f32[16]); the array's shape is in Shape.Tuple[0]
 	numElementTypes
 )
 
@@ -101,18 +102,19 @@ var elementTable = [numElementTypes]elementInfo{
 	TOKEN:         {name: "token"},
 	TUPLE:         {name: "tuple"},
 	OPAQUE:        {name: "opaque"},
+	BUFFER:        {name: "buffer"},
 }
 
-// ElementTypes lists the array element types every stage of Kiln handles
-// (the reference evaluator and the runtime included), in table order; the
-// compiler's tests iterate over it.
+// ElementTypes lists the array element types Kiln has handled from the
+// start, in table order; the compiler's tests iterate over it.
 var ElementTypes = []ElementType{PRED, S4, S8, S16, S32, S64, U4, U8, U16, U32, U64,
 	F16, BF16, F32, F64, C64, C128, F8E5M2, F8E4M3FN}
 
 // AllElementTypes lists every array element type XLA has (excluding TOKEN,
-// TUPLE and OPAQUE): ElementTypes, then the narrow types of newer XLA (S1,
+// TUPLE, OPAQUE and BUFFER): ElementTypes, then the narrow types of newer XLA (S1,
 // S2, U1, U2, F8E4M3, F8E3M4, the FNUZ types, F4E2M1FN, F8E8M0FNU), which
-// the ir package parses, prints, converts and infers shapes for.
+// the ir package parses, prints, converts and infers shapes for, and the
+// evaluator and the runtime compute with.
 var AllElementTypes = append(append([]ElementType{}, ElementTypes...),
 	S1, S2, U1, U2, F8E4M3, F8E3M4, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ, F4E2M1FN, F8E8M0FNU)
 
@@ -134,13 +136,15 @@ func ParseElementType(s string) (ElementType, bool) {
 	return InvalidType, false
 }
 
-// Valid reports whether t is one of the defined types (including TOKEN, TUPLE
-// and OPAQUE).
+// Valid reports whether t is one of the defined types (including TOKEN, TUPLE,
+// OPAQUE and BUFFER).
 func (t ElementType) Valid() bool { return t > InvalidType && t < numElementTypes }
 
 // IsArray reports whether t is the element type of an array (not TOKEN,
-// TUPLE or OPAQUE).
-func (t ElementType) IsArray() bool { return t.Valid() && t != TOKEN && t != TUPLE && t != OPAQUE }
+// TUPLE, OPAQUE or BUFFER).
+func (t ElementType) IsArray() bool {
+	return t.Valid() && t != TOKEN && t != TUPLE && t != OPAQUE && t != BUFFER
+}
 
 // ByteSize is the number of bytes one element occupies in Kiln's dense storage.
 // The sub-byte types (S1, S2, S4, U1, U2, U4, F4E2M1FN) use one byte per
@@ -228,4 +232,44 @@ func ComplexOf(t ElementType) ElementType {
 		return C128
 	}
 	return InvalidType
+}
+
+// InstructionWithTypeOutside returns the first instruction of m, in module
+// order, whose shape holds an array element type not in types (or a buffer
+// or opaque value), with that type; nil when every shape is made of types
+// from types, tuples and tokens. Stages that handle only some types (the
+// runtime and the evaluator take AllElementTypes, no buffers) call it to
+// refuse a module by name instead of computing with types they do not
+// know.
+func (m *Module) InstructionWithTypeOutside(types []ElementType) (*Instruction, ElementType) {
+	var bad func(s Shape) ElementType
+	bad = func(s Shape) ElementType {
+		switch {
+		case s.IsTuple():
+			for _, e := range s.Tuple {
+				if t := bad(e); t != InvalidType {
+					return t
+				}
+			}
+			return InvalidType
+		case s.IsToken():
+			return InvalidType
+		case !s.IsArray():
+			return s.Elem
+		}
+		for _, t := range types {
+			if t == s.Elem {
+				return InvalidType
+			}
+		}
+		return s.Elem
+	}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if t := bad(in.Shape); t != InvalidType {
+				return in, t
+			}
+		}
+	}
+	return nil, InvalidType
 }

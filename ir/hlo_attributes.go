@@ -176,9 +176,12 @@ func (s *hloScanner) windowBody(braced bool) (*Window, error) {
 	return w, nil
 }
 
-// String prints the dimension numbers as XLA's dim_labels: `b01f_01io->b01f`.
+// String prints the dimension numbers as XLA's dim_labels: `b01f_01io->b01f`
+// (a position no dimension names, as XLA allows, prints as '?').
 func (d ConvDimensionNumbers) String() string {
 	label := func(rank int, set func(put func(pos int, c string))) string {
+		// Positions the numbers do not name print as '?'.
+		set(func(pos int, c string) { rank = max(rank, pos+1) })
 		l := make([]string, rank)
 		for i := range l {
 			l[i] = "?"
@@ -233,7 +236,13 @@ func parseDimLabels(text string) (*ConvDimensionNumbers, error) {
 	}
 	parse := func(part, letters, what string) (a, b int, spatial []int, err error) {
 		a, b = -1, -1
-		n := len(part) - 2
+		// '?' marks a dimension the numbers do not name (XLA skips it).
+		n := len(part) - strings.Count(part, "?")
+		for _, l := range []byte(letters) {
+			if strings.IndexByte(part, l) >= 0 {
+				n--
+			}
+		}
 		if n < 0 || n > 10 {
 			return 0, 0, nil, fmt.Errorf("%s dim_labels %q: expected %c, %c and 0 to 10 spatial digits", what, part, letters[0], letters[1])
 		}
@@ -250,6 +259,7 @@ func parseDimLabels(text string) (*ConvDimensionNumbers, error) {
 				b = i
 			case hloIsDigit(c) && int(c-'0') < n && spatial[c-'0'] < 0:
 				spatial[c-'0'] = i
+			case c == '?':
 			default:
 				return 0, 0, nil, fmt.Errorf("%s dim_labels %q: unexpected or repeated %q (expected %c, %c and the digits 0..%d once each)", what, part, c, letters[0], letters[1], n-1)
 			}
@@ -460,6 +470,9 @@ func (s *hloScanner) sliceDims() ([]SliceDim, error) {
 // String prints replica groups as XLA does: `{{0,1},{2,3}}`, or the iota
 // form `[2,2]<=[4]` / `[2,2]<=[2,2]T(1,0)` when that is how they were given.
 func (g ReplicaGroups) String() string {
+	if g.Mesh != "" {
+		return g.Mesh
+	}
 	if g.Iota != nil {
 		var b strings.Builder
 		fmt.Fprintf(&b, "[%d,%d]<=[%s]", g.Iota.NumGroups, g.Iota.GroupSize, hloJoinInts(g.Iota.ReshapeDims, ","))
@@ -507,43 +520,27 @@ func (s *hloScanner) replicaGroups() (*ReplicaGroups, error) {
 		}
 		return &ReplicaGroups{Groups: groups}, nil
 	}
+	if s.peekIdent() == "mesh" {
+		return s.meshReplicaGroups()
+	}
 	if s.peek() != '[' {
-		return nil, s.errorf("expected replica groups {{…}} or [groups,size]<=[dims], found %s", s.found())
+		return nil, s.errorf("expected replica groups {{…}}, [groups,size]<=[dims] or mesh[…] {…}, found %s", s.found())
 	}
 	shape, err := s.bracketInts("iota replica group shape")
 	if err != nil {
 		return nil, err
 	}
 	if len(shape) != 2 {
-		return nil, s.errorAt(start, "iota replica groups: expected [num_groups,group_size], found %d numbers", len(shape))
+		return nil, s.errorAt(start, "iota replica groups: expected the tile assignment [num_groups,group_size], found %d dimensions", len(shape))
 	}
 	if !s.acceptString("<=") {
 		return nil, s.errorf("expected '<=' in iota replica groups, found %s", s.found())
 	}
-	reshape, err := s.bracketInts("iota replica group reshape dimensions")
+	reshape, perm, err := s.iotaReshape("iota replica groups")
 	if err != nil {
 		return nil, err
 	}
-	iota := &IotaReplicaGroups{NumGroups: shape[0], GroupSize: shape[1], ReshapeDims: reshape}
-	if s.acceptString("T") {
-		if err := s.expect('(', "after T in iota replica groups"); err != nil {
-			return nil, err
-		}
-		perm := []int{}
-		for !s.accept(')') {
-			v, err := s.nonNegInt("iota replica group permutation entry")
-			if err != nil {
-				return nil, err
-			}
-			perm = append(perm, v)
-			if s.peek() != ')' {
-				if err := s.expect(',', "in iota replica group permutation"); err != nil {
-					return nil, err
-				}
-			}
-		}
-		iota.Perm = perm
-	}
+	iota := &IotaReplicaGroups{NumGroups: shape[0], GroupSize: shape[1], ReshapeDims: reshape, Perm: perm}
 	groups, err := expandIotaReplicaGroups(iota)
 	if err != nil {
 		return nil, s.errorAt(start, "iota replica groups: %v", err)
@@ -564,7 +561,7 @@ func expandIotaReplicaGroups(it *IotaReplicaGroups) ([][]int, error) {
 	}
 	if it.NumGroups < 0 || it.GroupSize < 0 || it.NumGroups > maxIotaDevices || it.GroupSize > maxIotaDevices ||
 		it.NumGroups*it.GroupSize != n {
-		return nil, fmt.Errorf("[%d,%d] groups do not hold the %d devices of %v", it.NumGroups, it.GroupSize, n, it.ReshapeDims)
+		return nil, fmt.Errorf("the %d devices of the reshape dimensions %v do not match the tile assignment dimensions product %d ([%d,%d])", n, it.ReshapeDims, it.NumGroups*it.GroupSize, it.NumGroups, it.GroupSize)
 	}
 	rank := len(it.ReshapeDims)
 	perm := it.Perm

@@ -11,6 +11,7 @@ import (
 // position; attributes are compared field by field, with an empty slice
 // equal to a nil one and these spellings of "absent" treated alike, as the
 // text format cannot tell them apart:
+//   - an array shape without a layout and the same shape with the default one,
 //   - feature_group_count/batch_group_count 0 and 1,
 //   - a compare type left at CmpTypeDefault and the default for its operands,
 //   - a nil entry layout and the entry signature with default layouts.
@@ -39,29 +40,21 @@ func diffModules(a, b *Module) string {
 	return ""
 }
 
-// testEntryLayout is the module's entry layout, or the entry's signature
-// with every array given its default layout.
+// testEntryLayout is the module's entry layout, or the entry's signature,
+// with every array without a layout given its default one.
 func testEntryLayout(m *Module) ProgramShape {
-	if m.EntryLayout != nil {
-		return *m.EntryLayout
-	}
-	var fill func(s Shape) Shape
-	fill = func(s Shape) Shape {
-		s = s.Clone()
-		if s.IsTuple() {
-			for i := range s.Tuple {
-				s.Tuple[i] = fill(s.Tuple[i])
-			}
-		} else if s.IsArray() && s.Layout == nil && len(s.Dims) > 0 {
-			s.Layout = MakeLayout(DefaultMinorToMajor(len(s.Dims))...)
-		}
-		return s
-	}
 	var ps ProgramShape
-	for _, p := range m.Entry.Parameters {
-		ps.Parameters = append(ps.Parameters, fill(p.Shape))
+	if m.EntryLayout != nil {
+		for _, p := range m.EntryLayout.Parameters {
+			ps.Parameters = append(ps.Parameters, withDefaultLayouts(p))
+		}
+		ps.Result = withDefaultLayouts(m.EntryLayout.Result)
+		return ps
 	}
-	ps.Result = fill(m.Entry.Root.Shape)
+	for _, p := range m.Entry.Parameters {
+		ps.Parameters = append(ps.Parameters, withDefaultLayouts(p.Shape))
+	}
+	ps.Result = withDefaultLayouts(m.Entry.Root.Shape)
 	return ps
 }
 
@@ -101,7 +94,7 @@ func diffInstructions(a, b *Instruction) string {
 		return fmt.Sprintf("instruction %q vs %q", a.Name, b.Name)
 	case a.Opcode != b.Opcode:
 		return fmt.Sprintf("%s: opcode %v vs %v", where, a.Opcode, b.Opcode)
-	case !deepEqualValues(reflect.ValueOf(a.Shape), reflect.ValueOf(b.Shape)):
+	case !deepEqualValues(reflect.ValueOf(withDefaultLayouts(a.Shape)), reflect.ValueOf(withDefaultLayouts(b.Shape))):
 		return fmt.Sprintf("%s: shape %v vs %v", where, a.Shape, b.Shape)
 	case a.Parent == nil || b.Parent == nil || a.Parent.Name != b.Parent.Name:
 		return where + ": parents differ"
@@ -130,6 +123,17 @@ func diffInstructions(a, b *Instruction) string {
 
 func normalisedAttrs(in *Instruction) Attrs {
 	a := in.Attrs
+	if a.OutfeedShape != nil {
+		s := withDefaultLayouts(*a.OutfeedShape)
+		a.OutfeedShape = &s
+	}
+	if a.OperandLayouts != nil {
+		ls := make([]Shape, len(a.OperandLayouts))
+		for i, s := range a.OperandLayouts {
+			ls[i] = withDefaultLayouts(s)
+		}
+		a.OperandLayouts = ls
+	}
 	if a.FeatureGroupCount == 1 {
 		a.FeatureGroupCount = 0
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file holds the character-level scanner the HLO text parser reads with:
@@ -140,7 +141,13 @@ func (s *hloScanner) found() string {
 			end++
 		}
 		return strconv.Quote(s.src[s.pos:end])
-	case c < 0x20 || c >= 0x7f:
+	case c >= 0x80:
+		r, n := utf8.DecodeRuneInString(s.src[s.pos:])
+		if r == utf8.RuneError && n <= 1 {
+			return fmt.Sprintf("byte 0x%02x (not UTF-8)", c)
+		}
+		return fmt.Sprintf("character %q (U+%04X)", r, r)
+	case c < 0x20 || c == 0x7f:
 		return fmt.Sprintf("byte 0x%02x", c)
 	}
 	return fmt.Sprintf("'%c'", c)

@@ -60,7 +60,7 @@ func TestParseShapeForms(t *testing.T) {
 func TestLayoutAttributesPrintInXLAOrder(t *testing.T) {
 	for _, text := range []string{
 		"f32[8]{0:T(2,*)L(4)#(s32)E(32)}",
-		"f32[8,8]{1,0:D(D,C)T(8,128)(2,1)L(2)*(u32)E(16)S(3)P(f32[8,8]{1,0})M(8)}",
+		"f32[8,8]{1,0:D(D,C)T(8,128)(2,1)L(2)*(u32)E(16)S(3)SC(0:4)M(8)}",
 		"f32[8]{0:S(1)M(4)}",
 	} {
 		sh, err := ParseShape(text)
@@ -435,13 +435,13 @@ main {
 
 func TestParseRawAttributesVerbatim(t *testing.T) {
 	in := parseOne(t, "", `a = f32[2] parameter(0)
-  r = f32[2] custom-call(a), custom_call_target="x\"y", sharding={devices=[2,1]0,1 last_tile_dim_replicate}, frontend_attributes={_xla_stream="1",k="v,}"}, metadata={op_name="a{b}" source_file="f.py" source_line=3}, backend_config={"k":"}"}, unknown_attr=some-word, other={{0}: (1, {}, may-alias)}`)
+  r = f32[2] custom-call(a), custom_call_target="x\"y", sharding={devices=[2,1]0,1 last_tile_dim_replicate}, frontend_attributes={_xla_stream="1",k="v,}"}, metadata={op_name="a{b}" source_file="f.py" source_line=3}, backend_config={"k":"}"}, output_to_operand_aliasing={{0}: (0, {})}`)
+	// Kept as written, in the order XLA prints them.
 	want := []RawAttribute{
+		{"output_to_operand_aliasing", "{{0}: (0, {})}"},
 		{"sharding", "{devices=[2,1]0,1 last_tile_dim_replicate}"},
 		{"frontend_attributes", `{_xla_stream="1",k="v,}"}`},
 		{"metadata", `{op_name="a{b}" source_file="f.py" source_line=3}`},
-		{"unknown_attr", "some-word"},
-		{"other", "{{0}: (1, {}, may-alias)}"},
 	}
 	if !reflect.DeepEqual(in.Raw, want) {
 		t.Errorf("raw = %q\nwant %q", in.Raw, want)
@@ -449,10 +449,38 @@ func TestParseRawAttributesVerbatim(t *testing.T) {
 	if in.CustomCallTarget != `x"y` || in.BackendConfig != `{"k":"}"}` {
 		t.Errorf("target %q backend_config %q", in.CustomCallTarget, in.BackendConfig)
 	}
-	// Attributes Kiln does not know follow the known one written before them.
-	wantText := `%r = f32[2] custom-call(f32[2] %a), custom_call_target="x\"y", sharding={devices=[2,1]0,1 last_tile_dim_replicate}, frontend_attributes={_xla_stream="1",k="v,}"}, metadata={op_name="a{b}" source_file="f.py" source_line=3}, unknown_attr=some-word, other={{0}: (1, {}, may-alias)}, backend_config={"k":"}"}`
+	wantText := `%r = f32[2] custom-call(f32[2] %a), custom_call_target="x\"y", output_to_operand_aliasing={{0}: (0, {})}, sharding={devices=[2,1]0,1 last_tile_dim_replicate}, frontend_attributes={_xla_stream="1",k="v,}"}, metadata={op_name="a{b}" source_file="f.py" source_line=3}, backend_config={"k":"}"}`
 	if got := in.String(); got != wantText {
 		t.Errorf("prints\n%s\nwant\n%s", got, wantText)
+	}
+}
+
+// TestParseRefusesAttributesXLARefuses checks that an attribute the opcode
+// does not take, and malformed values of the attributes kept verbatim, are
+// errors naming the place, as XLA's parser reports them.
+func TestParseRefusesAttributesXLARefuses(t *testing.T) {
+	const head = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+	for _, tc := range []struct{ line, want string }{
+		{`r = f32[2] custom-call(p), custom_call_target="x", unknown_attr=1`, `4:54: unexpected attribute "unknown_attr" for custom-call`},
+		{`r = s8[2,4] bitcast-convert(p), result_accuracy={mode=highest}`, `4:35: unexpected attribute "result_accuracy" for bitcast-convert`},
+		{`r = f32[2] exponential(p), result_accuracy={foo=1}`, "4:47: invalid attribute name: \"foo\""},
+		{`r = f32[2] negate(p), sharding={devices=[2,2]0,1,2}`, "4:35: the tile assignment [2 2] has 4 positions, but 3 devices are listed"},
+		{`r = f32[2] negate(p), sharding={devices=[2,2]<=[8]}`, "4:35: the iota reshape dimensions [8] hold 8 devices, which does not match the tile assignment dimensions product 4"},
+		{`r = f32[2] negate(p), sharding={devices=[2,2]<=[2,2]}`, "4:55: expected 'T(' to start the iota transpose permutation"},
+		{`r = f32[2] negate(p), sharding={maximal}`, "4:35: maximal shardings should have exactly one device assigned"},
+		{`r = f32[2] negate(p), sharding={replicated devices=[2]0,1}`, "4:35: replicated shardings should not have any devices assigned"},
+		{`r = f32[2] negate(p), sharding={devices=[2,1]0,1 sideways}`, "4:52: unknown attribute \"sideways\" in sharding"},
+		{`r = f32[2] negate(p), metadata={op_name="x" colour="red"}`, "4:47: unexpected metadata field \"colour\""},
+		{`r = f32[2] negate(p), frontend_attributes={a=1}`, "4:48: expected a quoted string or a {…} dictionary for frontend attribute a"},
+		{`r = f32[2] custom-call(p), custom_call_target="x", api_version=API_VERSION_UNSPECIFIED`, "4:66: invalid API version"},
+		{`r = f32[2] custom-call(p), custom_call_target="x", operand_layout_constraints={f32[3]{0}}`, "4:14: custom-call: operand layout constraint shape f32[3]{0} for operand 0 is not compatible"},
+		{`r = f32[2]{0:D(X)} negate(p)`, "4:18: expected a DimLevelType abbreviation"},
+		{`r = f32[2]{0:T(2)P(f32[2])} negate(p)`, "4:20: layout has a physical shape"},
+	} {
+		_, err := ParseModule(head + "  " + tc.line + "\n}")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s\nerror = %v\nwant it to contain %q", tc.line, err, tc.want)
+		}
 	}
 }
 
@@ -490,36 +518,37 @@ fused {
 func TestParseErrors(t *testing.T) {
 	const head = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
 	tests := []struct{ text, want string }{
-		{"", "1:1: expected 'HloModule' at start of module, found end of input"},
+		{"", "1:1: expected 'HloModule' or a computation, found end of input"},
 		{"HloModule", "1:10: expected module name, found end of input"},
-		{"HloModule m", "1:12: expected a computation, found end of input"},
-		{"HloModule m, entry_computation_layout={(f32[2])->f32[3]}\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}",
-			"1:14: entry_computation_layout: result has shape f32[3], but entry computation \"e\" returns f32[2]"},
+		{"HloModule m", "1:12: expected computation name, found end of input"},
+		{"HloModule m, entry_computation_layout={(f32[2], f32[2])->f32[2]}\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}",
+			"1:14: entry_computation_layout has 2 parameters, but entry computation \"e\" has 1"},
 		{head + "  r = f32[2,] negate(p)\n}", "4:13: expected dimension size, found ']'"},
 		{head + "  r = f32[2] negate(q)\n}", "4:21: operand \"q\" of r is not defined before it in computation e"},
-		{head + "  r = f32[2] add(p)\n}", "4:14: add expects 2 operands, found 1"},
+		{head + "  r = f32[2] add(p)\n}", "4:14: add: expects 2 operands, but has 1 operands"},
 		{head + "  r = f32[2] frobnicate(p)\n}", "4:14: unknown opcode \"frobnicate\""},
 		{head + "  p = f32[2] negate(p)\n}", "4:3: instruction \"p\" is defined twice in computation e (first at 3:3)"},
 		{head + "  r = f32[2] broadcast(p)\n}", "4:14: broadcast: attribute dimensions is expected but not seen"},
-		{head + "  r = f32[2] negate(p), metadata={{{op_name=\"x\"}\n}", "4:34: unterminated '{' in value of metadata"},
-		{head + "  r = f32[2] negate(p), metadata=\"abc\n}", "4:34: unterminated string"},
+		{head + "  r = f32[2] negate(p), metadata={{{op_name=\"x\"}\n}", "4:35: unexpected metadata field '{'"},
+		{head + "  r = f32[2] negate(p), metadata=\"abc\n}", "4:34: expected '{' to start metadata, found '\"'"},
 		{head + "  r = f32[2] reduce(p, p), dimensions={0}, to_apply=nowhere\n}", "4:53: computation \"nowhere\" is not defined"},
-		{head + "  r = f32[2] negate(p), dimensions={0}, dimensions={0}\n}", "4:41: attribute dimensions given twice"},
-		{head + "  r = f32[2] negate(f32[3] p)\n}", "4:21: operand \"p\" is written with shape f32[3] but has shape f32[2]"},
-		{head + "  ROOT a = f32[2] negate(p)\n  ROOT b = f32[2] negate(p)\n}", "5:3: computation e has a second ROOT \"b\""},
+		{head + "  r = f32[2] reverse(p), dimensions={0}, dimensions={0}\n}", "4:42: attribute dimensions already exists"},
+		{head + "  r = f32[2] negate(p), dimensions={0}\n}", "4:25: unexpected attribute \"dimensions\" for negate"},
+		{head + "  r = f32[2] negate(f32[3] p)\n}", "4:21: the declared operand shape f32[3] is not compatible with the shape of operand \"p\", f32[2]"},
+		{head + "  ROOT a = f32[2] negate(p)\n  ROOT b = f32[2] negate(p)\n}", "5:3: one computation should have only one ROOT: e has \"a\" and \"b\""},
 		{head + "  r = pred[2] compare(p, p), direction=SIDEWAYS\n}", "4:40: unknown comparison direction \"SIDEWAYS\""},
-		{head + "  r = f32[2] parameter(0)\n}", "4:24: parameter(0) is defined twice in computation e"},
-		{head + "  r = f32[3] parameter(2)\n}", "2:7: computation e has no parameter(1) but has parameter(2)"},
+		{head + "  r = f32[2] parameter(0)\n}", "4:24: duplicate parameter number 0 in computation e"},
+		{head + "  r = f32[3] parameter(2)\n}", "2:1: computation e has no parameter(1) but has parameter(2)"},
 		{head + "  r = f32[2] negate(p)", "4:23: expected '}' to close computation e, found end of input"},
-		{head + "  r = f32[2] negate(p), channel_id=99999999999999999999\n}", "4:36: channel_id 99999999999999999999 is out of range"},
+		{head + "  r = f32[4] all-gather(p), dimensions={0}, channel_id=99999999999999999999\n}", "4:56: channel_id 99999999999999999999 is out of range"},
 		{head + "  r = f32[1000000000] constant({1})\n}", "4:32: constant of shape f32[1000000000] has more elements than its text"},
 		{head + "  r = f32[3] constant({1, 2})\n}", "4:28: constant: expected 3 elements along dimension 0 of f32[3], found 2"},
 		{head + "  r = f32[2] convolution(p, p), dim_labels=b0f_0io->bf0x\n}", "4:44: output dim_labels"},
 		{head + "  r = f32[2] reduce-window(p, p), window={size=2x2 stride=1}, to_apply=c\n}", "4:59: window field stride has 1 dimensions, size has 2"},
 		{"HloModule m\nc {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}",
 			"2:1: computation \"c\" calls itself"},
-		{"HloModule m\nENTRY a {\n  ROOT p = f32[] parameter(0)\n}\nENTRY b {\n  ROOT p = f32[] parameter(0)\n}", "5:1: second ENTRY computation \"b\""},
-		{"HloModule m\nENTRY e {\n}", "2:7: computation e has no instructions"},
+		{"HloModule m\nENTRY a {\n  ROOT p = f32[] parameter(0)\n}\nENTRY b {\n  ROOT p = f32[] parameter(0)\n}", "5:1: expects only one ENTRY"},
+		{"HloModule m\nENTRY e {\n}", "3:1: expected instruction name, found '}'"},
 	}
 	for _, tc := range tests {
 		_, err := ParseModule(tc.text)
@@ -539,7 +568,7 @@ func TestParseDeepNestingDoesNotOverflow(t *testing.T) {
 	if _, err := ParseModule(deep); err == nil || !strings.Contains(err.Error(), "nested deeper") {
 		t.Errorf("deep tuple: %v", err)
 	}
-	braces := "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), metadata=" + strings.Repeat("{", 100000) + "\n}"
+	braces := "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), origin=" + strings.Repeat("{", 100000) + "\n}"
 	if _, err := ParseModule(braces); err == nil || !strings.Contains(err.Error(), "unterminated") {
 		t.Errorf("deep braces: %v", err)
 	}

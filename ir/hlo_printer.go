@@ -14,31 +14,69 @@ import (
 // newer one (no `%`, no operand shapes, no signatures) alike.
 //
 // Printing a parsed module gives the input back modulo whitespace, except
-// for these normalisations:
+// for these normalisations, each of which XLA's own parse-and-print makes:
 //   - names print with `%`, operands with their shapes, and each computation
-//     with its signature (recomputed from its parameters and root);
-//   - computations print callees first (the text may define them later);
+//     with its signature (recomputed from its parameters and root) — unless
+//     PrintOptions.Short asks for XLA's ShortParsable form;
+//   - an array shape written without a layout prints with the default one
+//     (XLA's parser fills it in), a scalar's empty layout `{}` and a token's
+//     layout are dropped;
+//   - computations print callees first (the text may define them later), a
+//     computation written inline as an attribute value prints as its own
+//     computation named `_`, `_.1`, …; nested instructions print as
+//     instructions of their own (named `<opcode>.anon`), and `%t#1` as the
+//     get-tuple-element `t_1` it names;
 //   - a missing ROOT is written on the last instruction, a missing ENTRY on
-//     the last computation, a missing entry_computation_layout as the entry's
+//     the last computation, a missing HloModule line as `HloModule
+//     module_<entry>`, a missing entry_computation_layout as the entry's
 //     signature with default layouts; is_scheduled comes first on the
 //     HloModule line, then entry_computation_layout, then the rest as written;
-//   - attributes print in XLA's order; one Kiln does not interpret follows
-//     the known attribute written before it in Raw (or, first among Raw,
-//     the op's own attributes);
-//   - attributes at their default are dropped (`is_stable=false`,
-//     `feature_group_count=1`, `replica_groups={}` on ops that are not
+//   - attributes print in XLA's order, the ones Kiln keeps verbatim as
+//     written;
+//   - attributes at their default are dropped (`is_stable=false` except on
+//     topk, `feature_group_count=1`, `replica_groups={}` on ops that are not
 //     collectives, `type=` equal to the operands' default comparison type),
 //     and slice strides, pad interiors and window fields print for every
-//     dimension when one dimension needs them, as XLA does;
-//   - layout attributes print in XLA's order (D, T, L, #, *, E, S, P, M, SC),
-//     a scalar's empty layout `{}` is dropped, a token's layout is dropped;
+//     dimension when one dimension needs them;
+//   - layout attributes print in XLA's order (D, T, L, #, *, E, S, SC, P, M);
 //   - constants print in the literal text format (`{{1, 2}, {3, 4}}`, floats
-//     as XLA's RoundTripFpToString writes them).
+//     as XLA's RoundTripFpToString writes them, arrays of rank above 3 with
+//     XLA's `/*i0=1*/` notes); a single value given for an array prints
+//     back as written (XLA's parser reads it as that value at index 0 and
+//     zeros elsewhere, and so does Kiln's) while the literal still is that.
+
+// PrintOptions choose the form HLO text is printed in, as XLA's
+// HloPrintOptions do. The zero value is XLA's default form.
+type PrintOptions struct {
+	// Short selects XLA's ShortParsable form: names without '%', operands
+	// without their shapes or /*index=N*/ notes, computations without
+	// signatures, and no metadata, backend_config or control-predecessors.
+	// The text still parses.
+	Short bool
+
+	// defaultLayouts writes arrays that have no layout with the default
+	// one, as XLA prints a parsed module (its parser fills them in). Module
+	// printing sets it; Instruction.String prints shapes as they are.
+	defaultLayouts bool
+}
+
+// writeShape writes sh as the options ask: with layouts, and with the
+// default one where sh has none when o.defaultLayouts.
+func (o PrintOptions) writeShape(b *strings.Builder, sh Shape) {
+	if o.defaultLayouts {
+		sh = withDefaultLayouts(sh)
+	}
+	writeShape(b, sh, true)
+}
 
 // String prints the module as HLO text: the `HloModule` line with its
 // entry_computation_layout, then every computation (callees first, the entry
 // marked ENTRY), separated by blank lines.
-func (m *Module) String() string {
+func (m *Module) String() string { return m.Print(PrintOptions{}) }
+
+// Print prints the module as String does, in the form opts selects.
+func (m *Module) Print(opts PrintOptions) string {
+	opts.defaultLayouts = true
 	var b strings.Builder
 	b.WriteString("HloModule ")
 	b.WriteString(m.Name)
@@ -63,12 +101,17 @@ func (m *Module) String() string {
 		b.WriteString(a.Value)
 	}
 	b.WriteString("\n")
+	if m.StackFrames != nil {
+		b.WriteString("\n")
+		b.WriteString(m.StackFrames.String())
+		b.WriteString("\n")
+	}
 	for _, c := range m.Computations {
 		b.WriteString("\n")
 		if c == m.Entry {
 			b.WriteString("ENTRY ")
 		}
-		writeComputation(&b, c)
+		writeComputation(&b, c, opts)
 		b.WriteString("\n")
 	}
 	return b.String()
@@ -99,11 +142,14 @@ func (m *Module) entryComputationLayout() (ProgramShape, bool) {
 
 // withDefaultLayouts gives every array in sh without a layout the default one.
 func withDefaultLayouts(sh Shape) Shape {
+	if !lacksLayout(sh) {
+		return sh
+	}
 	c := sh.Clone()
 	var fill func(s *Shape)
 	fill = func(s *Shape) {
 		switch {
-		case s.IsTuple():
+		case s.IsTuple() || s.IsBuffer():
 			for i := range s.Tuple {
 				fill(&s.Tuple[i])
 			}
@@ -113,6 +159,19 @@ func withDefaultLayouts(sh Shape) Shape {
 	}
 	fill(&c)
 	return c
+}
+
+// lacksLayout reports whether an array of rank 1 or more in sh has no layout.
+func lacksLayout(sh Shape) bool {
+	if sh.IsTuple() || sh.IsBuffer() {
+		for _, e := range sh.Tuple {
+			if lacksLayout(e) {
+				return true
+			}
+		}
+		return false
+	}
+	return sh.IsArray() && sh.Layout == nil && len(sh.Dims) > 0
 }
 
 // programShapeLayoutText prints `(f32[2]{0}, s32[])->f32[2]{0}` as XLA's
@@ -138,12 +197,18 @@ func programShapeLayoutText(ps ProgramShape) string {
 // instructions one per line with the root marked ROOT.
 func (c *Computation) String() string {
 	var b strings.Builder
-	writeComputation(&b, c)
+	writeComputation(&b, c, PrintOptions{})
 	b.WriteByte('\n')
 	return b.String()
 }
 
-func writeComputation(b *strings.Builder, c *Computation) {
+func writeComputation(b *strings.Builder, c *Computation, opts PrintOptions) {
+	if opts.Short {
+		b.WriteString(c.Name)
+		b.WriteString(" {\n")
+		writeInstructions(b, c, opts)
+		return
+	}
 	b.WriteByte('%')
 	b.WriteString(c.Name)
 	b.WriteString(" (")
@@ -164,12 +229,18 @@ func writeComputation(b *strings.Builder, c *Computation) {
 		writeShape(b, c.Root.Shape, false)
 	}
 	b.WriteString(" {\n")
+	writeInstructions(b, c, opts)
+}
+
+// writeInstructions writes a computation's instructions, its closing brace
+// and execution thread.
+func writeInstructions(b *strings.Builder, c *Computation, opts PrintOptions) {
 	for _, in := range c.Instructions {
 		b.WriteString("  ")
 		if in == c.Root {
 			b.WriteString("ROOT ")
 		}
-		writeInstruction(b, in)
+		writeInstruction(b, in, opts)
 		b.WriteByte('\n')
 	}
 	b.WriteByte('}')
@@ -184,15 +255,17 @@ func writeComputation(b *strings.Builder, c *Computation) {
 // `%name = f32[2]{0} add(f32[2]{0} %a, f32[2]{0} %b), attributes…`.
 func (in *Instruction) String() string {
 	var b strings.Builder
-	writeInstruction(&b, in)
+	writeInstruction(&b, in, PrintOptions{})
 	return b.String()
 }
 
-func writeInstruction(b *strings.Builder, in *Instruction) {
-	b.WriteByte('%')
+func writeInstruction(b *strings.Builder, in *Instruction, opts PrintOptions) {
+	if !opts.Short {
+		b.WriteByte('%')
+	}
 	b.WriteString(in.Name)
 	b.WriteString(" = ")
-	writeShape(b, in.Shape, true)
+	opts.writeShape(b, in.Shape)
 	b.WriteByte(' ')
 	b.WriteString(printedOpcode(in))
 	b.WriteByte('(')
@@ -200,16 +273,21 @@ func writeInstruction(b *strings.Builder, in *Instruction) {
 	case OpParameter:
 		b.WriteString(strconv.Itoa(in.ParameterNumber))
 	case OpConstant:
-		if in.Literal == nil || in.LiteralElided {
+		switch {
+		case in.Literal == nil || in.LiteralElided:
 			b.WriteString("{...}")
-		} else {
-			b.WriteString(in.Literal.ValueString())
+		case in.LiteralSingle && singleValueLiteral(in.Literal):
+			var e strings.Builder
+			in.Literal.writeElement(&e, 0)
+			b.WriteString(e.String())
+		default:
+			b.WriteString(in.Literal.hloValueString())
 		}
 	default:
 		for i, op := range in.Operands {
 			if i > 0 {
 				b.WriteString(", ")
-				if i%5 == 0 {
+				if i%5 == 0 && !opts.Short {
 					b.WriteString("/*index=" + strconv.Itoa(i) + "*/")
 				}
 			}
@@ -217,13 +295,15 @@ func writeInstruction(b *strings.Builder, in *Instruction) {
 				b.WriteString("%<nil>")
 				continue
 			}
-			writeShape(b, op.Shape, true)
-			b.WriteString(" %")
+			if !opts.Short {
+				opts.writeShape(b, op.Shape)
+				b.WriteString(" %")
+			}
 			b.WriteString(op.Name)
 		}
 	}
 	b.WriteByte(')')
-	for _, a := range instructionAttributes(in) {
+	for _, a := range instructionAttributes(in, opts) {
 		b.WriteString(", ")
 		b.WriteString(a)
 	}
@@ -243,6 +323,21 @@ func printedOpcode(in *Instruction) string {
 		}
 	}
 	return in.Opcode.String()
+}
+
+// singleValueLiteral reports whether an array literal holds a value at
+// index 0 and zero bytes everywhere else: the literal a constant written as
+// one value stands for.
+func singleValueLiteral(l *Literal) bool {
+	if !l.shape.IsArray() || l.shape.Rank() == 0 || l.ElementCount() == 0 {
+		return false
+	}
+	for _, c := range l.data[l.shape.Elem.ByteSize():] {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // effectiveOpcode is the op whose attributes the instruction carries: the
@@ -289,16 +384,19 @@ const (
 	slotIsHostTransfer
 	slotK
 	slotLargest
+	slotTopKIsStable
 	slotWindow
 	slotDimLabels
 	slotFeatureGroupCount
 	slotBatchGroupCount
+	slotConvKind
 	slotDotDims
 	slotRaggedDims
 	slotPrecision
 	slotDotAlgorithm
 	slotPaddingType
 	slotCustomCallTarget
+	slotCustomCallLiteral
 	slotOperandLayouts
 	slotHasSideEffect
 	slotCustomCallAliasing
@@ -361,6 +459,15 @@ func rawSlot(name string, op Opcode) int {
 		return slotMetadata
 	case "origin":
 		return slotOrigin
+	case "conv_kind":
+		return slotConvKind
+	case "literal":
+		return slotCustomCallLiteral
+	case "parameter_replication", "result_accuracy", "domain", "cross_program_prefetch_index",
+		"inferred_dimension", "delta", "slice_sizes", "mode", "has_dynamic_root":
+		return slotOtherImpl
+	case "sparsity_config":
+		return slotDotAlgorithm
 	}
 	return -1
 }
@@ -385,7 +492,7 @@ type slottedAttr struct {
 
 // instructionAttributes returns the instruction's attributes as `name=value`
 // strings in XLA's order.
-func instructionAttributes(in *Instruction) []string {
+func instructionAttributes(in *Instruction, opts PrintOptions) []string {
 	op := effectiveOpcode(in)
 	// Attributes XLA prints even at their default value are printed for the
 	// op itself and for a shorthand -start, which carries the wrapped op's
@@ -443,7 +550,7 @@ func instructionAttributes(in *Instruction) []string {
 	if a.CompareType != CmpTypeDefault && !isDefaultCompareType(in) {
 		add(slotCompareType, "type="+a.CompareType.String())
 	}
-	if a.ChannelID != 0 {
+	if a.ChannelID != 0 || a.HasChannelID {
 		add(slotChannelID, "channel_id="+strconv.FormatInt(a.ChannelID, 10))
 	}
 	if a.ReplicaGroups != nil {
@@ -470,7 +577,10 @@ func instructionAttributes(in *Instruction) []string {
 	if a.IsAssociative {
 		add(slotIsAssociative, "is_associative=true")
 	}
-	if a.IsStable {
+	switch {
+	case always == OpTopK:
+		add(slotTopKIsStable, "is_stable="+strconv.FormatBool(a.IsStable))
+	case a.IsStable:
 		add(slotIsStable, "is_stable=true")
 	}
 	if a.UseGlobalDeviceIDs {
@@ -530,7 +640,7 @@ func instructionAttributes(in *Instruction) []string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeShape(&b, s, true)
+			opts.writeShape(&b, s)
 		}
 		b.WriteByte('}')
 		add(slotOperandLayouts, b.String())
@@ -580,47 +690,71 @@ func instructionAttributes(in *Instruction) []string {
 		add(slotInfeedConfig, `infeed_config="`+cEscape(a.InfeedConfig)+`"`)
 	}
 	if a.OutfeedShape != nil {
-		add(slotOutfeedShape, "outfeed_shape="+shapeText(*a.OutfeedShape, true))
+		var b strings.Builder
+		opts.writeShape(&b, *a.OutfeedShape)
+		add(slotOutfeedShape, "outfeed_shape="+b.String())
 	}
 	if a.OutfeedConfig != "" {
 		add(slotOutfeedConfig, `outfeed_config="`+cEscape(a.OutfeedConfig)+`"`)
 	}
 
+	pct := "%"
+	if opts.Short {
+		pct = ""
+	}
+	cname := func(c *Computation) string {
+		if c == nil {
+			return pct + "<nil>"
+		}
+		return pct + c.Name
+	}
+	clist := func(cs []*Computation) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, c := range cs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(cname(c))
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
 	if in.Condition != nil {
-		add(slotCondition, "condition=%"+in.Condition.Name)
+		add(slotCondition, "condition="+cname(in.Condition))
 	}
 	if in.Body != nil {
-		add(slotBody, "body=%"+in.Body.Name)
+		add(slotBody, "body="+cname(in.Body))
 	}
 	if in.Select != nil {
-		add(slotSelect, "select=%"+in.Select.Name)
+		add(slotSelect, "select="+cname(in.Select))
 	}
 	if in.Scatter != nil {
-		add(slotScatter, "scatter=%"+in.Scatter.Name)
+		add(slotScatter, "scatter="+cname(in.Scatter))
 	}
 	if in.Branches != nil {
 		predicated := len(in.Branches) == 2 && len(in.Operands) > 0 && in.Operands[0] != nil &&
 			in.Operands[0].Shape.Elem == PRED
 		if predicated {
-			add(slotBranches, "true_computation="+compName(in.Branches[0])+
-				", false_computation="+compName(in.Branches[1]))
+			add(slotBranches, "true_computation="+cname(in.Branches[0])+
+				", false_computation="+cname(in.Branches[1]))
 		} else {
-			add(slotBranches, "branch_computations="+computationList(in.Branches))
+			add(slotBranches, "branch_computations="+clist(in.Branches))
 		}
 	}
 	if in.ToApply != nil {
-		add(slotToApply, "to_apply=%"+in.ToApply.Name)
+		add(slotToApply, "to_apply="+cname(in.ToApply))
 	}
 	if a.IsComposite {
 		add(slotIsComposite, "is_composite=true")
 	}
 	if in.CalledComputations != nil {
-		add(slotCalledComputations, "called_computations="+computationList(in.CalledComputations))
+		add(slotCalledComputations, "called_computations="+clist(in.CalledComputations))
 	}
 	if in.Calls != nil {
-		add(slotCalls, "calls=%"+in.Calls.Name)
+		add(slotCalls, "calls="+cname(in.Calls))
 	}
-	if in.ControlPredecessors != nil {
+	if in.ControlPredecessors != nil && !opts.Short {
 		var b strings.Builder
 		b.WriteString("control-predecessors={")
 		for i, p := range in.ControlPredecessors {
@@ -635,7 +769,7 @@ func instructionAttributes(in *Instruction) []string {
 		b.WriteByte('}')
 		add(slotControlPredecessors, b.String())
 	}
-	if a.BackendConfig != "" {
+	if a.BackendConfig != "" && !opts.Short {
 		add(slotBackendConfig, "backend_config="+a.BackendConfig)
 	}
 
@@ -643,6 +777,9 @@ func instructionAttributes(in *Instruction) []string {
 	// attribute written before it.
 	prev := slotOtherImpl
 	for _, r := range in.Raw {
+		if opts.Short && r.Name == "metadata" {
+			continue
+		}
 		slot := rawSlot(r.Name, op)
 		if slot < 0 {
 			slot = prev
@@ -665,24 +802,4 @@ func isDefaultCompareType(in *Instruction) bool {
 		return false
 	}
 	return in.CompareType == DefaultComparisonType(in.Operands[0].Shape.Elem)
-}
-
-func compName(c *Computation) string {
-	if c == nil {
-		return "%<nil>"
-	}
-	return "%" + c.Name
-}
-
-func computationList(cs []*Computation) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, c := range cs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(compName(c))
-	}
-	b.WriteByte('}')
-	return b.String()
 }

@@ -63,17 +63,17 @@ func TestPrintBuiltModule(t *testing.T) {
 }
 
 ENTRY %main (input: f32[1,8,8,3], kernel: f32[3,3,3,16]) -> (f32[1,2], pred[1,2]) {
-  %input = f32[1,8,8,3] parameter(0)
-  %kernel = f32[3,3,3,16] parameter(1)
-  %conv = f32[1,4,4,16] convolution(f32[1,8,8,3] %input, f32[3,3,3,16] %kernel), window={size=3x3 stride=2x2 pad=1_0x1_0}, dim_labels=b01f_01io->b01f
+  %input = f32[1,8,8,3]{3,2,1,0} parameter(0)
+  %kernel = f32[3,3,3,16]{3,2,1,0} parameter(1)
+  %conv = f32[1,4,4,16]{3,2,1,0} convolution(f32[1,8,8,3]{3,2,1,0} %input, f32[3,3,3,16]{3,2,1,0} %kernel), window={size=3x3 stride=2x2 pad=1_0x1_0}, dim_labels=b01f_01io->b01f
   %zero = f32[] constant(0)
-  %sum = f32[1,16] reduce(f32[1,4,4,16] %conv, f32[] %zero), dimensions={1,2}, to_apply=%add
-  %w = f32[16,2] constant({{1, -1}, {0.5, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12}, {13, 14}, {15, 16}, {17, 18}, {19, 20}, {21, 22}, {23, 24}, {25, 26}, {27, 28}, {29, 30}})
-  %logits = f32[1,2] dot(f32[1,16] %sum, f32[16,2] %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  %pos = pred[1,2] compare(f32[1,2] %logits, f32[1,2] %logits), direction=GT
-  %gathered = f32[2,2] all-gather(f32[1,2] %logits), channel_id=3, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
-  %scattered = f32[1,2] reduce-scatter(f32[2,2] %gathered), channel_id=4, replica_groups={{0,1}}, use_global_device_ids=true, dimensions={0}, to_apply=%add
-  ROOT %out = (f32[1,2], pred[1,2]) tuple(f32[1,2] %scattered, pred[1,2] %pos), control-predecessors={%gathered}, metadata={op_name="out"}
+  %sum = f32[1,16]{1,0} reduce(f32[1,4,4,16]{3,2,1,0} %conv, f32[] %zero), dimensions={1,2}, to_apply=%add
+  %w = f32[16,2]{1,0} constant({{1, -1}, {0.5, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12}, {13, 14}, {15, 16}, {17, 18}, {19, 20}, {21, 22}, {23, 24}, {25, 26}, {27, 28}, {29, 30}})
+  %logits = f32[1,2]{1,0} dot(f32[1,16]{1,0} %sum, f32[16,2]{1,0} %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %pos = pred[1,2]{1,0} compare(f32[1,2]{1,0} %logits, f32[1,2]{1,0} %logits), direction=GT
+  %gathered = f32[2,2]{1,0} all-gather(f32[1,2]{1,0} %logits), channel_id=3, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  %scattered = f32[1,2]{1,0} reduce-scatter(f32[2,2]{1,0} %gathered), channel_id=4, replica_groups={{0,1}}, use_global_device_ids=true, dimensions={0}, to_apply=%add
+  ROOT %out = (f32[1,2]{1,0}, pred[1,2]{1,0}) tuple(f32[1,2]{1,0} %scattered, pred[1,2]{1,0} %pos), control-predecessors={%gathered}, metadata={op_name="out"}
 }
 `
 	if got != want {
@@ -101,7 +101,7 @@ func TestPrintCollectiveAndDotDefaults(t *testing.T) {
 		{&Instruction{Name: "a", Opcode: OpAllToAll, Shape: MakeShape(F32, 4, 4), Operands: []*Instruction{p}},
 			"%a = f32[4,4] all-to-all(f32[4,4] %p), replica_groups={}"},
 		{&Instruction{Name: "t", Opcode: OpTopK, Shape: MakeTuple(MakeShape(F32, 4, 1), MakeShape(S32, 4, 1)), Operands: []*Instruction{p}, Attrs: Attrs{K: 1}},
-			"%t = (f32[4,1], s32[4,1]) topk(f32[4,4] %p), k=1, largest=false"},
+			"%t = (f32[4,1], s32[4,1]) topk(f32[4,4] %p), k=1, largest=false, is_stable=false"},
 		{&Instruction{Name: "c", Opcode: OpCompare, Shape: MakeShape(PRED, 4, 4), Operands: []*Instruction{p, p}, Attrs: Attrs{Direction: CmpEQ, CompareType: CmpTypeTotalOrder}},
 			"%c = pred[4,4] compare(f32[4,4] %p, f32[4,4] %p), direction=EQ, type=TOTALORDER"},
 		{&Instruction{Name: "s", Opcode: OpSlice, Shape: MakeShape(F32, 2, 4), Operands: []*Instruction{p}, Attrs: Attrs{Slice: []SliceDim{{0, 4, 2}, {0, 4, 1}}}},

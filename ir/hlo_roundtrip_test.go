@@ -127,7 +127,7 @@ func TestHLOCorpusPrefixesDoNotPanic(t *testing.T) {
 var requiredForTest = map[Opcode]string{
 	OpGetTupleElement: "index=0", OpIota: "iota_dimension=0", OpCompare: "direction=EQ",
 	OpBroadcast: "dimensions={0}", OpTranspose: "dimensions={0}", OpReverse: "dimensions={0}",
-	OpConcatenate: "dimensions={0}", OpSort: "dimensions={0}", OpGetDimensionSize: "dimensions={0}",
+	OpConcatenate: "dimensions={0}", OpSort: "dimensions={0}, to_apply=c", OpGetDimensionSize: "dimensions={0}",
 	OpSetDimensionSize: "dimensions={0}", OpAllGather: "dimensions={0}", OpAllGatherStart: "dimensions={0}",
 	OpReduce: "dimensions={0}, to_apply=c", OpMap: "to_apply=c", OpCall: "to_apply=c",
 	OpAllReduce: "to_apply=c", OpAllReduceStart: "to_apply=c", OpSlice: "slice={[0:1]}",
@@ -141,6 +141,27 @@ var requiredForTest = map[Opcode]string{
 	OpBatchNormInference: "epsilon=0.001, feature_index=0", OpBatchNormTraining: "epsilon=0.001, feature_index=0",
 	OpFft: "fft_type=FFT, fft_length={1}", OpReduceScatter: "dimensions={0}, to_apply=c", OpTopK: "k=1",
 	OpConditional: "branch_computations={c}", OpAsyncStart: "calls=c",
+	OpCollectivePermute: "source_target_pairs={{0,1}}", OpCollectivePermuteStart: "source_target_pairs={{0,1}}",
+	OpCollectiveReduce: "to_apply=c", OpRngGetAndUpdateState: "delta=1",
+	OpScan:   "dimensions={0}, num_carries=0, to_apply=c",
+	OpDomain: `domain={kind="sharding", entry={replicated}, exit={maximal device=0}}`,
+}
+
+// linesForTest are whole instruction lines for the opcodes whose operands
+// or shape the generic line of TestEveryOpcodeRoundTrips cannot give.
+var linesForTest = map[Opcode]string{
+	OpAsyncStart:         "r = ((f32[]), f32[], s32[]) async-start(p), calls=c",
+	OpAsyncUpdate:        "s = ((f32[]), f32[], s32[]) async-start(p), calls=c\n  r = ((f32[]), f32[], s32[]) async-update(s)",
+	OpAsyncDone:          "s = ((f32[]), f32[], s32[]) async-start(p), calls=c\n  r = f32[] async-done(s)",
+	OpConditional:        "i = s32[] constant(0)\n  r = f32[] conditional(i, p), branch_computations={c}",
+	OpDot:                "r = f32[] dot(p, p)",
+	OpDynamicUpdateSlice: "r = f32[] dynamic-update-slice(p, p)",
+	OpInfeed:             "t = token[] after-all()\n  r = (f32[], token[]) infeed(t)",
+	OpRecv:               "t = token[] after-all()\n  r = (f32[], u32[], token[]) recv(t)",
+	OpReduce:             "r = f32[] reduce(p, p), dimensions={}, to_apply=c",
+	OpReduceWindow:       "r = f32[] reduce-window(p, p), to_apply=c",
+	OpRaggedDot:          "r = f32[] ragged-dot(p, p, p)",
+	OpScaledDot:          "r = f32[] scaled-dot(p, p, p, p)",
 }
 
 // TestEveryOpcodeRoundTrips parses one instruction of every opcode under
@@ -149,6 +170,9 @@ func TestEveryOpcodeRoundTrips(t *testing.T) {
 	for _, op := range Opcodes() {
 		var line string
 		switch op {
+		case OpAsyncStart, OpAsyncUpdate, OpAsyncDone, OpConditional, OpDot, OpDynamicUpdateSlice, OpInfeed, OpRecv,
+			OpReduce, OpReduceWindow, OpRaggedDot, OpScaledDot:
+			line = linesForTest[op]
 		case OpParameter:
 			line = "r = f32[] parameter(1)"
 		case OpConstant:

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,8 +59,23 @@ func (s *hloScanner) shape(depth int) (Shape, error) {
 	if name == "" {
 		return Shape{}, s.errorAt(start, "expected shape, found %s", s.found())
 	}
+	if name == "b" && s.peek() == '(' {
+		// A buffer holding an array: b(f32[16]).
+		s.accept('(')
+		inner, err := s.shape(depth + 1)
+		if err != nil {
+			return Shape{}, err
+		}
+		if !inner.IsArray() {
+			return Shape{}, s.errorAt(start, "a buffer shape holds an array, found %s", inner.StringWithoutLayout())
+		}
+		if err := s.expect(')', "at the end of buffer shape"); err != nil {
+			return Shape{}, err
+		}
+		return MakeBuffer(inner), nil
+	}
 	t, ok := ParseElementType(name)
-	if !ok || t == TUPLE {
+	if !ok || t == TUPLE || t == BUFFER {
 		return Shape{}, s.errorAt(start, "unknown element type %q", name)
 	}
 	if err := s.expect('[', "after element type in shape"); err != nil {
@@ -96,8 +112,8 @@ func (s *hloScanner) shape(depth int) (Shape, error) {
 	if dynamic != nil {
 		sh.Dynamic = dynamic
 	}
-	if t == TOKEN && len(sh.Dims) != 0 {
-		return Shape{}, s.errorAt(start, "token shape has dimensions")
+	if (t == TOKEN || t == OPAQUE) && len(sh.Dims) != 0 {
+		return Shape{}, s.errorAt(start, "%v shape has dimensions", t)
 	}
 	if s.layoutFollows() {
 		s.accept('{')
@@ -107,7 +123,7 @@ func (s *hloScanner) shape(depth int) (Shape, error) {
 		}
 		// A token has no layout, and a scalar's empty layout is the one it
 		// has by default: XLA prints neither.
-		if t != TOKEN && !(len(sh.Dims) == 0 && layoutString(*l) == "{}") {
+		if t != TOKEN && t != OPAQUE && !(len(sh.Dims) == 0 && layoutString(*l) == "{}") {
 			sh.Layout = l
 		}
 	}
@@ -146,6 +162,7 @@ func (s *hloScanner) layout() (*Layout, error) {
 		}
 	}
 	if s.accept(':') {
+		rank := -1 // XLA reads the attributes in the order of layoutAttrOrder, each once
 		for {
 			c := s.peek()
 			if c == '}' || c == 0 {
@@ -159,6 +176,24 @@ func (s *hloScanner) layout() (*Layout, error) {
 			kind = s.src[itemStart:s.pos]
 			if kind == "" || s.pos >= len(s.src) || s.src[s.pos] != '(' {
 				return nil, s.errorAt(itemStart, "expected layout attribute such as T(…), E(…) or S(…), found %s", s.found())
+			}
+			r := slices.Index(layoutAttrOrder, kind)
+			if r < 0 {
+				return nil, s.errorAt(itemStart, "unknown layout attribute %s(…) (expected D, T, L, #, *, E, S, SC, P or M)", kind)
+			}
+			if r <= rank {
+				return nil, s.errorAt(itemStart, "layout attribute %s(…) is out of place: XLA reads them once each, in the order D, T, L, #, *, E, S, SC, P, M", kind)
+			}
+			rank = r
+			switch kind {
+			case "D":
+				if err := s.dimLevelTypes(); err != nil {
+					return nil, err
+				}
+				l.Extra += s.src[itemStart:s.pos]
+				continue
+			case "P":
+				return nil, s.errorAt(itemStart, "layout has a physical shape P(…), but is not for a sparse array")
 			}
 			switch kind {
 			case "T":
@@ -241,6 +276,14 @@ func writeShape(b *strings.Builder, sh Shape, withLayout bool) {
 	case sh.IsToken():
 		b.WriteString("token[]")
 		return
+	case sh.IsBuffer() && len(sh.Tuple) == 1:
+		b.WriteString("b(")
+		writeShape(b, sh.Tuple[0], withLayout)
+		b.WriteByte(')')
+		return
+	case sh.Elem == OPAQUE:
+		b.WriteString("opaque[]")
+		return
 	}
 	b.WriteString(sh.Elem.String())
 	b.WriteByte('[')
@@ -270,8 +313,34 @@ func shapeText(sh Shape, withLayout bool) string {
 }
 
 // layoutAttrOrder is the order in which XLA's Layout::Print writes layout
-// attributes; Extra's items are placed among T, E and S by their letters.
-var layoutAttrOrder = []string{"D", "T", "L", "#", "*", "E", "S", "P", "M", "SC"}
+// attributes and its parser reads them; Extra's items are placed among T, E
+// and S by their letters.
+var layoutAttrOrder = []string{"D", "T", "L", "#", "*", "E", "S", "SC", "P", "M"}
+
+// dimLevelTypes reads the list after D: `(D,C+,S~,H)`, each a dimension
+// level type (dense, compressed, singleton, loose compressed), optionally
+// marked + (not unique) or ~ (not ordered).
+func (s *hloScanner) dimLevelTypes() error {
+	if err := s.expect('(', "after D in layout"); err != nil {
+		return err
+	}
+	for s.peek() != ')' {
+		s.skipSpace()
+		at := s.pos
+		switch s.ident() {
+		case "D", "C", "S", "H":
+		default:
+			s.pos = at
+			return s.errorAt(at, "expected a DimLevelType abbreviation (D, C, S or H), found %s", s.found())
+		}
+		s.accept('+')
+		s.accept('~')
+		if !s.accept(',') {
+			break
+		}
+	}
+	return s.expect(')', "to end the dimension level types")
+}
 
 // layoutString prints l as XLA's Layout::Print does.
 func layoutString(l Layout) string {

@@ -33,6 +33,10 @@ type Instruction struct {
 type Attrs struct {
 	Literal       *Literal // constant (nil with LiteralElided for `constant({...})`)
 	LiteralElided bool     // constant printed as `{...}`: the value must be supplied elsewhere
+	// LiteralSingle is set on a constant written as one value for an array
+	// (`f32[4096,4096] constant(0)`): its literal holds that value at index
+	// 0 and zeros elsewhere, and it prints back in that form while it does.
+	LiteralSingle bool
 
 	ParameterNumber int // parameter
 	TupleIndex      int // get-tuple-element: index=
@@ -80,13 +84,14 @@ type Attrs struct {
 	FFTLength []int   // fft
 
 	ReplicaGroups      *ReplicaGroups // collectives
-	ChannelID          int64          // collectives, send/recv (0: none)
+	ChannelID          int64          // collectives, send/recv (0: none, unless HasChannelID)
+	HasChannelID       bool           // channel_id=0 was written (XLA keeps a channel id of 0)
 	UseGlobalDeviceIDs bool           // collectives
 	ConstrainLayout    bool           // collectives
 	SourceTargetPairs  [][2]int       // collective-permute
 	IsHostTransfer     bool           // send/recv
 
-	IsStable bool // sort
+	IsStable bool // sort, topk
 	K        int  // topk
 	Largest  bool // topk (XLA's default is true; the parser sets it)
 

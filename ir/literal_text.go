@@ -87,7 +87,18 @@ func writeLiteralShape(b *strings.Builder, s Shape) {
 	}
 }
 
-func (l *Literal) writeValue(b *strings.Builder) {
+// hloValueString is ValueString as XLA's HLO printer writes a constant's
+// value: arrays of rank above 3 note the index of each sub-array they open
+// (`{ /*i0=1*/ {…`), as XLA's Literal printing does.
+func (l *Literal) hloValueString() string {
+	var b strings.Builder
+	l.writeValueAnnotated(&b, true)
+	return b.String()
+}
+
+func (l *Literal) writeValue(b *strings.Builder) { l.writeValueAnnotated(b, false) }
+
+func (l *Literal) writeValueAnnotated(b *strings.Builder, annotate bool) {
 	switch {
 	case l.shape.IsTuple():
 		b.WriteByte('(')
@@ -95,7 +106,7 @@ func (l *Literal) writeValue(b *strings.Builder) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			e.writeValue(b)
+			e.writeValueAnnotated(b, annotate)
 		}
 		b.WriteByte(')')
 	case l.shape.IsToken():
@@ -104,13 +115,22 @@ func (l *Literal) writeValue(b *strings.Builder) {
 		l.writeElement(b, 0)
 	default:
 		next := 0
-		l.writeArray(b, 0, &next)
+		l.writeArray(b, 0, -1, &next, annotate && len(l.shape.Dims) > 3)
 	}
 }
 
-func (l *Literal) writeArray(b *strings.Builder, dim int, next *int) {
+// writeArray writes the sub-array at dimension dim, which is element index
+// of its parent (-1 for the whole array).
+func (l *Literal) writeArray(b *strings.Builder, dim, index int, next *int, annotate bool) {
 	b.WriteByte('{')
 	last := dim == len(l.shape.Dims)-1
+	if annotate && dim > 0 && !last {
+		b.WriteString("/*i")
+		b.WriteString(strconv.Itoa(dim - 1))
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(index))
+		b.WriteString("*/")
+	}
 	for j := range l.shape.Dims[dim] {
 		if j > 0 {
 			b.WriteString(", ")
@@ -119,7 +139,7 @@ func (l *Literal) writeArray(b *strings.Builder, dim int, next *int) {
 			l.writeElement(b, *next)
 			*next++
 		} else {
-			l.writeArray(b, dim+1, next)
+			l.writeArray(b, dim+1, j, next, annotate)
 		}
 	}
 	b.WriteByte('}')
@@ -204,10 +224,9 @@ func narrowFormatOf(t ElementType) (narrowFormat, bool) {
 //   - F32: C's %.6g (FLT_DIG digits) if that parses back to the same float,
 //     else %.9g (max_digits10); F64: %.15g, else %.17g — XLA's FloatToBuffer
 //     and DoubleToBuffer rule.
-//   - F16, BF16, F8E5M2, F8E4M3FN: the fewest %g digits, from 1 up to the
-//     type's max_digits10 (5, 4, 2, 3), that parse back to the same value.
-//     XLA always writes max_digits10 digits for these; both forms read back
-//     to the same bits.
+//   - the narrow types (F16, BF16, the F8 and F4 types): C's %.Ng with N
+//     the type's max_digits10 (5 for F16, 4 for BF16, 3 for F8E4M3FN, 2 for
+//     F8E5M2, …), as XLA's GenericRoundTripFpToString does.
 //   - inf, -inf; nan and -nan (C's printing of a NaN with its sign bit); a
 //     NaN whose mantissa is not just the quiet bit prints its mantissa as
 //     nan(0x…) (XLA's RoundTripNanPayload). F8E4M3FN's one NaN is nan or -nan.
@@ -233,9 +252,10 @@ func formatFloatBits(t ElementType, b uint64) string {
 }
 
 var (
-	digitsF64    = []int{15, 17}
-	digitsF32    = []int{6, 9}
-	digitsNarrow = []int{1, 2, 3, 4, 5, 17}
+	digitsF64 = []int{15, 17}
+	digitsF32 = []int{6, 9}
+	// A narrow type prints with as many digits as it needs to round-trip
+	// in the worst case, its max_digits10 (see maxDigits10).
 )
 
 // appendFloatBits appends the text of the float of type t with the given
@@ -244,7 +264,7 @@ func appendFloatBits(dst []byte, t ElementType, b uint64) []byte {
 	var neg, nan, inf, hasPayload bool
 	var payload, quiet uint64
 	var value float64
-	tries := digitsNarrow
+	var tries []int
 	switch t {
 	case F64:
 		neg, payload, quiet, hasPayload = b>>63 != 0, b&(1<<52-1), 1<<51, true
@@ -267,6 +287,7 @@ func appendFloatBits(dst []byte, t ElementType, b uint64) []byte {
 		if !nan {
 			value = f.toFloat64(x)
 		}
+		tries = []int{maxDigits10(t), 17}
 	}
 	if (nan || inf) && neg {
 		dst = append(dst, '-')
@@ -280,6 +301,14 @@ func appendFloatBits(dst []byte, t ElementType, b uint64) []byte {
 		return append(dst, "nan"...)
 	case inf:
 		return append(dst, "inf"...)
+	}
+	if value == math.Trunc(value) && math.Abs(value) < math.Pow10(tries[0]) {
+		// An integer of fewer digits than the first precision tried prints
+		// as %g prints it, without a point or exponent, and reads back exactly.
+		if value == 0 && math.Signbit(value) {
+			return append(dst, "-0"...)
+		}
+		return strconv.AppendInt(dst, int64(value), 10)
 	}
 	n := len(dst)
 	for _, prec := range tries {
@@ -304,4 +333,12 @@ func floatBitsOf(t ElementType, v float64) uint64 {
 	}
 	f, _ := narrowFormatOf(t)
 	return uint64(f.fromFloat64(v))
+}
+
+// maxDigits10 is std::numeric_limits<T>::max_digits10 of a float type: the
+// decimal digits that always round-trip its precision of p = mantissa+1
+// bits, ceil(1 + p·log10(2)).
+func maxDigits10(t ElementType) int {
+	p := float64(t.MantissaBits() + 1)
+	return int(math.Ceil(1 + p*math.Log10(2)))
 }

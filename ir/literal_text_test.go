@@ -51,13 +51,13 @@ func TestLiteralStringForms(t *testing.T) {
 			math.Float32frombits(0x7f800001), math.Float32frombits(0x00000001)}),
 			"f32[5] {-0, nan, -nan, nan(0x1), 1.4013e-45}"},
 		{MustLiteralFromSlice([]Float16{0x3c00, 0x2e66, 0x7bff, 0x0001, 0x7c00, 0xfe00, 0x7c01}),
-			"f16[7] {1, 0.1, 6.55e+04, 6e-08, inf, -nan, nan(0x1)}"},
+			"f16[7] {1, 0.099976, 65504, 5.9605e-08, inf, -nan, nan(0x1)}"},
 		{MustLiteralFromSlice([]BFloat16{0x3f80, 0x3dcd, 0x7f7f, 0xffc0, 0x4049}),
-			"bf16[5] {1, 0.1, 3.39e+38, -nan, 3.14}"},
+			"bf16[5] {1, 0.1001, 3.39e+38, -nan, 3.141}"},
 		{MustLiteralFromSlice([]Float8E5M2{0x3c, 0x3f, 0x7b, 0x01, 0x7e, 0x7d, 0xfc}),
-			"f8e5m2[7] {1, 1.8, 6e+04, 2e-05, nan, nan(0x1), -inf}"},
+			"f8e5m2[7] {1, 1.8, 5.7e+04, 1.5e-05, nan, nan(0x1), -inf}"},
 		{MustLiteralFromSlice([]Float8E4M3FN{0x38, 0x7e, 0x01, 0x7f, 0xff, 0x3a}),
-			"f8e4m3fn[6] {1, 4.5e+02, 0.002, nan, -nan, 1.2}"},
+			"f8e4m3fn[6] {1, 448, 0.00195, nan, -nan, 1.25}"},
 		{NewTupleLiteral(), "() ()"},
 		{NewTupleLiteral(NewTupleLiteral(), NewTokenLiteral()), "((), token[]) ((), token)"},
 	} {
@@ -116,23 +116,23 @@ func TestFormatFloatMatchesC(t *testing.T) {
 		{F64, 123456789012345.6, "123456789012345.59"},
 		{F16, 0.5, "0.5"},
 		{F16, 2048, "2048"},
-		{F16, 0.1, "0.1"},
-		{F16, 65504, "6.55e+04"},
-		{F16, math.Ldexp(1, -24), "6e-08"},
-		{F16, 1.0 / 3, "0.3333"},
-		{F16, 1000, "1e+03"},
-		{F16, 1e-4, "0.0001"},
-		{F16, 3.140625, "3.14"},
-		{F16, math.Ldexp(1, -14), "6.104e-05"},
+		{F16, 0.1, "0.099976"},
+		{F16, 65504, "65504"},
+		{F16, math.Ldexp(1, -24), "5.9605e-08"},
+		{F16, 1.0 / 3, "0.33325"},
+		{F16, 1000, "1000"},
+		{F16, 1e-4, "0.00010002"},
+		{F16, 3.140625, "3.1406"},
+		{F16, math.Ldexp(1, -14), "6.1035e-05"},
 		{BF16, 256, "256"},         // 300 and 260 are bf16 values
-		{BF16, 3.140625, "3.14"},   // 3.1 rounds to 3.09375
-		{BF16, 0.1, "0.1"},         // 0x3dcd
-		{F8E5M2, 1.75, "1.8"},      // "2" is 2
-		{F8E5M2, 57344, "6e+04"},   // 60000 is below the overflow threshold 61440
-		{F8E5M2, 0.875, "0.9"},     // neighbours 0.75 and 1
-		{F8E4M3FN, 448, "4.5e+02"}, // 400 is a tie between 384 and 416
-		{F8E4M3FN, 1.25, "1.2"},    // %.2g of 1.25 is 1.2 (ties to even), which rounds back to 1.25
-		{F8E4M3FN, math.Ldexp(1, -9), "0.002"},
+		{BF16, 3.140625, "3.141"},  // %.4g, bf16's max_digits10
+		{BF16, 0.1, "0.1001"},      // 0x3dcd is 0.10009765625
+		{F8E5M2, 1.75, "1.8"},      // %.2g
+		{F8E5M2, 57344, "5.7e+04"}, // %.2g
+		{F8E5M2, 0.875, "0.88"},    // %.2g
+		{F8E4M3FN, 448, "448"},     // %.3g
+		{F8E4M3FN, 1.25, "1.25"},   // %.3g
+		{F8E4M3FN, math.Ldexp(1, -9), "0.00195"},
 		{F32, math.Inf(1), "inf"},
 		{F64, math.Inf(-1), "-inf"},
 		{F64, math.Float64frombits(0x7ff8000000000000), "nan"},

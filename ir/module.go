@@ -82,6 +82,9 @@ type Module struct {
 	// Attributes of the HloModule line other than entry_computation_layout,
 	// kept verbatim (is_scheduled, replica_count, num_partitions, …).
 	Attributes []RawAttribute
+	// StackFrames is the stack-frame index printed after the HloModule line
+	// (FileNames, FunctionNames, FileLocations, StackFrames), or nil.
+	StackFrames *StackFrameIndex
 }
 
 // Computation returns the computation named name, or nil.

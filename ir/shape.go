@@ -81,6 +81,13 @@ func (s Shape) IsTuple() bool { return s.Elem == TUPLE }
 // IsToken reports whether s is the token shape.
 func (s Shape) IsToken() bool { return s.Elem == TOKEN }
 
+// IsBuffer reports whether s is a buffer shape (XLA's `b(f32[16])`), whose
+// array shape is s.Tuple[0].
+func (s Shape) IsBuffer() bool { return s.Elem == BUFFER }
+
+// MakeBuffer returns the shape of a buffer holding an array of shape array.
+func MakeBuffer(array Shape) Shape { return Shape{Elem: BUFFER, Tuple: []Shape{array.Clone()}} }
+
 // Rank is the number of dimensions of an array shape (0 for scalars and non-arrays).
 func (s Shape) Rank() int { return len(s.Dims) }
 
@@ -229,7 +236,7 @@ func (s Shape) equal(o Shape, layout bool) bool {
 	if s.Elem != o.Elem {
 		return false
 	}
-	if s.IsTuple() {
+	if s.IsTuple() || s.IsBuffer() {
 		if len(s.Tuple) != len(o.Tuple) {
 			return false
 		}
@@ -269,7 +276,7 @@ func (s Shape) Compatible(o Shape) bool {
 	if s.Elem != o.Elem {
 		return false
 	}
-	if s.IsTuple() {
+	if s.IsTuple() || s.IsBuffer() {
 		if len(s.Tuple) != len(o.Tuple) {
 			return false
 		}
@@ -331,6 +338,14 @@ func (s Shape) write(b *strings.Builder, layout bool) {
 	case s.IsToken():
 		b.WriteString("token[]")
 		return
+	case s.IsBuffer() && len(s.Tuple) == 1:
+		b.WriteString("b(")
+		s.Tuple[0].write(b, layout)
+		b.WriteByte(')')
+		return
+	case s.Elem == OPAQUE:
+		b.WriteString("opaque[]")
+		return
 	}
 	b.WriteString(s.Elem.String())
 	b.WriteByte('[')
@@ -364,9 +379,17 @@ func (s Shape) CheckValid() error {
 			}
 		}
 		return nil
-	case s.IsToken():
+	case s.IsToken() || s.Elem == OPAQUE:
 		if len(s.Dims) != 0 {
-			return fmt.Errorf("token shape has dimensions %v", s.Dims)
+			return fmt.Errorf("%v shape has dimensions %v", s.Elem, s.Dims)
+		}
+		return nil
+	case s.IsBuffer():
+		if len(s.Dims) != 0 || len(s.Tuple) != 1 || !s.Tuple[0].IsArray() {
+			return fmt.Errorf("a buffer shape holds one array shape")
+		}
+		if err := s.Tuple[0].CheckValid(); err != nil {
+			return fmt.Errorf("buffer: %w", err)
 		}
 		return nil
 	case !s.Elem.IsArray():

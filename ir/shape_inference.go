@@ -80,8 +80,15 @@ func expectArray(op, what string, s Shape) error {
 // compatible is XLA's ShapeUtil::Compatible: same element types and
 // dimensions (tuples element by element), ignoring layouts and whether
 // dimensions are dynamic.
-func compatible(a, b Shape) bool {
-	if a.Elem != b.Elem {
+func compatible(a, b Shape) bool { return compatibleElems(a, b, false) }
+
+// compatibleIgnoringFpPrecision is XLA's ShapeUtil::
+// CompatibleIgnoringFpPrecision: compatible, but for real floating-point
+// element types of different widths (bf16 and f32).
+func compatibleIgnoringFpPrecision(a, b Shape) bool { return compatibleElems(a, b, true) }
+
+func compatibleElems(a, b Shape, ignoreFp bool) bool {
+	if a.Elem != b.Elem && !(ignoreFp && sameIgnoringFpPrecision(a.Elem, b.Elem)) {
 		return false
 	}
 	if a.IsTuple() {
@@ -89,7 +96,7 @@ func compatible(a, b Shape) bool {
 			return false
 		}
 		for i := range a.Tuple {
-			if !compatible(a.Tuple[i], b.Tuple[i]) {
+			if !compatibleElems(a.Tuple[i], b.Tuple[i], ignoreFp) {
 				return false
 			}
 		}

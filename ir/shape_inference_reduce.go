@@ -8,8 +8,10 @@ import "slices"
 
 // checkReducer is XLA's VerifyReducerShape: a reducer of n inputs takes 2n
 // scalar parameters (the n accumulators, then the n input elements) and
-// returns a scalar (n = 1) or a tuple of n scalars; accumulator i, parameter
-// i, parameter n+i and init value i all have input i's element type.
+// returns a scalar (n = 1) or a tuple of n scalars; accumulator i and
+// parameter i have one type, and init value i, parameter n+i and input i's
+// element type are that type up to floating-point precision (a bf16 init
+// value or input for an f32 reducer), as XLA has it.
 func checkReducer(op string, reducer ProgramShape, inits []Shape, inputTypes []ElementType) error {
 	n := len(inputTypes)
 	if len(reducer.Parameters) != 2*n {
@@ -39,14 +41,14 @@ func checkReducer(op string, reducer ProgramShape, inits []Shape, inputTypes []E
 		if !compatible(accs[i], reducer.Parameters[i]) {
 			return errf(op, "reduction computation parameter %d has shape %s, its result %d has shape %s (expected the same)", i, human(reducer.Parameters[i]), i, human(accs[i]))
 		}
-		if !compatible(accs[i], inits[i]) {
+		if !compatibleIgnoringFpPrecision(accs[i], inits[i]) {
 			return errf(op, "init value %d has shape %s, the reduction computation's accumulator %d has shape %s", i, human(inits[i]), i, human(accs[i]))
 		}
 		in := scalarOf(inputTypes[i])
-		if !compatible(in, reducer.Parameters[n+i]) {
+		if !compatibleIgnoringFpPrecision(in, reducer.Parameters[n+i]) {
 			return errf(op, "reduction computation parameter %d has shape %s, input %d has element type %s", n+i, human(reducer.Parameters[n+i]), i, inputTypes[i])
 		}
-		if !compatible(accs[i], reducer.Parameters[n+i]) {
+		if !compatibleIgnoringFpPrecision(accs[i], reducer.Parameters[n+i]) {
 			return errf(op, "reduction computation parameter %d has shape %s, its result %d has shape %s (expected the same)", n+i, human(reducer.Parameters[n+i]), i, human(accs[i]))
 		}
 	}

@@ -53,6 +53,14 @@ func TestInferReduceShape(t *testing.T) {
 		{"init type", func() (Shape, error) {
 			return InferReduceShape([]Shape{sh(F32, 4)}, []Shape{Scalar(S32)}, []int{0}, add)
 		}, "", "init value 0 has shape s32[], the reduction computation's accumulator 0 has shape f32[]"},
+		// Init values and inputs may differ from the reducer's type in
+		// floating-point precision only, as XLA's VerifyReducerShape has it.
+		{"bf16 init, f32 reducer", func() (Shape, error) {
+			return InferReduceShape([]Shape{sh(BF16, 4, 3)}, []Shape{Scalar(BF16)}, []int{1}, add)
+		}, "f32[4]", ""},
+		{"reducer parameter 0 keeps its type", func() (Shape, error) {
+			return InferReduceShape([]Shape{sh(F32, 4)}, []Shape{Scalar(F32)}, []int{0}, prog(Scalar(F32), Scalar(BF16), Scalar(F32)))
+		}, "", "reduction computation parameter 0 has shape bf16[], its result 0 has shape f32[]"},
 		{"init not scalar", func() (Shape, error) {
 			return InferReduceShape([]Shape{sh(F32, 4)}, []Shape{sh(F32, 1)}, []int{0}, add)
 		}, "", "init value 0 has shape f32[1]"},

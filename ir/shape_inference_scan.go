@@ -73,17 +73,17 @@ func InferScanShape(inputs, carries []Shape, dim int, body ProgramShape) (Shape,
 	return checkResult(op, MakeTuple(out...))
 }
 
-// InferScaledDotShape is the shape of scaled-dot(lhs, lhsScale, rhs,
-// rhsScale): the dot of lhs and rhs (their element types may differ, as
+// InferScaledDotShape is the shape of scaled-dot(lhs, rhs, lhsScale,
+// rhsScale), XLA's operand order: the dot of lhs and rhs (their element types may differ, as
 // the narrow float types of block-scaled products do), of type preferred
 // when it is not InvalidType, else lhs's. Each scale is an array of its
 // operand's rank.
-func InferScaledDotShape(lhs, lhsScale, rhs, rhsScale Shape, dnums DotDimensionNumbers, preferred ElementType) (Shape, error) {
+func InferScaledDotShape(lhs, rhs, lhsScale, rhsScale Shape, dnums DotDimensionNumbers, preferred ElementType) (Shape, error) {
 	const op = "scaled-dot"
 	for _, o := range []struct {
 		what string
 		s    Shape
-	}{{"lhs", lhs}, {"lhs scale", lhsScale}, {"rhs", rhs}, {"rhs scale", rhsScale}} {
+	}{{"lhs", lhs}, {"rhs", rhs}, {"lhs scale", lhsScale}, {"rhs scale", rhsScale}} {
 		if err := expectArray(op, o.what, o.s); err != nil {
 			return Shape{}, err
 		}

@@ -32,7 +32,7 @@ func TestInferScanShape(t *testing.T) {
 func TestInferScaledAndRaggedDotShape(t *testing.T) {
 	c := func(l, r int) DotDimensionNumbers { return dotDims([]int{l}, []int{r}, nil, nil) }
 	scaled := func(l, ls, r, rs Shape, d DotDimensionNumbers, pref ElementType) func() (Shape, error) {
-		return func() (Shape, error) { return InferScaledDotShape(l, ls, r, rs, d, pref) }
+		return func() (Shape, error) { return InferScaledDotShape(l, r, ls, rs, d, pref) }
 	}
 	ragged := func(l, r, g Shape, d DotDimensionNumbers, lr, rg []int) func() (Shape, error) {
 		return func() (Shape, error) { return InferRaggedDotShape(l, r, g, d, lr, rg, InvalidType) }
@@ -105,7 +105,7 @@ func TestBuilderNewOps(t *testing.T) {
 	ls := b.Parameter(4, sh(F8E8M0FNU, 16, 2), "lhs_scale")
 	rhs := b.Parameter(5, sh(F8E4M3FN, 64, 8), "rhs")
 	rs := b.Parameter(6, sh(F8E8M0FNU, 2, 8), "rhs_scale")
-	b.ScaledDot(lhs, ls, rhs, rs, dotDims([]int{1}, []int{0}, nil, nil), DotOptions{PreferredType: BF16})
+	b.ScaledDot(lhs, rhs, ls, rs, dotDims([]int{1}, []int{0}, nil, nil), DotOptions{PreferredType: BF16})
 	m := b.Parameter(7, sh(F32, 11, 5), "m")
 	w := b.Parameter(8, sh(F32, 3, 5, 7), "w")
 	b.RaggedDot(m, w, ints, dotDims([]int{1}, []int{1}, nil, nil), 0, 0)

@@ -65,7 +65,7 @@ func scaledDotGen() *opGen {
 		ls := g.param(ir.MakeShape(t, m, blocks), smallValues)
 		rs := g.param(ir.MakeShape(t, blocks, n), smallValues)
 		g.accumulate("add", k)
-		return g.b.ScaledDot(lhs, ls, rhs, rs, ir.DotDimensionNumbers{LhsContracting: []int{1}, RhsContracting: []int{0}})
+		return g.b.ScaledDot(lhs, rhs, ls, rs, ir.DotDimensionNumbers{LhsContracting: []int{1}, RhsContracting: []int{0}})
 	}}
 }
 

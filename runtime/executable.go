@@ -36,6 +36,19 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	for _, o := range opts {
 		o(cfg)
 	}
+	if elided := m.ElidedConstants(); len(elided) > 0 {
+		if cfg.elided == nil {
+			c := elided[0]
+			return nil, fmt.Errorf("runtime: constant %q of shape %s has its value elided ({...}) in the module text; export the module with its constants, or pass WithElidedConstants to fill them",
+				c.Name, c.Shape.StringWithoutLayout())
+		}
+		if err := m.FillElidedConstants(cfg.elided); err != nil {
+			return nil, fmt.Errorf("runtime: %w", err)
+		}
+	}
+	if in, t := m.InstructionWithTypeOutside(ir.AllElementTypes); in != nil {
+		return nil, fmt.Errorf("runtime: %s (%v) has a value of element type %v, which the compiler does not support", in.Name, in.Opcode, t)
+	}
 	if err := m.Verify(); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 type Option func(*config)
 
 type config struct {
+	elided   func(*ir.Instruction) (*ir.Literal, error)
 	params   map[int]*Tensor
 	weights  *weightSet
 	threads  int
@@ -37,6 +38,15 @@ func WithParameter(i int, t *Tensor) Option {
 // (see weightSet.lookup for the matching rules), as WithParameter does.
 func WithWeights(tensors map[string]*Tensor) Option {
 	return func(c *config) { c.weights = &weightSet{tensors: tensors} }
+}
+
+// WithElidedConstants supplies the values of the module's constants printed
+// as `constant({...})`, which Compile otherwise refuses: fill is called once
+// per such constant, in module order, and Compile writes the values it
+// returns into the module. ir.NewElidedConstantFiller gives XLA's
+// deterministic fill (its fill_shortform_constants_with_random_values).
+func WithElidedConstants(fill func(c *ir.Instruction) (*ir.Literal, error)) Option {
+	return func(c *config) { c.elided = fill }
 }
 
 // WithThreads sets how many cores big kernels are split across (default:

@@ -25,7 +25,7 @@ import (
 func init() {
 	register(&command{
 		name: "bench",
-		usage: "bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json] [--profile]\n" +
+		usage: "bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill-elided] [--inputs N] [--runs N] [--threads N] [--json] [--profile]\n" +
 			"                 compile once, run many times; print compile time, latency percentiles, throughput and allocations",
 		run: runBench,
 	})
@@ -56,7 +56,7 @@ func parseBenchArgs(args []string) (benchOptions, error) {
 		}
 		return n, nil
 	}
-	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights, --inputs, --runs, --threads, --json or --profile",
+	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights, --fill-elided, --inputs, --runs, --threads, --json or --profile",
 		func(name string, hasValue bool, value func() (string, error)) (known bool, err error) {
 			switch name {
 			case "json", "profile":
@@ -134,6 +134,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	m, err := ir.ParseModule(string(text))
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.file, err)
+	}
+	if err := fillElided(m, o.moduleArgs); err != nil {
+		return err
 	}
 	if err := m.Verify(); err != nil {
 		return fmt.Errorf("%s: %w", o.file, err)

@@ -2,11 +2,11 @@
 //
 // Usage:
 //
-//	kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference]
+//	kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference] [--fill-elided]
 //	kiln indexing FILE.hlo [--instr NAME] [--output N] [--operand N] [--inverse]
 //	kiln simplify 'MAP'
-//	kiln fmt FILE.hlo
-//	kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--inputs N] [--runs N] [--threads N] [--json]
+//	kiln fmt [--short] FILE.hlo
+//	kiln bench FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--fill-elided] [--inputs N] [--runs N] [--threads N] [--json]
 //	kiln cpu
 package main
 

@@ -14,9 +14,10 @@ import (
 
 func init() {
 	register(&command{
-		name:  "run",
-		usage: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference]   run the entry computation and print its outputs",
-		run:   runCommand,
+		name: "run",
+		usage: "run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference] [--fill-elided]\n" +
+			"                 run the entry computation and print its outputs",
+		run: runCommand,
 	})
 }
 
@@ -38,12 +39,14 @@ func (a runArg) String() string {
 }
 
 // moduleArgs are the arguments kiln run and kiln bench share: the module
-// file, the values of its entry parameters in order (--arg, --npy), and a
-// file of named weights that bind parameters by name (--weights).
+// file, the values of its entry parameters in order (--arg, --npy), a file
+// of named weights that bind parameters by name (--weights), and whether
+// constants printed as {...} get deterministic values (--fill-elided).
 type moduleArgs struct {
-	file    string
-	args    []runArg
-	weights string
+	file       string
+	args       []runArg
+	weights    string
+	fillElided bool
 }
 
 // extraFlag handles a flag particular to one command: name is the flag
@@ -77,6 +80,11 @@ func parseModuleArgs(args []string, m *moduleArgs, want string, extra extraFlag)
 			return args[i], nil
 		}
 		switch name {
+		case "fill-elided":
+			if hasValue {
+				return fmt.Errorf("--fill-elided takes no value")
+			}
+			m.fillElided = true
 		case "arg", "npy", "weights":
 			v, err := needValue()
 			if err != nil {
@@ -114,7 +122,7 @@ type runOptions struct {
 
 func parseRunArgs(args []string) (runOptions, error) {
 	var o runOptions
-	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights or --reference",
+	err := parseModuleArgs(args, &o.moduleArgs, "--arg, --npy, --weights, --reference or --fill-elided",
 		func(name string, hasValue bool, _ func() (string, error)) (bool, error) {
 			if name != "reference" {
 				return false, nil
@@ -129,7 +137,7 @@ func parseRunArgs(args []string) (runOptions, error) {
 		return o, err
 	}
 	if o.file == "" {
-		return o, errors.New("no module file: usage: kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference]")
+		return o, errors.New("no module file: usage: kiln run FILE.hlo [--arg LITERAL]... [--npy FILE]... [--weights FILE] [--reference] [--fill-elided]")
 	}
 	return o, nil
 }
@@ -147,6 +155,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.file, err)
 	}
+	if err := fillElided(m, o.moduleArgs); err != nil {
+		return err
+	}
 	if err := m.Verify(); err != nil {
 		return fmt.Errorf("%s: %w", o.file, err)
 	}
@@ -162,6 +173,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	var outs []*ir.Literal
 	if o.reference {
+		if in, t := m.InstructionWithTypeOutside(ir.AllElementTypes); in != nil {
+			return fmt.Errorf("%s: %s (%v) has a value of element type %v, which the reference evaluator does not support", o.file, in.Name, in.Opcode, t)
+		}
 		outs, err = eval.Run(m, lits...)
 	} else {
 		outs, err = runCompiledOnce(m, lits)
@@ -175,6 +189,25 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		if _, err := fmt.Fprintln(stdout, l.ToStatic().String()); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fillElided gives the constants of m printed as {...} XLA's deterministic
+// fill values when --fill-elided asks for them, and otherwise refuses a
+// module that has any, naming the first.
+func fillElided(m *ir.Module, o moduleArgs) error {
+	elided := m.ElidedConstants()
+	if len(elided) == 0 {
+		return nil
+	}
+	if !o.fillElided {
+		c := elided[0]
+		return fmt.Errorf("%s: constant %q of shape %s has its value elided ({...}) (the module has %d elided constants); export the module with its constants, or pass --fill-elided for deterministic stand-in values",
+			o.file, c.Name, c.Shape.StringWithoutLayout(), len(elided))
+	}
+	if err := m.FillElidedConstants(ir.NewElidedConstantFiller()); err != nil {
+		return fmt.Errorf("%s: %w", o.file, err)
 	}
 	return nil
 }

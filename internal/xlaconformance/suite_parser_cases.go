@@ -40,7 +40,9 @@ func init() {
 // printForCase prints m as the case's print options ask (XLA's
 // HloPrintOptions: the default long form with operand shapes, or
 // ShortParsable).
-var printForCase = func(m *ir.Module, printOptions string) string { return m.String() }
+var printForCase = func(m *ir.Module, printOptions string) string {
+	return m.Print(ir.PrintOptions{Short: strings.Contains(printOptions, "ShortParsable")})
+}
 
 // checkRoundTrip parses a parser test's input and checks that it prints as
 // XLA prints it (the expected output, or the input itself), modulo white

@@ -37,15 +37,15 @@ func init() { register(evalScaledDot, ir.OpScaledDot) }
 // evalScaledDot is scaled-dot, as ir/ops defines it (scaled_dot.go).
 func evalScaledDot(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Literal, error) {
 	if len(args) != 4 {
-		return nil, fmt.Errorf("expected 4 operands (lhs, lhs scale, rhs, rhs scale), found %d", len(args))
+		return nil, fmt.Errorf("expected 4 operands (lhs, rhs, lhs scale, rhs scale), found %d", len(args))
 	}
 	for i, a := range args {
 		if !a.Shape().IsArray() {
 			return nil, fmt.Errorf("operand %d has shape %v, expected an array", i, a.Shape())
 		}
 	}
-	l, ls, r, rs := args[0].Shape(), args[1].Shape(), args[2].Shape(), args[3].Shape()
-	p, err := ops.NewScaledDot(l.Elem, l.Dims, ls.Elem, ls.Dims, r.Elem, r.Dims, rs.Elem, rs.Dims, in.DotDims, in.Shape.Elem)
+	l, r, ls, rs := args[0].Shape(), args[1].Shape(), args[2].Shape(), args[3].Shape()
+	p, err := ops.NewScaledDot(l.Elem, l.Dims, r.Elem, r.Dims, ls.Elem, ls.Dims, rs.Elem, rs.Dims, in.DotDims, in.Shape.Elem)
 	if err != nil {
 		return nil, unsupported(in, err)
 	}

@@ -105,9 +105,9 @@ func complexOf(b []byte, t ir.ElementType, i int) complex128 {
 	return complex(realOf(b, t, i), 0)
 }
 
-// NewScaledDot plans scaled-dot(lhs, lhsScale, rhs, rhsScale) of result
-// type t.
-func NewScaledDot(lt ir.ElementType, ld []int, lst ir.ElementType, lsd []int, rt ir.ElementType, rd []int, rst ir.ElementType, rsd []int,
+// NewScaledDot plans scaled-dot(lhs, rhs, lhsScale, rhsScale), XLA's
+// operand order, of result type t.
+func NewScaledDot(lt ir.ElementType, ld []int, rt ir.ElementType, rd []int, lst ir.ElementType, lsd []int, rst ir.ElementType, rsd []int,
 	dn *ir.DotDimensionNumbers, t ir.ElementType) (*ScaledDotPlan, error) {
 	if len(ld) > MaxRank || len(rd) > MaxRank {
 		return nil, fmt.Errorf("scaled-dot of rank %d and %d, above the limit of %d", len(ld), len(rd), MaxRank)
@@ -136,7 +136,7 @@ func NewScaledDot(lt ir.ElementType, ld []int, lst ir.ElementType, lsd []int, rt
 func (p *ScaledDotPlan) WorkBytes() int { return p.size }
 
 // Run computes scaled-dot into out.
-func (p *ScaledDotPlan) Run(out, lhs, lhsScale, rhs, rhsScale, work []byte) {
+func (p *ScaledDotPlan) Run(out, lhs, rhs, lhsScale, rhsScale, work []byte) {
 	l, r := work[p.lOff:p.rOff], work[p.rOff:p.dOff]
 	p.lhs.run(l, lhs, lhsScale)
 	p.rhs.run(r, rhs, rhsScale)

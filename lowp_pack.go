@@ -1,0 +1,268 @@
+package kiln
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// The packed B operands of the low-precision products. B (k×n, weights as
+// a rule) is packed once into the layout of the active level's kernels:
+//
+//   - formPairs: panels of nr columns; each panel is kg group rows, and a
+//     group row holds, for each of the nr columns, g consecutive elements of
+//     K (bfloat16 pairs, int8 quads, int16 pairs): 4 bytes per column. K is
+//     padded with zeros to whole groups, and to 16 groups for AMX (whose B
+//     tile is 16 group rows of 16 columns). The last panel's columns past n
+//     are zero.
+//   - formWidened: bfloat16 or binary16 widened to float32 once, packed for
+//     the float32 micro-kernels (a PackedB): the levels without a
+//     bfloat16 dot instruction, and binary16 everywhere.
+type lowpForm uint8
+
+const (
+	formPairs lowpForm = iota
+	formWidened
+)
+
+// lowpPack is a packed B.
+type lowpPack struct {
+	k, n  int
+	level isaLevel
+	form  lowpForm
+	// formPairs
+	nr, group, elem int
+	kg              int // group rows per panel
+	amx             bool
+	data            []byte
+	// colSum128 is 128·Σ_p B(p,j) for int8 B (to undo the offset of signed
+	// A where the kernels take A as unsigned), padded to whole panels.
+	colSum128 []int32
+	// formWidened
+	wide *PackedB
+	// rowBuf holds a row of B while it is packed.
+	rowBuf []uint32
+}
+
+// panelBytes is the size of one panel of a formPairs pack.
+func (p *lowpPack) panelBytes() int { return p.kg * p.nr * 4 }
+
+// panels is the number of panels.
+func (p *lowpPack) panels() int { return (p.n + p.nr - 1) / p.nr }
+
+func checkPack(fn string, transB bool, k, n, length, ldb int) {
+	if k < 0 || n < 0 {
+		panic(fmt.Sprintf("kiln: %s: sizes must not be negative, found k=%d n=%d", fn, k, n))
+	}
+	rows, cols := k, n
+	if transB {
+		rows, cols = n, k
+	}
+	checkMatrix(fn, "b", "ldb", rows, cols, length, ldb)
+}
+
+// packPairs packs B into groups of g elements of elem bytes for the tiles
+// d (and AMX when amx), a row of op(B) at a time: row(pk, out) sets out[j]
+// to the raw bits of B(pk, j), j < n.
+func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel, row func(pk int, out []uint32)) *lowpPack {
+	p := reuse
+	if p == nil {
+		p = new(lowpPack)
+	}
+	data, colSum, rowBuf := p.data, p.colSum128, p.rowBuf
+	*p = lowpPack{k: k, n: n, level: level, form: formPairs, nr: d.nr, group: d.group, elem: d.elem, amx: amx}
+	p.kg = (k + d.group - 1) / d.group
+	if amx {
+		p.kg = (p.kg + 15) &^ 15
+	}
+	panels := p.panels()
+	size := panels*p.panelBytes() + 64
+	if cap(data) >= size {
+		p.data = data[:size]
+		clear(p.data)
+		p.colSum128 = colSum
+	} else {
+		p.data = make([]byte, size)
+	}
+	if cap(rowBuf) < n {
+		rowBuf = make([]uint32, n)
+	}
+	p.rowBuf = rowBuf[:n]
+	pb := p.panelBytes()
+	for pk := 0; pk < k; pk++ {
+		row(pk, p.rowBuf)
+		g, t := pk/d.group, pk%d.group
+		for q := 0; q < panels; q++ {
+			base := q*pb + g*p.nr*4 + t*d.elem
+			src := p.rowBuf[q*p.nr : min(n, q*p.nr+p.nr)]
+			dst := p.data[base : base+4*len(src)]
+			if d.elem == 2 {
+				for j0, v := range src {
+					dst[4*j0], dst[4*j0+1] = byte(v), byte(v>>8)
+				}
+			} else {
+				for j0, v := range src {
+					dst[4*j0] = byte(v)
+				}
+			}
+		}
+	}
+	return p
+}
+
+// PackedBF16 is a k×n bfloat16 matrix packed once for GemmBF16 (constant
+// weights packed at compile time). It is immutable and safe for concurrent
+// use, and tied to the instruction-set level in use when it was packed
+// (see SetISA).
+type PackedBF16 struct{ p *lowpPack }
+
+// PackBF16 packs op(B), a k×n matrix of bfloat16 bits (B, or Bᵀ when
+// transB), with leading dimension ldb. Where the level has a bfloat16 dot
+// product (AVX512_BF16, AMX) it packs pairs along K; elsewhere it widens B
+// to float32 once, for the float32 kernels. It panics on the programmer
+// errors PackB panics on.
+func PackBF16(transB bool, k, n int, b []uint16, ldb int) *PackedBF16 {
+	checkPack("PackBF16", transB, k, n, len(b), ldb)
+	return &PackedBF16{packNarrow(nil, transB, k, n, b, ldb, bf16Widen, kernels().bdot)}
+}
+
+// RepackBF16 is PackBF16 into p's storage when p is not nil and its storage
+// is large enough (a B packed on every call — attention's keys and values —
+// then allocates nothing in steady state). It returns the packed matrix,
+// p itself when its storage was reused.
+func RepackBF16(p *PackedBF16, transB bool, k, n int, b []uint16, ldb int) *PackedBF16 {
+	checkPack("RepackBF16", transB, k, n, len(b), ldb)
+	var reuse *lowpPack
+	if p != nil {
+		reuse = p.p
+	}
+	q := packNarrow(reuse, transB, k, n, b, ldb, bf16Widen, kernels().bdot)
+	if p == nil {
+		return &PackedBF16{q}
+	}
+	p.p = q
+	return p
+}
+
+// PackedF16 is a k×n binary16 matrix packed once for GemmF16.
+type PackedF16 struct{ p *lowpPack }
+
+// PackF16 packs op(B), a k×n matrix of binary16 bits, widened to float32
+// once (binary16 products accumulate in float32 on every level, through
+// the float32 kernels).
+func PackF16(transB bool, k, n int, b []uint16, ldb int) *PackedF16 {
+	checkPack("PackF16", transB, k, n, len(b), ldb)
+	return &PackedF16{packNarrow(nil, transB, k, n, b, ldb, f16Widen, nil)}
+}
+
+func packNarrow(reuse *lowpPack, transB bool, k, n int, b []uint16, ldb int, widen func(uint16) float32, d *dotTiles) *lowpPack {
+	t := kernels()
+	at := func(p, j int) uint16 {
+		if transB {
+			return b[j*ldb+p]
+		}
+		return b[p*ldb+j]
+	}
+	if d != nil {
+		return packPairs(reuse, k, n, d, t.amx != nil, t.level, func(pk int, out []uint32) {
+			if transB {
+				for j := range out {
+					out[j] = uint32(b[j*ldb+pk])
+				}
+				return
+			}
+			for j, v := range b[pk*ldb : pk*ldb+len(out)] {
+				out[j] = uint32(v)
+			}
+		})
+	}
+	w := make([]float32, k*n)
+	for p := 0; p < k; p++ {
+		for j := 0; j < n; j++ {
+			w[p*n+j] = widen(at(p, j))
+		}
+	}
+	return &lowpPack{k: k, n: n, level: t.level, form: formWidened, wide: PackB(false, k, n, w, max(1, n))}
+}
+
+// K returns the number of rows of the packed matrix.
+func (p *PackedBF16) K() int { return p.p.k }
+
+// N returns the number of columns of the packed matrix.
+func (p *PackedBF16) N() int { return p.p.n }
+
+// K returns the number of rows of the packed matrix.
+func (p *PackedF16) K() int { return p.p.k }
+
+// N returns the number of columns of the packed matrix.
+func (p *PackedF16) N() int { return p.p.n }
+
+// PackedS8 is a k×n int8 matrix packed once for GemmS8S8 and GemmU8S8.
+type PackedS8 struct{ p *lowpPack }
+
+// PackS8 packs op(B), a k×n int8 matrix, for the level's integer kernels:
+// byte quads along K where the level has VNNI (or AMX), int16 pairs
+// otherwise, with the column sums the kernels need.
+func PackS8(transB bool, k, n int, b []int8, ldb int) *PackedS8 {
+	checkPack("PackS8", transB, k, n, len(b), ldb)
+	return &PackedS8{packS8(nil, transB, k, n, b, ldb)}
+}
+
+// RepackS8 is PackS8 into p's storage when p is not nil and its storage is
+// large enough (see RepackBF16).
+func RepackS8(p *PackedS8, transB bool, k, n int, b []int8, ldb int) *PackedS8 {
+	checkPack("RepackS8", transB, k, n, len(b), ldb)
+	if p == nil {
+		return &PackedS8{packS8(nil, transB, k, n, b, ldb)}
+	}
+	p.p = packS8(p.p, transB, k, n, b, ldb)
+	return p
+}
+
+func packS8(reuse *lowpPack, transB bool, k, n int, b []int8, ldb int) *lowpPack {
+	t := kernels()
+	d := t.intDot()
+	var sums []int32
+	if reuse != nil {
+		sums = reuse.colSum128
+	}
+	cols := (n + d.nr - 1) / d.nr * d.nr
+	if cap(sums) >= cols {
+		sums = sums[:cols]
+		clear(sums)
+	} else {
+		sums = make([]int32, cols)
+	}
+	p := packPairs(reuse, k, n, d, t.amx != nil, t.level, func(pk int, out []uint32) {
+		if transB {
+			for j := range out {
+				v := b[j*ldb+pk]
+				out[j] = uint32(int32(v))
+				sums[j] += int32(v)
+			}
+			return
+		}
+		for j, v := range b[pk*ldb : pk*ldb+len(out)] {
+			out[j] = uint32(int32(v))
+			sums[j] += int32(v)
+		}
+	})
+	for j := range sums {
+		sums[j] *= 128
+	}
+	p.colSum128 = sums
+	return p
+}
+
+// K returns the number of rows of the packed matrix.
+func (p *PackedS8) K() int { return p.p.k }
+
+// N returns the number of columns of the packed matrix.
+func (p *PackedS8) N() int { return p.p.n }
+
+// bytesOf returns the bytes of a slice.
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
