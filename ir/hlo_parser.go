@@ -232,6 +232,11 @@ func (p *hloParser) singleInstruction() (*Module, error) {
 		return nil, s.errorf("expected the end of the text after the instruction (a module needs its HloModule line or ENTRY), found %s", s.found())
 	}
 	c.Root = c.Instructions[len(c.Instructions)-1]
+	for i, prm := range c.Parameters {
+		if prm == nil {
+			return nil, s.errorAt(start, "the instruction's computation has no parameter(%d) but has parameter(%d)", i, len(c.Parameters)-1)
+		}
+	}
 	for _, r := range p.refs {
 		inner, ok := p.comps[r.name]
 		if !ok {

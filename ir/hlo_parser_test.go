@@ -539,6 +539,7 @@ func TestParseErrors(t *testing.T) {
 		{head + "  r = pred[2] compare(p, p), direction=SIDEWAYS\n}", "4:40: unknown comparison direction \"SIDEWAYS\""},
 		{head + "  r = f32[2] parameter(0)\n}", "4:24: duplicate parameter number 0 in computation e"},
 		{head + "  r = f32[3] parameter(2)\n}", "2:1: computation e has no parameter(1) but has parameter(2)"},
+		{"f32[] parameter(1)", "1:1: the instruction's computation has no parameter(0) but has parameter(1)"},
 		{head + "  r = f32[2] negate(p)", "4:23: expected '}' to close computation e, found end of input"},
 		{head + "  r = f32[4] all-gather(p), dimensions={0}, channel_id=99999999999999999999\n}", "4:56: channel_id 99999999999999999999 is out of range"},
 		{head + "  r = f32[100000000] constant({1})\n}", "4:31: constant of shape f32[100000000] has more elements than its text"},

@@ -157,7 +157,7 @@ func (c *compiler) resizerOf(k *sched.Kernel, s step) resizer {
 		if !ok || !prefix() {
 			return nil
 		}
-		return &loopResizer{proto: st, count: n}
+		return &loopResizer{proto: st, count: n, k: k}
 	case *genericLoopStep:
 		n, ok := t.leafOf(k.Root).count()
 		if !ok || !prefix() {
@@ -175,17 +175,19 @@ func (c *compiler) resizerOf(k *sched.Kernel, s step) resizer {
 		if !ok {
 			return nil
 		}
-		return &reduceResizer{proto: st, x: x, count: n, row: row}
+		return &reduceResizer{proto: st, x: x, count: n, row: row, k: k}
 	case *dotStep:
 		return c.dotResizer(k, st)
+	case *attentionStep:
+		return c.attentionResizer(k, st)
 	case *softmaxStep:
-		r, ok := rowsResizerOf(t.leafOf(k.Root.Args[0]))
+		r, ok := rowsResizerOf(k, t.leafOf(k.Root.Args[0]))
 		if !ok {
 			return nil
 		}
 		return &softmaxResizer{proto: st, rows: r}
 	case *layerNormStep:
-		r, ok := rowsResizerOf(t.leafOf(k.Root.Args[0]))
+		r, ok := rowsResizerOf(k, t.leafOf(k.Root.Args[0]))
 		if !ok || !r.n.isStatic() {
 			return nil
 		}
@@ -219,6 +221,7 @@ func (c *compiler) resizerOf(k *sched.Kernel, s step) resizer {
 type loopResizer struct {
 	proto *loopStep
 	count sizeExpr
+	k     *sched.Kernel // its split rule
 }
 
 func (r *loopResizer) instance() step { s := *r.proto; return &s }
@@ -226,7 +229,7 @@ func (r *loopResizer) instance() step { s := *r.proto; return &s }
 func (r *loopResizer) resize(inst step, syms []int) {
 	s := inst.(*loopStep)
 	s.total = r.count.eval(syms)
-	s.parts, s.perPart = splitTiles(s.total, loopTile, s.threads)
+	s.parts, s.perPart = tileSplit(s.total, loopTile, r.k.LoopParts(s.total))
 }
 
 // genericLoopResizer sets a generic fused loop's length and split.
@@ -250,6 +253,7 @@ type reduceResizer struct {
 	x     leafSizes
 	count sizeExpr
 	row   sizeExpr
+	k     *sched.Kernel // its split rule
 }
 
 func (r *reduceResizer) instance() step {
@@ -264,8 +268,8 @@ func (r *reduceResizer) resize(inst step, syms []int) {
 	s.count = r.count.eval(syms)
 	s.rowLen = r.row.eval(syms)
 	s.parts = 1
-	if s.rows && s.threads > 1 && s.count*s.rowLen >= 1<<15 {
-		s.parts = min(s.count, s.threads*4)
+	if s.rows {
+		s.parts = r.k.RowParts(s.count, s.rowLen)
 	}
 }
 
@@ -273,31 +277,59 @@ func (r *reduceResizer) resize(inst step, syms []int) {
 type dotResizer struct {
 	proto          *dotStep
 	batch, m, n, k sizeExpr
+	kernel         *sched.Kernel // its split rule
 }
 
-func (c *compiler) dotResizer(k *sched.Kernel, s *dotStep) resizer {
-	t := c.sizes
-	v := k.Root
-	if k.Main != nil {
-		v = k.Main
-	}
+// gemmSizes are the batch, rows, columns and depth of dot v as multiples
+// of the symbols (ok false when one is a product of two).
+func (t *sizeTable) gemmSizes(v *ssa.Value) (batch, m, n, k sizeExpr, ok bool) {
 	dn := v.Attrs.DotDims
+	if dn == nil {
+		return
+	}
 	l, r := t.leafOf(v.Args[0]), t.leafOf(v.Args[1])
-	nb := len(dn.LhsBatch)
-	group := func(l leafSizes, from int, in []int, want bool) (sizeExpr, bool) {
+	group := func(l leafSizes, skip, in []int, want bool) (sizeExpr, bool) {
 		var g leafSizes
-		for d := from; d < len(l); d++ {
-			if slices.Contains(in, d) == want {
+		for d := range l {
+			if !slices.Contains(skip, d) && slices.Contains(in, d) == want {
 				g = append(g, l[d])
 			}
 		}
 		return g.count()
 	}
-	batch, ok1 := l[:nb].count()
-	m, ok2 := group(l, nb, dn.LhsContracting, false)
-	kk, ok3 := group(l, nb, dn.LhsContracting, true)
-	n, ok4 := group(r, nb, dn.RhsContracting, false)
-	if !ok1 || !ok2 || !ok3 || !ok4 {
+	var bs leafSizes
+	for _, d := range dn.LhsBatch {
+		bs = append(bs, l[d])
+	}
+	batch, ok1 := bs.count()
+	m, ok2 := group(l, dn.LhsBatch, dn.LhsContracting, false)
+	k, ok3 := group(l, dn.LhsBatch, dn.LhsContracting, true)
+	n, ok4 := group(r, dn.RhsBatch, dn.RhsContracting, false)
+	return batch, m, n, k, ok1 && ok2 && ok3 && ok4
+}
+
+// stridedPrefix reports whether the values a GEMM plan reads through
+// strided views keep their valid elements where the bounds put them, so
+// that the plan's leading dimensions, offsets and batch strides hold at
+// every size; a run-time batch dimension must then be the outermost of
+// the batch split (its stride is never multiplied by a bound).
+func (t *sizeTable) stridedPrefix(vs ...*ssa.Value) bool {
+	for _, v := range vs {
+		if v != nil && (!v.Shape.IsArray() || !prefixForm(t.leafOf(v), v.Shape)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *compiler) dotResizer(k *sched.Kernel, s *dotStep) resizer {
+	t := c.sizes
+	v := k.Main
+	if v == nil || k.Gemm == nil {
+		return nil
+	}
+	batch, m, n, kk, ok := t.gemmSizes(v)
+	if !ok || !t.stridedPrefix(k.Gemm.A.Value, k.Gemm.B.Value) {
 		return nil
 	}
 	if s.packed != nil && (!n.isStatic() || !kk.isStatic()) {
@@ -308,7 +340,7 @@ func (c *compiler) dotResizer(k *sched.Kernel, s *dotStep) resizer {
 			return nil
 		}
 	}
-	return &dotResizer{proto: s, batch: batch, m: m, n: n, k: kk}
+	return &dotResizer{proto: s, batch: batch, m: m, n: n, k: kk, kernel: k}
 }
 
 func (r *dotResizer) instance() step { s := *r.proto; return &s }
@@ -317,31 +349,77 @@ func (r *dotResizer) resize(inst step, syms []int) {
 	s := inst.(*dotStep)
 	g := &s.g
 	g.Batch, g.M, g.N, g.K = r.batch.eval(syms), r.m.eval(syms), r.n.eval(syms), r.k.eval(syms)
-	s.batchParts = 0
-	if g.Batch > 1 && s.threads > 1 && g.M*g.N*g.K < 1<<21 && g.Batch*g.M*g.N*g.K >= 1<<20 {
-		s.batchParts = min(g.Batch, s.threads)
+	s.batchParts = r.kernel.BatchParts(*g)
+}
+
+// attentionResizer sets a fused attention's batch, query rows, keys and
+// head size, and its tiling.
+type attentionResizer struct {
+	proto  *attentionStep
+	scores [4]sizeExpr   // batch, m, n, k of q·kᵀ
+	ctx    [4]sizeExpr   // of p·v
+	k      *sched.Kernel // its split rule
+}
+
+func (c *compiler) attentionResizer(k *sched.Kernel, s *attentionStep) resizer {
+	t := c.sizes
+	a := k.Attn
+	var dots []*ssa.Value
+	for _, v := range k.Values {
+		if v.Op == ssa.OpDot {
+			dots = append(dots, v)
+		}
 	}
+	if a == nil || len(dots) != 2 || !t.stridedPrefix(a.Scores.A.Value, a.Scores.B.Value, a.Context.B.Value, a.Mask) {
+		return nil
+	}
+	r := &attentionResizer{proto: s, k: k}
+	var ok1, ok2 bool
+	r.scores[0], r.scores[1], r.scores[2], r.scores[3], ok1 = t.gemmSizes(dots[0])
+	r.ctx[0], r.ctx[1], r.ctx[2], r.ctx[3], ok2 = t.gemmSizes(dots[1])
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return r
+}
+
+// instance copies the step and its plan (the copy's extents change).
+func (r *attentionResizer) instance() step {
+	s := *r.proto
+	plan := *r.proto.plan
+	scores, ctx := *plan.Scores, *plan.Context
+	plan.Scores, plan.Context = &scores, &ctx
+	s.plan = &plan
+	return &s
+}
+
+func (r *attentionResizer) resize(inst step, syms []int) {
+	s := inst.(*attentionStep)
+	sc, cx := s.plan.Scores, s.plan.Context
+	sc.Batch, sc.M, sc.N, sc.K = r.scores[0].eval(syms), r.scores[1].eval(syms), r.scores[2].eval(syms), r.scores[3].eval(syms)
+	cx.Batch, cx.M, cx.N, cx.K = r.ctx[0].eval(syms), r.ctx[1].eval(syms), r.ctx[2].eval(syms), r.ctx[3].eval(syms)
+	s.blocks = (sc.M + s.plan.RowBlock - 1) / s.plan.RowBlock
+	s.total = sc.Batch * s.blocks
+	s.parts = r.k.TileParts(s.total)
 }
 
 // rowsResizer sets the rows (and row length) of a row kernel's operand.
 type rowsResizer struct {
 	rows, n sizeExpr
+	k       *sched.Kernel // its split rule
 }
 
-func rowsResizerOf(x leafSizes) (rowsResizer, bool) {
+func rowsResizerOf(k *sched.Kernel, x leafSizes) (rowsResizer, bool) {
 	if len(x) == 0 {
 		return rowsResizer{}, false
 	}
 	rows, ok := x[:len(x)-1].count()
-	return rowsResizer{rows: rows, n: x[len(x)-1]}, ok
+	return rowsResizer{rows: rows, n: x[len(x)-1], k: k}, ok
 }
 
 func (r *rowsResizer) apply(s *rowsStep, syms []int) {
 	s.rows, s.n = r.rows.eval(syms), r.n.eval(syms)
-	s.parts = 1
-	if s.threads > 1 && s.rows*s.n >= 1<<15 {
-		s.parts = min(s.rows, s.threads*4)
-	}
+	s.parts = r.k.RowParts(s.rows, s.n)
 }
 
 type softmaxResizer struct {

@@ -113,6 +113,18 @@ func splitTiles(total, tile, threads int) (parts, perPart int) {
 	return parts, perPart
 }
 
+// tileSplit cuts total elements into at most parts parts of whole tiles,
+// as a loop step splits its work (sched's split, in elements).
+func tileSplit(total, tile, parts int) (int, int) {
+	tiles := (total + tile - 1) / tile
+	parts = min(max(parts, 1), max(tiles, 1))
+	perPart := (tiles + parts - 1) / parts * tile
+	if perPart > 0 {
+		parts = (total + perPart - 1) / perPart
+	}
+	return parts, perPart
+}
+
 // sequenceStep runs steps one after another.
 type sequenceStep struct {
 	steps []step

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
@@ -30,6 +31,11 @@ type program struct {
 	scratch  int        // bytes of per-worker scratch any step of the tree needs
 	workers  int
 	sized    programSizes // run-time sizes (dynamic_steps.go)
+	// donated (entry program): the module's input_output_alias pairs the
+	// plan cannot write in place; a run whose caller passes the same memory
+	// as the parameter and the result first moves the parameter into the
+	// frame's own copy.
+	donated []sched.ResultAlias
 }
 
 // frame is the state of one run of a program tree: the arena, the bound
@@ -45,6 +51,7 @@ type frame struct {
 	sizes   *frameSizes // run-time sizes and the steps sized by them (nil when all are static)
 	// idleSince is when the frame was last returned to its pool.
 	idleSince time.Time
+	own       [][]byte // per donated alias of the program, the parameter's copy
 }
 
 // loc is where a buffer lives at run time, resolved at compile time: which
@@ -81,6 +88,12 @@ func within(b []byte, off, size int) []byte {
 
 // run executes the program's steps in order, checking the context between them.
 func (p *program) run(fr *frame) error {
+	for i, a := range p.donated {
+		if prm, res := fr.params[a.Param], fr.results[a.Result]; overlaps(prm, res) {
+			copy(fr.own[i], prm)
+			fr.params[a.Param] = fr.own[i][:len(prm):len(prm)]
+		}
+	}
 	for _, s := range p.steps {
 		if fr.ctx != nil {
 			if err := fr.ctx.Err(); err != nil {
@@ -119,6 +132,11 @@ func (p *program) newFrame() *frame {
 		}
 		off += n
 	}
+	for _, q := range p.all {
+		for _, a := range q.donated {
+			frames[q.id].own = append(frames[q.id].own, alignedBytes(paramLeafSize(q.plan, a.Param)))
+		}
+	}
 	attachSizes(p.all, frames)
 	return frames[p.id]
 }
@@ -137,13 +155,36 @@ func (c *compiler) notePacked(n int) {
 	}
 }
 
-// frameBytes is the memory newFrame allocates for its arenas and scratch.
+// frameBytes is the memory newFrame allocates for its arenas, scratch and
+// the copies of donated parameters.
 func (p *program) frameBytes() int {
 	total := 0
 	for _, q := range p.all {
 		total += roundUp(q.arena, 64)
+		for _, a := range q.donated {
+			total += roundUp(paramLeafSize(q.plan, a.Param), 64)
+		}
 	}
 	return total + max(p.workers, 1)*p.scratch
+}
+
+// paramLeafSize is the size in bytes of parameter leaf i of a plan.
+func paramLeafSize(plan *sched.Plan, i int) int {
+	for _, b := range plan.Buffers {
+		if b.Kind == sched.Param && b.Param == i {
+			return b.Size()
+		}
+	}
+	return 0
+}
+
+// overlaps reports whether two byte slices share memory.
+func overlaps(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 // countLeafParams is the number of array leaves of the plan's parameters:
@@ -191,6 +232,11 @@ func (c *compiler) program(plan *sched.Plan) (*program, error) {
 		p.steps = append(p.steps, s)
 	}
 	if p.id == 0 {
+		for _, a := range plan.Aliases {
+			if !a.InPlace {
+				p.donated = append(p.donated, a)
+			}
+		}
 		p.all = c.all
 		for _, q := range c.all {
 			p.scratch = max(p.scratch, q.scratch)
@@ -265,6 +311,8 @@ func (c *compiler) staticKernel(plan *sched.Plan, k *sched.Kernel, p *program) (
 		s, err = c.conditionalStep(plan, k)
 	case sched.Dot:
 		s, err = c.dotStep(k)
+	case sched.Attention:
+		s, err = c.attentionStep(k, p)
 	case sched.Conv:
 		s, err = c.convStep(k, p)
 	case sched.Softmax:

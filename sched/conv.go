@@ -1,6 +1,10 @@
 package sched
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ssa"
 )
@@ -17,9 +21,9 @@ type ConvGeom struct {
 	Groups                         int
 }
 
-// ConvOf recognises a convolution in canonical form without base
+// convOf recognises a convolution in canonical form without base
 // (lhs) dilation, window reversal or batch groups.
-func ConvOf(v *ssa.Value) (ConvGeom, bool) {
+func convOf(v *ssa.Value) (ConvGeom, bool) {
 	dn, w := v.Attrs.ConvDims, v.Attrs.Window
 	if v.Op != ssa.OpConvolution || dn == nil || w == nil {
 		return ConvGeom{}, false
@@ -55,4 +59,112 @@ func ConvOf(v *ssa.Value) (ConvGeom, bool) {
 		g.PadHigh = append(g.PadHigh, wd.PadHigh)
 	}
 	return g, x.Elem == ir.F32 && k.Elem == ir.F32 && y.Elem == ir.F32
+}
+
+// ConvAlgo is the algorithm a Conv kernel runs.
+type ConvAlgo uint8
+
+// Convolution algorithms.
+const (
+	// ConvPacked: the weights are a constant, packed once at compile time
+	// for the convolution kernels (kiln.Conv: an implicit GEMM reading the
+	// input in place, a 1×1 convolution as the GEMM of the input by the
+	// weights, direct kernels vectorised over channels for depthwise
+	// layers), which apply the epilogue in their store.
+	ConvPacked ConvAlgo = iota
+	// ConvGEMM: a 1×1, unit-stride, unpadded dense convolution with weights
+	// known only at run time: the input, as it lies, is the GEMM's A.
+	ConvGEMM
+	// ConvIm2col: a dense convolution with weights known only at run time:
+	// blocks of Block output pixels have their patches gathered into a
+	// worker's scratch, then multiplied by the weights.
+	ConvIm2col
+	// ConvPlanarDepthwise: a depthwise convolution over channel planes
+	// (batch, channel, spatial… input and output; channel, 1, spatial…
+	// weights), unit strides: each plane, copied into scratch with a zero
+	// border, takes one multiply-add per kernel tap over its whole length
+	// (the tap is a constant shift of the padded plane).
+	ConvPlanarDepthwise
+)
+
+var convAlgoNames = [...]string{"packed", "gemm-1x1", "im2col", "planar-depthwise"}
+
+func (a ConvAlgo) String() string { return convAlgoNames[a] }
+
+// ConvPlan is how a Conv kernel runs: its geometry and algorithm.
+type ConvPlan struct {
+	ConvGeom
+	Algo ConvAlgo
+	// Block (ConvIm2col) is the number of output pixels whose patches are
+	// gathered at a time; Scratch the bytes of worker scratch the
+	// algorithm needs.
+	Block, Scratch int
+	// Plane (ConvPlanarDepthwise): the padded input plane's rows and row
+	// length and the output plane's (a missing spatial dimension counts
+	// as 1).
+	PlaneRows, PlaneCols, OutRows, OutCols int
+}
+
+// String prints the plan for dumps: conv(packed 3x3 s1 64->64 g1).
+func (c *ConvPlan) String() string {
+	ks := make([]string, len(c.Kernel))
+	for i, k := range c.Kernel {
+		ks[i] = strconv.Itoa(k)
+	}
+	ss := make([]string, len(c.Strides))
+	for i, s := range c.Strides {
+		ss[i] = strconv.Itoa(s)
+	}
+	return fmt.Sprintf("conv(%s %s s%s %d->%d g%d)", c.Algo, strings.Join(ks, "x"), strings.Join(ss, "x"), c.InChannels, c.OutChannels, c.Groups)
+}
+
+// im2colBlockBytes bounds the patch block of the im2col algorithm: about
+// 1 MiB, within the core's L2.
+const im2colBlockBytes = 1 << 20
+
+// convPlanOf decides how convolution v runs, given whether its weights are
+// a constant: packed convolution kernels for constant weights in canonical
+// form, the planar depthwise kernel for depthwise convolutions over channel
+// planes, a plain GEMM for 1×1 unit-stride unpadded layers and im2col for
+// other dense ones; nil when none applies.
+func convPlanOf(v *ssa.Value) *ConvPlan {
+	if g, ok := planarDepthwiseOf(v); ok {
+		pl := &ConvPlan{ConvGeom: g, Algo: ConvPlanarDepthwise}
+		pl.PlaneRows, pl.PlaneCols, pl.OutRows, pl.OutCols = planeGeometry(g)
+		pl.Scratch = 4 * paddedPlane(g)
+		return pl
+	}
+	g, ok := convOf(v)
+	if !ok {
+		return nil
+	}
+	pl := &ConvPlan{ConvGeom: g}
+	switch {
+	case v.Args[1].IsConstant():
+		pl.Algo = ConvPacked
+	case g.Groups != 1:
+		return nil
+	case g.isPointwise():
+		pl.Algo = ConvGEMM
+	default:
+		pl.Algo = ConvIm2col
+		patch := prod(g.Kernel) * g.InChannels
+		pl.Block = max(1, min(prod(g.Out), im2colBlockBytes/(4*max(patch, 1))))
+		pl.Scratch = pl.Block * patch * 4
+	}
+	return pl
+}
+
+// isPointwise reports whether every output pixel is the input pixel at the
+// same place: a 1×1 window, unit strides, no padding.
+func (g *ConvGeom) isPointwise() bool {
+	if prod(g.Kernel) != 1 {
+		return false
+	}
+	for i := range g.In {
+		if g.Strides[i] != 1 || g.PadLow[i] != 0 || g.PadHigh[i] != 0 || g.Out[i] != g.In[i] {
+			return false
+		}
+	}
+	return true
 }
