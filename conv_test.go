@@ -103,6 +103,8 @@ func convRef(x []float32, batch int, in []int, w []float32, p ConvParams, bias, 
 					s = 0.5 * s * (1 + math.Tanh(0.7978845608028654*(s+0.044715*s*s*s)))
 				case ActGeluErf:
 					s = 0.5 * s * (1 + math.Erf(s/math.Sqrt2))
+				case ActSiLU:
+					s = s / (1 + math.Exp(-s))
 				}
 				want[idx], mag[idx] = s, m
 			}

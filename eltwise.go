@@ -330,6 +330,19 @@ func Logistic(dst, x []float32) {
 	unary(k.logisticF32, logisticF32Go, k.lanes, dst, x)
 }
 
+// SiLU sets dst[i] = x[i]·logistic(x[i]) = x[i]/(1 + e^-x[i]) (the SiLU or
+// swish activation). Error below 3 ULP (largest found 2.73). With
+// e = e^-|x| = p·2^n it is x/(1+e) for x >= 0 and (x·p/(1+e))·2^n below,
+// the power of two applied last, so that results whose logistic is
+// subnormal keep their precision and subnormal results are rounded once.
+// ±0 gives ±0, +Inf gives +Inf, -Inf gives NaN (-Inf·0, as the formula
+// gives), NaN gives NaN; below about -103 the result is -0.
+func SiLU(dst, x []float32) {
+	checkLen("SiLU", "dst, x", len(dst), len(x))
+	k := kernels().eltwise
+	unary(k.siluF32, siluF32Go, k.lanes, dst, x)
+}
+
 // Erf sets dst[i] to the error function of x[i].
 // Error below 1.5 ULP. ±0 gives ±0, ±Inf gives ±1, NaN gives NaN; from
 // |x| = 3.92 on the result is ±1. Below |x| = 1 it is the Taylor series,

@@ -136,8 +136,10 @@ const (
 	ulpLog1p    = 1.3
 	ulpTanh     = 1.5
 	ulpLogistic = 2.5
+	ulpSiLU     = 3
 	ulpErf      = 1.5
 	ulpGelu     = 0.8
+	ulpGeluFast = 6
 	ulpGeluTanh = 4
 	ulpSinCos   = 0.5 + 0x1p-20
 	ulpPow      = 1
@@ -200,8 +202,14 @@ func floatCases() []fcase {
 		unaryCase("Log1p", Log1p, log1pF32Go, math.Log1p, ulpLog1p, uniform(-1, 5)),
 		unaryCase("Tanh", Tanh, tanhF32Go, math.Tanh, ulpTanh, uniform(-10, 10)),
 		unaryCase("Logistic", Logistic, logisticF32Go, logisticRef, ulpLogistic, uniform(-20, 20)),
+		unaryCase("SiLU", SiLU, siluF32Go, func(x float64) float64 { return x * logisticRef(x) }, ulpSiLU, uniform(-20, 20)),
 		unaryCase("Erf", Erf, erfF32Go, math.Erf, ulpErf, uniform(-5, 5)),
 		unaryCase("Gelu", Gelu, geluF32Go, geluRef, ulpGelu, uniform(-10, 10)),
+		unaryCase("geluFast", func(dst, x []float32) {
+			checkLen("geluFast", "dst, x", len(dst), len(x))
+			k := kernels().eltwise
+			unary(k.geluFastF32, geluFastF32Go, k.lanes, dst, x)
+		}, geluFastF32Go, geluRef, ulpGeluFast, uniform(-10, 10)),
 		unaryCase("GeluTanh", GeluTanh, geluTanhF32Go, geluTanhRef, ulpGeluTanh, uniform(-10, 10)),
 		unaryCase("Sin", Sin, func(dst, x []float32) { sinCoreF32Go(dst, x); finishTrig(dst, math.Sin) }, math.Sin, ulpSinCos, uniform(-10, 10)),
 		unaryCase("Cos", Cos, func(dst, x []float32) { cosCoreF32Go(dst, x); finishTrig(dst, math.Cos) }, math.Cos, ulpSinCos, uniform(-10, 10)),

@@ -55,8 +55,10 @@ type eltwiseKernels struct {
 	log1pF32               func(dst []float32, x []float32)
 	tanhF32                func(dst []float32, x []float32)
 	logisticF32            func(dst []float32, x []float32)
+	siluF32                func(dst []float32, x []float32)
 	erfF32                 func(dst []float32, x []float32)
 	geluF32                func(dst []float32, x []float32)
+	geluFastF32            func(dst []float32, x []float32)
 	geluTanhF32            func(dst []float32, x []float32)
 	sinCoreF32             func(dst []float32, x []float32)
 	cosCoreF32             func(dst []float32, x []float32)
@@ -265,8 +267,10 @@ var eltwiseGo = &eltwiseKernels{
 	log1pF32:               log1pF32Go,
 	tanhF32:                tanhF32Go,
 	logisticF32:            logisticF32Go,
+	siluF32:                siluF32Go,
 	erfF32:                 erfF32Go,
 	geluF32:                geluF32Go,
+	geluFastF32:            geluFastF32Go,
 	geluTanhF32:            geluTanhF32Go,
 	sinCoreF32:             sinCoreF32Go,
 	cosCoreF32:             cosCoreF32Go,
@@ -1478,6 +1482,66 @@ func logisticF32Go(dst []float32, x []float32) {
 	}
 }
 
+// siluF32Go sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish), one element at a time: the pure-Go twin of the assembly kernels siluF32….
+func siluF32Go(dst []float32, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v3 := math.Float32frombits(math.Float32bits(v1) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v4 := math.Float32frombits(math.Float32bits(v3) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v6 := maxc32(v4, float32(-110))
+		v8 := minc32(v6, float32(89))
+		v10 := float32(v8 * float32(1.442695))
+		v11 := float32(math.RoundToEven(float64(v10)))
+		v13 := fma32(-v11, float32(0.6933594), v8)
+		v15 := fma32(-v11, float32(-0.00021219444), v13)
+		v17 := float32(1) + v15
+		v18 := v17 - float32(1)
+		v19 := v15 - v18
+		v22 := fma32(float32(0.00019875691), v15, float32(0.0013981999))
+		v24 := fma32(v22, v15, float32(0.008333452))
+		v26 := fma32(v24, v15, float32(0.041665796))
+		v28 := fma32(v26, v15, float32(0.16666666))
+		v30 := fma32(v28, v15, float32(0.5))
+		v31 := float32(v15 * v15)
+		v32 := fma32(v30, v31, v19)
+		v33 := v17 + v32
+		v35 := maxc32(v11, float32(-100))
+		v36 := cvtfi(v35)
+		v37 := v36 >> 1
+		v39 := v37 + int32(127)
+		v40 := v39 << 23
+		v41 := math.Float32frombits(uint32(v40))
+		v42 := float32(v33 * v41)
+		v43 := v36 - v37
+		v44 := v43 + int32(127)
+		v45 := v44 << 23
+		v46 := math.Float32frombits(uint32(v45))
+		v47 := float32(v42 * v46)
+		v48 := float32(1) + v47
+		v50 := v1 >= float32(0)
+		v51 := float32(v1 * v33)
+		v52 := selF32(v50, v1, v51)
+		v53 := v52 / v48
+		v54 := selF32(v50, float32(0), v11)
+		v55 := cvtfi(v54)
+		v56 := v55 >> 1
+		v57 := v56 + int32(127)
+		v58 := v57 << 23
+		v59 := math.Float32frombits(uint32(v58))
+		v60 := float32(v53 * v59)
+		v61 := v55 - v56
+		v62 := v61 + int32(127)
+		v63 := v62 << 23
+		v64 := math.Float32frombits(uint32(v63))
+		v65 := float32(v60 * v64)
+		v66 := v1 < float32(-110)
+		v67 := float32(v1 * float32(0))
+		v68 := selF32(v66, v67, v65)
+		dst[i] = v68
+	}
+}
+
 // erfF32Go sets dst[i] = erf(x[i]), one element at a time: the pure-Go twin of the assembly kernels erfF32….
 func erfF32Go(dst []float32, x []float32) {
 	_ = x[:len(dst)]
@@ -1656,6 +1720,124 @@ func geluF32Go(dst []float32, x []float32) {
 		v173 := v1 != v1
 		v174 := selF32(v173, v1, v172)
 		dst[i] = v174
+	}
+}
+
+// geluFastF32Go sets dst[i] = x[i]·Φ(x[i]) (the erf form) in float32 lanes, one element at a time: the pure-Go twin of the assembly kernels geluFastF32….
+func geluFastF32Go(dst []float32, x []float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v1 := x[i]
+		v3 := math.Float32frombits(math.Float32bits(v1) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v5 := float32(v3 * float32(0.70710677))
+		v6 := float32(v1 * v1)
+		v7 := math.Float32frombits(math.Float32bits(v6) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v8 := fma32(v1, v1, v7)
+		v10 := float32(v6 * float32(0.5))
+		v11 := float32(v8 * float32(0.5))
+		v13 := minc32(v5, float32(10.5))
+		v15 := fma32(v13, float32(0.5), float32(1))
+		v16 := float32(1) / v15
+		v19 := fma32(float32(-0.080141224), v16, float32(0.3703313))
+		v21 := fma32(v19, v16, float32(-0.47747314))
+		v23 := fma32(v21, v16, float32(-0.3966305))
+		v25 := fma32(v23, v16, float32(1.6895132))
+		v27 := fma32(v25, v16, float32(-1.7153653))
+		v29 := fma32(v27, v16, float32(0.756807))
+		v31 := fma32(v29, v16, float32(-0.40215957))
+		v33 := fma32(v31, v16, float32(0.15500398))
+		v35 := fma32(v33, v16, float32(0.36483583))
+		v37 := fma32(v35, v16, float32(1.0008191))
+		v39 := fma32(v37, v16, float32(-1.2655407))
+		v41 := minc32(v10, float32(110.25))
+		v42 := math.Float32frombits(math.Float32bits(v41) ^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v43 := v42 + v39
+		v44 := v43 - v42
+		v45 := v43 - v44
+		v46 := v42 - v45
+		v47 := v39 - v44
+		v48 := v46 + v47
+		v49 := v48 - v11
+		v51 := maxc32(v43, float32(-110))
+		v53 := minc32(v51, float32(89))
+		v55 := float32(v53 * float32(1.442695))
+		v56 := float32(math.RoundToEven(float64(v55)))
+		v58 := fma32(-v56, float32(0.6933594), v53)
+		v60 := fma32(-v56, float32(-0.00021219444), v58)
+		v61 := float32(1) + v60
+		v62 := v61 - float32(1)
+		v63 := v60 - v62
+		v66 := fma32(float32(0.00019875691), v60, float32(0.0013981999))
+		v68 := fma32(v66, v60, float32(0.008333452))
+		v70 := fma32(v68, v60, float32(0.041665796))
+		v72 := fma32(v70, v60, float32(0.16666666))
+		v73 := fma32(v72, v60, float32(0.5))
+		v74 := float32(v60 * v60)
+		v75 := fma32(v73, v74, v63)
+		v76 := v61 + v75
+		v77 := fma32(v76, v49, v76)
+		v78 := float32(v16 * v77)
+		v79 := v5 > float32(10.5)
+		v81 := selF32(v79, float32(0), v78)
+		v82 := float32(v1 * float32(0.5))
+		v83 := float32(v82 * v81)
+		v84 := cvtfi(v56)
+		v85 := v84 >> 1
+		v87 := v85 + int32(127)
+		v88 := v87 << 23
+		v89 := math.Float32frombits(uint32(v88))
+		v90 := float32(v83 * v89)
+		v91 := v84 - v85
+		v92 := v91 + int32(127)
+		v93 := v92 << 23
+		v94 := math.Float32frombits(uint32(v93))
+		v95 := float32(v90 * v94)
+		v97 := maxc32(v56, float32(-100))
+		v98 := cvtfi(v97)
+		v99 := v98 >> 1
+		v100 := v99 + int32(127)
+		v101 := v100 << 23
+		v102 := math.Float32frombits(uint32(v101))
+		v103 := float32(v81 * v102)
+		v104 := v98 - v99
+		v105 := v104 + int32(127)
+		v106 := v105 << 23
+		v107 := math.Float32frombits(uint32(v106))
+		v108 := float32(v103 * v107)
+		v109 := fma32(-v108, float32(0.5), float32(1))
+		v110 := float32(v1 * v109)
+		v111 := v1 >= float32(0)
+		v112 := selF32(v111, v110, v95)
+		v113 := float32(v1 * float32(0.5))
+		v114 := float32(v1 * float32(0.70710677))
+		v115 := float32(v114 * v114)
+		v118 := fma32(float32(-1.2290555e-09), v115, float32(1.4807193e-08))
+		v120 := fma32(v118, v115, float32(-1.6365844e-07))
+		v122 := fma32(v120, v115, float32(1.6462114e-06))
+		v124 := fma32(v122, v115, float32(-1.492565e-05))
+		v126 := fma32(v124, v115, float32(0.000120553326))
+		v128 := fma32(v126, v115, float32(-0.0008548327))
+		v130 := fma32(v128, v115, float32(0.005223978))
+		v132 := fma32(v130, v115, float32(-0.026866172))
+		v134 := fma32(v132, v115, float32(0.11283792))
+		v136 := fma32(v134, v115, float32(-0.37612638))
+		v138 := fma32(v115, v136, float32(-5.8635383e-08))
+		v140 := float32(v114 * v138)
+		v141 := fma32(v114, float32(1.1283792), v140)
+		v142 := v114 == float32(0)
+		v143 := selF32(v142, v114, v141)
+		v144 := float32(1) + v143
+		v145 := float32(v113 * v144)
+		v146 := math.Float32frombits(math.Float32bits(v1) &^ math.Float32bits(math.Float32frombits(0x80000000)))
+		v147 := v146 < float32(1)
+		v148 := selF32(v147, v145, v112)
+		v150 := v1 == math.Float32frombits(0xff800000)
+		v152 := selF32(v150, math.Float32frombits(0x7fc00000), v148)
+		v154 := v1 == math.Float32frombits(0x7f800000)
+		v155 := selF32(v154, v1, v152)
+		v156 := v1 != v1
+		v157 := selF32(v156, v1, v155)
+		dst[i] = v157
 	}
 }
 

@@ -184,7 +184,14 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	g := j.kern
 	mr, nr := g.mr, g.nr
 	rowsA := !j.transA && g.rowMajor != nil
-	buf.a = grow(buf.a, (g.kc+rowPad)*min(g.mc, (m1-m0+mr-1)/mr*mr))
+	// A small problem whose rows fall on many cache sets is read where it
+	// lies: its copy and packing would cost a fifth of a 64³ product.
+	single := m1-m0 <= g.mc && j.k <= g.kc && n1-n0 <= g.nc
+	inPlaceA := rowsA && single && spreadRows(j.lda, int(unsafe.Sizeof(j.a[0])))
+	inPlaceB := single && !j.transB && j.pb == nil && spreadRows(j.ldb, int(unsafe.Sizeof(j.a[0])))
+	if !inPlaceA {
+		buf.a = grow(buf.a, (g.kc+rowPad)*min(g.mc, (m1-m0+mr-1)/mr*mr))
+	}
 	for jc := n0; jc < n1; jc += g.nc {
 		nc := min(g.nc, n1-jc)
 		for pc := 0; pc < j.k; pc += g.kc {
@@ -192,12 +199,22 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			packedFrom := nc // columns from here on come from buf.b
 			switch {
 			case j.pb != nil:
+			case inPlaceB:
+				// Whole panels are read in place, a partial last one
+				// packed (the kernels read whole panel rows).
+				packedFrom = nc / nr * nr
 			default:
 				// Rows of B a power of two apart map to the same cache sets,
-				// so B is always packed into contiguous panels.
+				// so B is packed into contiguous panels.
 				packedFrom = 0
 			}
-			if packedFrom < nc {
+			// With one block of rows, each panel of B is packed right before
+			// its row tiles use it: the panel stays in L2 instead of the
+			// whole block going to L3 and back.
+			perPanel := packedFrom < nc && m1-m0 <= g.mc
+			if perPanel {
+				buf.b = grow(buf.b, kc*nr)
+			} else if packedFrom < nc {
 				buf.b = grow(buf.b, kc*((nc-packedFrom+nr-1)/nr*nr))
 				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+packedFrom, nc-packedFrom, nr)
 			}
@@ -215,6 +232,24 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			lda := kc + rowPad
 			for ic := m0; ic < m1; ic += g.mc {
 				mc := min(g.mc, m1-ic)
+				if inPlaceA {
+					for jr := 0; jr < nc; jr += nr {
+						cols := min(nr, nc-jr)
+						var bp *T
+						var ldb int
+						if perPanel && jr >= packedFrom {
+							packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+jr, cols, nr)
+							bp, ldb = &buf.b[0], nr
+						} else {
+							bp, ldb = j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
+						}
+						for ir := 0; ir < mc; ir += mr {
+							rows := min(mr, mc-ir)
+							j.tile(g.rowMajor[rows], rows, cols, kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
+						}
+					}
+					continue
+				}
 				if rowsA {
 					for i := 0; i < mc; i++ {
 						copy(buf.a[i*lda:i*lda+kc], j.a[(ic+i)*j.lda+pc:])
@@ -224,7 +259,14 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 				}
 				for jr := 0; jr < nc; jr += nr {
 					cols := min(nr, nc-jr)
-					bp, ldb := j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
+					var bp *T
+					var ldb int
+					if perPanel && jr >= packedFrom {
+						packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+jr, cols, nr)
+						bp, ldb = &buf.b[0], nr
+					} else {
+						bp, ldb = j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
+					}
 					for ir := 0; ir < mc; ir += mr {
 						rows := min(mr, mc-ir)
 						if rowsA {
@@ -237,6 +279,22 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			}
 		}
 	}
+}
+
+// spreadRows reports whether rows ld elements of size bytes apart spread
+// over at least 16 of the 64-byte line offsets of a 4 KiB page (the L1's
+// set index), so that the rows of a block read in place do not evict each
+// other as rows a power of two apart would.
+func spreadRows(ld, size int) bool {
+	b := ld * size
+	if b <= 0 {
+		return false
+	}
+	g := 4096
+	for b%g != 0 {
+		g /= 2
+	}
+	return g <= 256
 }
 
 // bPanel returns where the kernels read the kc×nr panel of B at rows pc…,

@@ -18829,6 +18829,379 @@ tail:
 done:
 	RET
 
+// func siluF32NEON(dst []float32, x []float32)
+TEXT ·siluF32NEON(SB), NOSPLIT, $0-48
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x0000007f, R14
+	VDUP R14, V31.S4
+	MOVW $0x3f800000, R14
+	VDUP R14, V30.S4
+	WORD $0x6e3d1fbd // eor v29.16b, v29.16b, v29.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V28.S4
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V27.S4
+	MOVW $0x42b20000, R14
+	VDUP R14, V26.S4
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V25.S4
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ 0(R2), F0
+	FMOVQ 16(R2), F1
+	FMOVQ 32(R2), F2
+	FMOVQ 48(R2), F3
+	WORD $0x4e7c1c04 // bic v4.16b, v0.16b, v28.16b
+	WORD $0x4e7c1c25 // bic v5.16b, v1.16b, v28.16b
+	WORD $0x4e7c1c46 // bic v6.16b, v2.16b, v28.16b
+	WORD $0x4e7c1c67 // bic v7.16b, v3.16b, v28.16b
+	WORD $0x6e3c1c84 // eor v4.16b, v4.16b, v28.16b
+	WORD $0x6e3c1ca5 // eor v5.16b, v5.16b, v28.16b
+	WORD $0x6e3c1cc6 // eor v6.16b, v6.16b, v28.16b
+	WORD $0x6e3c1ce7 // eor v7.16b, v7.16b, v28.16b
+	WORD $0x4e3bf484 // fmax v4.4s, v4.4s, v27.4s
+	WORD $0x4e3bf4a5 // fmax v5.4s, v5.4s, v27.4s
+	WORD $0x4e3bf4c6 // fmax v6.4s, v6.4s, v27.4s
+	WORD $0x4e3bf4e7 // fmax v7.4s, v7.4s, v27.4s
+	WORD $0x4ebaf484 // fmin v4.4s, v4.4s, v26.4s
+	WORD $0x4ebaf4a5 // fmin v5.4s, v5.4s, v26.4s
+	WORD $0x4ebaf4c6 // fmin v6.4s, v6.4s, v26.4s
+	WORD $0x4ebaf4e7 // fmin v7.4s, v7.4s, v26.4s
+	WORD $0x6e39dc88 // fmul v8.4s, v4.4s, v25.4s
+	WORD $0x6e39dca9 // fmul v9.4s, v5.4s, v25.4s
+	WORD $0x6e39dcca // fmul v10.4s, v6.4s, v25.4s
+	WORD $0x6e39dceb // fmul v11.4s, v7.4s, v25.4s
+	WORD $0x4e218908 // frintn v8.4s, v8.4s
+	WORD $0x4e218929 // frintn v9.4s, v9.4s
+	WORD $0x4e21894a // frintn v10.4s, v10.4s
+	WORD $0x4e21896b // frintn v11.4s, v11.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd04 // fmls v4.4s, v8.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd25 // fmls v5.4s, v9.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd46 // fmls v6.4s, v10.4s, v12.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V12.S4
+	WORD $0x4eaccd67 // fmls v7.4s, v11.4s, v12.4s
+	WORD $0x4e24d7cc // fadd v12.4s, v30.4s, v4.4s
+	WORD $0x4e25d7cd // fadd v13.4s, v30.4s, v5.4s
+	WORD $0x4e26d7ce // fadd v14.4s, v30.4s, v6.4s
+	WORD $0x4e27d7cf // fadd v15.4s, v30.4s, v7.4s
+	WORD $0x4ebed590 // fsub v16.4s, v12.4s, v30.4s
+	WORD $0x4ebed5b1 // fsub v17.4s, v13.4s, v30.4s
+	WORD $0x4ebed5d2 // fsub v18.4s, v14.4s, v30.4s
+	WORD $0x4ebed5f3 // fsub v19.4s, v15.4s, v30.4s
+	WORD $0x4eb0d490 // fsub v16.4s, v4.4s, v16.4s
+	WORD $0x4eb1d4b1 // fsub v17.4s, v5.4s, v17.4s
+	WORD $0x4eb2d4d2 // fsub v18.4s, v6.4s, v18.4s
+	WORD $0x4eb3d4f3 // fsub v19.4s, v7.4s, v19.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V21.S4
+	WORD $0x4e24ce95 // fmla v21.4s, v20.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V22.S4
+	WORD $0x4e25ce96 // fmla v22.4s, v20.4s, v5.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V23.S4
+	WORD $0x4e26ce97 // fmla v23.4s, v20.4s, v6.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V20.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V24.S4
+	WORD $0x4e27ce98 // fmla v24.4s, v20.4s, v7.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V20.S4
+	WORD $0x4e24ceb4 // fmla v20.4s, v21.4s, v4.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V21.S4
+	WORD $0x4e25ced5 // fmla v21.4s, v22.4s, v5.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V22.S4
+	WORD $0x4e26cef6 // fmla v22.4s, v23.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V23.S4
+	WORD $0x4e27cf17 // fmla v23.4s, v24.4s, v7.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V24.S4
+	WORD $0x4e24ce98 // fmla v24.4s, v20.4s, v4.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V20.S4
+	WORD $0x4e25ceb4 // fmla v20.4s, v21.4s, v5.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V21.S4
+	WORD $0x4e26ced5 // fmla v21.4s, v22.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V22.S4
+	WORD $0x4e27cef6 // fmla v22.4s, v23.4s, v7.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V23.S4
+	WORD $0x4e24cf17 // fmla v23.4s, v24.4s, v4.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V24.S4
+	WORD $0x4e25ce98 // fmla v24.4s, v20.4s, v5.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V20.S4
+	WORD $0x4e26ceb4 // fmla v20.4s, v21.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V21.S4
+	WORD $0x4e27ced5 // fmla v21.4s, v22.4s, v7.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V22.S4
+	WORD $0x4e24cef6 // fmla v22.4s, v23.4s, v4.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V23.S4
+	WORD $0x4e25cf17 // fmla v23.4s, v24.4s, v5.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V24.S4
+	WORD $0x4e26ce98 // fmla v24.4s, v20.4s, v6.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V20.S4
+	WORD $0x4e27ceb4 // fmla v20.4s, v21.4s, v7.4s
+	WORD $0x6e24dc84 // fmul v4.4s, v4.4s, v4.4s
+	WORD $0x6e25dca5 // fmul v5.4s, v5.4s, v5.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x6e27dce7 // fmul v7.4s, v7.4s, v7.4s
+	WORD $0x4e24ced0 // fmla v16.4s, v22.4s, v4.4s
+	WORD $0x4e25cef1 // fmla v17.4s, v23.4s, v5.4s
+	WORD $0x4e26cf12 // fmla v18.4s, v24.4s, v6.4s
+	WORD $0x4e27ce93 // fmla v19.4s, v20.4s, v7.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f504 // fmax v4.4s, v8.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V5.S4
+	WORD $0x4e25f525 // fmax v5.4s, v9.4s, v5.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e26f546 // fmax v6.4s, v10.4s, v6.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e27f567 // fmax v7.4s, v11.4s, v7.4s
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4ea1b8e7 // fcvtzs v7.4s, v7.4s
+	WORD $0x4f3f0490 // sshr v16.4s, v4.4s, #1
+	WORD $0x4f3f04b1 // sshr v17.4s, v5.4s, #1
+	WORD $0x4f3f04d2 // sshr v18.4s, v6.4s, #1
+	WORD $0x4f3f04f3 // sshr v19.4s, v7.4s, #1
+	WORD $0x4ebf8614 // add v20.4s, v16.4s, v31.4s
+	WORD $0x4ebf8635 // add v21.4s, v17.4s, v31.4s
+	WORD $0x4ebf8656 // add v22.4s, v18.4s, v31.4s
+	WORD $0x4ebf8677 // add v23.4s, v19.4s, v31.4s
+	WORD $0x4f375694 // shl v20.4s, v20.4s, #23
+	WORD $0x4f3756b5 // shl v21.4s, v21.4s, #23
+	WORD $0x4f3756d6 // shl v22.4s, v22.4s, #23
+	WORD $0x4f3756f7 // shl v23.4s, v23.4s, #23
+	WORD $0x6e34dd94 // fmul v20.4s, v12.4s, v20.4s
+	WORD $0x6e35ddb5 // fmul v21.4s, v13.4s, v21.4s
+	WORD $0x6e36ddd6 // fmul v22.4s, v14.4s, v22.4s
+	WORD $0x6e37ddf7 // fmul v23.4s, v15.4s, v23.4s
+	WORD $0x6eb08484 // sub v4.4s, v4.4s, v16.4s
+	WORD $0x6eb184a5 // sub v5.4s, v5.4s, v17.4s
+	WORD $0x6eb284c6 // sub v6.4s, v6.4s, v18.4s
+	WORD $0x6eb384e7 // sub v7.4s, v7.4s, v19.4s
+	WORD $0x4ebf8484 // add v4.4s, v4.4s, v31.4s
+	WORD $0x4ebf84a5 // add v5.4s, v5.4s, v31.4s
+	WORD $0x4ebf84c6 // add v6.4s, v6.4s, v31.4s
+	WORD $0x4ebf84e7 // add v7.4s, v7.4s, v31.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x4f3754e7 // shl v7.4s, v7.4s, #23
+	WORD $0x6e24de94 // fmul v20.4s, v20.4s, v4.4s
+	WORD $0x6e25deb5 // fmul v21.4s, v21.4s, v5.4s
+	WORD $0x6e26ded6 // fmul v22.4s, v22.4s, v6.4s
+	WORD $0x6e27def7 // fmul v23.4s, v23.4s, v7.4s
+	WORD $0x4e34d7d4 // fadd v20.4s, v30.4s, v20.4s
+	WORD $0x4e35d7d5 // fadd v21.4s, v30.4s, v21.4s
+	WORD $0x4e36d7d6 // fadd v22.4s, v30.4s, v22.4s
+	WORD $0x4e37d7d7 // fadd v23.4s, v30.4s, v23.4s
+	WORD $0x6e3de404 // fcmge v4.4s, v0.4s, v29.4s
+	WORD $0x6e3de425 // fcmge v5.4s, v1.4s, v29.4s
+	WORD $0x6e3de446 // fcmge v6.4s, v2.4s, v29.4s
+	WORD $0x6e3de467 // fcmge v7.4s, v3.4s, v29.4s
+	WORD $0x6e2cdc0c // fmul v12.4s, v0.4s, v12.4s
+	WORD $0x6e2ddc2d // fmul v13.4s, v1.4s, v13.4s
+	WORD $0x6e2edc4e // fmul v14.4s, v2.4s, v14.4s
+	WORD $0x6e2fdc6f // fmul v15.4s, v3.4s, v15.4s
+	WORD $0x6ea41c0c // bit v12.16b, v0.16b, v4.16b
+	WORD $0x6ea51c2d // bit v13.16b, v1.16b, v5.16b
+	WORD $0x6ea61c4e // bit v14.16b, v2.16b, v6.16b
+	WORD $0x6ea71c6f // bit v15.16b, v3.16b, v7.16b
+	WORD $0x6e34fd8c // fdiv v12.4s, v12.4s, v20.4s
+	WORD $0x6e35fdad // fdiv v13.4s, v13.4s, v21.4s
+	WORD $0x6e36fdce // fdiv v14.4s, v14.4s, v22.4s
+	WORD $0x6e37fdef // fdiv v15.4s, v15.4s, v23.4s
+	WORD $0x6e681fa4 // bsl v4.16b, v29.16b, v8.16b
+	WORD $0x6e691fa5 // bsl v5.16b, v29.16b, v9.16b
+	WORD $0x6e6a1fa6 // bsl v6.16b, v29.16b, v10.16b
+	WORD $0x6e6b1fa7 // bsl v7.16b, v29.16b, v11.16b
+	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
+	WORD $0x4ea1b8a5 // fcvtzs v5.4s, v5.4s
+	WORD $0x4ea1b8c6 // fcvtzs v6.4s, v6.4s
+	WORD $0x4ea1b8e7 // fcvtzs v7.4s, v7.4s
+	WORD $0x4f3f0488 // sshr v8.4s, v4.4s, #1
+	WORD $0x4f3f04a9 // sshr v9.4s, v5.4s, #1
+	WORD $0x4f3f04ca // sshr v10.4s, v6.4s, #1
+	WORD $0x4f3f04eb // sshr v11.4s, v7.4s, #1
+	WORD $0x4ebf8510 // add v16.4s, v8.4s, v31.4s
+	WORD $0x4ebf8531 // add v17.4s, v9.4s, v31.4s
+	WORD $0x4ebf8552 // add v18.4s, v10.4s, v31.4s
+	WORD $0x4ebf8573 // add v19.4s, v11.4s, v31.4s
+	WORD $0x4f375610 // shl v16.4s, v16.4s, #23
+	WORD $0x4f375631 // shl v17.4s, v17.4s, #23
+	WORD $0x4f375652 // shl v18.4s, v18.4s, #23
+	WORD $0x4f375673 // shl v19.4s, v19.4s, #23
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	WORD $0x6ea88484 // sub v4.4s, v4.4s, v8.4s
+	WORD $0x6ea984a5 // sub v5.4s, v5.4s, v9.4s
+	WORD $0x6eaa84c6 // sub v6.4s, v6.4s, v10.4s
+	WORD $0x6eab84e7 // sub v7.4s, v7.4s, v11.4s
+	WORD $0x4ebf8484 // add v4.4s, v4.4s, v31.4s
+	WORD $0x4ebf84a5 // add v5.4s, v5.4s, v31.4s
+	WORD $0x4ebf84c6 // add v6.4s, v6.4s, v31.4s
+	WORD $0x4ebf84e7 // add v7.4s, v7.4s, v31.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x4f3754e7 // shl v7.4s, v7.4s, #23
+	WORD $0x6e24dd8c // fmul v12.4s, v12.4s, v4.4s
+	WORD $0x6e25ddad // fmul v13.4s, v13.4s, v5.4s
+	WORD $0x6e26ddce // fmul v14.4s, v14.4s, v6.4s
+	WORD $0x6e27ddef // fmul v15.4s, v15.4s, v7.4s
+	WORD $0x6ea0e764 // fcmgt v4.4s, v27.4s, v0.4s
+	WORD $0x6ea1e765 // fcmgt v5.4s, v27.4s, v1.4s
+	WORD $0x6ea2e766 // fcmgt v6.4s, v27.4s, v2.4s
+	WORD $0x6ea3e767 // fcmgt v7.4s, v27.4s, v3.4s
+	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
+	WORD $0x6e3ddc21 // fmul v1.4s, v1.4s, v29.4s
+	WORD $0x6e3ddc42 // fmul v2.4s, v2.4s, v29.4s
+	WORD $0x6e3ddc63 // fmul v3.4s, v3.4s, v29.4s
+	WORD $0x6e6c1c04 // bsl v4.16b, v0.16b, v12.16b
+	WORD $0x6e6d1c25 // bsl v5.16b, v1.16b, v13.16b
+	WORD $0x6e6e1c46 // bsl v6.16b, v2.16b, v14.16b
+	WORD $0x6e6f1c67 // bsl v7.16b, v3.16b, v15.16b
+	FMOVQ F4, 0(R1)
+	FMOVQ F5, 16(R1)
+	FMOVQ F6, 32(R1)
+	FMOVQ F7, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x4e7c1c01 // bic v1.16b, v0.16b, v28.16b
+	WORD $0x6e3c1c21 // eor v1.16b, v1.16b, v28.16b
+	WORD $0x4e3bf421 // fmax v1.4s, v1.4s, v27.4s
+	WORD $0x4ebaf421 // fmin v1.4s, v1.4s, v26.4s
+	WORD $0x6e39dc22 // fmul v2.4s, v1.4s, v25.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V3.S4
+	WORD $0x4ea3cc41 // fmls v1.4s, v2.4s, v3.4s
+	WORD $0x4e21d7c3 // fadd v3.4s, v30.4s, v1.4s
+	WORD $0x4ebed464 // fsub v4.4s, v3.4s, v30.4s
+	WORD $0x4ea4d424 // fsub v4.4s, v1.4s, v4.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V5.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V5.S4
+	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V5.S4
+	WORD $0x4e21ccc5 // fmla v5.4s, v6.4s, v1.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V6.S4
+	WORD $0x4e21cca6 // fmla v6.4s, v5.4s, v1.4s
+	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
+	WORD $0x4e21ccc4 // fmla v4.4s, v6.4s, v1.4s
+	WORD $0x4e24d463 // fadd v3.4s, v3.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21f441 // fmax v1.4s, v2.4s, v1.4s
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4f3f0424 // sshr v4.4s, v1.4s, #1
+	WORD $0x4ebf8485 // add v5.4s, v4.4s, v31.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc65 // fmul v5.4s, v3.4s, v5.4s
+	WORD $0x6ea48421 // sub v1.4s, v1.4s, v4.4s
+	WORD $0x4ebf8421 // add v1.4s, v1.4s, v31.4s
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x4e25d7c5 // fadd v5.4s, v30.4s, v5.4s
+	WORD $0x6e3de401 // fcmge v1.4s, v0.4s, v29.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6ea11c03 // bit v3.16b, v0.16b, v1.16b
+	WORD $0x6e25fc63 // fdiv v3.4s, v3.4s, v5.4s
+	WORD $0x6e621fa1 // bsl v1.16b, v29.16b, v2.16b
+	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
+	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
+	WORD $0x4ebf8444 // add v4.4s, v2.4s, v31.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc63 // fmul v3.4s, v3.4s, v4.4s
+	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x4ebf8421 // add v1.4s, v1.4s, v31.4s
+	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
+	WORD $0x6e21dc63 // fmul v3.4s, v3.4s, v1.4s
+	WORD $0x6ea0e761 // fcmgt v1.4s, v27.4s, v0.4s
+	WORD $0x6e3ddc00 // fmul v0.4s, v0.4s, v29.4s
+	WORD $0x6e631c01 // bsl v1.16b, v0.16b, v3.16b
+	FMOVQ F1, 0(R1)
+	ADD $16, R1, R1
+	ADD $16, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
 // func erfF32NEON(dst []float32, x []float32)
 TEXT ·erfF32NEON(SB), NOSPLIT, $0-48
 	MOVD dst_len+8(FP), R0
@@ -20715,6 +21088,934 @@ tail:
 	MOVW $0x7fc00000, R14
 	VDUP R14, V3.S4
 	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 0(R1)
+	ADD $16, R1, R1
+	ADD $16, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func geluFastF32NEON(dst []float32, x []float32)
+TEXT ·geluFastF32NEON(SB), NOSPLIT, $0-48
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x3f000000, R14
+	VDUP R14, V31.S4
+	MOVW $0x3f800000, R14
+	VDUP R14, V30.S4
+	MOVW $0x80000000, R14
+	VDUP R14, V29.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V28.S4
+	WORD $0x6e3b1f7b // eor v27.16b, v27.16b, v27.16b
+	MOVW $0x3f3504f3, R14
+	VDUP R14, V26.S4
+	MOVW $0x41280000, R14
+	VDUP R14, V25.S4
+	MOVW $0xbda42115, R14
+	VDUP R14, V24.S4
+	MOVW $0x3ebd9c10, R14
+	VDUP R14, V23.S4
+	MOVW $0xbef4775c, R14
+	VDUP R14, V22.S4
+	MOVW $0xbecb1327, R14
+	VDUP R14, V21.S4
+	MOVW $0x3fd841f8, R14
+	VDUP R14, V20.S4
+	MOVW $0xbfdb9117, R14
+	VDUP R14, V19.S4
+	MOVW $0x3f41be1b, R14
+	VDUP R14, V18.S4
+	MOVW $0xbecde7dc, R14
+	VDUP R14, V17.S4
+	MOVW $0x3e1eb95d, R14
+	VDUP R14, V16.S4
+	MOVW $0x3ebacbc3, R14
+	VDUP R14, V15.S4
+	MOVW $0x3f801ad7, R14
+	VDUP R14, V14.S4
+	MOVW $0xbfa1fd3d, R14
+	VDUP R14, V13.S4
+	MOVW $0x42dc8000, R14
+	VDUP R14, V12.S4
+	MOVW $0xc2dc0000, R14
+	VDUP R14, V11.S4
+	MOVW $0x42b20000, R14
+	VDUP R14, V10.S4
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVQ 0(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 0(R1)
+	FMOVQ 16(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 16(R1)
+	FMOVQ 32(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 32(R1)
+	FMOVQ 48(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
+	FMOVQ F1, 48(R1)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVQ 0(R2), F0
+	WORD $0x4e7d1c01 // bic v1.16b, v0.16b, v29.16b
+	WORD $0x6e3adc21 // fmul v1.4s, v1.4s, v26.4s
+	WORD $0x6e20dc02 // fmul v2.4s, v0.4s, v0.4s
+	WORD $0x6e3d1c43 // eor v3.16b, v2.16b, v29.16b
+	WORD $0x4e20cc03 // fmla v3.4s, v0.4s, v0.4s
+	WORD $0x6e3fdc42 // fmul v2.4s, v2.4s, v31.4s
+	WORD $0x6e3fdc63 // fmul v3.4s, v3.4s, v31.4s
+	WORD $0x4eb9f424 // fmin v4.4s, v1.4s, v25.4s
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x4e3fcc85 // fmla v5.4s, v4.4s, v31.4s
+	WORD $0x6e25ffc5 // fdiv v5.4s, v30.4s, v5.4s
+	WORD $0x4eb71ee4 // mov v4.16b, v23.16b
+	WORD $0x4e25cf04 // fmla v4.4s, v24.4s, v5.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb51ea4 // mov v4.16b, v21.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb41e86 // mov v6.16b, v20.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb31e64 // mov v4.16b, v19.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb21e46 // mov v6.16b, v18.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eb11e24 // mov v4.16b, v17.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eb01e06 // mov v6.16b, v16.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4eaf1de4 // mov v4.16b, v15.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eae1dc6 // mov v6.16b, v14.16b
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x4ead1da4 // mov v4.16b, v13.16b
+	WORD $0x4e25ccc4 // fmla v4.4s, v6.4s, v5.4s
+	WORD $0x4eacf442 // fmin v2.4s, v2.4s, v12.4s
+	WORD $0x6e3d1c42 // eor v2.16b, v2.16b, v29.16b
+	WORD $0x4e24d446 // fadd v6.4s, v2.4s, v4.4s
+	WORD $0x4ea2d4c7 // fsub v7.4s, v6.4s, v2.4s
+	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
+	WORD $0x4ea8d442 // fsub v2.4s, v2.4s, v8.4s
+	WORD $0x4ea7d484 // fsub v4.4s, v4.4s, v7.4s
+	WORD $0x4e24d442 // fadd v2.4s, v2.4s, v4.4s
+	WORD $0x4ea3d442 // fsub v2.4s, v2.4s, v3.4s
+	WORD $0x4e2bf4c6 // fmax v6.4s, v6.4s, v11.4s
+	WORD $0x4eaaf4c6 // fmin v6.4s, v6.4s, v10.4s
+	MOVW $0x3fb8aa3b, R14
+	VDUP R14, V3.S4
+	WORD $0x6e23dcc3 // fmul v3.4s, v6.4s, v3.4s
+	WORD $0x4e218863 // frintn v3.4s, v3.4s
+	MOVW $0x3f318000, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	MOVW $0xb95e8083, R14
+	VDUP R14, V4.S4
+	WORD $0x4ea4cc66 // fmls v6.4s, v3.4s, v4.4s
+	WORD $0x4e26d7c4 // fadd v4.4s, v30.4s, v6.4s
+	WORD $0x4ebed487 // fsub v7.4s, v4.4s, v30.4s
+	WORD $0x4ea7d4c7 // fsub v7.4s, v6.4s, v7.4s
+	MOVW $0x39506967, R14
+	VDUP R14, V8.S4
+	MOVW $0x3ab743ce, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3c088908, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	MOVW $0x3d2aa9c1, R14
+	VDUP R14, V9.S4
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e26cd28 // fmla v8.4s, v9.4s, v6.4s
+	WORD $0x4ebf1fe9 // mov v9.16b, v31.16b
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x6e26dcc6 // fmul v6.4s, v6.4s, v6.4s
+	WORD $0x4e26cd27 // fmla v7.4s, v9.4s, v6.4s
+	WORD $0x4e27d484 // fadd v4.4s, v4.4s, v7.4s
+	WORD $0x4e22cc84 // fmla v4.4s, v4.4s, v2.4s
+	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
+	WORD $0x6eb9e421 // fcmgt v1.4s, v1.4s, v25.4s
+	WORD $0x6e651f61 // bsl v1.16b, v27.16b, v5.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e21dc42 // fmul v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b864 // fcvtzs v4.4s, v3.4s
+	WORD $0x4f3f0485 // sshr v5.4s, v4.4s, #1
+	WORD $0x4ebc84a6 // add v6.4s, v5.4s, v28.4s
+	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
+	WORD $0x6e26dc42 // fmul v2.4s, v2.4s, v6.4s
+	WORD $0x6ea58484 // sub v4.4s, v4.4s, v5.4s
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	MOVW $0xc2c80000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24f463 // fmax v3.4s, v3.4s, v4.4s
+	WORD $0x4ea1b863 // fcvtzs v3.4s, v3.4s
+	WORD $0x4f3f0464 // sshr v4.4s, v3.4s, #1
+	WORD $0x4ebc8485 // add v5.4s, v4.4s, v28.4s
+	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
+	WORD $0x6e25dc21 // fmul v1.4s, v1.4s, v5.4s
+	WORD $0x6ea48463 // sub v3.4s, v3.4s, v4.4s
+	WORD $0x4ebc8463 // add v3.4s, v3.4s, v28.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dc21 // fmul v1.4s, v1.4s, v3.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x4ebfcc23 // fmls v3.4s, v1.4s, v31.4s
+	WORD $0x6e23dc03 // fmul v3.4s, v0.4s, v3.4s
+	WORD $0x6e3be401 // fcmge v1.4s, v0.4s, v27.4s
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	WORD $0x6e3fdc02 // fmul v2.4s, v0.4s, v31.4s
+	WORD $0x6e3adc03 // fmul v3.4s, v0.4s, v26.4s
+	WORD $0x6e23dc64 // fmul v4.4s, v3.4s, v3.4s
+	MOVW $0xb0a8eb8c, R14
+	VDUP R14, V5.S4
+	MOVW $0x327e62b9, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb42fba17, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x35dcf365, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xb77a692e, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x38fcd193, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xba6016da, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3bab2de7, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbcdc1672, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0x3de71791, R14
+	VDUP R14, V6.S4
+	WORD $0x4e24cca6 // fmla v6.4s, v5.4s, v4.4s
+	MOVW $0xbec093a3, R14
+	VDUP R14, V5.S4
+	WORD $0x4e24ccc5 // fmla v5.4s, v6.4s, v4.4s
+	MOVW $0xb37bd649, R14
+	VDUP R14, V6.S4
+	WORD $0x4e25cc86 // fmla v6.4s, v4.4s, v5.4s
+	WORD $0x6e26dc66 // fmul v6.4s, v3.4s, v6.4s
+	MOVW $0x3f906ebb, R14
+	VDUP R14, V4.S4
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e3be464 // fcmeq v4.4s, v3.4s, v27.4s
+	WORD $0x6e661c64 // bsl v4.16b, v3.16b, v6.16b
+	WORD $0x4e24d7c4 // fadd v4.4s, v30.4s, v4.4s
+	WORD $0x6e24dc42 // fmul v2.4s, v2.4s, v4.4s
+	WORD $0x4e7d1c03 // bic v3.16b, v0.16b, v29.16b
+	WORD $0x6ea3e7c3 // fcmgt v3.4s, v30.4s, v3.4s
+	WORD $0x6e611c43 // bsl v3.16b, v2.16b, v1.16b
+	MOVW $0xff800000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e21e401 // fcmeq v1.4s, v0.4s, v1.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V2.S4
+	WORD $0x6e631c41 // bsl v1.16b, v2.16b, v3.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V2.S4
 	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s

@@ -1710,6 +1710,11 @@ func tanhF32AVX512(dst []float32, x []float32)
 //go:noescape
 func logisticF32AVX512(dst []float32, x []float32)
 
+// siluF32AVX512 sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish), with AVX512 (whole vectors of 16 lanes; see the Go twin siluF32Go).
+//
+//go:noescape
+func siluF32AVX512(dst []float32, x []float32)
+
 // erfF32AVX512 sets dst[i] = erf(x[i]), with AVX512 (whole vectors of 16 lanes; see the Go twin erfF32Go).
 //
 //go:noescape
@@ -1719,6 +1724,11 @@ func erfF32AVX512(dst []float32, x []float32)
 //
 //go:noescape
 func geluF32AVX512(dst []float32, x []float32)
+
+// geluFastF32AVX512 sets dst[i] = x[i]·Φ(x[i]) (the erf form) in float32 lanes, with AVX512 (whole vectors of 16 lanes; see the Go twin geluFastF32Go).
+//
+//go:noescape
+func geluFastF32AVX512(dst []float32, x []float32)
 
 // geluTanhF32AVX512 sets dst[i] to the tanh approximation of GELU at x[i], with AVX512 (whole vectors of 16 lanes; see the Go twin geluTanhF32Go).
 //
@@ -2735,6 +2745,11 @@ func tanhF32AVX2(dst []float32, x []float32)
 //go:noescape
 func logisticF32AVX2(dst []float32, x []float32)
 
+// siluF32AVX2 sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish), with AVX2 (whole vectors of 8 lanes; see the Go twin siluF32Go).
+//
+//go:noescape
+func siluF32AVX2(dst []float32, x []float32)
+
 // erfF32AVX2 sets dst[i] = erf(x[i]), with AVX2 (whole vectors of 8 lanes; see the Go twin erfF32Go).
 //
 //go:noescape
@@ -2744,6 +2759,11 @@ func erfF32AVX2(dst []float32, x []float32)
 //
 //go:noescape
 func geluF32AVX2(dst []float32, x []float32)
+
+// geluFastF32AVX2 sets dst[i] = x[i]·Φ(x[i]) (the erf form) in float32 lanes, with AVX2 (whole vectors of 8 lanes; see the Go twin geluFastF32Go).
+//
+//go:noescape
+func geluFastF32AVX2(dst []float32, x []float32)
 
 // geluTanhF32AVX2 sets dst[i] to the tanh approximation of GELU at x[i], with AVX2 (whole vectors of 8 lanes; see the Go twin geluTanhF32Go).
 //

@@ -554,6 +554,11 @@ func tanhF32NEON(dst []float32, x []float32)
 //go:noescape
 func logisticF32NEON(dst []float32, x []float32)
 
+// siluF32NEON sets dst[i] = x[i]·logistic(x[i]) (SiLU, swish), with NEON (whole vectors of 4 lanes; see the Go twin siluF32Go).
+//
+//go:noescape
+func siluF32NEON(dst []float32, x []float32)
+
 // erfF32NEON sets dst[i] = erf(x[i]), with NEON (whole vectors of 4 lanes; see the Go twin erfF32Go).
 //
 //go:noescape
@@ -563,6 +568,11 @@ func erfF32NEON(dst []float32, x []float32)
 //
 //go:noescape
 func geluF32NEON(dst []float32, x []float32)
+
+// geluFastF32NEON sets dst[i] = x[i]·Φ(x[i]) (the erf form) in float32 lanes, with NEON (whole vectors of 4 lanes; see the Go twin geluFastF32Go).
+//
+//go:noescape
+func geluFastF32NEON(dst []float32, x []float32)
 
 // geluTanhF32NEON sets dst[i] to the tanh approximation of GELU at x[i], with NEON (whole vectors of 4 lanes; see the Go twin geluTanhF32Go).
 //

@@ -43,6 +43,24 @@ type lowpPack struct {
 	rowBuf []uint32
 }
 
+// bytes is the memory the pack holds.
+func (p *lowpPack) bytes() int {
+	n := len(p.data) + 4*len(p.colSum128)
+	if p.wide != nil {
+		n += p.wide.Bytes()
+	}
+	return n
+}
+
+// Bytes is the memory the packed matrix holds.
+func (p *PackedBF16) Bytes() int { return p.p.bytes() }
+
+// Bytes is the memory the packed matrix holds.
+func (p *PackedF16) Bytes() int { return p.p.bytes() }
+
+// Bytes is the memory the packed matrix holds.
+func (p *PackedS8) Bytes() int { return p.p.bytes() }
+
 // panelBytes is the size of one panel of a formPairs pack.
 func (p *lowpPack) panelBytes() int { return p.kg * p.nr * 4 }
 

@@ -29,22 +29,6 @@ func newGonum(m *model) forwarder {
 	panic("bench: no gonum version of " + m.Name)
 }
 
-// modelFLOPs is one forward pass's work in dots and convolutions (two per
-// multiply-add; the convolutions' padding taps included).
-func modelFLOPs(name string, batch int) float64 {
-	b := float64(batch)
-	switch name {
-	case "mlp":
-		return b * 2 * (784*512 + 512*512 + 512*10)
-	case "cnn":
-		return b * 2 * (32*32*16*9*3 + 16*16*32*9*16 + 8*8*64*9*32 + 1024*10)
-	case "encoder":
-		const s, h = encSeq, encHidden
-		return b * (2*s*(4*h*h+2*h*encFFN) + 4*s*s*h)
-	}
-	panic("bench: unknown model " + name)
-}
-
 // tolerance bounds |got − want| ≤ atol + rtol·|want| for a model's outputs
 // computed in float32 by two implementations that sum in different orders.
 // Measured here: at most 2.3e-7 between gonum and Kiln for the MLP and CNN

@@ -4,9 +4,10 @@ package bench
 
 // OpenBLAS beside Kiln in the same run, through cgo (Debian's
 // libopenblas-dev). Build with -tags openblas. OpenBLAS chooses its kernels
-// when the library loads, from OPENBLAS_CORETYPE if set: run with
-// `env -u OPENBLAS_CORETYPE` to get its AVX-512 kernels on a machine that
-// exports Haswell; the implementation name records the variable's value.
+// when the library loads, from OPENBLAS_CORETYPE if set, else from the CPU
+// it detects, falling back to SSE3 kernels on CPUs it does not know (the
+// Intel Xeons here): run with OPENBLAS_CORETYPE=SkylakeX on AVX-512 CPUs;
+// the implementation name records the variable's value.
 
 /*
 #cgo LDFLAGS: -lopenblas

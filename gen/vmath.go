@@ -185,6 +185,20 @@ func vlogistic(b *vb, x val) val {
 	return b.div(num, den)
 }
 
+// vsilu is x·logistic(x) = x/(1 + e^−x) (SiLU): with e = e^−|x| = p·2^n,
+// it is x/(1+e) for x ≥ 0 and (x·p/(1+e))·2^n below, the power of two
+// applied last so that a result whose logistic is subnormal (x below about
+// −87) keeps its precision, and a subnormal result is rounded once. Below
+// −110 it is x·0: −0, and NaN at −Inf (−Inf·0, as the formula gives).
+func vsilu(b *vb, x val) val {
+	p, n := vexpParts(b, b.neg(b.abs(x)))
+	den := b.add(b.f32(1), ldexp(b, p, b.maxc(n, b.f32(-100))))
+	pos := b.cmp(cmpGE, x, b.f32(0))
+	q := b.div(b.blend(pos, x, b.mul(x, p)), den)
+	r := ldexp(b, q, b.blend(pos, b.f32(0), n))
+	return b.blend(b.cmp(cmpLT, x, b.f32(-110)), b.mul(x, b.f32(0)), r)
+}
+
 // erfcP are the coefficients of P in erfcCore: a least-squares fit,
 // reweighted toward minimax (Lawson), of ln(erfc(z)/t) + z² as a polynomial
 // in t on [1/6.25, 1] (z in [0, 10.5]), the form of Numerical Recipes'
@@ -337,6 +351,27 @@ func vgelu(b *vb, x val) val {
 	pos := b.pack32(halves[0].pos, halves[1].pos)
 	neg := ldexp(b, b.pack32(halves[0].neg, halves[1].neg), kc)
 	r := b.blend(b.cmp(cmpGE, x, b.f32(0)), pos, neg)
+	return geluSpecials(b, x, r)
+}
+
+// vgeluFast is x·Φ(x) = x/2·erfc(−x/√2) in float32 lanes, for GEMM
+// epilogues: z = |x|/√2, z² = x²/2 exactly (x² as the sum of two floats,
+// halved), erfc(z) = t·e^(−z²+P(t)) = m·2^n (erfcParts, the large exponent
+// carried with its rounding error), then x/2·m·2^n below 0 (the power of
+// two applied last) and x·(1 − m·2^n/2) above; below |x| = 1, erf's series.
+func vgeluFast(b *vb, x val) val {
+	z := b.mul(b.abs(x), b.f32(1/math.Sqrt2))
+	hi, lo := square(b, x)
+	half := b.f32(0.5)
+	m, n := erfcParts(b, z, b.mul(hi, half), b.mul(lo, half))
+	neg := ldexp(b, b.mul(b.mul(x, half), m), n)
+	e := ldexp(b, m, b.maxc(n, b.f32(-100)))
+	pos := b.mul(x, b.fnma(e, half, b.f32(1)))
+	r := b.blend(b.cmp(cmpGE, x, b.f32(0)), pos, neg)
+	// Below |x| = 1, x/2·(1 + erf(x/√2)) with erf's series: 1 − erfc/2
+	// there would carry erfc's error into a result near x/2.
+	small := b.mul(b.mul(x, half), b.add(b.f32(1), erfSmall(b, b.mul(x, b.f32(1/math.Sqrt2)))))
+	r = b.blend(b.cmp(cmpLT, b.abs(x), b.f32(1)), small, r)
 	return geluSpecials(b, x, r)
 }
 

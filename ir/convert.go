@@ -260,6 +260,16 @@ func narrowToFloat32(v float64) float32 {
 	return math.Float32frombits(uint32(b>>63)<<31 | 0x7f800000 | payload)
 }
 
+// Float32ToFloat64 widens f exactly; a NaN keeps its sign and payload,
+// moved as bits to the top of the float64 mantissa — a signalling NaN stays
+// signalling, where float64(f) would quiet it.
+func Float32ToFloat64(f float32) float64 { return widenFloat32(f) }
+
+// Float64ToFloat32 rounds v to float32 (to nearest, ties to even); a NaN
+// keeps its sign and the top bits of its payload, not quieted (the quiet
+// NaN if no payload bit survives), where float32(v) would quiet it.
+func Float64ToFloat32(v float64) float32 { return narrowToFloat32(v) }
+
 // widenFloat32 is float64(f) with NaN payloads moved as bits.
 func widenFloat32(f float32) float64 {
 	if f == f {

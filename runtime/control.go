@@ -6,7 +6,6 @@ import (
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
-	"github.com/kilnml/kiln/ssa"
 )
 
 // whileStep runs a while loop: the state starts as a copy of the operand;
@@ -38,7 +37,7 @@ func (c *compiler) whileStep(plan *sched.Plan, k *sched.Kernel) (step, error) {
 	s.pred = loc{kind: sched.Arena, off: roundUp(cond.arena, 64), size: 1}
 	cond.arena = roundUp(cond.arena, 64) + 64
 	off := roundUp(body.arena, 64)
-	s.inPlace = writesAfterLastRead(body.plan, len(s.state))
+	s.inPlace = inPlaceState(body.plan, len(s.state))
 	for i, l := range s.state {
 		s.next = append(s.next, loc{kind: sched.Arena, off: off, size: l.size})
 		if !s.inPlace[i] {
@@ -49,116 +48,20 @@ func (c *compiler) whileStep(plan *sched.Plan, k *sched.Kernel) (step, error) {
 	return s, nil
 }
 
-// writesAfterLastRead reports, for each result leaf of a loop body, whether
-// the body may write it over the parameter leaf of the same index: the
-// kernel producing it runs after every kernel that reads the parameter, or
-// is that last reader and a loop reading the parameter only element for
-// element (at the position it writes).
-func writesAfterLastRead(plan *sched.Plan, leaves int) []bool {
+// inPlaceState reports, for each state element of a while loop, whether
+// the body's plan writes it over the old one (sched's in-place decision on
+// the body's aliases).
+func inPlaceState(plan *sched.Plan, leaves int) []bool {
 	ok := make([]bool, leaves)
 	if len(plan.Results) != leaves {
 		return ok
 	}
-	lastRead := make([]int, leaves)
-	for i := range lastRead {
-		lastRead[i] = -1
-	}
-	producer := make([]int, leaves)
-	for i := range producer {
-		producer[i] = -1
-	}
-	for ki, k := range plan.Kernels {
-		for _, in := range k.In {
-			for _, b := range paramLeaves(in) {
-				if b.Param < leaves {
-					lastRead[b.Param] = ki
-				}
-			}
-		}
-		for _, r := range resultLeaves(k.Out) {
-			if r.Result < leaves {
-				producer[r.Result] = ki
-			}
-		}
-	}
-	for i := range ok {
-		ok[i] = producer[i] > lastRead[i]
-		if p := producer[i]; p >= 0 && p == lastRead[i] {
-			k := plan.Kernels[p]
-			if updatesInPlace(k, i) {
-				ok[i] = true
-				continue
-			}
-			if k.Kind != sched.Loop || k.Loop == nil {
-				continue
-			}
-			ok[i] = true
-			for in, b := range k.In {
-				for _, l := range paramLeaves(b) {
-					if l.Param == i && !sched.ReadsElementwise(k.Loop, in) {
-						ok[i] = false
-					}
-				}
-			}
+	for _, a := range plan.Aliases {
+		if a.Result == a.Param && a.Result < leaves {
+			ok[a.Result] = a.InPlace
 		}
 	}
 	return ok
-}
-
-// updatesInPlace reports whether kernel k is a dynamic-update-slice of
-// the whole parameter leaf i that reads the leaf through its operand only:
-// written over the leaf, it copies just the update (a loop updating one row
-// of a large buffer per iteration then costs the row, not the buffer).
-func updatesInPlace(k *sched.Kernel, i int) bool {
-	if k.Kind != sched.Generic || k.Root.Op != ssa.Op(ir.OpDynamicUpdateSlice) || len(k.Root.Args) < 2 {
-		return false
-	}
-	a := indexOf(k.Inputs, k.Root.Args[0])
-	if a < 0 || k.In[a].Kind == sched.Tuple {
-		return false
-	}
-	root, off := k.In[a].Root()
-	if root.Kind != sched.Param || root.Param != i || off != 0 || root.Size() != k.In[a].Size() {
-		return false
-	}
-	for j, b := range k.In {
-		for _, l := range paramLeaves(b) {
-			if j != a && l.Param == i {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// paramLeaves resolves a buffer to the parameter leaves whose memory it uses.
-func paramLeaves(b *sched.Buffer) []*sched.Buffer {
-	if b.Kind == sched.Tuple {
-		var out []*sched.Buffer
-		for _, e := range b.Elems {
-			out = append(out, paramLeaves(e)...)
-		}
-		return out
-	}
-	if r, _ := b.Root(); r.Kind == sched.Param {
-		return []*sched.Buffer{r}
-	}
-	return nil
-}
-
-// resultLeaves resolves a buffer to the result leaves it writes.
-func resultLeaves(b *sched.Buffer) []*sched.Buffer {
-	if b.Kind == sched.Tuple {
-		var out []*sched.Buffer
-		for _, e := range b.Elems {
-			out = append(out, resultLeaves(e)...)
-		}
-		return out
-	}
-	if r, _ := b.Root(); r.Kind == sched.Result {
-		return []*sched.Buffer{r}
-	}
-	return nil
 }
 
 func (s *whileStep) name() string { return "while" }

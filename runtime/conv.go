@@ -9,16 +9,13 @@ import (
 	"github.com/kilnml/kiln/ssa"
 )
 
-// convStep runs a canonical float32 convolution (sched.ConvOf) with its
-// fused epilogue (bias, residual, activation).
-//
-// With constant weights — the deployed case — they are packed once at
-// compile time for the convolution kernels (kiln.Conv: an implicit GEMM
-// reading the input in place, direct kernels for depthwise layers), which
-// apply the epilogue in their store. Weights known only at run time go
-// through im2col blocks in a worker's scratch times the GEMM (a 1×1
-// unit-stride convolution multiplies the input in place), with the epilogue
-// applied after each block.
+// convStep runs a canonical float32 convolution with its fused epilogue
+// (bias, residual, activation) by the algorithm of the plan
+// (sched.ConvAlgo): constant weights packed once at compile time for the
+// convolution kernels (kiln.Conv), which apply the epilogue in their store;
+// weights known only at run time through im2col blocks in a worker's
+// scratch times the GEMM, or a 1×1 unit-stride convolution as the GEMM of
+// the input in place, with the epilogue applied after the products.
 type convStep struct {
 	g       sched.ConvGeom
 	x, w, y loc
@@ -34,17 +31,20 @@ type convStep struct {
 	act             kiln.Activation
 }
 
+// convStep carries out the convolution plan sched made for a Conv kernel
+// (nil: no convolution kernel runs it, and it runs generically).
 func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
-	v := k.Root
-	if k.Main != nil {
-		v = k.Main
-	} else if len(k.Values) != 1 {
+	cp := k.Conv
+	if cp == nil {
 		return nil, nil
 	}
-	g, ok := sched.ConvOf(v)
-	if !ok {
-		return nil, nil
+	switch cp.Algo {
+	case sched.ConvPlanarDepthwise:
+		return c.planarDepthwiseStep(k, p)
+	case sched.ConvNarrowBands:
+		return c.lowpConvStep(k, p)
 	}
+	v, g := k.Main, cp.ConvGeom
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
 	s := &convStep{g: g, x: c.loc(bufOf(v.Args[0])), w: c.loc(bufOf(v.Args[1])), y: c.loc(k.Out), in: g.In}
 	for _, st := range k.Epilogue {
@@ -60,9 +60,17 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 			if st.Value.Aux == ssa.GeluTanh {
 				s.act = kiln.ActGeluTanh
 			}
+		case sched.EpilogueSiLU:
+			s.act = kiln.ActSiLU
 		}
 	}
-	if s.w.kind == sched.Constant {
+	s.patch = prod(g.Kernel) * g.InChannels
+	s.pixels = prod(g.Out)
+	switch cp.Algo {
+	case sched.ConvPacked:
+		if s.w.kind != sched.Constant {
+			return nil, fmt.Errorf("the plan packs the weights, which are not a constant (%v)", bufOf(v.Args[1]))
+		}
 		pc, err := kiln.PackConv(f32s(s.w.data), kiln.ConvParams{InChannels: g.InChannels, OutChannels: g.OutChannels,
 			Kernel: g.Kernel, Strides: g.Strides, Dilation: g.Dilation, PadLow: g.PadLow, PadHigh: g.PadHigh, Groups: g.Groups})
 		if err != nil {
@@ -70,23 +78,11 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 		}
 		s.packed = pc
 		c.notePacked(pc.Bytes())
-		return s, nil
-	}
-	if g.Groups != 1 {
-		return nil, nil
-	}
-	s.patch = prod(g.Kernel) * g.InChannels
-	s.pixels = prod(g.Out)
-	s.direct = prod(g.Kernel) == 1
-	for i := range g.In {
-		if g.Strides[i] != 1 || g.PadLow[i] != 0 || g.PadHigh[i] != 0 || g.Out[i] != g.In[i] {
-			s.direct = false
-		}
-	}
-	if !s.direct {
-		// A block of output pixels whose patches fit in about 1 MiB.
-		s.block = max(1, min(s.pixels, (1<<20)/(4*max(s.patch, 1))))
-		p.scratch = max(p.scratch, s.block*s.patch*4)
+	case sched.ConvGEMM:
+		s.direct = true
+	case sched.ConvIm2col:
+		s.block = cp.Block
+		p.scratch = max(p.scratch, cp.Scratch)
 	}
 	return s, nil
 }
@@ -141,6 +137,9 @@ func (s *convStep) exec(fr *frame) error {
 			s.gemm(n, cols, yb[p0*g.OutChannels:], w)
 		}
 	}
+	if s.pads() && !allFinite(w) {
+		s.skipPaddingTaps(x, y, w, g.Batch)
+	}
 	s.epilogue(y, bias, res)
 	return nil
 }
@@ -163,6 +162,8 @@ func (s *convStep) epilogue(y, bias, res []float32) {
 		kiln.Gelu(y, y)
 	case kiln.ActGeluTanh:
 		kiln.GeluTanh(y, y)
+	case kiln.ActSiLU:
+		kiln.SiLU(y, y)
 	}
 }
 

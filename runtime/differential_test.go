@@ -200,20 +200,11 @@ func boundFor(op string, t ir.ElementType) bound {
 // with the reasons and the reports, and when a listed case passes the log
 // says so (the entry can then be removed).
 var knownFailures = map[string]string{
-	"convolution/f32@seed=1,case=4":        convPaddingTaps,
-	"convolution-client/f32@seed=1,case=4": convPaddingTaps,
-	"after-all/*":                          "a token among the results: Compile accepts it, Run fails (NewTensor: tensor shape token[] is not an array)",
-	"rng-normal/f8e5m2":                    "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
-	"rng-normal/f8e4m3fn":                  "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
-	"clamp/c64":                            "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
-	"clamp/c128":                           "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
+	"rng-normal/f8e5m2":   "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
+	"rng-normal/f8e4m3fn": "the compiled plan and ir/eval both give NaN: Box-Muller clamps u at 1e-7, which rounds to 0 in f8, and log(0)·sin(0) is NaN",
+	"clamp/c64":           "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
+	"clamp/c128":          "clamp on complex, which ir/eval does not define, is decomposed into maximum and minimum and refused only when run, by an error naming maximum",
 }
-
-// convPaddingTaps is why float32 convolutions with padding and infinite
-// weights differ: ir/eval, as XLA's evaluator, skips the window taps that
-// fall on padding; the im2col step (runtime/conv.go) multiplies them as
-// zeros, and 0·Inf is NaN.
-const convPaddingTaps = "conv-im2col multiplies padding taps as zeros, so an infinite weight on a padding tap gives NaN where ir/eval skips the tap"
 
 // compilerUnsupported lists ops the compiler documents as unsupported:
 // Compile must fail with an error naming the op.

@@ -48,6 +48,20 @@
 // Errors wrap ErrArgument, ErrUnsupported or ErrMemoryLimit where they
 // apply, for errors.Is; WithLogger reports the stages of a compile.
 //
+// # Run-time sizes
+//
+// A parameter with a bounded dynamic dimension — declared in the module
+// (`f32[<=64,784]`), or relaxed at compile time with WithDynamicDim — takes
+// a tensor of any size up to the bound at every run, and the results come
+// back at the sizes that follow from it. Where every such size is a
+// multiple of a parameter's (rows through a dot, a batch merged by a
+// reshape, a loop's state), the program is compiled as a static one at the
+// bounds — same fusions, GEMM epilogues and packed weights — and each step
+// runs at the run's actual extents: a GEMM at the actual M, a fused loop
+// over the actual elements. Such runs allocate nothing. Sizes set from data
+// (set-dimension-size, dynamic-reshape) or read as values
+// (get-dimension-size) run op by op on the actual sizes instead.
+//
 // # Steps
 //
 // GEMM steps run dots over kiln.Sgemm with bias, residual and activation

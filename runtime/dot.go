@@ -10,14 +10,20 @@ import (
 	"github.com/kilnml/kiln/ssa"
 )
 
-// dotStep is a float32 or float64 dot run as batched GEMM calls, with the
-// constant right-hand side of an unbatched float32 dot packed at compile
-// time, and a fused epilogue (bias, residual, activation) applied in the
-// GEMM's store.
+// dotStep is a float32 or float64 dot run as batched GEMM calls as the plan
+// says (sched.GemmPlan): each operand read in place with its own leading
+// dimension, offset and batch strides (through the transposes and
+// reshapes the plan folded into them), the constant right-hand side of an
+// unbatched float32 dot packed at compile time, a fused epilogue (bias,
+// residual, activation) applied in the GEMM's store.
 type dotStep struct {
 	g       sched.GemmShape
 	elem    ir.ElementType
 	a, b, c loc
+	opA     sched.GemmOperand
+	opB     sched.GemmOperand
+	batch   []int // the batch split
+	alpha   float64
 	packed  *kiln.PackedB
 	// epilogue
 	bias     loc
@@ -25,28 +31,28 @@ type dotStep struct {
 	residual loc
 	hasRes   bool
 	act      kiln.Activation
-	// A batch of products too small to split each across threads runs its
-	// batches in parallel instead.
+	// batchParts is the plan's split of the batch across workers (1: each
+	// product splits itself across the kernels' threads).
 	batchParts, threads int
 }
 
-func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
-	v := k.Root
-	if k.Main != nil {
-		v = k.Main
-	} else if len(k.Values) != 1 {
+// dotStep carries out the GEMM plan sched made for a Dot kernel (nil: the
+// dot is not a GEMM and runs generically).
+func (c *compiler) dotStep(k *sched.Kernel, p *program) (step, error) {
+	gp := k.Gemm
+	if gp == nil {
 		return nil, nil
 	}
-	if (v.Shape.Elem != ir.F32 && v.Shape.Elem != ir.F64) ||
-		v.Args[0].Shape.Elem != v.Shape.Elem || v.Args[1].Shape.Elem != v.Shape.Elem {
-		return nil, nil
-	}
-	g, ok := sched.GemmOf(v)
-	if !ok {
-		return nil, nil
+	v, g := k.Main, gp.GemmShape
+	if gp.Narrow {
+		return c.lowpDotStep(k, p)
 	}
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
-	s := &dotStep{g: g, elem: v.Shape.Elem, a: c.loc(bufOf(v.Args[0])), b: c.loc(bufOf(v.Args[1])), c: c.loc(k.Out)}
+	if indexOf(k.Inputs, gp.A.Value) < 0 || indexOf(k.Inputs, gp.B.Value) < 0 {
+		return nil, fmt.Errorf("the GEMM's operands %v and %v are not inputs of the kernel", gp.A.Value, gp.B.Value)
+	}
+	s := &dotStep{g: g, elem: v.Shape.Elem, a: c.loc(bufOf(gp.A.Value)), b: c.loc(bufOf(gp.B.Value)), c: c.loc(k.Out),
+		opA: gp.A, opB: gp.B, batch: gp.BatchDims, alpha: gp.Alpha}
 	for _, st := range k.Epilogue {
 		switch st.Kind {
 		case sched.EpilogueBias:
@@ -60,20 +66,19 @@ func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
 			if st.Value.Aux == ssa.GeluTanh {
 				s.act = kiln.ActGeluTanh
 			}
+		case sched.EpilogueSiLU:
+			s.act = kiln.ActSiLU
 		default:
 			return nil, fmt.Errorf("epilogue stage %d has no GEMM implementation", st.Kind)
 		}
 	}
 	s.threads = c.cfg.threads
-	if g.Batch > 1 && s.threads > 1 && g.M*g.N*g.K < 1<<21 && g.Batch*g.M*g.N*g.K >= 1<<20 {
-		s.batchParts = min(g.Batch, s.threads)
-	}
-	if s.elem == ir.F32 && g.Batch == 1 && s.b.kind == sched.Constant && g.K > 0 && g.N > 0 {
-		ldb := g.N
-		if g.TransB {
-			ldb = g.K
+	s.batchParts = max(k.Parallel, 1)
+	if gp.PackB {
+		if s.b.kind != sched.Constant {
+			return nil, fmt.Errorf("the plan packs B, which is not a constant (%v)", bufOf(gp.B.Value))
 		}
-		s.packed = kiln.PackB(g.TransB, g.K, g.N, f32s(s.b.data), ldb)
+		s.packed = kiln.PackB(g.TransB, g.K, g.N, f32s(s.b.data)[gp.B.Offset:], gp.B.LD)
 		c.notePacked(s.packed.Bytes())
 	}
 	return s, nil
@@ -86,18 +91,18 @@ func (s *dotStep) name() string {
 	return "gemm"
 }
 
+// offset is the element offset of batch i's matrix of an operand.
+func (s *dotStep) offset(op *sched.GemmOperand, i int) int {
+	off := op.Offset
+	for d := len(s.batch) - 1; d >= 0; d-- {
+		off += (i % s.batch[d]) * op.BatchStrides[d]
+		i /= s.batch[d]
+	}
+	return off
+}
+
 func (s *dotStep) exec(fr *frame) error {
 	g := s.g
-	lda, ldb := g.K, g.N
-	if g.TransA {
-		lda = g.M
-	}
-	if g.TransB {
-		ldb = g.K
-	}
-	// BLAS wants leading dimensions of at least 1, even for an empty K
-	// (where C is just the epilogue of zero).
-	lda, ldb = max(lda, 1), max(ldb, 1)
 	if g.M == 0 || g.N == 0 || g.Batch == 0 {
 		return nil
 	}
@@ -109,9 +114,12 @@ func (s *dotStep) exec(fr *frame) error {
 			s.batchesF32(fr, 0, g.Batch)
 		}
 	case ir.F64:
+		// BLAS wants leading dimensions of at least 1, even for an empty K
+		// (where C is just the epilogue of zero).
+		lda, ldb := max(s.opA.LD, 1), max(s.opB.LD, 1)
 		a, b, c := f64s(fr.bytes(s.a)), f64s(fr.bytes(s.b)), f64s(fr.bytes(s.c))
 		for i := 0; i < g.Batch; i++ {
-			kiln.Dgemm(g.TransA, g.TransB, g.M, g.N, g.K, 1, a[i*g.M*g.K:], lda, b[i*g.K*g.N:], ldb, 0, c[i*g.M*g.N:], g.N)
+			kiln.Dgemm(g.TransA, g.TransB, g.M, g.N, g.K, s.alpha, a[s.offset(&s.opA, i):], lda, b[s.offset(&s.opB, i):], ldb, 0, c[i*g.M*g.N:], g.N)
 		}
 	}
 	return nil
@@ -126,14 +134,7 @@ func (s *dotStep) part(fr *frame, p, w int) {
 // batchesF32 computes the float32 products of batches [lo, hi).
 func (s *dotStep) batchesF32(fr *frame, lo, hi int) {
 	g := s.g
-	lda, ldb := g.K, g.N
-	if g.TransA {
-		lda = g.M
-	}
-	if g.TransB {
-		ldb = g.K
-	}
-	lda, ldb = max(lda, 1), max(ldb, 1)
+	lda, ldb := max(s.opA.LD, 1), max(s.opB.LD, 1)
 	a, b, c := f32s(fr.bytes(s.a)), f32s(fr.bytes(s.b)), f32s(fr.bytes(s.c))
 	var ep kiln.Epilogue
 	ep.Act = s.act
@@ -147,12 +148,13 @@ func (s *dotStep) batchesF32(fr *frame, lo, hi int) {
 		copy(c[lo*g.M*g.N:hi*g.M*g.N], r[lo*g.M*g.N:hi*g.M*g.N])
 		beta = 1
 	}
+	alpha := float32(s.alpha)
 	if s.packed != nil {
-		kiln.SgemmPackedEpilogue(g.TransA, g.M, 1, a, lda, s.packed, beta, c, g.N, ep)
+		kiln.SgemmPackedEpilogue(g.TransA, g.M, alpha, a[s.opA.Offset:], lda, s.packed, beta, c, g.N, ep)
 		return
 	}
 	for i := lo; i < hi; i++ {
-		kiln.SgemmEpilogue(g.TransA, g.TransB, g.M, g.N, g.K, 1, a[i*g.M*g.K:], lda, b[i*g.K*g.N:], ldb, beta, c[i*g.M*g.N:], g.N, ep)
+		kiln.SgemmEpilogue(g.TransA, g.TransB, g.M, g.N, g.K, alpha, a[s.offset(&s.opA, i):], lda, b[s.offset(&s.opB, i):], ldb, beta, c[i*g.M*g.N:], g.N, ep)
 	}
 }
 
@@ -164,7 +166,7 @@ func f32s(b []byte) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
 
-// f64s views bytes as float64s (the buffer must be 8-byte aligned).
+// f64s views bytes as float64s (the buffer must be 4-byte aligned).
 func f64s(b []byte) []float64 {
 	if len(b) < 8 {
 		return nil

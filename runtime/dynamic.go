@@ -1,13 +1,18 @@
 package runtime
 
-// Arrays with bounded dynamic dimensions (seed 002). Their buffers are
-// sized for the bounds; a value's elements are stored densely in row-major
-// order of its actual sizes, which live in a slot of the program's arena
-// (one int64 per dimension) that the step producing the value writes.
-// A kernel touching such arrays runs value by value: at run time each
-// value's actual sizes are computed from its operands' (as ir/ops defines
-// them), and its generic step is planned for those sizes and run on the
-// buffers' valid regions. These steps plan at run time, so they allocate.
+// Arrays with bounded dynamic dimensions (seed 002) in a program that
+// keeps its dynamic marks: one whose run-time sizes are not all multiples
+// of its parameters' (set-dimension-size, dynamic-reshape,
+// get-dimension-size; dynamic_sizes.go follows the others through the fast
+// steps). Their buffers are sized for the bounds; a value's elements are
+// stored densely in row-major order of its actual sizes, which live in a
+// slot of the program's arena (one int64 per dimension) that the step
+// producing the value writes, or follow the parameters' sizes where the
+// size table has them. A kernel touching such arrays runs value by value:
+// at run time each value's actual sizes are computed from its operands'
+// (as ir/ops defines them), and its generic step is planned for those
+// sizes and run on the buffers' valid regions. These steps plan at run
+// time, so they allocate.
 
 import (
 	"fmt"
@@ -109,11 +114,12 @@ type dynamicValue struct {
 }
 
 // dynamicArg is an operand: its leaves' buffers and, for dynamic leaves,
-// their dims slots.
+// their dims slots, or their sizes when they follow the parameters'.
 type dynamicArg struct {
 	v      *ssa.Value
 	leaves []loc
 	dims   []loc
+	sizes  []leafSizes
 }
 
 // dynamicStep runs the values of a kernel one by one on their actual sizes.
@@ -142,7 +148,7 @@ func (c *compiler) dynamicStep(plan *sched.Plan, k *sched.Kernel, p *program) (s
 		dv := dynamicValue{v: v, outs: outs}
 		for i, l := range leafShapes(v.Shape) {
 			var slot loc
-			if l.IsArray() && l.IsDynamic() {
+			if l.IsArray() && l.IsDynamic() && !c.followed(v) {
 				slot = c.dimsSlot(p, v, i)
 			}
 			dv.outDims = append(dv.outDims, slot)
@@ -153,11 +159,14 @@ func (c *compiler) dynamicStep(plan *sched.Plan, k *sched.Kernel, p *program) (s
 				return nil, fmt.Errorf("%v: operand %v has no buffer", v.Op, a)
 			}
 			da := dynamicArg{v: a, leaves: leaves}
+			if c.followed(a) {
+				da.sizes = c.sizes.sizesOf(a)
+			}
 			for i, l := range leafShapes(a.Shape) {
 				var slot loc
-				if l.IsArray() && l.IsDynamic() {
+				if l.IsArray() && l.IsDynamic() && da.sizes == nil {
 					if producedOutside(a) {
-						return nil, fmt.Errorf("%v: operand %v of dynamic shape %v comes from a parameter or another computation; the compiled path takes dynamic sizes from set-dimension-size and dynamic-reshape within a computation", v.Op, a, a.Shape)
+						return nil, fmt.Errorf("%v: operand %v of dynamic shape %v comes from another computation; the compiled path follows run-time sizes into loops and branches only where they are multiples of an entry parameter's", v.Op, a, a.Shape)
 					}
 					slot = c.dimsSlot(p, a, i)
 				}
@@ -174,6 +183,10 @@ func (c *compiler) dynamicStep(plan *sched.Plan, k *sched.Kernel, p *program) (s
 // producedOutside reports whether a value's actual sizes come from outside
 // the computation (a parameter).
 func producedOutside(v *ssa.Value) bool { return v.Op == ssa.OpParameter }
+
+// followed reports whether v's sizes follow the entry parameters' (the
+// size table has them).
+func (c *compiler) followed(v *ssa.Value) bool { return c.sizes != nil && c.sizes.isDynamic(v) }
 
 func (s *dynamicStep) name() string { return "dynamic" }
 
@@ -194,7 +207,7 @@ func (s *dynamicStep) run(fr *frame, dv *dynamicValue) error {
 	k := &sched.Kernel{Kind: sched.Generic, Root: stub, Values: []*ssa.Value{stub}}
 	var argData [][]byte
 	for _, a := range dv.args {
-		shape, leaves, err := actualShape(fr, a.v.Shape, a.leaves, a.dims)
+		shape, leaves, err := actualShape(fr, a.v.Shape, a.leaves, a.dims, a.sizes)
 		if err != nil {
 			return err
 		}
@@ -215,6 +228,10 @@ func (s *dynamicStep) run(fr *frame, dv *dynamicValue) error {
 		return fmt.Errorf("%v: %w", v.Op, err)
 	}
 	stub.Shape = out
+	if v.Op == ssa.OpSlice {
+		// The slice of the valid region (its limits cut at the actual sizes).
+		stub.Attrs.Slice = ops.ValidSlice(v.Attrs.Slice, withDynamic(stub.Args[0].Shape, v.Args[0].Shape))
+	}
 	var outLeaves [][]byte
 	for i, l := range leafShapes(out) {
 		b := fr.bytes(dv.outs[i])
@@ -256,14 +273,16 @@ func (s *dynamicStep) run(fr *frame, dv *dynamicValue) error {
 // actualShape is the static shape of a value of (bounded) shape s whose
 // dynamic leaves have the sizes in their dims slots, and its leaves'
 // memory cut to those sizes.
-func actualShape(fr *frame, s ir.Shape, leaves, dims []loc) (ir.Shape, [][]byte, error) {
+func actualShape(fr *frame, s ir.Shape, leaves, dims []loc, sizes []leafSizes) (ir.Shape, [][]byte, error) {
 	shapes := leafShapes(s)
 	var mem [][]byte
 	actual := make([]ir.Shape, len(shapes))
 	for i, l := range shapes {
 		actual[i] = l.Clone()
 		b := fr.bytes(leaves[i])
-		if dims[i].size > 0 {
+		if sizes != nil && l.IsArray() {
+			sizes[i].eval(fr.sizes.syms, actual[i].Dims)
+		} else if dims[i].size > 0 {
 			d := ops.Elems[int64](fr.bytes(dims[i]))
 			for j := range actual[i].Dims {
 				if d[j] < 0 || d[j] > int64(l.Dims[j]) {
@@ -446,6 +465,29 @@ func actualDims(v *ssa.Value, args []*ssa.Value, argData [][]byte) (ir.Shape, er
 			return ir.Shape{}, err
 		}
 		return set(p.OutDims)
+	case op == ir.OpReduceWindow:
+		if v.Attrs.Window == nil || len(shapes) == 0 {
+			return ir.Shape{}, fmt.Errorf("reduce-window without a window")
+		}
+		s, err := ir.InferWindowOutputShape(shapes[0], *v.Attrs.Window, shapes[0].Elem)
+		if err != nil {
+			return ir.Shape{}, err
+		}
+		return set(s.Dims)
+	case op == ir.OpConvolution:
+		w := ir.Window{}
+		if v.Attrs.Window != nil {
+			w = *v.Attrs.Window
+		}
+		cd := v.Attrs.ConvDims
+		if cd == nil || len(shapes) != 2 {
+			return ir.Shape{}, fmt.Errorf("convolution without dimension numbers")
+		}
+		s, err := ir.InferConvolutionShape(shapes[0], shapes[1], max(v.Attrs.FeatureGroupCount, 1), max(v.Attrs.BatchGroupCount, 1), w, *cd, v.Shape.Elem)
+		if err != nil {
+			return ir.Shape{}, err
+		}
+		return set(s.Dims)
 	case op == ir.OpGather:
 		p, err := ops.NewGather(shapes[0].Elem.ByteSize(), shapes[0].Dims, shapes[1].Elem, shapes[1].Dims, v.Attrs.GatherDims, v.Attrs.GatherSliceSizes)
 		if err != nil {
@@ -549,20 +591,6 @@ func setResultDims(fr *frame, slots []loc, outs []*Tensor, bounds []ir.Shape) {
 			s.Dims[j] = int(d[j])
 		}
 		outs[i].shape = s
+		outs[i].data = outs[i].data[:s.ByteSize()]
 	}
-}
-
-// sameBounds reports whether a tensor of shape t may hold a value of the
-// bounded shape s: equal, or equal but for dynamic dimensions within their
-// bounds.
-func sameBounds(t, s ir.Shape) bool {
-	if t.Elem != s.Elem || t.Rank() != s.Rank() || !s.IsDynamic() {
-		return false
-	}
-	for i, d := range s.Dims {
-		if t.Dims[i] != d && !(s.IsDynamicDim(i) && t.Dims[i] <= d) {
-			return false
-		}
-	}
-	return true
 }

@@ -30,6 +30,8 @@ type Executable struct {
 	memoryLimit int64
 	// resultDims are the arena slots of the actual sizes of dynamic results.
 	resultDims []loc
+	// sized binds run-time sizes from dynamic parameters (nil if none).
+	sized *runSizes
 }
 
 // Compile compiles module m. Options bind parameters to fixed tensors (which
@@ -63,6 +65,11 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
 	log.stage("verify")
+	orig := m
+	m, err := relaxModule(m, cfg)
+	if err != nil {
+		return nil, err
+	}
 	prog, err := ssa.Lower(m)
 	if err != nil {
 		return nil, classify(fmt.Errorf("runtime: %w", err))
@@ -73,6 +80,7 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 		return nil, err
 	}
 	log.stage("bind")
+	dynDims, stripped := stripSizes(prog, cfg)
 	if err := ssa.Optimize(prog, cfg.passes); err != nil {
 		return nil, classify(fmt.Errorf("runtime: %w", err))
 	}
@@ -83,7 +91,15 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 	}
 	log.stage("schedule")
 	c := &compiler{module: m, cfg: cfg, constants: map[*ir.Literal]bool{}}
-	if e.entry, err = c.program(plan); err != nil {
+	if c.sizes, err = followSizes(prog, dynDims, stripped); err == nil {
+		e.entry, err = c.program(plan)
+	}
+	if retrySized(err, cfg) {
+		// The program compiled at its bounds cannot follow its run-time
+		// sizes: compile it again on its dynamic marks.
+		return Compile(orig, append(opts, keepDynamic())...)
+	}
+	if err != nil {
 		return nil, classify(fmt.Errorf("runtime: %w", err))
 	}
 	log.stage("steps")
@@ -91,6 +107,9 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 		e.results = append(e.results, r.Shape)
 	}
 	e.resultDims = c.resultDims(plan)
+	if e.sized = e.newRunSizes(c.sizes, plan); e.sized != nil {
+		e.entry.sized.symbols = len(e.sized.syms)
+	}
 	if err := e.declareResultLayouts(m); err != nil {
 		return nil, err
 	}
@@ -268,7 +287,7 @@ func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tenso
 	}
 	err = e.entry.run(fr)
 	if err == nil {
-		setResultDims(fr, e.resultDims, outs, e.results)
+		e.setResultSizes(fr, outs)
 	}
 	e.release(fr)
 	return classify(err)
@@ -301,19 +320,23 @@ func (e *Executable) checkTensorBytes(what string, i int, n int64) error {
 // taken from the pool.
 func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, error) {
 	for i, a := range args {
-		if a == nil || !a.shape.Equal(e.params[i]) && !(a.shape.EqualIgnoringLayout(e.params[i]) && a.shape.HasDefaultLayout() && e.params[i].HasDefaultLayout()) {
-			return nil, argShapeError("argument", i, a, e.params[i])
-		}
-	}
-	for i, o := range outs {
-		if o == nil || !o.shape.Equal(e.results[i]) && !(o.shape.EqualIgnoringLayout(e.results[i]) && o.shape.HasDefaultLayout() && e.results[i].HasDefaultLayout()) &&
-			!sameBounds(o.shape, e.results[i]) {
-			return nil, argShapeError("result tensor", i, o, e.results[i])
+		if err := e.checkArg(i, a); err != nil {
+			return nil, err
 		}
 	}
 	fr, err := e.frames.get(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if err := e.bindSizes(fr, args); err != nil {
+		e.frames.put(fr)
+		return nil, err
+	}
+	for i, o := range outs {
+		if err := e.checkOut(fr, i, o); err != nil {
+			e.frames.put(fr)
+			return nil, err
+		}
 	}
 	fr.ctx = ctx
 	for i, a := range args {
@@ -325,7 +348,7 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 		}
 	}
 	for i, o := range outs {
-		fr.results[i] = o.data
+		fr.results[i] = e.resultBytes(fr, i, o)
 	}
 	return fr, nil
 }

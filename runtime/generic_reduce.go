@@ -38,7 +38,7 @@ func buildReduceOver(c *compiler, k *sched.Kernel, p *program, operands []loc) (
 	for i := 0; i < n; i++ {
 		a, init := v.Args[i], v.Args[n+i]
 		ib := inputBuffer(k, init)
-		if ib == nil || !denseArray(a.Shape) || !init.Shape.IsScalar() || init.Shape.Elem != a.Shape.Elem ||
+		if ib == nil || !denseArray(a.Shape) || !init.Shape.IsScalar() ||
 			!sameDims(a.Shape.Dims, v.Args[0].Shape.Dims) {
 			return nil, errorf("reduce operand %d (%v) and init value (%v) do not match", i, a.Shape, init.Shape)
 		}
@@ -56,7 +56,7 @@ func buildReduceOver(c *compiler, k *sched.Kernel, p *program, operands []loc) (
 		return nil, err
 	}
 	ts := argTypes(v.Args[:n])
-	plan, err := ops.NewReduce(ts, v.Args[0].Shape.Dims, v.Attrs.Dimensions, f)
+	plan, err := ops.NewReduce(ts, argTypes(v.Args[n:]), v.Args[0].Shape.Dims, v.Attrs.Dimensions, f)
 	if err != nil {
 		return nil, err
 	}
@@ -64,8 +64,8 @@ func buildReduceOver(c *compiler, k *sched.Kernel, p *program, operands []loc) (
 		return nil, errorf("reduce of %d operands has %d results", n, len(s.outs))
 	}
 	for i, os := range leafShapes(v.Shape) {
-		if os.Elem != ts[i] || !sameDims(os.Dims, plan.OutDims) {
-			return nil, errorf("reduce result %d is %v, the reduction gives %v%v", i, os, ts[i], plan.OutDims)
+		if os.Elem != plan.Out[i] || !sameDims(os.Dims, plan.OutDims) {
+			return nil, errorf("reduce result %d is %v, the reduction gives %v%v", i, os, plan.Out[i], plan.OutDims)
 		}
 	}
 	s.plan = plan

@@ -113,6 +113,18 @@ func splitTiles(total, tile, threads int) (parts, perPart int) {
 	return parts, perPart
 }
 
+// tileSplit cuts total elements into at most parts parts of whole tiles,
+// as a loop step splits its work (sched's split, in elements).
+func tileSplit(total, tile, parts int) (int, int) {
+	tiles := (total + tile - 1) / tile
+	parts = min(max(parts, 1), max(tiles, 1))
+	perPart := (tiles + parts - 1) / parts * tile
+	if perPart > 0 {
+		parts = (total + perPart - 1) / perPart
+	}
+	return parts, perPart
+}
+
 // sequenceStep runs steps one after another.
 type sequenceStep struct {
 	steps []step
@@ -166,7 +178,11 @@ func implName(s step) string {
 func opsComputation(f *ssa.Func) *ops.Computation {
 	return ops.Describe(f.Name, f.Values, f.Params, f.Root, func(v *ssa.Value) (ops.Node, []*ssa.Value) {
 		op, _ := v.Op.IR()
-		return ops.Node{Op: op, Attrs: &v.Attrs, Shape: v.Shape, Param: v.Attrs.ParameterNumber, Literal: v.Attrs.Literal}, v.Args
+		nd := ops.Node{Op: op, Attrs: &v.Attrs, Shape: v.Shape, Param: v.Attrs.ParameterNumber, Literal: v.Attrs.Literal}
+		for _, g := range v.Funcs {
+			nd.Called = append(nd.Called, opsComputation(g))
+		}
+		return nd, v.Args
 	})
 }
 
@@ -201,7 +217,7 @@ func (c *compiler) function(f *ssa.Func) (*ops.Func, error) {
 	}
 	var ue *ops.UnsupportedError
 	if errors.As(err, &ue) {
-		err = fmt.Errorf("called computation %s: %w (the compiled path runs called computations of scalar elementwise ops)", f.Name, err)
+		err = fmt.Errorf("called computation %s: %w (the compiled path runs called computations as scalar programs, which do not take this op)", f.Name, err)
 	}
 	return ops.NewCallFunc(f.Name, paramT, resultT, func([]byte) error { return err }), nil
 }

@@ -38,7 +38,7 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	}
 	for i := 0; i < n; i++ {
 		a, init := v.Args[i], v.Args[n+i]
-		if !init.Shape.IsScalar() || init.Shape.Elem != a.Shape.Elem || !sameDims(a.Shape.Dims, v.Args[0].Shape.Dims) {
+		if !init.Shape.IsScalar() || !sameDims(a.Shape.Dims, v.Args[0].Shape.Dims) {
 			return nil, errorf("reduce-window operand %d (%v) and init value (%v) do not match", i, a.Shape, init.Shape)
 		}
 	}
@@ -47,7 +47,7 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		return nil, err
 	}
 	ts := argTypes(v.Args[:n])
-	plan, err := ops.NewReduceWindow(ts, v.Args[0].Shape.Dims, v.Attrs.Window, f)
+	plan, err := ops.NewReduceWindow(ts, argTypes(v.Args[n:]), v.Args[0].Shape.Dims, v.Attrs.Window, f)
 	if err != nil {
 		return nil, err
 	}
@@ -56,11 +56,11 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		return nil, errorf("reduce-window of %d operands has %d results", n, len(s.outs))
 	}
 	for i, os := range leafShapes(v.Shape) {
-		if os.Elem != ts[i] || !sameDims(os.Dims, plan.OutDims()) {
-			return nil, errorf("reduce-window result %d is %v, the window gives %v%v", i, os, ts[i], plan.OutDims())
+		if os.Elem != plan.Out[i] || !sameDims(os.Dims, plan.OutDims()) {
+			return nil, errorf("reduce-window result %d is %v, the window gives %v%v", i, os, plan.Out[i], plan.OutDims())
 		}
 	}
-	if r := plan.Reducer(); r != nil && r.Standard && ts[0] == ir.F32 && ops.Count(plan.OutDims()) > 0 {
+	if r := plan.Reducer(); r != nil && r.Standard && ts[0] == ir.F32 && r.Inits[0] == ir.F32 && r.Acc[0] == ir.F32 && ops.Count(plan.OutDims()) > 0 {
 		if fast := newReduceWindowF32(v.Attrs.Window, v.Args[0].Shape.Dims, plan.OutDims(), r, s.ins[0], s.inits[0], s.outs[0], c.cfg.threads); fast != nil {
 			return fast, nil
 		}

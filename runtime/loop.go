@@ -13,10 +13,9 @@ import (
 // fusions below it), so a tile's operands fit in a fixed array.
 const maxLoopOps = 64
 
-// loopTile is the number of elements a fused loop computes at a time: small
-// enough that the tile's live registers stay in L1, large enough that the
-// per-tile overhead and the vector kernels' setup vanish.
-const loopTile = 1024
+// loopTile is the number of elements a fused loop computes at a time
+// (sched decides it, as the unit of a loop's parallel parts).
+const loopTile = sched.LoopTile
 
 // loopStep evaluates a LoopProgram over float32 values and PRED masks, tile
 // by tile: loads are resolved to slices of the input (no copy) when the
@@ -87,10 +86,7 @@ func (c *compiler) loopStep(k *sched.Kernel, p *program) (step, error) {
 	}
 	s.out, s.outSize = c.loc(k.Out), k.Root.Shape.Elem.ByteSize()
 	tiles := (s.total + loopTile - 1) / loopTile
-	s.parts = 1
-	if s.threads > 1 && s.total >= 1<<15 {
-		s.parts = min(tiles, s.threads*4)
-	}
+	s.parts = min(max(k.Parallel, 1), max(tiles, 1))
 	tilesPer := (tiles + s.parts - 1) / max(s.parts, 1)
 	s.perPart = tilesPer * loopTile
 	if s.perPart > 0 {

@@ -19,12 +19,7 @@ import (
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/sched"
-	"github.com/kilnml/kiln/ssa"
 )
-
-// lowpConvBlockBytes is about how many bytes of float32 input and output
-// one block holds.
-const lowpConvBlockBytes = 512 << 10
 
 // convBlock is a band of output rows [o0, o1) and the input rows [i0, i1)
 // it reads, with the packed convolution of its edges.
@@ -47,24 +42,18 @@ type lowpConvStep struct {
 	in         []int
 }
 
-// lowpConvStep compiles a convolution of narrow floats with constant
-// weights, or returns nil.
+// lowpConvStep carries out a ConvNarrowBands plan: a convolution of
+// narrow floats with constant weights, band by band.
 func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
-	v := k.Root
-	if k.Main != nil || len(k.Values) != 1 || v.Op != ssa.OpConvolution || len(v.Args) != 2 {
-		return nil, nil
+	v, cp := k.Main, k.Conv
+	g := cp.ConvGeom
+	if len(k.Epilogue) != 0 {
+		return nil, fmt.Errorf("a %s convolution with an epilogue has no narrow-band implementation", v.Shape.Elem)
 	}
-	xt, wt, yt := v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, v.Shape.Elem
-	if !lowpNarrow(xt) || wt != xt || (yt != xt && yt != ir.F32) {
-		return nil, nil
-	}
-	g, _ := sched.ConvOf(v) // the geometry; its float32 check is ours to replace
-	if len(g.In) == 0 || len(g.In) > 4 {
-		return nil, nil
-	}
+	xt, yt := v.Args[0].Shape.Elem, v.Shape.Elem
 	w := c.loc(inputBuffer(k, v.Args[1]))
 	if w.kind != sched.Constant {
-		return nil, nil
+		return nil, fmt.Errorf("the plan runs a %s convolution on weights that are not a constant (%v)", xt, inputBuffer(k, v.Args[1]))
 	}
 	s := &lowpConvStep{g: g, xt: xt, yt: yt, x: c.loc(inputBuffer(k, v.Args[0])), y: c.loc(k.Out), in: g.In}
 	s.inRow = prod(g.In[1:]) * g.InChannels
@@ -75,11 +64,8 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 	}
 	wf := make([]float32, len(w.data)/2)
 	widen16(xt, wf, ops.Elems[uint16](w.data))
-	// Output rows per block: the float32 rows of input and output it holds
-	// fit lowpConvBlockBytes.
 	stride, dil, kern := g.Strides[0], g.Dilation[0], g.Kernel[0]
-	rowBytes := 4 * (s.outRow + stride*s.inRow)
-	rows := max(1, min(g.Out[0], lowpConvBlockBytes/max(rowBytes, 1)))
+	rows := cp.Block // output rows per band
 	packs := map[[3]int]*kiln.PackedConv{}
 	maxIn := 0
 	for o0 := 0; o0 < g.Out[0]; o0 += rows {
@@ -105,6 +91,7 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 				return nil, fmt.Errorf("packing the convolution's weights: %w", err)
 			}
 			packs[key] = pc
+			c.notePacked(pc.Bytes())
 		}
 		if pc.OutSize(0, i1-i0) != o1-o0 {
 			return nil, fmt.Errorf("convolution block of output rows [%d, %d) reads rows [%d, %d): %d rows out", o0, o1, i0, i1, pc.OutSize(0, i1-i0))

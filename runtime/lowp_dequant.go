@@ -47,8 +47,9 @@ func throughReshapes(v *ssa.Value) *ssa.Value {
 }
 
 // dequantReaders returns the kernels of plan that read value v (directly
-// or through reshapes), provided every one is a batch-1 float32 dot taking
-// v as its B with an epilogue GemmF32S8 applies.
+// or through reshapes), provided every one is a float32 dot whose GEMM plan
+// reads v whole as its unbatched, unscaled B, with an epilogue GemmF32S8
+// applies.
 func dequantReaders(plan *sched.Plan, v *ssa.Value) ([]*sched.Kernel, bool) {
 	var readers []*sched.Kernel
 	for _, k := range plan.Kernels {
@@ -61,20 +62,16 @@ func dequantReaders(plan *sched.Plan, v *ssa.Value) ([]*sched.Kernel, bool) {
 		if !reads {
 			continue
 		}
-		d := k.Root
-		if k.Main != nil {
-			d = k.Main
-		}
-		if k.Kind != sched.Dot || d.Op != ssa.OpDot || throughReshapes(d.Args[1]) != v || throughReshapes(d.Args[0]) == v ||
-			d.Shape.Elem != ir.F32 || d.Args[0].Shape.Elem != ir.F32 {
-			return nil, false
-		}
-		g, ok := sched.GemmOf(d)
-		if !ok || g.Batch != 1 {
+		gp := k.Gemm
+		if k.Kind != sched.Dot || gp == nil || k.Main.Shape.Elem != ir.F32 || gp.A.Value.Shape.Elem != ir.F32 ||
+			throughReshapes(gp.B.Value) != v || throughReshapes(gp.A.Value) == v || gp.Batch != 1 || gp.Alpha != 1 ||
+			gp.B.Offset != 0 || gp.B.Value.Shape.ElementCount() != gp.K*gp.N {
 			return nil, false
 		}
 		for _, st := range k.Epilogue {
-			if st.Kind == sched.EpilogueResidual {
+			switch st.Kind {
+			case sched.EpilogueBias, sched.EpilogueReLU, sched.EpilogueGelu:
+			default:
 				return nil, false
 			}
 		}
@@ -96,11 +93,12 @@ func (c *compiler) dequantLoop(plan *sched.Plan, k *sched.Kernel) step {
 	if !ok {
 		return nil
 	}
-	d := readers[0].Root
-	if readers[0].Main != nil {
-		d = readers[0].Main
+	g := readers[0].Gemm.GemmShape
+	for _, r := range readers[1:] {
+		if r.Gemm.K != g.K || r.Gemm.N != g.N || r.Gemm.TransB != g.TransB {
+			return nil
+		}
 	}
-	g, _ := sched.GemmOf(d)
 	// The loop's index space as [rows, cols] of op(B): [K, N], or [N, K]
 	// when the dots read B transposed.
 	var dims []int
@@ -192,6 +190,7 @@ func (c *compiler) dequantLoop(plan *sched.Plan, k *sched.Kernel) step {
 		c.lowp.dequant = map[*ssa.Value]*kiln.PackedS8Weights{}
 	}
 	c.lowp.dequant[v] = kiln.PackS8Weights(transW, g.K, g.N, wData, ldw, sc)
+	c.notePacked(c.lowp.dequant[v].Bytes())
 	return dequantStep{}
 }
 
@@ -199,6 +198,7 @@ func (c *compiler) dequantLoop(plan *sched.Plan, k *sched.Kernel) step {
 type s8WeightsStep struct {
 	g       sched.GemmShape
 	a, c    loc
+	aOff    int // A's first element
 	lda     int
 	w       *kiln.PackedS8Weights
 	bias    loc
@@ -208,25 +208,19 @@ type s8WeightsStep struct {
 
 // s8WeightsDot compiles a dot whose B the dequantising loop left in int8.
 func (c *compiler) s8WeightsDot(k *sched.Kernel) (step, error) {
-	d := k.Root
-	if k.Main != nil {
-		d = k.Main
-	}
-	if k.Kind != sched.Dot || d.Op != ssa.OpDot {
+	gp := k.Gemm
+	if k.Kind != sched.Dot || gp == nil {
 		return nil, nil
 	}
-	w, ok := c.lowp.dequant[throughReshapes(d.Args[1])]
+	w, ok := c.lowp.dequant[throughReshapes(gp.B.Value)]
 	if !ok {
 		return nil, nil
 	}
-	g, ok := sched.GemmOf(d)
-	if !ok || g.Batch != 1 || g.K != w.K() || g.N != w.N() {
+	g := gp.GemmShape
+	if g.Batch != 1 || g.K != w.K() || g.N != w.N() {
 		return nil, fmt.Errorf("dot of int8 weights: shape %+v does not match the packed %d×%d weights", g, w.K(), w.N())
 	}
-	s := &s8WeightsStep{g: g, a: c.loc(inputBuffer(k, d.Args[0])), c: c.loc(k.Out), w: w, lda: max(g.K, 1)}
-	if g.TransA {
-		s.lda = max(g.M, 1)
-	}
+	s := &s8WeightsStep{g: g, a: c.loc(inputBuffer(k, gp.A.Value)), aOff: gp.A.Offset, c: c.loc(k.Out), w: w, lda: max(gp.A.LD, 1)}
 	for _, st := range k.Epilogue {
 		switch st.Kind {
 		case sched.EpilogueBias:
@@ -257,6 +251,6 @@ func (s *s8WeightsStep) exec(fr *frame) error {
 	if s.hasBias {
 		ep.Bias = f32s(fr.bytes(s.bias))[:g.N]
 	}
-	kiln.GemmF32S8(g.TransA, g.M, f32s(fr.bytes(s.a)), s.lda, s.w, f32s(fr.bytes(s.c))[:g.M*g.N], g.N, ep)
+	kiln.GemmF32S8(g.TransA, g.M, f32s(fr.bytes(s.a))[s.aOff:], s.lda, s.w, f32s(fr.bytes(s.c))[:g.M*g.N], g.N, ep)
 	return nil
 }

@@ -6,11 +6,13 @@ package runtime
 // XLA's integer dot with a wider result type. A B known at compile time is
 // packed then; a B computed at run time (attention's keys and values) is
 // packed per call into storage the step keeps, one pack per concurrent run.
-// Where the level has no bfloat16 product (B would be widened when packed),
-// for binary16, and for products of few rows, a run-time B is widened into
-// the frame's arena with A and the float32 GEMM multiplies them.
+// Where the plan says so (binary16, and products of few rows) and where the
+// level has no bfloat16 product (B would be widened when packed), a
+// run-time B is widened into the frame's arena with A and the float32 GEMM
+// multiplies them.
 
 import (
+	"fmt"
 	"sync"
 
 	kiln "github.com/kilnml/kiln"
@@ -18,10 +20,6 @@ import (
 	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/sched"
 )
-
-// lowpPackRows is the fewest rows of A for which a bfloat16 B computed at
-// run time is packed in pairs rather than widened.
-const lowpPackRows = 32
 
 // lowpDotStep is a batched low-precision GEMM.
 type lowpDotStep struct {
@@ -64,46 +62,26 @@ func (l *packList[T]) put(p *T) {
 	l.mu.Unlock()
 }
 
-// lowpDotTypes reports whether a dot of these operand and result types has
-// a low-precision GEMM.
-func lowpDotTypes(at, bt, ct ir.ElementType) bool {
-	switch {
-	case at == ir.BF16 && bt == ir.BF16:
-		return ct == ir.BF16 || ct == ir.F32
-	case at == ir.F16 && bt == ir.F16:
-		return ct == ir.F16 || ct == ir.F32
-	case (at == ir.S8 || at == ir.U8) && bt == ir.S8:
-		return ct == ir.S32
+// lowpDotStep carries out the GEMM plan sched made for a dot of narrow
+// operands (sched.NarrowGemmTypes): B packed at compile time (PackB), per
+// call, or widened with A for the float32 GEMM (Widen, and wherever the
+// level has no bfloat16 product).
+func (c *compiler) lowpDotStep(k *sched.Kernel, p *program) (step, error) {
+	gp := k.Gemm
+	at, bt, ct := gp.A.Value.Shape.Elem, gp.B.Value.Shape.Elem, k.Main.Shape.Elem
+	if len(k.Epilogue) != 0 || gp.Alpha != 1 || gp.A.Offset != 0 || gp.B.Offset != 0 {
+		return nil, fmt.Errorf("the plan of a %s×%s dot reads its operands at an offset, scaled or with an epilogue (%v)", at, bt, gp)
 	}
-	return false
-}
-
-// lowpDotStep compiles a low-precision dot, or returns nil.
-func (c *compiler) lowpDotStep(k *sched.Kernel, p *program) step {
-	v := k.Root
-	if k.Main != nil || len(k.Values) != 1 || len(v.Args) != 2 {
-		return nil
-	}
-	at, bt, ct := v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, v.Shape.Elem
-	if !lowpDotTypes(at, bt, ct) {
-		return nil
-	}
-	g, ok := sched.GemmOf(v)
-	if !ok {
-		return nil
-	}
-	s := &lowpDotStep{g: g, at: at, bt: bt, ct: ct, a: c.loc(inputBuffer(k, v.Args[0])), b: c.loc(inputBuffer(k, v.Args[1])), c: c.loc(k.Out)}
-	s.lda, s.ldb = max(g.K, 1), max(g.N, 1)
-	if g.TransA {
-		s.lda = max(g.M, 1)
-	}
-	if g.TransB {
-		s.ldb = max(g.K, 1)
-	}
+	g := gp.GemmShape
+	s := &lowpDotStep{g: g, at: at, bt: bt, ct: ct, a: c.loc(inputBuffer(k, gp.A.Value)), b: c.loc(inputBuffer(k, gp.B.Value)), c: c.loc(k.Out)}
+	s.lda, s.ldb = max(gp.A.LD, 1), max(gp.B.LD, 1)
 	if g.M == 0 || g.N == 0 || g.Batch == 0 || g.K == 0 {
-		return s
+		return s, nil
 	}
-	if s.b.kind == sched.Constant && g.Batch == 1 {
+	if gp.PackB {
+		if s.b.kind != sched.Constant {
+			return nil, fmt.Errorf("the plan packs B, which is not a constant (%v)", inputBuffer(k, gp.B.Value))
+		}
 		s.constPacked = true
 		switch bt {
 		case ir.BF16:
@@ -113,11 +91,13 @@ func (c *compiler) lowpDotStep(k *sched.Kernel, p *program) step {
 		default:
 			s.packedS8 = kiln.PackS8(g.TransB, g.K, g.N, ops.Elems[int8](s.b.data), s.ldb)
 		}
-		return s
+		c.notePacked(s.packedBytes())
+		return s, nil
 	}
-	// A B packed per call costs K·N; with few rows of A the float32 GEMM
-	// on widened operands (which packs B as it goes) does better.
-	if bt == ir.F16 || bt == ir.BF16 && (!kiln.BF16Pairs() || g.M < lowpPackRows) {
+	if bt == ir.F16 && !gp.Widen {
+		return nil, fmt.Errorf("the plan multiplies a binary16 B computed at run time unwidened (%v)", gp)
+	}
+	if gp.Widen || bt == ir.BF16 && !kiln.BF16Pairs() {
 		s.wide = true
 		s.wideA = privateArena(p, 4*g.M*g.K)
 		s.wideB = privateArena(p, 4*g.K*g.N)
@@ -125,7 +105,20 @@ func (c *compiler) lowpDotStep(k *sched.Kernel, p *program) step {
 			s.wideC = privateArena(p, 4*g.M*g.N)
 		}
 	}
-	return s
+	return s, nil
+}
+
+// packedBytes is the memory of B packed at compile time.
+func (s *lowpDotStep) packedBytes() int {
+	switch {
+	case s.packedBF16 != nil:
+		return s.packedBF16.Bytes()
+	case s.packedF16 != nil:
+		return s.packedF16.Bytes()
+	case s.packedS8 != nil:
+		return s.packedS8.Bytes()
+	}
+	return 0
 }
 
 func (s *lowpDotStep) name() string {

@@ -58,8 +58,8 @@ func (c *compiler) lowpReduceStep(k *sched.Kernel, p *program) step {
 	if len(v.Args) != 2 || !v.Args[0].Shape.HasDefaultLayout() || !v.Shape.HasDefaultLayout() || len(v.Funcs) != 1 {
 		return nil
 	}
-	op, ok := sched.StandardReducer(v.Funcs[0])
-	if !ok {
+	op := k.Reducer
+	if op == 0 {
 		return nil
 	}
 	xT, outT := v.Args[0].Shape.Elem, v.Shape.Elem

@@ -36,13 +36,6 @@ func (c *compiler) lowpKernel(plan *sched.Plan, k *sched.Kernel, p *program) (st
 		if s, err := c.s8WeightsDot(k); s != nil || err != nil {
 			return s, err
 		}
-		if s := c.lowpDotStep(k, p); s != nil {
-			return s, nil
-		}
-	case sched.Conv:
-		if s, err := c.lowpConvStep(k, p); s != nil || err != nil {
-			return s, err
-		}
 	case sched.Generic:
 		switch k.Root.Op {
 		case ssa.OpSort:

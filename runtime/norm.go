@@ -25,10 +25,7 @@ func (c *compiler) rowsOf(k *sched.Kernel) (rowsStep, bool) {
 	}
 	r := rowsStep{x: c.loc(k.In[indexOf(k.Inputs, v.Args[0])]), y: c.loc(k.Out), n: x.Dims[x.Rank()-1], threads: c.cfg.threads}
 	r.rows = x.ElementCount() / max(r.n, 1)
-	r.parts = 1
-	if r.threads > 1 && r.rows*r.n >= 1<<15 {
-		r.parts = min(r.rows, r.threads*4)
-	}
+	r.parts = max(k.Parallel, 1)
 	return r, true
 }
 

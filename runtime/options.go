@@ -26,6 +26,10 @@ type config struct {
 	idleAfter   time.Duration // how long a frame beyond idleFrames may idle
 	memoryLimit int64         // 0: no limit
 	logger      *slog.Logger
+	// dynamicDims are the dimensions WithDynamicDim relaxes; keepDynamic
+	// compiles dynamic shapes op by op (options_dynamic.go).
+	dynamicDims []ir.DynamicDimension
+	keepDynamic bool
 }
 
 func defaultConfig() *config {

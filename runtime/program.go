@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
@@ -29,6 +30,12 @@ type program struct {
 	all      []*program // on the entry program: every program of the tree, by id
 	scratch  int        // bytes of per-worker scratch any step of the tree needs
 	workers  int
+	sized    programSizes // run-time sizes (dynamic_steps.go)
+	// donated (entry program): the module's input_output_alias pairs the
+	// plan cannot write in place; a run whose caller passes the same memory
+	// as the parameter and the result first moves the parameter into the
+	// frame's own copy.
+	donated []sched.ResultAlias
 }
 
 // frame is the state of one run of a program tree: the arena, the bound
@@ -38,11 +45,13 @@ type frame struct {
 	arena   []byte
 	params  [][]byte
 	results [][]byte
-	sub     []*frame // frames of every program of the tree, by program id (shared)
-	scratch [][]byte // one scratch area per worker (shared by the tree)
-	task    task     // this frame's parallel task (steps of one program run one at a time)
+	sub     []*frame    // frames of every program of the tree, by program id (shared)
+	scratch [][]byte    // one scratch area per worker (shared by the tree)
+	task    task        // this frame's parallel task (steps of one program run one at a time)
+	sizes   *frameSizes // run-time sizes and the steps sized by them (nil when all are static)
 	// idleSince is when the frame was last returned to its pool.
 	idleSince time.Time
+	own       [][]byte // per donated alias of the program, the parameter's copy
 }
 
 // loc is where a buffer lives at run time, resolved at compile time: which
@@ -56,21 +65,35 @@ type loc struct {
 	data  []byte // Constant
 }
 
-// bytes returns the memory of l in this frame.
+// bytes returns the memory of l in this frame. A parameter or result of a
+// run-time size may be shorter than its bounds: its bytes end there.
 func (fr *frame) bytes(l loc) []byte {
 	switch l.kind {
 	case sched.Arena:
 		return fr.arena[l.off : l.off+l.size : l.off+l.size]
 	case sched.Param:
-		return fr.params[l.index][l.off : l.off+l.size : l.off+l.size]
+		return within(fr.params[l.index], l.off, l.size)
 	case sched.Result:
-		return fr.results[l.index][l.off : l.off+l.size : l.off+l.size]
+		return within(fr.results[l.index], l.off, l.size)
 	}
 	return l.data
 }
 
+// within is b[off:off+size], cut at the end of b.
+func within(b []byte, off, size int) []byte {
+	end := min(off+size, len(b))
+	off = min(off, end)
+	return b[off:end:end]
+}
+
 // run executes the program's steps in order, checking the context between them.
 func (p *program) run(fr *frame) error {
+	for i, a := range p.donated {
+		if prm, res := fr.params[a.Param], fr.results[a.Result]; overlaps(prm, res) {
+			copy(fr.own[i], prm)
+			fr.params[a.Param] = fr.own[i][:len(prm):len(prm)]
+		}
+	}
 	for _, s := range p.steps {
 		if fr.ctx != nil {
 			if err := fr.ctx.Err(); err != nil {
@@ -109,6 +132,12 @@ func (p *program) newFrame() *frame {
 		}
 		off += n
 	}
+	for _, q := range p.all {
+		for _, a := range q.donated {
+			frames[q.id].own = append(frames[q.id].own, alignedBytes(paramLeafSize(q.plan, a.Param)))
+		}
+	}
+	attachSizes(p.all, frames)
 	return frames[p.id]
 }
 
@@ -126,13 +155,36 @@ func (c *compiler) notePacked(n int) {
 	}
 }
 
-// frameBytes is the memory newFrame allocates for its arenas and scratch.
+// frameBytes is the memory newFrame allocates for its arenas, scratch and
+// the copies of donated parameters.
 func (p *program) frameBytes() int {
 	total := 0
 	for _, q := range p.all {
 		total += roundUp(q.arena, 64)
+		for _, a := range q.donated {
+			total += roundUp(paramLeafSize(q.plan, a.Param), 64)
+		}
 	}
 	return total + max(p.workers, 1)*p.scratch
+}
+
+// paramLeafSize is the size in bytes of parameter leaf i of a plan.
+func paramLeafSize(plan *sched.Plan, i int) int {
+	for _, b := range plan.Buffers {
+		if b.Kind == sched.Param && b.Param == i {
+			return b.Size()
+		}
+	}
+	return 0
+}
+
+// overlaps reports whether two byte slices share memory.
+func overlaps(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 // countLeafParams is the number of array leaves of the plan's parameters:
@@ -164,6 +216,9 @@ type compiler struct {
 	dims map[dimsKey]loc
 	// lowp is what the narrow-type paths decided for later kernels.
 	lowp lowpState
+	// sizes holds the run-time sizes of values that follow the entry
+	// parameters' dynamic dimensions (nil when there are none).
+	sizes *sizeTable
 }
 
 // program compiles a plan and, recursively, its subplans.
@@ -179,6 +234,11 @@ func (c *compiler) program(plan *sched.Plan) (*program, error) {
 		p.steps = append(p.steps, s)
 	}
 	if p.id == 0 {
+		for _, a := range plan.Aliases {
+			if !a.InPlace {
+				p.donated = append(p.donated, a)
+			}
+		}
 		p.all = c.all
 		for _, q := range c.all {
 			p.scratch = max(p.scratch, q.scratch)
@@ -228,8 +288,8 @@ var genericSteps = map[ssa.Op]func(c *compiler, k *sched.Kernel, p *program) (st
 func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
 	var s step
 	var err error
-	if dynamicKernel(k) {
-		s, err = c.dynamicStep(plan, k, p)
+	if c.runtimeSized(k) {
+		s, err = c.sizedKernel(plan, k, p)
 	} else {
 		s, err = c.staticKernel(plan, k, p)
 	}
@@ -254,7 +314,9 @@ func (c *compiler) staticKernel(plan *sched.Plan, k *sched.Kernel, p *program) (
 	case sched.Conditional:
 		s, err = c.conditionalStep(plan, k)
 	case sched.Dot:
-		s, err = c.dotStep(k)
+		s, err = c.dotStep(k, p)
+	case sched.Attention:
+		s, err = c.attentionStep(k, p)
 	case sched.Conv:
 		s, err = c.convStep(k, p)
 	case sched.Softmax:

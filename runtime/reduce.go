@@ -36,11 +36,11 @@ type reduceStep struct {
 
 func (c *compiler) reduceStep(k *sched.Kernel, p *program) (step, error) {
 	v := k.Root
-	if len(v.Args) != 2 || v.Shape.Elem != ir.F32 || v.Args[0].Shape.Elem != ir.F32 || !v.Args[0].Shape.HasDefaultLayout() {
+	if len(v.Args) != 2 || v.Shape.Elem != ir.F32 || v.Args[0].Shape.Elem != ir.F32 || v.Args[1].Shape.Elem != ir.F32 || !v.Args[0].Shape.HasDefaultLayout() {
 		return nil, nil
 	}
-	op, ok := sched.StandardReducer(v.Funcs[0])
-	if !ok {
+	op := k.Reducer
+	if op == 0 {
 		return nil, nil
 	}
 	x := v.Args[0].Shape
@@ -75,8 +75,8 @@ func (c *compiler) reduceStep(k *sched.Kernel, p *program) (step, error) {
 	}
 	s.rowLen = prod(x.Dims[x.Rank()-nr:])
 	s.parts = 1
-	if s.rows && s.threads > 1 && s.count*s.rowLen >= 1<<15 {
-		s.parts = min(s.count, s.threads*4)
+	if s.rows {
+		s.parts = max(k.Parallel, 1)
 	}
 	return s, nil
 }

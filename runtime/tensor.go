@@ -20,8 +20,12 @@ type Tensor struct {
 	data  []byte
 }
 
-// NewTensor returns a zero-filled tensor of an array shape.
+// NewTensor returns a zero-filled tensor of an array shape, or a token
+// (no bytes: the value after-all and the I/O ops order with).
 func NewTensor(s ir.Shape) (*Tensor, error) {
+	if s.IsToken() {
+		return &Tensor{shape: ir.TokenShape(), data: []byte{}}, nil
+	}
 	if !s.IsArray() {
 		return nil, fmt.Errorf("runtime: tensor shape %v is not an array", s)
 	}
@@ -84,6 +88,9 @@ func (t *Tensor) Bytes() []byte { return t.data }
 // literal shares its storage; a tensor with another layout is copied into
 // row-major order.
 func (t *Tensor) Literal() *ir.Literal {
+	if t.shape.IsToken() {
+		return ir.NewTokenLiteral()
+	}
 	if t.shape.HasDefaultLayout() {
 		l, err := ir.NewLiteralView(t.shape.WithoutLayout(), t.data)
 		if err == nil {

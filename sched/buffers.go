@@ -1,19 +1,27 @@
 package sched
 
-import (
-	"sort"
-
-	"github.com/kilnml/kiln/ssa"
-)
+import "sort"
 
 // arenaAlign is the alignment of every arena buffer: a cache line, which is
 // also the widest vector load.
 const arenaAlign = 64
 
+// placeBuffers is the buffers stage: it computes every arena buffer's live
+// range over the plan's kernels in their final order and places the arena
+// buffers so that buffers live at the same time never overlap.
+func placeBuffers(s *scheduler) error {
+	s.liveness()
+	s.placeArena()
+	return nil
+}
+
 // liveness computes each arena buffer's live range [First, Last] over the
 // plan's kernels: from the kernel that writes it to the last kernel that
 // reads it directly or through an alias or a tuple.
 func (s *scheduler) liveness() {
+	for _, b := range s.plan.Buffers {
+		b.First, b.Last = -1, -1
+	}
 	touch := func(b *Buffer, i int) {
 		var visit func(b *Buffer)
 		visit = func(b *Buffer) {
@@ -43,46 +51,6 @@ func (s *scheduler) liveness() {
 			touch(b, i)
 		}
 	}
-}
-
-// reuseInPlace lets a loop kernel write its result over an input it is the
-// last to read, when the input has the output's size and element width and
-// the loop reads it only element for element (at the position it writes):
-// the output then aliases the input, whose live range grows to cover it.
-func (s *scheduler) reuseInPlace() {
-	for i, k := range s.plan.Kernels {
-		if k.Kind != Loop || k.Loop == nil || k.Out.Kind != Arena {
-			continue
-		}
-		for in, b := range k.In {
-			root, off := b.Root()
-			if root.Kind != Arena || off != 0 || root.Last != i || b.Size() != k.Out.Size() ||
-				root.Size() != b.Size() || b.Shape.Elem.ByteSize() != k.Out.Shape.Elem.ByteSize() ||
-				!ReadsElementwise(k.Loop, in) {
-				continue
-			}
-			last := k.Out.Last
-			k.Out.Kind, k.Out.Of, k.Out.Offset = Alias, root, 0
-			root.Last = max(root.Last, last)
-			break
-		}
-	}
-}
-
-// ReadsElementwise reports whether every load of input `in` in the loop
-// reads the element at the output position being written.
-func ReadsElementwise(lp *LoopProgram, in int) bool {
-	found := false
-	for _, op := range lp.Ops {
-		if op.Op != ssa.OpParameter || op.Access.Input != in {
-			continue
-		}
-		if op.Access.Offset != 0 || !op.Access.IsLinear(lp.Dims) {
-			return false
-		}
-		found = true
-	}
-	return found
 }
 
 // placeArena gives every arena buffer an offset such that buffers whose live

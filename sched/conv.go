@@ -1,6 +1,10 @@
 package sched
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ssa"
 )
@@ -17,9 +21,17 @@ type ConvGeom struct {
 	Groups                         int
 }
 
-// ConvOf recognises a convolution in canonical form without base
+// convOf recognises a float32 convolution in canonical form without base
 // (lhs) dilation, window reversal or batch groups.
-func ConvOf(v *ssa.Value) (ConvGeom, bool) {
+func convOf(v *ssa.Value) (ConvGeom, bool) {
+	g, ok := convGeomOf(v)
+	x, k, y := v.Args[0].Shape, v.Args[1].Shape, v.Shape
+	return g, ok && x.Elem == ir.F32 && k.Elem == ir.F32 && y.Elem == ir.F32
+}
+
+// convGeomOf recognises a convolution in canonical form without base
+// (lhs) dilation, window reversal or batch groups, of any element type.
+func convGeomOf(v *ssa.Value) (ConvGeom, bool) {
 	dn, w := v.Attrs.ConvDims, v.Attrs.Window
 	if v.Op != ssa.OpConvolution || dn == nil || w == nil {
 		return ConvGeom{}, false
@@ -54,5 +66,150 @@ func ConvOf(v *ssa.Value) (ConvGeom, bool) {
 		g.PadLow = append(g.PadLow, wd.PadLow)
 		g.PadHigh = append(g.PadHigh, wd.PadHigh)
 	}
-	return g, x.Elem == ir.F32 && k.Elem == ir.F32 && y.Elem == ir.F32
+	return g, true
+}
+
+// ConvAlgo is the algorithm a Conv kernel runs.
+type ConvAlgo uint8
+
+// Convolution algorithms.
+const (
+	// ConvPacked: the weights are a constant, packed once at compile time
+	// for the convolution kernels (kiln.Conv: an implicit GEMM reading the
+	// input in place, a 1×1 convolution as the GEMM of the input by the
+	// weights, direct kernels vectorised over channels for depthwise
+	// layers), which apply the epilogue in their store.
+	ConvPacked ConvAlgo = iota
+	// ConvGEMM: a 1×1, unit-stride, unpadded dense convolution with weights
+	// known only at run time: the input, as it lies, is the GEMM's A.
+	ConvGEMM
+	// ConvIm2col: a dense convolution with weights known only at run time:
+	// blocks of Block output pixels have their patches gathered into a
+	// worker's scratch, then multiplied by the weights.
+	ConvIm2col
+	// ConvPlanarDepthwise: a depthwise convolution over channel planes
+	// (batch, channel, spatial… input and output; channel, 1, spatial…
+	// weights), unit strides: each plane, copied into scratch with a zero
+	// border, takes one multiply-add per kernel tap over its whole length
+	// (the tap is a constant shift of the padded plane).
+	ConvPlanarDepthwise
+	// ConvNarrowBands: a bfloat16 or binary16 convolution with constant
+	// weights (of the input's type; the result of that type or float32) on
+	// the float32 convolution kernels: the weights widened and packed once,
+	// the input widened and the output rounded band by band — Block output
+	// rows along the first spatial dimension and the input rows they read,
+	// about narrowConvBandBytes of float32 in all, so the float32 copies
+	// stay in the cache.
+	ConvNarrowBands
+)
+
+var convAlgoNames = [...]string{"packed", "gemm-1x1", "im2col", "planar-depthwise", "narrow-bands"}
+
+// narrowConvBandBytes is about how many bytes of float32 input and output
+// one band of a ConvNarrowBands convolution holds.
+const narrowConvBandBytes = 512 << 10
+
+func (a ConvAlgo) String() string { return convAlgoNames[a] }
+
+// ConvPlan is how a Conv kernel runs: its geometry and algorithm.
+type ConvPlan struct {
+	ConvGeom
+	Algo ConvAlgo
+	// Block (ConvIm2col) is the number of output pixels whose patches are
+	// gathered at a time; Scratch the bytes of worker scratch the
+	// algorithm needs.
+	Block, Scratch int
+	// Plane (ConvPlanarDepthwise): the padded input plane's rows and row
+	// length and the output plane's (a missing spatial dimension counts
+	// as 1).
+	PlaneRows, PlaneCols, OutRows, OutCols int
+}
+
+// String prints the plan for dumps: conv(packed 3x3 s1 64->64 g1).
+func (c *ConvPlan) String() string {
+	ks := make([]string, len(c.Kernel))
+	for i, k := range c.Kernel {
+		ks[i] = strconv.Itoa(k)
+	}
+	ss := make([]string, len(c.Strides))
+	for i, s := range c.Strides {
+		ss[i] = strconv.Itoa(s)
+	}
+	return fmt.Sprintf("conv(%s %s s%s %d->%d g%d)", c.Algo, strings.Join(ks, "x"), strings.Join(ss, "x"), c.InChannels, c.OutChannels, c.Groups)
+}
+
+// im2colBlockBytes bounds the patch block of the im2col algorithm: about
+// 1 MiB, within the core's L2.
+const im2colBlockBytes = 1 << 20
+
+// convPlanOf decides how convolution v runs, given whether its weights are
+// a constant: packed convolution kernels for constant weights in canonical
+// form, the planar depthwise kernel for depthwise convolutions over channel
+// planes, a plain GEMM for 1×1 unit-stride unpadded layers and im2col for
+// other dense ones; nil when none applies.
+func convPlanOf(v *ssa.Value) *ConvPlan {
+	if g, ok := planarDepthwiseOf(v); ok {
+		pl := &ConvPlan{ConvGeom: g, Algo: ConvPlanarDepthwise}
+		pl.PlaneRows, pl.PlaneCols, pl.OutRows, pl.OutCols = planeGeometry(g)
+		pl.Scratch = 4 * paddedPlane(g)
+		return pl
+	}
+	if pl := narrowConvPlanOf(v); pl != nil {
+		return pl
+	}
+	g, ok := convOf(v)
+	if !ok {
+		return nil
+	}
+	pl := &ConvPlan{ConvGeom: g}
+	switch {
+	case v.Args[1].IsConstant():
+		pl.Algo = ConvPacked
+	case g.Groups != 1:
+		return nil
+	case g.isPointwise():
+		pl.Algo = ConvGEMM
+	default:
+		pl.Algo = ConvIm2col
+		patch := prod(g.Kernel) * g.InChannels
+		pl.Block = max(1, min(prod(g.Out), im2colBlockBytes/(4*max(patch, 1))))
+		pl.Scratch = pl.Block * patch * 4
+	}
+	return pl
+}
+
+// isPointwise reports whether every output pixel is the input pixel at the
+// same place: a 1×1 window, unit strides, no padding.
+func (g *ConvGeom) isPointwise() bool {
+	if prod(g.Kernel) != 1 {
+		return false
+	}
+	for i := range g.In {
+		if g.Strides[i] != 1 || g.PadLow[i] != 0 || g.PadHigh[i] != 0 || g.Out[i] != g.In[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// narrowConvPlanOf plans a bfloat16 or binary16 convolution in canonical
+// form with constant weights of its input's type, one to four spatial
+// dimensions and a result of the input's type or float32, as
+// ConvNarrowBands; nil for any other.
+func narrowConvPlanOf(v *ssa.Value) *ConvPlan {
+	if v.Op != ssa.OpConvolution || len(v.Args) != 2 {
+		return nil
+	}
+	xt, wt, yt := v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, v.Shape.Elem
+	if xt != ir.BF16 && xt != ir.F16 || wt != xt || yt != xt && yt != ir.F32 || !v.Args[1].IsConstant() {
+		return nil
+	}
+	g, ok := convGeomOf(v)
+	if !ok || len(g.In) == 0 || len(g.In) > 4 {
+		return nil
+	}
+	inRow := prod(g.In[1:]) * g.InChannels
+	outRow := prod(g.Out[1:]) * g.OutChannels
+	rowBytes := 4 * (outRow + g.Strides[0]*inRow)
+	return &ConvPlan{ConvGeom: g, Algo: ConvNarrowBands, Block: max(1, min(g.Out[0], narrowConvBandBytes/max(rowBytes, 1)))}
 }

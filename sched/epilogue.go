@@ -16,7 +16,12 @@ const (
 	EpilogueResidual                     // + r, a tensor of the dot's shape
 	EpilogueReLU                         // max(x, 0)
 	EpilogueGelu                         // kiln.gelu (erf or tanh form)
+	EpilogueSiLU                         // x·logistic(x)
 )
+
+var epilogueKindNames = [...]string{"bias", "residual", "relu", "gelu", "silu"}
+
+func (k EpilogueKind) String() string { return epilogueKindNames[k] }
 
 // EpilogueStage is one fused value of a GEMM epilogue: its kind, the value,
 // and the operand it adds (the bias vector or the residual), if any.
@@ -24,23 +29,39 @@ type EpilogueStage struct {
 	Kind    EpilogueKind
 	Value   *ssa.Value
 	Operand *ssa.Value
+	// Extra is a value the stage computes besides Value (SiLU's logistic).
+	Extra *ssa.Value
 }
 
-// MatchEpilogue recognises v as the end of a chain dot → [+ bias] →
-// [+ residual] → [relu | gelu] over a float32 dot that runs as a GEMM (or a
+// String names the stage for dumps: bias, residual, relu, gelu-erf,
+// gelu-tanh.
+func (st EpilogueStage) String() string {
+	if st.Kind == EpilogueGelu {
+		if st.Value.Aux == ssa.GeluTanh {
+			return "gelu-tanh"
+		}
+		return "gelu-erf"
+	}
+	return st.Kind.String()
+}
+
+// matchEpilogue recognises v as the end of a chain dot → [+ bias] →
+// [+ residual] → [relu | gelu | silu] over a float32 dot that runs as a GEMM (or a
 // canonical float32 convolution, whose kernels take the same epilogue),
 // where each value in the chain is used only by the next; reshapes that keep
 // the bytes and the GEMM's N as the last dimension may sit between them (the
 // canonical dot is rank 3). It returns the dot, the chain's stages in order,
 // and the reshapes passed through.
-func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value, []EpilogueStage, []*ssa.Value, bool) {
+func matchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value, []EpilogueStage, []*ssa.Value, bool) {
 	var stages []EpilogueStage
 	var through []*ssa.Value
 	cur := v
+	uses := 1 // the users cur may have: the next stage (and SiLU's logistic)
 	for {
-		if cur != v && len(users[cur]) != 1 {
+		if cur != v && len(users[cur]) != uses {
 			return nil, nil, nil, false
 		}
+		uses = 1
 		if cur.Op == ssa.OpReshape && cur != v && isByteReinterpretation(cur) {
 			through = append(through, cur)
 			cur = cur.Args[0]
@@ -54,13 +75,13 @@ func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value,
 			// convolution's output channels (its last dimension).
 			var n int
 			if cur.Op == ssa.OpDot {
-				g, ok := GemmOf(cur)
+				g, ok := gemmOf(cur)
 				if !ok {
 					return nil, nil, nil, false
 				}
 				n = g.N
 			} else {
-				g, ok := ConvOf(cur)
+				g, ok := convOf(cur)
 				if !ok {
 					return nil, nil, nil, false
 				}
@@ -83,6 +104,9 @@ func MatchEpilogue(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (*ssa.Value,
 		st, next, ok := epilogueStage(cur, users)
 		if !ok {
 			return nil, nil, nil, false
+		}
+		if st.Kind == EpilogueSiLU {
+			uses = 2
 		}
 		stages = append(stages, st)
 		cur = next
@@ -119,6 +143,15 @@ func epilogueStage(v *ssa.Value, users map[*ssa.Value][]*ssa.Value) (EpilogueSta
 	case ssa.OpGelu:
 		return EpilogueStage{Kind: EpilogueGelu, Value: v}, v.Args[0], true
 	}
+	if v.Op == ssa.OpMultiply {
+		// SiLU: x·logistic(x), the logistic used only here.
+		for i := 0; i < 2; i++ {
+			x, l := v.Args[i], v.Args[1-i]
+			if l.Op == ssa.Op(ir.OpLogistic) && l.Args[0] == x && len(users[l]) == 1 && l.Shape.Elem == ir.F32 {
+				return EpilogueStage{Kind: EpilogueSiLU, Value: v, Extra: l}, x, true
+			}
+		}
+	}
 	return EpilogueStage{}, nil, false
 }
 
@@ -151,7 +184,7 @@ func epilogueOrderOK(stages []EpilogueStage) bool {
 		if i > 0 && s.Kind <= last {
 			return false
 		}
-		if (s.Kind == EpilogueReLU || s.Kind == EpilogueGelu) && i != len(stages)-1 {
+		if (s.Kind == EpilogueReLU || s.Kind == EpilogueGelu || s.Kind == EpilogueSiLU) && i != len(stages)-1 {
 			return false
 		}
 		last = s.Kind

@@ -9,6 +9,51 @@ import (
 // at most this many ops per element).
 const maxFusedOps = 64
 
+// fusion is the fusion stage: it groups f's values into kernels (fuse) and
+// creates the plan's kernels, in f's order, each with its kind, its values
+// and, for dots and convolutions, the fused epilogue.
+func fusion(s *scheduler) error { s.makeKernels(false); return nil }
+
+// noFusion replaces the fusion stage when it is disabled: every value that
+// needs a kernel gets one of its own.
+func noFusion(s *scheduler) error { s.makeKernels(true); return nil }
+
+func (s *scheduler) makeKernels(noFuse bool) {
+	f := s.plan.Func
+	groups, epilogues, gemms, attns := fuse(f, s.cls, noFuse)
+	for _, v := range f.Values {
+		g, ok := groups[v]
+		if !ok || needsNoKernel(v) {
+			continue
+		}
+		k := &Kernel{Kind: kindOf(v, s.cls), Root: v, Values: g, Parallel: 1}
+		if k.Kind == Dot || k.Kind == Conv {
+			k.Main = v
+		}
+		if st := epilogues[v]; st != nil {
+			k.Epilogue = st
+			for _, w := range g {
+				switch w.Op {
+				case ssa.OpDot:
+					k.Kind, k.Main = Dot, w
+				case ssa.OpConvolution:
+					k.Kind, k.Main = Conv, w
+				}
+			}
+		}
+		if a := attns[v]; a != nil {
+			k.Kind, k.Attn = Attention, a
+		}
+		if k.Kind == Dot {
+			k.Gemm = gemms[v]
+			if k.Gemm == nil {
+				k.Gemm, _ = gemmOperands(k.Main, s.cls, true)
+			}
+		}
+		s.plan.Kernels = append(s.plan.Kernels, k)
+	}
+}
+
 // fuser decides the kernels of one function. It visits values from the
 // last to the first, so that every value is seen after all its users: a
 // value becomes the root of a kernel when some user reads it from memory
@@ -16,6 +61,7 @@ const maxFusedOps = 64
 // producers it can compute on the fly.
 type fuser struct {
 	f       *ssa.Func
+	cls     classes
 	users   map[*ssa.Value][]*ssa.Value
 	groupOf map[*ssa.Value]*group // the kernel computing each value as its root
 	// inside[v] lists the kernels that compute v internally (fused, not
@@ -28,12 +74,16 @@ type group struct {
 	root    *ssa.Value
 	members map[*ssa.Value]bool
 	stages  []EpilogueStage // Dot kernels: the fused epilogue, in order
+	gemm    *GemmPlan       // Dot kernels: how the GEMM reads its operands
+	attn    *AttentionPlan  // Attention kernels
 }
 
 // fuse returns the kernels of f: for each kernel root, the values it
-// computes, in f's order (root last), and the epilogues of dot kernels.
-func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage) {
-	fu := &fuser{f: f, users: f.Users(), groupOf: map[*ssa.Value]*group{}, inside: map[*ssa.Value][]*group{}, noFuse: noFuse}
+// computes, in f's order (root last), and the epilogues and GEMM plans of
+// dot kernels. With noFuse every value that needs a kernel gets one of its
+// own.
+func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value][]EpilogueStage, map[*ssa.Value]*GemmPlan, map[*ssa.Value]*AttentionPlan) {
+	fu := &fuser{f: f, cls: cls, users: f.Users(), groupOf: map[*ssa.Value]*group{}, inside: map[*ssa.Value][]*group{}, noFuse: noFuse}
 	for i := len(f.Values) - 1; i >= 0; i-- {
 		v := f.Values[i]
 		if needsNoKernel(v) || !fu.materialised(v) {
@@ -44,14 +94,31 @@ func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value
 		if noFuse {
 			continue
 		}
-		if dot, stages, through, ok := MatchEpilogue(v, fu.users); ok {
+		if v.Op == ssa.OpDot {
+			if plan, inside := fu.matchAttention(v); plan != nil {
+				g.attn = plan
+				for _, w := range inside {
+					fu.absorb(g, w)
+				}
+				continue
+			}
+			fu.readOperandsInPlace(g, v)
+			continue
+		}
+		if dot, stages, through, ok := matchEpilogue(v, fu.users); ok {
 			fu.absorb(g, dot)
+			if dot.Op == ssa.OpDot {
+				fu.readOperandsInPlace(g, dot)
+			}
 			for _, r := range through {
 				fu.absorb(g, r)
 			}
 			for _, st := range stages {
 				if st.Value != v {
 					fu.absorb(g, st.Value)
+				}
+				if st.Extra != nil {
+					fu.absorb(g, st.Extra)
 				}
 				for _, a := range st.Value.Args {
 					if a.Op == ssa.OpBroadcast && a != st.Operand {
@@ -63,9 +130,9 @@ func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value
 			continue
 		}
 		switch {
-		case kindOf(v) == Loop:
+		case kindOf(v, fu.cls) == Loop:
 			fu.growLoop(g)
-		case fusibleReduce(v) && fusibleIntoLoop(v.Args[0]) && (cheapToRecompute(v.Args[0]) || len(fu.users[v.Args[0]]) == 1):
+		case fusibleReduce(v) && fu.fusibleIntoLoop(v.Args[0]) && (fu.cheapToRecompute(v.Args[0]) || len(fu.users[v.Args[0]]) == 1):
 			// Input fusion: the reduce computes its operand on the fly.
 			fu.absorb(g, v.Args[0])
 			if !fu.loopDerives(g) {
@@ -78,6 +145,8 @@ func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value
 	}
 	kernels := map[*ssa.Value][]*ssa.Value{}
 	epilogues := map[*ssa.Value][]EpilogueStage{}
+	gemms := map[*ssa.Value]*GemmPlan{}
+	attns := map[*ssa.Value]*AttentionPlan{}
 	for _, v := range f.Values {
 		for _, g := range fu.inside[v] {
 			kernels[g.root] = append(kernels[g.root], v)
@@ -87,9 +156,15 @@ func fuse(f *ssa.Func, noFuse bool) (map[*ssa.Value][]*ssa.Value, map[*ssa.Value
 			if g.stages != nil {
 				epilogues[v] = g.stages
 			}
+			if g.gemm != nil {
+				gemms[v] = g.gemm
+			}
+			if g.attn != nil {
+				attns[v] = g.attn
+			}
 		}
 	}
-	return kernels, epilogues
+	return kernels, epilogues, gemms, attns
 }
 
 // materialised reports whether v must be computed into a buffer: it is the
@@ -149,10 +224,10 @@ func (fu *fuser) growLoop(g *group) {
 				continue // its operand joins explicitly; its init is read from memory
 			}
 			for _, a := range m.Args {
-				if g.members[a] || !fusibleIntoLoop(a) {
+				if g.members[a] || !fu.fusibleIntoLoop(a) {
 					continue
 				}
-				if !cheapToRecompute(a) && !fu.allUsersIn(a, g) {
+				if !fu.cheapToRecompute(a) && (!fu.allUsersIn(a, g) || fu.repeated(g, a)) {
 					continue
 				}
 				g.members[a] = true
@@ -166,6 +241,27 @@ func (fu *fuser) growLoop(g *group) {
 			}
 		}
 	}
+}
+
+// readOperandsInPlace decides how dot kernel g's GEMM reads its operands
+// and computes inside the kernel the values it reads through (transposes
+// and reshapes to the heads' layout, a scale by a splat), which then need
+// no memory of their own.
+func (fu *fuser) readOperandsInPlace(g *group, dot *ssa.Value) {
+	plan, chain := gemmOperands(dot, fu.cls, false)
+	g.gemm = plan
+	for _, c := range chain {
+		fu.absorb(g, c)
+	}
+}
+
+// repeated reports whether a loop computing v inside kernel g would compute
+// each of v's elements more than once: v has fewer elements than the index
+// space the loop runs over, so it is read through a broadcast. Arithmetic
+// is then left to a kernel over v's own elements (batch-norm's
+// per-channel rsqrt once per channel, not once per pixel).
+func (fu *fuser) repeated(g *group, v *ssa.Value) bool {
+	return v.Shape.ElementCount() < loopRoot(g.root).Shape.ElementCount()
 }
 
 // absorb makes v part of kernel g (computed inside it).
@@ -202,7 +298,7 @@ func (fu *fuser) loopDerives(g *group) bool {
 			}
 		}
 	}
-	lp, err := buildLoop(k)
+	lp, _, err := buildLoop(k, fu.cls)
 	return err == nil && len(lp.Ops) <= maxFusedOps
 }
 
@@ -212,29 +308,27 @@ func fusibleReduce(v *ssa.Value) bool {
 	if v.Op != ssa.OpReduce || len(v.Args) != 2 || v.Shape.Elem != ir.F32 || len(v.Funcs) != 1 {
 		return false
 	}
-	_, ok := StandardReducer(v.Funcs[0])
+	_, ok := standardReducer(v.Funcs[0])
 	return ok
 }
 
-// fusibleIntoLoop reports whether v can be computed inside a loop kernel.
-func fusibleIntoLoop(v *ssa.Value) bool {
+// fusibleIntoLoop reports whether v can be computed inside a loop kernel:
+// a reshape that keeps the bytes, or any value of an elementwise, movement
+// or generator class.
+func (fu *fuser) fusibleIntoLoop(v *ssa.Value) bool {
 	if isByteReinterpretation(v) {
 		return true
 	}
-	if needsNoKernel(v) || v.Op.HasSideEffect() || !v.Shape.IsArray() {
+	if needsNoKernel(v) {
 		return false
 	}
-	return kindOf(v) == Loop && v.Op != ssa.OpCopy
+	return kindOf(v, fu.cls) == Loop
 }
 
 // cheapToRecompute reports whether recomputing v in every kernel that reads
-// it costs no arithmetic: pure data movement and index generation.
-func cheapToRecompute(v *ssa.Value) bool {
-	switch v.Op {
-	case ssa.OpBroadcast, ssa.OpIota, ssa.OpTranspose, ssa.OpSlice, ssa.Op(ir.OpReverse):
-		return true
-	case ssa.OpConstant:
-		return v.Shape.IsScalar()
-	}
-	return false
+// it costs no arithmetic: movement (a loop reads through it by its strides)
+// and generators (computed from the index).
+func (fu *fuser) cheapToRecompute(v *ssa.Value) bool {
+	c := fu.cls.of(v)
+	return c == Movement || c == Generator
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kilnml/kiln/affine"
-	"github.com/kilnml/kiln/affine/indexing"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ssa"
 )
@@ -76,66 +75,8 @@ func (a *Access) IsScalar() bool {
 // output-to-input map, simplified. A value can be read inside a loop only
 // when that map is strided — every result a linear combination of the
 // output's dimension variables, without floordiv, mod, range or runtime
-// variables — which is what the fusion decisions test.
-
-// identityMap is the map of the loop's output onto itself.
-func identityMap(dims []int) affine.IndexingMap {
-	sizes := make([]int64, len(dims))
-	for i, d := range dims {
-		sizes[i] = int64(d)
-	}
-	return affine.Identity(sizes...)
-}
-
-// operandMap composes m (output → index of v) with v's own output-to-input
-// map for operand arg, returning output → index of the operand, or false
-// when the analysis has no single map for it.
-func operandMap(v *ssa.Value, arg int, m affine.IndexingMap) (affine.IndexingMap, bool) {
-	op, isIR := v.Op.IR()
-	if !isIR {
-		// Kiln's elementwise ops (kiln.gelu) have no HLO indexing rule:
-		// element i reads operand element i.
-		if v.Op.IsElementwise() && ir.SameDimensions(v.Args[arg].Shape, v.Shape) {
-			return m, true
-		}
-		return affine.IndexingMap{}, false
-	}
-	shapes := make([]ir.Shape, len(v.Args))
-	for i, a := range v.Args {
-		shapes[i] = a.Shape
-	}
-	iop := indexing.Op{Opcode: op, Attrs: &v.Attrs, Operands: shapes, Shape: v.Shape}
-	x, err := iop.OutputToInput(0)
-	if err != nil || x.IsUnknown(arg) || len(x.Operands[arg]) != 1 {
-		return affine.IndexingMap{}, false
-	}
-	composed, err := m.Compose(*x.Operands[arg][0])
-	if err != nil {
-		return affine.IndexingMap{}, false
-	}
-	return composed, true
-}
-
-// stridedRows returns, for each result of m, its coefficients over m's
-// dimension variables and its constant, or false if m is not strided.
-func stridedRows(m affine.IndexingMap) (rows [][]int, consts []int, ok bool) {
-	if m.NumRangeVars() != 0 || m.NumRuntimeVars() != 0 || m.NumConstraints() != 0 || m.IsKnownEmpty() {
-		return nil, nil, false
-	}
-	for j := 0; j < m.NumResults(); j++ {
-		row := make([]int, m.NumDims())
-		e := m.Result(j)
-		for c, t := range e.Terms() {
-			if t.Kind() != affine.KindDim {
-				return nil, nil, false
-			}
-			row[t.Index()] += int(c)
-		}
-		rows = append(rows, row)
-		consts = append(consts, int(e.Offset()))
-	}
-	return rows, consts, true
-}
+// variables — which is what the op classes (OpClass) and the fusion
+// decisions test.
 
 // access turns a strided map onto a row-major array of shape s into
 // element strides over the output, or false if m is not strided.
@@ -153,6 +94,13 @@ func access(m affine.IndexingMap, input int, s ir.Shape) (*Access, bool) {
 		acc.Offset += consts[j] * stride
 		stride *= s.Dims[j]
 	}
+	// A dimension of size 1 has index 0: its stride moves nothing, and is
+	// 0 whatever form the simplifier gave its coefficient.
+	for d := range acc.Strides {
+		if b := m.DimBound(d); b.Lo == b.Hi {
+			acc.Strides[d] = 0
+		}
+	}
 	return acc, true
 }
 
@@ -167,16 +115,6 @@ func iotaAccess(v *ssa.Value, m affine.IndexingMap) (*Access, bool) {
 	return &Access{Input: -1, Strides: rows[d], Offset: consts[d]}, true
 }
 
-// isIndexOp reports whether op only moves elements, with a strided map
-// from its output index to its operand index.
-func isIndexOp(op ssa.Op) bool {
-	switch op {
-	case ssa.OpBroadcast, ssa.OpTranspose, ssa.OpSlice, ssa.Op(ir.OpReverse), ssa.OpReshape, ssa.OpBitcast:
-		return true
-	}
-	return false
-}
-
 // buildLoop derives the LoopProgram of a Loop kernel by walking from its
 // root towards its inputs, carrying the map from the output index to each
 // value's index. A value reached through different maps is computed once
@@ -184,21 +122,22 @@ func isIndexOp(op ssa.Op) bool {
 // twice through the same map is computed once.
 //
 // For a Loop kernel the program computes the root; for a Reduce kernel it
-// computes the reduce's operand, over the operand's index space.
-func buildLoop(k *Kernel) (*LoopProgram, error) {
-	b := &loopBuilder{k: k, inGroup: map[*ssa.Value]bool{}, memo: map[string]int{}}
+// computes the reduce's operand, over the operand's index space. It also
+// returns, per input of k, the distinct maps the program reads it through.
+func buildLoop(k *Kernel, cls classes) (*LoopProgram, [][]affine.IndexingMap, error) {
+	b := &loopBuilder{k: k, cls: cls, inGroup: map[*ssa.Value]bool{}, memo: map[string]int{}, maps: make([][]affine.IndexingMap, len(k.Inputs)), mapSeen: map[string]bool{}}
 	for _, v := range k.Values {
 		b.inGroup[v] = true
 	}
 	root := loopRoot(k.Root)
 	if !b.inGroup[root] && root != k.Root {
-		return nil, fmt.Errorf("reduce operand %v is not fused", root)
+		return nil, nil, fmt.Errorf("reduce operand %v is not fused", root)
 	}
 	b.prog.Dims = append([]int(nil), root.Shape.Dims...)
 	if _, err := b.node(root, identityMap(root.Shape.Dims)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &b.prog, nil
+	return &b.prog, b.maps, nil
 }
 
 // loopRoot is the value a kernel's loop program computes: the root of a
@@ -212,9 +151,12 @@ func loopRoot(root *ssa.Value) *ssa.Value {
 
 type loopBuilder struct {
 	k       *Kernel
+	cls     classes
 	inGroup map[*ssa.Value]bool
 	memo    map[string]int
 	prog    LoopProgram
+	maps    [][]affine.IndexingMap // per input, the maps it is read through
+	mapSeen map[string]bool
 }
 
 func (b *loopBuilder) emit(op LoopOp) int {
@@ -248,6 +190,10 @@ func (b *loopBuilder) build(v *ssa.Value, m affine.IndexingMap) (int, error) {
 		if !ok {
 			return 0, fmt.Errorf("loop reads %v (%s) through the map %v, which is not strided", v, v.Op, m)
 		}
+		if key := fmt.Sprint(in, " ", m.String()); !b.mapSeen[key] {
+			b.mapSeen[key] = true
+			b.maps[in] = append(b.maps[in], m)
+		}
 		return b.emit(LoopOp{Op: ssa.OpParameter, Type: v.Shape.Elem, Access: acc}), nil
 	}
 	switch {
@@ -259,13 +205,13 @@ func (b *loopBuilder) build(v *ssa.Value, m affine.IndexingMap) (int, error) {
 			return 0, fmt.Errorf("iota reached through the map %v, which is not strided", m)
 		}
 		return b.emit(LoopOp{Op: ssa.OpIota, Type: v.Shape.Elem, Access: acc, Value: v}), nil
-	case isIndexOp(v.Op):
+	case b.cls.of(v) == Movement:
 		am, ok := operandMap(v, 0, m)
 		if !ok {
 			return 0, fmt.Errorf("%s has no indexing map", v.Op)
 		}
 		return b.node(v.Args[0], am)
-	case v.Op.IsElementwise() && v.Op != ssa.OpMap:
+	case b.cls.of(v) == Elementwise:
 		op := LoopOp{Op: v.Op, Type: v.Shape.Elem, Value: v}
 		for i, a := range v.Args {
 			am, ok := operandMap(v, i, m)

@@ -1,15 +1,15 @@
 package sched
 
-// order reorders the plan's kernels to keep the peak of live arena bytes
+// order is the ordering stage: it reorders the plan's kernels to keep the peak of live arena bytes
 // low: a greedy list schedule that, among the kernels whose inputs are all
 // computed, runs the one that frees the most bytes net of what it allocates
 // (its output, unless it goes to the caller), ties going to the original
 // order. Kernels with side effects keep their relative order.
-func (s *scheduler) order() {
+func order(s *scheduler) error {
 	ks := s.plan.Kernels
 	n := len(ks)
 	if n < 3 {
-		return
+		return nil
 	}
 	producer := map[*Buffer]int{}
 	for i, k := range ks {
@@ -75,6 +75,7 @@ func (s *scheduler) order() {
 		}
 	}
 	s.plan.Kernels = out
+	return nil
 }
 
 // freedBy is the arena bytes whose last remaining reader is k.

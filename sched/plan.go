@@ -24,11 +24,26 @@ type Plan struct {
 	// Subplans are the plans of region functions the runtime executes as
 	// plans of their own (while conditions and bodies, conditional branches).
 	Subplans map[*ssa.Func]*Plan
+	// Aliases are the result leaves the runtime may place in the memory of
+	// a parameter leaf: a while body's state elements (result i over
+	// parameter i), the module's input_output_alias pairs. InPlace says
+	// whether the plan allows it (the in-place stage's decision).
+	Aliases []ResultAlias
 
 	// ArenaBytes is the size of the arena all Arena buffers are placed in;
 	// IntermediateBytes the sum of the sizes of all Arena buffers;
 	// LowerBoundBytes the largest total of Arena buffers live at once.
 	ArenaBytes, IntermediateBytes, LowerBoundBytes int
+}
+
+// ResultAlias pairs a result leaf with the parameter leaf whose memory it
+// may take.
+type ResultAlias struct {
+	Result, Param int
+	// InPlace: the result's producer runs after every read of the
+	// parameter, or is its last reader and reads it only at the position it
+	// writes, so writing the result over the parameter is safe.
+	InPlace bool
 }
 
 // BufferKind says where a buffer's memory comes from.
@@ -105,18 +120,18 @@ type KernelKind uint8
 
 // Kernel kinds.
 const (
-	// Loop is a fused elementwise loop: Values are elementwise ops and
-	// index-mapping ops (broadcast, transpose, reshape, slice, iota,
-	// constants) over the output's index space; Maps give, per input, the
-	// output index → input index map.
+	// Loop is a fused elementwise loop: Values are elementwise, movement and
+	// generator values (see OpClass) over the output's index space; Loop is
+	// the program the runtime evaluates per element.
 	Loop KernelKind = iota
-	// Reduce reduces Root's operand over Root's dimensions, with the
-	// producers in Values fused into the read (input fusion).
+	// Reduce reduces Root's operand over Root's dimensions with Reducer,
+	// with the producers in Values fused into the read (input fusion).
 	Reduce
 	// Dot is a (batched) matrix multiplication with the Epilogue fused into
-	// its store.
+	// its store; Gemm says how it runs as GEMM calls.
 	Dot
-	// Conv is a convolution with the Epilogue fused into its store.
+	// Conv is a convolution with the Epilogue fused into its store; Conv
+	// says how it runs.
 	Conv
 	// Softmax, LayerNorm: the row kernels of Kiln's ops of the same names.
 	Softmax
@@ -129,14 +144,17 @@ const (
 	Conditional
 	// Generic is one value executed by a generic implementation.
 	Generic
+	// Attention is the chain scores = q·kᵀ (scaled) [+ mask] → softmax
+	// along the rows → scores·v in one kernel, tile by tile: Attn says how.
+	Attention
 )
 
-var kernelKindNames = [...]string{"loop", "reduce", "dot", "conv", "softmax", "layer-norm", "copy", "while", "conditional", "generic"}
+var kernelKindNames = [...]string{"loop", "reduce", "dot", "conv", "softmax", "layer-norm", "copy", "while", "conditional", "generic", "attention"}
 
 func (k KernelKind) String() string { return kernelKindNames[k] }
 
 // Kernel is one unit of execution: a single value or a fused group of values
-// computed in one pass.
+// computed in one pass, with every decision about how it runs.
 type Kernel struct {
 	Kind KernelKind
 	// Root is the value the kernel produces; Values are every value it
@@ -148,18 +166,41 @@ type Kernel struct {
 	Inputs []*ssa.Value
 	In     []*Buffer
 	Out    *Buffer
-	// Maps (Loop, Reduce): for each input, the map from the kernel's output
-	// index to the input index it reads (nil when not computed).
-	Maps []*affine.IndexingMap
-	// Loop (Loop kernels): the program the runtime evaluates per element.
+	// Maps (Loop, Reduce): for each input, the distinct maps from the
+	// index space the kernel's loop runs over (the output's; a reduction's
+	// operand's) to the input's index, through which the loop reads it.
+	Maps [][]affine.IndexingMap
+	// Loop (Loop kernels, and Reduce kernels that compute their operand):
+	// the program the runtime evaluates per element.
 	Loop *LoopProgram
 	// Epilogue (Dot, Conv): the stages applied to the result in the kernel's
 	// store; Root is then the last stage's value, and Main the dot or
 	// convolution itself.
 	Epilogue []EpilogueStage
 	Main     *ssa.Value
-	// Parallel is how many ways the runtime may split the kernel.
+	// Gemm (Dot): the dot as batched GEMM calls; nil when the dot is not a
+	// GEMM over its operands' bytes (it then runs generically).
+	Gemm *GemmPlan
+	// Conv (Conv): the convolution's geometry and algorithm; nil when no
+	// convolution kernel runs it (it then runs generically).
+	Conv *ConvPlan
+	// Attn (Attention): the two GEMMs, the mask and the tiling.
+	Attn *AttentionPlan
+	// Reducer (Reduce): the standard reducer folding the elements (add,
+	// multiply, maximum, minimum), or 0 when the reduction's function is
+	// not one.
+	Reducer ssa.Op
+	// Parallel is how many parts the runtime splits the kernel's work into
+	// (1: one worker), decided by the parallel stage. The unit is the
+	// kind's: Loop kernels split their LoopTile-element tiles, Reduce
+	// kernels over rows their rows, Softmax and LayerNorm their rows, Dot
+	// kernels their batch of products (a single product splits itself
+	// across the kernels' threads). Others run as one part.
 	Parallel int
+	// Threads is the workers Parallel is decided for; the kernel's split
+	// rules (LoopParts, RowParts, BatchParts, TileParts) give the split of
+	// other extents, as a run of run-time sizes below the bounds needs.
+	Threads int
 	// Impl names the implementation the runtime chose for the kernel
 	// (set by the runtime, reported by its Stats).
 	Impl string
@@ -176,6 +217,8 @@ func (k *Kernel) String() string {
 		}
 		fmt.Fprintf(&b, " [%s]", strings.Join(ops, " "))
 	}
-	fmt.Fprintf(&b, " -> %v", k.Out)
+	if k.Out != nil {
+		fmt.Fprintf(&b, " -> %v", k.Out)
+	}
 	return b.String()
 }

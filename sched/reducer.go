@@ -2,9 +2,9 @@ package sched
 
 import "github.com/kilnml/kiln/ssa"
 
-// StandardReducer recognises the standard scalar reducers: a function of two
+// standardReducer recognises the standard scalar reducers: a function of two
 // scalar parameters whose root is add, multiply, maximum or minimum of them.
-func StandardReducer(f *ssa.Func) (ssa.Op, bool) {
+func standardReducer(f *ssa.Func) (ssa.Op, bool) {
 	if len(f.Params) != 2 || f.Root == nil || len(f.Root.Args) != 2 {
 		return 0, false
 	}

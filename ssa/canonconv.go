@@ -19,6 +19,8 @@ import (
 //   - Negative padding (cropping) of a dimension without base dilation becomes
 //     a slice of the input, so that the window's padding is explicit and
 //     non-negative; with base dilation it stays in the window.
+//   - Depthwise convolutions over channel planes (IsPlanarDepthwiseConv)
+//     stay as they are: their kernel reads the planes in place.
 //   - Window strides, padding, base (lhs) and window (rhs) dilation,
 //     feature_group_count and batch_group_count are kept as they are.
 //
@@ -77,7 +79,7 @@ func IsCanonicalConv(v *Value) bool {
 }
 
 func canonicalConv(b *builder, v *Value) *Value {
-	if v.Op != OpConvolution || len(v.Args) != 2 || v.Attrs.ConvDims == nil || v.Shape.IsDynamic() {
+	if v.Op != OpConvolution || len(v.Args) != 2 || v.Attrs.ConvDims == nil || v.Shape.IsDynamic() || IsPlanarDepthwiseConv(v) {
 		return nil
 	}
 	lhs, rhs := v.Args[0], v.Args[1]

@@ -23,12 +23,16 @@ var passes = [...]pass{
 	{name: "cse", fn: cse},
 	{name: "fold", fn: constantFold},
 	{name: "simplify", fn: simplify},
+	{name: "hoist", fn: hoist},
+	{name: "simplify-hoisted", fn: simplify},
+	{name: "cse-hoisted", fn: cse},
 	{name: "canon-dot", fn: canonDot},
 	{name: "canon-conv", fn: canonConv},
 	{name: "decompose", fn: decompose},
 	{name: "patterns", fn: recognisePatterns},
 	{name: "layout", fn: assignLayouts},
 	{name: "fold-late", fn: constantFold},
+	{name: "fold-weights", fn: foldWeights},
 	{name: "simplify-late", fn: simplify},
 	{name: "cse-late", fn: cse},
 	{name: "dce-late", fn: deadcode},
@@ -42,6 +46,16 @@ func PassNames() []string {
 	}
 	return names
 }
+
+// laterStages are the names of the stages that run after the passes (the
+// scheduler's, which registers them): Disable and DumpAfter may name them
+// too, so that KILN_DISABLE_PASS and KILN_DUMP serve the whole compiler, and
+// Optimize leaves them to their stage.
+var laterStages []string
+
+// RegisterLaterStages adds the names of a later compiler stage's steps to
+// the names Optimize accepts (and ignores) in Disable and DumpAfter.
+func RegisterLaterStages(names ...string) { laterStages = append(laterStages, names...) }
 
 // Options configure Optimize.
 type Options struct {
@@ -77,8 +91,8 @@ func OptionsFromEnv() Options {
 // Optimize runs the pass pipeline over p.
 func Optimize(p *Program, o Options) error {
 	for _, name := range append(slices.Clone(o.Disable), o.DumpAfter...) {
-		if name != "all" && name != "lower" && !slices.Contains(PassNames(), name) {
-			return fmt.Errorf("ssa: unknown pass %q (passes: %s)", name, strings.Join(PassNames(), ", "))
+		if name != "all" && name != "lower" && !slices.Contains(PassNames(), name) && !slices.Contains(laterStages, name) {
+			return fmt.Errorf("ssa: unknown pass %q (passes: %s)", name, strings.Join(append(PassNames(), laterStages...), ", "))
 		}
 	}
 	dump := func(after string) {

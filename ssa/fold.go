@@ -87,15 +87,38 @@ func foldable(v *Value) bool {
 	if !v.Shape.IsArray() || v.Shape.IsDynamic() {
 		return false
 	}
-	in := 0
+	in, splats := 0, 0
 	for _, a := range v.Args {
-		if !a.IsConstant() || !a.Shape.IsArray() || a.Shape.IsDynamic() {
+		if !a.Shape.IsArray() || a.Shape.IsDynamic() {
 			return false
+		}
+		if !a.IsConstant() {
+			// A splat of a constant scalar (kept symbolic when large) is
+			// a constant operand of the values it feeds, next to a
+			// constant of its own (a value of splats alone stays a splat).
+			s, ok := constantSplat(a)
+			if !ok {
+				return false
+			}
+			splats++
+			in += s.Shape.ByteSize()
+			continue
 		}
 		in += a.Shape.ByteSize()
 	}
+	if splats > 0 && splats == len(v.Args) {
+		return false
+	}
 	out := v.Shape.ByteSize()
 	return out >= 0 && out <= maxFoldBytes && in <= maxFoldInputBytes && out <= max(in, maxExpandBytes)
+}
+
+// constantSplat returns the constant scalar a broadcast of one spreads.
+func constantSplat(a *Value) (*Value, bool) {
+	if a.Op == OpBroadcast && len(a.Args) == 1 && a.Args[0].IsConstant() && a.Args[0].Shape.IsScalar() {
+		return a.Args[0], true
+	}
+	return nil, false
 }
 
 // foldEval evaluates v on its constant arguments.
@@ -105,6 +128,13 @@ func foldEval(p *Program, v *Value) (*ir.Literal, error) {
 	insts := make(map[*Value]*ir.Instruction, len(v.Args))
 	for i, a := range v.Args {
 		if _, ok := insts[a]; ok {
+			continue
+		}
+		if s, ok := constantSplat(a); ok && !a.IsConstant() {
+			sc := c.Add(&ir.Instruction{Name: fmt.Sprintf("fold.scalar%d", i), Opcode: ir.OpConstant,
+				Shape: s.Shape.Clone(), Attrs: ir.Attrs{Literal: s.Attrs.Literal}})
+			insts[a] = c.Add(&ir.Instruction{Name: fmt.Sprintf("fold.arg%d", i), Opcode: ir.OpBroadcast,
+				Shape: a.Shape.Clone(), Operands: []*ir.Instruction{sc}, Attrs: ir.Attrs{Dimensions: []int{}}})
 			continue
 		}
 		insts[a] = c.Add(&ir.Instruction{Name: fmt.Sprintf("fold.arg%d", i), Opcode: ir.OpConstant,

@@ -16,7 +16,8 @@ import (
 //	            form; the max's init is -inf) ⇒ kiln.softmax(x)
 //	layer-norm: (x - bcast(mean)) · bcast(rsqrt(var + ε)) [· bcast(scale)]
 //	            [+ bcast(bias)] along the last dimension, the product in any
-//	            association, mean = Σx · (1/N) or Σx / N, and var either
+//	            association, or with (x - bcast(mean)) / bcast(sqrt(var + ε))
+//	            (JAX's layer_norm) in place of the rsqrt product, mean = Σx · (1/N) or Σx / N, and var either
 //	            flax's max(E[x²] - mean², 0) or the centred E[(x - mean)²]
 //	            ⇒ kiln.layer-norm(x, scale, bias), ε in Attrs.Epsilon (a
 //	            missing scale is ones, a missing bias zeros)
@@ -70,7 +71,9 @@ func recogniseFunc(f *Func) error {
 	matched := map[*Value]bool{}
 	for i := len(f.Values) - 1; i >= 0; i-- {
 		v := f.Values[i]
-		if matched[v] || v.Shape.Elem != ir.F32 || !v.Shape.IsArray() || v.Shape.Rank() == 0 {
+		// A value of dynamic shape keeps its HLO form: its ops run on the
+		// actual sizes one by one, which Kiln's own ops do not.
+		if matched[v] || v.Shape.Elem != ir.F32 || !v.Shape.IsArray() || v.Shape.Rank() == 0 || v.Shape.IsDynamic() {
 			continue
 		}
 		for _, pt := range patternTable {
@@ -291,7 +294,25 @@ func matchLayerNorm(b *builder, v *Value) (*Value, []*Value) {
 		m.see(v)
 	}
 	fs, c := m.product(prod, nil, 3)
-	if c != 1 || len(fs) < 2 || len(fs) > 3 {
+	// A division by the per-row square root, as JAX's layer_norm writes
+	// it: a / bcast(sqrt(w)) is a · bcast(rsqrt(w)).
+	var sqrtOf *Value
+	for i, f := range fs {
+		if f.Op != OpDivide {
+			continue
+		}
+		d, ok := m.rowBroadcast(f.Args[1])
+		if !ok || d.Op != Op(ir.OpSqrt) {
+			continue
+		}
+		sub, c2 := m.product(f.Args[0], nil, 3)
+		m.see(f, d)
+		fs = append(append(slices.Clone(fs[:i]), sub...), fs[i+1:]...)
+		c *= c2
+		sqrtOf = d.Args[0]
+		break
+	}
+	if c != 1 || len(fs) < 1 || len(fs) > 3 {
 		return nil, nil
 	}
 	var x, mean, r, scale *Value
@@ -314,14 +335,18 @@ func matchLayerNorm(b *builder, v *Value) (*Value, []*Value) {
 			}
 		}
 	}
-	if x == nil || r == nil || x.Shape.Elem != ir.F32 || !ir.SameDimensions(x.Shape, v.Shape) {
+	if x == nil || (r == nil) == (sqrtOf == nil) || x.Shape.Elem != ir.F32 || !ir.SameDimensions(x.Shape, v.Shape) {
 		return nil, nil
 	}
 	if xm, ok := m.mean(mean); !ok || xm != x {
 		return nil, nil
 	}
-	ve := r.Args[0]
-	m.see(r, ve)
+	ve := sqrtOf
+	if r != nil {
+		ve = r.Args[0]
+		m.see(r)
+	}
+	m.see(ve)
 	if ve.Op != OpAdd {
 		return nil, nil
 	}

@@ -966,7 +966,9 @@ func singleReduce(v *Value) (op Op, identity bool, ok bool) {
 		return 0, false, false
 	}
 	op, ok = reducerOp(v.Funcs[0])
-	if !ok || elem(v.Funcs[0].Root) != elem(v) || !plainReducers[op] {
+	// A reducer of another precision than its operand or init value
+	// converts them: the rewrites below would not.
+	if !ok || elem(v.Funcs[0].Root) != elem(v) || !plainReducers[op] || elem(v.Args[0]) != elem(v) || elem(v.Args[1]) != elem(v) {
 		return 0, false, false
 	}
 	id, has := identityOf(op, elem(v))

@@ -7,7 +7,12 @@
 // (their use of shared caches, memory and FP units still does).
 //
 //	go run ./gemmreport -rounds 15                      # kiln (each level) and gonum
-//	env -u OPENBLAS_CORETYPE go run -tags openblas ./gemmreport
+//	OPENBLAS_CORETYPE=SkylakeX go run -tags openblas ./gemmreport   # AVX-512 CPUs
+//
+// Debian's OpenBLAS picks its kernels from the CPU it detects and falls
+// back to SSE3 ("Prescott") kernels on the Intel Xeons it does not know
+// (Emerald Rapids): set OPENBLAS_CORETYPE=SkylakeX on any CPU with AVX-512
+// (Haswell on AVX2-only ones), as peers/run.sh does.
 //
 // go test -bench in this module gives the same cases in benchstat's format.
 package main
@@ -37,6 +42,9 @@ func (s shape) flops() float64 { return 2 * float64(s.m) * float64(s.n) * float6
 var shapes = []shape{
 	{64, 64, 64}, {128, 128, 128}, {256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048},
 	{1, 768, 768}, {1, 4096, 4096}, {8, 768, 3072}, {32, 768, 3072}, {128, 768, 768}, {512, 512, 2048},
+	// The encoder layer's feed-forward products and the MLP's first layer
+	// at batch 64 (M×N×K).
+	{128, 3072, 768}, {128, 768, 3072}, {64, 512, 784}, {64, 784, 512},
 }
 
 // impl is one contender for one shape: setup selects it (ISA level,

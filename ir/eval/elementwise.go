@@ -48,28 +48,55 @@ func checkArity(ops []*ir.Literal, n int) error {
 // elementwiseDims returns the dimensions of an elementwise result over ops:
 // the operands that are not scalars must have equal dimensions (their
 // actual sizes, which for a bounded dynamic shape may be below the
-// instruction's bounds); scalars are broadcast.
-func elementwiseDims(in *ir.Instruction, ops []*ir.Literal) ([]int, error) {
-	var dims []int
+// instruction's bounds) but for the dimensions the instruction declares
+// dynamic, along which the result is the valid region (ops.ValidDims);
+// scalars are broadcast.
+func elementwiseDims(in *ir.Instruction, args []*ir.Literal) ([]int, error) {
+	var all [][]int
 	first := -1
-	for i, o := range ops {
+	for i, o := range args {
 		s := o.Shape()
 		if s.Rank() == 0 {
 			continue
 		}
 		if first < 0 {
-			dims, first = s.Dims, i
-			continue
+			first = i
 		}
-		if !ir.SameDimensions(s, ops[first].Shape()) {
-			return nil, fmt.Errorf("operand %d has shape %v and operand %d %v, expected equal dimensions or a scalar",
-				first, ops[first].Shape().StringWithoutLayout(), i, s.StringWithoutLayout())
-		}
+		all = append(all, s.Dims)
 	}
 	if first < 0 {
 		return in.Shape.Dims, nil
 	}
+	dims, ok := ops.ValidDims(all, func(d int) bool { return in.Shape.IsArray() && d < in.Shape.Rank() && in.Shape.IsDynamicDim(d) })
+	if !ok {
+		for i, o := range args {
+			if s := o.Shape(); s.Rank() > 0 && !ir.SameDimensions(s, args[first].Shape()) {
+				return nil, fmt.Errorf("operand %d has shape %v and operand %d %v, expected equal dimensions or a scalar",
+					first, args[first].Shape().StringWithoutLayout(), i, s.StringWithoutLayout())
+			}
+		}
+	}
 	return dims, nil
+}
+
+// validRegion returns the operands cut to the result's dimensions dims
+// (copies of the leading region of those that are larger: a static operand
+// meeting a dynamic one); scalars stay as they are.
+func validRegion(args []*ir.Literal, dims []int) []*ir.Literal {
+	out := args
+	for i, a := range args {
+		s := a.Shape()
+		if s.Rank() == 0 || ir.SameDimensions(s, ir.Shape{Dims: dims}) {
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = append([]*ir.Literal{}, args...)
+		}
+		c := ir.MustNewLiteral(ir.MakeShape(s.Elem, dims...))
+		ops.CopyRegion(c.Bytes(), a.Bytes(), s.Elem.ByteSize(), s.Dims, dims)
+		out[i] = c
+	}
+	return out
 }
 
 func evalElementwise(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Literal, error) {
@@ -87,6 +114,7 @@ func evalElementwise(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.
 	if err != nil {
 		return nil, err
 	}
+	args = validRegion(args, dims)
 	out, err := newResult(in.Shape, dims)
 	if err != nil {
 		return nil, err
@@ -103,11 +131,18 @@ func evalSelect(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Liter
 	if len(args) != 3 {
 		return nil, fmt.Errorf("expected 3 operands, found %d", len(args))
 	}
+	if args[1].Shape().IsArray() {
+		dims, err := elementwiseDims(in, args)
+		if err != nil {
+			return nil, err
+		}
+		args = validRegion(args, dims)
+	}
 	p, x, y := args[0], args[1], args[2]
 	if p.Shape().Elem != ir.PRED {
 		return nil, fmt.Errorf("predicate has element type %v, expected pred", p.Shape().Elem)
 	}
-	if !x.Shape().EqualIgnoringLayout(y.Shape()) {
+	if xs, ys := x.Shape(), y.Shape(); xs.Elem != ys.Elem || (xs.IsArray() && !ir.SameDimensions(xs, ys)) || (!xs.IsArray() && !xs.EqualIgnoringLayout(ys)) {
 		return nil, fmt.Errorf("on_true has shape %v and on_false %v, expected equal shapes",
 			x.Shape().StringWithoutLayout(), y.Shape().StringWithoutLayout())
 	}
@@ -125,7 +160,7 @@ func evalSelect(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Liter
 		return nil, fmt.Errorf("predicate has shape %v, expected dimensions %v or a scalar",
 			p.Shape().StringWithoutLayout(), x.Shape().Dims)
 	}
-	out, err := ir.NewLiteral(x.Shape())
+	out, err := newResult(in.Shape.WithElem(x.Shape().Elem), x.Shape().Dims)
 	if err != nil {
 		return nil, err
 	}

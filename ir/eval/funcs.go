@@ -13,10 +13,26 @@ import (
 	"github.com/kilnml/kiln/ir/ops"
 )
 
-// opsComputation describes computation c as ir/ops' node list.
+// opsComputation describes computation c as ir/ops' node list, with the
+// computations its nodes call.
 func opsComputation(c *ir.Computation) *ops.Computation {
 	return ops.Describe(c.Name, c.Instructions, c.Parameters, c.Root, func(in *ir.Instruction) (ops.Node, []*ir.Instruction) {
-		return ops.Node{Op: in.Opcode, Attrs: &in.Attrs, Shape: in.Shape, Param: in.ParameterNumber, Literal: in.Literal}, in.Operands
+		nd := ops.Node{Op: in.Opcode, Attrs: &in.Attrs, Shape: in.Shape, Param: in.ParameterNumber, Literal: in.Literal}
+		var called []*ir.Computation
+		switch in.Opcode {
+		case ir.OpCall, ir.OpReduce, ir.OpMap:
+			called = []*ir.Computation{in.ToApply}
+		case ir.OpFusion:
+			called = []*ir.Computation{in.Calls}
+		case ir.OpConditional:
+			called = in.Branches
+		}
+		for _, f := range called {
+			if f != nil {
+				nd.Called = append(nd.Called, opsComputation(f))
+			}
+		}
+		return nd, in.Operands
 	})
 }
 

@@ -35,7 +35,7 @@ func splitOperands(args []*ir.Literal) (arrays, inits []*ir.Literal, err error) 
 		if !inits[i].Shape().IsScalar() {
 			return nil, nil, fmt.Errorf("init value %d has shape %v, expected a scalar", i, inits[i].Shape())
 		}
-		if inits[i].Shape().Elem != arrays[i].Shape().Elem {
+		if !ops.SameUpToPrecision(inits[i].Shape().Elem, arrays[i].Shape().Elem) {
 			return nil, nil, fmt.Errorf("init value %d has type %v, operand %d %v", i, inits[i].Shape().Elem, i, arrays[i].Shape().Elem)
 		}
 	}
@@ -70,11 +70,11 @@ func evalReduce(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Liter
 		return nil, err
 	}
 	ts := elementTypes(arrays)
-	p, err := ops.NewReduce(ts, arrays[0].Shape().Dims, in.Dimensions, f)
+	p, err := ops.NewReduce(ts, elementTypes(inits), arrays[0].Shape().Dims, in.Dimensions, f)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := newResults(in.Shape, ts, p.OutDims)
+	outs, err := newResults(in.Shape, p.Out, p.OutDims)
 	if err != nil {
 		return nil, err
 	}
@@ -94,11 +94,11 @@ func evalReduceWindow(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir
 		return nil, err
 	}
 	ts := elementTypes(arrays)
-	p, err := ops.NewReduceWindow(ts, arrays[0].Shape().Dims, in.Window, f)
+	p, err := ops.NewReduceWindow(ts, elementTypes(inits), arrays[0].Shape().Dims, in.Window, f)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := newResults(in.Shape, ts, p.OutDims())
+	outs, err := newResults(in.Shape, p.Out, p.OutDims())
 	if err != nil {
 		return nil, err
 	}

@@ -193,3 +193,66 @@ func ValidSlice(sl []ir.SliceDim, x ir.Shape) []ir.SliceDim {
 	}
 	return out
 }
+
+// ValidDims returns the dimensions an op computes over when its operands,
+// of the given actual dimensions, must have equal sizes but for dynamic
+// dimensions (dynamic marks the result's): an operand of static size meets
+// one of dynamic size along a dynamic dimension, and the op computes the
+// valid region, the smaller of them (as XLA's dynamic dimension inference
+// gives the result the dynamic operand's size). It reports false when the
+// operands differ along a static dimension or in rank.
+func ValidDims(dims [][]int, dynamic func(d int) bool) ([]int, bool) {
+	if len(dims) == 0 {
+		return nil, true
+	}
+	out := append([]int{}, dims[0]...)
+	for _, ds := range dims[1:] {
+		if len(ds) != len(out) {
+			return nil, false
+		}
+		for d, n := range ds {
+			if n == out[d] {
+				continue
+			}
+			if !dynamic(d) {
+				return nil, false
+			}
+			out[d] = min(out[d], n)
+		}
+	}
+	return out, true
+}
+
+// CopyRegion copies the leading region of dims `to` of a row-major array of
+// dims `from` (elements of es bytes; to[d] ≤ from[d]) into dst, densely.
+func CopyRegion(dst, src []byte, es int, from, to []int) {
+	if Count(to) == 0 {
+		return
+	}
+	r := len(from)
+	if r == 0 {
+		copy(dst[:es], src[:es])
+		return
+	}
+	inner := to[r-1] * es
+	stride := from[r-1] * es
+	idx := make([]int, r-1)
+	for o := 0; ; o++ {
+		off := 0
+		for d := 0; d < r-1; d++ {
+			off = off*from[d] + idx[d]
+		}
+		copy(dst[o*inner:(o+1)*inner], src[off*stride:off*stride+inner])
+		d := r - 2
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < to[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}

@@ -137,7 +137,7 @@ func RoundWide(r Reg, t ir.ElementType, n int) {
 	case t == ir.F64 || t == ir.S64 || t == ir.U64 || t == ir.C128:
 	case t == ir.F32:
 		for j, x := range r.F[:n] {
-			r.F[j] = float64(float32(x))
+			r.F[j] = roundF32(x)
 		}
 	case t.IsFloat():
 		for j, x := range r.F[:n] {
@@ -145,7 +145,7 @@ func RoundWide(r Reg, t ir.ElementType, n int) {
 		}
 	case t == ir.C64:
 		for j, x := range r.C[:n] {
-			r.C[j] = complex128(complex64(x))
+			r.C[j] = RoundComplex(ir.C64, x)
 		}
 	default:
 		for j, x := range r.I[:n] {
@@ -164,6 +164,9 @@ func LoadFloats(dst []float64, src []byte, t ir.ElementType, start int) {
 	case ir.F32:
 		for i, v := range Elems[float32](src)[start : start+n] {
 			dst[i] = float64(v)
+			if v != v {
+				dst[i] = ir.Float32ToFloat64(v) // a signalling NaN stays one
+			}
 		}
 	case ir.F16:
 		tab := f16Table()
@@ -204,27 +207,27 @@ func StoreFloats(dst []byte, t ir.ElementType, start int, v []float64) {
 	case ir.F32:
 		d := Elems[float32](dst)[start : start+n]
 		for i, x := range v {
-			d[i] = float32(x)
+			d[i] = ir.Float64ToFloat32(x)
 		}
 	case ir.F16:
 		d := Elems[ir.Float16](dst)[start : start+n]
 		for i, x := range v {
-			d[i] = ir.Float16FromFloat32(float32(x))
+			d[i] = ir.Float16FromFloat32(ir.Float64ToFloat32(x))
 		}
 	case ir.BF16:
 		d := Elems[ir.BFloat16](dst)[start : start+n]
 		for i, x := range v {
-			d[i] = ir.BFloat16FromFloat32(float32(x))
+			d[i] = ir.BFloat16FromFloat32(ir.Float64ToFloat32(x))
 		}
 	case ir.F8E5M2:
 		d := Elems[ir.Float8E5M2](dst)[start : start+n]
 		for i, x := range v {
-			d[i] = ir.Float8E5M2FromFloat32(float32(x))
+			d[i] = ir.Float8E5M2FromFloat32(ir.Float64ToFloat32(x))
 		}
 	case ir.F8E4M3FN:
 		d := Elems[ir.Float8E4M3FN](dst)[start : start+n]
 		for i, x := range v {
-			d[i] = ir.Float8E4M3FNFromFloat32(float32(x))
+			d[i] = ir.Float8E4M3FNFromFloat32(ir.Float64ToFloat32(x))
 		}
 	default:
 		if !t.IsFloat() {
@@ -233,7 +236,7 @@ func StoreFloats(dst []byte, t ir.ElementType, start int, v []float64) {
 		// The narrow formats of newer XLA: rounded to F32, then converted.
 		es := t.ByteSize()
 		for i, x := range v {
-			f := [1]float32{float32(x)}
+			f := [1]float32{ir.Float64ToFloat32(x)}
 			ir.ConvertElement(dst[(start+i)*es:], t, Bytes(f[:]), ir.F32)
 		}
 	}
@@ -362,7 +365,7 @@ func LoadComplex(dst []complex128, src []byte, t ir.ElementType, start int) {
 		copy(dst, Elems[complex128](src)[start:start+n])
 	case ir.C64:
 		for i, v := range Elems[complex64](src)[start : start+n] {
-			dst[i] = complex128(v)
+			dst[i] = complex(ir.Float32ToFloat64(real(v)), ir.Float32ToFloat64(imag(v)))
 		}
 	default:
 		panic("ops: LoadComplex of " + t.String())
@@ -379,7 +382,7 @@ func StoreComplex(dst []byte, t ir.ElementType, start int, v []complex128) {
 	case ir.C64:
 		d := Elems[complex64](dst)[start : start+n]
 		for i, x := range v {
-			d[i] = complex64(x)
+			d[i] = complex(ir.Float64ToFloat32(real(x)), ir.Float64ToFloat32(imag(x)))
 		}
 	default:
 		panic("ops: StoreComplex of " + t.String())
@@ -570,25 +573,34 @@ func RoundFloat(t ir.ElementType, x float64) float64 {
 	case ir.F64:
 		return x
 	case ir.F32:
-		return float64(float32(x))
+		return roundF32(x)
 	case ir.F16:
-		return f16Table()[ir.Float16FromFloat32(float32(x))]
+		return f16Table()[ir.Float16FromFloat32(ir.Float64ToFloat32(x))]
 	case ir.BF16:
-		return bf16Float64(ir.BFloat16FromFloat32(float32(x)))
+		return bf16Float64(ir.BFloat16FromFloat32(ir.Float64ToFloat32(x)))
 	case ir.F8E5M2:
-		return f8e5m2Table[ir.Float8E5M2FromFloat32(float32(x))]
+		return f8e5m2Table[ir.Float8E5M2FromFloat32(ir.Float64ToFloat32(x))]
 	case ir.F8E4M3FN:
-		return f8e4m3fnTable[ir.Float8E4M3FNFromFloat32(float32(x))]
+		return f8e4m3fnTable[ir.Float8E4M3FNFromFloat32(ir.Float64ToFloat32(x))]
 	}
 	var b [2]byte
 	SetFloatAt(b[:], t, 0, x)
 	return FloatAt(b[:], t, 0)
 }
 
+// roundF32 rounds x to float32 and back; a NaN keeps its payload and
+// whether it signals (the wide form holds what an f32 buffer holds).
+func roundF32(x float64) float64 {
+	if x == x {
+		return float64(float32(x))
+	}
+	return ir.Float32ToFloat64(ir.Float64ToFloat32(x))
+}
+
 // RoundComplex rounds each part of x to t's component type.
 func RoundComplex(t ir.ElementType, x complex128) complex128 {
 	if t == ir.C64 {
-		return complex128(complex64(x))
+		return complex(roundF32(real(x)), roundF32(imag(x)))
 	}
 	return x
 }
@@ -615,7 +627,7 @@ func FloatBits(t ir.ElementType) (func(float64) uint64, int) {
 	case ir.F64:
 		return math.Float64bits, 64
 	case ir.F32:
-		return func(x float64) uint64 { return uint64(math.Float32bits(float32(x))) }, 32
+		return func(x float64) uint64 { return uint64(math.Float32bits(ir.Float64ToFloat32(x))) }, 32
 	case ir.F16:
 		return func(x float64) uint64 { return uint64(ir.Float16FromFloat64(x)) }, 16
 	case ir.BF16:

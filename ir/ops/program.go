@@ -25,6 +25,10 @@ type Node struct {
 	// Param is a parameter's number; Literal a constant's value.
 	Param   int
 	Literal *ir.Literal
+	// Called are the computations the node calls, by role: call and
+	// fusion their computation, conditional its branches, reduce and map
+	// their computation.
+	Called []*Computation
 }
 
 // Computation is a called computation as a list of nodes, arguments before
@@ -115,82 +119,18 @@ type Func struct {
 	comp *Computation
 }
 
-// CompileFunc compiles a computation of scalar parameters, elementwise ops,
-// scalar constants and a scalar or tuple-of-scalars root. Anything else is
-// an *UnsupportedError naming the op.
+// CompileFunc compiles a computation of scalar parameters and a scalar or
+// tuple-of-scalars root to a Program (scalarize.go: small arrays, tuples,
+// calls, conditionals, reductions and dots inside it included). An op it
+// cannot compile is an *UnsupportedError naming it.
 func CompileFunc(c *Computation) (*Func, error) {
 	if c == nil || c.Root < 0 || c.Root >= len(c.Nodes) {
 		return nil, fmt.Errorf("computation has no root")
 	}
 	f := &Func{Name: c.Name, comp: c}
-	reg := make([]int, len(c.Nodes))
-	for i := range reg {
-		reg[i] = -1
+	if err := scalarize(f, c); err != nil {
+		return nil, err
 	}
-	for i, nd := range c.Params {
-		p := c.Nodes[nd]
-		if !p.Shape.IsScalar() {
-			return nil, fmt.Errorf("computation %s: parameter %d has shape %v, expected a scalar", c.Name, i, p.Shape)
-		}
-		reg[nd] = len(f.params)
-		f.params = append(f.params, len(f.params))
-		f.ParamT = append(f.ParamT, p.Shape.Elem)
-	}
-	next := len(c.Params)
-	// Constants get registers after the parameters.
-	for i, nd := range c.Nodes {
-		if nd.Op != ir.OpConstant {
-			continue
-		}
-		if nd.Literal == nil || !nd.Literal.Shape().IsScalar() {
-			return nil, &UnsupportedError{Op: ir.OpConstant, Detail: fmt.Sprintf("computation %s: a constant of shape %v in a scalar computation", c.Name, nd.Shape)}
-		}
-		reg[i] = next
-		f.consts = append(f.consts, constReg{reg: next, t: nd.Literal.Shape().Elem, data: nd.Literal.Bytes()})
-		next++
-	}
-	for i, nd := range c.Nodes {
-		switch {
-		case nd.Op == ir.OpParameter || nd.Op == ir.OpConstant:
-			continue
-		case nd.Op == ir.OpTuple && i == c.Root:
-			continue
-		case nd.Op == ir.OpGetTupleElement || nd.Op == ir.OpTuple:
-			return nil, &UnsupportedError{Op: nd.Op, Detail: fmt.Sprintf("computation %s: tuples inside a scalar computation", c.Name)}
-		case !nd.Shape.IsScalar():
-			return nil, &UnsupportedError{Op: nd.Op, Detail: fmt.Sprintf("computation %s: a value of shape %v in a scalar computation", c.Name, nd.Shape)}
-		case !nd.Op.IsElementwise() || len(nd.Args) > 3:
-			return nil, &UnsupportedError{Op: nd.Op, Detail: fmt.Sprintf("computation %s: not an elementwise op", c.Name)}
-		}
-		in := Instr{Type: nd.Shape.Elem, NArgs: len(nd.Args), Reg: next}
-		argT := make([]ir.ElementType, len(nd.Args))
-		for j, a := range nd.Args {
-			if reg[a] < 0 || !c.Nodes[a].Shape.IsScalar() {
-				return nil, fmt.Errorf("computation %s: operand %d of %v is not a scalar computed before it", c.Name, j, nd.Op)
-			}
-			in.Args[j], argT[j] = reg[a], c.Nodes[a].Shape.Elem
-		}
-		k, err := WideKernel(nd.Op, nd.Attrs, argT, nd.Shape.Elem)
-		if err != nil {
-			return nil, fmt.Errorf("computation %s: %w", c.Name, err)
-		}
-		in.Kernel = k
-		reg[i] = next
-		next++
-		f.prog.Instrs = append(f.prog.Instrs, in)
-	}
-	roots := []int{c.Root}
-	if r := c.Nodes[c.Root]; r.Op == ir.OpTuple {
-		roots = r.Args
-	}
-	for _, r := range roots {
-		if reg[r] < 0 || !c.Nodes[r].Shape.IsScalar() {
-			return nil, fmt.Errorf("computation %s: its result is not a scalar or a tuple of scalars", c.Name)
-		}
-		f.results = append(f.results, reg[r])
-		f.ResultT = append(f.ResultT, c.Nodes[r].Shape.Elem)
-	}
-	f.prog.Regs = next
 	return f, nil
 }
 
@@ -233,6 +173,17 @@ func (f *Func) LoadConsts(regs []byte) {
 // Load sets parameter i to element idx of src (of the parameter's type).
 func (f *Func) Load(regs []byte, i int, src []byte, idx int) {
 	LoadWide(RegAt(regs, f.params[i], 1, 1), 1, src, f.ParamT[i], idx)
+}
+
+// LoadAs sets parameter i to element idx of src, of type t, converted to
+// the parameter's type (a floating-point value of another precision,
+// rounded as converting it would).
+func (f *Func) LoadAs(regs []byte, i int, src []byte, t ir.ElementType, idx int) {
+	r := RegAt(regs, f.params[i], 1, 1)
+	LoadWide(r, 1, src, t, idx)
+	if t != f.ParamT[i] {
+		RoundWide(r, f.ParamT[i], 1)
+	}
 }
 
 // Param returns parameter i's register (one value).

@@ -15,28 +15,31 @@ import (
 
 // ReducePlan reduces N operands of one shape over some of their dimensions.
 type ReducePlan struct {
-	N       int
-	Types   []ir.ElementType
-	OutDims []int
-	fold    *Reducer
-	kept    []int // dims kept, their strides
-	keptSt  []int
-	red     []int // dims reduced, their strides
-	redSt   []int
-	count   int
-	redN    int
+	N     int
+	Types []ir.ElementType // the operands'
+	// Inits are the init values' types, Out the results' (the reducer's).
+	Inits, Out []ir.ElementType
+	OutDims    []int
+	fold       *Reducer
+	kept       []int // dims kept, their strides
+	keptSt     []int
+	red        []int // dims reduced, their strides
+	redSt      []int
+	count      int
+	redN       int
 }
 
 // NewReduce plans reduce of operands of element types ts and dimensions
-// dims over dimensions `reduced`, with reducer f.
-func NewReduce(ts []ir.ElementType, dims, reduced []int, f *Func) (*ReducePlan, error) {
+// dims over dimensions `reduced`, onto init values of types inits, with
+// reducer f (see NewReducer for the types it may differ in).
+func NewReduce(ts, inits []ir.ElementType, dims, reduced []int, f *Func) (*ReducePlan, error) {
 	if len(dims) > MaxRank {
 		return nil, fmt.Errorf("reduce of rank %d, above the limit of %d", len(dims), MaxRank)
 	}
 	if err := CheckDims("reduced", reduced, len(dims)); err != nil {
 		return nil, err
 	}
-	p := &ReducePlan{N: len(ts), Types: ts}
+	p := &ReducePlan{N: len(ts), Types: ts, Inits: inits, Out: resultTypes(f, inits)}
 	st := Strides(dims)
 	for d, n := range dims {
 		if slices.Contains(reduced, d) {
@@ -55,7 +58,7 @@ func NewReduce(ts []ir.ElementType, dims, reduced []int, f *Func) (*ReducePlan, 
 	if len(p.red) == 0 {
 		p.red, p.redSt = []int{1}, []int{0}
 	}
-	fold, err := NewReducer(f, ts)
+	fold, err := NewReducer(f, ts, inits)
 	if err != nil {
 		if p.count == 0 || p.redN == 0 {
 			// The reducer never runs (it may not even be defined for
@@ -83,10 +86,7 @@ func (p *ReducePlan) Reducer() *Reducer { return p.fold }
 // values inits, writing the outputs outs.
 func (p *ReducePlan) Run(ins, inits, outs [][]byte, scratch []byte) error {
 	if p.fold == nil || p.redN == 0 {
-		for i, o := range outs {
-			es := p.Types[i].ByteSize()
-			FillElements(o[:p.count*es], inits[i][:es])
-		}
+		fillInits(outs, p.Out, inits, p.Inits, p.count)
 		return nil
 	}
 	f := p.fold
@@ -108,6 +108,35 @@ func (p *ReducePlan) Run(ins, inits, outs [][]byte, scratch []byte) error {
 		base = Advance(p.kept, p.keptSt, kept[:len(p.kept)], base)
 	}
 	return nil
+}
+
+// resultTypes are the types a reducer's results have: its own, or the init
+// values' when there is no usable reducer.
+func resultTypes(f *Func, inits []ir.ElementType) []ir.ElementType {
+	if f != nil && len(f.ResultT) == len(inits) {
+		return f.ResultT
+	}
+	return inits
+}
+
+// fillInits fills the first count elements of each output (of types outT)
+// with its init value (of type initT, converted).
+func fillInits(outs [][]byte, outT []ir.ElementType, inits [][]byte, initT []ir.ElementType, count int) {
+	for i, o := range outs {
+		es := outT[i].ByteSize()
+		if count == 0 {
+			continue
+		}
+		if initT[i] == outT[i] {
+			FillElements(o[:count*es], inits[i][:es])
+			continue
+		}
+		var buf [WideBytes]byte
+		r := RegAt(buf[:], 0, 1, 1)
+		LoadWide(r, 1, inits[i], initT[i], 0)
+		StoreWide(o, outT[i], 0, r, 1)
+		FillElements(o[:count*es], o[:es])
+	}
 }
 
 // CheckDims reports a dimension list with entries outside [0, rank) or

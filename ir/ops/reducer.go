@@ -18,10 +18,17 @@ import (
 // FoldTile is the number of elements a reducer loads at a time.
 const FoldTile = 256
 
-// Reducer folds elements of N operands into accumulators.
+// Reducer folds elements of N operands into accumulators. A reducer may
+// compute in another floating-point precision than its operands and init
+// values (an f32 computation over bf16 elements, as XLA allows): each value
+// is converted to the type of the parameter it is passed as, and the
+// results have the accumulators' types.
 type Reducer struct {
-	N     int
-	Types []ir.ElementType
+	N int
+	// Types are the operands' element types, Inits the init values', Acc
+	// the accumulators' (the computation's results and first N
+	// parameters), Elem the computation's last N parameters'.
+	Types, Inits, Acc, Elem []ir.ElementType
 	// Standard reports a one-operand standard reducer (Op of the two
 	// parameters, Swapped when the root reads (element, accumulator)).
 	Standard bool
@@ -35,9 +42,13 @@ type Reducer struct {
 	regs, pos, raw, wide, size int
 }
 
-// NewReducer prepares f to reduce operands of element types ts: f takes
-// 2·len(ts) scalars of types ts, ts and returns len(ts) values of types ts.
-func NewReducer(f *Func, ts []ir.ElementType) (*Reducer, error) {
+// NewReducer prepares f to reduce operands of element types ts onto init
+// values of types inits (nil: the accumulators' types): f takes 2·len(ts)
+// scalars — the accumulators, then one element of each operand — and
+// returns the len(ts) new accumulators. An init value, an operand's
+// element and the parameter it is passed as have one type up to
+// floating-point precision (XLA's VerifyReducerShape).
+func NewReducer(f *Func, ts, inits []ir.ElementType) (*Reducer, error) {
 	n := len(ts)
 	if f == nil {
 		return nil, fmt.Errorf("no reducer computation")
@@ -46,17 +57,26 @@ func NewReducer(f *Func, ts []ir.ElementType) (*Reducer, error) {
 		return nil, fmt.Errorf("computation %s takes %d parameters and returns %d values, expected %d and %d for %d operands",
 			f.Name, len(f.ParamT), len(f.ResultT), 2*n, n, n)
 	}
-	for i, t := range f.ParamT {
-		if t != ts[i%n] {
-			return nil, fmt.Errorf("computation %s: parameter %d has shape %v[], the operand has element type %v", f.Name, i, t, ts[i%n])
+	if inits == nil {
+		inits = f.ResultT
+	}
+	if len(inits) != n {
+		return nil, fmt.Errorf("%d init values for %d operands", len(inits), n)
+	}
+	for i := 0; i < n; i++ {
+		acc, elem := f.ParamT[i], f.ParamT[n+i]
+		switch {
+		case f.ResultT[i] != acc:
+			return nil, fmt.Errorf("computation %s returns %v[] as value %d, expected %v[] (its accumulator parameter %d)", f.Name, f.ResultT[i], i, acc, i)
+		case !SameUpToPrecision(inits[i], acc):
+			return nil, fmt.Errorf("computation %s: accumulator parameter %d has shape %v[], init value %d has element type %v", f.Name, i, acc, i, inits[i])
+		case !SameUpToPrecision(ts[i], elem):
+			return nil, fmt.Errorf("computation %s: parameter %d has shape %v[], the operand has element type %v", f.Name, n+i, elem, ts[i])
+		case !SameUpToPrecision(acc, elem):
+			return nil, fmt.Errorf("computation %s: parameter %d has shape %v[], its accumulator %d is %v[]", f.Name, n+i, elem, i, acc)
 		}
 	}
-	for j, t := range f.ResultT {
-		if t != ts[j] {
-			return nil, fmt.Errorf("computation %s returns %v[] as value %d, expected %v[]", f.Name, t, j, ts[j])
-		}
-	}
-	r := &Reducer{N: n, Types: ts, Fn: f}
+	r := &Reducer{N: n, Types: ts, Inits: inits, Acc: f.ParamT[:n], Elem: f.ParamT[n:], Fn: f}
 	if n == 1 {
 		r.standard()
 	}
@@ -70,13 +90,17 @@ func NewReducer(f *Func, ts []ir.ElementType) (*Reducer, error) {
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }
 
+// SameUpToPrecision reports whether two element types are equal, or both
+// real floating-point types.
+func SameUpToPrecision(a, b ir.ElementType) bool { return a == b || (a.IsFloat() && b.IsFloat()) }
+
 // standard recognises the standard reducers.
 func (r *Reducer) standard() {
 	op, swapped, ok := r.Fn.Computation().BinaryRoot()
 	if !ok {
 		return
 	}
-	t := r.Types[0]
+	t := r.Acc[0]
 	switch {
 	case t.IsFloat():
 		if op != ir.OpAdd && op != ir.OpMultiply && op != ir.OpMaximum && op != ir.OpMinimum {
@@ -135,14 +159,14 @@ func (r *Reducer) Start(scratch []byte, acc *Acc, inits [][]byte, ii int) {
 	if !r.Standard {
 		regs := scratch[r.regs:]
 		for i := 0; i < r.N; i++ {
-			r.Fn.Load(regs, i, inits[i], ii)
+			r.Fn.LoadAs(regs, i, inits[i], r.Inits[i], ii)
 		}
 		return
 	}
-	t := r.Types[0]
+	t := r.Inits[0]
 	switch KindOf(t) {
 	case KindFloat:
-		acc.F = FloatAt(inits[0], t, ii)
+		acc.F = RoundFloat(r.Acc[0], FloatAt(inits[0], t, ii))
 	case KindComplex:
 		acc.C = ComplexAt(inits[0], t, ii)
 	default:
@@ -156,7 +180,7 @@ func (r *Reducer) Fold(scratch []byte, acc *Acc, srcs [][]byte, pos []int64) err
 		regs := scratch[r.regs:]
 		for _, p := range pos {
 			for i := 0; i < r.N; i++ {
-				r.Fn.Load(regs, r.N+i, srcs[i], int(p))
+				r.Fn.LoadAs(regs, r.N+i, srcs[i], r.Types[i], int(p))
 			}
 			if err := r.Fn.Run(regs); err != nil {
 				return err
@@ -174,6 +198,9 @@ func (r *Reducer) Fold(scratch []byte, acc *Acc, srcs [][]byte, pos []int64) err
 		w := RegAt(scratch[r.wide:], 0, FoldTile, len(p))
 		GatherElements(raw, srcs[0], t.ByteSize(), p)
 		LoadWide(w, len(p), raw, t, 0)
+		if r.Elem[0] != t {
+			RoundWide(w, r.Elem[0], len(p))
+		}
 		r.foldWide(acc, w, len(p))
 	}
 	return nil
@@ -181,7 +208,7 @@ func (r *Reducer) Fold(scratch []byte, acc *Acc, srcs [][]byte, pos []int64) err
 
 // foldWide folds n wide values of register w into the accumulator.
 func (r *Reducer) foldWide(acc *Acc, w Reg, n int) {
-	t := r.Types[0]
+	t := r.Acc[0]
 	switch {
 	case r.fl != nil:
 		a := acc.F
@@ -222,11 +249,11 @@ func (r *Reducer) Finish(scratch []byte, acc *Acc, outs [][]byte, o int) {
 		regs := scratch[r.regs:]
 		for i := 0; i < r.N; i++ {
 			// The accumulators are the first N parameters.
-			StoreWide(outs[i], r.Types[i], o, r.Fn.Param(regs, i), 1)
+			StoreWide(outs[i], r.Acc[i], o, r.Fn.Param(regs, i), 1)
 		}
 		return
 	}
-	t := r.Types[0]
+	t := r.Acc[0]
 	switch KindOf(t) {
 	case KindFloat:
 		SetFloatAt(outs[0], t, o, acc.F)

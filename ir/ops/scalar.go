@@ -71,6 +71,41 @@ var floatUnary = map[ir.Opcode]func(float64) float64{
 	ir.OpAtanh:            math.Atanh,
 }
 
+// NaN bits. The wide form holds a float's NaN as its type holds it, a
+// signalling NaN included (ir.Float32ToFloat64). The ops that move or
+// choose values — copy, negate, abs, sign, real, maximum, minimum, clamp,
+// select — give the NaN operand's bits, signalling or not, as XLA's
+// evaluator and CPU backend do (sign-bit operations and selects); the ops
+// that compute return a quiet NaN, as the hardware's arithmetic does (the
+// library functions that hand a NaN argument back get it quieted here).
+var preservesNaNBits = map[ir.Opcode]bool{
+	ir.OpAbs: true, ir.OpNegate: true, ir.OpCopy: true, ir.OpReal: true, ir.OpSign: true, ir.OpImag: true,
+	ir.OpMaximum: true, ir.OpMinimum: true,
+	// The hardware's arithmetic quiets a NaN by itself.
+	ir.OpAdd: true, ir.OpSubtract: true, ir.OpMultiply: true, ir.OpDivide: true,
+}
+
+// QuietNaN is x, with the quiet bit set when x is a NaN.
+func QuietNaN(x float64) float64 {
+	if x != x {
+		return math.Float64frombits(math.Float64bits(x) | 1<<51)
+	}
+	return x
+}
+
+func init() {
+	for op, f := range floatUnary {
+		if !preservesNaNBits[op] {
+			floatUnary[op] = func(x float64) float64 { return QuietNaN(f(x)) }
+		}
+	}
+	for op, f := range floatBinary {
+		if !preservesNaNBits[op] {
+			floatBinary[op] = func(a, b float64) float64 { return QuietNaN(f(a, b)) }
+		}
+	}
+}
+
 // FloatUnary returns the function of unary op on real floats, or nil where
 // the op is not defined on them.
 func FloatUnary(op ir.Opcode) func(float64) float64 { return floatUnary[op] }

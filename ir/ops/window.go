@@ -159,22 +159,25 @@ func (p *Window) Elements(opos []int, buf []int64) []int64 {
 
 // ReduceWindowPlan folds each window of N operands onto the init values.
 type ReduceWindowPlan struct {
-	N      int
-	Types  []ir.ElementType
-	Window *Window
-	fold   *Reducer
-	count  int
+	N     int
+	Types []ir.ElementType // the operands'
+	// Inits are the init values' types, Out the results' (the reducer's).
+	Inits, Out []ir.ElementType
+	Window     *Window
+	fold       *Reducer
+	count      int
 }
 
 // NewReduceWindow plans reduce-window of operands of types ts and
-// dimensions dims with window w and reducer f.
-func NewReduceWindow(ts []ir.ElementType, dims []int, w *ir.Window, f *Func) (*ReduceWindowPlan, error) {
+// dimensions dims onto init values of types inits, with window w and
+// reducer f.
+func NewReduceWindow(ts, inits []ir.ElementType, dims []int, w *ir.Window, f *Func) (*ReduceWindowPlan, error) {
 	win, err := NewWindow(w, dims)
 	if err != nil {
 		return nil, err
 	}
-	p := &ReduceWindowPlan{N: len(ts), Types: ts, Window: win, count: Count(win.Out)}
-	fold, err := NewReducer(f, ts)
+	p := &ReduceWindowPlan{N: len(ts), Types: ts, Inits: inits, Out: resultTypes(f, inits), Window: win, count: Count(win.Out)}
+	fold, err := NewReducer(f, ts, inits)
 	if err != nil {
 		if p.count == 0 || win.MaxElems == 0 {
 			return p, nil
@@ -205,10 +208,7 @@ func (p *ReduceWindowPlan) WorkBytes() int { return p.Window.WorkBytes() }
 // Run computes the outputs from the operands and the scalar init values.
 func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch, work []byte) error {
 	if p.fold == nil {
-		for i, o := range outs {
-			es := p.Types[i].ByteSize()
-			FillElements(o[:p.count*es], inits[i][:es])
-		}
+		fillInits(outs, p.Out, inits, p.Inits, p.count)
 		return nil
 	}
 	f := p.fold
