@@ -73,11 +73,13 @@
 // compiled subplans. The narrow element types have paths of their own
 // (lowp_*.go): bfloat16 and binary16 loops and reductions widen in
 // registers and round each op as ir/ops does, dots of bfloat16, binary16
-// and int8 run on the low-precision GEMMs (the weight-only int8 pattern on
-// int8 weights), narrow convolutions on the float32 convolution kernels
-// band by band; sorts whose comparator is a standard order run on the row
-// radix sorts, and top-k (or a sort read only through a short prefix) on
-// the selection (sort_*.go). Every other op runs a generic step: ir/ops' plan of
-// the op (the one definition ir/eval runs too) over the step's buffers.
+// and int8 run on the low-precision GEMMs as their GEMM plans say (the
+// weight-only int8 pattern, sched.DequantPlan, on int8 weights), narrow
+// convolutions on the float32 convolution kernels band by band
+// (sched.ConvNarrowBands); sorts whose comparator is a standard order run
+// on the row radix sorts, and top-k (or a sort read only through a short
+// prefix) on the selection (sort_*.go). Every other op runs a generic
+// step: ir/ops' plan of the op (the one definition ir/eval runs too) over
+// the step's buffers.
 // Stats names the implementation of every kernel.
 package runtime

@@ -22,8 +22,8 @@ var (
 func (c *compiler) lowpKernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
 	switch k.Kind {
 	case sched.Loop:
-		if s := c.dequantLoop(plan, k); s != nil {
-			return s, nil
+		if k.Dequant != nil {
+			return c.dequantLoop(k), nil
 		}
 		if s := c.lowpLoopStep(k, p); s != nil {
 			return s, nil
@@ -33,8 +33,8 @@ func (c *compiler) lowpKernel(plan *sched.Plan, k *sched.Kernel, p *program) (st
 			return s, nil
 		}
 	case sched.Dot:
-		if s, err := c.s8WeightsDot(k); s != nil || err != nil {
-			return s, err
+		if k.Dequant != nil {
+			return c.s8WeightsDot(k)
 		}
 	case sched.Generic:
 		switch k.Root.Op {

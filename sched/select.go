@@ -38,6 +38,7 @@ func selectKernels(s *scheduler) error {
 		s.decide(k)
 	}
 	s.assignResults(f.Root)
+	s.dequantWeights()
 	return s.subplans()
 }
 
