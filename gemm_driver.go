@@ -234,6 +234,9 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 				mc := min(g.mc, m1-ic)
 				if inPlaceA {
 					for jr := 0; jr < nc; jr += nr {
+						if j.ep.cancel.Stopped() {
+							return
+						}
 						cols := min(nr, nc-jr)
 						var bp *T
 						var ldb int
@@ -258,6 +261,11 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 					packA(buf.a, j.a, j.lda, j.transA, ic, mc, pc, kc, mr)
 				}
 				for jr := 0; jr < nc; jr += nr {
+					// A column panel of the block is tens of microseconds
+					// of work: the call polls its Cancel between them.
+					if j.ep.cancel.Stopped() {
+						return
+					}
 					cols := min(nr, nc-jr)
 					var bp *T
 					var ldb int
@@ -363,6 +371,9 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 			flags |= j.epFlags
 		}
 		for jr := n0; jr < n1; jr += nr {
+			if j.ep.cancel.Stopped() {
+				return
+			}
 			cols := min(nr, n1-jr)
 			packed := j.pb == nil && (j.transB || cols < nr)
 			if packed {

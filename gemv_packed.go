@@ -244,6 +244,10 @@ func (j *packedRowsJob[T]) claim(p int, back bool) (int, bool) {
 // call, and the partial last panel, if the chunk holds it, through the
 // scratch tile.
 func (j *packedRowsJob[T]) runChunk(ch int) {
+	if j.ep.cancel.Stopped() {
+		j.left.Add(-1)
+		return
+	}
 	nr, k := j.kern.nr, j.k
 	q0 := ch * j.chunkPanels
 	q1 := min(q0+j.chunkPanels, j.panels)

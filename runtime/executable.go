@@ -316,6 +316,7 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 		return nil, err
 	}
 	fr.ctx = ctx
+	fr.watch(ctx)
 	for i, a := range args {
 		fr.params[e.argIndex[i]] = a.data
 	}
@@ -334,6 +335,7 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 // caller's tensors.
 func (e *Executable) release(fr *frame) {
 	fr.ctx = nil
+	fr.cancel.Watch(nil)
 	clear(fr.params)
 	clear(fr.results)
 	e.frames.put(fr)
