@@ -136,8 +136,12 @@ func TestCancelStopsLongCalls(t *testing.T) {
 		early bool // stopped before it starts only
 	}{
 		{"gemm", c, func(s *Cancel) { SgemmEpilogue(false, false, n, n, n, 1, a, n, b, n, 0, c, n, Epilogue{Cancel: s}) }, false},
-		{"gemv", c[:n], func(s *Cancel) { SgemmEpilogue(false, false, 1, n, 1024, 1, row, 1024, b, n, 0, c, n, Epilogue{Cancel: s}) }, true},
-		{"gemv-transposed", c[:512], func(s *Cancel) { SgemmEpilogue(false, true, 1, 512, 4096, 1, row, 4096, b, 4096, 0, c, 512, Epilogue{Cancel: s}) }, true},
+		{"gemv", c[:n], func(s *Cancel) {
+			SgemmEpilogue(false, false, 1, n, 1024, 1, row, 1024, b, n, 0, c, n, Epilogue{Cancel: s})
+		}, true},
+		{"gemv-transposed", c[:512], func(s *Cancel) {
+			SgemmEpilogue(false, true, 1, 512, 4096, 1, row, 4096, b, 4096, 0, c, 512, Epilogue{Cancel: s})
+		}, true},
 		{"conv", y, func(s *Cancel) { Conv2D(y, x, 8, 96, 96, pc, ConvEpilogue{Cancel: s}) }, false},
 	}
 	nan := float32(math.NaN())
