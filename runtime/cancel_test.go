@@ -275,7 +275,8 @@ func longStepCases() []struct {
   b = f32[] parameter(1)
   ROOT s = f32[] add(a, b) }
 `
-	// whole: the step writes all of its (small) result before its long part.
+	// whole: the step writes all of its result before its long part (the
+	// reduce initialises its small result, the sort copies its operand).
 	return []struct {
 		name, impl, hlo string
 		whole           bool
@@ -324,6 +325,19 @@ ENTRY e {
 ENTRY e {
   p = f64[1536,1536] parameter(0)
   ROOT d = f64[1536,1536] dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`, false},
+		{"sort", "sort", `HloModule m
+lt { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT }
+ENTRY e {
+  p = f32[64,262144] parameter(0)
+  ROOT s = f32[64,262144] sort(p), dimensions={1}, to_apply=lt
+}`, true},
+		{"generic-dot", "dot-generic", `HloModule m
+ENTRY e {
+  p = s32[768,768] parameter(0)
+  ROOT d = s32[768,768] dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }`, false},
 		{"conv", "conv", `HloModule m
 ENTRY e {
