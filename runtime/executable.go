@@ -52,6 +52,9 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 			return nil, fmt.Errorf("runtime: constant %q of shape %s has its value elided ({...}) in the module text; export the module with its constants, or pass WithElidedConstants to fill them",
 				c.Name, c.Shape.StringWithoutLayout())
 		}
+		if err := checkElidedMemory(elided, cfg.memoryLimit); err != nil {
+			return nil, err
+		}
 		if err := m.FillElidedConstants(cfg.elided); err != nil {
 			return nil, fmt.Errorf("runtime: %w", err)
 		}
