@@ -339,6 +339,11 @@ ENTRY e {
   p = s32[768,768] parameter(0)
   ROOT d = s32[768,768] dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }`, false},
+		{"movement", "transpose", `HloModule m
+ENTRY e {
+  p = s8[8192,8192] parameter(0)
+  ROOT t = s8[8192,8192] transpose(p), dimensions={1,0}
+}`, false},
 		{"conv", "conv", `HloModule m
 ENTRY e {
   x = f32[8,128,128,64] parameter(0)

@@ -12,7 +12,7 @@ type flag bool
 
 func (f *flag) Stopped() bool { return bool(*f) }
 
-// TestRunUntilStops runs a dot and a top-k through RunUntil: with a Stop
+// TestRunUntilStops runs a dot, a transpose and a top-k through RunUntil: with a Stop
 // that never stops they write what Run writes, and with a stopped one they
 // return without writing their outputs.
 func TestRunUntilStops(t *testing.T) {
@@ -29,6 +29,10 @@ func TestRunUntilStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tr, _, err := Transpose(4, []int{n, n}, []int{1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
 	runs := []struct {
 		name string
 		out  int // bytes
@@ -37,6 +41,7 @@ func TestRunUntilStops(t *testing.T) {
 		{"dot", n * n * 4, func(stop Stop, out []byte) {
 			dot.RunUntil(stop, out, x, x, make([]byte, dot.WorkBytes()))
 		}},
+		{"transpose", n * n * 4, func(stop Stop, out []byte) { tr.RunUntil(stop, out, x, 0, 0) }},
 		{"topk", n * 5 * 8, func(stop Stop, out []byte) {
 			topk.RunUntil(stop, out[:n*5*4], out[n*5*4:], x, make([]byte, topk.WorkBytes()))
 		}},
