@@ -58,7 +58,9 @@ func reportLatencies(b *testing.B, e *Executable, outs, args []*Tensor, most tim
 // BenchmarkRunContext times runs of the example models under
 // context.Background (no cancellation: the polls are an atomic load) and
 // under a context with a deadline (the polls also read the clock and the
-// Done channel), to show what cancellation within steps costs.
+// Done channel), to show what cancellation within steps costs. Besides the
+// time per run it reports the process's CPU time per run, which the load of
+// other processes on a shared machine does not inflate.
 func BenchmarkRunContext(b *testing.B) {
 	for _, name := range []string{"mlp/mlp_b1", "mlp/mlp_b32", "cnn/cnn_b1", "transformer/encoder_b1"} {
 		e, in := exampleModel(b, name)
@@ -73,10 +75,14 @@ func BenchmarkRunContext(b *testing.B) {
 		}{{"background", context.Background()}, {"deadline", deadline}} {
 			b.Run(name+"/"+c.name, func(b *testing.B) {
 				b.ReportAllocs()
+				cpu := processCPUTime()
 				for b.Loop() {
 					if err := e.RunInto(c.ctx, outs, in); err != nil {
 						b.Fatal(err)
 					}
+				}
+				if cpu := processCPUTime() - cpu; cpu > 0 {
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 				}
 			})
 		}

@@ -255,9 +255,11 @@ func (e *Executable) Run(ctx context.Context, args ...*Tensor) ([]*Tensor, error
 // RunInto executes the plan on args and writes the results into outs, whose
 // shapes must match ResultShapes. In steady state it allocates nothing. It
 // is safe to call from many goroutines at once; ctx is checked before each
-// step and each while-loop iteration, and while waiting for a frame
-// (WithMaxConcurrentRuns). A run stopped by ctx returns ctx.Err(); wrong
-// arguments return an error wrapping ErrArgument.
+// step and each while-loop iteration, within long steps between blocks of
+// well under a millisecond of work (cancel.go), and while waiting for a
+// frame (WithMaxConcurrentRuns). A run stopped by ctx returns ctx.Err()
+// (leaving outs unfinished); wrong arguments return an error wrapping
+// ErrArgument.
 func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tensor) error {
 	if err := e.checkArgs(args); err != nil {
 		return err
