@@ -7,18 +7,19 @@ import (
 )
 
 // Cancel asks long kernel calls to stop early. A GEMM or convolution given
-// one (Epilogue.Cancel, ConvEpilogue.Cancel) polls it between blocks of its
-// work, each a small fraction of a millisecond, on every thread the call
-// runs on; once it reports stopped, the call returns when the blocks in
-// progress end, leaving its output partly written. A caller that cancels
-// must therefore treat the output as garbage.
+// one (Epilogue.Cancel, ConvEpilogue.Cancel) polls it once per block of
+// about a hundred microseconds of work (a few million multiply-adds), on
+// every thread the call runs on; once it reports stopped, the call returns
+// when the blocks in progress end, leaving its output partly written. A
+// caller that cancels must therefore treat the output as garbage. A call
+// too short to complete a block does not poll at all.
 //
-// Polling costs an atomic load; while a context is watched, also a
-// non-blocking receive on its Done channel and, when it has a deadline, a
-// read of the monotonic clock: nothing measurable next to a block of a
-// GEMM. The deadline is read directly because a context's timer fires
-// only when the Go scheduler runs it, which, while every processor is busy
-// in kernels, can be ten milliseconds late.
+// A poll (Stopped) costs an atomic load; while a context is watched, also
+// a non-blocking receive on its Done channel and, when it has a deadline,
+// a read of the monotonic clock — tens of nanoseconds, nothing measurable
+// once per block. The deadline is read directly because a context's timer
+// fires only when the Go scheduler runs it, which, while every processor
+// is busy in kernels, can be ten milliseconds late.
 //
 // The zero value runs until Stop; a nil *Cancel never stops.
 type Cancel struct {
@@ -45,7 +46,13 @@ func (c *Cancel) Watch(ctx context.Context) {
 // any goroutine, during a call.
 func (c *Cancel) Stop() { c.stopped.Store(true) }
 
-// Stopped reports whether the calls polling c should stop.
+// StopSeen reports whether c is known to be stopped: Stop was called, or a
+// poll saw the context done. It reads no channel and no clock (an atomic
+// load): a check for code that runs too often to poll, after which the
+// caller polls in time anyway.
+func (c *Cancel) StopSeen() bool { return c != nil && c.stopped.Load() }
+
+// Stopped polls c: it reports whether the calls polling c should stop.
 func (c *Cancel) Stopped() bool {
 	if c == nil {
 		return false
@@ -70,4 +77,31 @@ func (c *Cancel) ctxDone() bool {
 	default:
 		return false
 	}
+}
+
+// pollWork is about how many multiply-adds (or elements streamed) a kernel
+// call runs between two polls of its Cancel: about a hundred microseconds
+// on one core at the best level, a few milliseconds in pure Go.
+const pollWork = 1 << 22
+
+// workPoller polls a Cancel once per pollWork of a call's work on one
+// thread; each thread of a call has its own.
+type workPoller struct {
+	cancel *Cancel
+	work   int // since the last poll
+}
+
+// stopped counts a block of n units of work about to run and reports
+// whether the call should stop before it, polling the Cancel once the work
+// since the last poll reaches pollWork (a call shorter than that never
+// polls).
+func (p *workPoller) stopped(n int) bool {
+	if p.cancel == nil {
+		return false
+	}
+	if p.work += n; p.work < pollWork {
+		return p.cancel.StopSeen()
+	}
+	p.work = 0
+	return p.cancel.Stopped()
 }

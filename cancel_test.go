@@ -111,7 +111,7 @@ func TestCancelLeavesProductsUnchanged(t *testing.T) {
 }
 
 // TestCancelStopsLongCalls stops a GEMM and a convolution, each tens of
-// milliseconds of work or more, 5 ms after they start, and single-row
+// milliseconds of work or more, at a deadline 5 ms after they start, and single-row
 // products before they start: each returns promptly (a generous bound, as
 // the machine may be loaded; the runtime's benchmarks measure the latency)
 // with part of its output never written.
@@ -169,13 +169,16 @@ func TestCancelStopsLongCalls(t *testing.T) {
 		if call.early {
 			continue
 		}
-		s.Watch(nil)
+		// A deadline, read from the clock by the polls: a timer calling
+		// Stop needs a processor, which a loaded machine may not give it
+		// before the call ends.
+		ctx, stop := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		s.Watch(ctx)
 		fill(call.out, nan)
-		timer := time.AfterFunc(5*time.Millisecond, s.Stop)
 		start = time.Now()
 		call.run(&s)
 		took := time.Since(start)
-		timer.Stop()
+		stop()
 		if took > 150*time.Millisecond {
 			t.Errorf("%s: stopped after 5 ms, the call returned after %v", call.name, took)
 		}

@@ -178,6 +178,7 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 	p := pl.p
 	t := len(pl.tiles)
 	k := p.taps * p.ciG
+	poll := workPoller{cancel: j.cancel}
 	for nb := 0; nb+1 < len(pl.nblocks); nb++ {
 		ca, cb := max(pl.nblocks[nb], c0), min(pl.nblocks[nb+1], c1)
 		if ca >= cb {
@@ -189,16 +190,16 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 			next, limit := j.nextBlock(nb, kb, c0, c1)
 			cursor := 0
 			for u := u0; u < u1; {
-				if j.cancel.Stopped() {
-					return
-				}
 				img, tile := u/t, &pl.tiles[u%t]
 				n := min(int(pl.span[u%t]), u1-u)
 				box := &pl.boxes[tile.box]
 				starts := pl.kbStart[int(tile.box)*(pl.kblocks+1):]
 				ta, tb := starts[kb], starts[kb+1]
 				if j.cancel != nil {
-					n = min(n, pollSpan(int(tile.rows)*(tb-ta)*box.kc*(cb-ca)*p.nr))
+					w := int(tile.rows) * (tb - ta) * box.kc * (cb - ca) * p.nr
+					if n = min(n, pollSpan(w)); poll.stopped(n * w) {
+						return
+					}
 				}
 				u += n
 				if ta == tb {
@@ -270,15 +271,11 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 	}
 }
 
-// convPollWork is the most multiply-adds a call given a Cancel does
-// between two polls: tens of microseconds at the kernels' speed.
-const convPollWork = 1 << 22
-
 // pollSpan is how many tiles of tileWork multiply-adds each one kernel call
 // may compute under a Cancel (at least one): a call over a long run of
 // tiles (a whole box of pixels) would otherwise be milliseconds between two
 // polls.
-func pollSpan(tileWork int) int { return max(1, convPollWork/max(tileWork, 1)) }
+func pollSpan(tileWork int) int { return max(1, pollWork/max(tileWork, 1)) }
 
 // nextBlock returns where the weights of the sweep after (nb, kb) start in
 // the packed data and how many elements of them to prefetch: the next block
@@ -364,15 +361,16 @@ func (j *convJob) runDepthwise(u0, u1 int) {
 	pl := j.pl
 	p := pl.p
 	t := len(pl.tiles)
+	poll := workPoller{cancel: j.cancel}
 	for u := u0; u < u1; {
-		if j.cancel.Stopped() {
-			return
-		}
 		img, tile := u/t, &pl.tiles[u%t]
 		n := min(int(pl.span[u%t]), u1-u)
 		box := &pl.boxes[tile.box]
 		if j.cancel != nil {
-			n = min(n, pollSpan(int(tile.rows)*box.ntaps*p.co))
+			w := int(tile.rows) * box.ntaps * p.co
+			if n = min(n, pollSpan(w)); poll.stopped(n * w) {
+				return
+			}
 		}
 		u += n
 		if box.ntaps == 0 {

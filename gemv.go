@@ -13,11 +13,6 @@ const (
 	gemvAxpy // y = x·B, axpy4
 )
 
-// gemvPoll is how many rows of B a single-row product streams between two
-// polls of its Cancel: 256 rows of a few thousand elements are a few
-// megabytes, well under a millisecond.
-const gemvPoll = 256
-
 // gemvPath chooses a call's single-row path: M = 1 with A a contiguous row,
 // B not prepacked, and the level's kernel present.
 func gemvPath[T float](g *gemmKernels[T], transA, transB bool, m, lda int, pb []T) int {
@@ -43,9 +38,10 @@ func (j *gemmJob[T]) runGemvAxpy(buf *partBuffers[T], n0, n1 int) {
 	clear(acc)
 	x := j.a[:k]
 	k4 := k / 4 * 4
+	poll := workPoller{cancel: j.ep.cancel}
 	if nv > 0 {
 		for p := 0; p < k4; p += 4 {
-			if p%gemvPoll == 0 && j.ep.cancel.Stopped() {
+			if poll.stopped(4 * nv) {
 				return
 			}
 			g.axpy4(nv, &x[p], &j.b[p*j.ldb+n0], j.ldb, &acc[0])
@@ -90,8 +86,9 @@ func (j *gemmJob[T]) runGemv(n0, n1 int) {
 	var out [4 * 16]T
 	flags := j.epFlags
 	row := j.c[n0:n1]
+	poll := workPoller{cancel: j.ep.cancel}
 	for jj := n0; jj < n1; jj += 4 {
-		if (jj-n0)%gemvPoll == 0 && j.ep.cancel.Stopped() {
+		if poll.stopped(4 * k) {
 			return
 		}
 		rows := min(4, n1-jj)
