@@ -59,6 +59,9 @@ type ConvEpilogue struct {
 	// itself (each element is read before it is written).
 	Residual []float32
 	Act      Activation
+	// Cancel, when not nil, is polled between tiles: once it reports
+	// stopped, the call returns early with the output partly written.
+	Cancel *Cancel
 }
 
 // PackedConv is a convolution's weights packed for the kernels, with its

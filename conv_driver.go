@@ -24,6 +24,7 @@ type convJob struct {
 	x, y, res, bias []float32
 	flags           uint            // epilogue flags of the kernels
 	actFn           func([]float32) // an activation applied in Go, or nil
+	cancel          *Cancel         // polled between tiles
 	batch           int
 	parts           int
 	splitN          bool
@@ -50,7 +51,7 @@ func (l *convJobList) get() *convJob {
 }
 
 func (l *convJobList) put(j *convJob) {
-	j.x, j.y, j.res, j.bias, j.pl, j.actFn = nil, nil, nil, nil, nil, nil
+	j.x, j.y, j.res, j.bias, j.pl, j.actFn, j.cancel = nil, nil, nil, nil, nil, nil, nil
 	l.mu.Lock()
 	l.free = append(l.free, j)
 	l.mu.Unlock()
@@ -62,7 +63,7 @@ var convZero [maxNR]float32
 func runConv(pl *convPlan, y, x []float32, batch int, ep *ConvEpilogue) {
 	p := pl.p
 	j := convJobs.get()
-	*j = convJob{pl: pl, k: p.kern, x: x, y: y, res: ep.Residual, bias: ep.Bias, batch: batch, scratch: j.scratch}
+	*j = convJob{pl: pl, k: p.kern, x: x, y: y, res: ep.Residual, bias: ep.Bias, batch: batch, scratch: j.scratch, cancel: ep.Cancel}
 	if ep.Bias != nil {
 		j.flags |= flagBias
 	}
@@ -177,6 +178,7 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 	p := pl.p
 	t := len(pl.tiles)
 	k := p.taps * p.ciG
+	poll := workPoller{cancel: j.cancel}
 	for nb := 0; nb+1 < len(pl.nblocks); nb++ {
 		ca, cb := max(pl.nblocks[nb], c0), min(pl.nblocks[nb+1], c1)
 		if ca >= cb {
@@ -190,10 +192,16 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 			for u := u0; u < u1; {
 				img, tile := u/t, &pl.tiles[u%t]
 				n := min(int(pl.span[u%t]), u1-u)
-				u += n
 				box := &pl.boxes[tile.box]
 				starts := pl.kbStart[int(tile.box)*(pl.kblocks+1):]
 				ta, tb := starts[kb], starts[kb+1]
+				if j.cancel != nil {
+					w := int(tile.rows) * (tb - ta) * box.kc * (cb - ca) * p.nr
+					if n = min(n, pollSpan(w)); poll.stopped(n * w) {
+						return
+					}
+				}
+				u += n
 				if ta == tb {
 					if box.first < 0 && kb == 0 {
 						for ci := ca; ci < cb; ci++ {
@@ -262,6 +270,12 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 		}
 	}
 }
+
+// pollSpan is how many tiles of tileWork multiply-adds each one kernel call
+// may compute under a Cancel (at least one): a call over a long run of
+// tiles (a whole box of pixels) would otherwise be milliseconds between two
+// polls.
+func pollSpan(tileWork int) int { return max(1, pollWork/max(tileWork, 1)) }
 
 // nextBlock returns where the weights of the sweep after (nb, kb) start in
 // the packed data and how many elements of them to prefetch: the next block
@@ -347,11 +361,18 @@ func (j *convJob) runDepthwise(u0, u1 int) {
 	pl := j.pl
 	p := pl.p
 	t := len(pl.tiles)
+	poll := workPoller{cancel: j.cancel}
 	for u := u0; u < u1; {
 		img, tile := u/t, &pl.tiles[u%t]
 		n := min(int(pl.span[u%t]), u1-u)
-		u += n
 		box := &pl.boxes[tile.box]
+		if j.cancel != nil {
+			w := int(tile.rows) * box.ntaps * p.co
+			if n = min(n, pollSpan(w)); poll.stopped(n * w) {
+				return
+			}
+		}
+		u += n
 		if box.ntaps == 0 {
 			j.fill(img, tile, n, box, 0, p.co)
 			continue

@@ -105,13 +105,17 @@ func (a Activation) String() string {
 type Epilogue struct {
 	Bias []float32
 	Act  Activation
+	// Cancel, when not nil, is polled between blocks of the product: once
+	// it reports stopped, the call returns early with C partly written.
+	Cancel *Cancel
 }
 
 // epilogue is the element-type-generic form the driver uses.
 type epilogue[T float] struct {
-	bias  []T
-	act   Activation
-	actFn func([]T) // the Go form of act, nil for ActNone
+	bias   []T
+	act    Activation
+	actFn  func([]T) // the Go form of act, nil for ActNone
+	cancel *Cancel   // polled between blocks (nil: never stops)
 }
 
 // kernelFlags returns the micro-kernel flags of the epilogue and whether the

@@ -33,7 +33,7 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 }
 
 func epilogue32(ep Epilogue) epilogue[float32] {
-	return epilogue[float32]{bias: ep.Bias, act: ep.Act, actFn: activations[ep.Act].apply32}
+	return epilogue[float32]{bias: ep.Bias, act: ep.Act, actFn: activations[ep.Act].apply32, cancel: ep.Cancel}
 }
 
 // checkGemm panics with a precise message when the arguments cannot describe

@@ -192,6 +192,7 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	if !inPlaceA {
 		buf.a = grow(buf.a, (g.kc+rowPad)*min(g.mc, (m1-m0+mr-1)/mr*mr))
 	}
+	poll := workPoller{cancel: j.ep.cancel}
 	for jc := n0; jc < n1; jc += g.nc {
 		nc := min(g.nc, n1-jc)
 		for pc := 0; pc < j.k; pc += g.kc {
@@ -234,6 +235,9 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 				mc := min(g.mc, m1-ic)
 				if inPlaceA {
 					for jr := 0; jr < nc; jr += nr {
+						if poll.stopped(mc * kc * nr) {
+							return
+						}
 						cols := min(nr, nc-jr)
 						var bp *T
 						var ldb int
@@ -258,6 +262,9 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 					packA(buf.a, j.a, j.lda, j.transA, ic, mc, pc, kc, mr)
 				}
 				for jr := 0; jr < nc; jr += nr {
+					if poll.stopped(mc * kc * nr) {
+						return
+					}
 					cols := min(nr, nc-jr)
 					var bp *T
 					var ldb int
@@ -349,6 +356,7 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 		// all of K, a row stride apart; 10–60 % faster in A/B runs.
 		kcMax = min(kcMax, directKC)
 	}
+	poll := workPoller{cancel: j.ep.cancel}
 	for pc := 0; pc < k; pc += kcMax {
 		kc := min(kcMax, k-pc)
 		beta, flags := j.beta, uint(0)
@@ -363,6 +371,9 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], n0, n1 int) {
 			flags |= j.epFlags
 		}
 		for jr := n0; jr < n1; jr += nr {
+			if poll.stopped(j.m * kc * nr) {
+				return
+			}
 			cols := min(nr, n1-jr)
 			packed := j.pb == nil && (j.transB || cols < nr)
 			if packed {

@@ -38,8 +38,12 @@ func (j *gemmJob[T]) runGemvAxpy(buf *partBuffers[T], n0, n1 int) {
 	clear(acc)
 	x := j.a[:k]
 	k4 := k / 4 * 4
+	poll := workPoller{cancel: j.ep.cancel}
 	if nv > 0 {
 		for p := 0; p < k4; p += 4 {
+			if poll.stopped(4 * nv) {
+				return
+			}
 			g.axpy4(nv, &x[p], &j.b[p*j.ldb+n0], j.ldb, &acc[0])
 		}
 	}
@@ -82,7 +86,11 @@ func (j *gemmJob[T]) runGemv(n0, n1 int) {
 	var out [4 * 16]T
 	flags := j.epFlags
 	row := j.c[n0:n1]
+	poll := workPoller{cancel: j.ep.cancel}
 	for jj := n0; jj < n1; jj += 4 {
+		if poll.stopped(4 * k) {
+			return
+		}
 		rows := min(4, n1-jj)
 		var dots [4]T
 		if rows == 4 && kv > 0 {

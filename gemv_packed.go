@@ -199,13 +199,14 @@ func (j *packedRowsJob[T]) runPart(p int) {
 	}
 	parts := int(j.parts.Load())
 	backward := j.backward.Load()
+	poll := workPoller{cancel: j.ep.cancel}
 	if p < parts {
 		for {
 			ch, ok := j.claim(p, backward)
 			if !ok {
 				break
 			}
-			j.runChunk(ch)
+			j.runChunk(ch, &poll)
 		}
 	}
 	for i := 1; i < parts; i++ {
@@ -215,7 +216,7 @@ func (j *packedRowsJob[T]) runPart(p int) {
 			if !ok {
 				break
 			}
-			j.runChunk(ch)
+			j.runChunk(ch, &poll)
 		}
 	}
 }
@@ -243,7 +244,12 @@ func (j *packedRowsJob[T]) claim(p int, back bool) (int, bool) {
 // runChunk computes the columns of chunk ch: its full panels in one kernel
 // call, and the partial last panel, if the chunk holds it, through the
 // scratch tile.
-func (j *packedRowsJob[T]) runChunk(ch int) {
+func (j *packedRowsJob[T]) runChunk(ch int, poll *workPoller) {
+	// A stopped call still counts its chunks off: the caller waits for all.
+	if poll.stopped(j.m * j.chunkPanels * j.kern.nr * j.k) {
+		j.left.Add(-1)
+		return
+	}
 	nr, k := j.kern.nr, j.k
 	q0 := ch * j.chunkPanels
 	q1 := min(q0+j.chunkPanels, j.panels)

@@ -18,6 +18,9 @@ func FuzzParse(f *testing.F) {
 		"(d0 -> (d0)", "(d0) -> (d1), domain: d0 in [0, 9]", "(d0) -> (d0), domain: d0 in [9, 0]",
 		"(d0) -> (d0 * 99999999999999999999), domain: d0 in [0, 1]", "KNOWN EMPTY", "UNDEFINED", "() -> ()",
 		strings.Repeat("(", 2000),
+		// The analogues of the hostile-file probes of the other parsers: a
+		// non-ASCII name, a domain far beyond what a box can enumerate.
+		"(dé) -> (dé), domain: dé in [0, 9]", "(d0, d1) -> (d0 * d1), domain: d0 in [0, 9223372036854775807], d1 in [-9223372036854775808, 0]",
 	} {
 		f.Add(s)
 	}

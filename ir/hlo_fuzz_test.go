@@ -41,6 +41,16 @@ func FuzzParseModule(f *testing.F) {
 		"HloModule m\nENTRY e {\n  a = f32[3,4] constant({...})\n  ROOT b = s32[2,2] constant(7)\n}",
 		"HloModule m, replica_count=4\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[16] parameter(0)\n  pin = b(f32[16]) custom-call(p), custom_call_target=\"Pin\"\n  u = f32[16] custom-call(pin), custom_call_target=\"Unpin\"\n  ROOT r = f32[16] all-reduce(u), replica_groups=mesh['x'=2,'y'=2] {'y'}, to_apply=add\n}",
 		"HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }, buffer_donor={ (1, {}) }\nENTRY e {\n  p = f32[2] parameter(0), sharding={devices=[2]<=[2]}\n  q = f32[2] parameter(1), sharding={devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate}\n  ROOT r = f32[2] add(p, q), sharding={{replicated}}\n}",
+		// The inputs of the probes of hostile files: a non-ASCII instruction
+		// name (reported as a byte), an 8 GiB broadcast (attempted below the
+		// per-tensor cap), constants whose shapes claim far more than their
+		// text (or than is elided), a single value spread over a huge shape.
+		"HloModule m\nENTRY e {\n  pé = f32[] parameter(0)\n  ROOT r = f32[] negate(pé)\n}",
+		"HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT é = f32[] negate(p)\n}",
+		"HloModule huge\nENTRY main {\n  p = f32[] parameter(0)\n  ROOT b = f32[2048,1024,1024] broadcast(p), dimensions={}\n}",
+		"HloModule m\nENTRY e {\n  c = f32[2000000000] constant({1, 2})\n  ROOT r = f32[2000000000] negate(c)\n}",
+		"HloModule m\nENTRY e {\n  c = f32[2048,1024,1024] constant({...})\n  ROOT n = f32[2048,1024,1024] negate(c)\n}",
+		"HloModule m\nENTRY e {\n  ROOT c = s32[100000,100000,100000] constant(7)\n}",
 	} {
 		f.Add(seed)
 	}

@@ -366,8 +366,9 @@ func (p *hloParser) constant(in *Instruction, text string, pos int) error {
 	}
 	// Every element of a static shape takes at least one byte of text;
 	// checking that first refuses a hostile shape at once.
-	if !in.Shape.IsDynamic() && hloElementCount(in.Shape) > len(text) {
-		return s.errorAt(pos, "constant of shape %v has more elements than its text %q can hold", in.Shape, hloAbbreviate(text))
+	if n := hloElementCount(in.Shape); !in.Shape.IsDynamic() && n > len(text) {
+		return s.errorAt(pos, "constant %s of shape %v declares %d elements, more than its text %q (%d bytes) can hold",
+			in.Name, in.Shape, n, hloAbbreviate(text), len(text))
 	}
 	l, err := ParseLiteralValue(in.Shape.WithoutLayout(), text)
 	if err != nil {
@@ -394,7 +395,7 @@ func (p *hloParser) scalarForArray(in *Instruction, text string, pos int) error 
 		return s.errorAt(pos, "constant: cannot set value %s at linear index 0 of a literal of shape %s, which has no elements", strings.TrimSpace(text), sh.StringWithoutLayout())
 	}
 	if n < 0 || sh.ByteSize() < 0 || sh.ByteSize() > maxSingleValueConstantBytes {
-		return s.errorAt(pos, "constant of shape %v given by a single value is larger than Kiln expands (%d bytes at most)", in.Shape, maxSingleValueConstantBytes)
+		return s.errorAt(pos, "constant %s of shape %v given by a single value needs %d bytes, more than Kiln expands (%d bytes at most)", in.Name, in.Shape, sh.ByteSize(), maxSingleValueConstantBytes)
 	}
 	v, err := ParseLiteralValue(Scalar(sh.Elem), text)
 	if err != nil {

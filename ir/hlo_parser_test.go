@@ -542,7 +542,7 @@ func TestParseErrors(t *testing.T) {
 		{"f32[] parameter(1)", "1:1: the instruction's computation has no parameter(0) but has parameter(1)"},
 		{head + "  r = f32[2] negate(p)", "4:23: expected '}' to close computation e, found end of input"},
 		{head + "  r = f32[4] all-gather(p), dimensions={0}, channel_id=99999999999999999999\n}", "4:56: channel_id 99999999999999999999 is out of range"},
-		{head + "  r = f32[100000000] constant({1})\n}", "4:31: constant of shape f32[100000000] has more elements than its text"},
+		{head + "  r = f32[100000000] constant({1})\n}", "4:31: constant r of shape f32[100000000] declares 100000000 elements, more than its text \"{1}\" (3 bytes) can hold"},
 		{head + "  r = f32[3] constant({1, 2})\n}", "4:28: constant: expected 3 elements along dimension 0 of f32[3], found 2"},
 		{head + "  r = f32[2] convolution(p, p), dim_labels=b0f_0io->bf0x\n}", "4:44: output dim_labels"},
 		{head + "  r = f32[2] reduce-window(p, p), window={size=2x2 stride=1}, to_apply=c\n}", "4:59: window field stride has 1 dimensions, size has 2"},

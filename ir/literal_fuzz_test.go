@@ -24,6 +24,11 @@ func FuzzParseLiteral(f *testing.F) {
 		// Errors.
 		"f32[2] {1 2}", "s8[1] {128}", "f16[] 70000", "f32[2] {...}", "f32[] 1 /* x", "f32[?] {}", "(f32[] 1, s32[])",
 		"f32[<=2](3) {1, 2, 3}", "f8e4m3fn[] nan(0x1)", "c64[] (1 2)", "((((", "f32[2]{1,0} {1, 2}", "-", "nan(",
+		// Literals whose shapes claim far more than their text holds (the
+		// hostile-file probes' --arg values): 8 GB, 20 GB (beyond the
+		// per-tensor cap), an overflowing element count.
+		"f32[2000000000] {1}", "f32[5000000000] {1}", "f32[2048,1024,1024] {...}", "s8[4294967296,4294967296,4294967296] {}",
+		"(f32[2000000000], s32[]) ({1}, 2)",
 	}
 	rng := rand.New(rand.NewPCG(5, 9))
 	for _, et := range AllElementTypes {

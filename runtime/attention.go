@@ -78,7 +78,7 @@ func batchOffset(dims, strides []int, off, i int) int {
 
 // part runs the tiles [p·total/parts, (p+1)·total/parts).
 func (s *attentionStep) part(fr *frame, p, w int) {
-	for t := p * s.total / s.parts; t < (p+1)*s.total/s.parts; t++ {
+	for t := p * s.total / s.parts; t < (p+1)*s.total/s.parts && !fr.stopped(); t++ {
 		s.tile(fr, w, t/s.blocks, t%s.blocks)
 	}
 }
@@ -100,7 +100,8 @@ func (s *attentionStep) tile(fr *frame, w, b, blk int) {
 		offQ += r0 * sc.A.LD
 	}
 	offK := batchOffset(sc.BatchDims, sc.B.BatchStrides, sc.B.Offset, b)
-	kiln.Sgemm(sc.A.Trans, sc.B.Trans, rows, n, sc.K, float32(sc.Alpha), q[offQ:], max(sc.A.LD, 1), k[offK:], max(sc.B.LD, 1), 0, scores, n)
+	ep := kiln.Epilogue{Cancel: fr.cancel}
+	kiln.SgemmEpilogue(sc.A.Trans, sc.B.Trans, rows, n, sc.K, float32(sc.Alpha), q[offQ:], max(sc.A.LD, 1), k[offK:], max(sc.B.LD, 1), 0, scores, n, ep)
 
 	if s.hasMask {
 		mask := f32s(fr.bytes(s.mask))
@@ -125,5 +126,5 @@ func (s *attentionStep) tile(fr *frame, w, b, blk int) {
 	offV := batchOffset(cx.BatchDims, cx.B.BatchStrides, cx.B.Offset, b)
 	e := cx.N
 	c := out[b*cx.M*e+r0*e : b*cx.M*e+(r0+rows)*e]
-	kiln.Sgemm(false, cx.B.Trans, rows, e, n, float32(cx.Alpha), scores, n, v[offV:], max(cx.B.LD, 1), 0, c, e)
+	kiln.SgemmEpilogue(false, cx.B.Trans, rows, e, n, float32(cx.Alpha), scores, n, v[offV:], max(cx.B.LD, 1), 0, c, e, ep)
 }

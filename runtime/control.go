@@ -73,10 +73,8 @@ func (s *whileStep) exec(fr *frame) error {
 	cf, bf := fr.sub[s.cond.id], fr.sub[s.body.id]
 	cf.ctx, bf.ctx = fr.ctx, fr.ctx
 	for {
-		if fr.ctx != nil {
-			if err := fr.ctx.Err(); err != nil {
-				return err
-			}
+		if err := fr.cancelled(); err != nil {
+			return err
 		}
 		for i, l := range s.state {
 			cf.params[i] = fr.bytes(l)

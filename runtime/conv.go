@@ -113,7 +113,7 @@ func (s *convStep) exec(fr *frame) error {
 		res = f32s(fr.bytes(s.residual))[:outCount]
 	}
 	if s.packed != nil {
-		kiln.Conv(y, x, g.Batch, s.in, s.packed, kiln.ConvEpilogue{Bias: bias, Residual: res, Act: s.act})
+		kiln.Conv(y, x, g.Batch, s.in, s.packed, kiln.ConvEpilogue{Bias: bias, Residual: res, Act: s.act, Cancel: fr.cancel})
 		return nil
 	}
 	if s.patch == 0 { // no input channels or an empty window: the sum is 0
@@ -127,15 +127,18 @@ func (s *convStep) exec(fr *frame) error {
 	for b := 0; b < g.Batch; b++ {
 		xb, yb := x[b*inImage:], y[b*outImage:(b+1)*outImage]
 		if s.direct {
-			s.gemm(s.pixels, xb, yb, w)
+			s.gemm(fr, s.pixels, xb, yb, w)
 			continue
 		}
 		cols := f32s(fr.scratch[0])
-		for p0 := 0; p0 < s.pixels; p0 += s.block {
+		for p0 := 0; p0 < s.pixels && !fr.stopped(); p0 += s.block {
 			n := min(s.block, s.pixels-p0)
 			s.im2col(cols[:n*s.patch], xb, p0, n)
-			s.gemm(n, cols, yb[p0*g.OutChannels:], w)
+			s.gemm(fr, n, cols, yb[p0*g.OutChannels:], w)
 		}
+	}
+	if fr.stopped() {
+		return nil
 	}
 	if s.pads() && !allFinite(w) {
 		s.skipPaddingTaps(x, y, w, g.Batch)
@@ -168,8 +171,8 @@ func (s *convStep) epilogue(y, bias, res []float32) {
 }
 
 // gemm computes rows output pixels from their patch matrix a (rows × patch).
-func (s *convStep) gemm(rows int, a, y, w []float32) {
-	kiln.Sgemm(false, false, rows, s.g.OutChannels, s.patch, 1, a, s.patch, w, s.g.OutChannels, 0, y, s.g.OutChannels)
+func (s *convStep) gemm(fr *frame, rows int, a, y, w []float32) {
+	kiln.SgemmEpilogue(false, false, rows, s.g.OutChannels, s.patch, 1, a, s.patch, w, s.g.OutChannels, 0, y, s.g.OutChannels, kiln.Epilogue{Cancel: fr.cancel})
 }
 
 // im2col writes the patches of output pixels [p0, p0+n) of one image into

@@ -27,7 +27,7 @@ func (s *copyStep) name() string { return "copy" }
 
 func (s *copyStep) exec(fr *frame) error {
 	for i := range s.src {
-		copy(fr.bytes(s.dst[i]), fr.bytes(s.src[i]))
+		copyPolling(fr, fr.bytes(s.dst[i]), fr.bytes(s.src[i]))
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func (s *planarDepthwiseStep) part(fr *frame, p, w int) {
 	x, wt, y := f32s(fr.bytes(s.x)), f32s(fr.bytes(s.w)), f32s(fr.bytes(s.y))
 	scratch := f32s(fr.scratch[w])
 	inSize, outSize := s.inRows*s.inCols, s.outRows*s.outCols
-	for pl := lo; pl < hi; pl++ {
+	for pl := lo; pl < hi && !fr.stopped(); pl++ {
 		src := x[pl*inSize : (pl+1)*inSize]
 		dst := y[pl*outSize : (pl+1)*outSize]
 		if s.nTaps == 0 {

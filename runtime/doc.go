@@ -24,8 +24,11 @@
 // WithMaxConcurrentRuns bounds them (runs beyond wait for a frame, or for
 // their context), WithIdleFrames releases the frames a burst left idle, and
 // WithMemoryLimit refuses a plan that needs more than a budget. A run checks
-// its context before every step and in every while-loop iteration, and
-// returns the context's error when stopped.
+// its context before every step, in every while-loop iteration and, within
+// long steps (GEMM panels, convolution tiles, tiles of fused loops and
+// reductions, row blocks, sort slices…), between blocks of well under a
+// millisecond of work, on every thread; it returns the context's error
+// when stopped, and the executable's next run is unaffected.
 //
 // Tensors hold their elements in the physical order of their shape's layout
 // (row-major for the default layout) in the machine's byte order, with the

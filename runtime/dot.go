@@ -118,8 +118,8 @@ func (s *dotStep) exec(fr *frame) error {
 		// (where C is just the epilogue of zero).
 		lda, ldb := max(s.opA.LD, 1), max(s.opB.LD, 1)
 		a, b, c := f64s(fr.bytes(s.a)), f64s(fr.bytes(s.b)), f64s(fr.bytes(s.c))
-		for i := 0; i < g.Batch; i++ {
-			kiln.Dgemm(g.TransA, g.TransB, g.M, g.N, g.K, s.alpha, a[s.offset(&s.opA, i):], lda, b[s.offset(&s.opB, i):], ldb, 0, c[i*g.M*g.N:], g.N)
+		for i := 0; i < g.Batch && !fr.stopped(); i++ {
+			s.dgemmRows(fr, a[s.offset(&s.opA, i):], lda, b[s.offset(&s.opB, i):], ldb, c[i*g.M*g.N:])
 		}
 	}
 	return nil
@@ -138,6 +138,7 @@ func (s *dotStep) batchesF32(fr *frame, lo, hi int) {
 	a, b, c := f32s(fr.bytes(s.a)), f32s(fr.bytes(s.b)), f32s(fr.bytes(s.c))
 	var ep kiln.Epilogue
 	ep.Act = s.act
+	ep.Cancel = fr.cancel
 	if s.hasBias {
 		ep.Bias = f32s(fr.bytes(s.bias))
 	}
@@ -153,8 +154,27 @@ func (s *dotStep) batchesF32(fr *frame, lo, hi int) {
 		kiln.SgemmPackedEpilogue(g.TransA, g.M, alpha, a[s.opA.Offset:], lda, s.packed, beta, c, g.N, ep)
 		return
 	}
-	for i := lo; i < hi; i++ {
+	for i := lo; i < hi && !fr.stopped(); i++ {
 		kiln.SgemmEpilogue(g.TransA, g.TransB, g.M, g.N, g.K, alpha, a[s.offset(&s.opA, i):], lda, b[s.offset(&s.opB, i):], ldb, beta, c[i*g.M*g.N:], g.N, ep)
+	}
+}
+
+// dgemmRows runs one float64 product in blocks of rows of C, polling the
+// run's cancellation between them (Dgemm takes no Cancel): each block is
+// about pollFlops multiply-adds.
+func (s *dotStep) dgemmRows(fr *frame, a []float64, lda int, b []float64, ldb int, c []float64) {
+	g := s.g
+	step := max(1, pollFlops/max(g.N*g.K, 1))
+	for r := 0; r < g.M; r += step {
+		if r > 0 && fr.stopped() {
+			return
+		}
+		rows := min(step, g.M-r)
+		ar := a[r*lda:]
+		if g.TransA {
+			ar = a[r:]
+		}
+		kiln.Dgemm(g.TransA, g.TransB, rows, g.N, g.K, s.alpha, ar, lda, b, ldb, 0, c[r*g.N:], g.N)
 	}
 }
 

@@ -54,6 +54,9 @@ func Compile(m *ir.Module, opts ...Option) (*Executable, error) {
 			return nil, fmt.Errorf("runtime: constant %q of shape %s has its value elided ({...}) in the module text; export the module with its constants, or pass WithElidedConstants to fill them",
 				c.Name, c.Shape.StringWithoutLayout())
 		}
+		if err := checkElidedMemory(elided, cfg.memoryLimit); err != nil {
+			return nil, err
+		}
 		if err := m.FillElidedConstants(cfg.elided); err != nil {
 			return nil, fmt.Errorf("runtime: %w", err)
 		}
@@ -271,9 +274,11 @@ func (e *Executable) Run(ctx context.Context, args ...*Tensor) ([]*Tensor, error
 // RunInto executes the plan on args and writes the results into outs, whose
 // shapes must match ResultShapes. In steady state it allocates nothing. It
 // is safe to call from many goroutines at once; ctx is checked before each
-// step and each while-loop iteration, and while waiting for a frame
-// (WithMaxConcurrentRuns). A run stopped by ctx returns ctx.Err(); wrong
-// arguments return an error wrapping ErrArgument.
+// step and each while-loop iteration, within long steps between blocks of
+// well under a millisecond of work (cancel.go), and while waiting for a
+// frame (WithMaxConcurrentRuns). A run stopped by ctx returns ctx.Err()
+// (leaving outs unfinished); wrong arguments return an error wrapping
+// ErrArgument.
 func (e *Executable) RunInto(ctx context.Context, outs []*Tensor, args ...*Tensor) error {
 	if err := e.checkArgs(args); err != nil {
 		return err
@@ -339,6 +344,7 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 		}
 	}
 	fr.ctx = ctx
+	fr.watch(ctx)
 	for i, a := range args {
 		fr.params[e.argIndex[i]] = a.data
 	}
@@ -357,6 +363,7 @@ func (e *Executable) bind(ctx context.Context, outs, args []*Tensor) (*frame, er
 // caller's tensors.
 func (e *Executable) release(fr *frame) {
 	fr.ctx = nil
+	fr.cancel.Watch(nil)
 	clear(fr.params)
 	clear(fr.results)
 	e.frames.put(fr)

@@ -22,7 +22,7 @@ func init() {
 type contractStep struct {
 	op            string
 	lhs, rhs, out loc
-	run           func(out, lhs, rhs, work []byte)
+	run           func(stop ops.Stop, out, lhs, rhs, work []byte)
 	work          loc
 }
 
@@ -54,7 +54,7 @@ func buildDot(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withSparse(sparse, &contractStep{op: "dot-generic", lhs: locs[0], rhs: locs[1], out: c.loc(k.Out), run: plan.Run,
+	return withSparse(sparse, &contractStep{op: "dot-generic", lhs: locs[0], rhs: locs[1], out: c.loc(k.Out), run: plan.RunUntil,
 		work: privateArena(p, plan.WorkBytes())}), nil
 }
 
@@ -87,14 +87,14 @@ func buildConvolution(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withSparse(sparse, &contractStep{op: "conv-generic", lhs: locs[0], rhs: locs[1], out: c.loc(k.Out), run: plan.Run,
+	return withSparse(sparse, &contractStep{op: "conv-generic", lhs: locs[0], rhs: locs[1], out: c.loc(k.Out), run: plan.RunUntil,
 		work: privateArena(p, plan.WorkBytes())}), nil
 }
 
 func (s *contractStep) name() string { return s.op }
 
 func (s *contractStep) exec(fr *frame) error {
-	s.run(fr.bytes(s.out), fr.bytes(s.lhs), fr.bytes(s.rhs), fr.bytes(s.work))
+	s.run(fr.cancel, fr.bytes(s.out), fr.bytes(s.lhs), fr.bytes(s.rhs), fr.bytes(s.work))
 	return nil
 }
 

@@ -81,7 +81,9 @@ func (s *elementwiseStep) exec(fr *frame) error {
 func (s *elementwiseStep) part(fr *frame, p, w int) {
 	var buf [3][]byte
 	args := bytesOf(fr, buf[:], s.args)
-	s.k.Run(fr.bytes(s.out), args, s.scalar, p*s.perPart, min((p+1)*s.perPart, s.n), fr.scratch[w][s.regs:])
+	for lo, hi := p*s.perPart, min((p+1)*s.perPart, s.n); lo < hi && !fr.stopped(); lo += pollGenericElements {
+		s.k.Run(fr.bytes(s.out), args, s.scalar, lo, min(lo+pollGenericElements, hi), fr.scratch[w][s.regs:])
+	}
 }
 
 // selectStep picks, per element (or once, for a scalar predicate), the

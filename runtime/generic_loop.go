@@ -195,6 +195,9 @@ func (s *genericLoopStep) part(fr *frame, p, w int) {
 	out := fr.bytes(s.out)
 	var args [3]ops.Reg
 	for start := lo; start < hi; start += genericLoopTile {
+		if (start-lo)%pollGenericElements == 0 && fr.stopped() {
+			return
+		}
 		n := min(genericLoopTile, hi-start)
 		var dst ops.Reg
 		for i := range s.instrs {

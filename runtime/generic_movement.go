@@ -43,7 +43,7 @@ func (s *movementStep) name() string { return s.op }
 
 func (s *movementStep) exec(fr *frame) error {
 	if s.copy.Count() > 0 {
-		s.copy.Run(fr.bytes(s.out), fr.bytes(s.in), 0, 0)
+		s.copy.RunUntil(fr.cancel, fr.bytes(s.out), fr.bytes(s.in), 0, 0)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func (s *sortStep) name() string { return "sort" }
 
 func (s *sortStep) exec(fr *frame) error {
 	var ins, outs [maxVariadic][]byte
-	return s.plan.Run(bytesOf(fr, outs[:], s.outs), bytesOf(fr, ins[:], s.ins), fr.bytes(s.work), fr.scratch[0][s.regs:])
+	return s.plan.RunUntil(fr.cancel, bytesOf(fr, outs[:], s.outs), bytesOf(fr, ins[:], s.ins), fr.bytes(s.work), fr.scratch[0][s.regs:])
 }
 
 // topKStep writes, per row of the last dimension, the k first elements in
@@ -107,6 +107,6 @@ func buildTopK(c *compiler, k *sched.Kernel, p *program) (step, error) {
 func (s *topKStep) name() string { return "topk" }
 
 func (s *topKStep) exec(fr *frame) error {
-	s.plan.Run(fr.bytes(s.vals), fr.bytes(s.idxs), fr.bytes(s.in), fr.bytes(s.work))
+	s.plan.RunUntil(fr.cancel, fr.bytes(s.vals), fr.bytes(s.idxs), fr.bytes(s.in), fr.bytes(s.work))
 	return nil
 }

@@ -301,6 +301,9 @@ func (s *loopStep) part(fr *frame, p, w int) {
 	vs := small[:len(s.instrs)]
 	out := fr.bytes(s.out)
 	for start := lo; start < hi; start += loopTile {
+		if (start-lo)%pollLoopElements == 0 && fr.stopped() {
+			return
+		}
 		n := min(loopTile, hi-start)
 		s.tile(fr, vs, start, n, scratch, out[start*s.outSize:(start+n)*s.outSize])
 	}

@@ -1,6 +1,32 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// checkElidedMemory refuses, before any is filled, elided constants whose
+// values would not fit the memory limit (0: none): one beyond it, or all
+// of them together.
+func checkElidedMemory(elided []*ir.Instruction, limit int64) error {
+	if limit <= 0 {
+		return nil
+	}
+	var total int64
+	for _, c := range elided {
+		n := int64(c.Shape.ByteSize())
+		if n < 0 || n > limit {
+			return memoryError(fmt.Errorf("runtime: elided constant %q of shape %s needs %d bytes, the memory limit allows %d",
+				c.Name, c.Shape.StringWithoutLayout(), n, limit))
+		}
+		if total += n; total > limit {
+			return memoryError(fmt.Errorf("runtime: the elided constants up to %q need %d bytes, the memory limit allows %d",
+				c.Name, total, limit))
+		}
+	}
+	return nil
+}
 
 // checkMemory checks the plan against WithMemoryLimit and returns the bound
 // on frames: WithMaxConcurrentRuns's, lowered to the runs the limit leaves

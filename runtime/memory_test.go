@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"strings"
 	"testing"
+
+	"github.com/kilnml/kiln/ir"
 )
 
 // TestMemoryLimitRefusesAnOversizedPlan compiles a module whose result needs
@@ -55,5 +57,32 @@ func TestMemoryLimitCountsConstants(t *testing.T) {
 	_, err := Compile(m, WithWeights(w), WithMemoryLimit(constants))
 	if err == nil || !errors.Is(err, ErrMemoryLimit) || !strings.Contains(err.Error(), fmt.Sprintf("the memory limit allows %d", constants)) {
 		t.Fatalf("got %v, want ErrMemoryLimit giving the limit", err)
+	}
+}
+
+// TestMemoryLimitRefusesElidedConstantsBeforeFilling compiles a module
+// whose elided constant needs 8 GiB under a 256 MiB limit: Compile refuses
+// it, naming the constant and both sizes, without asking for its values.
+func TestMemoryLimitRefusesElidedConstantsBeforeFilling(t *testing.T) {
+	if bits.UintSize < 64 {
+		t.Skip("an 8 GiB shape does not fit a 32-bit int")
+	}
+	m := parse(t, `HloModule elided
+ENTRY main {
+  c = f32[2048,1024,1024] constant({...})
+  ROOT n = f32[2048,1024,1024] negate(c)
+}
+`)
+	filled := 0
+	fill := func(c *ir.Instruction) (*ir.Literal, error) {
+		filled++
+		return nil, fmt.Errorf("constant %s was asked for", c.Name)
+	}
+	_, err := Compile(m, WithElidedConstants(fill), WithMemoryLimit(256<<20))
+	if !errors.Is(err, ErrMemoryLimit) || !strings.Contains(err.Error(), `elided constant "c" of shape f32[2048,1024,1024] needs 8589934592 bytes, the memory limit allows 268435456`) {
+		t.Fatalf("got %v, want ErrMemoryLimit naming the constant and both sizes", err)
+	}
+	if filled != 0 {
+		t.Errorf("the filler was called %d times before the refusal", filled)
 	}
 }

@@ -31,6 +31,10 @@ func (c *compiler) rowsOf(k *sched.Kernel) (rowsStep, bool) {
 
 func (r *rowsStep) span(p int) (int, int) { return p * r.rows / r.parts, (p + 1) * r.rows / r.parts }
 
+// pollRows is how many rows a part computes between two polls of the run's
+// cancellation.
+func (r *rowsStep) pollRows() int { return max(1, pollElements/max(r.n, 1)) }
+
 // softmaxStep computes softmax along the last dimension with the vector
 // row kernel: m = max(row), e = exp(x - m), y = e / Σe.
 type softmaxStep struct{ rowsStep }
@@ -59,7 +63,10 @@ func (s *softmaxStep) exec(fr *frame) error {
 func (s *softmaxStep) part(fr *frame, p, w int) {
 	x, y := f32s(fr.bytes(s.x)), f32s(fr.bytes(s.y))
 	r0, r1 := s.span(p)
-	kiln.Softmax(y[r0*s.n:r1*s.n], x[r0*s.n:r1*s.n], s.n)
+	for ; r0 < r1 && !fr.stopped(); r0 += s.pollRows() {
+		r := min(r1, r0+s.pollRows())
+		kiln.Softmax(y[r0*s.n:r*s.n], x[r0*s.n:r*s.n], s.n)
+	}
 }
 
 // layerNormStep computes (x - mean)·rsqrt(var + ε)·scale + bias along the
@@ -99,5 +106,8 @@ func (s *layerNormStep) part(fr *frame, p, w int) {
 	x, y := f32s(fr.bytes(s.x)), f32s(fr.bytes(s.y))
 	scale, bias := f32s(fr.bytes(s.scale)), f32s(fr.bytes(s.bias))
 	r0, r1 := s.span(p)
-	kiln.LayerNorm(y[r0*s.n:r1*s.n], x[r0*s.n:r1*s.n], s.n, scale[:s.n], bias[:s.n], s.eps)
+	for ; r0 < r1 && !fr.stopped(); r0 += s.pollRows() {
+		r := min(r1, r0+s.pollRows())
+		kiln.LayerNorm(y[r0*s.n:r*s.n], x[r0*s.n:r*s.n], s.n, scale[:s.n], bias[:s.n], s.eps)
+	}
 }

@@ -30,7 +30,7 @@ type task struct {
 func (t *task) RunPart(w int) {
 	for {
 		p := t.next.Add(1) - 1
-		if p >= t.parts {
+		if p >= t.parts || t.fr.stopped() {
 			return
 		}
 		t.job.part(t.fr, int(p), w)
@@ -43,7 +43,7 @@ func (t *task) RunPart(w int) {
 func parallelFor(fr *frame, t *task, job partsJob, parts, threads int) {
 	workers := min(threads, parts)
 	if workers <= 1 {
-		for p := 0; p < parts; p++ {
+		for p := 0; p < parts && !fr.stopped(); p++ {
 			job.part(fr, p, 0)
 		}
 		return

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	kiln "github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
@@ -41,7 +42,10 @@ type program struct {
 // frame is the state of one run of a program tree: the arena, the bound
 // parameters and results of each program, and per-worker scratch.
 type frame struct {
-	ctx     context.Context
+	ctx context.Context
+	// cancel watches ctx for the whole tree of frames (shared): steps and
+	// kernels poll it between blocks of their work (cancel.go).
+	cancel  *kiln.Cancel
 	arena   []byte
 	params  [][]byte
 	results [][]byte
@@ -86,7 +90,9 @@ func within(b []byte, off, size int) []byte {
 	return b[off:end:end]
 }
 
-// run executes the program's steps in order, checking the context between them.
+// run executes the program's steps in order, checking for cancellation
+// between them and after the last: a step stopped early by it leaves its
+// output unfinished, and the run must not go on as if it were done.
 func (p *program) run(fr *frame) error {
 	for i, a := range p.donated {
 		if prm, res := fr.params[a.Param], fr.results[a.Result]; overlaps(prm, res) {
@@ -95,16 +101,14 @@ func (p *program) run(fr *frame) error {
 		}
 	}
 	for _, s := range p.steps {
-		if fr.ctx != nil {
-			if err := fr.ctx.Err(); err != nil {
-				return err
-			}
+		if err := fr.cancelled(); err != nil {
+			return err
 		}
 		if err := s.exec(fr); err != nil {
 			return err
 		}
 	}
-	return nil
+	return fr.cancelled()
 }
 
 // newFrame allocates the frames of the whole program tree: one arena holding
@@ -116,6 +120,7 @@ func (p *program) newFrame() *frame {
 	}
 	arena := alignedBytes(total)
 	frames := make([]*frame, len(p.all))
+	cancel := new(kiln.Cancel)
 	scratch := make([][]byte, max(p.workers, 1))
 	for i := range scratch {
 		scratch[i] = alignedBytes(p.scratch)
@@ -129,6 +134,7 @@ func (p *program) newFrame() *frame {
 			results: make([][]byte, q.nResults),
 			sub:     frames,
 			scratch: scratch,
+			cancel:  cancel,
 		}
 		off += n
 	}

@@ -110,6 +110,9 @@ func (s *reduceStep) exec(fr *frame) error {
 	}
 	var vs [maxLoopOps]val
 	for start := 0; start < total; start += loopTile {
+		if start%pollLoopElements == 0 && fr.stopped() {
+			return nil
+		}
 		n := min(loopTile, total-start)
 		tile := x[min(start, len(x)):min(start+n, len(x))]
 		if s.loop != nil {
@@ -136,23 +139,45 @@ func (s *reduceStep) part(fr *frame, p, w int) {
 	init := f32s(fr.bytes(s.init))[0]
 	if s.loop == nil {
 		x := f32s(fr.bytes(s.in))
+		rowsPerPoll := max(1, pollElements/max(s.rowLen, 1))
 		for r := r0; r < r1; r++ {
-			out[r] = foldF32(s.op, init, x[r*s.rowLen:(r+1)*s.rowLen])
+			if (r-r0)%rowsPerPoll == 0 && fr.stopped() {
+				return
+			}
+			out[r] = foldRow(fr, s.op, init, x[r*s.rowLen:(r+1)*s.rowLen])
 		}
 		return
 	}
 	var vs [maxLoopOps]val
 	scratch := fr.scratch[w]
 	buf := scratch[s.loop.regs*loopTile*4:]
+	tiles := 0
 	for r := r0; r < r1; r++ {
 		acc := init
 		for start := r * s.rowLen; start < (r+1)*s.rowLen; start += loopTile {
+			if tiles++; tiles%(pollLoopElements/loopTile) == 0 && fr.stopped() {
+				return
+			}
 			n := min(loopTile, (r+1)*s.rowLen-start)
 			s.loop.tile(fr, vs[:len(s.loop.instrs)], start, n, scratch, buf)
 			acc = foldF32(s.op, acc, f32s(buf)[:n])
 		}
 		out[r] = acc
 	}
+}
+
+// foldRow folds a row onto acc, in runs of pollElements between polls of
+// the run's cancellation when the row is longer (it then returns acc
+// unfinished once the run is cancelled).
+func foldRow(fr *frame, op ssa.Op, acc float32, row []float32) float32 {
+	for len(row) > pollElements {
+		if fr.stopped() {
+			return acc
+		}
+		acc = foldF32(op, acc, row[:pollElements])
+		row = row[pollElements:]
+	}
+	return foldF32(op, acc, row)
 }
 
 func applyF32(op ssa.Op, acc, x float32) float32 {

@@ -523,6 +523,9 @@ func FuzzReadSafetensors(f *testing.F) {
 	js := `{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`
 	f.Add(append(append(binary.LittleEndian.AppendUint64(nil, uint64(len(js))), js...), make([]byte, 8)...))
 	f.Add(binary.LittleEndian.AppendUint64(nil, 1<<40))
+	// A negative dimension, as the .npy reader's probe had.
+	neg := `{"a":{"dtype":"F32","shape":[2,-3],"data_offsets":[0,8]}}`
+	f.Add(append(append(binary.LittleEndian.AppendUint64(nil, uint64(len(neg))), neg...), make([]byte, 8)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := ReadSafetensors(bytes.NewReader(data), int64(len(data)))
 		if err != nil {

@@ -106,11 +106,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := readModule(o.moduleArgs)
-	if err != nil {
-		return err
-	}
-	return o.runLimited(func(ctx context.Context) error { return bench(ctx, m, o, stdout) })
+	// Read under the limits, as kiln run does (--fill-elided allocates).
+	return o.runLimited(func(ctx context.Context) error {
+		m, err := readModule(o.moduleArgs)
+		if err != nil {
+			return err
+		}
+		return bench(ctx, m, o, stdout)
+	})
 }
 
 func bench(ctx context.Context, m *ir.Module, o benchOptions, stdout io.Writer) error {

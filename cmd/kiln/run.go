@@ -115,11 +115,13 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err := parseModuleFlags(fs, args, &o.moduleArgs, stdout, runSynopsis); err != nil {
 		return err
 	}
-	m, err := readModule(o.moduleArgs)
-	if err != nil {
-		return err
-	}
+	// The module is read under the limits: filling its elided constants
+	// (--fill-elided) allocates them, which the memory limit bounds.
 	return o.runLimited(func(ctx context.Context) error {
+		m, err := readModule(o.moduleArgs)
+		if err != nil {
+			return err
+		}
 		var w *weightFile
 		if o.weights != "" {
 			if w, err = loadWeightFile(m, o.weights); err != nil {

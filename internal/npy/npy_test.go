@@ -171,14 +171,17 @@ func lyingNPY() []byte {
 const lyingHeader = "{'descr': '<f4', 'fortran_order': False, 'shape': (750000000,), }"
 
 // lyingNPZ is a small .npz archive holding lyingNPY stored uncompressed.
-func lyingNPZ(t testing.TB) []byte {
+func lyingNPZ(t testing.TB) []byte { return npzOf(t, lyingNPY()) }
+
+// npzOf is a .npz archive holding one member, w.npy, stored uncompressed.
+func npzOf(t testing.TB, member []byte) []byte {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	w, err := zw.CreateHeader(&zip.FileHeader{Name: "w.npy", Method: zip.Store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(lyingNPY())
+	w.Write(member)
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -310,6 +313,8 @@ func FuzzReadArchiveFrom(f *testing.F) {
 	}
 	f.Add(data)
 	f.Add(lyingNPZ(f))
+	// A member with a negative dimension (reported as "" once).
+	f.Add(npzOf(f, []byte(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, -3), }"))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		names, arrays, err := ReadArchiveFrom(bytes.NewReader(data), int64(len(data)))
 		if err != nil {

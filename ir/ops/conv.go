@@ -191,7 +191,10 @@ func NewConvolution(lt ir.ElementType, ld []int, rt ir.ElementType, rd []int, t 
 func (p *ConvPlan) WorkBytes() int { return p.size }
 
 // Run convolves lhs with the kernel rhs into out.
-func (p *ConvPlan) Run(out, lhs, rhs, work []byte) {
+func (p *ConvPlan) Run(out, lhs, rhs, work []byte) { p.RunUntil(nil, out, lhs, rhs, work) }
+
+// RunUntil is Run polling stop between output elements (see Stop).
+func (p *ConvPlan) RunUntil(stop Stop, out, lhs, rhs, work []byte) {
 	if Count(p.OutDims) == 0 {
 		return
 	}
@@ -200,6 +203,8 @@ func (p *ConvPlan) Run(out, lhs, rhs, work []byte) {
 	p.lload.run(l, lhs, w)
 	p.rload.run(r, rhs, w)
 	n, ki := p.n, p.ki
+	// An output element sums at most the kernel's taps of ki products.
+	poll := newPoller(stop, p.ks[0])
 	var opos, tapIdx [MaxRank]int
 	for ob := 0; ob < p.outBatch; ob++ {
 		clear(opos[:n])
@@ -209,6 +214,9 @@ func (p *ConvPlan) Run(out, lhs, rhs, work []byte) {
 				base += opos[i] * p.spStride[i]
 			}
 			for oz := 0; oz < p.outFeatures; oz++ {
+				if poll.stopped() {
+					return
+				}
 				fg, bg := oz/p.ozPerFG, oz/p.ozPerBG
 				lb := bg*p.outBatch + ob
 				clear(acc[:16])

@@ -101,17 +101,24 @@ func pick(dims, idx []int) []int {
 func (p *DotPlan) WorkBytes() int { return p.size }
 
 // Run computes the dot of lhs and rhs into out.
-func (p *DotPlan) Run(out, lhs, rhs, work []byte) {
+func (p *DotPlan) Run(out, lhs, rhs, work []byte) { p.RunUntil(nil, out, lhs, rhs, work) }
+
+// RunUntil is Run polling stop between output elements (see Stop).
+func (p *DotPlan) RunUntil(stop Stop, out, lhs, rhs, work []byte) {
 	w := RegAt(work[p.wOff:], 0, FoldTile, FoldTile)
 	l, r, acc := work[:p.rOff], work[p.rOff:p.accOff], work[p.accOff:p.wOff]
 	p.lload.run(l, lhs, w)
 	p.rload.run(r, rhs, w)
 	b, m, n, k := p.b, p.m, p.n, p.k
 	o := 0
+	poll := newPoller(stop, k)
 	for bi := 0; bi < b; bi++ {
 		for mi := 0; mi < m; mi++ {
 			lo := (bi*m + mi) * k
 			for ni := 0; ni < n; ni++ {
+				if poll.stopped() {
+					return
+				}
 				dotRow(p.fam, l, r, lo, (bi*n+ni)*k, k, acc)
 				storeFamily(out, p.T, o, p.fam, acc, 0)
 				o++

@@ -59,19 +59,28 @@ func (s *Strided) Count() int { return Count(s.Dims) }
 
 // Run copies from src to dst, with extra element offsets added to both
 // bases.
-func (s *Strided) Run(dst, src []byte, dstOff, srcOff int) {
+func (s *Strided) Run(dst, src []byte, dstOff, srcOff int) { s.RunUntil(nil, dst, src, dstOff, srcOff) }
+
+// RunUntil is Run polling stop between runs of the innermost dimension
+// (see Stop).
+func (s *Strided) RunUntil(stop Stop, dst, src []byte, dstOff, srcOff int) {
 	db, sb := s.DstBase+dstOff, s.SrcBase+srcOff
+	var poll *poller
+	if stop != nil && len(s.Dims) > 0 {
+		p := newPoller(stop, s.Dims[len(s.Dims)-1])
+		poll = &p
+	}
 	switch s.ES {
 	case 1:
-		stridedCopy(dst, src, s.Dims, s.Dst, s.Src, db, sb)
+		stridedCopy(poll, dst, src, s.Dims, s.Dst, s.Src, db, sb)
 	case 2:
-		stridedCopy(Elems[uint16](dst), Elems[uint16](src), s.Dims, s.Dst, s.Src, db, sb)
+		stridedCopy(poll, Elems[uint16](dst), Elems[uint16](src), s.Dims, s.Dst, s.Src, db, sb)
 	case 4:
-		stridedCopy(Elems[uint32](dst), Elems[uint32](src), s.Dims, s.Dst, s.Src, db, sb)
+		stridedCopy(poll, Elems[uint32](dst), Elems[uint32](src), s.Dims, s.Dst, s.Src, db, sb)
 	case 8:
-		stridedCopy(Elems[uint64](dst), Elems[uint64](src), s.Dims, s.Dst, s.Src, db, sb)
+		stridedCopy(poll, Elems[uint64](dst), Elems[uint64](src), s.Dims, s.Dst, s.Src, db, sb)
 	case 16:
-		stridedCopy(Elems[[2]uint64](dst), Elems[[2]uint64](src), s.Dims, s.Dst, s.Src, db, sb)
+		stridedCopy(poll, Elems[[2]uint64](dst), Elems[[2]uint64](src), s.Dims, s.Dst, s.Src, db, sb)
 	default:
 		panic(fmt.Sprintf("ops: strided copy of %d-byte elements", s.ES))
 	}
@@ -79,8 +88,8 @@ func (s *Strided) Run(dst, src []byte, dstOff, srcOff int) {
 
 // stridedCopy walks the block in row-major order, the innermost dimension
 // as one run (a copy when both sides are contiguous, a fill when the source
-// repeats one element).
-func stridedCopy[T any](dst, src []T, dims, ds, ss []int, db, sb int) {
+// repeats one element), polling poll (when not nil) before each run.
+func stridedCopy[T any](poll *poller, dst, src []T, dims, ds, ss []int, db, sb int) {
 	rank := len(dims)
 	if rank == 0 {
 		dst[db] = src[sb]
@@ -96,6 +105,9 @@ func stridedCopy[T any](dst, src []T, dims, ds, ss []int, db, sb int) {
 	var idx [MaxRank]int
 	d, s := db, sb
 	for {
+		if poll != nil && poll.stopped() {
+			return
+		}
 		switch {
 		case di == 1 && si == 1:
 			copy(dst[d:d+inner], src[s:s+inner])

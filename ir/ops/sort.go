@@ -21,6 +21,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/kilnml/kiln/ir"
 )
@@ -295,6 +296,11 @@ func (p *SortPlan) ScratchBytes() int { return p.cmp.RegBytes() }
 
 // Run sorts the operands ins into outs, which must not overlap them.
 func (p *SortPlan) Run(outs, ins [][]byte, work, scratch []byte) error {
+	return p.RunUntil(nil, outs, ins, work, scratch)
+}
+
+// RunUntil is Run polling stop between slices (see Stop).
+func (p *SortPlan) RunUntil(stop Stop, outs, ins [][]byte, work, scratch []byte) error {
 	total := Count(p.Dims)
 	for i := range outs {
 		es := p.Types[i].ByteSize()
@@ -321,7 +327,12 @@ func (p *SortPlan) Run(outs, ins [][]byte, work, scratch []byte) error {
 		}
 		return p.cmp.Truth(scratch, 0), nil
 	}
+	// A slice sorts in about L·log L comparisons and moves.
+	poll := newPoller(stop, L*bits.Len(uint(L)))
 	for sl := 0; sl < p.count; sl++ {
+		if poll.stopped() {
+			return nil
+		}
 		base := sl/p.inner*L*p.inner + sl%p.inner
 		for i := range pos {
 			pos[i] = base + i*p.stride
@@ -380,7 +391,10 @@ func NewTopK(t ir.ElementType, dims []int, k int, largest bool) (*TopKPlan, erro
 func (p *TopKPlan) WorkBytes() int { return 4 * max(p.n, 1) * 8 }
 
 // Run writes the values and S32 indices of the top k of each row of x.
-func (p *TopKPlan) Run(vals, ids, x, work []byte) {
+func (p *TopKPlan) Run(vals, ids, x, work []byte) { p.RunUntil(nil, vals, ids, x, work) }
+
+// RunUntil is Run polling stop between rows (see Stop).
+func (p *TopKPlan) RunUntil(stop Stop, vals, ids, x, work []byte) {
 	if p.k == 0 || p.rows == 0 {
 		return
 	}
@@ -391,7 +405,11 @@ func (p *TopKPlan) Run(vals, ids, x, work []byte) {
 	keys := Elems[uint64](work[3*n*8 : 4*n*8])
 	es := p.T.ByteSize()
 	id := Elems[int32](ids)
+	poll := newPoller(stop, n*bits.Len(uint(n)))
 	for r := 0; r < p.rows; r++ {
+		if poll.stopped() {
+			return
+		}
 		base := r * n
 		for i := range pos {
 			pos[i] = base + i
