@@ -445,8 +445,10 @@ func exactInType(lp *sched.LoopProgram, op sched.LoopOp) bool {
 }
 
 // chooseTiles keeps tiles within rows when the innermost dimension is long
-// enough and some op depends only on the outer indices, and returns which
-// program ops are uniform over a tile.
+// enough and some op or load depends only on the outer indices (a row
+// statistic, or its value broadcast along the rows: read once per tile
+// rather than gathered element by element), and returns which program ops
+// are uniform over a tile.
 func (l *lowpLoop) chooseTiles(lp *sched.LoopProgram, strides [][]int) []bool {
 	r := len(l.dims)
 	uniform := func(rowTiles bool) []bool {
@@ -472,9 +474,9 @@ func (l *lowpLoop) chooseTiles(lp *sched.LoopProgram, strides [][]int) []bool {
 		return u
 	}
 	if r >= 2 && l.dims[r-1] >= 64 {
-		u := uniform(true)
+		u, any := uniform(true), uniform(false)
 		for i, op := range lp.Ops {
-			if u[i] && op.Op != ssa.OpConstant && op.Op != ssa.OpParameter && op.Op != ssa.OpIota {
+			if u[i] && op.Op != ssa.OpConstant && (!any[i] || op.Op != ssa.OpParameter && op.Op != ssa.OpIota) {
 				l.rowLen = l.dims[r-1]
 				return u
 			}

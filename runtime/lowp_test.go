@@ -181,6 +181,29 @@ ENTRY e {
 			t.Run(fmt.Sprintf("%s/stats/%d", ty, n), func(t *testing.T) {
 				checkGeneric(t, genericCase{hlo: hlo, args: args, ulps: 1, check: usesImpl("loop-lowp")})
 			})
+			// Only loads vary along the rows (the statistics computed by
+			// kernels of their own): long rows still run in row tiles,
+			// reading each row's values once per tile.
+			bc := fmt.Sprintf(`HloModule t
+
+ENTRY e {
+  x = %[1]s[%[2]d,%[3]d] parameter(0)
+  m = %[1]s[%[2]d] parameter(1)
+  q = %[1]s[%[2]d] parameter(2)
+  mb = %[1]s[%[2]d,%[3]d] broadcast(m), dimensions={0}
+  d = %[1]s[%[2]d,%[3]d] subtract(x, mb)
+  qb = %[1]s[%[2]d,%[3]d] broadcast(q), dimensions={0}
+  ROOT o = %[1]s[%[2]d,%[3]d] divide(d, qb)
+}
+`, ty, rows, n)
+			bargs := randomArgs(r, ir.MakeShape(ty, rows, n), ir.MakeShape(ty, rows), ir.MakeShape(ty, rows))
+			impl := "loop-lowp"
+			if n >= 64 {
+				impl = "loop-lowp-rows"
+			}
+			t.Run(fmt.Sprintf("%s/broadcast-rows/%d", ty, n), func(t *testing.T) {
+				checkGeneric(t, genericCase{hlo: bc, args: bargs, check: usesImpl(impl)})
+			})
 			tr := fmt.Sprintf(`HloModule t
 
 ENTRY e {
