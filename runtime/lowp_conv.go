@@ -123,6 +123,9 @@ func (s *lowpConvStep) exec(fr *frame) error {
 	nd := len(s.in)
 	for b := 0; b < g.Batch; b++ {
 		for i := range s.blocks {
+			if fr.stopped() {
+				return nil
+			}
 			bl := &s.blocks[i]
 			n := (bl.o1 - bl.o0) * s.outRow
 			dst := outF[:n]

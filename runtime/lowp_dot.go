@@ -143,7 +143,7 @@ func (s *lowpDotStep) exec(fr *frame) error {
 		return nil
 	}
 	ea, eb, ec := s.at.ByteSize(), s.bt.ByteSize(), s.ct.ByteSize()
-	for i := 0; i < g.Batch; i++ {
+	for i := 0; i < g.Batch && !fr.stopped(); i++ {
 		ai := a[i*g.M*g.K*ea : (i+1)*g.M*g.K*ea]
 		bi := b[i*g.K*g.N*eb : (i+1)*g.K*g.N*eb]
 		ci := c[i*g.M*g.N*ec : (i+1)*g.M*g.N*ec]

@@ -1208,11 +1208,19 @@ func (s *lowpLoopStep) part(fr *frame, p, w int) {
 	vs := small[:len(s.l.instrs)]
 	out := fr.bytes(s.out)
 	es := s.l.outT.ByteSize()
+	sincePoll := 0
 	for start := lo; start < hi; {
+		if sincePoll >= pollLoopElements {
+			if fr.stopped() {
+				return
+			}
+			sincePoll = 0
+		}
 		n := s.l.segment(start, hi)
 		dst := out[start*es : (start+n)*es]
 		s.l.tile(fr, vs, start, n, scratch, dst)
 		s.l.finish(vs, dst, n)
 		start += n
+		sincePoll += n
 	}
 }

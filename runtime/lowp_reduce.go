@@ -179,7 +179,7 @@ func (s *lowpReduceStep) part(fr *frame, p, w int) {
 	init := s.initValue(fr)
 	scratch := fr.scratch[w]
 	acc := f32s(scratch[s.scratchF : s.scratchF+loopTile*4])
-	for b0 := r0; b0 < r1; b0 += loopTile {
+	for b0 := r0; b0 < r1 && !fr.stopped(); b0 += loopTile {
 		b1 := min(b0+loopTile, r1)
 		res := acc[:b1-b0]
 		if s.loop == nil {
@@ -335,7 +335,7 @@ func (s *lowpReduceStep) cols(fr *frame) {
 	init := s.initValue(fr)
 	x := ops.Elems[uint16](fr.bytes(s.in))[:s.rowLen*s.count]
 	bf := s.narrowT == ir.BF16
-	for j0 := 0; j0 < s.count; j0 += loopTile {
+	for j0 := 0; j0 < s.count && !fr.stopped(); j0 += loopTile {
 		j1 := min(j0+loopTile, s.count)
 		res := f32s(fr.scratch[0][s.scratchF : s.scratchF+loopTile*4])[:j1-j0]
 		wide := f32s(fr.scratch[0][s.wideF : s.wideF+loopTile*4])

@@ -159,7 +159,19 @@ func (s *radixSortStep) exec(fr *frame) error {
 			}
 		}
 	}
-	sortRowsOf(s.keyT, keyOut, idx, s.n, s.ord.order)
+	// Rows in runs of about pollElements elements, polling between runs.
+	step := max(1, pollElements/max(s.n, 1))
+	for r0 := 0; r0 < s.rows; r0 += step {
+		if fr.stopped() {
+			return nil
+		}
+		r1 := min(r0+step, s.rows)
+		var ri []int32
+		if idx != nil {
+			ri = idx[r0*s.n : r1*s.n]
+		}
+		sortRowsOf(s.keyT, keyOut[r0*s.n*es:r1*s.n*es], ri, s.n, s.ord.order)
+	}
 	for j := range s.ins {
 		if j != key {
 			gatherRows(fr.bytes(s.outs[j]), fr.bytes(s.ins[j]), idx, s.rows, s.n, s.n, s.sizes[j])
@@ -173,7 +185,7 @@ func (s *radixSortStep) exec(fr *frame) error {
 func (s *radixSortStep) selectTop(fr *frame, keyIn, keyOut []byte) {
 	k, n := s.topK, s.n
 	idx := ops.Elems[int32](fr.bytes(s.idx))[:s.rows*k]
-	for r := 0; r < s.rows; r++ {
+	for r := 0; r < s.rows && !fr.stopped(); r++ {
 		ri := idx[r*k : (r+1)*k]
 		switch s.keyT {
 		case ir.F32:
@@ -315,7 +327,7 @@ func (s *fastTopKStep) exec(fr *frame) error {
 	if s.largest {
 		order = kiln.SortDescending
 	}
-	for r := 0; r < s.rows; r++ {
+	for r := 0; r < s.rows && !fr.stopped(); r++ {
 		copy(keys, x[r*s.n*es:(r+1)*s.n*es])
 		for i := range pos {
 			pos[i] = int32(i)
