@@ -32,6 +32,9 @@ type node struct {
 	// hash is computed from its value, which keeps a node at 32 bytes.
 	x  uint64
 	op op
+	// scratch marks a node of a simplifier's arena, or a node built above
+	// one: it may not outlive the simplification (see arena).
+	scratch bool
 }
 
 // val is the value of a constant or a variable.
@@ -172,20 +175,15 @@ func RangeVar(i int) Expr { return variable(classRange, i) }
 // RuntimeVar returns the runtime variable rt_i.
 func RuntimeVar(i int) Expr { return variable(classRuntime, i) }
 
-// binary builds the node lhs op rhs as it is, except that an operation on two
-// constants is evaluated (XLA's CreateSymbolicBinaryOp). Evaluating a
-// division or remainder by zero, or an overflowing sum or product, keeps the
-// node unevaluated.
-func binary(o op, lhs, rhs Expr) Expr {
-	if a, ok := lhs.Constant(); ok {
-		if b, ok := rhs.Constant(); ok {
-			if v, ok := evalOp(o, a, b); ok {
-				return Const(v)
-			}
-		}
-	}
-	return Expr{&node{op: o, lhs: lhs, rhs: rhs, x: mix(mix(uint64(o)+1, lhs.Hash()), rhs.Hash())}}
-}
+// binary builds the node lhs op rhs on the heap (see builder.binary).
+func binary(o op, lhs, rhs Expr) Expr { return builder{}.binary(o, lhs, rhs) }
+
+// binaryHash is the hash of the operation o on operands with hashes l and r.
+func binaryHash(o op, l, r uint64) uint64 { return mix(mix(uint64(o)+1, l), r) }
+
+// isScratch reports whether e must be copied out of a simplifier's arena
+// before it outlives the simplification.
+func (e Expr) isScratch() bool { return e.n != nil && e.n.scratch }
 
 func (e Expr) op() op {
 	if e.n == nil {
