@@ -4,6 +4,10 @@ package affine
 // passes rewrite an expression several times before it reaches its final
 // form. It builds them in an arena of nodes that it keeps from one
 // simplification to the next, and copies out of it only what it returns.
+// The arena also remembers the nodes it built and the nodes the simplifier
+// met, by structure, so that building an expression that already exists
+// returns the existing one: its range and its simplification are then
+// already in the memo, and comparing it is comparing pointers.
 
 // builder makes the nodes of new expressions: the zero builder on the heap,
 // a simplifier's builder in its arena.
@@ -21,11 +25,19 @@ func (b builder) binary(o op, lhs, rhs Expr) Expr {
 			}
 		}
 	}
-	n := b.newNode()
-	*n = node{
-		op: o, lhs: lhs, rhs: rhs, x: binaryHash(o, lhs.Hash(), rhs.Hash()),
-		scratch: b.a != nil || lhs.isScratch() || rhs.isScratch(),
+	h := binaryHash(o, lhs.Hash(), rhs.Hash())
+	if b.a == nil {
+		return Expr{&node{op: o, lhs: lhs, rhs: rhs, x: h, scratch: lhs.isScratch() || rhs.isScratch()}}
 	}
+	en := &b.a.known[h%arenaKnown]
+	if en.n != nil && en.gen == b.a.gen {
+		if n := en.n; n.x == h && n.op == o && n.lhs.Equal(lhs) && n.rhs.Equal(rhs) {
+			return Expr{n}
+		}
+	}
+	n := b.a.alloc()
+	*n = node{op: o, lhs: lhs, rhs: rhs, x: h, scratch: true}
+	*en = knownNode{n, b.a.gen}
 	return Expr{n}
 }
 
@@ -34,16 +46,22 @@ func (b builder) constant(c int64) Expr {
 	if b.a == nil || (-preallocConsts <= c && c < preallocConsts) {
 		return Const(c)
 	}
+	en := &b.a.known[leafHash(opConst, c)%arenaKnown]
+	if en.n != nil && en.gen == b.a.gen && en.n.op == opConst && en.n.val() == c {
+		return Expr{en.n}
+	}
 	n := b.a.alloc()
 	*n = node{op: opConst, x: uint64(c), scratch: true}
+	*en = knownNode{n, b.a.gen}
 	return Expr{n}
 }
 
-func (b builder) newNode() *node {
-	if b.a == nil {
-		return new(node)
+// meet remembers the operation e, which the simplifier met, so that
+// building the same expression returns it.
+func (b builder) meet(e Expr) {
+	if b.a != nil && e.IsBinary() {
+		b.a.known[e.n.x%arenaKnown] = knownNode{e.n, b.a.gen}
 	}
-	return b.a.alloc()
 }
 
 // arena hands out nodes from chunks that it reuses after reset. A node of
@@ -53,11 +71,22 @@ type arena struct {
 	chunks [][]node
 	cur    int // the chunk being filled
 	next   int // its first free node
+	// known holds nodes built or met since the last reset, direct-mapped
+	// by structural hash: a collision only loses an entry. Entries of an
+	// older generation are stale.
+	known [arenaKnown]knownNode
+	gen   uint32
+}
+
+type knownNode struct {
+	n   *node
+	gen uint32
 }
 
 const (
 	arenaChunk     = 128 // nodes per chunk
 	arenaKeptBytes = 64 << 10
+	arenaKnown     = 1024
 )
 
 func (a *arena) alloc() *node {
@@ -87,6 +116,10 @@ func (a *arena) reset() {
 		a.chunks = a.chunks[:keep]
 	}
 	a.cur, a.next = 0, 0
+	if a.gen++; a.gen == 0 {
+		a.known = [arenaKnown]knownNode{}
+		a.gen = 1
+	}
 }
 
 // detacher copies expressions out of an arena, each shared node once.

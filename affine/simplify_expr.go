@@ -80,7 +80,8 @@ func (s *exprSimplifier) reset() {
 func (m *simplifyMemo) reset() {
 	m.gen++
 	if m.gen == 0 {
-		*m = simplifyMemo{gen: 1}
+		m.ranges, m.onces = [memoSize]rangeEntry{}, [memoSize]onceEntry{}
+		m.gen = 1
 	}
 }
 
@@ -188,6 +189,7 @@ func (s *exprSimplifier) once(e Expr) Expr {
 	if en.gen == s.memo.gen && en.in.Equal(e) {
 		return en.out
 	}
+	s.b.meet(e)
 	out := s.onceUncached(e)
 	en = &s.memo.onces[e.Hash()%memoSize]
 	*en = onceEntry{e, out, s.memo.gen}
