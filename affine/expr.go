@@ -3,6 +3,7 @@ package affine
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Expr is a symbolic integer expression over the variables of an indexing
@@ -135,14 +136,15 @@ func init() {
 	}
 }
 
-func leafHash(o op, v int64) uint64 { return mix(uint64(o)+0x9e37, uint64(v)) }
+// The hashes of expressions index the simplifier's direct-mapped tables by
+// their low bits, and one is computed for every node built: each is one
+// multiplication, folded so that the low bits depend on every input bit.
 
-func mix(h, v uint64) uint64 {
-	h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-	h ^= h >> 29
-	h *= 0xbf58476d1ce4e5b9
-	return h ^ h>>32
+func leafHash(o op, v int64) uint64 {
+	return fold((uint64(v) ^ uint64(o)<<56 ^ 0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9)
 }
+
+func fold(h uint64) uint64 { return h ^ h>>29 ^ h>>47 }
 
 // Const returns the constant expression c.
 func Const(c int64) Expr {
@@ -179,7 +181,9 @@ func RuntimeVar(i int) Expr { return variable(classRuntime, i) }
 func binary(o op, lhs, rhs Expr) Expr { return builder{}.binary(o, lhs, rhs) }
 
 // binaryHash is the hash of the operation o on operands with hashes l and r.
-func binaryHash(o op, l, r uint64) uint64 { return mix(mix(uint64(o)+1, l), r) }
+func binaryHash(o op, l, r uint64) uint64 {
+	return fold((bits.RotateLeft64(l, 23) ^ r ^ (uint64(o)+1)*0x94d049bb133111eb) * 0xbf58476d1ce4e5b9)
+}
 
 // isScratch reports whether e must be copied out of a simplifier's arena
 // before it outlives the simplification.
@@ -275,16 +279,14 @@ func (e Expr) Hash() uint64 {
 
 // Equal reports whether e and f are the same expression tree.
 func (e Expr) Equal(f Expr) bool {
-	if e.n == f.n {
+	a, b := e.n, f.n
+	if a == b {
 		return true
 	}
-	if e.Hash() != f.Hash() {
-		return false
-	}
-	a, b := e.n, f.n
 	if a == nil || b == nil {
 		return false // the constant 0 has no other representation
 	}
+	// x is the value of a leaf and the hash of an operation.
 	if a.op != b.op || a.x != b.x {
 		return false
 	}
