@@ -179,19 +179,28 @@ func (s *exprSimplifier) simplify(e Expr) Expr {
 // becomes that constant (rule "point"), otherwise the first rule of its kind
 // that applies rewrites it.
 func (s *exprSimplifier) once(e Expr) Expr {
-	if _, ok := e.Constant(); ok {
-		return e
-	}
-	if s.memo == nil {
+	if !e.IsBinary() || s.memo == nil {
+		// A variable only becomes its value when its range is one point:
+		// that is cheaper to see than to look up.
+		if e.isVar() {
+			if r := s.rng.of(e); s.replacePoints && r.IsPoint() {
+				return s.b.constant(r.Lo)
+			}
+			return e
+		}
+		if _, ok := e.Constant(); ok {
+			return e
+		}
 		return s.onceUncached(e)
 	}
-	en := &s.memo.onces[e.Hash()%memoSize]
-	if en.gen == s.memo.gen && en.in.Equal(e) {
+	h := e.n.x
+	en := &s.memo.onces[h%memoSize]
+	if en.gen == s.memo.gen && (en.in.n == e.n || en.in.Equal(e)) {
 		return en.out
 	}
 	s.b.meet(e)
 	out := s.onceUncached(e)
-	en = &s.memo.onces[e.Hash()%memoSize]
+	en = &s.memo.onces[h%memoSize]
 	*en = onceEntry{e, out, s.memo.gen}
 	return out
 }
