@@ -84,9 +84,9 @@ type knownNode struct {
 }
 
 const (
-	arenaChunk     = 128 // nodes per chunk
-	arenaKeptBytes = 64 << 10
-	arenaKnown     = 1024
+	arenaChunk      = 128 // nodes per chunk
+	arenaKeptChunks = 16  // chunks kept for the next simplification (64 KiB)
+	arenaKnown      = 1024
 )
 
 func (a *arena) alloc() *node {
@@ -111,9 +111,9 @@ func (a *arena) reset() {
 	if a.cur < len(a.chunks) {
 		clear(a.chunks[a.cur][:a.next])
 	}
-	if keep := arenaKeptBytes / (arenaChunk * 32); len(a.chunks) > keep {
-		clear(a.chunks[keep:])
-		a.chunks = a.chunks[:keep]
+	if len(a.chunks) > arenaKeptChunks {
+		clear(a.chunks[arenaKeptChunks:])
+		a.chunks = a.chunks[:arenaKeptChunks]
 	}
 	a.cur, a.next = 0, 0
 	if a.gen++; a.gen == 0 {

@@ -183,8 +183,10 @@ func (s *exprSimplifier) once(e Expr) Expr {
 		// A variable only becomes its value when its range is one point:
 		// that is cheaper to see than to look up.
 		if e.isVar() {
-			if r := s.rng.of(e); s.replacePoints && r.IsPoint() {
-				return s.b.constant(r.Lo)
+			if s.replacePoints {
+				if r := s.rng.of(e); r.IsPoint() {
+					return s.b.constant(r.Lo)
+				}
 			}
 			return e
 		}
