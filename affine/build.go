@@ -5,14 +5,16 @@ package affine
 // expression as written. Canonicalize and Simplify reach normal forms.
 
 // Add returns e + f, dropping a zero operand.
-func (e Expr) Add(f Expr) Expr {
+func (e Expr) Add(f Expr) Expr { return builder{}.add(e, f) }
+
+func (b builder) add(e, f Expr) Expr {
 	if f.IsConst(0) {
 		return e
 	}
 	if e.IsConst(0) {
 		return f
 	}
-	return binary(opAdd, e, f)
+	return b.binary(opAdd, e, f)
 }
 
 // AddConst returns e + c.
@@ -25,27 +27,38 @@ func (e Expr) Neg() Expr { return e.Times(Const(-1)).Canonicalize() }
 func (e Expr) Sub(f Expr) Expr { return e.Add(f.Neg()) }
 
 // Mul returns e * c.
-func (e Expr) Mul(c int64) Expr { return e.Times(Const(c)) }
+func (e Expr) Mul(c int64) Expr { return builder{}.mul(e, c) }
+
+// mul is times(e, c) without building the constant c unless the product
+// keeps it.
+func (b builder) mul(e Expr, c int64) Expr {
+	if r, ok := b.mulByConst(e, c); ok {
+		return r
+	}
+	return b.binary(opMul, e, b.constant(c))
+}
 
 // Times returns e * f: a product by 0 is 0, by 1 the other operand, and
 // (x * c1) * c2 becomes x * (c1·c2). A constant factor is put on the right:
 // 2 * x is x * 2, as XLA prints it.
-func (e Expr) Times(f Expr) Expr {
+func (e Expr) Times(f Expr) Expr { return builder{}.times(e, f) }
+
+func (b builder) times(e, f Expr) Expr {
 	if c, ok := f.Constant(); ok {
-		if r, ok := mulByConst(e, c); ok {
+		if r, ok := b.mulByConst(e, c); ok {
 			return r
 		}
 	} else if c, ok := e.Constant(); ok {
-		if r, ok := mulByConst(f, c); ok {
+		if r, ok := b.mulByConst(f, c); ok {
 			return r
 		}
-		return binary(opMul, f, e)
+		return b.binary(opMul, f, e)
 	}
-	return binary(opMul, e, f)
+	return b.binary(opMul, e, f)
 }
 
 // mulByConst folds x * c where XLA's SimplifyMulByConstantRHS does.
-func mulByConst(x Expr, c int64) (Expr, bool) {
+func (b builder) mulByConst(x Expr, c int64) (Expr, bool) {
 	switch {
 	case c == 0:
 		return Expr{}, true
@@ -54,7 +67,7 @@ func mulByConst(x Expr, c int64) (Expr, bool) {
 	}
 	if k, ok := x.constRHS(opMul); ok {
 		if p, ok := mulChecked(k, c); ok {
-			return binary(opMul, x.n.lhs, Const(p)), true
+			return b.binary(opMul, x.n.lhs, b.constant(p)), true
 		}
 	}
 	return Expr{}, false
@@ -62,11 +75,13 @@ func mulByConst(x Expr, c int64) (Expr, bool) {
 
 // FloorDiv returns e floordiv k, the quotient rounded towards -∞; a
 // quotient by 1 is e itself.
-func (e Expr) FloorDiv(k int64) Expr {
+func (e Expr) FloorDiv(k int64) Expr { return builder{}.floorDiv(e, k) }
+
+func (b builder) floorDiv(e Expr, k int64) Expr {
 	if k == 1 {
 		return e
 	}
-	return binary(opFloorDiv, e, Const(k))
+	return b.binary(opFloorDiv, e, b.constant(k))
 }
 
 // CeilDiv returns e ceildiv k, the quotient rounded towards +∞; a quotient
@@ -79,11 +94,13 @@ func (e Expr) CeilDiv(k int64) Expr {
 }
 
 // Mod returns e mod k, the remainder of FloorDiv; a remainder by 1 is 0.
-func (e Expr) Mod(k int64) Expr {
+func (e Expr) Mod(k int64) Expr { return builder{}.mod(e, k) }
+
+func (b builder) mod(e Expr, k int64) Expr {
 	if k == 1 {
 		return Expr{}
 	}
-	return binary(opMod, e, Const(k))
+	return b.binary(opMod, e, b.constant(k))
 }
 
 // FloorDivBy returns e floordiv f for any divisor expression.

@@ -127,7 +127,7 @@ func canonicalAdd(lhs, rhs Expr) Expr {
 
 func canonicalMul(lhs, rhs Expr) Expr {
 	if c, ok := rhs.Constant(); ok {
-		if r, ok := mulByConst(lhs, c); ok {
+		if r, ok := (builder{}).mulByConst(lhs, c); ok {
 			if r.isConstOrSame(lhs) {
 				return r
 			}

@@ -3,6 +3,7 @@ package affine
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Expr is a symbolic integer expression over the variables of an indexing
@@ -32,6 +33,9 @@ type node struct {
 	// hash is computed from its value, which keeps a node at 32 bytes.
 	x  uint64
 	op op
+	// scratch marks a node of a simplifier's arena, or a node built above
+	// one: it may not outlive the simplification (see arena).
+	scratch bool
 }
 
 // val is the value of a constant or a variable.
@@ -132,14 +136,15 @@ func init() {
 	}
 }
 
-func leafHash(o op, v int64) uint64 { return mix(uint64(o)+0x9e37, uint64(v)) }
+// The hashes of expressions index the simplifier's direct-mapped tables by
+// their low bits, and one is computed for every node built: each is one
+// multiplication, folded so that the low bits depend on every input bit.
 
-func mix(h, v uint64) uint64 {
-	h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-	h ^= h >> 29
-	h *= 0xbf58476d1ce4e5b9
-	return h ^ h>>32
+func leafHash(o op, v int64) uint64 {
+	return fold((uint64(v) ^ uint64(o)<<56 ^ 0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9)
 }
+
+func fold(h uint64) uint64 { return h ^ h>>29 ^ h>>47 }
 
 // Const returns the constant expression c.
 func Const(c int64) Expr {
@@ -172,20 +177,17 @@ func RangeVar(i int) Expr { return variable(classRange, i) }
 // RuntimeVar returns the runtime variable rt_i.
 func RuntimeVar(i int) Expr { return variable(classRuntime, i) }
 
-// binary builds the node lhs op rhs as it is, except that an operation on two
-// constants is evaluated (XLA's CreateSymbolicBinaryOp). Evaluating a
-// division or remainder by zero, or an overflowing sum or product, keeps the
-// node unevaluated.
-func binary(o op, lhs, rhs Expr) Expr {
-	if a, ok := lhs.Constant(); ok {
-		if b, ok := rhs.Constant(); ok {
-			if v, ok := evalOp(o, a, b); ok {
-				return Const(v)
-			}
-		}
-	}
-	return Expr{&node{op: o, lhs: lhs, rhs: rhs, x: mix(mix(uint64(o)+1, lhs.Hash()), rhs.Hash())}}
+// binary builds the node lhs op rhs on the heap (see builder.binary).
+func binary(o op, lhs, rhs Expr) Expr { return builder{}.binary(o, lhs, rhs) }
+
+// binaryHash is the hash of the operation o on operands with hashes l and r.
+func binaryHash(o op, l, r uint64) uint64 {
+	return fold((bits.RotateLeft64(l, 23) ^ r ^ (uint64(o)+1)*0x94d049bb133111eb) * 0xbf58476d1ce4e5b9)
 }
+
+// isScratch reports whether e must be copied out of a simplifier's arena
+// before it outlives the simplification.
+func (e Expr) isScratch() bool { return e.n != nil && e.n.scratch }
 
 func (e Expr) op() op {
 	if e.n == nil {
@@ -277,16 +279,14 @@ func (e Expr) Hash() uint64 {
 
 // Equal reports whether e and f are the same expression tree.
 func (e Expr) Equal(f Expr) bool {
-	if e.n == f.n {
+	a, b := e.n, f.n
+	if a == b {
 		return true
 	}
-	if e.Hash() != f.Hash() {
-		return false
-	}
-	a, b := e.n, f.n
 	if a == nil || b == nil {
 		return false // the constant 0 has no other representation
 	}
+	// x is the value of a leaf and the hash of an operation.
 	if a.op != b.op || a.x != b.x {
 		return false
 	}

@@ -53,7 +53,7 @@ func SimplifyMap(m IndexingMap, opts SimplifyOptions) (IndexingMap, bool) {
 		constraintsChanged = true
 	}
 	cs.reset()
-	rs := exprSimplifier{rng: rangeEval{m: &m, useConstraints: true}, replacePoints: !opts.PreservePointDimensions, memo: cs.memo}
+	rs := exprSimplifier{rng: rangeEval{m: &m, useConstraints: true}, replacePoints: !opts.PreservePointDimensions, memo: cs.memo, b: cs.b}
 	resultsChanged := false
 	for i, r := range m.results {
 		s := rs.simplify(r)
@@ -61,6 +61,15 @@ func SimplifyMap(m IndexingMap, opts SimplifyOptions) (IndexingMap, bool) {
 			m.results[i] = s
 			resultsChanged = true
 		}
+	}
+	// The simplifiers built in their arena, which the next simplification
+	// reuses: what m keeps moves to the heap.
+	var d detacher
+	for i, r := range m.results {
+		m.results[i] = d.detach(r)
+	}
+	for i, c := range m.constraints {
+		m.constraints[i].Expr = d.detach(c.Expr)
 	}
 	return m, resultsChanged || constraintsChanged
 }
@@ -185,7 +194,7 @@ func (s *exprSimplifier) addConstraintRange(e *Expr, r *Interval) bool {
 	if !diff.FloorDiv(g).IsPoint() {
 		return false
 	}
-	*e = multiplied.Times(Const(g))
+	*e = s.b.mul(multiplied, g)
 	return true
 }
 

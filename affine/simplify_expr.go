@@ -20,16 +20,21 @@ type exprSimplifier struct {
 	// the memo keeps that cheap. It is valid while the map's bounds and
 	// constraints stay the same (see reset).
 	memo *simplifyMemo
+	// b builds the rewritten expressions in the memo's arena.
+	b builder
 }
 
 // simplifyMemo remembers the ranges and the one-pass simplifications of
 // expressions, in direct-mapped tables indexed by structural hash: a
 // collision only loses an entry. Entries of older generations are stale, so
-// that forgetting everything costs one increment.
+// that forgetting everything costs one increment. It also holds the arena
+// of the expressions the simplifier builds, which lives as long as one
+// simplification.
 type simplifyMemo struct {
 	gen    uint32
 	ranges [memoSize]rangeEntry
 	onces  [memoSize]onceEntry
+	nodes  arena
 }
 
 const memoSize = 512
@@ -48,19 +53,24 @@ type onceEntry struct {
 var memoPool = sync.Pool{New: func() any { return &simplifyMemo{gen: 1} }}
 
 func newExprSimplifier(m *IndexingMap, useConstraints, replacePoints bool) exprSimplifier {
-	return exprSimplifier{rng: rangeEval{m: m, useConstraints: useConstraints}, replacePoints: replacePoints, memo: memoPool.Get().(*simplifyMemo)}
+	memo := memoPool.Get().(*simplifyMemo)
+	return exprSimplifier{rng: rangeEval{m: m, useConstraints: useConstraints}, replacePoints: replacePoints, memo: memo, b: builder{&memo.nodes}}
 }
 
-// release returns the memo to the pool.
+// release returns the memo and its arena to the pool. Every expression the
+// simplifier built must have been detached.
 func (s *exprSimplifier) release() {
 	if s.memo != nil {
 		s.memo.reset()
+		s.memo.nodes.reset()
 		memoPool.Put(s.memo)
 		s.memo = nil
+		s.b = builder{}
 	}
 }
 
-// reset forgets the memo, after the map's bounds or constraints change.
+// reset forgets the memo, after the map's bounds or constraints change. The
+// arena stays as it is.
 func (s *exprSimplifier) reset() {
 	if s.memo != nil {
 		s.memo.reset()
@@ -70,7 +80,8 @@ func (s *exprSimplifier) reset() {
 func (m *simplifyMemo) reset() {
 	m.gen++
 	if m.gen == 0 {
-		*m = simplifyMemo{gen: 1}
+		m.ranges, m.onces = [memoSize]rangeEntry{}, [memoSize]onceEntry{}
+		m.gen = 1
 	}
 }
 
@@ -168,18 +179,30 @@ func (s *exprSimplifier) simplify(e Expr) Expr {
 // becomes that constant (rule "point"), otherwise the first rule of its kind
 // that applies rewrites it.
 func (s *exprSimplifier) once(e Expr) Expr {
-	if _, ok := e.Constant(); ok {
-		return e
-	}
-	if s.memo == nil {
+	if !e.IsBinary() || s.memo == nil {
+		// A variable only becomes its value when its range is one point:
+		// that is cheaper to see than to look up.
+		if e.isVar() {
+			if s.replacePoints {
+				if r := s.rng.of(e); r.IsPoint() {
+					return s.b.constant(r.Lo)
+				}
+			}
+			return e
+		}
+		if _, ok := e.Constant(); ok {
+			return e
+		}
 		return s.onceUncached(e)
 	}
-	en := &s.memo.onces[e.Hash()%memoSize]
-	if en.gen == s.memo.gen && en.in.Equal(e) {
+	h := e.n.x
+	en := &s.memo.onces[h%memoSize]
+	if en.gen == s.memo.gen && (en.in.n == e.n || en.in.Equal(e)) {
 		return en.out
 	}
+	s.b.meet(e)
 	out := s.onceUncached(e)
-	en = &s.memo.onces[e.Hash()%memoSize]
+	en = &s.memo.onces[h%memoSize]
 	*en = onceEntry{e, out, s.memo.gen}
 	return out
 }
@@ -187,7 +210,7 @@ func (s *exprSimplifier) once(e Expr) Expr {
 func (s *exprSimplifier) onceUncached(e Expr) Expr {
 	if s.replacePoints {
 		if r := s.rangeOf(e); r.IsPoint() {
-			return Const(r.Lo)
+			return s.b.constant(r.Lo)
 		}
 	}
 	for _, r := range rules[e.op()] {
@@ -199,17 +222,17 @@ func (s *exprSimplifier) onceUncached(e Expr) Expr {
 }
 
 // mapSummands rewrites every summand of a nested sum with f, rebuilding the
-// sum only where something changed (XLA's MapSummands).
-func mapSummands(e Expr, f func(Expr) Expr) Expr {
+// sum with b only where something changed (XLA's MapSummands).
+func mapSummands(b builder, e Expr, f func(Expr) Expr) Expr {
 	if e.op() != opAdd {
 		return f(e)
 	}
-	l := mapSummands(e.n.lhs, f)
-	r := mapSummands(e.n.rhs, f)
+	l := mapSummands(b, e.n.lhs, f)
+	r := mapSummands(b, e.n.rhs, f)
 	if l.Equal(e.n.lhs) && r.Equal(e.n.rhs) {
 		return e
 	}
-	return l.Add(r)
+	return b.add(l, r)
 }
 
 // visitSummands calls f for every summand of a nested sum.
@@ -260,7 +283,7 @@ func (s *exprSimplifier) splitSumByGCD(e Expr) (multiplied Expr, g int64, rest E
 func (s *exprSimplifier) restByGCD(e Expr) (rest Expr) {
 	visitSummands(e, func(x Expr) {
 		if _, ok := s.constantRHS(x, opMul); !ok {
-			rest = rest.Add(x)
+			rest = s.b.add(rest, x)
 		}
 	})
 	return rest
@@ -270,9 +293,9 @@ func (s *exprSimplifier) restByGCD(e Expr) (rest Expr) {
 // summands of e, each divided by g: the multiplied part of splitSumByGCD.
 // The rules build it only once they know they use it.
 func (s *exprSimplifier) multipliedByGCD(e Expr, g int64) Expr {
-	return mapSummands(e, func(x Expr) Expr {
+	return mapSummands(s.b, e, func(x Expr) Expr {
 		if c, ok := s.constantRHS(x, opMul); ok {
-			return x.n.lhs.Times(Const(c / g))
+			return s.b.mul(x.n.lhs, c/g)
 		}
 		return Expr{}
 	})
@@ -289,7 +312,7 @@ func (s *exprSimplifier) rewriteMul(e Expr) (Expr, bool) {
 	c := r.Lo
 	lhs := s.once(e.n.lhs)
 	if lhs.op() == opAdd {
-		return mapSummands(lhs, func(x Expr) Expr { return x.Times(Const(c)) }), true
+		return mapSummands(s.b, lhs, func(x Expr) Expr { return s.b.mul(x, c) }), true
 	}
 	if c == 1 {
 		return lhs, true
@@ -297,7 +320,7 @@ func (s *exprSimplifier) rewriteMul(e Expr) (Expr, bool) {
 	if lhs.Equal(e.n.lhs) {
 		return e, true
 	}
-	return lhs.Times(Const(c)), true
+	return s.b.mul(lhs, c), true
 }
 
 type scaledExpr struct {
@@ -338,7 +361,7 @@ func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
 			}
 			// The quotient x floordiv c of the remainder, simplified, may
 			// not contain c itself when x has a multiplier.
-			quot := s.simplify(mod.x.n.lhs.FloorDiv(modC))
+			quot := s.simplify(s.b.floorDiv(mod.x.n.lhs, modC))
 			for di := range divs {
 				div := divs[di]
 				if div.gone || !quot.Equal(div.x) {
@@ -367,7 +390,7 @@ func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
 			b := div.coef / c
 			x := div.x.n.lhs
 			visitSummands(x, func(t Expr) { add(t, b) })
-			mods = append(mods, scaledExpr{x: x.Mod(c), coef: -b})
+			mods = append(mods, scaledExpr{x: s.b.mod(x, c), coef: -b})
 			divs[di].gone = true
 		}
 	}
@@ -389,10 +412,10 @@ func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
 			constant += v * t.coef
 			continue
 		}
-		terms = append(terms, t.x.Times(Const(t.coef)))
+		terms = append(terms, s.b.mul(t.x, t.coef))
 	}
 	if constant != 0 {
-		terms = append(terms, Const(constant))
+		terms = append(terms, s.b.constant(constant))
 	}
 	sortExprs(terms)
 	if isLeftSum(e, terms) {
@@ -400,7 +423,7 @@ func (s *exprSimplifier) rewriteSum(e Expr) (Expr, bool) {
 	}
 	var out Expr
 	for _, t := range terms {
-		out = out.Add(t)
+		out = s.b.add(out, t)
 	}
 	return out, true
 }
@@ -467,7 +490,7 @@ func (s *exprSimplifier) modNoWraparound(e Expr) (Expr, bool) {
 	r := s.rangeOf(lhs)
 	offset := -floorDiv(r.Lo, m) * m
 	if hi, ok := addChecked(r.Hi, offset); ok && hi < m {
-		return lhs.Add(Const(offset)), true
+		return s.b.add(lhs, s.b.constant(offset)), true
 	}
 	return Expr{}, false
 }
@@ -477,7 +500,7 @@ func (s *exprSimplifier) modOfProduct(e Expr) (Expr, bool) {
 	m := s.rangeOf(e.n.rhs).Lo
 	lhs := s.once(e.n.lhs)
 	if k, ok := s.constantRHS(lhs, opMul); ok && k > 0 && m%k == 0 {
-		return lhs.n.lhs.Mod(m / k).Times(Const(k)), true
+		return s.b.mul(s.b.mod(lhs.n.lhs, m/k), k), true
 	}
 	return Expr{}, false
 }
@@ -489,7 +512,7 @@ func (s *exprSimplifier) modExtract(e Expr) (Expr, bool) {
 	m := s.rangeOf(e.n.rhs).Lo
 	lhs := s.once(e.n.lhs)
 	var constant int64
-	newLHS := mapSummands(lhs, func(x Expr) Expr {
+	newLHS := mapSummands(s.b, lhs, func(x Expr) Expr {
 		if v, ok := x.Constant(); ok {
 			constant += v
 			return Expr{}
@@ -500,7 +523,7 @@ func (s *exprSimplifier) modExtract(e Expr) (Expr, bool) {
 		return x
 	})
 	if constant%m != 0 {
-		newLHS = newLHS.Add(Const(constant % m))
+		newLHS = s.b.add(newLHS, s.b.constant(constant%m))
 	}
 	if g := s.sumGCD(newLHS); g != 1 && m%g == 0 {
 		rest := s.restByGCD(newLHS)
@@ -511,18 +534,18 @@ func (s *exprSimplifier) modExtract(e Expr) (Expr, bool) {
 			if mg == g {
 				newLHS = multiplied
 			} else if mg > 1 {
-				newLHS = mapSummands(multiplied, func(x Expr) Expr { return x.Times(Const(g / mg)) })
+				newLHS = mapSummands(s.b, multiplied, func(x Expr) Expr { return s.b.mul(x, g/mg) })
 			}
-			return newLHS.Mod(m / mg).Times(Const(mg)), true
+			return s.b.mul(s.b.mod(newLHS, m/mg), mg), true
 		}
 		if (Interval{0, g - 1}).ContainsInterval(restRange) {
-			return s.multipliedByGCD(newLHS, g).Times(Const(g)).ModBy(e.n.rhs).Add(rest), true
+			return s.b.add(s.b.binary(opMod, s.b.mul(s.multipliedByGCD(newLHS, g), g), e.n.rhs), rest), true
 		}
 	}
 	if newLHS.Equal(e.n.lhs) {
 		return e, true
 	}
-	return newLHS.Mod(m), true
+	return s.b.mod(newLHS, m), true
 }
 
 // divNonConstant ("div-non-constant-divisor"): a quotient whose divisor is
@@ -531,7 +554,7 @@ func (s *exprSimplifier) divNonConstant(e Expr) (Expr, bool) {
 	if s.rangeOf(e.n.rhs).IsPoint() {
 		return Expr{}, false
 	}
-	return s.once(e.n.lhs).FloorDivBy(s.once(e.n.rhs)), true
+	return s.b.binary(opFloorDiv, s.once(e.n.lhs), s.once(e.n.rhs)), true
 }
 
 // divisor is the divisor of a quotient known to be one point above 1, and
@@ -551,7 +574,7 @@ func (s *exprSimplifier) divOfMod(e Expr) (Expr, bool) {
 		return Expr{}, false
 	}
 	if m, ok := s.constantRHS(lhs, opMod); ok && m%d == 0 {
-		return lhs.n.lhs.FloorDiv(d).Mod(m / d), true
+		return s.b.mod(s.b.floorDiv(lhs.n.lhs, d), m/d), true
 	}
 	return Expr{}, false
 }
@@ -565,7 +588,7 @@ func (s *exprSimplifier) divOfDiv(e Expr) (Expr, bool) {
 	}
 	if inner, ok := s.constantRHS(lhs, opFloorDiv); ok {
 		if p, ok := mulChecked(d, inner); ok {
-			return lhs.n.lhs.FloorDiv(p), true
+			return s.b.floorDiv(lhs.n.lhs, p), true
 		}
 	}
 	return Expr{}, false
@@ -584,9 +607,9 @@ func (s *exprSimplifier) divOfSum(e Expr) (Expr, bool) {
 		return Expr{}, false
 	}
 	var extracted Expr
-	newDividend := mapSummands(dividend, func(x Expr) Expr {
+	newDividend := mapSummands(s.b, dividend, func(x Expr) Expr {
 		if k, ok := s.constantRHS(x, opMul); ok && k%d == 0 {
-			extracted = extracted.Add(x.n.lhs.Times(Const(k / d)))
+			extracted = s.b.add(extracted, s.b.mul(x.n.lhs, k/d))
 			return Expr{}
 		}
 		return x
@@ -595,12 +618,12 @@ func (s *exprSimplifier) divOfSum(e Expr) (Expr, bool) {
 		dg := gcd(d, g)
 		restRange := s.rangeOf(s.restByGCD(newDividend))
 		if dg != 1 && (Interval{0, dg - 1}).ContainsInterval(restRange) {
-			newDividend = s.multipliedByGCD(newDividend, g).Times(Const(g / dg))
+			newDividend = s.b.mul(s.multipliedByGCD(newDividend, g), g/dg)
 			d /= dg
 		} else if restRange.IsPoint() && restRange.Lo != 0 {
 			dg = gcd(restRange.Lo, dg)
 			if dg != 1 {
-				newDividend = s.multipliedByGCD(newDividend, g).Times(Const(g / dg)).Add(Const(restRange.Lo / dg))
+				newDividend = s.b.add(s.b.mul(s.multipliedByGCD(newDividend, g), g/dg), s.b.constant(restRange.Lo/dg))
 				d /= dg
 			}
 		}
@@ -616,18 +639,18 @@ func (s *exprSimplifier) divOfSum(e Expr) (Expr, bool) {
 		}
 	})
 	if count == 1 {
-		newDividend = mapSummands(newDividend, func(x Expr) Expr {
+		newDividend = mapSummands(s.b, newDividend, func(x Expr) Expr {
 			if _, ok := s.constantRHS(x, opFloorDiv); ok {
 				return x.n.lhs
 			}
-			return x.Times(Const(inner))
+			return s.b.mul(x, inner)
 		})
 		d *= inner
 	}
 	if newDividend.Equal(dividend) {
 		return Expr{}, false
 	}
-	return newDividend.FloorDiv(d).Add(extracted), true
+	return s.b.add(s.b.floorDiv(newDividend, d), extracted), true
 }
 
 // divOperand ("div-operand"): otherwise only the dividend is simplified.
@@ -636,7 +659,7 @@ func (s *exprSimplifier) divOperand(e Expr) (Expr, bool) {
 	if lhs.Equal(e.n.lhs) {
 		return e, true
 	}
-	return lhs.FloorDiv(s.rangeOf(e.n.rhs).Lo), true
+	return s.b.floorDiv(lhs, s.rangeOf(e.n.rhs).Lo), true
 }
 
 // ceilDivOperand ("ceildiv-operand"): the operands of a ceildiv are
@@ -646,7 +669,7 @@ func (s *exprSimplifier) ceilDivOperand(e Expr) (Expr, bool) {
 	if lhs.Equal(e.n.lhs) && rhs.Equal(e.n.rhs) {
 		return e, true
 	}
-	return lhs.CeilDivBy(rhs), true
+	return s.b.binary(opCeilDiv, lhs, rhs), true
 }
 
 // minOrdered ("min-ordered"): min(a, b) is the operand that is never larger
@@ -697,5 +720,5 @@ func (s *exprSimplifier) minMaxOperands(e Expr) (Expr, bool) {
 	if a.Equal(e.n.lhs) && b.Equal(e.n.rhs) {
 		return e, true
 	}
-	return binary(e.n.op, a, b), true
+	return s.b.binary(e.n.op, a, b), true
 }
