@@ -181,7 +181,11 @@ func TestCancelStopsLongCalls(t *testing.T) {
 		call.run(&s)
 		took := time.Since(start)
 		stop()
-		if took > 150*time.Millisecond {
+		// A generous bound, as runtime's tests use: at the slower levels a
+		// whole call is not much longer than 150 ms, and a loaded machine
+		// can keep a thread off the processors for a hundred; that the call
+		// stopped early is shown by the output it never wrote.
+		if took > time.Second {
 			t.Errorf("%s: stopped after 5 ms, the call returned after %v", call.name, took)
 		}
 		if unwritten(call.out) == 0 {
