@@ -33,7 +33,8 @@ unit:
 # falls back to the best one, with a note.
 isa:
 	@for isa in generic avx2 avx512; do echo "KILN_ISA=$$isa"; KILN_ISA=$$isa $(GO) test -count=1 $(KERNEL_PKGS) || exit 1; done
-	@for isa in avxvnni avx512vnni avx512bf16; do echo "KILN_ISA=$$isa"; KILN_ISA=$$isa $(GO) test -count=1 . || exit 1; done
+	@for isa in avxvnni avx512vnni avx512bf16; do echo "KILN_ISA=$$isa"; KILN_ISA=$$isa $(GO) test -count=1 . || exit 1; \
+		if [ -d runtime ]; then KILN_ISA=$$isa $(GO) test -count=1 -run 'Lowp|SortFast' ./runtime || exit 1; fi; done
 
 purego:
 	$(GO) test -count=1 -tags purego $(KERNEL_PKGS)

@@ -29,13 +29,15 @@ func TestCancelWatchAndStop(t *testing.T) {
 	}
 	// A deadline stops it when it passes, whether or not the context's
 	// timer has fired.
-	ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(time.Millisecond))
+	// (The deadline leaves room for a slow, emulated or loaded machine
+	// between setting it and the first check.)
+	ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(50*time.Millisecond))
 	defer cancel()
 	c.Watch(ctx)
 	if c.Stopped() {
 		t.Fatal("stopped before its deadline")
 	}
-	time.Sleep(2 * time.Millisecond)
+	time.Sleep(60 * time.Millisecond)
 	if !c.Stopped() {
 		t.Fatal("not stopped after its deadline")
 	}

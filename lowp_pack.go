@@ -43,6 +43,24 @@ type lowpPack struct {
 	rowBuf []uint32
 }
 
+// bytes is the memory the pack holds.
+func (p *lowpPack) bytes() int {
+	n := len(p.data) + 4*len(p.colSum128)
+	if p.wide != nil {
+		n += p.wide.Bytes()
+	}
+	return n
+}
+
+// Bytes is the memory the packed matrix holds.
+func (p *PackedBF16) Bytes() int { return p.p.bytes() }
+
+// Bytes is the memory the packed matrix holds.
+func (p *PackedF16) Bytes() int { return p.p.bytes() }
+
+// Bytes is the memory the packed matrix holds.
+func (p *PackedS8) Bytes() int { return p.p.bytes() }
+
 // panelBytes is the size of one panel of a formPairs pack.
 func (p *lowpPack) panelBytes() int { return p.kg * p.nr * 4 }
 
@@ -64,29 +82,12 @@ func checkPack(fn string, transB bool, k, n, length, ldb int) {
 // d (and AMX when amx), a row of op(B) at a time: row(pk, out) sets out[j]
 // to the raw bits of B(pk, j), j < n.
 func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel, row func(pk int, out []uint32)) *lowpPack {
-	p := reuse
-	if p == nil {
-		p = new(lowpPack)
+	p := preparePairs(reuse, k, n, d, amx, level)
+	if cap(p.rowBuf) < n {
+		p.rowBuf = make([]uint32, n)
 	}
-	data, colSum, rowBuf := p.data, p.colSum128, p.rowBuf
-	*p = lowpPack{k: k, n: n, level: level, form: formPairs, nr: d.nr, group: d.group, elem: d.elem, amx: amx}
-	p.kg = (k + d.group - 1) / d.group
-	if amx {
-		p.kg = (p.kg + 15) &^ 15
-	}
+	p.rowBuf = p.rowBuf[:n]
 	panels := p.panels()
-	size := panels*p.panelBytes() + 64
-	if cap(data) >= size {
-		p.data = data[:size]
-		clear(p.data)
-		p.colSum128 = colSum
-	} else {
-		p.data = make([]byte, size)
-	}
-	if cap(rowBuf) < n {
-		rowBuf = make([]uint32, n)
-	}
-	p.rowBuf = rowBuf[:n]
 	pb := p.panelBytes()
 	for pk := 0; pk < k; pk++ {
 		row(pk, p.rowBuf)
@@ -106,6 +107,70 @@ func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel,
 			}
 		}
 	}
+	return p
+}
+
+// fillPairs16 fills a prepared pack of 16-bit pairs (group 2, elem 2)
+// straight from B: a pair of K is one 32-bit word of Bᵀ's row, or two
+// elements of consecutive rows of B interleaved.
+func fillPairs16(p *lowpPack, transB bool, b []uint16, ldb int) {
+	k, n, nr := p.k, p.n, p.nr
+	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(p.data))), len(p.data)/4)
+	full := k / 2
+	for q := 0; q < p.panels(); q++ {
+		j0 := q * nr
+		cols := min(nr, n-j0)
+		panel := words[q*p.kg*nr:]
+		for g := 0; g < full; g++ {
+			out := panel[g*nr : g*nr+cols]
+			if transB {
+				for jj := range out {
+					out[jj] = *(*uint32)(unsafe.Pointer(&b[(j0+jj)*ldb+2*g]))
+				}
+				continue
+			}
+			r0 := b[2*g*ldb+j0 : 2*g*ldb+j0+cols]
+			r1 := b[(2*g+1)*ldb+j0 : (2*g+1)*ldb+j0+cols]
+			for jj := range out {
+				out[jj] = uint32(r0[jj]) | uint32(r1[jj])<<16
+			}
+		}
+		if k%2 == 1 { // the last group: its second element stays zero
+			out := panel[full*nr : full*nr+cols]
+			for jj := range out {
+				if transB {
+					out[jj] = uint32(b[(j0+jj)*ldb+k-1])
+				} else {
+					out[jj] = uint32(b[(k-1)*ldb+j0+jj])
+				}
+			}
+		}
+	}
+}
+
+// preparePairs sizes a pack of pairs (reusing reuse's storage when it is
+// large enough), zeroed.
+func preparePairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel) *lowpPack {
+	p := reuse
+	if p == nil {
+		p = new(lowpPack)
+	}
+	data, colSum, rowBuf := p.data, p.colSum128, p.rowBuf
+	*p = lowpPack{k: k, n: n, level: level, form: formPairs, nr: d.nr, group: d.group, elem: d.elem, amx: amx}
+	p.kg = (k + d.group - 1) / d.group
+	if amx {
+		p.kg = (p.kg + 15) &^ 15
+	}
+	panels := p.panels()
+	size := panels*p.panelBytes() + 64
+	if cap(data) >= size {
+		p.data = data[:size]
+		clear(p.data)
+		p.colSum128 = colSum
+	} else {
+		p.data = make([]byte, size)
+	}
+	p.rowBuf = rowBuf
 	return p
 }
 
@@ -161,6 +226,11 @@ func packNarrow(reuse *lowpPack, transB bool, k, n int, b []uint16, ldb int, wid
 			return b[j*ldb+p]
 		}
 		return b[p*ldb+j]
+	}
+	if d != nil && d.group == 2 && d.elem == 2 {
+		p := preparePairs(reuse, k, n, d, t.amx != nil, t.level)
+		fillPairs16(p, transB, b, ldb)
+		return p
 	}
 	if d != nil {
 		return packPairs(reuse, k, n, d, t.amx != nil, t.level, func(pk int, out []uint32) {
@@ -266,3 +336,9 @@ func bytesOf[T any](s []T) []byte {
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
 }
+
+// BF16Pairs reports whether the instruction-set level in use multiplies
+// bfloat16 on packed pairs (AMX, AVX512_BF16, BFDOT): PackBF16 then keeps
+// B in bfloat16 and RepackBF16 reuses its storage. Elsewhere B is widened
+// to float32 when it is packed.
+func BF16Pairs() bool { return kernels().bdot != nil }

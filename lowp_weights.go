@@ -94,6 +94,9 @@ type PackedS8Weights struct {
 	scale []float32
 }
 
+// Bytes is the memory the packed weights and scales hold.
+func (p *PackedS8Weights) Bytes() int { return len(p.w) + 4*len(p.scale) }
+
 // PackS8Weights packs op(W), a k×n int8 matrix (W, or Wᵀ when transW), and
 // the n scales of its columns. It panics on the programmer errors PackB
 // panics on, and unless len(scale) = n.

@@ -166,6 +166,29 @@ func canonical32(b uint32) uint32 {
 	return b
 }
 
+// changedByCanonical32 reports whether canonicalisation changes any of
+// the float32 bits in row (a -0 or a NaN): where it changes none, the
+// canonical order is the total order.
+func changedByCanonical32(row []uint32) bool {
+	for _, b := range row {
+		if b == 0x80000000 || b&0x7fffffff > 0x7f800000 {
+			return true
+		}
+	}
+	return false
+}
+
+// changedByCanonical16 is changedByCanonical32 for 16-bit floats whose
+// infinity is inf.
+func changedByCanonical16(row []uint16, inf uint16) bool {
+	for _, b := range row {
+		if b == 0x8000 || b&0x7fff > inf {
+			return true
+		}
+	}
+	return false
+}
+
 // canonical16 is canonical32 for a 16-bit float whose infinity is inf.
 func canonical16(b, inf uint16) uint16 {
 	switch {
@@ -183,7 +206,7 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 	if order&SortDescending != 0 {
 		desc = ^uint32(0)
 	}
-	if kind == sortF32 && order&SortCanonicalNaN != 0 {
+	if kind == sortF32 && order&SortCanonicalNaN != 0 && changedByCanonical32(row) {
 		// The canonical keys lose bits the row keeps (a NaN's payload, the
 		// sign of zero): sort them with the positions as the payload, then
 		// gather the row (and idx) in that order.
@@ -352,6 +375,23 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 	if kind == sortF16 {
 		inf = 0x7c00
 	}
+	if canon && !changedByCanonical16(row, inf) {
+		canon = false // the canonical order is the total order on these keys
+	}
+	if canon && idx == nil {
+		// Each key's canonical form below its own bits: a stable sort by
+		// the low half keeps the bits of keys the order calls equal in
+		// their order, with no positions to gather.
+		keys := b.k1
+		for i, v := range row {
+			keys[i] = uint32(v)<<16 | uint32(floatKey16(canonical16(v, inf))^desc)
+		}
+		keys, _ = radix32(keys, nil, b.k2, nil, 16)
+		for i, k := range keys {
+			row[i] = uint16(k >> 16)
+		}
+		return
+	}
 	if canon {
 		keys := b.k1
 		for i, v := range row {
@@ -389,10 +429,26 @@ func (x xform16) bits(k uint16) uint16 {
 func radixRow16(row []uint16, idx []int32, x xform16, b *sortBuffers) {
 	n := len(row)
 	hist := b.hist(512)
-	for _, v := range row {
-		k := x.key(v)
-		hist[k&0xff]++
-		hist[256+int(k>>8)]++
+	// The high digits counted in two sets, for the even and the odd keys:
+	// a run of keys sharing a high digit (the exponent byte of floats)
+	// then increments two counters in turn instead of waiting on one.
+	var lo0, hi0, hi1 [256]uint32
+	i := 0
+	for ; i+1 < n; i += 2 {
+		k, l := x.key(row[i]), x.key(row[i+1])
+		lo0[uint8(k)]++
+		hi0[uint8(k>>8)]++
+		lo0[uint8(l)]++
+		hi1[uint8(l>>8)]++
+	}
+	if i < n {
+		k := x.key(row[i])
+		lo0[uint8(k)]++
+		hi0[uint8(k>>8)]++
+	}
+	for d := range 256 {
+		hist[d] = lo0[d]
+		hist[256+d] = hi0[d] + hi1[d]
 	}
 	k0 := x.key(row[0])
 	lo, hi := hist[k0&0xff] != uint32(n), hist[256+int(k0>>8)] != uint32(n)
@@ -409,6 +465,8 @@ func radixRow16(row []uint16, idx []int32, x xform16, b *sortBuffers) {
 		p1 = b.p1[:n]
 	}
 	switch {
+	case lo && hi && idx == nil && n >= 64:
+		radixHalves16(row, buf, hist, x)
 	case lo && hi:
 		prefix(hist[:256])
 		prefix(hist[256:])
@@ -427,6 +485,71 @@ func radixRow16(row []uint16, idx []int32, x xform16, b *sortBuffers) {
 		if idx != nil {
 			copy(idx, p1)
 		}
+	}
+}
+
+// radixHalves16 is radixRow16's two passes for a row of keys alone, each
+// pass scattering the first and the second half of its input in turn with
+// offsets of their own: keys sharing a digit (the exponent byte of floats,
+// most of all) then advance two offsets in turn instead of waiting on one.
+// The second half's offsets start after the first half's keys of the same
+// digit, so the passes stay stable. hist holds the counts of the low and
+// the high digits.
+func radixHalves16(row, buf []uint16, hist []uint32, x xform16) {
+	n := len(row)
+	m := n / 2
+	var offA, offB, cntA [256]uint32
+	for _, v := range row[:m] {
+		cntA[uint8(x.key(v))]++
+	}
+	halfOffsets(&offA, &offB, &cntA, hist[:256])
+	dst := unsafe.Pointer(unsafe.SliceData(buf))
+	a, b := row[:m], row[m:2*m]
+	for i := range a {
+		ka, kb := x.key(a[i]), x.key(b[i])
+		da, db := uint8(ka), uint8(kb)
+		oa, ob := offA[da], offB[db]
+		*(*uint16)(unsafe.Add(dst, 2*uintptr(oa))) = ka
+		offA[da] = oa + 1
+		*(*uint16)(unsafe.Add(dst, 2*uintptr(ob))) = kb
+		offB[db] = ob + 1
+	}
+	if n%2 == 1 {
+		k := x.key(row[n-1])
+		*(*uint16)(unsafe.Add(dst, 2*uintptr(offB[uint8(k)]))) = k
+	}
+	// The high digits of the first half of the keys as now ordered.
+	clear(cntA[:])
+	for _, k := range buf[:m] {
+		cntA[uint8(k>>8)]++
+	}
+	halfOffsets(&offA, &offB, &cntA, hist[256:512])
+	out := unsafe.Pointer(unsafe.SliceData(row))
+	a, b = buf[:m], buf[m:2*m]
+	for i := range a {
+		ka, kb := a[i], b[i]
+		da, db := uint8(ka>>8), uint8(kb>>8)
+		oa, ob := offA[da], offB[db]
+		*(*uint16)(unsafe.Add(out, 2*uintptr(oa))) = x.bits(ka)
+		offA[da] = oa + 1
+		*(*uint16)(unsafe.Add(out, 2*uintptr(ob))) = x.bits(kb)
+		offB[db] = ob + 1
+	}
+	if n%2 == 1 {
+		k := buf[n-1]
+		*(*uint16)(unsafe.Add(out, 2*uintptr(offB[uint8(k>>8)]))) = x.bits(k)
+	}
+}
+
+// halfOffsets sets the offsets of each digit's keys in the first half
+// (offA) and in the second (offB, after the first half's) from the counts
+// of all keys (total) and of the first half's (cntA).
+func halfOffsets(offA, offB, cntA *[256]uint32, total []uint32) {
+	sum := uint32(0)
+	for d := range 256 {
+		offA[d] = sum
+		offB[d] = sum + cntA[d]
+		sum += total[d]
 	}
 }
 
@@ -517,7 +640,10 @@ func radix32(keys []uint32, pay []int32, tk []uint32, tp []int32, bits int) ([]u
 			hist[3][k>>24]++
 		}
 	}
-	tk, tp = tk[:n], tp[:n]
+	tk = tk[:n]
+	if pay != nil {
+		tp = tp[:n]
+	}
 	for d := 0; d < passes; d++ {
 		h := &hist[d]
 		shift := uint(8 * d)

@@ -155,6 +155,16 @@ func TestSortAgainstEval(t *testing.T) {
 						t.Fatalf("%s %s order=%d element %d: key %s index %d, ir/eval key %s index %d", level, k.name, order, i, hexBytes(g[i*size:(i+1)*size]), gi[i], hexBytes(want[i*size:(i+1)*size]), wantIdx[i])
 					}
 				}
+				// Keys alone (no payload): the same keys in the same order.
+				g = append([]byte(nil), keys...)
+				k.sort(g, nil, order)
+				if string(g) != string(want) {
+					for i := 0; i < rows*n; i++ {
+						if string(g[i*size:(i+1)*size]) != string(want[i*size:(i+1)*size]) {
+							t.Fatalf("%s %s order=%d without indices, element %d: key %s, ir/eval key %s", level, k.name, order, i, hexBytes(g[i*size:(i+1)*size]), hexBytes(want[i*size:(i+1)*size]))
+						}
+					}
+				}
 			})
 		}
 	}

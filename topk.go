@@ -3,6 +3,7 @@ package kiln
 import (
 	"fmt"
 	"math"
+	"sync"
 	"unsafe"
 )
 
@@ -52,7 +53,7 @@ func TopKF32(vals []float32, idx []int32, x []float32, n, k int, largest bool) {
 	}
 	for r := 0; r < rows; r++ {
 		topkRow32(unsafe.Slice((*uint32)(unsafe.Pointer(&vals[r*k])), k), idx[r*k:(r+1)*k],
-			unsafe.Slice((*uint32)(unsafe.Pointer(&x[r*n])), n), largest)
+			unsafe.Slice((*uint32)(unsafe.Pointer(&x[r*n])), n), largest, false)
 	}
 }
 
@@ -63,7 +64,7 @@ func TopKBF16(vals []uint16, idx []int32, x []uint16, n, k int, largest bool) {
 		return
 	}
 	for r := 0; r < rows; r++ {
-		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, 0x7f80)
+		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, false, 0x7f80)
 	}
 }
 
@@ -74,12 +75,55 @@ func TopKF16(vals []uint16, idx []int32, x []uint16, n, k int, largest bool) {
 		return
 	}
 	for r := 0; r < rows; r++ {
-		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, 0x7c00)
+		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, false, 0x7c00)
+	}
+}
+
+// TopKOrderF32 sets vals and idx ([rows, k]) to the first k elements of
+// each row of x ([rows, n]) and their indices, in the order a stable SortF32
+// with order would place them: SortDescending gives TopKF32's largest
+// first, SortAscending its smallest first, and SortCanonicalNaN compares
+// as JAX's sort does (-0 equal to +0, every NaN equal to every other and
+// after +Inf; equal elements by increasing index). It is the selection a
+// sort followed by a slice of its first k elements computes.
+func TopKOrderF32(vals []float32, idx []int32, x []float32, n, k int, order SortOrder) {
+	rows := checkTopK("TopKOrderF32", len(vals), len(idx), len(x), n, k)
+	if k == 0 {
+		return
+	}
+	largest, canon := order&SortDescending != 0, order&SortCanonicalNaN != 0
+	for r := 0; r < rows; r++ {
+		topkRow32(unsafe.Slice((*uint32)(unsafe.Pointer(&vals[r*k])), k), idx[r*k:(r+1)*k],
+			unsafe.Slice((*uint32)(unsafe.Pointer(&x[r*n])), n), largest, canon)
+	}
+}
+
+// TopKOrderBF16 is TopKOrderF32 for bfloat16 elements (their bits).
+func TopKOrderBF16(vals []uint16, idx []int32, x []uint16, n, k int, order SortOrder) {
+	rows := checkTopK("TopKOrderBF16", len(vals), len(idx), len(x), n, k)
+	if k == 0 {
+		return
+	}
+	largest, canon := order&SortDescending != 0, order&SortCanonicalNaN != 0
+	for r := 0; r < rows; r++ {
+		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, canon, 0x7f80)
+	}
+}
+
+// TopKOrderF16 is TopKOrderF32 for binary16 elements (their bits).
+func TopKOrderF16(vals []uint16, idx []int32, x []uint16, n, k int, order SortOrder) {
+	rows := checkTopK("TopKOrderF16", len(vals), len(idx), len(x), n, k)
+	if k == 0 {
+		return
+	}
+	largest, canon := order&SortDescending != 0, order&SortCanonicalNaN != 0
+	for r := 0; r < rows; r++ {
+		topkRow16(vals[r*k:(r+1)*k], idx[r*k:(r+1)*k], x[r*n:(r+1)*n], largest, canon, 0x7c00)
 	}
 }
 
 // topkRow32 selects the top k of one row of float32 bits.
-func topkRow32(vals []uint32, idx []int32, x []uint32, largest bool) {
+func topkRow32(vals []uint32, idx []int32, x []uint32, largest, canon bool) {
 	k, n := len(vals), len(x)
 	if k == 0 {
 		return
@@ -88,7 +132,12 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest bool) {
 	if !largest {
 		flip = ^uint32(0)
 	}
-	key := func(b uint32) uint32 { return floatKey32(b) ^ flip }
+	key := func(b uint32) uint32 {
+		if canon {
+			b = canonical32(b)
+		}
+		return floatKey32(b) ^ flip
+	}
 	if k > topkSelectMax || k*topkSortRatio > n {
 		keys := make([]float32, n)
 		pos := make([]int32, n)
@@ -99,6 +148,9 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest bool) {
 		order := SortDescending
 		if !largest {
 			order = SortAscending
+		}
+		if canon {
+			order |= SortCanonicalNaN
 		}
 		SortF32(keys, pos, n, order)
 		for i := range vals {
@@ -119,42 +171,79 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest bool) {
 		}
 		keys[j], vals[j], idx[j] = kk, x[i], int32(i)
 	}
-	// thr is a float threshold no greater than the k-th key's float value
-	// in the direction of interest: an element that does not pass the float
-	// test cannot beat the k-th key (NaNs always pass, and go to the exact
-	// test).
-	thrOf := func() float32 { return math.Float32frombits(vals[k-1]) }
-	thr := thrOf()
-	for i := k; i < n; i++ {
-		v := math.Float32frombits(x[i])
-		if largest && v < thr || !largest && v > thr {
-			continue
+	// The scan: a chunk of the row is tested against a float threshold no
+	// greater than the k-th key's float value in the direction of interest
+	// (vector comparisons into masks; NaNs always pass, through their own
+	// mask), and only the elements that pass go to the exact total-order
+	// test. The threshold only tightens as elements enter, so a mask made
+	// with an earlier one still lets every candidate through.
+	sc := topkScratches.Get().(*topkScratch)
+	for c := k; c < n; c += topkChunk {
+		e := min(c+topkChunk, n)
+		thr := topkThreshold(math.Float32frombits(vals[k-1]), largest)
+		xs := unsafe.Slice((*float32)(unsafe.Pointer(&x[c])), e-c)
+		if largest {
+			GreaterEqualScalar(sc.pass[:e-c], xs, thr)
+		} else {
+			LessEqualScalar(sc.pass[:e-c], xs, thr)
 		}
-		kk := key(x[i])
-		if kk <= keys[k-1] {
-			continue // equal keys: the earlier index stays
-		}
-		j := k - 1
-		for j > 0 && keys[j-1] < kk {
-			keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
-			j--
-		}
-		keys[j], vals[j], idx[j] = kk, x[i], int32(i)
-		thr = thrOf()
-		if thr != thr {
-			// A NaN k-th element: no float test excludes anything. The
-			// total order then decides for every element.
-			thr = float32(math.Inf(-1))
-			if !largest {
-				thr = float32(math.Inf(1))
+		NotEqual(sc.nan[:e-c], xs, xs)
+		for j := 0; j < e-c; j += 8 {
+			if j+8 <= e-c && sc.word(j) == 0 {
+				continue
+			}
+			for i := c + j; i < min(c+j+8, e); i++ {
+				if sc.pass[i-c]|sc.nan[i-c] == 0 {
+					continue
+				}
+				kk := key(x[i])
+				if kk <= keys[k-1] {
+					continue // equal keys: the earlier index stays
+				}
+				j := k - 1
+				for j > 0 && keys[j-1] < kk {
+					keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
+					j--
+				}
+				keys[j], vals[j], idx[j] = kk, x[i], int32(i)
 			}
 		}
 	}
+	topkScratches.Put(sc)
+}
+
+// topkChunk is how many elements of a row one pair of masks tests.
+const topkChunk = 512
+
+// topkScratch holds the masks of one chunk.
+type topkScratch struct {
+	pass, nan [topkChunk]uint8
+}
+
+var topkScratches = sync.Pool{New: func() any { return new(topkScratch) }}
+
+// word is the OR of the two masks' bytes [j, j+8) as one word: zero when no
+// element of the eight passes.
+func (s *topkScratch) word(j int) uint64 {
+	return *(*uint64)(unsafe.Pointer(&s.pass[j])) | *(*uint64)(unsafe.Pointer(&s.nan[j]))
+}
+
+// topkThreshold is the float filter of the k-th element's value v: v
+// itself, or, when v is a NaN (which no float comparison lets anything
+// pass), the infinity every non-NaN element passes.
+func topkThreshold(v float32, largest bool) float32 {
+	if v != v {
+		if largest {
+			return float32(math.Inf(-1))
+		}
+		return float32(math.Inf(1))
+	}
+	return v
 }
 
 // topkRow16 selects the top k of one row of 16-bit float bits (inf is the
 // type's +Inf bits).
-func topkRow16(vals []uint16, idx []int32, x []uint16, largest bool, inf uint16) {
+func topkRow16(vals []uint16, idx []int32, x []uint16, largest, canon bool, inf uint16) {
 	k, n := len(vals), len(x)
 	if k == 0 {
 		return
@@ -163,7 +252,12 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest bool, inf uint16)
 	if !largest {
 		flip = ^uint16(0)
 	}
-	key := func(b uint16) uint16 { return floatKey16(b) ^ flip }
+	key := func(b uint16) uint16 {
+		if canon {
+			b = canonical16(b, inf)
+		}
+		return floatKey16(b) ^ flip
+	}
 	if k > topkSelectMax || k*topkSortRatio > n {
 		keys := make([]uint16, n)
 		pos := make([]int32, n)
@@ -174,6 +268,9 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest bool, inf uint16)
 		order := SortDescending
 		if !largest {
 			order = SortAscending
+		}
+		if canon {
+			order |= SortCanonicalNaN
 		}
 		if inf == 0x7c00 {
 			SortF16(keys, pos, n, order)
@@ -195,18 +292,56 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest bool, inf uint16)
 		}
 		keys[j], vals[j], idx[j] = kk, x[i], int32(i)
 	}
-	thr := keys[k-1]
-	for i := k; i < n; i++ {
-		kk := key(x[i])
-		if kk <= thr {
-			continue
+	sc := topkScratches.Get().(*topkScratch)
+	bf := inf == 0x7f80
+	for c := k; c < n; c += topkChunk {
+		e := min(c+topkChunk, n)
+		xs := x[c:e]
+		var thr float32
+		if bf {
+			thr = topkThreshold(bf16Widen(vals[k-1]), largest)
+			switch {
+			case largest:
+				GreaterEqualScalarBF16(sc.pass[:e-c], xs, thr)
+			default:
+				LessEqualScalarBF16(sc.pass[:e-c], xs, thr)
+			}
+			NotEqualBF16(sc.nan[:e-c], xs, xs)
+		} else {
+			thr = topkThreshold(f16Widen(vals[k-1]), largest)
+			switch {
+			case largest:
+				GreaterEqualScalarF16(sc.pass[:e-c], xs, thr)
+			default:
+				LessEqualScalarF16(sc.pass[:e-c], xs, thr)
+			}
+			NotEqualF16(sc.nan[:e-c], xs, xs)
 		}
-		j := k - 1
-		for j > 0 && keys[j-1] < kk {
-			keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
-			j--
+		for j := 0; j < e-c; j += 8 {
+			if j+8 <= e-c && sc.word(j) == 0 {
+				continue
+			}
+			for i := c + j; i < min(c+j+8, e); i++ {
+				if sc.pass[i-c]|sc.nan[i-c] == 0 {
+					continue
+				}
+				kk := key(x[i])
+				if kk <= keys[k-1] {
+					continue
+				}
+				j := k - 1
+				for j > 0 && keys[j-1] < kk {
+					keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
+					j--
+				}
+				keys[j], vals[j], idx[j] = kk, x[i], int32(i)
+			}
 		}
-		keys[j], vals[j], idx[j] = kk, x[i], int32(i)
-		thr = keys[k-1]
 	}
+	topkScratches.Put(sc)
 }
+
+// TopKSelects reports whether a top-k of k elements of rows of n runs as a
+// selection (a scan of the row, no working memory); otherwise the row is
+// sorted in memory the call allocates.
+func TopKSelects(n, k int) bool { return k <= topkSelectMax && k*topkSortRatio <= n }

@@ -21,8 +21,9 @@ if [ -d runtime ]; then
 	# runs its whole suite natively at every ISA level; under emulation
 	# (tens of times slower) it runs the tests that drive the NEON kernels
 	# through compiled plans: fusion, the small example models, loops, and
-	# the generic steps, in their short form.
-	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic'
+	# the generic steps, the narrow-type paths and the fast sorts, in their
+	# short form.
+	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic|Lowp|SortFast'
 	echo "GOARCH=arm64 go test -short -run '$tests' (qemu-aarch64): ./runtime/..."
 	GOARCH=arm64 KILN_TEST_REQUIRE_ISA=neonbf16 go test -count=1 -short -timeout 30m -run "$tests" -exec qemu-aarch64 ./runtime/...
 fi

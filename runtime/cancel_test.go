@@ -334,6 +334,24 @@ ENTRY e {
   p = f32[64,262144] parameter(0)
   ROOT s = f32[64,262144] sort(p), dimensions={1}, to_apply=lt
 }`, true},
+		{"lowp-loop", "loop-lowp", `HloModule m
+ENTRY e {
+  p = bf16[] parameter(0)
+  b = bf16[16777216] broadcast(p), dimensions={}
+  i = bf16[16777216] iota(), iota_dimension=0
+  m = bf16[16777216] multiply(i, b)
+  s = bf16[16777216] sine(m)
+  x = bf16[16777216] exponential(s)
+  ROOT r = bf16[16777216] cosine(x)
+}`, false},
+		{"radix-sort", "sort-radix", `HloModule m
+lt { a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT, type=TOTALORDER }
+ENTRY e {
+  p = bf16[64,262144] parameter(0)
+  ROOT s = bf16[64,262144] sort(p), dimensions={1}, to_apply=lt
+}`, true},
 		{"generic-dot", "dot-generic", `HloModule m
 ENTRY e {
   p = s32[768,768] parameter(0)

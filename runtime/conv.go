@@ -38,8 +38,11 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 	if cp == nil {
 		return nil, nil
 	}
-	if cp.Algo == sched.ConvPlanarDepthwise {
+	switch cp.Algo {
+	case sched.ConvPlanarDepthwise:
 		return c.planarDepthwiseStep(k, p)
+	case sched.ConvNarrowBands:
+		return c.lowpConvStep(k, p)
 	}
 	v, g := k.Main, cp.ConvGeom
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }

@@ -73,7 +73,16 @@
 // of their inputs; reductions, softmax and layer-norm run row by row across
 // workers — the kernels' own worker pool (kiln.RunParts), so a step and the
 // GEMMs around it never compete for threads; while and conditional run
-// compiled subplans. Every other op runs a generic step: ir/ops' plan of
-// the op (the one definition ir/eval runs too) over the step's buffers.
+// compiled subplans. The narrow element types have paths of their own
+// (lowp_*.go): bfloat16 and binary16 loops and reductions widen in
+// registers and round each op as ir/ops does, dots of bfloat16, binary16
+// and int8 run on the low-precision GEMMs as their GEMM plans say (the
+// weight-only int8 pattern, sched.DequantPlan, on int8 weights), narrow
+// convolutions on the float32 convolution kernels band by band
+// (sched.ConvNarrowBands); sorts whose comparator is a standard order run
+// on the row radix sorts, and top-k (or a sort read only through a short
+// prefix) on the selection (sort_*.go). Every other op runs a generic
+// step: ir/ops' plan of the op (the one definition ir/eval runs too) over
+// the step's buffers.
 // Stats names the implementation of every kernel.
 package runtime

@@ -38,12 +38,15 @@ type dotStep struct {
 
 // dotStep carries out the GEMM plan sched made for a Dot kernel (nil: the
 // dot is not a GEMM and runs generically).
-func (c *compiler) dotStep(k *sched.Kernel) (step, error) {
+func (c *compiler) dotStep(k *sched.Kernel, p *program) (step, error) {
 	gp := k.Gemm
 	if gp == nil {
 		return nil, nil
 	}
 	v, g := k.Main, gp.GemmShape
+	if gp.Narrow {
+		return c.lowpDotStep(k, p)
+	}
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
 	if indexOf(k.Inputs, gp.A.Value) < 0 || indexOf(k.Inputs, gp.B.Value) < 0 {
 		return nil, fmt.Errorf("the GEMM's operands %v and %v are not inputs of the kernel", gp.A.Value, gp.B.Value)

@@ -220,6 +220,8 @@ type compiler struct {
 	packedBytes int
 	// dims holds the arena slots of the actual sizes of dynamic values.
 	dims map[dimsKey]loc
+	// lowp is what the narrow-type paths decided for later kernels.
+	lowp lowpState
 	// sizes holds the run-time sizes of values that follow the entry
 	// parameters' dynamic dimensions (nil when there are none).
 	sizes *sizeTable
@@ -306,8 +308,10 @@ func (c *compiler) kernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, 
 
 // staticKernel compiles a kernel whose arrays all have static shapes.
 func (c *compiler) staticKernel(plan *sched.Plan, k *sched.Kernel, p *program) (step, error) {
-	var s step
-	var err error
+	s, err := c.lowpKernel(plan, k, p)
+	if s != nil || err != nil {
+		return s, err
+	}
 	switch k.Kind {
 	case sched.Copy:
 		s, err = c.copyStep(k)
@@ -316,7 +320,7 @@ func (c *compiler) staticKernel(plan *sched.Plan, k *sched.Kernel, p *program) (
 	case sched.Conditional:
 		s, err = c.conditionalStep(plan, k)
 	case sched.Dot:
-		s, err = c.dotStep(k)
+		s, err = c.dotStep(k, p)
 	case sched.Attention:
 		s, err = c.attentionStep(k, p)
 	case sched.Conv:

@@ -21,9 +21,17 @@ type ConvGeom struct {
 	Groups                         int
 }
 
-// convOf recognises a convolution in canonical form without base
+// convOf recognises a float32 convolution in canonical form without base
 // (lhs) dilation, window reversal or batch groups.
 func convOf(v *ssa.Value) (ConvGeom, bool) {
+	g, ok := convGeomOf(v)
+	x, k, y := v.Args[0].Shape, v.Args[1].Shape, v.Shape
+	return g, ok && x.Elem == ir.F32 && k.Elem == ir.F32 && y.Elem == ir.F32
+}
+
+// convGeomOf recognises a convolution in canonical form without base
+// (lhs) dilation, window reversal or batch groups, of any element type.
+func convGeomOf(v *ssa.Value) (ConvGeom, bool) {
 	dn, w := v.Attrs.ConvDims, v.Attrs.Window
 	if v.Op != ssa.OpConvolution || dn == nil || w == nil {
 		return ConvGeom{}, false
@@ -58,7 +66,7 @@ func convOf(v *ssa.Value) (ConvGeom, bool) {
 		g.PadLow = append(g.PadLow, wd.PadLow)
 		g.PadHigh = append(g.PadHigh, wd.PadHigh)
 	}
-	return g, x.Elem == ir.F32 && k.Elem == ir.F32 && y.Elem == ir.F32
+	return g, true
 }
 
 // ConvAlgo is the algorithm a Conv kernel runs.
@@ -85,9 +93,21 @@ const (
 	// border, takes one multiply-add per kernel tap over its whole length
 	// (the tap is a constant shift of the padded plane).
 	ConvPlanarDepthwise
+	// ConvNarrowBands: a bfloat16 or binary16 convolution with constant
+	// weights (of the input's type; the result of that type or float32) on
+	// the float32 convolution kernels: the weights widened and packed once,
+	// the input widened and the output rounded band by band — Block output
+	// rows along the first spatial dimension and the input rows they read,
+	// about narrowConvBandBytes of float32 in all, so the float32 copies
+	// stay in the cache.
+	ConvNarrowBands
 )
 
-var convAlgoNames = [...]string{"packed", "gemm-1x1", "im2col", "planar-depthwise"}
+var convAlgoNames = [...]string{"packed", "gemm-1x1", "im2col", "planar-depthwise", "narrow-bands"}
+
+// narrowConvBandBytes is about how many bytes of float32 input and output
+// one band of a ConvNarrowBands convolution holds.
+const narrowConvBandBytes = 512 << 10
 
 func (a ConvAlgo) String() string { return convAlgoNames[a] }
 
@@ -134,6 +154,9 @@ func convPlanOf(v *ssa.Value) *ConvPlan {
 		pl.Scratch = 4 * paddedPlane(g)
 		return pl
 	}
+	if pl := narrowConvPlanOf(v); pl != nil {
+		return pl
+	}
 	g, ok := convOf(v)
 	if !ok {
 		return nil
@@ -167,4 +190,26 @@ func (g *ConvGeom) isPointwise() bool {
 		}
 	}
 	return true
+}
+
+// narrowConvPlanOf plans a bfloat16 or binary16 convolution in canonical
+// form with constant weights of its input's type, one to four spatial
+// dimensions and a result of the input's type or float32, as
+// ConvNarrowBands; nil for any other.
+func narrowConvPlanOf(v *ssa.Value) *ConvPlan {
+	if v.Op != ssa.OpConvolution || len(v.Args) != 2 {
+		return nil
+	}
+	xt, wt, yt := v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, v.Shape.Elem
+	if xt != ir.BF16 && xt != ir.F16 || wt != xt || yt != xt && yt != ir.F32 || !v.Args[1].IsConstant() {
+		return nil
+	}
+	g, ok := convGeomOf(v)
+	if !ok || len(g.In) == 0 || len(g.In) > 4 {
+		return nil
+	}
+	inRow := prod(g.In[1:]) * g.InChannels
+	outRow := prod(g.Out[1:]) * g.OutChannels
+	rowBytes := 4 * (outRow + g.Strides[0]*inRow)
+	return &ConvPlan{ConvGeom: g, Algo: ConvNarrowBands, Block: max(1, min(g.Out[0], narrowConvBandBytes/max(rowBytes, 1)))}
 }

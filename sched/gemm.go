@@ -22,14 +22,43 @@ type GemmShape struct {
 // BatchDims (outer first; Π BatchDims = Batch), where it reads A and B
 // (in place, through the movement values of their chains), the factor
 // Alpha the product is scaled by (splats the operands were multiplied by),
-// and whether B (a constant of an unbatched float32 product) is packed once
-// at compile time. C is written as a dense [Batch, M, N] array.
+// and whether B (a constant of an unbatched product) is packed once at
+// compile time. C is written as a dense [Batch, M, N] array.
+//
+// A dot of narrow operands (bfloat16, binary16 or int8: NarrowGemmTypes)
+// is Narrow: it reads its operands as they are, dense, and runs on the
+// low-precision GEMMs; Widen says its floating operands are instead widened to float32
+// and multiplied by the float32 GEMM (a B computed at run time that is
+// binary16, or bfloat16 with fewer than NarrowPackRows rows of A: packing B
+// per call costs K·N, which few rows do not repay).
 type GemmPlan struct {
 	GemmShape
 	BatchDims []int
 	A, B      GemmOperand
 	Alpha     float64
 	PackB     bool
+	Narrow    bool
+	Widen     bool
+}
+
+// NarrowPackRows is the fewest rows of A for which a bfloat16 B computed at
+// run time is packed for the bfloat16 GEMM rather than widened.
+const NarrowPackRows = 32
+
+// NarrowGemmTypes reports whether a dot of these operand and result types
+// runs on a low-precision GEMM: bfloat16 or binary16 operands accumulated in
+// float32 (a narrow result rounded once), int8 operands (s8×s8, u8×s8) into
+// int32.
+func NarrowGemmTypes(at, bt, ct ir.ElementType) bool {
+	switch {
+	case at == ir.BF16 && bt == ir.BF16:
+		return ct == ir.BF16 || ct == ir.F32
+	case at == ir.F16 && bt == ir.F16:
+		return ct == ir.F16 || ct == ir.F32
+	case (at == ir.S8 || at == ir.U8) && bt == ir.S8:
+		return ct == ir.S32
+	}
+	return false
 }
 
 // String prints the plan for dumps: gemm(b=1 m=128 n=768 k=768 tb packed).
@@ -43,6 +72,12 @@ func (g *GemmPlan) String() string {
 	}
 	if g.PackB {
 		s += " packed-b"
+	}
+	if g.Narrow {
+		s += " narrow"
+	}
+	if g.Widen {
+		s += " widened"
 	}
 	if len(g.BatchDims) > 1 {
 		s += fmt.Sprintf(" batch=%v", g.BatchDims)
@@ -342,14 +377,15 @@ func batchSplits(v *ssa.Value, cls classes) [][]int {
 // values the kernel reads through, or nil when the dot is not a GEMM.
 func gemmOperands(v *ssa.Value, cls classes, noFuse bool) (*GemmPlan, []*ssa.Value) {
 	t := v.Shape.Elem
-	if (t != ir.F32 && t != ir.F64) || v.Args[0].Shape.Elem != t || v.Args[1].Shape.Elem != t {
+	narrow := NarrowGemmTypes(v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, t)
+	if !narrow && ((t != ir.F32 && t != ir.F64) || v.Args[0].Shape.Elem != t || v.Args[1].Shape.Elem != t) {
 		return nil, nil
 	}
 	g, ok := gemmOf(v)
 	if !ok {
 		return nil, nil
 	}
-	if !ssa.IsCanonicalDot(v) || noFuse {
+	if !ssa.IsCanonicalDot(v) || noFuse || narrow {
 		a := GemmOperand{Value: v.Args[0], Trans: g.TransA, LD: max(g.K, 1), BatchStrides: []int{g.M * g.K}}
 		if g.TransA {
 			a.LD = max(g.M, 1)
@@ -358,7 +394,7 @@ func gemmOperands(v *ssa.Value, cls classes, noFuse bool) (*GemmPlan, []*ssa.Val
 		if g.TransB {
 			b.LD = max(g.K, 1)
 		}
-		return &GemmPlan{GemmShape: g, BatchDims: []int{g.Batch}, A: a, B: b, Alpha: 1}, nil
+		return &GemmPlan{GemmShape: g, BatchDims: []int{g.Batch}, A: a, B: b, Alpha: 1, Narrow: narrow}, nil
 	}
 	var best *GemmPlan
 	var bestChain []*ssa.Value

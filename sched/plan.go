@@ -186,6 +186,11 @@ type Kernel struct {
 	Conv *ConvPlan
 	// Attn (Attention): the two GEMMs, the mask and the tiling.
 	Attn *AttentionPlan
+	// Dequant (Loop, Dot): int8 weights scaled per column that the loop
+	// dequantises and the dots reading the loop's result multiply by
+	// directly: the loop then writes nothing, and the dots take the int8
+	// weights in place of their B (see DequantPlan).
+	Dequant *DequantPlan
 	// Reducer (Reduce): the standard reducer folding the elements (add,
 	// multiply, maximum, minimum), or 0 when the reduction's function is
 	// not one.

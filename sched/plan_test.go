@@ -423,6 +423,42 @@ ENTRY main {
 plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
   k0: dot [broadcast reshape reshape dot reshape add logistic multiply] gemm(b=1 m=4 n=32 k=64) epilogue(bias, silu) (param2, param0, param1) -> result0
   results: result0`,
+}, {
+	// bfloat16 dots run on the narrow GEMMs: a B computed at run time is
+	// widened with A for the float32 GEMM when A has few rows and packed
+	// per call otherwise; a constant B is packed at compile time.
+	name: "bf16-dots",
+	hlo: `HloModule bf16
+ENTRY main {
+  x = bf16[4,2] parameter(0)
+  y = bf16[64,2] parameter(1)
+  w = bf16[2,3] parameter(2)
+  c = bf16[2,3] constant({{1,2,3},{4,5,6}})
+  d0 = bf16[4,3] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d1 = f32[64,3] dot(y, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d2 = bf16[64,3] dot(y, c), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (bf16[4,3], f32[64,3], bf16[64,3]) tuple(d0, d1, d2)
+}`,
+	want: `
+plan main: 3 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
+  k0: dot [dot] gemm(b=1 m=4 n=3 k=2 narrow widened) (alias(param0+0), alias(param2+0)) -> alias(result0+0)
+  k1: dot [dot] gemm(b=1 m=64 n=3 k=2 narrow) (alias(param1+0), alias(param2+0)) -> alias(result1+0)
+  k2: dot [dot] gemm(b=1 m=64 n=3 k=2 packed-b narrow) (alias(param1+0), const#10) -> alias(result2+0)
+  results: result0, result1, result2`,
+}, {
+	// A bfloat16 convolution with constant weights runs band by band on
+	// the float32 kernels.
+	name: "bf16-conv",
+	hlo: `HloModule conv
+ENTRY main {
+  x = bf16[1,64,64,2] parameter(0)
+  w = bf16[1,2,1,2] constant({{{{1,2}},{{3,4}}}})
+  ROOT y = bf16[1,64,63,2] convolution(x, w), window={size=1x2}, dim_labels=b01f_01io->b01f, feature_group_count=2
+}`,
+	want: `
+plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
+  k0: conv [convolution] conv(narrow-bands 1x2 s1x1 2->2 g2) (param0, const#1) -> result0
+  results: result0`,
 }}
 
 func TestPlans(t *testing.T) {

@@ -79,6 +79,9 @@ func (k *Kernel) Describe() string {
 	if k.Attn != nil {
 		b.WriteString(" " + k.Attn.String())
 	}
+	if k.Dequant != nil {
+		b.WriteString(" " + k.Dequant.String())
+	}
 	if len(k.Epilogue) > 0 {
 		st := make([]string, len(k.Epilogue))
 		for i, e := range k.Epilogue {

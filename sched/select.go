@@ -38,6 +38,7 @@ func selectKernels(s *scheduler) error {
 		s.decide(k)
 	}
 	s.assignResults(f.Root)
+	s.dequantWeights()
 	return s.subplans()
 }
 
@@ -179,7 +180,9 @@ func (s *scheduler) decide(k *Kernel) {
 }
 
 // packB decides whether a dot kernel's B is packed once at compile time:
-// a constant, read dense and whole, of an unbatched float32 product.
+// a constant, read dense and whole, of an unbatched float32 or narrow
+// product. A narrow floating B that is not packed is widened with A for the
+// float32 GEMM when it is binary16 or A has few rows (GemmPlan.Widen).
 func (s *scheduler) packB(k *Kernel) {
 	g := k.Gemm
 	b, ok := s.plan.Values[g.B.Value]
@@ -187,7 +190,11 @@ func (s *scheduler) packB(k *Kernel) {
 		return
 	}
 	root, _ := b.Root()
-	g.PackB = k.Main.Shape.Elem == ir.F32 && g.Batch == 1 && root.Kind == Constant && g.K > 0 && g.N > 0
+	bt := g.B.Value.Shape.Elem
+	g.PackB = (k.Main.Shape.Elem == ir.F32 || g.Narrow) && g.Batch == 1 && root.Kind == Constant && g.K > 0 && g.N > 0
+	if g.Narrow && !g.PackB {
+		g.Widen = bt == ir.F16 || bt == ir.BF16 && g.M < NarrowPackRows
+	}
 }
 
 // assignResults turns the root's leaf buffers into the caller's result

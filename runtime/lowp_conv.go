@@ -1,0 +1,149 @@
+package runtime
+
+// Convolutions of bfloat16 and binary16 with weights known at compile time,
+// on the float32 convolution kernels (kiln.Conv: the implicit GEMM, the
+// direct depthwise kernels): the weights are widened and packed once; the
+// input is widened and the output rounded block by block — a band of
+// output rows along the first spatial dimension and the input rows it
+// reads — so the float32 copies stay in the cache and every element of
+// input and output crosses memory once, in its own type. XLA accumulates
+// narrow convolutions in float32 and rounds the result once, as here.
+// Blocks whose window reaches past the image take the padding in their
+// geometry (one packed variant per distinct edge), so padding taps are
+// skipped as the float32 kernels skip them.
+
+import (
+	"fmt"
+
+	kiln "github.com/kilnml/kiln"
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
+	"github.com/kilnml/kiln/sched"
+)
+
+// convBlock is a band of output rows [o0, o1) and the input rows [i0, i1)
+// it reads, with the packed convolution of its edges.
+type convBlock struct {
+	o0, o1, i0, i1 int
+	pack           *kiln.PackedConv
+}
+
+// lowpConvStep is a narrow convolution run block by block.
+type lowpConvStep struct {
+	g          sched.ConvGeom
+	xt, yt     ir.ElementType
+	x, y       loc
+	blocks     []convBlock
+	inRow      int // input elements per row of the first spatial dimension
+	outRow     int // output elements per output row
+	inImage    int
+	outImage   int
+	slab, outF loc // float32 input rows and output block, in the frame's arena
+	in         []int
+}
+
+// lowpConvStep carries out a ConvNarrowBands plan: a convolution of
+// narrow floats with constant weights, band by band.
+func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
+	v, cp := k.Main, k.Conv
+	g := cp.ConvGeom
+	if len(k.Epilogue) != 0 {
+		return nil, fmt.Errorf("a %s convolution with an epilogue has no narrow-band implementation", v.Shape.Elem)
+	}
+	xt, yt := v.Args[0].Shape.Elem, v.Shape.Elem
+	w := c.loc(inputBuffer(k, v.Args[1]))
+	if w.kind != sched.Constant {
+		return nil, fmt.Errorf("the plan runs a %s convolution on weights that are not a constant (%v)", xt, inputBuffer(k, v.Args[1]))
+	}
+	s := &lowpConvStep{g: g, xt: xt, yt: yt, x: c.loc(inputBuffer(k, v.Args[0])), y: c.loc(k.Out), in: g.In}
+	s.inRow = prod(g.In[1:]) * g.InChannels
+	s.outRow = prod(g.Out[1:]) * g.OutChannels
+	s.inImage, s.outImage = g.In[0]*s.inRow, g.Out[0]*s.outRow
+	if g.Batch*s.outImage == 0 {
+		return s, nil
+	}
+	wf := make([]float32, len(w.data)/2)
+	widen16(xt, wf, ops.Elems[uint16](w.data))
+	stride, dil, kern := g.Strides[0], g.Dilation[0], g.Kernel[0]
+	rows := cp.Block // output rows per band
+	packs := map[[3]int]*kiln.PackedConv{}
+	maxIn := 0
+	for o0 := 0; o0 < g.Out[0]; o0 += rows {
+		o1 := min(o0+rows, g.Out[0])
+		lo := o0*stride - g.PadLow[0]
+		hi := (o1-1)*stride - g.PadLow[0] + (kern-1)*dil + 1
+		i0, i1 := max(lo, 0), min(hi, g.In[0])
+		if i1 < i0 {
+			i0, i1 = 0, 0
+		}
+		padLo, padHi := i0-lo, hi-max(i1, i0)
+		if i1 == i0 {
+			padLo, padHi = 0, hi-lo
+		}
+		key := [3]int{padLo, padHi, i1 - i0}
+		pc, ok := packs[key]
+		if !ok {
+			pl, ph := append([]int{padLo}, g.PadLow[1:]...), append([]int{padHi}, g.PadHigh[1:]...)
+			var err error
+			pc, err = kiln.PackConv(wf, kiln.ConvParams{InChannels: g.InChannels, OutChannels: g.OutChannels,
+				Kernel: g.Kernel, Strides: g.Strides, Dilation: g.Dilation, PadLow: pl, PadHigh: ph, Groups: g.Groups})
+			if err != nil {
+				return nil, fmt.Errorf("packing the convolution's weights: %w", err)
+			}
+			packs[key] = pc
+			c.notePacked(pc.Bytes())
+		}
+		if pc.OutSize(0, i1-i0) != o1-o0 {
+			return nil, fmt.Errorf("convolution block of output rows [%d, %d) reads rows [%d, %d): %d rows out", o0, o1, i0, i1, pc.OutSize(0, i1-i0))
+		}
+		s.blocks = append(s.blocks, convBlock{o0: o0, o1: o1, i0: i0, i1: i1, pack: pc})
+		maxIn = max(maxIn, i1-i0)
+	}
+	s.slab = privateArena(p, 4*max(1, maxIn*s.inRow))
+	s.outF = privateArena(p, 4*rows*s.outRow)
+	return s, nil
+}
+
+func (s *lowpConvStep) name() string {
+	if s.g.Groups > 1 && s.g.Groups == s.g.InChannels && s.g.Groups == s.g.OutChannels {
+		return "conv-lowp-depthwise"
+	}
+	return "conv-lowp"
+}
+
+func (s *lowpConvStep) exec(fr *frame) error {
+	g := s.g
+	if g.Batch*s.outImage == 0 {
+		return nil
+	}
+	x, y := ops.Elems[uint16](fr.bytes(s.x)), fr.bytes(s.y)
+	slab, outF := f32s(fr.bytes(s.slab)), f32s(fr.bytes(s.outF))
+	var in [4]int
+	copy(in[:], s.in)
+	nd := len(s.in)
+	for b := 0; b < g.Batch; b++ {
+		for i := range s.blocks {
+			if fr.stopped() {
+				return nil
+			}
+			bl := &s.blocks[i]
+			n := (bl.o1 - bl.o0) * s.outRow
+			dst := outF[:n]
+			if bl.i1 > bl.i0 {
+				src := x[b*s.inImage+bl.i0*s.inRow : b*s.inImage+bl.i1*s.inRow]
+				widen16(s.xt, slab[:len(src)], src)
+				in[0] = bl.i1 - bl.i0
+				kiln.Conv(dst, slab[:len(src)], 1, in[:nd], bl.pack, kiln.ConvEpilogue{})
+			} else {
+				clear(dst) // every tap falls on the padding
+			}
+			o := b*s.outImage + bl.o0*s.outRow
+			if s.yt == ir.F32 {
+				copy(f32s(y)[o:o+n], dst)
+			} else {
+				narrow16(s.yt, ops.Elems[uint16](y)[o:o+n], dst)
+			}
+		}
+	}
+	return nil
+}
