@@ -27,6 +27,14 @@ type float interface{ ~float32 | ~float64 }
 // same signature, so that the pure-Go twin can stand in for any of them.
 type microKernel[T float] func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint)
 
+// packingKernel is a micro-kernel for a full mr×nr tile with A row-major
+// (A(i,p) = a[i*lda+p]) that also copies the k×nr panel of B it reads, at
+// stride ldb, into dst, row p at dst[p*nr]. It is the first row tile of a
+// block whose B is not packed: it packs the panel for the tiles below it
+// while it computes its own, so that B is read from memory once, its
+// latency hidden behind the FMAs instead of a copy loop of its own.
+type packingKernel[T float] func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint, dst *T)
+
 // Epilogue flags understood by every micro-kernel.
 const (
 	flagLoadC   uint = 1 << iota // add beta·C; without it C is written, never read
@@ -57,6 +65,9 @@ type gemmKernels[T float] struct {
 	rowMajor []microKernel[T]
 	// masked reports that the kernels honour flagPartial.
 	masked bool
+	// packing, when not nil, is the set's packing kernel (mr rows, A
+	// row-major); without it B is packed by a copy loop before its tiles.
+	packing packingKernel[T]
 	// small, when not nil, is a taller and narrower tile for the small-M
 	// path; its nr divides this set's nr (B is packed for this set).
 	small *gemmKernels[T]
@@ -237,6 +248,7 @@ func twinKernels[T float](mr, nr int, rowMajor bool) *gemmKernels[T] {
 		for r := 1; r <= mr; r++ {
 			g.rowMajor[r] = twinKernel[T](r, nr, true)
 		}
+		g.packing = packingTwin(g.rowMajor[mr], nr)
 	}
 	return g
 }

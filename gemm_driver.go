@@ -211,8 +211,10 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			}
 			// With one block of rows, each panel of B is packed right before
 			// its row tiles use it: the panel stays in L2 instead of the
-			// whole block going to L3 and back.
+			// whole block going to L3 and back. Where the set has a packing
+			// kernel, the first row tile packs the panel as it reads it.
 			perPanel := packedFrom < nc && m1-m0 <= g.mc
+			fused := perPanel && rowsA && !j.transB && g.packing != nil
 			if perPanel {
 				buf.b = grow(buf.b, kc*nr)
 			} else if packedFrom < nc {
@@ -241,13 +243,18 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 						cols := min(nr, nc-jr)
 						var bp *T
 						var ldb int
-						if perPanel && jr >= packedFrom {
+						first := 0
+						switch {
+						case fused && jr >= packedFrom && cols == nr && mc >= mr:
+							j.packingTile(kc, &j.a[ic*j.lda+pc], j.lda, &j.b[pc*j.ldb+jc+jr], j.ldb, &buf.b[0], ic, jc+jr, beta, flags, last)
+							bp, ldb, first = &buf.b[0], nr, mr
+						case perPanel && jr >= packedFrom:
 							packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+jr, cols, nr)
 							bp, ldb = &buf.b[0], nr
-						} else {
+						default:
 							bp, ldb = j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
 						}
-						for ir := 0; ir < mc; ir += mr {
+						for ir := first; ir < mc; ir += mr {
 							rows := min(mr, mc-ir)
 							j.tile(g.rowMajor[rows], rows, cols, kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
 						}
@@ -268,13 +275,18 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 					cols := min(nr, nc-jr)
 					var bp *T
 					var ldb int
-					if perPanel && jr >= packedFrom {
+					first := 0
+					switch {
+					case fused && jr >= packedFrom && cols == nr && mc >= mr:
+						j.packingTile(kc, &buf.a[0], lda, &j.b[pc*j.ldb+jc+jr], j.ldb, &buf.b[0], ic, jc+jr, beta, flags, last)
+						bp, ldb, first = &buf.b[0], nr, mr
+					case perPanel && jr >= packedFrom:
 						packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+jr, cols, nr)
 						bp, ldb = &buf.b[0], nr
-					} else {
+					default:
 						bp, ldb = j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
 					}
-					for ir := 0; ir < mc; ir += mr {
+					for ir := first; ir < mc; ir += mr {
 						rows := min(mr, mc-ir)
 						if rowsA {
 							j.tile(g.rowMajor[rows], rows, cols, kc, &buf.a[ir*lda], lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
@@ -446,6 +458,24 @@ func (j *gemmJob[T]) tileOf(g *gemmKernels[T], kern microKernel[T], rows, cols, 
 	if last && j.goAct {
 		for i := 0; i < rows; i++ {
 			j.ep.applyAct(j.c[off+i*j.ldc : off+i*j.ldc+cols])
+		}
+	}
+}
+
+// packingTile runs the set's packing kernel for the full tile of C at
+// (i0, j0): it reads the kc×nr panel of B at b (stride ldb) and leaves it
+// packed at dst for the row tiles below.
+func (j *gemmJob[T]) packingTile(kc int, a *T, lda int, b *T, ldb int, dst *T, i0, j0 int, beta T, flags uint, last bool) {
+	g := j.kern
+	var bias *T
+	if flags&flagBias != 0 {
+		bias = &j.ep.bias[j0]
+	}
+	off := i0*j.ldc + j0
+	g.packing(kc, a, lda, b, ldb, &j.c[off], j.ldc, j.alpha, beta, bias, nil, flags, dst)
+	if last && j.goAct {
+		for i := 0; i < g.mr; i++ {
+			j.ep.applyAct(j.c[off+i*j.ldc : off+i*j.ldc+g.nr])
 		}
 	}
 }

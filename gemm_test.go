@@ -116,7 +116,7 @@ func TestDgemmShapes(t *testing.T) {
 func TestSgemmBlocking(t *testing.T) {
 	a := active.Load().sgemm
 	g := gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
-		kc: 8, mc: 2 * a.mr, nc: 2 * a.nr, kcSmall: 8}
+		packing: a.packing, kc: 8, mc: 2 * a.mr, nc: 2 * a.nr, kcSmall: 8}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, shape := range [][3]int{{33, 65, 17}, {2*g.mr + 1, 4*g.nr + 3, 3*8 + 5}, {97, 131, 67}, {g.mr + 1, 2*g.nr + 1, 29}} {
 		for tr := 0; tr < 4; tr++ {
@@ -126,6 +126,62 @@ func TestSgemmBlocking(t *testing.T) {
 				gemm(&g, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, nil, tc.beta, c, tc.ldc, epilogue[float32]{})
 				tc.check(t, "blocked "+tc.String(), c)
 			}
+		}
+	}
+}
+
+// TestSgemmPackingKernel runs the blocked path where the first row tile of
+// each block packs the panels of B (one block of rows, B not packed) at every
+// runnable level and with the Go twins: M past the small-M path with partial
+// row tiles, N at and around the panel width (the partial last panel is
+// packed by the copy loop), K over several short KC blocks with a tail, B and
+// A transposed or not, unaligned, with bias and ReLU. It counts the packing
+// kernel's calls, so that a change of the driver cannot leave it unused.
+func TestSgemmPackingKernel(t *testing.T) {
+	orig := active.Load().level.String()
+	defer SetISA(orig)
+	sets := map[string]*gemmKernels[float32]{"twin": twinKernels[float32](4, 8, true)}
+	for _, level := range ISALevels() {
+		if _, err := SetISA(level); err != nil {
+			t.Fatal(err)
+		}
+		sets[level] = active.Load().sgemm
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	for name, a := range sets {
+		if a.packing == nil {
+			continue
+		}
+		calls := 0
+		g := gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
+			kc: 16, mc: 20 * a.mr, nc: 3 * a.nr, kcSmall: 16}
+		g.packing = func(k int, ap *float32, lda int, bp *float32, ldb int, c *float32, ldc int, alpha, beta float32, bias *float32, mask *int32, flags uint, dst *float32) {
+			calls++
+			a.packing(k, ap, lda, bp, ldb, c, ldc, alpha, beta, bias, mask, flags, dst)
+		}
+		idx := 0
+		for _, m := range []int{33, 41, 5*a.mr + 1} {
+			for _, n := range []int{a.nr - 1, a.nr, a.nr + 1, 4*a.nr + 3} {
+				for _, k := range []int{1, 15, 16, 17, 53} {
+					for tr := 0; tr < 4; tr++ {
+						ab := alphaBetas[idx%4]
+						tc := newCase[float32](r, tr&1 != 0, tr&2 != 0, m, n, k, float32(ab[0]), float32(ab[1]), []int{0, 1, 3}[idx%3], idx%2)
+						var ep epilogue[float32]
+						if idx%3 == 1 {
+							tc.bias = randMatrix[float32](r, 1, n, n, 0)
+							tc.act = ActReLU
+							ep = epilogue32(Epilogue{Bias: tc.bias, Act: ActReLU})
+						}
+						c := slices.Clone(tc.c0)
+						gemm(&g, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, nil, nil, tc.beta, c, tc.ldc, ep)
+						tc.check(t, name+" "+tc.String(), c)
+						idx++
+					}
+				}
+			}
+		}
+		if calls == 0 {
+			t.Errorf("%s: the packing kernel was never called", name)
 		}
 	}
 }
@@ -321,7 +377,8 @@ func TestEpilogueGoActivation(t *testing.T) {
 	act := Activation(len(activations) - 1)
 	defer func() { activations = activations[:len(activations)-1] }()
 	r := rand.New(rand.NewPCG(16, 17))
-	for _, s := range [][3]int{{3, 70, 20}, {40, 130, 90}} {
+	// 40×130×600: K beyond any KC, so B is packed by the packing kernel.
+	for _, s := range [][3]int{{3, 70, 20}, {40, 130, 90}, {40, 130, 600}} {
 		tc := newCase[float32](r, false, false, s[0], s[1], s[2], 1, 0.5, 1, 1)
 		tc.bias = randMatrix[float32](r, 1, tc.n, tc.n, 0)
 		c := slices.Clone(tc.c0)

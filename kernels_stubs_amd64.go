@@ -64,6 +64,11 @@ func sgemmAVX512KMajor6x64(k int, a *float32, lda int, b *float32, ldb int, c *f
 //go:noescape
 func sgemmAVX512RowMajor6x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
+// sgemmAVX512RowMajorPacking6x64 computes a 6×64 tile of C with AVX512, A(i,p) = a[i*lda+p], and copies the k×64 panel of B it reads to dst; see packingKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajorPacking6x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint, dst *float32)
+
 // sgemmAVX512KMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
@@ -263,6 +268,11 @@ func sgemmAVX2KMajor6x16(k int, a *float32, lda int, b *float32, ldb int, c *flo
 //
 //go:noescape
 func sgemmAVX2RowMajor6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX2RowMajorPacking6x16 computes a 6×16 tile of C with AVX2, A(i,p) = a[i*lda+p], and copies the k×16 panel of B it reads to dst; see packingKernel.
+//
+//go:noescape
+func sgemmAVX2RowMajorPacking6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint, dst *float32)
 
 // dgemmAVX512KMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //

@@ -32,7 +32,8 @@ func archTables() []*kernelTable {
 				sgemmAVX2RowMajor5x16,
 				sgemmAVX2RowMajor6x16,
 			},
-			dot4: sdot4AVX2, dotLanes: 8,
+			packing: sgemmAVX2RowMajorPacking6x16,
+			dot4:    sdot4AVX2, dotLanes: 8,
 			axpy4: saxpy4AVX2,
 			packedRows: map[int][]packedRowsKernel[float32]{
 				16: {nil,
@@ -501,7 +502,8 @@ func archTables() []*kernelTable {
 					sgemmAVX512RowMajor14x32,
 				},
 			},
-			dot4: sdot4AVX512, dotLanes: 16,
+			packing: sgemmAVX512RowMajorPacking6x64,
+			dot4:    sdot4AVX512, dotLanes: 16,
 			axpy4: saxpy4AVX512,
 			packedRows: map[int][]packedRowsKernel[float32]{
 				64: {nil,

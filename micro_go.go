@@ -11,6 +11,7 @@ func genericKernels[T float]() *gemmKernels[T] {
 	g := twinKernels[T](4, 4, true)
 	g.kmajor[4] = microGo4x4KMajor[T]
 	g.rowMajor[4] = microGo4x4RowMajor[T]
+	g.packing = packingTwin(microGo4x4RowMajor[T], 4)
 	g.packedRows = map[int][]packedRowsKernel[T]{4: packedRowsTwins[T](4)}
 	return g
 }

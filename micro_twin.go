@@ -12,6 +12,22 @@ func twinKernel[T float](rows, nr int, rowMajor bool) microKernel[T] {
 	}
 }
 
+// packingTwin returns the pure-Go twin of a packing kernel of width nr whose
+// tile kern computes (see packingKernel): it copies the panel of B to dst,
+// then runs kern on the copy.
+func packingTwin[T float](kern microKernel[T], nr int) packingKernel[T] {
+	return func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint, dst *T) {
+		if k > 0 {
+			bs := unsafe.Slice(b, (k-1)*ldb+nr)
+			ds := unsafe.Slice(dst, k*nr)
+			for p := 0; p < k; p++ {
+				copy(ds[p*nr:p*nr+nr], bs[p*ldb:])
+			}
+		}
+		kern(k, a, lda, dst, nr, c, ldc, alpha, beta, bias, mask, flags)
+	}
+}
+
 // twinTile bounds the tile of the twin kernel (rows × columns).
 const twinTile = 16 * maxNR
 

@@ -40,16 +40,26 @@ type gemmTile struct {
 	// prefetch is how many k steps ahead the loop prefetches A and B into L1
 	// (0: none); C is prefetched before the loop either way.
 	prefetch int
+	// packing also emits the full-tile row-major kernel that copies the
+	// panel of B it reads into a packed panel (see packingPrefetch).
+	packing bool
 }
+
+// packingPrefetch is how many k steps ahead a packing kernel prefetches B:
+// it reads B where it lies, rows far apart in memory that the hardware
+// prefetchers do not follow, so the loads of each row are issued about a
+// memory latency (a few hundred cycles, 12 per k step of a 6×64 tile)
+// before the FMAs need them.
+const packingPrefetch = 32
 
 // gemmAMD64 lists the amd64 tiles: AVX-512 uses 28 of its 32 zmm registers
 // as accumulators (14 rows × 2 vectors), AVX2 12 of its 16 ymm (6 × 2).
 var gemmAMD64 = []gemmTile{
-	{v: avx512, e: f32, mr: 6, nr: 64, unroll: 4, rowMajor: true},
+	{v: avx512, e: f32, mr: 6, nr: 64, unroll: 4, rowMajor: true, packing: true},
 	// The small-M tile: 14 rows in one pass, so B streams from memory once
 	// for up to 14 rows instead of once per 6.
 	{v: avx512, e: f32, mr: 14, nr: 32, unroll: 4, rowMajor: true, prefetch: 16, small: true},
-	{v: avx2, e: f32, mr: 6, nr: 16, unroll: 4, rowMajor: true},
+	{v: avx2, e: f32, mr: 6, nr: 16, unroll: 4, rowMajor: true, packing: true},
 	{v: avx512, e: f64, mr: 6, nr: 32, unroll: 4, rowMajor: true, prefetch: 16},
 	{v: avx2, e: f64, mr: 6, nr: 8, unroll: 4, rowMajor: true},
 }
@@ -60,6 +70,11 @@ func (t gemmTile) kernelName(rows int, rowMajor bool) string {
 		mode = "RowMajor"
 	}
 	return fmt.Sprintf("%sgemm%s%s%dx%d", t.e.prefix, t.v.name, mode, rows, t.nr)
+}
+
+// packingName is the name of the tile's packing kernel (full rows, A row-major).
+func (t gemmTile) packingName() string {
+	return fmt.Sprintf("%sgemm%sRowMajorPacking%dx%d", t.e.prefix, t.v.name, t.mr, t.nr)
 }
 
 func (t gemmTile) setName() string {
@@ -73,10 +88,13 @@ func generateGEMM(o *output) error {
 	f := o.amd64
 	for _, t := range gemmAMD64 {
 		for rows := 1; rows <= t.mr; rows++ {
-			emitGEMMKernel(f, t, rows, false)
+			emitGEMMKernel(f, t, rows, false, false)
 			if t.rowMajor {
-				emitGEMMKernel(f, t, rows, true)
+				emitGEMMKernel(f, t, rows, true, false)
 			}
+		}
+		if t.packing {
+			emitGEMMKernel(f, t, t.mr, true, true)
 		}
 	}
 	for _, v := range []vecArch{avx512, avx2} {
@@ -139,6 +157,8 @@ type gemmEntry struct {
 	rowMajor []string
 	masked   bool
 	small    *gemmEntry
+	// packing is the packing kernel, or "" (see gemmTile.packing)
+	packing string
 	// the single-row kernels (float32 only)
 	dot4, axpy4 string
 	dotLanes    int
@@ -153,6 +173,9 @@ type packedRowsWidth struct {
 
 func gemmAMD64Entry(t gemmTile) gemmEntry {
 	te := gemmEntry{goType: t.e.goType, mr: t.mr, nr: t.nr, masked: true}
+	if t.packing {
+		te.packing = t.packingName()
+	}
 	for rows := 1; rows <= t.mr; rows++ {
 		te.kmajor = append(te.kmajor, t.kernelName(rows, false))
 		if t.rowMajor {
@@ -174,6 +197,9 @@ func (t gemmEntry) expr() string {
 	}
 	if t.small != nil {
 		fmt.Fprintf(&b, "small: %s,\n", t.small.expr())
+	}
+	if t.packing != "" {
+		fmt.Fprintf(&b, "packing: %s,\n", t.packing)
 	}
 	if t.dot4 != "" {
 		fmt.Fprintf(&b, "dot4: %s, dotLanes: %d,\n", t.dot4, t.dotLanes)
@@ -231,8 +257,10 @@ func planRows(rows int) (bases []int, addrs []rowAddress) {
 }
 
 // emitGEMMKernel writes one micro-kernel: rows×nr accumulators in registers,
-// a k loop unrolled t.unroll times, and the epilogue of the flags.
-func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor bool) {
+// a k loop unrolled t.unroll times, and the epilogue of the flags. A packing
+// kernel also stores each row of B it loads into dst, nr elements a row, and
+// prefetches B packingPrefetch rows ahead.
+func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) {
 	v, e := t.v, t.e
 	lanes := v.lanes(e)
 	nv := t.nr / lanes
@@ -241,15 +269,24 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor bool) {
 		panic(fmt.Sprintf("%s: a %d×%d tile does not fit %d registers", v.name, t.mr, t.nr, v.regs))
 	}
 	name := t.kernelName(rows, rowMajor)
+	sig := "func(k int, a *%[1]s, lda int, b *%[1]s, ldb int, c *%[1]s, ldc int, alpha, beta %[1]s, bias *%[1]s, mask *int32, flags uint)"
+	if packing {
+		name = t.packingName()
+		sig = "func(k int, a *%[1]s, lda int, b *%[1]s, ldb int, c *%[1]s, ldc int, alpha, beta %[1]s, bias *%[1]s, mask *int32, flags uint, dst *%[1]s)"
+	}
 	f.Function(name)
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
-	f.SignatureExpr(fmt.Sprintf("func(k int, a *%[1]s, lda int, b *%[1]s, ldb int, c *%[1]s, ldc int, alpha, beta %[1]s, bias *%[1]s, mask *int32, flags uint)", e.goType))
+	f.SignatureExpr(fmt.Sprintf(sig, e.goType))
 	layout := "A(i,p) = a[p*lda+i]"
 	if rowMajor {
 		layout = "A(i,p) = a[i*lda+p]"
 	}
-	f.Doc(fmt.Sprintf("%s computes a %d×%d tile of C with %s, %s; see microKernel.", name, rows, t.nr, v.name, layout))
+	if packing {
+		f.Doc(fmt.Sprintf("%s computes a %d×%d tile of C with %s, %s, and copies the k×%d panel of B it reads to dst; see packingKernel.", name, rows, t.nr, v.name, layout, t.nr))
+	} else {
+		f.Doc(fmt.Sprintf("%s computes a %d×%d tile of C with %s, %s; see microKernel.", name, rows, t.nr, v.name, layout))
+	}
 
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
 	bReg := func(j int) reg.VecPhysical { return v.vec(nacc + j) }
@@ -268,13 +305,19 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor bool) {
 	ldb := f.Load(f.Param("ldb"), f.GP64())
 	f.SHLQ(operand.Imm(e.shift), ldb)
 
+	prefetch := t.prefetch
+	var dst reg.Register
+	if packing {
+		prefetch = packingPrefetch
+		dst = f.Load(f.Param("dst"), f.GP64())
+	}
 	var pfA, pfB reg.GPVirtual
-	if t.prefetch > 0 {
+	if prefetch > 0 {
 		pfB = f.GP64()
-		f.IMUL3Q(imm(t.prefetch), ldb, pfB)
+		f.IMUL3Q(imm(prefetch), ldb, pfB)
 		if !rowMajor {
 			pfA = f.GP64()
-			f.IMUL3Q(imm(t.prefetch), lda, pfA)
+			f.IMUL3Q(imm(prefetch), lda, pfA)
 		}
 	}
 	// Prefetch the C tile so the epilogue does not wait for it.
@@ -342,8 +385,11 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor bool) {
 	step := func(u int) {
 		for j := 0; j < nv; j++ {
 			f.VMOVUPS(mem(b, j*v.bytes), bReg(j))
+			if packing {
+				f.VMOVUPS(bReg(j), mem(dst, u*t.nr*e.size+j*v.bytes))
+			}
 		}
-		if t.prefetch > 0 {
+		if prefetch > 0 {
 			for off := 0; off < t.nr*e.size; off += 64 {
 				f.PREFETCHT0(memIdx(b, pfB, 1, off))
 			}
@@ -384,6 +430,9 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor bool) {
 	if rowMajor {
 		advanceRows(t.unroll)
 	}
+	if packing {
+		f.ADDQ(operand.U32(t.unroll*t.nr*e.size), dst)
+	}
 	f.SUBQ(imm(t.unroll), k)
 	f.JMP(operand.LabelRef("loop"))
 	f.Label("tail")
@@ -392,6 +441,9 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor bool) {
 	step(0)
 	if rowMajor {
 		advanceRows(1)
+	}
+	if packing {
+		f.ADDQ(operand.U32(t.nr*e.size), dst)
 	}
 	f.DECQ(k)
 	f.JMP(operand.LabelRef("tail"))

@@ -94,8 +94,18 @@ func (l *limitFlags) runLimited(body func(ctx context.Context) error) error {
 	go func() { done <- body(ctx) }()
 	select {
 	case err := <-done:
-		if err == nil || ctx.Err() == nil {
-			return err
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() == nil {
+			// A run that reads the clock may see the deadline pass before
+			// the context's timer fires; the timer's cause, due now, is
+			// the stop to report.
+			d, ok := ctx.Deadline()
+			if !ok || time.Now().Before(d) || !errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+			<-ctx.Done()
 		}
 	case <-ctx.Done():
 		select {
