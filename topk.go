@@ -162,15 +162,7 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest, canon bool) {
 	// elements to begin with.
 	var kbuf [topkSelectMax]uint32
 	keys := kbuf[:k]
-	for i := 0; i < k; i++ {
-		kk := key(x[i])
-		j := i
-		for j > 0 && keys[j-1] < kk {
-			keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
-			j--
-		}
-		keys[j], vals[j], idx[j] = kk, x[i], int32(i)
-	}
+	seedSelection(keys, vals, idx, x, key)
 	// The scan: a chunk of the row is tested against a float threshold no
 	// greater than the k-th key's float value in the direction of interest
 	// (vector comparisons into masks; NaNs always pass, through their own
@@ -221,6 +213,21 @@ type topkScratch struct {
 }
 
 var topkScratches = sync.Pool{New: func() any { return new(topkScratch) }}
+
+// seedSelection starts a selection with the first len(keys) elements of x:
+// keys in descending order (ties by index), the elements and their indices
+// alongside, by insertion.
+func seedSelection[K, V uint16 | uint32](keys []K, vals []V, idx []int32, x []V, key func(V) K) {
+	for i := range keys {
+		kk := key(x[i])
+		j := i
+		for j > 0 && keys[j-1] < kk {
+			keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
+			j--
+		}
+		keys[j], vals[j], idx[j] = kk, x[i], int32(i)
+	}
+}
 
 // word is the OR of the two masks' bytes [j, j+8) as one word: zero when no
 // element of the eight passes.
@@ -283,15 +290,7 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest, canon bool, inf 
 	}
 	var kbuf [topkSelectMax]uint16
 	keys := kbuf[:k]
-	for i := 0; i < k; i++ {
-		kk := key(x[i])
-		j := i
-		for j > 0 && keys[j-1] < kk {
-			keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
-			j--
-		}
-		keys[j], vals[j], idx[j] = kk, x[i], int32(i)
-	}
+	seedSelection(keys, vals, idx, x, key)
 	sc := topkScratches.Get().(*topkScratch)
 	bf := inf == 0x7f80
 	for c := k; c < n; c += topkChunk {
