@@ -133,6 +133,10 @@ func (j *convJob) runDepthwiseNarrow(u0, u1 int) {
 			}
 			kern := s.dw[set].rows[rows]
 			if box.rowTaps {
+				if pr := s.pairRow; pr != nil && p.pairData != nil && pr.k == last && c.n == pairBlock && c.c0%pairBlock == 0 && rows <= pr.maxRows() {
+					pr.rows[rows](n, box.ntaps, tab, a, aoff, box.lda, &p.pairData[c.c0], &j.y16[off], box.ldc, nil, 0)
+					continue
+				}
 				if r := s.rowTiles(last, s.dw[set].vecs); r >= 0 && rows <= s.dwRow[r].maxRows() {
 					kern = s.dwRow[r].rows[rows]
 				}

@@ -44,6 +44,33 @@ type dwNarrowSet struct {
 	masked bool
 	dw     []dwNarrowTiles
 	dwRow  []dwNarrowRowTiles
+	// pairRow, when not nil, is the bfloat16 row kernels of whole blocks
+	// of 32 channels that take the weights in pair order (pairWeights).
+	pairRow *dwNarrowRowTiles
+}
+
+// pairBlock is the channels of one block of the pair kernels.
+const pairBlock = 32
+
+// pairWeights returns depthwise weights (taps rows of co channels) with
+// each whole block of 32 channels in the order the pair kernels widen the
+// input: for each 128-bit lane L of a 64-byte vector of 32 bfloat16
+// values, channels 8L…8L+3 go to the first float32 vector's lane L and
+// 8L+4…8L+7 to the second's (VPUNPCKLWD and VPUNPCKHWD).
+func pairWeights(w []float32, taps, co int) []float32 {
+	pw := make([]float32, len(w))
+	copy(pw, w)
+	for t := 0; t < taps; t++ {
+		for c0 := 0; c0+pairBlock <= co; c0 += pairBlock {
+			row := w[t*co+c0 : t*co+c0+pairBlock]
+			out := pw[t*co+c0 : t*co+c0+pairBlock]
+			for l := 0; l < 16; l++ {
+				out[l] = row[8*(l/4)+l%4]
+				out[16+l] = row[8*(l/4)+4+l%4]
+			}
+		}
+	}
+	return pw
 }
 
 // dwNarrowKernels is one level's narrow depthwise kernels.

@@ -173,7 +173,7 @@ func TestDepthwiseNarrowKernelsAgainstTwin(t *testing.T) {
 						for _, kernelRows := range []int{0, 1, 3} {
 							n := width - s.lanes + last
 							name := fmt.Sprintf("%s %s bf16=%v k=%d %d pixels × %d channels, n=%d, %d kernel rows", tb.level, kind, bf16, k, rows, width, n, kernelRows)
-							checkDWNarrowKernel(t, name, r, kerns[rows], 1+(rows+kernelRows)%3, rows, width, s.lanes, n, max(k, 1), kernelRows, bf16)
+							checkDWNarrowKernel(t, name, r, kerns[rows], 1+(rows+kernelRows)%3, rows, width, s.lanes, n, max(k, 1), kernelRows, bf16, false)
 						}
 					}
 				}
@@ -184,11 +184,22 @@ func TestDepthwiseNarrowKernelsAgainstTwin(t *testing.T) {
 			for _, d := range s.dwRow {
 				check("row", d.k, d.vecs, d.rows)
 			}
+			if pr := s.pairRow; pr != nil {
+				for rows := 1; rows <= pr.maxRows(); rows++ {
+					for _, kernelRows := range []int{0, 1, 3} {
+						name := fmt.Sprintf("%s pair row bf16 k=%d %d pixels, %d kernel rows", tb.level, pr.k, rows, kernelRows)
+						checkDWNarrowKernel(t, name, r, pr.rows[rows], 1+(rows+kernelRows)%3, rows, pairBlock, s.lanes, pairBlock, pr.k, kernelRows, bf16, true)
+					}
+				}
+			}
 		}
 	}
 }
 
-func checkDWNarrowKernel(t *testing.T, name string, r *rand.Rand, kern dwNarrowKernel, tiles, rows, width, lanes, n, k, kernelRows int, bf16 bool) {
+// checkDWNarrowKernel runs kern over a table of kernelRows rows of k taps
+// (rows of one tap for the per-tap kernels) and compares it with the twin;
+// pairs: the kernel takes the weights in pair order (pairWeights).
+func checkDWNarrowKernel(t *testing.T, name string, r *rand.Rand, kern dwNarrowKernel, tiles, rows, width, lanes, n, k, kernelRows int, bf16, pairs bool) {
 	t.Helper()
 	lda, ldc := width+5, width+3
 	taps := k * kernelRows
@@ -222,7 +233,13 @@ func checkDWNarrowKernel(t *testing.T, name string, r *rand.Rand, kern dwNarrowK
 	if taps > 0 {
 		tp = &tab[0]
 	}
-	kern(tiles, taps, tp, &a[0], -11, lda, &w[0], &got[0], ldc, mask, flags)
+	kw := w
+	if pairs {
+		// Each tap's weights start at a multiple of width+1: lay them out
+		// as rows of width+1 channels, in pair order within each row.
+		kw = pairWeights(append(w, make([]float32, (width+1)-len(w)%(width+1))...), len(w)/(width+1)+1, width+1)
+	}
+	kern(tiles, taps, tp, &a[0], -11, lda, &kw[0], &got[0], ldc, mask, flags)
 	for m := 0; m < tiles; m++ {
 		dwNarrowTwin(rows, n, taps, tp, &a[0], -11+m*rows*lda, lda, &w[0], &want[m*rows*ldc], ldc, bf16)
 	}

@@ -74,6 +74,12 @@ const dwNarrowConsts = "dwNarrowConsts"
 
 var dwNarrowConstValues = []uint32{1, 0x7fff, 0x7f, 0x40, 0}
 
+// dwPairIndex is VPERMT2Q's index that interleaves the quadwords of two
+// vectors (see emitNarrowPairRowKernel), at dwPairIndexAt in the constants.
+var dwPairIndex = []uint64{0, 8, 1, 9, 2, 10, 3, 11}
+
+const dwPairIndexAt = 192
+
 func dwNarrowConst(v uint32) operand.Mem {
 	for i, c := range dwNarrowConstValues {
 		if c == v {
@@ -91,6 +97,9 @@ func generateConvNarrow(o *output) error {
 		for l := 0; l < 8; l++ {
 			f.AddDatum(32*i+4*l, operand.U32(c))
 		}
+	}
+	for i, q := range dwPairIndex {
+		f.AddDatum(dwPairIndexAt+8*i, operand.U64(q))
 	}
 	set := func(v vecArch, e dwNarrowType) string {
 		var dw, rows []string
@@ -117,7 +126,18 @@ func generateConvNarrow(o *output) error {
 		for _, r := range rows {
 			s += r + ",\n"
 		}
-		return s + "},\n}"
+		s += "},\n"
+		if e.bf16 && v.kmask {
+			for _, t := range dwPairAMD64 {
+				names := make([]string, t.mr)
+				for r := 1; r <= t.mr; r++ {
+					names[r-1] = t.pairName(e, r)
+					emitNarrowPairRowKernel(f, t, e, r)
+				}
+				s += fmt.Sprintf("pairRow: &dwNarrowRowTiles{k: %d, vecs: %d, rows: %s},\n", t.k, t.nv, goList("[]dwNarrowKernel", true, names))
+			}
+		}
+		return s + "}"
 	}
 	bf16, f16 := set(avx512, dwBF16), set(avx512, dwF16)
 	o.set(avx512.level, "dwNarrow", fmt.Sprintf("&dwNarrowKernels{\nbf16: %s,\nf16: %s,\n}", bf16, f16))
@@ -379,20 +399,8 @@ func emitNarrowStore(f *amd64File, v vecArch, e dwNarrowType, x reg.VecPhysical,
 		f.VMOVDQU(s.AsX(), m)
 		return
 	}
-	integer := func() {
-		f.VPSRLD(imm(16), x, t)
-		f.VPANDD_BCST(dwNarrowConst(1), t, s)
-		f.VPADDD(x, s, s)
-		f.VPADDD_BCST(dwNarrowConst(0x7fff), s, s)
-		f.VPSRLD(imm(16), s, s)
-	}
-	nanFix := func() {
-		f.VFPCLASSPSZ(imm(0x01|0x80), x, reg.K7) // NaN lanes: their top half,
-		f.VMOVDQA32(t, reg.K7, s)
-		f.VPTESTNMD_BCST(dwNarrowConst(0x7f), t, reg.K6) // quieted if no payload bit is left
-		f.KANDW(reg.K6, reg.K7, reg.K6)
-		f.VPORD_BCST(dwNarrowConst(0x40), s, reg.K6, s)
-	}
+	integer := func() { emitBF16Integer(f, x, t, s) }
+	nanFix := func() { emitBF16NaNFix(f, x, t, s) }
 	if e.native {
 		emitRaw(f, vcvtneps2bf16(regIndex(v, s), regIndex(v, x)))
 		f.VFPCLASSPSZ(imm(0x01|0x80|0x20), x, reg.K7) // QNaN, SNaN, denormal
@@ -420,4 +428,168 @@ func emitNarrowStore(f *amd64File, v vecArch, e dwNarrowType, x reg.VecPhysical,
 	} else {
 		f.VPMOVDW(s, m)
 	}
+}
+
+// emitBF16Integer rounds the float32 lanes of x to bfloat16 to nearest even
+// with XLA's integer sequence, into the low halves of s's int32 lanes, the
+// top half of x left in t (AVX-512).
+func emitBF16Integer(f *amd64File, x, t, s reg.VecPhysical) {
+	f.VPSRLD(imm(16), x, t)
+	f.VPANDD_BCST(dwNarrowConst(1), t, s)
+	f.VPADDD(x, s, s)
+	f.VPADDD_BCST(dwNarrowConst(0x7fff), s, s)
+	f.VPSRLD(imm(16), s, s)
+}
+
+// emitBF16NaNFix sets the NaN lanes of s, rounded by emitBF16Integer, as
+// XLA converts a NaN: its top half, quieted if no payload bit is left.
+func emitBF16NaNFix(f *amd64File, x, t, s reg.VecPhysical) {
+	f.VFPCLASSPSZ(imm(0x01|0x80), x, reg.K7)
+	f.VMOVDQA32(t, reg.K7, s)
+	f.VPTESTNMD_BCST(dwNarrowConst(0x7f), t, reg.K6)
+	f.KANDW(reg.K6, reg.K7, reg.K6)
+	f.VPORD_BCST(dwNarrowConst(0x40), s, reg.K6, s)
+}
+
+// dwPairAMD64 is the bfloat16 row kernel that reads the channels as pairs
+// of vectors: each 64-byte load of 32 channels widens into two float32
+// vectors with VPUNPCKLWD and VPUNPCKHWD against zero (each word of a
+// 128-bit lane's low or high half moved to the top of an int32 lane, which
+// is its float32 value), half the widening work of VPMOVZXWD and a shift,
+// in an order of the channels that VPACKUSDW undoes (and VPERMT2Q after
+// VCVTNEPS2BF16). The weights are given in that order (the root package's
+// pairWeights); whole blocks of 32 channels only.
+var dwPairAMD64 = []dwNarrowTile{{v: avx512, k: 3, mr: 12, nv: 2}}
+
+func (t dwNarrowTile) pairName(e dwNarrowType, rows int) string {
+	return fmt.Sprintf("depthwise%s%sRow%dPairs%dx%d", e.name, t.v.name, t.k, rows, t.nv*t.v.lanes(f32))
+}
+
+// emitNarrowPairRowKernel writes one pair row kernel (see dwPairAMD64).
+func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows int) {
+	v, k := t.v, t.k
+	const nv = 2
+	nacc := rows * nv
+	if t.nv != nv || t.mr*nv+k*nv+2 > v.regs || !v.kmask || !e.bf16 {
+		panic(fmt.Sprintf("%s: no pair row kernel of %d pixels", v.name, t.mr))
+	}
+	name := t.pairName(e, rows)
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(dwNarrowSignature)
+	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × 32 channels of a bfloat16 depthwise convolution with %s over a table of rows of %d taps, the weights in pair order; see dwNarrowKernel and pairWeights.", name, rows, v.name, k))
+
+	a := f.Load(f.Param("a"), f.GP64())
+	{
+		aoff := f.Load(f.Param("aoff"), f.GP64())
+		f.LEAQ(memIdx(a, aoff, 2, 0), a)
+	}
+	f.Label("top")
+	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
+	wReg := func(kw, j int) reg.VecPhysical { return v.vec(t.mr*nv + kw*nv + j) }
+	x := v.vec(t.mr*nv + k*nv)
+	zero := v.vec(t.mr*nv + k*nv + 1)
+
+	taps := f.Load(f.Param("taps"), f.GP64())
+	tab := f.Load(f.Param("tab"), f.GP64())
+	lda := f.Load(f.Param("lda"), f.GP64())
+	f.SHLQ(operand.Imm(1), lda)
+	w := f.Load(f.Param("w"), f.GP64())
+	span := rows + k - 1
+	rb := newRowBases(f, span, lda)
+	wp := f.GP64()
+	for i := 0; i < nacc; i++ {
+		f.VPXORD(acc(i/nv, i%nv), acc(i/nv, i%nv), acc(i/nv, i%nv))
+	}
+	f.VPXORD(zero, zero, zero)
+	f.TESTQ(taps, taps)
+	f.JE(operand.LabelRef("epilogue"))
+	f.Label("row")
+	f.MOVQ(mem(tab, 0), rb.bases[0])
+	f.LEAQ(memIdx(a, rb.bases[0], 2, 0), rb.bases[0])
+	rb.set(f)
+	for kw := 0; kw < k; kw++ {
+		f.MOVQ(mem(tab, 16*kw+8), wp)
+		f.LEAQ(memIdx(w, wp, 4, 0), wp)
+		for j := 0; j < nv; j++ {
+			f.VMOVUPS(mem(wp, j*v.bytes), wReg(kw, j))
+		}
+	}
+	f.ADDQ(imm(16*k), tab)
+	for q := 0; q < span; q++ {
+		for j := 0; j < nv; j++ {
+			if j == 0 {
+				f.VPUNPCKLWD(rb.at(q, 0), zero, x)
+			} else {
+				f.VPUNPCKHWD(rb.at(q, 0), zero, x)
+			}
+			for kw := 0; kw < k; kw++ {
+				if p := q - kw; p >= 0 && p < rows {
+					f.VFMADD231PS(x, wReg(kw, j), acc(p, j))
+				}
+			}
+		}
+	}
+	f.SUBQ(imm(k), taps)
+	f.JNE(operand.LabelRef("row"))
+
+	f.Label("epilogue")
+	c := f.Load(f.Param("c"), f.GP64())
+	ldc := f.Load(f.Param("ldc"), f.GP64())
+	f.SHLQ(operand.Imm(1), ldc)
+	spare := func(i int) reg.VecPhysical { return v.vec(nacc + i) }
+	t0, sLo, sHi, idx := spare(0), spare(1), spare(2), spare(3)
+	if e.native {
+		f.VMOVDQU64(operand.NewDataAddr(operand.NewStaticSymbol(dwNarrowConsts), dwPairIndexAt), idx)
+	}
+	for i := 0; i < rows; i++ {
+		lo, hi := acc(i, 0), acc(i, 1)
+		slow, done := fmt.Sprintf("slow%d", i), fmt.Sprintf("stored%d", i)
+		if e.native {
+			emitRaw(f, vcvtneps2bf16(regIndex(v, sLo), regIndex(v, lo)))
+			emitRaw(f, vcvtneps2bf16(regIndex(v, sHi), regIndex(v, hi)))
+			f.VFPCLASSPSZ(imm(0x01|0x80|0x20), lo, reg.K6) // QNaN, SNaN, denormal
+			f.VFPCLASSPSZ(imm(0x01|0x80|0x20), hi, reg.K7)
+			f.KORW(reg.K6, reg.K7, reg.K7)
+			f.KORTESTW(reg.K7, reg.K7)
+			f.JNZ(operand.LabelRef(slow))
+			f.VPERMT2Q(sHi, idx, sLo)
+			f.VMOVDQU16(sLo, mem(c, 0))
+			f.JMP(operand.LabelRef(done))
+		}
+		f.Label(slow)
+		emitBF16Integer(f, lo, t0, sLo)
+		emitBF16NaNFix(f, lo, t0, sLo)
+		emitBF16Integer(f, hi, t0, sHi)
+		emitBF16NaNFix(f, hi, t0, sHi)
+		f.VPACKUSDW(sHi, sLo, sLo)
+		f.VMOVDQU16(sLo, mem(c, 0))
+		f.Label(done)
+		if i+1 < rows {
+			f.ADDQ(ldc, c)
+		}
+	}
+	arg := func(name string) operand.Mem {
+		a, err := f.Param(name).Resolve()
+		if err != nil {
+			panic(err)
+		}
+		return a.Addr
+	}
+	r := f.GP64()
+	f.MOVQ(arg("n"), r)
+	f.DECQ(r)
+	f.JZ(operand.LabelRef("done"))
+	f.MOVQ(r, arg("n"))
+	f.MOVQ(arg("lda"), r)
+	f.IMUL3Q(imm(rows*2), r, r)
+	f.ADDQ(r, a)
+	f.MOVQ(arg("ldc"), r)
+	f.IMUL3Q(imm(rows*2), r, r)
+	f.ADDQ(r, arg("c"))
+	f.JMP(operand.LabelRef("top"))
+	f.Label("done")
+	f.VZEROUPPER()
+	f.RET()
 }
