@@ -10,9 +10,15 @@ import (
 // narrowRand returns n random narrow values (bits) of about unit size, with
 // NaN and ±Inf at a few places when special is set.
 func narrowRand(r *rand.Rand, n int, bf16, special bool) []uint16 {
+	return narrowRandScaled(r, n, bf16, special, 1)
+}
+
+// narrowRandScaled is narrowRand with the values multiplied by scale
+// (subnormal results for a small one).
+func narrowRandScaled(r *rand.Rand, n int, bf16, special bool, scale float64) []uint16 {
 	s := make([]uint16, n)
 	for i := range s {
-		s[i] = roundNarrow(float32(r.NormFloat64()), bf16)
+		s[i] = roundNarrow(float32(r.NormFloat64()*scale), bf16)
 	}
 	if special && n > 0 {
 		inf, nan := f32ToF16(float32(math.Inf(1))), uint16(0x7e01)
@@ -71,11 +77,12 @@ func narrowClose(got, want uint16, mag float64, bf16 bool) bool {
 	if math.IsInf(w, 0) || math.IsInf(g, 0) {
 		return g == w
 	}
-	ulp := 0x1p-7
+	// The relative spacing of normal values, and the spacing of subnormals.
+	ulp, sub := 0x1p-7, 0x1p-133
 	if !bf16 {
-		ulp = 0x1p-10
+		ulp, sub = 0x1p-10, 0x1p-24
 	}
-	return math.Abs(g-w) <= ulp*math.Abs(w)+1e-6*mag+0x1p-24
+	return math.Abs(g-w) <= ulp*math.Abs(w)+1e-6*mag+sub
 }
 
 // TestConvNarrowAgainstReference runs ConvBF16 and ConvF16 at every
@@ -92,9 +99,9 @@ func TestConvNarrowAgainstReference(t *testing.T) {
 	}
 	forEachLevel(t, func(level string) {
 		for _, bf16 := range []bool{true, false} {
-			run := func(c, h, wd, kh, kw, stride, pad int, special bool) {
-				name := fmt.Sprintf("%s bf16=%v c=%d %dx%d kernel %dx%d stride %d pad %d special=%v", level, bf16, c, h, wd, kh, kw, stride, pad, special)
-				x := narrowRand(r, h*wd*c, bf16, special)
+			run := func(c, h, wd, kh, kw, stride, pad int, special bool, scale float64) {
+				name := fmt.Sprintf("%s bf16=%v c=%d %dx%d kernel %dx%d stride %d pad %d special=%v scale=%g", level, bf16, c, h, wd, kh, kw, stride, pad, special, scale)
+				x := narrowRandScaled(r, h*wd*c, bf16, special, scale)
 				w := make([]float32, kh*kw*c)
 				for i := range w {
 					w[i] = widenNarrow(roundNarrow(float32(r.NormFloat64()), bf16), bf16)
@@ -131,16 +138,22 @@ func TestConvNarrowAgainstReference(t *testing.T) {
 					for _, k := range kernels {
 						for _, stride := range []int{1, 2} {
 							for _, pad := range []int{0, 1} {
-								run(c, s[0], s[1], k[0], k[1], stride, pad, false)
+								run(c, s[0], s[1], k[0], k[1], stride, pad, false, 1)
 							}
 						}
 					}
 				}
 			}
 			for _, c := range []int{32, 33, 256} {
-				run(c, 56, 56, 3, 3, 1, 1, false)
-				run(c, 56, 56, 3, 3, 1, 1, true)
-				run(c, 17, 23, 3, 3, 2, 1, true)
+				run(c, 56, 56, 3, 3, 1, 1, false, 1)
+				run(c, 56, 56, 3, 3, 1, 1, true, 1)
+				run(c, 17, 23, 3, 3, 2, 1, true, 1)
+				// Subnormal results, which VCVTNEPS2BF16 would flush to zero.
+				tiny := 0x1p-130
+				if !bf16 {
+					tiny = 0x1p-18
+				}
+				run(c, 7, 9, 3, 3, 1, 1, false, tiny)
 			}
 		}
 	})

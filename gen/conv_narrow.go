@@ -74,9 +74,9 @@ const dwNarrowConsts = "dwNarrowConsts"
 
 var dwNarrowConstValues = []uint32{1, 0x7fff, 0x7f, 0x40, 0}
 
-// dwPairIndex is VPERMT2Q's index that interleaves the quadwords of two
-// vectors (see emitNarrowPairRowKernel), at dwPairIndexAt in the constants.
-var dwPairIndex = []uint64{0, 8, 1, 9, 2, 10, 3, 11}
+// dwPairIndex is VPERMQ's index that interleaves the quadwords of a
+// vector's halves (see emitNarrowPairRowKernel), at dwPairIndexAt in the constants.
+var dwPairIndex = []uint64{0, 4, 1, 5, 2, 6, 3, 7}
 
 const dwPairIndexAt = 192
 
@@ -456,8 +456,8 @@ func emitBF16NaNFix(f *amd64File, x, t, s reg.VecPhysical) {
 // vectors with VPUNPCKLWD and VPUNPCKHWD against zero (each word of a
 // 128-bit lane's low or high half moved to the top of an int32 lane, which
 // is its float32 value), half the widening work of VPMOVZXWD and a shift,
-// in an order of the channels that VPACKUSDW undoes (and VPERMT2Q after
-// VCVTNEPS2BF16). The weights are given in that order (the root package's
+// in an order of the channels that VPACKUSDW undoes (and VPERMQ after
+// VCVTNE2PS2BF16). The weights are given in that order (the root package's
 // pairWeights); whole blocks of 32 channels only.
 var dwPairAMD64 = []dwNarrowTile{{v: avx512, k: 3, mr: 12, nv: 2}}
 
@@ -547,14 +547,13 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 		lo, hi := acc(i, 0), acc(i, 1)
 		slow, done := fmt.Sprintf("slow%d", i), fmt.Sprintf("stored%d", i)
 		if e.native {
-			emitRaw(f, vcvtneps2bf16(regIndex(v, sLo), regIndex(v, lo)))
-			emitRaw(f, vcvtneps2bf16(regIndex(v, sHi), regIndex(v, hi)))
+			emitRaw(f, vcvtne2ps2bf16(regIndex(v, sLo), regIndex(v, hi), regIndex(v, lo)))
 			f.VFPCLASSPSZ(imm(0x01|0x80|0x20), lo, reg.K6) // QNaN, SNaN, denormal
 			f.VFPCLASSPSZ(imm(0x01|0x80|0x20), hi, reg.K7)
 			f.KORW(reg.K6, reg.K7, reg.K7)
 			f.KORTESTW(reg.K7, reg.K7)
 			f.JNZ(operand.LabelRef(slow))
-			f.VPERMT2Q(sHi, idx, sLo)
+			f.VPERMQ(sLo, idx, sLo)
 			f.VMOVDQU16(sLo, mem(c, 0))
 			f.JMP(operand.LabelRef(done))
 		}
@@ -592,4 +591,11 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 	f.Label("done")
 	f.VZEROUPPER()
 	f.RET()
+}
+
+// vcvtne2ps2bf16 rounds two float32 vectors to one of bfloat16: d's low
+// 16 words from s2, its high ones from s1 (AVX512_BF16).
+func vcvtne2ps2bf16(d, s1, s2 int) rawInst {
+	return rawInst{fmt.Sprintf("vcvtne2ps2bf16 %s, %s, %s", zmmName(d), zmmName(s1), zmmName(s2)),
+		evex(ppF2, map0F38, 0, 0x72, d, s1, s2, nil, false, 0, false)}
 }
