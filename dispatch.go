@@ -111,6 +111,9 @@ type kernelTable struct {
 	fmaLanes int
 	// conv is the convolution family (conv_kernels.go).
 	conv *convKernels
+	// dwNarrow is the 16-bit depthwise convolution kernels
+	// (conv_narrow_kernels.go); nil: the Go twins.
+	dwNarrow *dwNarrowKernels
 	// eltwise and reduce are the streaming families (eltwise_twin.go,
 	// reduce_twin.go).
 	eltwise *eltwiseKernels
