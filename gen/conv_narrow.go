@@ -15,11 +15,12 @@ import (
 // shift by 16, exact; binary16: VCVTPH2PS, exact), multiplied by the
 // float32 weights and accumulated in float32 over every tap, and each
 // output is rounded once, on its store, to nearest even: VCVTNEPS2BF16
-// where AVX512_BF16 exists (its flushing of subnormals and quieting of
-// NaNs undone by a rarely taken branch), the integer sequence of XLA's
-// conversion otherwise, VCVTPS2PH for binary16. A sum of products is never
-// a signalling NaN, so the hardware's quieting agrees with XLA's rule
-// wherever it is not undone.
+// where AVX512_BF16 exists (its flushing of subnormals undone by a rarely
+// taken branch), the integer sequence of XLA's conversion otherwise,
+// VCVTPS2PH for binary16. A sum of products is never a signalling NaN (the
+// FMA quiets one), and the instruction's quieting of a quiet NaN leaves
+// its top half as it is, as XLA's rule does: only subnormal sums need the
+// branch.
 //
 // The tiles are the float32 depthwise tiles' (the same pixel counts and
 // vectors, so the float32 plan's tile heights fit them); only the rows of 3
@@ -403,7 +404,7 @@ func emitNarrowStore(f *amd64File, v vecArch, e dwNarrowType, x reg.VecPhysical,
 	nanFix := func() { emitBF16NaNFix(f, x, t, s) }
 	if e.native {
 		emitRaw(f, vcvtneps2bf16(regIndex(v, s), regIndex(v, x)))
-		f.VFPCLASSPSZ(imm(0x01|0x80|0x20), x, reg.K7) // QNaN, SNaN, denormal
+		f.VFPCLASSPSZ(imm(0x20), x, reg.K7) // denormal (see emitNarrowPairRowKernel on NaNs)
 		f.KORTESTW(reg.K7, reg.K7)
 		f.JZ(operand.LabelRef(label))
 		integer()
@@ -548,10 +549,12 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 		slow, done := fmt.Sprintf("slow%d", i), fmt.Sprintf("stored%d", i)
 		if e.native {
 			emitRaw(f, vcvtne2ps2bf16(regIndex(v, sLo), regIndex(v, hi), regIndex(v, lo)))
-			f.VFPCLASSPSZ(imm(0x01|0x80|0x20), lo, reg.K6) // QNaN, SNaN, denormal
-			f.VFPCLASSPSZ(imm(0x01|0x80|0x20), hi, reg.K7)
-			f.KORW(reg.K6, reg.K7, reg.K7)
-			f.KORTESTW(reg.K7, reg.K7)
+			// Denormals only: a sum of products is never a signalling
+			// NaN, and the instruction's quieting of a quiet NaN keeps
+			// its bits, as XLA's rule does. KORTESTW tests both masks.
+			f.VFPCLASSPSZ(imm(0x20), lo, reg.K6)
+			f.VFPCLASSPSZ(imm(0x20), hi, reg.K7)
+			f.KORTESTW(reg.K6, reg.K7)
 			f.JNZ(operand.LabelRef(slow))
 			f.VPERMQ(sLo, idx, sLo)
 			f.VMOVDQU16(sLo, mem(c, 0))
