@@ -73,13 +73,13 @@ func (t dwNarrowTile) kernelName(e dwNarrowType, rows int) string {
 // operand; AVX-512 broadcasts the first lane).
 const dwNarrowConsts = "dwNarrowConsts"
 
-var dwNarrowConstValues = []uint32{1, 0x7fff, 0x7f, 0x40, 0}
+var dwNarrowConstValues = []uint32{1, 0x7fff, 0x7f, 0x40, 0, 0x7fff7fff}
 
 // dwPairIndex is VPERMQ's index that interleaves the quadwords of a
 // vector's halves (see emitNarrowPairRowKernel), at dwPairIndexAt in the constants.
 var dwPairIndex = []uint64{0, 4, 1, 5, 2, 6, 3, 7}
 
-const dwPairIndexAt = 192
+const dwPairIndexAt = 32 * 6 // past the constants, 64-byte aligned
 
 func dwNarrowConst(v uint32) operand.Mem {
 	for i, c := range dwNarrowConstValues {
@@ -540,25 +540,36 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 	ldc := f.Load(f.Param("ldc"), f.GP64())
 	f.SHLQ(operand.Imm(1), ldc)
 	spare := func(i int) reg.VecPhysical { return v.vec(nacc + i) }
-	t0, sLo, sHi, idx := spare(0), spare(1), spare(2), spare(3)
+	t0, sLo, sHi, idx, magn := spare(0), spare(1), spare(2), spare(3), spare(4)
 	if e.native {
 		f.VMOVDQU64(operand.NewDataAddr(operand.NewStaticSymbol(dwNarrowConsts), dwPairIndexAt), idx)
+		f.VPBROADCASTD(dwNarrowConst(0x7fff7fff), magn)
 	}
 	for i := 0; i < rows; i++ {
 		lo, hi := acc(i, 0), acc(i, 1)
 		slow, done := fmt.Sprintf("slow%d", i), fmt.Sprintf("stored%d", i)
+		fast, zero := fmt.Sprintf("fast%d", i), fmt.Sprintf("zero%d", i)
 		if e.native {
+			// The instruction flushes a subnormal sum to ±0: a word of
+			// ±0 (one VPTESTNMW, rarely taken) sends the pixel to the
+			// test of its sums for subnormals (a ±0 sum rounds as the
+			// instruction does). Only subnormal sums need the integer
+			// rounding: a sum of products is never a signalling NaN, and
+			// the instruction's quieting of a quiet NaN keeps its bits,
+			// as XLA's rule does.
 			emitRaw(f, vcvtne2ps2bf16(regIndex(v, sLo), regIndex(v, hi), regIndex(v, lo)))
-			// Denormals only: a sum of products is never a signalling
-			// NaN, and the instruction's quieting of a quiet NaN keeps
-			// its bits, as XLA's rule does. KORTESTW tests both masks.
-			f.VFPCLASSPSZ(imm(0x20), lo, reg.K6)
-			f.VFPCLASSPSZ(imm(0x20), hi, reg.K7)
-			f.KORTESTW(reg.K6, reg.K7)
-			f.JNZ(operand.LabelRef(slow))
+			f.VPTESTNMW(magn, sLo, reg.K7)
+			f.KORTESTD(reg.K7, reg.K7)
+			f.JNZ(operand.LabelRef(zero))
+			f.Label(fast)
 			f.VPERMQ(sLo, idx, sLo)
 			f.VMOVDQU16(sLo, mem(c, 0))
 			f.JMP(operand.LabelRef(done))
+			f.Label(zero)
+			f.VFPCLASSPSZ(imm(0x20), lo, reg.K6)
+			f.VFPCLASSPSZ(imm(0x20), hi, reg.K7)
+			f.KORTESTW(reg.K6, reg.K7)
+			f.JZ(operand.LabelRef(fast))
 		}
 		f.Label(slow)
 		emitBF16Integer(f, lo, t0, sLo)
