@@ -462,6 +462,11 @@ func emitBF16NaNFix(f *amd64File, x, t, s reg.VecPhysical) {
 // pairWeights); whole blocks of 32 channels only.
 var dwPairAMD64 = []dwNarrowTile{{v: avx512, k: 3, mr: 12, nv: 2}}
 
+// pairPrefetch is how far past each input vector a pair row kernel
+// prefetches: the next block of 32 channels of the same pixel, which the
+// driver's next call reads.
+const pairPrefetch = 64
+
 func (t dwNarrowTile) pairName(e dwNarrowType, rows int) string {
 	return fmt.Sprintf("depthwise%s%sRow%dPairs%dx%d", e.name, t.v.name, t.k, rows, t.nv*t.v.lanes(f32))
 }
@@ -519,6 +524,7 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 	}
 	f.ADDQ(imm(16*k), tab)
 	for q := 0; q < span; q++ {
+		f.PREFETCHT0(rb.at(q, pairPrefetch))
 		for j := 0; j < nv; j++ {
 			if j == 0 {
 				f.VPUNPCKLWD(rb.at(q, 0), zero, x)
