@@ -15,11 +15,12 @@ import (
 // shift by 16, exact; binary16: VCVTPH2PS, exact), multiplied by the
 // float32 weights and accumulated in float32 over every tap, and each
 // output is rounded once, on its store, to nearest even: VCVTNEPS2BF16
-// where AVX512_BF16 exists (its flushing of subnormals and quieting of
-// NaNs undone by a rarely taken branch), the integer sequence of XLA's
-// conversion otherwise, VCVTPS2PH for binary16. A sum of products is never
-// a signalling NaN, so the hardware's quieting agrees with XLA's rule
-// wherever it is not undone.
+// where AVX512_BF16 exists (its flushing of subnormals undone by a rarely
+// taken branch), the integer sequence of XLA's conversion otherwise,
+// VCVTPS2PH for binary16. A sum of products is never a signalling NaN (the
+// FMA quiets one), and the instruction's quieting of a quiet NaN leaves
+// its top half as it is, as XLA's rule does: only subnormal sums need the
+// branch.
 //
 // The tiles are the float32 depthwise tiles' (the same pixel counts and
 // vectors, so the float32 plan's tile heights fit them); only the rows of 3
@@ -72,13 +73,13 @@ func (t dwNarrowTile) kernelName(e dwNarrowType, rows int) string {
 // operand; AVX-512 broadcasts the first lane).
 const dwNarrowConsts = "dwNarrowConsts"
 
-var dwNarrowConstValues = []uint32{1, 0x7fff, 0x7f, 0x40, 0}
+var dwNarrowConstValues = []uint32{1, 0x7fff, 0x7f, 0x40, 0, 0x7fff7fff}
 
 // dwPairIndex is VPERMQ's index that interleaves the quadwords of a
 // vector's halves (see emitNarrowPairRowKernel), at dwPairIndexAt in the constants.
 var dwPairIndex = []uint64{0, 4, 1, 5, 2, 6, 3, 7}
 
-const dwPairIndexAt = 192
+const dwPairIndexAt = 32 * 6 // past the constants, 64-byte aligned
 
 func dwNarrowConst(v uint32) operand.Mem {
 	for i, c := range dwNarrowConstValues {
@@ -403,7 +404,7 @@ func emitNarrowStore(f *amd64File, v vecArch, e dwNarrowType, x reg.VecPhysical,
 	nanFix := func() { emitBF16NaNFix(f, x, t, s) }
 	if e.native {
 		emitRaw(f, vcvtneps2bf16(regIndex(v, s), regIndex(v, x)))
-		f.VFPCLASSPSZ(imm(0x01|0x80|0x20), x, reg.K7) // QNaN, SNaN, denormal
+		f.VFPCLASSPSZ(imm(0x20), x, reg.K7) // denormal (see emitNarrowPairRowKernel on NaNs)
 		f.KORTESTW(reg.K7, reg.K7)
 		f.JZ(operand.LabelRef(label))
 		integer()
@@ -460,6 +461,11 @@ func emitBF16NaNFix(f *amd64File, x, t, s reg.VecPhysical) {
 // VCVTNE2PS2BF16). The weights are given in that order (the root package's
 // pairWeights); whole blocks of 32 channels only.
 var dwPairAMD64 = []dwNarrowTile{{v: avx512, k: 3, mr: 12, nv: 2}}
+
+// pairPrefetch is how far past each input vector a pair row kernel
+// prefetches: the next block of 32 channels of the same pixel, which the
+// driver's next call reads.
+const pairPrefetch = 64
 
 func (t dwNarrowTile) pairName(e dwNarrowType, rows int) string {
 	return fmt.Sprintf("depthwise%s%sRow%dPairs%dx%d", e.name, t.v.name, t.k, rows, t.nv*t.v.lanes(f32))
@@ -518,6 +524,7 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 	}
 	f.ADDQ(imm(16*k), tab)
 	for q := 0; q < span; q++ {
+		f.PREFETCHT0(rb.at(q, pairPrefetch))
 		for j := 0; j < nv; j++ {
 			if j == 0 {
 				f.VPUNPCKLWD(rb.at(q, 0), zero, x)
@@ -539,23 +546,36 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 	ldc := f.Load(f.Param("ldc"), f.GP64())
 	f.SHLQ(operand.Imm(1), ldc)
 	spare := func(i int) reg.VecPhysical { return v.vec(nacc + i) }
-	t0, sLo, sHi, idx := spare(0), spare(1), spare(2), spare(3)
+	t0, sLo, sHi, idx, magn := spare(0), spare(1), spare(2), spare(3), spare(4)
 	if e.native {
 		f.VMOVDQU64(operand.NewDataAddr(operand.NewStaticSymbol(dwNarrowConsts), dwPairIndexAt), idx)
+		f.VPBROADCASTD(dwNarrowConst(0x7fff7fff), magn)
 	}
 	for i := 0; i < rows; i++ {
 		lo, hi := acc(i, 0), acc(i, 1)
 		slow, done := fmt.Sprintf("slow%d", i), fmt.Sprintf("stored%d", i)
+		fast, zero := fmt.Sprintf("fast%d", i), fmt.Sprintf("zero%d", i)
 		if e.native {
+			// The instruction flushes a subnormal sum to ±0: a word of
+			// ±0 (one VPTESTNMW, rarely taken) sends the pixel to the
+			// test of its sums for subnormals (a ±0 sum rounds as the
+			// instruction does). Only subnormal sums need the integer
+			// rounding: a sum of products is never a signalling NaN, and
+			// the instruction's quieting of a quiet NaN keeps its bits,
+			// as XLA's rule does.
 			emitRaw(f, vcvtne2ps2bf16(regIndex(v, sLo), regIndex(v, hi), regIndex(v, lo)))
-			f.VFPCLASSPSZ(imm(0x01|0x80|0x20), lo, reg.K6) // QNaN, SNaN, denormal
-			f.VFPCLASSPSZ(imm(0x01|0x80|0x20), hi, reg.K7)
-			f.KORW(reg.K6, reg.K7, reg.K7)
-			f.KORTESTW(reg.K7, reg.K7)
-			f.JNZ(operand.LabelRef(slow))
+			f.VPTESTNMW(magn, sLo, reg.K7)
+			f.KORTESTD(reg.K7, reg.K7)
+			f.JNZ(operand.LabelRef(zero))
+			f.Label(fast)
 			f.VPERMQ(sLo, idx, sLo)
 			f.VMOVDQU16(sLo, mem(c, 0))
 			f.JMP(operand.LabelRef(done))
+			f.Label(zero)
+			f.VFPCLASSPSZ(imm(0x20), lo, reg.K6)
+			f.VFPCLASSPSZ(imm(0x20), hi, reg.K7)
+			f.KORTESTW(reg.K6, reg.K7)
+			f.JZ(operand.LabelRef(fast))
 		}
 		f.Label(slow)
 		emitBF16Integer(f, lo, t0, sLo)
