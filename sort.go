@@ -226,6 +226,10 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 	case sortS32:
 		x.m2 = 0x80000000
 	}
+	if idx == nil && len(row) >= 64 {
+		radixKeys32(row, x, b.k1, b.k2)
+		return
+	}
 	radixRow32(row, idx, x, b)
 }
 
