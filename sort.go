@@ -2,6 +2,7 @@ package kiln
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 	"unsafe"
 )
@@ -69,6 +70,7 @@ type sortBuffers struct {
 	k1, k2 []uint32
 	p1, p2 []int32
 	h      []uint32
+	ct     *countingTables
 }
 
 // hist returns n zeroed counters.
@@ -206,7 +208,32 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 	if order&SortDescending != 0 {
 		desc = ^uint32(0)
 	}
-	if kind == sortF32 && order&SortCanonicalNaN != 0 && changedByCanonical32(row) {
+	canon := kind == sortF32 && order&SortCanonicalNaN != 0
+	x := xform32{desc: desc}
+	switch kind {
+	case sortF32:
+		x.m1, x.m2 = 0x7fffffff, 0x80000000
+	case sortS32:
+		x.m2 = 0x80000000
+	}
+	if idx == nil && len(row) >= 64 {
+		vary, changed := varyingBits32(row, canon)
+		switch {
+		case changed:
+			// The canonical order, below.
+		case vary == 0:
+			return // every key is the same
+		case len(row) >= countingSortMin && len(row) <= countingSortMax && narrow32(vary):
+			countingSort32(row, x, uint(max(0, bits.Len32(vary)-16)), b.counting())
+			return
+		default:
+			radixKeys32(row, x, b.k1, b.k2)
+			return
+		}
+	} else if canon && !changedByCanonical32(row) {
+		canon = false
+	}
+	if canon {
 		// The canonical keys lose bits the row keeps (a NaN's payload, the
 		// sign of zero): sort them with the positions as the payload, then
 		// gather the row (and idx) in that order.
@@ -217,17 +244,6 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 		}
 		_, pos = radix32(keys, pos, b.k2, b.p2, 32)
 		gatherPositions(row, idx, pos, b)
-		return
-	}
-	x := xform32{desc: desc}
-	switch kind {
-	case sortF32:
-		x.m1, x.m2 = 0x7fffffff, 0x80000000
-	case sortS32:
-		x.m2 = 0x80000000
-	}
-	if idx == nil && len(row) >= 64 {
-		radixKeys32(row, x, b.k1, b.k2)
 		return
 	}
 	radixRow32(row, idx, x, b)
@@ -381,6 +397,17 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 	}
 	if canon && !changedByCanonical16(row, inf) {
 		canon = false // the canonical order is the total order on these keys
+	}
+	if !canon && idx == nil && len(row) >= countingSortMin && len(row) <= countingSortMax {
+		x := xform16{desc: desc}
+		switch {
+		case float:
+			x.m1, x.m2 = 0x7fff, 0x8000
+		case kind == sortS16:
+			x.m2 = 0x8000
+		}
+		countingSort16(row, x, b.counting())
+		return
 	}
 	if canon && idx == nil {
 		// Each key's canonical form below its own bits: a stable sort by
