@@ -2,7 +2,6 @@ package kiln
 
 import (
 	"fmt"
-	"math/bits"
 	"sync"
 	"unsafe"
 )
@@ -71,6 +70,11 @@ type sortBuffers struct {
 	p1, p2 []int32
 	h      []uint32
 	ct     *countingTables
+	// wide is set where the last row of 32-bit keys alone was sorted by
+	// radix passes, its bits varying beyond 16; shift16 is the window of
+	// the last one sorted by counting.
+	wide    bool
+	shift16 uint
 }
 
 // hist returns n zeroed counters.
@@ -217,16 +221,23 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 		x.m2 = 0x80000000
 	}
 	if idx == nil && len(row) >= 64 {
+		// Rows of a matrix are alike: counting is tried first where the
+		// last row was narrow, with its window.
+		counting := len(row) >= countingSortMin && len(row) <= countingSortMax
+		if counting && !b.wide && countingSort32(row, x, b.shift16, canon, b.counting()) {
+			return
+		}
 		vary, changed := varyingBits32(row, canon)
 		switch {
 		case changed:
 			// The canonical order, below.
 		case vary == 0:
 			return // every key is the same
-		case len(row) >= countingSortMin && len(row) <= countingSortMax && narrow32(vary):
-			countingSort32(row, x, uint(max(0, bits.Len32(vary)-16)), b.counting())
+		case counting && narrow32(vary) && countingSort32(row, x, shift16(vary), false, b.counting()):
+			b.wide, b.shift16 = false, shift16(vary)
 			return
 		default:
+			b.wide = counting
 			radixKeys32(row, x, b.k1, b.k2)
 			return
 		}
@@ -395,10 +406,7 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 	if kind == sortF16 {
 		inf = 0x7c00
 	}
-	if canon && !changedByCanonical16(row, inf) {
-		canon = false // the canonical order is the total order on these keys
-	}
-	if !canon && idx == nil && len(row) >= countingSortMin && len(row) <= countingSortMax {
+	if idx == nil && len(row) >= countingSortMin && len(row) <= countingSortMax {
 		x := xform16{desc: desc}
 		switch {
 		case float:
@@ -406,8 +414,12 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 		case kind == sortS16:
 			x.m2 = 0x8000
 		}
-		countingSort16(row, x, b.counting())
-		return
+		if countingSort16(row, x, canon, inf, b.counting()) {
+			return
+		}
+		// A -0 or a NaN in the canonical order: below.
+	} else if canon && !changedByCanonical16(row, inf) {
+		canon = false // the canonical order is the total order on these keys
 	}
 	if canon && idx == nil {
 		// Each key's canonical form below its own bits: a stable sort by

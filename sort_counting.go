@@ -38,18 +38,31 @@ func (b *sortBuffers) counting() *countingTables {
 	return b.ct
 }
 
-// countingSort16 sorts row, 16-bit key bits mapped by x, by counting.
-// len(row) ≤ countingSortMax.
-func countingSort16(row []uint16, x xform16, t *countingTables) {
+// countingSort16 sorts row, 16-bit key bits mapped by x, by counting, and
+// reports true; with canon (floats whose infinity is inf) it instead
+// leaves row as it is and reports false where the row holds a -0 or a NaN,
+// whose canonical order is not the total order. len(row) ≤ countingSortMax.
+func countingSort16(row []uint16, x xform16, canon bool, inf uint16, t *countingTables) bool {
 	for _, v := range row {
 		k := x.key(v)
 		t.cnt[k]++
 		t.bm[k>>6] |= 1 << (k & 63)
 	}
+	lo, hi := t.span()
+	if canon {
+		// NaNs are the least or the greatest keys (by sign), in either
+		// direction of the order.
+		first, last := x.bits(t.least(lo)), x.bits(t.greatest(hi))
+		z := x.key(0x8000)
+		if first&0x7fff > inf || last&0x7fff > inf || t.bm[z>>6]>>(z&63)&1 != 0 {
+			t.clear(lo, hi)
+			return false
+		}
+	}
 	n := len(row)
 	out := unsafe.Pointer(unsafe.SliceData(row))
 	pos := 0
-	for wi := range t.bm {
+	for wi := lo; wi < hi; wi++ {
 		w := t.bm[wi]
 		if w == 0 {
 			continue
@@ -75,29 +88,53 @@ func countingSort16(row []uint16, x xform16, t *countingTables) {
 			pos += c
 		}
 	}
+	return true
 }
 
-// countingSort32 sorts row, 32-bit key bits mapped by x whose bits vary
-// (from v0, the row's first) only in the 16 at shift s, by counting.
+// countingSort32 sorts row, 32-bit key bits mapped by x, by counting the
+// 16 bits at shift s, and reports true, where the keys' bits vary (from
+// the first's) only in those 16; elsewhere, and with canon (float32) where
+// the row holds a -0 or a NaN, it leaves row as it is and reports false.
 // len(row) ≤ countingSortMax.
-func countingSort32(row []uint32, x xform32, s uint, t *countingTables) {
+func countingSort32(row []uint32, x xform32, s uint, canon bool, t *countingTables) bool {
 	s &= 31
 	v0 := row[0]
+	and, or := v0, v0
 	for _, v := range row {
+		and &= v
+		or |= v
 		k := uint16(x.key(v) >> s)
 		t.cnt[k]++
 		t.bm[k>>6] |= 1 << (k & 63)
 	}
+	lo, hi := t.span()
+	wmask := uint32(0xffff) << s
+	if (or^and)&^wmask != 0 {
+		t.clear(lo, hi)
+		return false
+	}
 	// The bits outside the window are v0's: its key's, to map a window
 	// back, and its own, for the bits the window leaves (below it, where
 	// the sign varies and maps them).
-	wmask := uint32(0xffff) << s
 	kRest := x.key(v0) &^ wmask
 	vRest := v0 &^ wmask
+	bitsOf := func(k uint16) uint32 { return x.bits(uint32(k)<<s|kRest)&wmask | vRest }
+	if canon {
+		first, last := bitsOf(t.least(lo)), bitsOf(t.greatest(hi))
+		negZero := false
+		if 0x80000000&^wmask == vRest {
+			z := uint16(x.key(0x80000000) >> s)
+			negZero = t.bm[z>>6]>>(z&63)&1 != 0
+		}
+		if first&0x7fffffff > 0x7f800000 || last&0x7fffffff > 0x7f800000 || negZero {
+			t.clear(lo, hi)
+			return false
+		}
+	}
 	n := len(row)
 	out := unsafe.Pointer(unsafe.SliceData(row))
 	pos := 0
-	for wi := range t.bm {
+	for wi := lo; wi < hi; wi++ {
 		w := t.bm[wi]
 		if w == 0 {
 			continue
@@ -108,7 +145,7 @@ func countingSort32(row []uint32, x xform32, s uint, t *countingTables) {
 			w &= w - 1
 			c := int(t.cnt[k])
 			t.cnt[k] = 0
-			v := x.bits(uint32(k)<<s|kRest)&wmask | vRest
+			v := bitsOf(k)
 			if c <= 8 && pos+8 <= n {
 				q := uint64(v) * 0x0000000100000001
 				p := unsafe.Add(out, 4*pos)
@@ -123,6 +160,40 @@ func countingSort32(row []uint32, x xform32, s uint, t *countingTables) {
 			}
 			pos += c
 		}
+	}
+	return true
+}
+
+// span returns the bitmap's words from the first that is not zero to the
+// last, [lo, hi); the bitmap is not empty.
+func (t *countingTables) span() (lo, hi int) {
+	for t.bm[lo] == 0 {
+		lo++
+	}
+	hi = len(t.bm)
+	for t.bm[hi-1] == 0 {
+		hi--
+	}
+	return lo, hi
+}
+
+// least returns the least key counted, in word lo (the span's first).
+func (t *countingTables) least(lo int) uint16 {
+	return uint16(lo<<6 | bits.TrailingZeros64(t.bm[lo]))
+}
+
+// greatest returns the greatest key counted, in word hi-1 (the span's last).
+func (t *countingTables) greatest(hi int) uint16 {
+	return uint16((hi-1)<<6 | 63 - bits.LeadingZeros64(t.bm[hi-1]))
+}
+
+// clear zeroes the counters and the bitmap words in [lo, hi).
+func (t *countingTables) clear(lo, hi int) {
+	for wi := lo; wi < hi; wi++ {
+		for w := t.bm[wi]; w != 0; w &= w - 1 {
+			t.cnt[wi<<6|bits.TrailingZeros64(w)] = 0
+		}
+		t.bm[wi] = 0
 	}
 }
 
@@ -172,8 +243,10 @@ func varyingBits32(row []uint32, floats bool) (vary uint32, changed bool) {
 	return (or0 | or1) ^ (and0 & and1), (nan0|nan1)>>31 != 0 || (neg0|neg1)>>63 != 0
 }
 
+// shift16 is the shift of the 16-bit window of the bits set in vary.
+func shift16(vary uint32) uint { return uint(max(0, bits.Len32(vary)-16)) }
+
 // narrow32 reports whether the bits set in vary lie within 16 adjacent ones.
 func narrow32(vary uint32) bool {
-	s := max(0, bits.Len32(vary)-16)
-	return vary&(1<<s-1) == 0
+	return vary&(1<<shift16(vary)-1) == 0
 }
