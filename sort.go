@@ -227,20 +227,31 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 		if counting && !b.wide && countingSort32(row, x, b.shift16, canon, b.counting()) {
 			return
 		}
-		vary, changed := varyingBits32(row, canon)
-		switch {
-		case changed:
-			// The canonical order, below.
-		case vary == 0:
-			return // every key is the same
-		case counting && narrow32(vary) && countingSort32(row, x, shift16(vary), false, b.counting()):
-			b.wide, b.shift16 = false, shift16(vary)
-			return
-		default:
-			b.wide = counting
-			radixKeys32(row, x, b.k1, b.k2)
+		var vary uint32
+		changed := false
+		if counting && !b.wide {
+			// Not narrow in the last row's window: perhaps in another.
+			vary, changed = varyingBits32(row, canon)
+			if !changed && vary == 0 {
+				return // every key is the same
+			}
+			if !changed && narrow32(vary) && countingSort32(row, x, shift16(vary), false, b.counting()) {
+				b.shift16 = shift16(vary)
+				return
+			}
+		}
+		if !changed {
+			vary, changed = radixKeys32(row, x, canon, b.k1, b.k2)
+		}
+		if !changed {
+			// The next row is tried by counting where this one was narrow.
+			b.wide = counting && !narrow32(vary)
+			if !b.wide {
+				b.shift16 = shift16(vary)
+			}
 			return
 		}
+		// A -0 or a NaN in the canonical order: below.
 	} else if canon && !changedByCanonical32(row) {
 		canon = false
 	}

@@ -18,34 +18,18 @@ import "unsafe"
 // bits zero) sort in two passes.
 
 // radixKeys32 sorts row, 32-bit key bits mapped by x, stably, using buf
-// and buf2 (each at least len(row)) as scratch. len(row) ≥ 2.
-func radixKeys32(row []uint32, x xform32, buf, buf2 []uint32) {
+// and buf2 (each at least len(row)) as scratch, and returns the bits in
+// which the keys differ from the first; with canon (float32) it instead
+// leaves row as it is and reports changed where the row holds a -0 or a
+// NaN, whose canonical order is not the total order. len(row) ≥ 2.
+func radixKeys32(row []uint32, x xform32, canon bool, buf, buf2 []uint32) (vary uint32, changed bool) {
 	n := len(row)
 	m := n / 2
 	var hA, hB [4][256]uint32
 	v0 := row[0]
-	vary := uint32(0)
-	a, b := row[:m], row[m:2*m]
-	for i := range a {
-		va, vb := a[i], b[i]
-		vary |= va ^ v0 | vb ^ v0
-		ka, kb := x.key(va), x.key(vb)
-		hA[0][uint8(ka)]++
-		hB[0][uint8(kb)]++
-		hA[1][uint8(ka>>8)]++
-		hB[1][uint8(kb>>8)]++
-		hA[2][uint8(ka>>16)]++
-		hB[2][uint8(kb>>16)]++
-		hA[3][uint8(ka>>24)]++
-		hB[3][uint8(kb>>24)]++
-	}
-	if n%2 == 1 {
-		vary |= row[n-1] ^ v0
-		k := x.key(row[n-1])
-		hB[0][uint8(k)]++
-		hB[1][uint8(k>>8)]++
-		hB[2][uint8(k>>16)]++
-		hB[3][uint8(k>>24)]++
+	vary, changed = histHalves32(row, x, canon, &hA, &hB)
+	if changed {
+		return vary, true
 	}
 	k0 := x.key(v0)
 	var active [4]uint
@@ -60,7 +44,7 @@ func radixKeys32(row []uint32, x xform32, buf, buf2 []uint32) {
 		na++
 	}
 	if na == 0 {
-		return
+		return vary, false
 	}
 	// Destinations end at row; the first pass, which reads row, writes to
 	// buf2 where it would write to row.
@@ -102,6 +86,63 @@ func radixKeys32(row []uint32, x xform32, buf, buf2 []uint32) {
 			row[i] = x.bits(k)
 		}
 	}
+	return vary, false
+}
+
+// histHalves32 counts the 8-bit digits of the keys of row mapped by x, of
+// its first half in hA and of the rest in hB, and returns the bits in
+// which the keys differ from the first and, with canon, whether the row
+// holds a -0 or a NaN.
+func histHalves32(row []uint32, x xform32, canon bool, hA, hB *[4][256]uint32) (vary uint32, changed bool) {
+	n := len(row)
+	m := n / 2
+	v0 := row[0]
+	a, b := row[:m], row[m:2*m]
+	var nan uint32
+	var negZero uint64
+	if canon {
+		for i := range a {
+			va, vb := a[i], b[i]
+			vary |= va ^ v0 | vb ^ v0
+			nan |= (0x7f800000 - va&0x7fffffff) | (0x7f800000 - vb&0x7fffffff)   // the sign bit set by a NaN
+			negZero |= (uint64(va^0x80000000) - 1) | (uint64(vb^0x80000000) - 1) // the top bit set by a -0
+			ka, kb := x.key(va), x.key(vb)
+			hA[0][uint8(ka)]++
+			hB[0][uint8(kb)]++
+			hA[1][uint8(ka>>8)]++
+			hB[1][uint8(kb>>8)]++
+			hA[2][uint8(ka>>16)]++
+			hB[2][uint8(kb>>16)]++
+			hA[3][uint8(ka>>24)]++
+			hB[3][uint8(kb>>24)]++
+		}
+	} else {
+		for i := range a {
+			va, vb := a[i], b[i]
+			vary |= va ^ v0 | vb ^ v0
+			ka, kb := x.key(va), x.key(vb)
+			hA[0][uint8(ka)]++
+			hB[0][uint8(kb)]++
+			hA[1][uint8(ka>>8)]++
+			hB[1][uint8(kb>>8)]++
+			hA[2][uint8(ka>>16)]++
+			hB[2][uint8(kb>>16)]++
+			hA[3][uint8(ka>>24)]++
+			hB[3][uint8(kb>>24)]++
+		}
+	}
+	if n%2 == 1 {
+		v := row[n-1]
+		vary |= v ^ v0
+		nan |= 0x7f800000 - v&0x7fffffff
+		negZero |= uint64(v^0x80000000) - 1
+		k := x.key(v)
+		hB[0][uint8(k)]++
+		hB[1][uint8(k>>8)]++
+		hB[2][uint8(k>>16)]++
+		hB[3][uint8(k>>24)]++
+	}
+	return vary, canon && (nan>>31 != 0 || negZero>>63 != 0)
 }
 
 // countFirstHalf32 sets cnt to the counts of the digits at shift sh of
