@@ -24,7 +24,9 @@ import (
 // order (the total-order transform: a float's bits with the magnitude
 // flipped for negatives and the sign flipped for positives), sorted by a
 // least-significant-digit radix sort — 8-bit digits, one histogram pass for
-// all of them, digits every key shares skipped — and mapped back. A row
+// all of them, digits every key shares skipped — and mapped back; rows of
+// keys alone take radix passes of their own (sort_keys.go), or a counting
+// sort where their bits vary only within 16 (sort_counting.go). A row
 // lives in L1 or L2 while it is sorted; rows run in parallel on the
 // kernels' threads. Top-k (topk.go) selects without sorting.
 
