@@ -242,7 +242,9 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 				return
 			}
 		}
-		if !changed {
+		if !changed && len(row) >= radix11Min {
+			vary, changed = radixKeys11(row, x, canon, b.k1, b.k2, b.hist(radix11Hist))
+		} else if !changed {
 			vary, changed = radixKeys32(row, x, canon, b.k1, b.k2)
 		}
 		if !changed {

@@ -137,6 +137,18 @@ func refKeysRow(r *rand.Rand, k sortRefKind, n int, flavour int) []uint32 {
 			v = pool[r.IntN(len(pool))]
 		case 5: // one value
 			v = pool[0]
+		case 10, 11, 12, 13: // full width normal values, one kind of special or none
+			v = math.Float32bits(float32(r.NormFloat64()))
+			if r.IntN(12) == 0 {
+				switch flavour {
+				case 11:
+					v = []uint32{0, 0x80000000}[r.IntN(2)]
+				case 12:
+					v = []uint32{0x7fc00000, 0x7f800001, 0xffc00000, 0xff800123, 0x7f800000, 0xff800000}[r.IntN(6)]
+				case 13:
+					v = []uint32{0x00000001, 0x80000001, 0x807fffff, 0x003fffff, 0x7f800000, 0xff800000}[r.IntN(6)]
+				}
+			}
 		default: // float32 of bfloat16 values, one kind of special or none
 			v = math.Float32bits(float32(r.NormFloat64())) &^ 0xffff
 			if r.IntN(12) == 0 {
@@ -178,7 +190,7 @@ func refKeysRow(r *rand.Rand, k sortRefKind, n int, flavour int) []uint32 {
 func TestSortAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(85, 86))
 	lengths := []int{1, 2, 3, 5, 7, 13, 15, 16, 17, 31, 32, 33, 61, 63, 64, 65, 255, 256, 257, 1021,
-		1535, 1536, 1537, 2039, 2048, 2053, 4093, 4096, 4099, 50000, 65535, 65537}
+		1535, 1536, 1537, 2039, 2046, 2047, 2048, 2049, 2053, 4093, 4096, 4099, 50000, 65535, 65537}
 	for _, k := range sortRefKinds() {
 		for _, n := range lengths {
 			if testing.Short() && n > 10000 && k.name != "f32" && k.name != "bf16" {
@@ -196,12 +208,13 @@ func TestSortAgainstReference(t *testing.T) {
 				var x []uint32
 				for row := range rows {
 					// Odd rows hold one kind of special (or none) among
-					// bfloat16 values, after a row of any kind, half of
-					// them bfloat16 values without specials: the rows
-					// the counting sort takes after such a row.
-					flavour := 6 + r.IntN(4)
+					// bfloat16 values or full-width normal ones, after a
+					// row of any kind, half of them bfloat16 values
+					// without specials: the rows the counting sort takes
+					// after such a row, and the 11-bit radix passes.
+					flavour := 6 + r.IntN(8)
 					if row%2 == 0 {
-						flavour = r.IntN(10)
+						flavour = r.IntN(14)
 						if r.IntN(2) == 0 {
 							flavour = 9
 						}
