@@ -89,15 +89,24 @@ func radixKeys11(row []uint32, x xform32, canon bool, buf, buf2, hist []uint32) 
 				sum += c
 			}
 		}
+		// The passes of every digit have passes of their own; the others
+		// (where a digit is skipped) take scatter11.
+		xin, xout := xform32{}, xform32{}
+		if p == 0 {
+			xin = x
+		}
+		if p == na-1 {
+			xout = x
+		}
 		switch {
-		case p == 0 && p < na-1:
-			scatter11In(src, dst, ps.sh, h, x)
-		case p > 0 && p < na-1:
-			scatter11Mid(src, dst, ps.sh, h)
-		case p > 0:
-			scatter11Out(src, dst, ps.sh, h, x)
+		case na == 3 && p == 0:
+			scatter11In0(src, dst, h, x)
+		case na == 3 && p == 1:
+			scatter11Mid11(src, dst, h)
+		case na == 3:
+			scatter11Out22(src, dst, h, x)
 		default:
-			scatter11(src, dst, ps.sh, h, x, x)
+			scatter11(src, dst, ps.sh, h, xin, xout)
 		}
 		src = dst
 	}
@@ -161,19 +170,20 @@ func scatter11(src, dst []uint32, sh uint, off *[2048]uint32, xin, xout xform32)
 	}
 }
 
-// scatter11In is scatter11 mapping each key by x as it reads it, two at a
-// time as scatter11Mid.
-func scatter11In(src, dst []uint32, sh uint, off *[2048]uint32, x xform32) {
+// scatter11In0 is scatter11 by the low digit, mapping each key by x as it
+// reads it, two keys at a time: the second key's offset is read before the
+// first's is stored, and advanced where the two share their digit.
+func scatter11In0(src, dst []uint32, off *[2048]uint32, x xform32) {
 	n := len(src)
 	out := unsafe.Pointer(unsafe.SliceData(dst[:n]))
-	sh &= 31
 	m1, c := x.m1, x.m2^x.desc
-	i := 0
-	for ; i+1 < n; i += 2 {
-		va, vb := src[i], src[i+1]
+	s := src
+	for len(s) >= 2 {
+		va, vb := s[0], s[1]
+		s = s[2:]
 		ka := va ^ m1&uint32(int32(va)>>31) ^ c
 		kb := vb ^ m1&uint32(int32(vb)>>31) ^ c
-		da, db := ka>>sh&2047, kb>>sh&2047
+		da, db := ka&2047, kb&2047
 		oa, ob := off[da], off[db]
 		if da == db {
 			ob++
@@ -183,25 +193,23 @@ func scatter11In(src, dst []uint32, sh uint, off *[2048]uint32, x xform32) {
 		off[da] = oa + 1
 		off[db] = ob + 1
 	}
-	if i < n {
-		k := x.key(src[i])
-		d := k >> sh & 2047
-		*(*uint32)(unsafe.Add(out, 4*uintptr(off[d]))) = k
-		off[d]++
+	if len(s) == 1 {
+		k := x.key(s[0])
+		*(*uint32)(unsafe.Add(out, 4*uintptr(off[k&2047]))) = k
+		off[k&2047]++
 	}
 }
 
-// scatter11Mid is scatter11 moving the keys as they are, two at a time:
-// the second key's offset is read before the first's is stored, and
-// advanced where the two share their digit.
-func scatter11Mid(src, dst []uint32, sh uint, off *[2048]uint32) {
+// scatter11Mid11 is scatter11 by the middle digit (bits 11–21), moving
+// the keys as they are, two at a time as scatter11In0.
+func scatter11Mid11(src, dst []uint32, off *[2048]uint32) {
 	n := len(src)
 	out := unsafe.Pointer(unsafe.SliceData(dst[:n]))
-	sh &= 31
-	i := 0
-	for ; i+1 < n; i += 2 {
-		ka, kb := src[i], src[i+1]
-		da, db := ka>>sh&2047, kb>>sh&2047
+	s := src
+	for len(s) >= 2 {
+		ka, kb := s[0], s[1]
+		s = s[2:]
+		da, db := ka>>11&2047, kb>>11&2047
 		oa, ob := off[da], off[db]
 		if da == db {
 			ob++
@@ -211,38 +219,36 @@ func scatter11Mid(src, dst []uint32, sh uint, off *[2048]uint32) {
 		off[da] = oa + 1
 		off[db] = ob + 1
 	}
-	if i < n {
-		k := src[i]
-		d := k >> sh & 2047
-		*(*uint32)(unsafe.Add(out, 4*uintptr(off[d]))) = k
-		off[d]++
+	if len(s) == 1 {
+		k := s[0]
+		*(*uint32)(unsafe.Add(out, 4*uintptr(off[k>>11&2047]))) = k
+		off[k>>11&2047]++
 	}
 }
 
-// scatter11Out is scatter11 mapping each key back by x as it writes it,
-// two at a time as scatter11Mid.
-func scatter11Out(src, dst []uint32, sh uint, off *[2048]uint32, x xform32) {
+// scatter11Out22 is scatter11 by the top digit (bits 22–31), mapping each
+// key back by x as it writes it, two at a time as scatter11In0.
+func scatter11Out22(src, dst []uint32, off *[2048]uint32, x xform32) {
 	n := len(src)
 	out := unsafe.Pointer(unsafe.SliceData(dst[:n]))
-	sh &= 31
 	m1, c, desc := x.m1, x.m2^x.desc, x.desc
-	i := 0
-	for ; i+1 < n; i += 2 {
-		ka, kb := src[i], src[i+1]
-		da, db := ka>>sh&2047, kb>>sh&2047
-		oa, ob := off[da], off[db]
+	s := src
+	for len(s) >= 2 {
+		ka, kb := s[0], s[1]
+		s = s[2:]
+		da, db := ka>>22, kb>>22
+		oa, ob := off[da&2047], off[db&2047]
 		if da == db {
 			ob++
 		}
 		*(*uint32)(unsafe.Add(out, 4*uintptr(oa))) = ka ^ c ^ m1&uint32(int32(^(ka^desc))>>31)
 		*(*uint32)(unsafe.Add(out, 4*uintptr(ob))) = kb ^ c ^ m1&uint32(int32(^(kb^desc))>>31)
-		off[da] = oa + 1
-		off[db] = ob + 1
+		off[da&2047] = oa + 1
+		off[db&2047] = ob + 1
 	}
-	if i < n {
-		k := src[i]
-		d := k >> sh & 2047
-		*(*uint32)(unsafe.Add(out, 4*uintptr(off[d]))) = x.bits(k)
-		off[d]++
+	if len(s) == 1 {
+		k := s[0]
+		*(*uint32)(unsafe.Add(out, 4*uintptr(off[k>>22&2047]))) = x.bits(k)
+		off[k>>22&2047]++
 	}
 }
