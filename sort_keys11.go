@@ -57,6 +57,19 @@ func radixKeys11(row []uint32, x xform32, canon bool, buf, buf2, hist []uint32) 
 	if na == 0 {
 		return vary, false
 	}
+	// The offsets of each digit in place of its counts (the top digit's
+	// in tA), the three sums in one loop.
+	var s0, s1, s2 uint32
+	for i := range 1024 {
+		c0, c1, c2 := h0[i], h1[i], tA[i]+tB[i]
+		h0[i], h1[i], tA[i] = s0, s1, s2
+		s0, s1, s2 = s0+c0, s1+c1, s2+c2
+	}
+	for i := 1024; i < 2048; i++ {
+		c0, c1 := h0[i], h1[i]
+		h0[i], h1[i] = s0, s1
+		s0, s1 = s0+c0, s1+c1
+	}
 	// Destinations end at row; the first pass, which reads row, writes to
 	// buf2 where it would write to row.
 	src := row
@@ -68,26 +81,12 @@ func radixKeys11(row []uint32, x xform32, canon bool, buf, buf2, hist []uint32) 
 		if p == 0 && na%2 == 1 {
 			dst = buf2[:n]
 		}
-		// The offsets of each digit, in place of its counts; those of the
-		// top digit where the low one's were, which its pass, the last,
-		// no longer needs.
 		h := h0
-		sum := uint32(0)
 		switch {
 		case ps.top:
-			for i := range 1024 {
-				c := tA[i] + tB[i]
-				h[i] = sum
-				sum += c
-			}
+			h = (*[2048]uint32)(hist[4096:6144]) // top digits < 1024: tA's
 		case ps.sh != 0:
 			h = h1
-			fallthrough
-		default:
-			for i, c := range h {
-				h[i] = sum
-				sum += c
-			}
 		}
 		// The passes of every digit have passes of their own; the others
 		// (where a digit is skipped) take scatter11.
