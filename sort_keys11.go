@@ -230,7 +230,9 @@ func scatter11Mid11(src, dst []uint32, off *[2048]uint32) {
 func scatter11Out22(src, dst []uint32, off *[2048]uint32, x xform32) {
 	n := len(src)
 	out := unsafe.Pointer(unsafe.SliceData(dst[:n]))
-	m1, c, desc := x.m1, x.m2^x.desc, x.desc
+	// x.bits(k) is k ^ mask(k's top bit): m0 for keys below 1<<31.
+	m0 := x.bits(0)
+	dm := m0 ^ x.bits(0x80000000) ^ 0x80000000
 	s := src
 	for len(s) >= 2 {
 		ka, kb := s[0], s[1]
@@ -240,8 +242,8 @@ func scatter11Out22(src, dst []uint32, off *[2048]uint32, x xform32) {
 		if da == db {
 			ob++
 		}
-		*(*uint32)(unsafe.Add(out, 4*uintptr(oa))) = ka ^ c ^ m1&uint32(int32(^(ka^desc))>>31)
-		*(*uint32)(unsafe.Add(out, 4*uintptr(ob))) = kb ^ c ^ m1&uint32(int32(^(kb^desc))>>31)
+		*(*uint32)(unsafe.Add(out, 4*uintptr(oa))) = ka ^ (m0 ^ dm&uint32(int32(ka)>>31))
+		*(*uint32)(unsafe.Add(out, 4*uintptr(ob))) = kb ^ (m0 ^ dm&uint32(int32(kb)>>31))
 		off[da&2047] = oa + 1
 		off[db&2047] = ob + 1
 	}
