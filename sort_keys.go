@@ -15,7 +15,8 @@ import "unsafe"
 // the same digit, or where the key's bits under the digit never vary (the
 // digit of the mapped key is then a function of the sign, which the top
 // digit sorts). Float32 keys that are bfloat16 values widened (the low 16
-// bits zero) sort in two passes.
+// bits zero) sort in two passes. Rows of 32-bit keys of 2048 or more sort
+// in 11-bit digits instead (sort_keys11.go).
 
 // radixKeys32 sorts row, 32-bit key bits mapped by x, stably, using buf
 // and buf2 (each at least len(row)) as scratch, and returns the bits in
