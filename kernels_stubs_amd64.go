@@ -5570,6 +5570,12 @@ func scaleBF16AVX512BF16(dst []uint16, x []float32, s float32)
 //go:noescape
 func transposeStrip8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
 
+// sortU32AVX512 sorts the n unsigned keys at keys ascending (n a power of two, at least 256);
+// perm holds the lane indices 15…0 and then i^7 for i = 0…15.
+//
+//go:noescape
+func sortU32AVX512(keys *uint32, n int, perm *[32]uint32)
+
 // bdotAVX512BF161x64 computes a 1×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
 //
 //go:noescape

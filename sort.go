@@ -72,12 +72,22 @@ type sortBuffers struct {
 	k1, k2 []uint32
 	p1, p2 []int32
 	h      []uint32
+	vs     []uint32 // the vector sort's scratch row
 	ct     *countingTables
 	// wide is set where the last row of 32-bit keys alone was sorted by
 	// radix passes, its bits varying beyond 16; shift16 is the window of
 	// the last one sorted by counting.
 	wide    bool
 	shift16 uint
+}
+
+// vectorScratch returns the vector sort's scratch row for n keys.
+func (b *sortBuffers) vectorScratch(n int) []uint32 {
+	m := vectorSortLen(n)
+	if cap(b.vs) < m {
+		b.vs = make([]uint32, m)
+	}
+	return b.vs[:m]
 }
 
 // hist returns n zeroed counters.
@@ -231,10 +241,11 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 			return
 		}
 		var vary uint32
-		changed := false
+		changed, checked := false, false
 		if counting && !b.wide {
 			// Not narrow in the last row's window: perhaps in another.
 			vary, changed = varyingBits32(row, canon)
+			checked = true
 			if !changed && vary == 0 {
 				return // every key is the same
 			}
@@ -243,7 +254,15 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 				return
 			}
 		}
-		if !changed && len(row) >= radix11Min {
+		vsort := kernels().sortU32
+		if vsort != nil && len(row) >= vectorSortMin && len(row) <= vectorSortMax {
+			if canon && !checked {
+				changed = changedByCanonical32(row)
+			}
+			if !changed {
+				vary = vectorSortKeys32(row, x, vsort, b.vectorScratch(len(row)))
+			}
+		} else if !changed && len(row) >= radix11Min {
 			vary, changed = radixKeys11(row, x, canon, b.k1, b.k2, b.hist(radix11Hist))
 		} else if !changed {
 			vary, changed = radixKeys32(row, x, canon, b.k1, b.k2)

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The sort family: a bitonic sort of unsigned 32-bit keys in 16-lane
+// AVX-512 vectors, for the row sorts of keys alone (sort_vector.go). The
+// row is a power of two of at least 256 keys. Each block of 256 keys (16
+// vectors) is sorted in registers: each vector by a ten-step network
+// (partner lanes by a shuffle, then the minimum and, in the upper lanes of
+// each pair, the maximum by a masked move), then the vectors merged by
+// steps between registers. Larger blocks are then merged in place: the
+// first step of a merge pairs each vector of the lower half with the
+// mirrored one of the upper half (lanes reversed), the next ones pair
+// vectors a power of two apart, and the steps within a block of 256 keys
+// run in registers again. Every step puts the smaller key at the lower
+// position, so the row ends ascending.
+
+const sortSig = "func(keys *uint32, n int, perm *[32]uint32)"
+
+// sortNet emits the register steps of the bitonic network on a block of
+// 16 vectors held in r (renamed as steps complete), with the free vector
+// registers free.
+type sortNet struct {
+	f      *amd64File
+	r      []reg.VecPhysical
+	free   []reg.VecPhysical
+	rev    reg.VecPhysical // the lane indices 15…0
+	xor7   reg.VecPhysical // the lane indices i^7
+	kUp    map[int]reg.OpmaskPhysical
+	rs, ws int
+}
+
+func (s *sortNet) take() reg.VecPhysical {
+	t := s.free[len(s.free)-1]
+	s.free = s.free[:len(s.free)-1]
+	return t
+}
+
+func (s *sortNet) give(t reg.VecPhysical) { s.free = append(s.free, t) }
+
+// partner writes to t vector v with each lane i replaced by lane p(i):
+// p is i^1, i^2, i^3, i^4, i^7, i^8 or i^15 (by its code).
+func (s *sortNet) partner(code int, v, t reg.VecPhysical) {
+	f := s.f
+	switch code {
+	case 1:
+		f.VPSHUFD(imm(0xb1), v, t)
+	case 2:
+		f.VPSHUFD(imm(0x4e), v, t)
+	case 3:
+		f.VPSHUFD(imm(0x1b), v, t)
+	case 4:
+		f.VSHUFI32X4(imm(0xb1), v, v, t)
+	case 8:
+		f.VSHUFI32X4(imm(0x4e), v, v, t)
+	case 7:
+		f.VPERMD(v, s.xor7, t)
+	case 15:
+		f.VPERMD(v, s.rev, t)
+	default:
+		panic("gen: sort: no partner permutation")
+	}
+}
+
+// lanes is one step within each vector: lane i against lane i^code, the
+// lanes with bit set in their index keep the larger key.
+func (s *sortNet) lanes(code, bit int) {
+	f := s.f
+	for i, v := range s.r {
+		t := s.take()
+		s.partner(code, v, t)
+		u := s.take()
+		f.VPMINUD(t, v, u)
+		f.VPMAXUD(t, v, s.kUp[bit], u)
+		s.give(t)
+		s.give(v)
+		s.r[i] = u
+	}
+}
+
+// vectors is one step between vectors a distance d apart within blocks of
+// 2d vectors; with flip, the first step of a merge, vector q of a block of
+// 2d pairs with vector 2d-1-q, lanes reversed.
+func (s *sortNet) vectors(d int, flip bool) {
+	f := s.f
+	for b := 0; b < len(s.r); b += 2 * d {
+		for q := 0; q < d; q++ {
+			lo, hi := b+q, b+d+q
+			if flip {
+				hi = b + 2*d - 1 - q
+			}
+			a, c := s.r[lo], s.r[hi]
+			if flip {
+				t := s.take()
+				f.VPERMD(c, s.rev, t)
+				u := s.take()
+				f.VPMINUD(t, a, u)
+				f.VPMAXUD(t, a, t)
+				f.VPERMD(t, s.rev, c)
+				s.give(t)
+				s.give(a)
+				s.r[lo] = u
+				continue
+			}
+			u := s.take()
+			f.VPMINUD(c, a, u)
+			f.VPMAXUD(c, a, c)
+			s.give(a)
+			s.r[lo] = u
+		}
+	}
+}
+
+// inVector is the end of a merge within each vector: the steps of
+// distance 8, 4, 2 and 1.
+func (s *sortNet) inVector() {
+	for _, d := range []int{8, 4, 2, 1} {
+		s.lanes(d, d)
+	}
+}
+
+func emitSortU32AVX512(f *amd64File) string {
+	name := "sortU32AVX512"
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(sortSig)
+	f.Doc(name+" sorts the n unsigned keys at keys ascending (n a power of two, at least 256);",
+		"perm holds the lane indices 15…0 and then i^7 for i = 0…15.")
+	keys, n, end := reg.RDI, reg.RSI, reg.RDX
+	f.Load(f.Param("keys"), keys)
+	f.Load(f.Param("n"), n)
+	f.SHLQ(imm(2), n) // bytes
+	f.LEAQ(memIdx(keys, n, 1, 0), end)
+	pp := reg.RAX
+	f.Load(f.Param("perm"), pp)
+	s := &sortNet{f: f, rev: zmm[30], xor7: zmm[31], kUp: map[int]reg.OpmaskPhysical{}}
+	f.VMOVDQU32(mem(pp, 0), s.rev)
+	f.VMOVDQU32(mem(pp, 64), s.xor7)
+	for i, bit := range []int{1, 2, 4, 8} {
+		m := 0
+		for l := 0; l < 16; l++ {
+			if l&bit != 0 {
+				m |= 1 << l
+			}
+		}
+		f.MOVL(operand.U32(uint32(m)), reg.EAX)
+		f.KMOVW(reg.EAX, opmasks[i])
+		s.kUp[bit] = opmasks[i]
+	}
+	reset := func() {
+		s.r = append([]reg.VecPhysical(nil), zmm[:16]...)
+		s.free = append([]reg.VecPhysical(nil), zmm[16:30]...)
+	}
+	load := func(p reg.Register) {
+		for i, v := range s.r {
+			f.VMOVDQU32(mem(p, 64*i), v)
+		}
+	}
+	store := func(p reg.Register) {
+		for i, v := range s.r {
+			f.VMOVDQU32(v, mem(p, 64*i))
+		}
+	}
+
+	// Each block of 256 keys, sorted in registers.
+	p := reg.RBX
+	f.MOVQ(keys, p)
+	f.Label("block")
+	reset()
+	load(p)
+	s.lanes(1, 1)
+	s.lanes(3, 2)
+	s.lanes(1, 1)
+	s.lanes(7, 4)
+	s.lanes(2, 2)
+	s.lanes(1, 1)
+	s.lanes(15, 8)
+	s.lanes(4, 4)
+	s.lanes(2, 2)
+	s.lanes(1, 1)
+	for k := 2; k <= 16; k *= 2 {
+		s.vectors(k/2, true)
+		for d := k / 4; d >= 1; d /= 2 {
+			s.vectors(d, false)
+		}
+		s.inVector()
+	}
+	store(p)
+	f.ADDQ(operand.U32(1024), p)
+	f.CMPQ(p, end)
+	f.JB(operand.LabelRef("block"))
+
+	// Merges of blocks of sz bytes, 2048 and up.
+	sz, base, lo, hi, d := reg.R8, reg.R9, reg.R10, reg.R11, reg.R12
+	f.MOVQ(operand.U32(2048), sz)
+	f.Label("merge")
+	f.CMPQ(sz, n)
+	f.JA(operand.LabelRef("done"))
+	// The first step: mirrored vectors, four pairs at a time.
+	f.MOVQ(keys, base)
+	f.Label("flipBlock")
+	f.MOVQ(base, lo)
+	f.LEAQ(memIdx(base, sz, 1, -64), hi)
+	f.Label("flipPair")
+	for u := 0; u < 4; u++ {
+		a, b, t := zmm[3*u], zmm[3*u+1], zmm[3*u+2]
+		f.VMOVDQU32(mem(lo, 64*u), a)
+		f.VPERMD(mem(hi, -64*u), s.rev, b)
+		f.VPMINUD(b, a, t)
+		f.VPMAXUD(b, a, b)
+		f.VPERMD(b, s.rev, b)
+		f.VMOVDQU32(t, mem(lo, 64*u))
+		f.VMOVDQU32(b, mem(hi, -64*u))
+	}
+	f.ADDQ(operand.U32(256), lo)
+	f.SUBQ(operand.U32(256), hi)
+	f.CMPQ(lo, hi)
+	f.JB(operand.LabelRef("flipPair"))
+	f.ADDQ(sz, base)
+	f.CMPQ(base, end)
+	f.JB(operand.LabelRef("flipBlock"))
+	// The steps of distance d from sz/4 down to 1024 bytes.
+	f.MOVQ(sz, d)
+	f.SHRQ(imm(1), d)
+	f.Label("half")
+	f.SHRQ(imm(1), d)
+	f.CMPQ(d, operand.U32(1024))
+	f.JB(operand.LabelRef("inBlock"))
+	f.MOVQ(keys, base)
+	f.Label("halfBlock")
+	f.MOVQ(base, lo)
+	f.LEAQ(memIdx(base, d, 1, 0), hi)
+	f.Label("halfPair")
+	for u := 0; u < 4; u++ {
+		a, b, t := zmm[3*u], zmm[3*u+1], zmm[3*u+2]
+		f.VMOVDQU32(mem(lo, 64*u), a)
+		f.VMOVDQU32(memIdx(lo, d, 1, 64*u), b)
+		f.VPMINUD(b, a, t)
+		f.VPMAXUD(b, a, b)
+		f.VMOVDQU32(t, mem(lo, 64*u))
+		f.VMOVDQU32(b, memIdx(lo, d, 1, 64*u))
+	}
+	f.ADDQ(operand.U32(256), lo)
+	f.CMPQ(lo, hi)
+	f.JB(operand.LabelRef("halfPair"))
+	f.LEAQ(memIdx(hi, d, 1, 0), base)
+	f.CMPQ(base, end)
+	f.JB(operand.LabelRef("halfBlock"))
+	f.JMP(operand.LabelRef("half"))
+	// The steps within each block of 256 keys, in registers.
+	f.Label("inBlock")
+	f.MOVQ(keys, p)
+	f.Label("inBlockLoop")
+	reset()
+	load(p)
+	for dv := 8; dv >= 1; dv /= 2 {
+		s.vectors(dv, false)
+	}
+	s.inVector()
+	store(p)
+	f.ADDQ(operand.U32(1024), p)
+	f.CMPQ(p, end)
+	f.JB(operand.LabelRef("inBlockLoop"))
+	f.SHLQ(imm(1), sz)
+	f.JMP(operand.LabelRef("merge"))
+	f.Label("done")
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
+
+func generateSort(o *output) error {
+	name := emitSortU32AVX512(o.amd64)
+	o.set("levelAVX512", "sortU32", name)
+	return nil
+}

@@ -1,0 +1,60 @@
+package kiln
+
+import "math/bits"
+
+// Row sorts of 32-bit keys alone by a vector sort: where the level has
+// one (the AVX-512 levels' bitonic sort, gen/sort.go), rows of
+// vectorSortMin to vectorSortMax keys are mapped to their unsigned keys
+// in a scratch row padded with the largest key to a power of two (at
+// least 256), sorted ascending there and mapped back. For keys alone in
+// the total order (or integers' order) equal keys have the same bits, so
+// any sort gives the stable sort's row; rows whose canonical order is not
+// the total order (a -0 or a NaN) are not given to it.
+
+// vectorSortMin and vectorSortMax bound the rows the vector sort takes.
+const (
+	vectorSortMin = 256
+	vectorSortMax = 4096
+)
+
+// vectorSortPerm is the kernel's lane permutations: 15…0, then i^7.
+var vectorSortPerm = func() (p [32]uint32) {
+	for i := range 16 {
+		p[i] = uint32(15 - i)
+		p[16+i] = uint32(i ^ 7)
+	}
+	return p
+}()
+
+// vectorSortKeys32 sorts row by sort (a level's sortU32) in the order of
+// x, with buf (at least vectorSortLen(len(row)) long) as its scratch. It
+// returns the bits in which the keys differ from the first.
+func vectorSortKeys32(row []uint32, x xform32, sort func(keys *uint32, n int, perm *[32]uint32), buf []uint32) (vary uint32) {
+	n := len(row)
+	m := vectorSortLen(n)
+	buf = buf[:m]
+	v0 := row[0]
+	m1, c := x.m1, x.m2^x.desc
+	for i, v := range row {
+		vary |= v ^ v0
+		buf[i] = v ^ m1&uint32(int32(v)>>31) ^ c
+	}
+	if vary == 0 {
+		return 0
+	}
+	for i := n; i < m; i++ {
+		buf[i] = ^uint32(0)
+	}
+	sort(&buf[0], m, &vectorSortPerm)
+	// x.bits(k) is k ^ mask(k's top bit): m0 for keys below 1<<31.
+	m0 := x.bits(0)
+	dm := m0 ^ x.bits(0x80000000) ^ 0x80000000
+	for i, k := range buf[:n] {
+		row[i] = k ^ (m0 ^ dm&uint32(int32(k)>>31))
+	}
+	return vary
+}
+
+// vectorSortLen is the length of the vector sort's scratch row for a row
+// of n keys: the power of two at or above n, at least 256.
+func vectorSortLen(n int) int { return max(256, 1<<bits.Len(uint(n-1))) }
