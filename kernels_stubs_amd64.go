@@ -5570,11 +5570,14 @@ func scaleBF16AVX512BF16(dst []uint16, x []float32, s float32)
 //go:noescape
 func transposeStrip8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
 
-// sortU32AVX512 sorts the n unsigned keys at keys ascending (n a power of two, at least 256);
-// perm holds the lane indices 15…0 and then i^7 for i = 0…15.
+// sortU32AVX512 sorts the n 32-bit keys of row in the order of a key transform, in keys (m of them,
+// m a power of two of at least 256, m ≥ n). tab holds the lane indices 15…0 and i^7 (0…31),
+// the transform k = b ^ (tab[48] & sar(b, 31)) ^ tab[49] and its inverse
+// b = k ^ tab[50] ^ (tab[51] & sar(k, 31)), and row[0]; the OR of every b ^ row[0] is left
+// in tab[32:48].
 //
 //go:noescape
-func sortU32AVX512(keys *uint32, n int, perm *[32]uint32)
+func sortU32AVX512(row *uint32, n int, keys *uint32, m int, tab *[64]uint32)
 
 // bdotAVX512BF161x64 computes a 1×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
 //

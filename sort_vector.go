@@ -29,28 +29,17 @@ var vectorSortPerm = func() (p [32]uint32) {
 // vectorSortKeys32 sorts row by sort (a level's sortU32) in the order of
 // x, with buf (at least vectorSortLen(len(row)) long) as its scratch. It
 // returns the bits in which the keys differ from the first.
-func vectorSortKeys32(row []uint32, x xform32, sort func(keys *uint32, n int, perm *[32]uint32), buf []uint32) (vary uint32) {
+func vectorSortKeys32(row []uint32, x xform32, sort func(row *uint32, n int, keys *uint32, m int, tab *[64]uint32), buf []uint32) (vary uint32) {
 	n := len(row)
 	m := vectorSortLen(n)
-	buf = buf[:m]
-	v0 := row[0]
-	m1, c := x.m1, x.m2^x.desc
-	for i, v := range row {
-		vary |= v ^ v0
-		buf[i] = v ^ m1&uint32(int32(v)>>31) ^ c
-	}
-	if vary == 0 {
-		return 0
-	}
-	for i := n; i < m; i++ {
-		buf[i] = ^uint32(0)
-	}
-	sort(&buf[0], m, &vectorSortPerm)
+	var tab [64]uint32
+	copy(tab[:32], vectorSortPerm[:])
 	// x.bits(k) is k ^ mask(k's top bit): m0 for keys below 1<<31.
 	m0 := x.bits(0)
-	dm := m0 ^ x.bits(0x80000000) ^ 0x80000000
-	for i, k := range buf[:n] {
-		row[i] = k ^ (m0 ^ dm&uint32(int32(k)>>31))
+	tab[48], tab[49], tab[50], tab[51], tab[52] = x.m1, x.m2^x.desc, m0, m0^x.bits(0x80000000)^0x80000000, row[0]
+	sort(&row[0], n, &buf[:m][0], m, &tab)
+	for _, v := range tab[32:48] {
+		vary |= v
 	}
 	return vary
 }

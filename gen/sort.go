@@ -19,7 +19,7 @@ import (
 // run in registers again. Every step puts the smaller key at the lower
 // position, so the row ends ascending.
 
-const sortSig = "func(keys *uint32, n int, perm *[32]uint32)"
+const sortSig = "func(row *uint32, n int, keys *uint32, m int, tab *[64]uint32)"
 
 // sortNet emits the register steps of the bitonic network on a block of
 // 16 vectors held in r (renamed as steps complete), with the free vector
@@ -129,15 +129,82 @@ func emitSortU32AVX512(f *amd64File) string {
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
 	f.SignatureExpr(sortSig)
-	f.Doc(name+" sorts the n unsigned keys at keys ascending (n a power of two, at least 256);",
-		"perm holds the lane indices 15…0 and then i^7 for i = 0…15.")
+	f.Doc(name+" sorts the n 32-bit keys of row in the order of a key transform, in keys (m of them,",
+		"m a power of two of at least 256, m ≥ n). tab holds the lane indices 15…0 and i^7 (0…31),",
+		"the transform k = b ^ (tab[48] & sar(b, 31)) ^ tab[49] and its inverse",
+		"b = k ^ tab[50] ^ (tab[51] & sar(k, 31)), and row[0]; the OR of every b ^ row[0] is left",
+		"in tab[32:48].")
 	keys, n, end := reg.RDI, reg.RSI, reg.RDX
+	row, nr, pp := reg.R13, reg.R14, reg.RAX
+	f.Load(f.Param("row"), row)
+	f.Load(f.Param("n"), nr)
 	f.Load(f.Param("keys"), keys)
-	f.Load(f.Param("n"), n)
+	f.Load(f.Param("m"), n)
+	f.Load(f.Param("tab"), pp)
 	f.SHLQ(imm(2), n) // bytes
 	f.LEAQ(memIdx(keys, n, 1, 0), end)
-	pp := reg.RAX
-	f.Load(f.Param("perm"), pp)
+	// The keys of row, transformed, to keys; the rest of keys the largest
+	// key. Z16 = m1, Z17 = c, Z18 = m0, Z19 = dm, Z20 = row[0], Z21 the
+	// OR of the differences, Z22 all ones; K5 the tail's lanes.
+	m1, c, m0, dm, v0, acc, ones := zmm[16], zmm[17], zmm[18], zmm[19], zmm[20], zmm[21], zmm[22]
+	f.VPBROADCASTD(mem(pp, 4*48), m1)
+	f.VPBROADCASTD(mem(pp, 4*49), c)
+	f.VPBROADCASTD(mem(pp, 4*50), m0)
+	f.VPBROADCASTD(mem(pp, 4*51), dm)
+	f.VPBROADCASTD(mem(pp, 4*52), v0)
+	f.VPXORD(acc, acc, acc)
+	f.VPTERNLOGD(imm(0xff), ones, ones, ones)
+	tail := opmasks[4]
+	f.MOVL(nr.As32(), reg.ECX)
+	f.ANDL(imm(15), reg.ECX)
+	f.MOVL(operand.U32(1), reg.EBX)
+	f.SHLL(reg.CL, reg.EBX)
+	f.DECL(reg.EBX)
+	f.KMOVW(reg.EBX, tail)
+	fwd := func(v, t reg.VecPhysical) {
+		f.VPXORD(v0, v, t)
+		f.VPORD(t, acc, acc)
+		f.VPSRAD(imm(31), v, t)
+		f.VPANDD(m1, t, t)
+		f.VPXORD(t, v, v)
+		f.VPXORD(c, v, v)
+	}
+	src, dst, cnt := reg.R8, reg.R9, reg.R10
+	f.MOVQ(row, src)
+	f.MOVQ(keys, dst)
+	f.MOVQ(nr, cnt)
+	f.SHRQ(imm(4), cnt)
+	f.JZ(operand.LabelRef("inTail"))
+	f.Label("inLoop")
+	f.VMOVDQU32(mem(src, 0), zmm[0])
+	fwd(zmm[0], zmm[1])
+	f.VMOVDQU32(zmm[0], mem(dst, 0))
+	f.ADDQ(imm(64), src)
+	f.ADDQ(imm(64), dst)
+	f.DECQ(cnt)
+	f.JNZ(operand.LabelRef("inLoop"))
+	f.Label("inTail")
+	f.KORTESTW(tail, tail)
+	f.JZ(operand.LabelRef("pad"))
+	f.VMOVDQU32_Z(mem(src, 0), tail, zmm[0])
+	f.VPXORD(v0, zmm[0], zmm[1])
+	f.VPORD(zmm[1], acc, tail, acc)
+	f.VPSRAD(imm(31), zmm[0], zmm[1])
+	f.VPANDD(m1, zmm[1], zmm[1])
+	f.VPXORD(zmm[1], zmm[0], zmm[0])
+	f.VPXORD(c, zmm[0], zmm[0])
+	f.VMOVDQA32(ones, zmm[2])
+	f.VMOVDQA32(zmm[0], tail, zmm[2])
+	f.VMOVDQU32(zmm[2], mem(dst, 0))
+	f.ADDQ(imm(64), dst)
+	f.Label("pad")
+	f.CMPQ(dst, end)
+	f.JAE(operand.LabelRef("sorted"))
+	f.VMOVDQU32(ones, mem(dst, 0))
+	f.ADDQ(imm(64), dst)
+	f.JMP(operand.LabelRef("pad"))
+	f.Label("sorted")
+	f.VMOVDQU32(acc, mem(pp, 4*32))
 	s := &sortNet{f: f, rev: zmm[30], xor7: zmm[31], kUp: map[int]reg.OpmaskPhysical{}}
 	f.VMOVDQU32(mem(pp, 0), s.rev)
 	f.VMOVDQU32(mem(pp, 64), s.xor7)
@@ -148,8 +215,8 @@ func emitSortU32AVX512(f *amd64File) string {
 				m |= 1 << l
 			}
 		}
-		f.MOVL(operand.U32(uint32(m)), reg.EAX)
-		f.KMOVW(reg.EAX, opmasks[i])
+		f.MOVL(operand.U32(uint32(m)), reg.ECX)
+		f.KMOVW(reg.ECX, opmasks[i])
 		s.kUp[bit] = opmasks[i]
 	}
 	reset := func() {
@@ -268,7 +335,36 @@ func emitSortU32AVX512(f *amd64File) string {
 	f.JB(operand.LabelRef("inBlockLoop"))
 	f.SHLQ(imm(1), sz)
 	f.JMP(operand.LabelRef("merge"))
+	// The first n keys back to row, mapped back.
 	f.Label("done")
+	f.VPBROADCASTD(mem(pp, 4*50), m0)
+	f.VPBROADCASTD(mem(pp, 4*51), dm)
+	bwd := func(v, t reg.VecPhysical) {
+		f.VPSRAD(imm(31), v, t)
+		f.VPANDD(dm, t, t)
+		f.VPXORD(m0, t, t)
+		f.VPXORD(t, v, v)
+	}
+	f.MOVQ(keys, src)
+	f.MOVQ(row, dst)
+	f.MOVQ(nr, cnt)
+	f.SHRQ(imm(4), cnt)
+	f.JZ(operand.LabelRef("outTail"))
+	f.Label("outLoop")
+	f.VMOVDQU32(mem(src, 0), zmm[0])
+	bwd(zmm[0], zmm[1])
+	f.VMOVDQU32(zmm[0], mem(dst, 0))
+	f.ADDQ(imm(64), src)
+	f.ADDQ(imm(64), dst)
+	f.DECQ(cnt)
+	f.JNZ(operand.LabelRef("outLoop"))
+	f.Label("outTail")
+	f.KORTESTW(tail, tail)
+	f.JZ(operand.LabelRef("ret"))
+	f.VMOVDQU32(mem(src, 0), zmm[0])
+	bwd(zmm[0], zmm[1])
+	f.VMOVDQU32(zmm[0], tail, mem(dst, 0))
+	f.Label("ret")
 	f.VZEROUPPER()
 	f.RET()
 	return name
