@@ -255,7 +255,7 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 			}
 		}
 		vsort := kernels().sortU32
-		if vsort != nil && len(row) >= vectorSortMin && len(row) <= vectorSortMax {
+		if vsort != nil && vectorSorts(len(row)) {
 			if canon && !checked {
 				changed = changedByCanonical32(row)
 			}

@@ -66,7 +66,7 @@ func BenchmarkSortRowsVector(b *testing.B) {
 	keys := make([]float32, len(f32))
 	prev := SetThreads(1)
 	defer SetThreads(prev)
-	for _, n := range []int{256, 1000, 1024, 2048, 4096} {
+	for _, n := range []int{64, 256, 1000, 4096, 8192} {
 		for _, isa := range []string{"", "avx2"} {
 			name := fmt.Sprintf("n=%d/isa=%s", n, cmp.Or(isa, "active"))
 			b.Run(name, func(b *testing.B) {

@@ -4,18 +4,28 @@ import "math/bits"
 
 // Row sorts of 32-bit keys alone by a vector sort: where the level has
 // one (the AVX-512 levels' bitonic sort, gen/sort.go), rows of
-// vectorSortMin to vectorSortMax keys are mapped to their unsigned keys
-// in a scratch row padded with the largest key to a power of two (at
-// least 256), sorted ascending there and mapped back. For keys alone in
-// the total order (or integers' order) equal keys have the same bits, so
-// any sort gives the stable sort's row; rows whose canonical order is not
-// the total order (a -0 or a NaN) are not given to it.
+// vectorSortMin to vectorSortMax keys (vectorSorts) are mapped to their
+// unsigned keys in a scratch row padded with the largest key to a power
+// of two (at least 256), sorted ascending there and mapped back, all in
+// the kernel. For keys alone in the total order (or the integers' order)
+// equal keys have the same bits, so any sort gives the stable sort's row;
+// rows whose canonical order is not the total order (a -0 or a NaN) are
+// not given to it.
 
 // vectorSortMin and vectorSortMax bound the rows the vector sort takes.
 const (
-	vectorSortMin = 256
-	vectorSortMax = 4096
+	vectorSortMin = 64
+	vectorSortMax = 8192
 )
+
+// vectorSorts reports whether a row of n keys takes the vector sort: rows
+// of vectorSortMin to 4096 keys, and longer ones up to vectorSortMax that
+// fill three quarters of their power of two (the sort's work grows with
+// the padded length; the radix passes' with n, and above 4096 keys they
+// cost less than the padded sort of fewer keys).
+func vectorSorts(n int) bool {
+	return n >= vectorSortMin && (n <= 4096 || n <= vectorSortMax && 4*n >= 3*vectorSortLen(n))
+}
 
 // vectorSortPerm is the kernel's lane permutations: 15…0, then i^7.
 var vectorSortPerm = func() (p [32]uint32) {

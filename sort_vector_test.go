@@ -58,7 +58,7 @@ func TestSortKeysAloneVectorLengths(t *testing.T) {
 	for _, p := range []int{16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192} {
 		lengths = append(lengths, p-1, p, p+1)
 	}
-	lengths = append(lengths, 255, 257, 300, 1000, 1536, 2047, 2049, 3000, 4095, 4097)
+	lengths = append(lengths, 255, 257, 300, 1000, 1536, 2047, 2049, 3000, 4095, 4097, 6143, 6144, 6145)
 	for _, n := range lengths {
 		for _, data := range []string{"interesting", "full", "dups", "equal", "nan"} {
 			rows := 2
