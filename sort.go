@@ -256,11 +256,8 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 		}
 		vsort := kernels().sortU32
 		if vsort != nil && vectorSorts(len(row)) {
-			if canon && !checked {
-				changed = changedByCanonical32(row)
-			}
 			if !changed {
-				vary = vectorSortKeys32(row, x, vsort, b.vectorScratch(len(row)))
+				vary, changed = vectorSortKeys32(row, x, canon && !checked, vsort, b.vectorScratch(len(row)))
 			}
 		} else if !changed && len(row) >= radix11Min {
 			vary, changed = radixKeys11(row, x, canon, b.k1, b.k2, b.hist(radix11Hist))

@@ -38,20 +38,28 @@ var vectorSortPerm = func() (p [32]uint32) {
 
 // vectorSortKeys32 sorts row by sort (a level's sortU32) in the order of
 // x, with buf (at least vectorSortLen(len(row)) long) as its scratch. It
-// returns the bits in which the keys differ from the first.
-func vectorSortKeys32(row []uint32, x xform32, sort func(row *uint32, n int, keys *uint32, m int, tab *[64]uint32), buf []uint32) (vary uint32) {
+// returns the bits in which the keys differ from the first; with canon,
+// where the row holds a -0 or a NaN it returns changed and leaves the row
+// as it was.
+func vectorSortKeys32(row []uint32, x xform32, canon bool, sort func(row *uint32, n int, keys *uint32, m int, tab *[96]uint32), buf []uint32) (vary uint32, changed bool) {
 	n := len(row)
 	m := vectorSortLen(n)
-	var tab [64]uint32
+	var tab [96]uint32
 	copy(tab[:32], vectorSortPerm[:])
 	// x.bits(k) is k ^ mask(k's top bit): m0 for keys below 1<<31.
 	m0 := x.bits(0)
-	tab[48], tab[49], tab[50], tab[51], tab[52] = x.m1, x.m2^x.desc, m0, m0^x.bits(0x80000000)^0x80000000, row[0]
+	tab[80], tab[81], tab[82], tab[83], tab[84] = x.m1, x.m2^x.desc, m0, m0^x.bits(0x80000000)^0x80000000, row[0]
+	if canon {
+		tab[85] = 1
+	}
 	sort(&row[0], n, &buf[:m][0], m, &tab)
+	if tab[86] != 0 {
+		return 0, true
+	}
 	for _, v := range tab[32:48] {
 		vary |= v
 	}
-	return vary
+	return vary, false
 }
 
 // vectorSortLen is the length of the vector sort's scratch row for a row

@@ -19,7 +19,7 @@ import (
 // run in registers again. Every step puts the smaller key at the lower
 // position, so the row ends ascending.
 
-const sortSig = "func(row *uint32, n int, keys *uint32, m int, tab *[64]uint32)"
+const sortSig = "func(row *uint32, n int, keys *uint32, m int, tab *[96]uint32)"
 
 // sortNet emits the register steps of the bitonic network on a block of
 // 16 vectors held in r (renamed as steps complete), with the free vector
@@ -131,9 +131,11 @@ func emitSortU32AVX512(f *amd64File) string {
 	f.SignatureExpr(sortSig)
 	f.Doc(name+" sorts the n 32-bit keys of row in the order of a key transform, in keys (m of them,",
 		"m a power of two of at least 256, m ≥ n). tab holds the lane indices 15…0 and i^7 (0…31),",
-		"the transform k = b ^ (tab[48] & sar(b, 31)) ^ tab[49] and its inverse",
-		"b = k ^ tab[50] ^ (tab[51] & sar(k, 31)), and row[0]; the OR of every b ^ row[0] is left",
-		"in tab[32:48].")
+		"the transform k = b ^ (tab[80] & sar(b, 31)) ^ tab[81] and its inverse",
+		"b = k ^ tab[82] ^ (tab[83] & sar(k, 31)), and row[0] (tab[84]). It leaves in tab[32:48]",
+		"the OR of every b ^ row[0], in tab[48:64] the largest b & 0x7fffffff and in tab[64:80] the",
+		"least b ^ 0x80000000; where tab[85] is not zero and row holds a -0 or a NaN, it sets",
+		"tab[86] to 1 and leaves row as it was.")
 	keys, n, end := reg.RDI, reg.RSI, reg.RDX
 	row, nr, pp := reg.R13, reg.R14, reg.RAX
 	f.Load(f.Param("row"), row)
@@ -147,13 +149,22 @@ func emitSortU32AVX512(f *amd64File) string {
 	// key. Z16 = m1, Z17 = c, Z18 = m0, Z19 = dm, Z20 = row[0], Z21 the
 	// OR of the differences, Z22 all ones; K5 the tail's lanes.
 	m1, c, m0, dm, v0, acc, ones := zmm[16], zmm[17], zmm[18], zmm[19], zmm[20], zmm[21], zmm[22]
-	f.VPBROADCASTD(mem(pp, 4*48), m1)
-	f.VPBROADCASTD(mem(pp, 4*49), c)
-	f.VPBROADCASTD(mem(pp, 4*50), m0)
-	f.VPBROADCASTD(mem(pp, 4*51), dm)
-	f.VPBROADCASTD(mem(pp, 4*52), v0)
+	f.VPBROADCASTD(mem(pp, 4*80), m1)
+	f.VPBROADCASTD(mem(pp, 4*81), c)
+	f.VPBROADCASTD(mem(pp, 4*82), m0)
+	f.VPBROADCASTD(mem(pp, 4*83), dm)
+	f.VPBROADCASTD(mem(pp, 4*84), v0)
 	f.VPXORD(acc, acc, acc)
 	f.VPTERNLOGD(imm(0xff), ones, ones, ones)
+	// Z23 the largest magnitude, Z24 the least key with its sign flipped
+	// (zero for a -0); Z25 = 0x7fffffff, Z26 = 0x80000000, Z27 = +Inf.
+	maxAbs, minFlip, absMask, sign, inf := zmm[23], zmm[24], zmm[25], zmm[26], zmm[27]
+	f.VPXORD(maxAbs, maxAbs, maxAbs)
+	f.VMOVDQA32(ones, minFlip)
+	f.VPSRLD(imm(1), ones, absMask)
+	f.VPSLLD(imm(31), ones, sign)
+	f.MOVL(operand.U32(0x7f800000), reg.ECX)
+	f.VPBROADCASTD(reg.ECX, inf)
 	tail := opmasks[4]
 	f.MOVL(nr.As32(), reg.ECX)
 	f.ANDL(imm(15), reg.ECX)
@@ -161,7 +172,14 @@ func emitSortU32AVX512(f *amd64File) string {
 	f.SHLL(reg.CL, reg.EBX)
 	f.DECL(reg.EBX)
 	f.KMOVW(reg.EBX, tail)
+	specials := func(v, t reg.VecPhysical) {
+		f.VPANDD(absMask, v, t)
+		f.VPMAXUD(t, maxAbs, maxAbs)
+		f.VPXORD(sign, v, t)
+		f.VPMINUD(t, minFlip, minFlip)
+	}
 	fwd := func(v, t reg.VecPhysical) {
+		specials(v, t)
 		f.VPXORD(v0, v, t)
 		f.VPORD(t, acc, acc)
 		f.VPSRAD(imm(31), v, t)
@@ -187,6 +205,7 @@ func emitSortU32AVX512(f *amd64File) string {
 	f.KORTESTW(tail, tail)
 	f.JZ(operand.LabelRef("pad"))
 	f.VMOVDQU32_Z(mem(src, 0), tail, zmm[0])
+	specials(zmm[0], zmm[1]) // the tail's zero lanes are neither
 	f.VPXORD(v0, zmm[0], zmm[1])
 	f.VPORD(zmm[1], acc, tail, acc)
 	f.VPSRAD(imm(31), zmm[0], zmm[1])
@@ -205,6 +224,17 @@ func emitSortU32AVX512(f *amd64File) string {
 	f.JMP(operand.LabelRef("pad"))
 	f.Label("sorted")
 	f.VMOVDQU32(acc, mem(pp, 4*32))
+	f.VMOVDQU32(maxAbs, mem(pp, 4*48))
+	f.VMOVDQU32(minFlip, mem(pp, 4*64))
+	f.CMPL(mem(pp, 4*85), operand.U32(0))
+	f.JE(operand.LabelRef("sort"))
+	f.VPCMPUD(imm(6), inf, maxAbs, opmasks[5])
+	f.VPTESTNMD(minFlip, minFlip, opmasks[6])
+	f.KORTESTW(opmasks[5], opmasks[6])
+	f.JZ(operand.LabelRef("sort"))
+	f.MOVL(operand.U32(1), mem(pp, 4*86))
+	f.JMP(operand.LabelRef("ret"))
+	f.Label("sort")
 	s := &sortNet{f: f, rev: zmm[30], xor7: zmm[31], kUp: map[int]reg.OpmaskPhysical{}}
 	f.VMOVDQU32(mem(pp, 0), s.rev)
 	f.VMOVDQU32(mem(pp, 64), s.xor7)
@@ -337,8 +367,8 @@ func emitSortU32AVX512(f *amd64File) string {
 	f.JMP(operand.LabelRef("merge"))
 	// The first n keys back to row, mapped back.
 	f.Label("done")
-	f.VPBROADCASTD(mem(pp, 4*50), m0)
-	f.VPBROADCASTD(mem(pp, 4*51), dm)
+	f.VPBROADCASTD(mem(pp, 4*82), m0)
+	f.VPBROADCASTD(mem(pp, 4*83), dm)
 	bwd := func(v, t reg.VecPhysical) {
 		f.VPSRAD(imm(31), v, t)
 		f.VPANDD(dm, t, t)
