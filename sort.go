@@ -26,8 +26,10 @@ import (
 // least-significant-digit radix sort — 8-bit digits, one histogram pass for
 // all of them, digits every key shares skipped — and mapped back; rows of
 // keys alone take radix passes of their own (sort_keys.go; three of 11-bit
-// digits for 32-bit rows of 2048 keys or more, sort_keys11.go), or a
-// counting sort where their bits vary only within 16 (sort_counting.go).
+// digits for 32-bit rows of 2048 keys or more, sort_keys11.go), a
+// counting sort where their bits vary only within 16 (sort_counting.go),
+// or, for 32-bit rows of 64 to 8192 keys on the AVX-512 levels, a
+// vector bitonic sort (sort_vector.go).
 // A row lives in L1 or L2 while it is sorted; rows run in parallel on the
 // kernels' threads. Top-k (topk.go) selects without sorting.
 
