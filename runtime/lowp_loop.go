@@ -53,6 +53,7 @@ const (
 	instrWiden  instrKind = iota + 16 // narrow form to float32 (exact)
 	instrNarrow                       // float32 to the narrow form (rounds; exact for values of the type)
 	instrConv16                       // bfloat16 ↔ binary16 in the narrow form
+	instrRowReduce                    // a row program's reduction: the row's tile folded into a scalar
 )
 
 // lowpInstr is one instruction of a compiled narrow loop.
@@ -64,6 +65,7 @@ type lowpInstr struct {
 	uniform bool           // one value per tile, computed once as a scalar
 	alias   bool           // the value is its operand's tile (a conversion that changes nothing)
 	toDst   bool           // the instruction writes the tile's output directly
+	reducer ssa.Op         // instrRowReduce: the standard reducer
 	// Kernels, resolved once.
 	unary  func(dst, x []float32)
 	vv     func(dst, x, y []float32)
@@ -96,9 +98,10 @@ type lowpLoop struct {
 	dims    []int // collapsed output dimensions
 	total   int
 	rowLen  int // tiles stay within rows of this many elements (0: any tile)
+	tileLen int // the most elements of a tile: loopTile, or a whole row of a row program
 	instrs  []lowpInstr
 	loads   []loc
-	regs    int // registers per worker (of loopTile float32s)
+	regs    int // registers per worker (of tileLen float32s)
 	staging int // scratch offset of the staging area of narrow gathers
 	scratch int // bytes of scratch per worker
 	outT    ir.ElementType
@@ -179,11 +182,14 @@ func (c *compiler) compileLowpLoop(lp *sched.LoopProgram, k *sched.Kernel, p *pr
 			return nil
 		}
 	}
-	l := &lowpLoop{outT: lp.Ops[len(lp.Ops)-1].Type}
+	l := &lowpLoop{outT: lp.Ops[len(lp.Ops)-1].Type, tileLen: loopTile}
 	for _, b := range k.In {
 		l.loads = append(l.loads, c.loc(b))
 	}
 	dims, strides := collapseDims(lp)
+	if lp.Rows {
+		dims, strides = collapseRowDims(lp)
+	}
 	l.dims, l.total = dims, prod(dims)
 	b := &lowpLoopBuilder{lp: lp, l: l, of: make([]int, len(lp.Ops))}
 	b.uniform = l.chooseTiles(lp, strides)
@@ -203,12 +209,15 @@ func (c *compiler) compileLowpLoop(lp *sched.LoopProgram, k *sched.Kernel, p *pr
 		last = b.need(last, formF32)
 	}
 	l.instrs = l.instrs[:last+1]
+	if lp.Rows {
+		last = l.dropDead()
+	}
 	fin := &l.instrs[last]
 	fin.toDst = !fin.uniform && !fin.alias
 	l.assignRegisters()
 	var sp scratchPlan
-	sp.take(l.regs * loopTile * 4)
-	l.staging = sp.take(loopTile * 4)
+	sp.take(l.regs * l.tileLen * 4)
+	l.staging = sp.take(l.tileLen * 4)
 	l.scratch = sp.size
 	reserveScratch(p, l.scratch)
 	return l
@@ -287,6 +296,8 @@ func (b *lowpLoopBuilder) lower(i int, op sched.LoopOp, strides []int) int {
 		in.scalar = in.acc.IsScalar()
 		in.linear = op.Op == ssa.OpParameter && in.acc.IsLinear(l.dims)
 		return b.emit(in)
+	case ssa.OpReduce:
+		return b.lowerRowReduce(in, op)
 	case ssa.OpConstant:
 		in.kind = instrConst
 		if op.Type == ir.PRED {
@@ -383,6 +394,9 @@ func roundOf(t ir.ElementType) ir.ElementType {
 // lowpOpSupported reports whether the narrow loop computes op: the float32
 // loop's ops, with float operands of any of the loop's types.
 func lowpOpSupported(lp *sched.LoopProgram, op sched.LoopOp) bool {
+	if op.Op == ssa.OpReduce {
+		return rowReduceSupported(lp, op)
+	}
 	probe := op
 	if op.Type != ir.PRED {
 		probe.Type = ir.F32
@@ -455,8 +469,8 @@ func (l *lowpLoop) chooseTiles(lp *sched.LoopProgram, strides [][]int) []bool {
 		u := make([]bool, len(lp.Ops))
 		for i, op := range lp.Ops {
 			switch op.Op {
-			case ssa.OpConstant:
-				u[i] = true
+			case ssa.OpConstant, ssa.OpReduce:
+				u[i] = true // a row reduction: one value per row, and tiles are rows
 			case ssa.OpParameter, ssa.OpIota:
 				u[i] = true
 				for d, st := range strides[i] {
@@ -472,6 +486,11 @@ func (l *lowpLoop) chooseTiles(lp *sched.LoopProgram, strides [][]int) []bool {
 			}
 		}
 		return u
+	}
+	if lp.Rows {
+		// A row program computes each row whole.
+		l.rowLen, l.tileLen = l.dims[r-1], max(l.dims[r-1], 1)
+		return uniform(true)
 	}
 	if r >= 2 && l.dims[r-1] >= 64 {
 		u, any := uniform(true), uniform(false)
@@ -537,7 +556,7 @@ func (l *lowpLoop) assignRegisters() {
 // segment returns the length of the tile starting at output element start
 // and ending at most at hi.
 func (l *lowpLoop) segment(start, hi int) int {
-	n := min(loopTile, hi-start)
+	n := min(l.tileLen, hi-start)
 	if l.rowLen > 0 {
 		n = min(n, l.rowLen-start%l.rowLen)
 	}
@@ -579,6 +598,10 @@ func (l *lowpLoop) uniformPos(acc *sched.Access, ti *tileIndex) int {
 
 // eval computes instruction i over the tile.
 func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, scratch, dst []byte, ti *tileIndex) {
+	if in.kind == instrRowReduce {
+		vs[i] = l.rowReduce(in, vs, n, f32s(scratch[l.staging:l.staging+l.tileLen*4]))
+		return
+	}
 	if in.uniform {
 		vs[i] = l.evalUniform(fr, in, vs, ti)
 		return
@@ -588,7 +611,7 @@ func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, sc
 	case in.toDst:
 		mem = dst
 	case in.reg >= 0:
-		mem = scratch[in.reg*loopTile*4 : (in.reg+1)*loopTile*4]
+		mem = scratch[in.reg*l.tileLen*4 : (in.reg+1)*l.tileLen*4]
 	}
 	dstF := func() []float32 { return f32s(mem)[:n] }
 	dstH := func() []uint16 { return ops.Elems[uint16](mem)[:n] }
@@ -601,7 +624,7 @@ func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, sc
 		return
 	case instrLoad:
 		src := fr.bytes(l.loads[in.acc.Input])
-		vs[i] = l.load(in, mem, src, scratch[l.staging:l.staging+loopTile*4], start, n)
+		vs[i] = l.load(in, mem, src, scratch[l.staging:l.staging+l.tileLen*4], start, n)
 		return
 	}
 	var a, b, c lval
@@ -1186,6 +1209,9 @@ func (c *compiler) lowpLoopStep(k *sched.Kernel, p *program) step {
 }
 
 func (s *lowpLoopStep) name() string {
+	if s.l.rows() {
+		return "loop-lowp-row-program"
+	}
 	if s.l.rowLen > 0 {
 		return "loop-lowp-rows"
 	}
