@@ -50,10 +50,10 @@ const (
 
 // lowpInstr kinds beyond the float32 loop's.
 const (
-	instrWiden  instrKind = iota + 16 // narrow form to float32 (exact)
-	instrNarrow                       // float32 to the narrow form (rounds; exact for values of the type)
-	instrConv16                       // bfloat16 ↔ binary16 in the narrow form
-	instrRowReduce                    // a row program's reduction: the row's tile folded into a scalar
+	instrWiden     instrKind = iota + 16 // narrow form to float32 (exact)
+	instrNarrow                          // float32 to the narrow form (rounds; exact for values of the type)
+	instrConv16                          // bfloat16 ↔ binary16 in the narrow form
+	instrRowReduce                       // a row program's reduction: the row's tile folded into a scalar
 )
 
 // lowpInstr is one instruction of a compiled narrow loop.

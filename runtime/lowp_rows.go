@@ -18,7 +18,9 @@ import (
 )
 
 // rows reports whether l is a row program.
-func (l *lowpLoop) rows() bool { return l.rowLen > 0 && l.tileLen == max(l.rowLen, 1) && l.hasRowReduce() }
+func (l *lowpLoop) rows() bool {
+	return l.rowLen > 0 && l.tileLen == max(l.rowLen, 1) && l.hasRowReduce()
+}
 
 func (l *lowpLoop) hasRowReduce() bool {
 	for i := range l.instrs {

@@ -39,8 +39,12 @@ func fuseRows(s *scheduler) error {
 	f := s.plan.Func
 	users := f.Users()
 	byRoot := make(map[*ssa.Value]*Kernel, len(s.plan.Kernels))
+	computedIn := map[*ssa.Value][]*Kernel{}
 	for _, k := range s.plan.Kernels {
 		byRoot[k.Root] = k
+		for _, v := range k.Values {
+			computedIn[v] = append(computedIn[v], k)
+		}
 	}
 	gone := map[*Kernel]bool{}
 	// From the last kernel to the first: the last loop of a chain takes the
@@ -50,7 +54,7 @@ func fuseRows(s *scheduler) error {
 		if gone[k] || k.Kind != Loop || k.Dequant != nil {
 			continue
 		}
-		values, chain := s.rowChain(k, byRoot, users, gone)
+		values, chain := s.rowChain(k, byRoot, computedIn, users, gone)
 		if chain == nil {
 			continue
 		}
@@ -73,7 +77,7 @@ func fuseRows(s *scheduler) error {
 // reductions and loops whose results only k's chain reads. It returns the
 // fused kernel's values (in f's order) and the kernels it replaces, or nil
 // when no chain with a row reduction forms.
-func (s *scheduler) rowChain(k *Kernel, byRoot map[*ssa.Value]*Kernel, users map[*ssa.Value][]*ssa.Value, gone map[*Kernel]bool) ([]*ssa.Value, []*Kernel) {
+func (s *scheduler) rowChain(k *Kernel, byRoot map[*ssa.Value]*Kernel, computedIn map[*ssa.Value][]*Kernel, users map[*ssa.Value][]*ssa.Value, gone map[*Kernel]bool) ([]*ssa.Value, []*Kernel) {
 	refused := map[*Kernel]bool{}
 	for {
 		members := map[*ssa.Value]bool{}
@@ -108,11 +112,32 @@ func (s *scheduler) rowChain(k *Kernel, byRoot map[*ssa.Value]*Kernel, users map
 		if len(chain) == 0 {
 			return nil, nil
 		}
-		// A kernel whose result is read outside the chain stays.
+		// A kernel whose result is read outside the chain stays: every
+		// user is computed by the chain's kernels only.
+		inChain := map[*Kernel]bool{k: true}
+		for _, p := range chain {
+			inChain[p] = true
+		}
+		readOutside := func(w *ssa.Value) bool {
+			if w == s.plan.Func.Root {
+				return true
+			}
+			for _, u := range users[w] {
+				if !members[u] {
+					return true
+				}
+				for _, q := range computedIn[u] {
+					if !inChain[q] {
+						return true
+					}
+				}
+			}
+			return false
+		}
 		bad := false
 		for _, p := range chain {
 			for _, w := range append([]*ssa.Value{p.Root}, through[p]...) {
-				if w == s.plan.Func.Root || !allIn(users[w], members) {
+				if readOutside(w) {
 					refused[p], bad = true, true
 				}
 			}
@@ -160,15 +185,6 @@ func rowStage(p *Kernel) bool {
 		return ok
 	}
 	return false
-}
-
-func allIn(vs []*ssa.Value, set map[*ssa.Value]bool) bool {
-	for _, v := range vs {
-		if !set[v] {
-			return false
-		}
-	}
-	return true
 }
 
 // rowProgram reports whether values, root last, form a row program the
