@@ -112,6 +112,7 @@ func exactRowsLiteral(r *rand.Rand, t ir.ElementType, rows, n int) *ir.Literal {
 // affine tail, as one row program, against ir/eval, at row lengths around
 // every vector width and several row counts.
 func TestLowpRowPrograms(t *testing.T) {
+	t.Setenv("KILN_ENABLE_PASS", "rows")
 	r := rand.New(rand.NewPCG(11, 22))
 	lengths := []int{0, 1, 2, 7, 13, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 767, 768, 769}
 	counts := []int{1, 3, 8}

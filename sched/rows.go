@@ -33,8 +33,8 @@ const MaxRowLen = 1 << 14
 
 // fuseRows is the rows stage.
 func fuseRows(s *scheduler) error {
-	if slices.Contains(s.opts.Disable, "fusion") {
-		return nil // one value per kernel
+	if !slices.Contains(s.opts.Enable, "rows") || slices.Contains(s.opts.Disable, "fusion") {
+		return nil // off unless enabled; one value per kernel without fusion
 	}
 	f := s.plan.Func
 	users := f.Users()
