@@ -282,5 +282,51 @@ func generateReduce(o *output) error {
 			ks = append(ks, typedVariant(byName[name+"F32"], nt, []int{1, 2, 3, 4, 5, 6, 7, 8}))
 		}
 	}
+	ks = append(ks, bf16RowKernels()...)
 	return generateStreamFamily(o, "reduce", ks)
+}
+
+// roundBF16Lanes rounds float32 lanes to the nearest bfloat16 value, kept
+// as float32, for a value the program goes on computing with: XLA's
+// rounding (vf32ToBF16's) with the shifts folded into one mask, and a NaN
+// kept with its top payload bits and quieted — what the arithmetic it
+// feeds does to it anyway, so that the result is the one of rounding then
+// computing as separate kernels.
+func roundBF16Lanes(b *vb, x val) val {
+	bits := b.asI32(x)
+	inc := b.addi(b.and(b.shr(bits, 16), b.i32(1)), b.i32(0x7fff))
+	r := b.and(b.addi(bits, inc), b.i32(-0x10000))
+	nan := b.and(b.or(bits, b.i32(0x400000)), b.i32(-0x10000))
+	return b.asF32(b.blend(b.isNaN(x), nan, r))
+}
+
+// bf16RowKernels are the fused passes of a bfloat16 layer-norm's row
+// program, each op rounding its result to bfloat16 in the register:
+// the sum of the rounded squares of the rounded deviations, and the
+// rounded deviations scaled by a row scalar, or divided by one.
+func bf16RowKernels() []*vkernel {
+	return []*vkernel{
+		cascadeSum("sumSqDevRoundBF16", "returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s), bf16 rounding to nearest even",
+			[]karg{sliceArg("x", eBF16), f32Arg("s")}, func(c *kctx, sum val) val {
+				b := c.b
+				d := roundBF16Lanes(b, b.sub(c.in(0), c.scalar(1)))
+				return b.add(sum, roundBF16Lanes(b, b.mul(d, d)))
+			}),
+		cascadeSum("subMulRoundBF16", "sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, and returns how many of the float32 products are not zero, NaN or of magnitude in [2^-125, 2^127)",
+			[]karg{sliceArg("dst", eBF16), sliceArg("x", eBF16), f32Arg("s"), f32Arg("r")}, func(c *kctx, sum val) val {
+				b := c.b
+				q := b.mul(roundBF16Lanes(b, b.sub(c.in(1), c.scalar(2))), c.scalar(3))
+				c.out(0, q)
+				a := b.asI32(b.abs(q))
+				big := b.mand(b.cmpgt(a, b.i32(0x7effffff)), b.cmpgt(b.i32(0x7f800001), a))
+				tiny := b.mand(b.cmpgt(a, b.i32(0)), b.cmpgt(b.i32(0x01000000), a))
+				return b.add(sum, b.blend(b.or(big, tiny), b.f32(1), b.f32(0)))
+			}),
+		{name: "subDivRoundBF16", doc: "sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eBF16), sliceArg("x", eBF16), f32Arg("s"), f32Arg("t")},
+			body: func(c *kctx) {
+				b := c.b
+				c.out(0, b.div(roundBF16Lanes(b, b.sub(c.in(1), c.scalar(2))), c.scalar(3)))
+			}},
+	}
 }
