@@ -1,6 +1,7 @@
 package kiln
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -32,18 +33,19 @@ func sameBits16(t *testing.T, what string, n int, got, want []uint16) {
 
 // TestSubMulDivScalarBF16 checks the fused passes against the typed
 // kernels run one after the other, at every tail, on random rows with
-// special values and divisors across the range (the reciprocal taken
-// where it is exact, division elsewhere).
+// special values and divisors across the range, and the division through
+// the reciprocal wherever BF16Reciprocal allows it.
 func TestSubMulDivScalarBF16(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	divisors := []float32{1, -1, 3, 0.1, 1e-30, -7e30, 0x1p-126, 0x1p-130, 0x1p126, 0x1p127, 0, float32(math.Inf(1)), float32(math.NaN()), 255}
+	recip := 0
 	for n := 0; n <= 130; n++ {
-		for rep := 0; rep < 6; rep++ {
+		for rep := 0; rep < 8; rep++ {
 			x := bf16RowInput(r, n, rep%2 == 1)
 			s := bf16Widen(bf16RowInput(r, 1, rep == 5)[0])
 			tt := divisors[r.IntN(len(divisors))]
-			if rep < 2 {
-				tt = bf16Widen(f32ToBF16(float32(math.Ldexp(r.Float64()+0.5, r.IntN(260)-130))))
+			if rep < 4 {
+				tt = float32(math.Ldexp(r.Float64()+0.5, r.IntN(270)-135))
 			}
 			tt = bf16Widen(f32ToBF16(tt))
 			d := make([]uint16, n)
@@ -52,6 +54,12 @@ func TestSubMulDivScalarBF16(t *testing.T) {
 			DivScalarBF16(want, d, tt)
 			SubDivScalarBF16(got, x, s, tt)
 			sameBits16(t, "SubDivScalarBF16", n, got, want)
+			_, lo, hi := SumSqDevBF16(x, s)
+			if rcp, ok := BF16Reciprocal(tt, lo, hi); ok {
+				SubMulScalarBF16(got, x, s, rcp)
+				sameBits16(t, fmt.Sprintf("SubMulScalarBF16 by 1/%g (|d| in [%g, %g])", tt, lo, hi), n, got, want)
+				recip++
+			}
 			MulScalarBF16(want, d, tt)
 			SubMulScalarBF16(got, x, s, tt)
 			sameBits16(t, "SubMulScalarBF16", n, got, want)
@@ -62,12 +70,36 @@ func TestSubMulDivScalarBF16(t *testing.T) {
 			sameBits16(t, "SubDivScalarBF16 in place", n, got, want)
 		}
 	}
+	if recip < 200 {
+		t.Fatalf("the reciprocal was taken for only %d rows", recip)
+	}
+}
+
+// devRange is the least non-zero and the largest |bf16(x[i] − s)|, NaNs
+// skipped, and whether there is a NaN.
+func devRange(x []uint16, s float32) (lo, hi float32, nan bool) {
+	lo = float32(math.Inf(1))
+	for _, h := range x {
+		d := bf16Widen(f32ToBF16(bf16Widen(h) - s))
+		a := float32(math.Abs(float64(d)))
+		switch {
+		case d != d:
+			nan = true
+		case a != 0:
+			lo = min(lo, a)
+		}
+		if a > hi {
+			hi = a
+		}
+	}
+	return lo, hi, nan
 }
 
 // TestSumSqDevBF16 checks the fused sum of rounded squared deviations
 // against the typed kernels run one after the other at every tail: bit
 // for bit on random rows (the same accumulation order), and on rows whose
-// sums are exact in any order, against a float64 sum.
+// sums are exact in any order, against a float64 sum; and the range of
+// the deviations it returns.
 func TestSumSqDevBF16(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n <= 300; n++ {
@@ -80,9 +112,14 @@ func TestSumSqDevBF16(t *testing.T) {
 			d, sq := make([]uint16, n), make([]uint16, n)
 			SubScalarBF16(d, x, s)
 			MulBF16(sq, d, d)
-			want, got := SumBF16(sq), SumSqDevBF16(x, s)
+			want := SumBF16(sq)
+			got, lo, hi := SumSqDevBF16(x, s)
 			if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
 				t.Fatalf("n=%d: SumSqDevBF16 = %v, the separate kernels give %v", n, got, want)
+			}
+			wlo, whi, nan := devRange(x, s)
+			if (lo != wlo || hi != whi) && !(nan && (lo != lo || hi != hi)) {
+				t.Fatalf("n=%d: SumSqDevBF16's deviations lie in [%g, %g], want [%g, %g]", n, lo, hi, wlo, whi)
 			}
 		}
 		// Small integers: every rounded square and every sum exact.
@@ -93,7 +130,7 @@ func TestSumSqDevBF16(t *testing.T) {
 			x[i] = f32ToBF16(v)
 			exact += float64(bf16Widen(f32ToBF16((v - 3) * (v - 3))))
 		}
-		if got := SumSqDevBF16(x, 3); float64(got) != exact {
+		if got, _, _ := SumSqDevBF16(x, 3); float64(got) != exact {
 			t.Fatalf("n=%d: SumSqDevBF16 of small integers = %v, want %v", n, got, exact)
 		}
 	}
@@ -112,76 +149,66 @@ func TestBF16RowKernelTwins(t *testing.T) {
 		k.subDivRoundBF16(got, x, s, q)
 		subDivRoundBF16Go(want, x, s, q)
 		sameBits16(t, "subDivRoundBF16", m, got, want)
-		bk := k.subMulRoundBF16(got, x, s, q)
-		bt := subMulRoundBF16Go(want, x, s, q)
+		k.subMulRoundBF16(got, x, s, q)
+		subMulRoundBF16Go(want, x, s, q)
 		sameBits16(t, "subMulRoundBF16", m, got, want)
-		if bk != bt {
-			t.Fatalf("subMulRoundBF16 m=%d: counts %v products out of range, its twin %v", m, bk, bt)
+		_, lo, hi := k.sumSqDevRoundBF16(x, s)
+		_, wlo, whi := sumSqDevRoundBF16Go(x, s)
+		if _, _, nan := devRange(x, s); (lo != wlo || hi != whi) && !(nan && (lo != lo || hi != hi)) {
+			t.Fatalf("sumSqDevRoundBF16 m=%d: deviations in [%g, %g], its twin [%g, %g]", m, lo, hi, wlo, whi)
 		}
 		// Sums of small integers are exact in any order.
 		for i := range x {
 			x[i] = f32ToBF16(float32(r.IntN(33) - 16))
 		}
-		if a, b := k.sumSqDevRoundBF16(x, 3), sumSqDevRoundBF16Go(x, 3); a != b {
-			t.Fatalf("sumSqDevRoundBF16 m=%d: %v, its twin %v", m, a, b)
+		if a, _, _ := k.sumSqDevRoundBF16(x, 3); a != func() float64 { v, _, _ := sumSqDevRoundBF16Go(x, 3); return v }() {
+			t.Fatalf("sumSqDevRoundBF16 m=%d: %v differs from its twin", m, a)
 		}
-	}
-	// The out-of-range count: products at and around the limits.
-	x := make([]uint16, 64)
-	for i := range x {
-		x[i] = f32ToBF16(float32(math.Ldexp(1, i%8-4)))
-	}
-	for _, q := range []float32{0x1p127, 0x1p-121, 0x1p124, 0x1p-126, 1} {
-		d := make([]uint16, len(x))
-		if a, b := k.subMulRoundBF16(d, x, 0, q), subMulRoundBF16Go(d, x, 0, q); a != b {
-			t.Fatalf("subMulRoundBF16 by %g: counts %v out of range, its twin %v", q, a, b)
-		}
-	}
-	if n := subMulRoundBF16(make([]uint16, len(x)), x, 0, 0x1p-123); n != len(x)/8*2 {
-		t.Fatalf("subMulRoundBF16 by 2^-123 counts %d products below 2^-125, want %d", n, len(x)/8*2)
-	}
-	if n := subMulRoundBF16(make([]uint16, len(x)), x, 0, 0x1p125); n != len(x)/8*2 {
-		t.Fatalf("subMulRoundBF16 by 2^125 counts %d products from 2^127 up, want %d", n, len(x)/8*2)
 	}
 }
 
-// TestBF16ReciprocalDivision checks the fact SubDivScalarBF16 rests on:
-// for bfloat16 x and t with 1/t and x/t normal float32 values,
-// bf16(x/t) = bf16(x·RN(1/t)) (each product and quotient rounded to
-// float32 first) — over every pair of significands (both signs), at
-// exponent differences that put the quotient across the whole float32
-// range and the reciprocal near both of its ends. Pairs outside the
-// normal range must be the ones bf16Reciprocal or the product check turn
-// away.
+// TestBF16ReciprocalDivision checks the fact SubMulScalarBF16 by
+// BF16Reciprocal's reciprocal rests on: bf16(d/t) = bf16(d·RN(1/t)) (each
+// product and quotient rounded to float32 first) wherever BF16Reciprocal
+// allows it — over every pair of significands (both signs) at exponent
+// differences that put the quotient across the whole float32 range, the
+// reciprocal near both of its ends and d among bfloat16's subnormals.
 func TestBF16ReciprocalDivision(t *testing.T) {
 	checked := 0
-	var tExps = []int{-133, -127, -126, -125, -100, -64, -20, -3, -1, 0, 1, 2, 7, 30, 64, 100, 124, 125, 126, 127}
-	var xExps = []int{-133, -130, -126, -125, -64, -10, 0, 1, 10, 64, 120, 126, 127}
+	tExps := []int{-133, -127, -126, -125, -100, -64, -20, -3, -1, 0, 1, 2, 7, 30, 64, 100, 124, 125, 126, 127}
+	xExps := []int{-133, -130, -126, -125, -64, -10, 0, 1, 10, 64, 120, 126, 127}
 	for sx := 0; sx < 256; sx++ {
 		for st := 0; st < 256; st++ {
 			for _, et := range tExps {
 				tv := bf16Of(st, et)
-				rcp, ok := bf16Reciprocal(tv)
 				for _, ex := range xExps {
 					xv := bf16Of(sx, ex)
-					quo := xv / tv
-					if !ok || !normal32(quo) {
+					a := float32(math.Abs(float64(xv)))
+					rcp, ok := BF16Reciprocal(tv, a, a)
+					if !ok {
 						continue
 					}
-					prod := xv * rcp
-					if f32ToBF16(quo) != f32ToBF16(prod) {
-						t.Fatalf("x=%g t=%g: bf16(x/t) = %#04x, bf16(x·(1/t)) = %#04x", xv, tv, f32ToBF16(quo), f32ToBF16(prod))
-					}
-					if a := math.Abs(float64(prod)); a < 0x1p-125 || a >= 0x1p127 {
-						continue // the kernel divides these
+					if q, p := f32ToBF16(xv/tv), f32ToBF16(xv*rcp); q != p {
+						t.Fatalf("d=%g t=%g: bf16(d/t) = %#04x, bf16(d·(1/t)) = %#04x", xv, tv, q, p)
 					}
 					checked++
 				}
 			}
 		}
 	}
-	if checked < 1<<20 {
+	if checked < 1<<23 {
 		t.Fatalf("only %d pairs checked", checked)
+	}
+	// What BF16Reciprocal turns away: quotients near the ends of float32's
+	// normal range, divisors that are not bfloat16 values or whose
+	// reciprocal is not normal, unknown ranges.
+	for _, c := range []struct{ t, lo, hi float32 }{
+		{1, 0x1p-126, 1}, {1, 1, 0x1p126}, {0x1p-127, 1, 1}, {0x1p127, 1, 1}, {0, 1, 1},
+		{float32(math.Inf(1)), 1, 1}, {float32(math.NaN()), 1, 1}, {1.5 + 0x1p-20, 1, 1}, {1, float32(math.NaN()), 1}, {1, 1, float32(math.NaN())},
+	} {
+		if _, ok := BF16Reciprocal(c.t, c.lo, c.hi); ok {
+			t.Errorf("BF16Reciprocal(%g, %g, %g) allows the reciprocal", c.t, c.lo, c.hi)
+		}
 	}
 }
 
@@ -195,9 +222,4 @@ func bf16Of(sig, e int) float32 {
 		m = -m
 	}
 	return bf16Widen(f32ToBF16(float32(math.Ldexp(m, e))))
-}
-
-func normal32(v float32) bool {
-	a := math.Abs(float64(v))
-	return a >= 0x1p-126 && a <= math.MaxFloat32
 }

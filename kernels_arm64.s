@@ -72192,28 +72192,37 @@ tail:
 done:
 	RET
 
-// func sumSqDevRoundBF16NEON(x []uint16, s float32) (sum float64)
-TEXT ·sumSqDevRoundBF16NEON(SB), NOSPLIT, $0-40
+// func sumSqDevRoundBF16NEON(x []uint16, s float32) (sum float64, lo float32, hi float32)
+TEXT ·sumSqDevRoundBF16NEON(SB), NOSPLIT, $0-48
 	MOVD x_len+8(FP), R0
 	MOVD x_base+0(FP), R1
-	MOVW $0xffff0000, R14
-	VDUP R14, V24.S4
 	MOVW $0x00000001, R14
-	VDUP R14, V23.S4
+	VDUP R14, V16.S4
 	MOVW $0x00007fff, R14
-	VDUP R14, V22.S4
-	MOVW $0x00400000, R14
-	VDUP R14, V21.S4
-	WORD $0x6e341e94 // eor v20.16b, v20.16b, v20.16b
-	WORD $0x6e331e73 // eor v19.16b, v19.16b, v19.16b
-	WORD $0x4eb41e9f // mov v31.16b, v20.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x4eb41e9d // mov v29.16b, v20.16b
-	WORD $0x4eb41e9c // mov v28.16b, v20.16b
-	WORD $0x4eb31e7b // mov v27.16b, v19.16b
-	WORD $0x4eb31e7a // mov v26.16b, v19.16b
-	FMOVS s+24(FP), F25
-	WORD $0x4e040739 // dup v25.4s, v25.s[0]
+	VDUP R14, V15.S4
+	MOVW $0xffff0000, R14
+	VDUP R14, V14.S4
+	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4ead1dbf // mov v31.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ead1dbd // mov v29.16b, v13.16b
+	WORD $0x4ead1dbc // mov v28.16b, v13.16b
+	WORD $0x4eac1d9b // mov v27.16b, v12.16b
+	WORD $0x4ead1dba // mov v26.16b, v13.16b
+	WORD $0x4ead1db9 // mov v25.16b, v13.16b
+	WORD $0x4eac1d98 // mov v24.16b, v12.16b
+	WORD $0x4ead1db7 // mov v23.16b, v13.16b
+	WORD $0x4ead1db6 // mov v22.16b, v13.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x4ead1db4 // mov v20.16b, v13.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c13 // mov v19.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c12 // mov v18.16b, v0.16b
+	FMOVS s+24(FP), F17
+	WORD $0x4e040631 // dup v17.4s, v17.s[0]
 
 main:
 	CMP $16, R0
@@ -72233,359 +72242,58 @@ inner:
 	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
 	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
 	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4eb9d421 // fsub v1.4s, v1.4s, v25.4s
-	WORD $0x4eb9d442 // fsub v2.4s, v2.4s, v25.4s
-	WORD $0x4eb9d463 // fsub v3.4s, v3.4s, v25.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4ea11c25 // mov v5.16b, v1.16b
-	WORD $0x4ea21c46 // mov v6.16b, v2.16b
-	WORD $0x4ea31c67 // mov v7.16b, v3.16b
-	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
-	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
-	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
-	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
-	WORD $0x4e371d08 // and v8.16b, v8.16b, v23.16b
-	WORD $0x4e371d29 // and v9.16b, v9.16b, v23.16b
-	WORD $0x4e371d4a // and v10.16b, v10.16b, v23.16b
-	WORD $0x4e371d6b // and v11.16b, v11.16b, v23.16b
-	WORD $0x4eb68508 // add v8.4s, v8.4s, v22.4s
-	WORD $0x4eb68529 // add v9.4s, v9.4s, v22.4s
-	WORD $0x4eb6854a // add v10.4s, v10.4s, v22.4s
-	WORD $0x4eb6856b // add v11.4s, v11.4s, v22.4s
-	WORD $0x4ea88488 // add v8.4s, v4.4s, v8.4s
-	WORD $0x4ea984a9 // add v9.4s, v5.4s, v9.4s
-	WORD $0x4eaa84ca // add v10.4s, v6.4s, v10.4s
-	WORD $0x4eab84eb // add v11.4s, v7.4s, v11.4s
-	WORD $0x4e381d08 // and v8.16b, v8.16b, v24.16b
-	WORD $0x4e381d29 // and v9.16b, v9.16b, v24.16b
-	WORD $0x4e381d4a // and v10.16b, v10.16b, v24.16b
-	WORD $0x4e381d6b // and v11.16b, v11.16b, v24.16b
-	WORD $0x4eb51c84 // orr v4.16b, v4.16b, v21.16b
-	WORD $0x4eb51ca5 // orr v5.16b, v5.16b, v21.16b
-	WORD $0x4eb51cc6 // orr v6.16b, v6.16b, v21.16b
-	WORD $0x4eb51ce7 // orr v7.16b, v7.16b, v21.16b
-	WORD $0x4e381c84 // and v4.16b, v4.16b, v24.16b
-	WORD $0x4e381ca5 // and v5.16b, v5.16b, v24.16b
-	WORD $0x4e381cc6 // and v6.16b, v6.16b, v24.16b
-	WORD $0x4e381ce7 // and v7.16b, v7.16b, v24.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6e681c80 // bsl v0.16b, v4.16b, v8.16b
-	WORD $0x6e691ca1 // bsl v1.16b, v5.16b, v9.16b
-	WORD $0x6e6a1cc2 // bsl v2.16b, v6.16b, v10.16b
-	WORD $0x6e6b1ce3 // bsl v3.16b, v7.16b, v11.16b
-	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
-	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
-	WORD $0x6e22dc42 // fmul v2.4s, v2.4s, v2.4s
-	WORD $0x6e23dc63 // fmul v3.4s, v3.4s, v3.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4ea11c25 // mov v5.16b, v1.16b
-	WORD $0x4ea21c46 // mov v6.16b, v2.16b
-	WORD $0x4ea31c67 // mov v7.16b, v3.16b
-	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
-	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
-	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
-	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
-	WORD $0x4e371d08 // and v8.16b, v8.16b, v23.16b
-	WORD $0x4e371d29 // and v9.16b, v9.16b, v23.16b
-	WORD $0x4e371d4a // and v10.16b, v10.16b, v23.16b
-	WORD $0x4e371d6b // and v11.16b, v11.16b, v23.16b
-	WORD $0x4eb68508 // add v8.4s, v8.4s, v22.4s
-	WORD $0x4eb68529 // add v9.4s, v9.4s, v22.4s
-	WORD $0x4eb6854a // add v10.4s, v10.4s, v22.4s
-	WORD $0x4eb6856b // add v11.4s, v11.4s, v22.4s
-	WORD $0x4ea88488 // add v8.4s, v4.4s, v8.4s
-	WORD $0x4ea984a9 // add v9.4s, v5.4s, v9.4s
-	WORD $0x4eaa84ca // add v10.4s, v6.4s, v10.4s
-	WORD $0x4eab84eb // add v11.4s, v7.4s, v11.4s
-	WORD $0x4e381d08 // and v8.16b, v8.16b, v24.16b
-	WORD $0x4e381d29 // and v9.16b, v9.16b, v24.16b
-	WORD $0x4e381d4a // and v10.16b, v10.16b, v24.16b
-	WORD $0x4e381d6b // and v11.16b, v11.16b, v24.16b
-	WORD $0x4eb51c84 // orr v4.16b, v4.16b, v21.16b
-	WORD $0x4eb51ca5 // orr v5.16b, v5.16b, v21.16b
-	WORD $0x4eb51cc6 // orr v6.16b, v6.16b, v21.16b
-	WORD $0x4eb51ce7 // orr v7.16b, v7.16b, v21.16b
-	WORD $0x4e381c84 // and v4.16b, v4.16b, v24.16b
-	WORD $0x4e381ca5 // and v5.16b, v5.16b, v24.16b
-	WORD $0x4e381cc6 // and v6.16b, v6.16b, v24.16b
-	WORD $0x4e381ce7 // and v7.16b, v7.16b, v24.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6e681c80 // bsl v0.16b, v4.16b, v8.16b
-	WORD $0x6e691ca1 // bsl v1.16b, v5.16b, v9.16b
-	WORD $0x6e6a1cc2 // bsl v2.16b, v6.16b, v10.16b
-	WORD $0x6e6b1ce3 // bsl v3.16b, v7.16b, v11.16b
-	WORD $0x4e20d7ff // fadd v31.4s, v31.4s, v0.4s
-	WORD $0x4e21d7de // fadd v30.4s, v30.4s, v1.4s
-	WORD $0x4e22d7bd // fadd v29.4s, v29.4s, v2.4s
-	WORD $0x4e23d79c // fadd v28.4s, v28.4s, v3.4s
-	ADD $32, R1, R1
-	SUB $16, R0, R0
-	SUBS $1, R15, R15
-	BEQ flush
-	CMP $16, R0
-	BGE inner
-
-flush:
-	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
-	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
-	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
-	WORD $0x4eb41e9f // mov v31.16b, v20.16b
-	WORD $0x4eb41e9e // mov v30.16b, v20.16b
-	WORD $0x4eb41e9d // mov v29.16b, v20.16b
-	WORD $0x4eb41e9c // mov v28.16b, v20.16b
-	B main
-
-tail:
-	CMP $4, R0
-	BLT done
-	FMOVD 0(R1), F0
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4ea01c01 // mov v1.16b, v0.16b
-	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e371c42 // and v2.16b, v2.16b, v23.16b
-	WORD $0x4eb68442 // add v2.4s, v2.4s, v22.4s
-	WORD $0x4ea28422 // add v2.4s, v1.4s, v2.4s
-	WORD $0x4e381c42 // and v2.16b, v2.16b, v24.16b
-	WORD $0x4eb51c21 // orr v1.16b, v1.16b, v21.16b
-	WORD $0x4e381c21 // and v1.16b, v1.16b, v24.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e621c20 // bsl v0.16b, v1.16b, v2.16b
-	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
-	WORD $0x4ea01c01 // mov v1.16b, v0.16b
-	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e371c42 // and v2.16b, v2.16b, v23.16b
-	WORD $0x4eb68442 // add v2.4s, v2.4s, v22.4s
-	WORD $0x4ea28422 // add v2.4s, v1.4s, v2.4s
-	WORD $0x4e381c42 // and v2.16b, v2.16b, v24.16b
-	WORD $0x4eb51c21 // orr v1.16b, v1.16b, v21.16b
-	WORD $0x4e381c21 // and v1.16b, v1.16b, v24.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e621c20 // bsl v0.16b, v1.16b, v2.16b
-	WORD $0x4e20d7ff // fadd v31.4s, v31.4s, v0.4s
-	ADD $8, R1, R1
-	SUB $4, R0, R0
-	B tail
-
-done:
-	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
-	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
-	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
-	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
-	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
-	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
-	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
-	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
-	FMOVD F1, sum+32(FP)
-	RET
-
-// func subMulRoundBF16NEON(dst []uint16, x []uint16, s float32, r float32) (sum float64)
-TEXT ·subMulRoundBF16NEON(SB), NOSPLIT, $0-64
-	MOVD dst_len+8(FP), R0
-	MOVD dst_base+0(FP), R1
-	MOVD x_base+24(FP), R2
-	MOVW $0x00000001, R14
-	VDUP R14, V23.S4
-	MOVW $0x00007fff, R14
-	VDUP R14, V22.S4
-	MOVW $0xffff0000, R14
-	VDUP R14, V21.S4
-	WORD $0x6e341e94 // eor v20.16b, v20.16b, v20.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1f // mov v31.16b, v0.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1d // mov v29.16b, v0.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1c // mov v28.16b, v0.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1b // mov v27.16b, v0.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1a // mov v26.16b, v0.16b
-	FMOVS s+48(FP), F25
-	WORD $0x4e040739 // dup v25.4s, v25.s[0]
-	FMOVS r+52(FP), F24
-	WORD $0x4e040718 // dup v24.4s, v24.s[0]
-
-main:
-	CMP $16, R0
-	BLT tail
-	MOVD $32, R15
-
-inner:
-	FMOVD 0(R2), F0
-	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
-	FMOVD 8(R2), F1
-	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
-	FMOVD 16(R2), F2
-	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
-	FMOVD 24(R2), F3
-	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
-	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
-	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
-	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
-	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4eb9d421 // fsub v1.4s, v1.4s, v25.4s
-	WORD $0x4eb9d442 // fsub v2.4s, v2.4s, v25.4s
-	WORD $0x4eb9d463 // fsub v3.4s, v3.4s, v25.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4ea11c25 // mov v5.16b, v1.16b
-	WORD $0x4ea21c46 // mov v6.16b, v2.16b
-	WORD $0x4ea31c67 // mov v7.16b, v3.16b
-	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
-	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
-	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
-	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
-	WORD $0x4e371d08 // and v8.16b, v8.16b, v23.16b
-	WORD $0x4e371d29 // and v9.16b, v9.16b, v23.16b
-	WORD $0x4e371d4a // and v10.16b, v10.16b, v23.16b
-	WORD $0x4e371d6b // and v11.16b, v11.16b, v23.16b
-	WORD $0x4eb68508 // add v8.4s, v8.4s, v22.4s
-	WORD $0x4eb68529 // add v9.4s, v9.4s, v22.4s
-	WORD $0x4eb6854a // add v10.4s, v10.4s, v22.4s
-	WORD $0x4eb6856b // add v11.4s, v11.4s, v22.4s
-	WORD $0x4ea88488 // add v8.4s, v4.4s, v8.4s
-	WORD $0x4ea984a9 // add v9.4s, v5.4s, v9.4s
-	WORD $0x4eaa84ca // add v10.4s, v6.4s, v10.4s
-	WORD $0x4eab84eb // add v11.4s, v7.4s, v11.4s
-	WORD $0x4e351d08 // and v8.16b, v8.16b, v21.16b
-	WORD $0x4e351d29 // and v9.16b, v9.16b, v21.16b
-	WORD $0x4e351d4a // and v10.16b, v10.16b, v21.16b
-	WORD $0x4e351d6b // and v11.16b, v11.16b, v21.16b
-	MOVW $0x00400000, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac1c84 // orr v4.16b, v4.16b, v12.16b
-	MOVW $0x00400000, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac1ca5 // orr v5.16b, v5.16b, v12.16b
-	MOVW $0x00400000, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac1cc6 // orr v6.16b, v6.16b, v12.16b
-	MOVW $0x00400000, R14
-	VDUP R14, V12.S4
-	WORD $0x4eac1ce7 // orr v7.16b, v7.16b, v12.16b
-	WORD $0x4e351c84 // and v4.16b, v4.16b, v21.16b
-	WORD $0x4e351ca5 // and v5.16b, v5.16b, v21.16b
-	WORD $0x4e351cc6 // and v6.16b, v6.16b, v21.16b
-	WORD $0x4e351ce7 // and v7.16b, v7.16b, v21.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6e681c80 // bsl v0.16b, v4.16b, v8.16b
-	WORD $0x6e691ca1 // bsl v1.16b, v5.16b, v9.16b
-	WORD $0x6e6a1cc2 // bsl v2.16b, v6.16b, v10.16b
-	WORD $0x6e6b1ce3 // bsl v3.16b, v7.16b, v11.16b
-	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
-	WORD $0x6e38dc21 // fmul v1.4s, v1.4s, v24.4s
-	WORD $0x6e38dc42 // fmul v2.4s, v2.4s, v24.4s
-	WORD $0x6e38dc63 // fmul v3.4s, v3.4s, v24.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4ea11c25 // mov v5.16b, v1.16b
-	WORD $0x4ea21c46 // mov v6.16b, v2.16b
-	WORD $0x4ea31c67 // mov v7.16b, v3.16b
-	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
-	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
-	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
-	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
-	WORD $0x4e371d0c // and v12.16b, v8.16b, v23.16b
-	WORD $0x4e371d2d // and v13.16b, v9.16b, v23.16b
-	WORD $0x4e371d4e // and v14.16b, v10.16b, v23.16b
-	WORD $0x4e371d6f // and v15.16b, v11.16b, v23.16b
-	WORD $0x4eac86cc // add v12.4s, v22.4s, v12.4s
-	WORD $0x4ead86cd // add v13.4s, v22.4s, v13.4s
-	WORD $0x4eae86ce // add v14.4s, v22.4s, v14.4s
-	WORD $0x4eaf86cf // add v15.4s, v22.4s, v15.4s
-	WORD $0x4eac8484 // add v4.4s, v4.4s, v12.4s
-	WORD $0x4ead84a5 // add v5.4s, v5.4s, v13.4s
-	WORD $0x4eae84c6 // add v6.4s, v6.4s, v14.4s
+	WORD $0x4eb1d400 // fsub v0.4s, v0.4s, v17.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x4eb1d442 // fsub v2.4s, v2.4s, v17.4s
+	WORD $0x4eb1d463 // fsub v3.4s, v3.4s, v17.4s
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	WORD $0x4e301c84 // and v4.16b, v4.16b, v16.16b
+	WORD $0x4e301ca5 // and v5.16b, v5.16b, v16.16b
+	WORD $0x4e301cc6 // and v6.16b, v6.16b, v16.16b
+	WORD $0x4e301ce7 // and v7.16b, v7.16b, v16.16b
+	WORD $0x4eaf8484 // add v4.4s, v4.4s, v15.4s
+	WORD $0x4eaf84a5 // add v5.4s, v5.4s, v15.4s
+	WORD $0x4eaf84c6 // add v6.4s, v6.4s, v15.4s
 	WORD $0x4eaf84e7 // add v7.4s, v7.4s, v15.4s
-	WORD $0x6f300484 // ushr v4.4s, v4.4s, #16
-	WORD $0x6f3004a5 // ushr v5.4s, v5.4s, #16
-	WORD $0x6f3004c6 // ushr v6.4s, v6.4s, #16
-	WORD $0x6f3004e7 // ushr v7.4s, v7.4s, #16
-	MOVW $0x0000007f, R14
-	VDUP R14, V12.S4
-	WORD $0x4e2c1d0c // and v12.16b, v8.16b, v12.16b
-	MOVW $0x0000007f, R14
-	VDUP R14, V13.S4
-	WORD $0x4e2d1d2d // and v13.16b, v9.16b, v13.16b
-	MOVW $0x0000007f, R14
-	VDUP R14, V14.S4
-	WORD $0x4e2e1d4e // and v14.16b, v10.16b, v14.16b
-	MOVW $0x0000007f, R14
-	VDUP R14, V15.S4
-	WORD $0x4e2f1d6f // and v15.16b, v11.16b, v15.16b
-	WORD $0x6eb48d8c // cmeq v12.4s, v12.4s, v20.4s
-	WORD $0x6eb48dad // cmeq v13.4s, v13.4s, v20.4s
-	WORD $0x6eb48dce // cmeq v14.4s, v14.4s, v20.4s
-	WORD $0x6eb48def // cmeq v15.4s, v15.4s, v20.4s
-	MOVW $0x00000040, R14
-	VDUP R14, V16.S4
-	WORD $0x4eb01d10 // orr v16.16b, v8.16b, v16.16b
-	MOVW $0x00000040, R14
-	VDUP R14, V17.S4
-	WORD $0x4eb11d31 // orr v17.16b, v9.16b, v17.16b
-	MOVW $0x00000040, R14
-	VDUP R14, V18.S4
-	WORD $0x4eb21d52 // orr v18.16b, v10.16b, v18.16b
-	MOVW $0x00000040, R14
-	VDUP R14, V19.S4
-	WORD $0x4eb31d73 // orr v19.16b, v11.16b, v19.16b
-	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
-	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
-	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
-	WORD $0x6e6b1e6f // bsl v15.16b, v19.16b, v11.16b
-	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
-	WORD $0x6e205908 // mvn v8.16b, v8.16b
-	WORD $0x4e21e429 // fcmeq v9.4s, v1.4s, v1.4s
-	WORD $0x6e205929 // mvn v9.16b, v9.16b
-	WORD $0x4e22e44a // fcmeq v10.4s, v2.4s, v2.4s
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
-	WORD $0x4e23e46b // fcmeq v11.4s, v3.4s, v3.4s
-	WORD $0x6e20596b // mvn v11.16b, v11.16b
-	WORD $0x6e641d88 // bsl v8.16b, v12.16b, v4.16b
-	WORD $0x6e651da9 // bsl v9.16b, v13.16b, v5.16b
-	WORD $0x6e661dca // bsl v10.16b, v14.16b, v6.16b
-	WORD $0x6e671deb // bsl v11.16b, v15.16b, v7.16b
-	WORD $0x0e612904 // xtn v4.4h, v8.4s
-	FMOVD F4, 0(R1)
-	WORD $0x0e612924 // xtn v4.4h, v9.4s
-	FMOVD F4, 8(R1)
-	WORD $0x0e612944 // xtn v4.4h, v10.4s
-	FMOVD F4, 16(R1)
-	WORD $0x0e612964 // xtn v4.4h, v11.4s
-	FMOVD F4, 24(R1)
+	WORD $0x4ea48400 // add v0.4s, v0.4s, v4.4s
+	WORD $0x4ea58421 // add v1.4s, v1.4s, v5.4s
+	WORD $0x4ea68442 // add v2.4s, v2.4s, v6.4s
+	WORD $0x4ea78463 // add v3.4s, v3.4s, v7.4s
+	WORD $0x4e2e1c00 // and v0.16b, v0.16b, v14.16b
+	WORD $0x4e2e1c21 // and v1.16b, v1.16b, v14.16b
+	WORD $0x4e2e1c42 // and v2.16b, v2.16b, v14.16b
+	WORD $0x4e2e1c63 // and v3.16b, v3.16b, v14.16b
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x6e23dc67 // fmul v7.4s, v3.4s, v3.4s
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e301d08 // and v8.16b, v8.16b, v16.16b
+	WORD $0x4e301d29 // and v9.16b, v9.16b, v16.16b
+	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
+	WORD $0x4e301d6b // and v11.16b, v11.16b, v16.16b
+	WORD $0x4eaf8508 // add v8.4s, v8.4s, v15.4s
+	WORD $0x4eaf8529 // add v9.4s, v9.4s, v15.4s
+	WORD $0x4eaf854a // add v10.4s, v10.4s, v15.4s
+	WORD $0x4eaf856b // add v11.4s, v11.4s, v15.4s
+	WORD $0x4ea88484 // add v4.4s, v4.4s, v8.4s
+	WORD $0x4ea984a5 // add v5.4s, v5.4s, v9.4s
+	WORD $0x4eaa84c6 // add v6.4s, v6.4s, v10.4s
+	WORD $0x4eab84e7 // add v7.4s, v7.4s, v11.4s
+	WORD $0x4e2e1c84 // and v4.16b, v4.16b, v14.16b
+	WORD $0x4e2e1ca5 // and v5.16b, v5.16b, v14.16b
+	WORD $0x4e2e1cc6 // and v6.16b, v6.16b, v14.16b
+	WORD $0x4e2e1ce7 // and v7.16b, v7.16b, v14.16b
+	WORD $0x4e24d7ff // fadd v31.4s, v31.4s, v4.4s
+	WORD $0x4e25d79c // fadd v28.4s, v28.4s, v5.4s
+	WORD $0x4e26d739 // fadd v25.4s, v25.4s, v6.4s
+	WORD $0x4e27d6d6 // fadd v22.4s, v22.4s, v7.4s
 	MOVW $0x80000000, R14
 	VDUP R14, V4.S4
 	WORD $0x4e641c00 // bic v0.16b, v0.16b, v4.16b
@@ -72598,80 +72306,23 @@ inner:
 	MOVW $0x80000000, R14
 	VDUP R14, V4.S4
 	WORD $0x4e641c63 // bic v3.16b, v3.16b, v4.16b
-	MOVW $0x7effffff, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea43404 // cmgt v4.4s, v0.4s, v4.4s
-	MOVW $0x7effffff, R14
-	VDUP R14, V5.S4
-	WORD $0x4ea53425 // cmgt v5.4s, v1.4s, v5.4s
-	MOVW $0x7effffff, R14
-	VDUP R14, V6.S4
-	WORD $0x4ea63446 // cmgt v6.4s, v2.4s, v6.4s
-	MOVW $0x7effffff, R14
-	VDUP R14, V7.S4
-	WORD $0x4ea73467 // cmgt v7.4s, v3.4s, v7.4s
-	MOVW $0x7f800001, R14
-	VDUP R14, V8.S4
-	WORD $0x4ea03508 // cmgt v8.4s, v8.4s, v0.4s
-	MOVW $0x7f800001, R14
-	VDUP R14, V9.S4
-	WORD $0x4ea13529 // cmgt v9.4s, v9.4s, v1.4s
-	MOVW $0x7f800001, R14
-	VDUP R14, V10.S4
-	WORD $0x4ea2354a // cmgt v10.4s, v10.4s, v2.4s
-	MOVW $0x7f800001, R14
-	VDUP R14, V11.S4
-	WORD $0x4ea3356b // cmgt v11.4s, v11.4s, v3.4s
-	WORD $0x4e281c84 // and v4.16b, v4.16b, v8.16b
-	WORD $0x4e291ca5 // and v5.16b, v5.16b, v9.16b
-	WORD $0x4e2a1cc6 // and v6.16b, v6.16b, v10.16b
-	WORD $0x4e2b1ce7 // and v7.16b, v7.16b, v11.16b
-	WORD $0x4eb43408 // cmgt v8.4s, v0.4s, v20.4s
-	WORD $0x4eb43429 // cmgt v9.4s, v1.4s, v20.4s
-	WORD $0x4eb4344a // cmgt v10.4s, v2.4s, v20.4s
-	WORD $0x4eb4346b // cmgt v11.4s, v3.4s, v20.4s
-	MOVW $0x01000000, R14
-	VDUP R14, V12.S4
-	WORD $0x4ea0358c // cmgt v12.4s, v12.4s, v0.4s
-	MOVW $0x01000000, R14
-	VDUP R14, V0.S4
-	WORD $0x4ea13400 // cmgt v0.4s, v0.4s, v1.4s
-	MOVW $0x01000000, R14
-	VDUP R14, V1.S4
-	WORD $0x4ea23421 // cmgt v1.4s, v1.4s, v2.4s
-	MOVW $0x01000000, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea33442 // cmgt v2.4s, v2.4s, v3.4s
-	WORD $0x4e2c1d08 // and v8.16b, v8.16b, v12.16b
-	WORD $0x4e201d29 // and v9.16b, v9.16b, v0.16b
-	WORD $0x4e211d4a // and v10.16b, v10.16b, v1.16b
-	WORD $0x4e221d6b // and v11.16b, v11.16b, v2.16b
-	WORD $0x4ea81c84 // orr v4.16b, v4.16b, v8.16b
-	WORD $0x4ea91ca5 // orr v5.16b, v5.16b, v9.16b
-	WORD $0x4eaa1cc6 // orr v6.16b, v6.16b, v10.16b
-	WORD $0x4eab1ce7 // orr v7.16b, v7.16b, v11.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V0.S4
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e611c04 // bsl v4.16b, v0.16b, v1.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V0.S4
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e611c05 // bsl v5.16b, v0.16b, v1.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V0.S4
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e611c06 // bsl v6.16b, v0.16b, v1.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V0.S4
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e611c07 // bsl v7.16b, v0.16b, v1.16b
-	WORD $0x4e24d7ff // fadd v31.4s, v31.4s, v4.4s
-	WORD $0x4e25d7de // fadd v30.4s, v30.4s, v5.4s
-	WORD $0x4e26d7bd // fadd v29.4s, v29.4s, v6.4s
-	WORD $0x4e27d79c // fadd v28.4s, v28.4s, v7.4s
+	WORD $0x4e2de404 // fcmeq v4.4s, v0.4s, v13.4s
+	WORD $0x4e2de425 // fcmeq v5.4s, v1.4s, v13.4s
+	WORD $0x4e2de446 // fcmeq v6.4s, v2.4s, v13.4s
+	WORD $0x4e2de467 // fcmeq v7.4s, v3.4s, v13.4s
+	WORD $0x6e601d84 // bsl v4.16b, v12.16b, v0.16b
+	WORD $0x6e611d85 // bsl v5.16b, v12.16b, v1.16b
+	WORD $0x6e621d86 // bsl v6.16b, v12.16b, v2.16b
+	WORD $0x6e631d87 // bsl v7.16b, v12.16b, v3.16b
+	WORD $0x4ea4f7de // fmin v30.4s, v30.4s, v4.4s
+	WORD $0x4ea5f77b // fmin v27.4s, v27.4s, v5.4s
+	WORD $0x4ea6f718 // fmin v24.4s, v24.4s, v6.4s
+	WORD $0x4ea7f6b5 // fmin v21.4s, v21.4s, v7.4s
+	WORD $0x4e20f7bd // fmax v29.4s, v29.4s, v0.4s
+	WORD $0x4e21f75a // fmax v26.4s, v26.4s, v1.4s
+	WORD $0x4e22f6f7 // fmax v23.4s, v23.4s, v2.4s
+	WORD $0x4e23f694 // fmax v20.4s, v20.4s, v3.4s
 	ADD $32, R1, R1
-	ADD $32, R2, R2
 	SUB $16, R0, R0
 	SUBS $1, R15, R15
 	BEQ flush
@@ -72679,105 +72330,81 @@ inner:
 	BGE inner
 
 flush:
-	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
-	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e3cd7e0 // fadd v0.4s, v31.4s, v28.4s
+	WORD $0x4e36d721 // fadd v1.4s, v25.4s, v22.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
 	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e61d77b // fadd v27.2d, v27.2d, v1.2d
+	WORD $0x4e61d673 // fadd v19.2d, v19.2d, v1.2d
 	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x4e60d75a // fadd v26.2d, v26.2d, v0.2d
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1f // mov v31.16b, v0.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1d // mov v29.16b, v0.16b
-	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
-	WORD $0x4ea01c1c // mov v28.16b, v0.16b
+	WORD $0x4e60d652 // fadd v18.2d, v18.2d, v0.2d
+	WORD $0x4ead1dbf // mov v31.16b, v13.16b
+	WORD $0x4ead1dbc // mov v28.16b, v13.16b
+	WORD $0x4ead1db9 // mov v25.16b, v13.16b
+	WORD $0x4ead1db6 // mov v22.16b, v13.16b
 	B main
 
 tail:
 	CMP $4, R0
 	BLT done
-	FMOVD 0(R2), F0
+	FMOVD 0(R1), F0
 	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
 	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
-	WORD $0x4eb9d400 // fsub v0.4s, v0.4s, v25.4s
-	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x4eb1d400 // fsub v0.4s, v0.4s, v17.4s
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	WORD $0x4e301c21 // and v1.16b, v1.16b, v16.16b
+	WORD $0x4eaf8421 // add v1.4s, v1.4s, v15.4s
+	WORD $0x4ea18400 // add v0.4s, v0.4s, v1.4s
+	WORD $0x4e2e1c00 // and v0.16b, v0.16b, v14.16b
+	WORD $0x6e20dc01 // fmul v1.4s, v0.4s, v0.4s
 	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e371c42 // and v2.16b, v2.16b, v23.16b
-	WORD $0x4eb68442 // add v2.4s, v2.4s, v22.4s
-	WORD $0x4ea28422 // add v2.4s, v1.4s, v2.4s
-	WORD $0x4e351c42 // and v2.16b, v2.16b, v21.16b
-	MOVW $0x00400000, R14
-	VDUP R14, V3.S4
-	WORD $0x4ea31c21 // orr v1.16b, v1.16b, v3.16b
-	WORD $0x4e351c21 // and v1.16b, v1.16b, v21.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e621c20 // bsl v0.16b, v1.16b, v2.16b
-	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
-	WORD $0x4ea01c01 // mov v1.16b, v0.16b
-	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e371c43 // and v3.16b, v2.16b, v23.16b
-	WORD $0x4ea386c3 // add v3.4s, v22.4s, v3.4s
-	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
-	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
-	MOVW $0x0000007f, R14
-	VDUP R14, V3.S4
-	WORD $0x4e231c43 // and v3.16b, v2.16b, v3.16b
-	WORD $0x6eb48c63 // cmeq v3.4s, v3.4s, v20.4s
-	MOVW $0x00000040, R14
-	VDUP R14, V4.S4
-	WORD $0x4ea41c44 // orr v4.16b, v2.16b, v4.16b
-	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
-	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x6e611c62 // bsl v2.16b, v3.16b, v1.16b
-	WORD $0x0e612841 // xtn v1.4h, v2.4s
-	FMOVD F1, 0(R1)
+	WORD $0x4e301c42 // and v2.16b, v2.16b, v16.16b
+	WORD $0x4eaf8442 // add v2.4s, v2.4s, v15.4s
+	WORD $0x4ea28421 // add v1.4s, v1.4s, v2.4s
+	WORD $0x4e2e1c21 // and v1.16b, v1.16b, v14.16b
+	WORD $0x4e21d7ff // fadd v31.4s, v31.4s, v1.4s
 	MOVW $0x80000000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e611c00 // bic v0.16b, v0.16b, v1.16b
-	MOVW $0x7effffff, R14
-	VDUP R14, V1.S4
-	WORD $0x4ea13401 // cmgt v1.4s, v0.4s, v1.4s
-	MOVW $0x7f800001, R14
-	VDUP R14, V2.S4
-	WORD $0x4ea03442 // cmgt v2.4s, v2.4s, v0.4s
-	WORD $0x4e221c21 // and v1.16b, v1.16b, v2.16b
-	WORD $0x4eb43402 // cmgt v2.4s, v0.4s, v20.4s
-	MOVW $0x01000000, R14
-	VDUP R14, V3.S4
-	WORD $0x4ea03463 // cmgt v3.4s, v3.4s, v0.4s
-	WORD $0x4e231c42 // and v2.16b, v2.16b, v3.16b
-	WORD $0x4ea21c21 // orr v1.16b, v1.16b, v2.16b
-	MOVW $0x3f800000, R14
-	VDUP R14, V0.S4
-	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
-	WORD $0x6e621c01 // bsl v1.16b, v0.16b, v2.16b
-	WORD $0x4e21d7ff // fadd v31.4s, v31.4s, v1.4s
+	WORD $0x4e2de401 // fcmeq v1.4s, v0.4s, v13.4s
+	WORD $0x6e601d81 // bsl v1.16b, v12.16b, v0.16b
+	WORD $0x4ea1f7de // fmin v30.4s, v30.4s, v1.4s
+	WORD $0x4e20f7bd // fmax v29.4s, v29.4s, v0.4s
 	ADD $8, R1, R1
-	ADD $8, R2, R2
 	SUB $4, R0, R0
 	B tail
 
 done:
-	WORD $0x4e3ed7e0 // fadd v0.4s, v31.4s, v30.4s
-	WORD $0x4e3cd7a1 // fadd v1.4s, v29.4s, v28.4s
+	WORD $0x4e3cd7e0 // fadd v0.4s, v31.4s, v28.4s
+	WORD $0x4e36d721 // fadd v1.4s, v25.4s, v22.4s
 	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
 	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x4e61d661 // fadd v1.2d, v19.2d, v1.2d
 	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x4e60d740 // fadd v0.2d, v26.2d, v0.2d
+	WORD $0x4e60d640 // fadd v0.2d, v18.2d, v0.2d
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
 	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
 	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
-	FMOVD F1, sum+56(FP)
+	FMOVD F1, sum+32(FP)
+	WORD $0x4ebbf7c0 // fmin v0.4s, v30.4s, v27.4s
+	WORD $0x4eb8f400 // fmin v0.4s, v0.4s, v24.4s
+	WORD $0x4eb5f400 // fmin v0.4s, v0.4s, v21.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
+	WORD $0x6e002001 // ext v1.16b, v0.16b, v0.16b, #4
+	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
+	FMOVS F0, lo+40(FP)
+	WORD $0x4e3af7a0 // fmax v0.4s, v29.4s, v26.4s
+	WORD $0x4e37f400 // fmax v0.4s, v0.4s, v23.4s
+	WORD $0x4e34f400 // fmax v0.4s, v0.4s, v20.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
+	WORD $0x6e002001 // ext v1.16b, v0.16b, v0.16b, #4
+	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
+	FMOVS F0, hi+44(FP)
 	RET
 
-// func subDivRoundBF16NEON(dst []uint16, x []uint16, s float32, t float32)
-TEXT ·subDivRoundBF16NEON(SB), NOSPLIT, $0-56
+// func subMulRoundBF16NEON(dst []uint16, x []uint16, s float32, r float32)
+TEXT ·subMulRoundBF16NEON(SB), NOSPLIT, $0-56
 	MOVD dst_len+8(FP), R0
 	MOVD dst_base+0(FP), R1
 	MOVD x_base+24(FP), R2
@@ -72787,16 +72414,14 @@ TEXT ·subDivRoundBF16NEON(SB), NOSPLIT, $0-56
 	VDUP R14, V28.S4
 	MOVW $0xffff0000, R14
 	VDUP R14, V27.S4
-	MOVW $0x00400000, R14
-	VDUP R14, V26.S4
 	MOVW $0x0000007f, R14
-	VDUP R14, V25.S4
-	WORD $0x6e381f18 // eor v24.16b, v24.16b, v24.16b
+	VDUP R14, V26.S4
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
 	MOVW $0x00000040, R14
-	VDUP R14, V23.S4
+	VDUP R14, V24.S4
 	FMOVS s+48(FP), F31
 	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
-	FMOVS t+52(FP), F30
+	FMOVS r+52(FP), F30
 	WORD $0x4e0407de // dup v30.4s, v30.s[0]
 
 main:
@@ -72818,54 +72443,30 @@ main:
 	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
 	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
 	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
-	WORD $0x4ea01c04 // mov v4.16b, v0.16b
-	WORD $0x4ea11c25 // mov v5.16b, v1.16b
-	WORD $0x4ea21c46 // mov v6.16b, v2.16b
-	WORD $0x4ea31c67 // mov v7.16b, v3.16b
-	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
-	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
-	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
-	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
-	WORD $0x4e3d1d08 // and v8.16b, v8.16b, v29.16b
-	WORD $0x4e3d1d29 // and v9.16b, v9.16b, v29.16b
-	WORD $0x4e3d1d4a // and v10.16b, v10.16b, v29.16b
-	WORD $0x4e3d1d6b // and v11.16b, v11.16b, v29.16b
-	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
-	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
-	WORD $0x4ebc854a // add v10.4s, v10.4s, v28.4s
-	WORD $0x4ebc856b // add v11.4s, v11.4s, v28.4s
-	WORD $0x4ea88488 // add v8.4s, v4.4s, v8.4s
-	WORD $0x4ea984a9 // add v9.4s, v5.4s, v9.4s
-	WORD $0x4eaa84ca // add v10.4s, v6.4s, v10.4s
-	WORD $0x4eab84eb // add v11.4s, v7.4s, v11.4s
-	WORD $0x4e3b1d08 // and v8.16b, v8.16b, v27.16b
-	WORD $0x4e3b1d29 // and v9.16b, v9.16b, v27.16b
-	WORD $0x4e3b1d4a // and v10.16b, v10.16b, v27.16b
-	WORD $0x4e3b1d6b // and v11.16b, v11.16b, v27.16b
-	WORD $0x4eba1c84 // orr v4.16b, v4.16b, v26.16b
-	WORD $0x4eba1ca5 // orr v5.16b, v5.16b, v26.16b
-	WORD $0x4eba1cc6 // orr v6.16b, v6.16b, v26.16b
-	WORD $0x4eba1ce7 // orr v7.16b, v7.16b, v26.16b
-	WORD $0x4e3b1c84 // and v4.16b, v4.16b, v27.16b
-	WORD $0x4e3b1ca5 // and v5.16b, v5.16b, v27.16b
-	WORD $0x4e3b1cc6 // and v6.16b, v6.16b, v27.16b
-	WORD $0x4e3b1ce7 // and v7.16b, v7.16b, v27.16b
-	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
-	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
-	WORD $0x6e205821 // mvn v1.16b, v1.16b
-	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
-	WORD $0x6e205842 // mvn v2.16b, v2.16b
-	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
-	WORD $0x6e205863 // mvn v3.16b, v3.16b
-	WORD $0x6e681c80 // bsl v0.16b, v4.16b, v8.16b
-	WORD $0x6e691ca1 // bsl v1.16b, v5.16b, v9.16b
-	WORD $0x6e6a1cc2 // bsl v2.16b, v6.16b, v10.16b
-	WORD $0x6e6b1ce3 // bsl v3.16b, v7.16b, v11.16b
-	WORD $0x6e3efc00 // fdiv v0.4s, v0.4s, v30.4s
-	WORD $0x6e3efc21 // fdiv v1.4s, v1.4s, v30.4s
-	WORD $0x6e3efc42 // fdiv v2.4s, v2.4s, v30.4s
-	WORD $0x6e3efc63 // fdiv v3.4s, v3.4s, v30.4s
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	WORD $0x4e3d1c84 // and v4.16b, v4.16b, v29.16b
+	WORD $0x4e3d1ca5 // and v5.16b, v5.16b, v29.16b
+	WORD $0x4e3d1cc6 // and v6.16b, v6.16b, v29.16b
+	WORD $0x4e3d1ce7 // and v7.16b, v7.16b, v29.16b
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4ebc84a5 // add v5.4s, v5.4s, v28.4s
+	WORD $0x4ebc84c6 // add v6.4s, v6.4s, v28.4s
+	WORD $0x4ebc84e7 // add v7.4s, v7.4s, v28.4s
+	WORD $0x4ea48400 // add v0.4s, v0.4s, v4.4s
+	WORD $0x4ea58421 // add v1.4s, v1.4s, v5.4s
+	WORD $0x4ea68442 // add v2.4s, v2.4s, v6.4s
+	WORD $0x4ea78463 // add v3.4s, v3.4s, v7.4s
+	WORD $0x4e3b1c00 // and v0.16b, v0.16b, v27.16b
+	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x4e3b1c42 // and v2.16b, v2.16b, v27.16b
+	WORD $0x4e3b1c63 // and v3.16b, v3.16b, v27.16b
+	WORD $0x6e3edc00 // fmul v0.4s, v0.4s, v30.4s
+	WORD $0x6e3edc21 // fmul v1.4s, v1.4s, v30.4s
+	WORD $0x6e3edc42 // fmul v2.4s, v2.4s, v30.4s
+	WORD $0x6e3edc63 // fmul v3.4s, v3.4s, v30.4s
 	WORD $0x4ea01c04 // mov v4.16b, v0.16b
 	WORD $0x4ea11c25 // mov v5.16b, v1.16b
 	WORD $0x4ea21c46 // mov v6.16b, v2.16b
@@ -72890,18 +72491,18 @@ main:
 	WORD $0x6f3004a5 // ushr v5.4s, v5.4s, #16
 	WORD $0x6f3004c6 // ushr v6.4s, v6.4s, #16
 	WORD $0x6f3004e7 // ushr v7.4s, v7.4s, #16
-	WORD $0x4e391d0c // and v12.16b, v8.16b, v25.16b
-	WORD $0x4e391d2d // and v13.16b, v9.16b, v25.16b
-	WORD $0x4e391d4e // and v14.16b, v10.16b, v25.16b
-	WORD $0x4e391d6f // and v15.16b, v11.16b, v25.16b
-	WORD $0x6eb88d8c // cmeq v12.4s, v12.4s, v24.4s
-	WORD $0x6eb88dad // cmeq v13.4s, v13.4s, v24.4s
-	WORD $0x6eb88dce // cmeq v14.4s, v14.4s, v24.4s
-	WORD $0x6eb88def // cmeq v15.4s, v15.4s, v24.4s
-	WORD $0x4eb71d10 // orr v16.16b, v8.16b, v23.16b
-	WORD $0x4eb71d31 // orr v17.16b, v9.16b, v23.16b
-	WORD $0x4eb71d52 // orr v18.16b, v10.16b, v23.16b
-	WORD $0x4eb71d73 // orr v19.16b, v11.16b, v23.16b
+	WORD $0x4e3a1d0c // and v12.16b, v8.16b, v26.16b
+	WORD $0x4e3a1d2d // and v13.16b, v9.16b, v26.16b
+	WORD $0x4e3a1d4e // and v14.16b, v10.16b, v26.16b
+	WORD $0x4e3a1d6f // and v15.16b, v11.16b, v26.16b
+	WORD $0x6eb98d8c // cmeq v12.4s, v12.4s, v25.4s
+	WORD $0x6eb98dad // cmeq v13.4s, v13.4s, v25.4s
+	WORD $0x6eb98dce // cmeq v14.4s, v14.4s, v25.4s
+	WORD $0x6eb98def // cmeq v15.4s, v15.4s, v25.4s
+	WORD $0x4eb81d10 // orr v16.16b, v8.16b, v24.16b
+	WORD $0x4eb81d31 // orr v17.16b, v9.16b, v24.16b
+	WORD $0x4eb81d52 // orr v18.16b, v10.16b, v24.16b
+	WORD $0x4eb81d73 // orr v19.16b, v11.16b, v24.16b
 	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
 	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
 	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
@@ -72938,17 +72539,176 @@ tail:
 	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
 	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
 	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x4ebc8421 // add v1.4s, v1.4s, v28.4s
+	WORD $0x4ea18400 // add v0.4s, v0.4s, v1.4s
+	WORD $0x4e3b1c00 // and v0.16b, v0.16b, v27.16b
+	WORD $0x6e3edc00 // fmul v0.4s, v0.4s, v30.4s
 	WORD $0x4ea01c01 // mov v1.16b, v0.16b
 	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
-	WORD $0x4e3d1c42 // and v2.16b, v2.16b, v29.16b
-	WORD $0x4ebc8442 // add v2.4s, v2.4s, v28.4s
-	WORD $0x4ea28422 // add v2.4s, v1.4s, v2.4s
-	WORD $0x4e3b1c42 // and v2.16b, v2.16b, v27.16b
-	WORD $0x4eba1c21 // orr v1.16b, v1.16b, v26.16b
-	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x4e3d1c43 // and v3.16b, v2.16b, v29.16b
+	WORD $0x4ea38783 // add v3.4s, v28.4s, v3.4s
+	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
+	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
+	WORD $0x4e3a1c43 // and v3.16b, v2.16b, v26.16b
+	WORD $0x6eb98c63 // cmeq v3.4s, v3.4s, v25.4s
+	WORD $0x4eb81c44 // orr v4.16b, v2.16b, v24.16b
+	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
-	WORD $0x6e621c20 // bsl v0.16b, v1.16b, v2.16b
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
+	WORD $0x0e612801 // xtn v1.4h, v0.4s
+	FMOVD F1, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func subDivRoundBF16NEON(dst []uint16, x []uint16, s float32, t float32)
+TEXT ·subDivRoundBF16NEON(SB), NOSPLIT, $0-56
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x00000001, R14
+	VDUP R14, V29.S4
+	MOVW $0x00007fff, R14
+	VDUP R14, V28.S4
+	MOVW $0xffff0000, R14
+	VDUP R14, V27.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V26.S4
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V24.S4
+	FMOVS s+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS t+52(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	WORD $0x4e3d1c84 // and v4.16b, v4.16b, v29.16b
+	WORD $0x4e3d1ca5 // and v5.16b, v5.16b, v29.16b
+	WORD $0x4e3d1cc6 // and v6.16b, v6.16b, v29.16b
+	WORD $0x4e3d1ce7 // and v7.16b, v7.16b, v29.16b
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4ebc84a5 // add v5.4s, v5.4s, v28.4s
+	WORD $0x4ebc84c6 // add v6.4s, v6.4s, v28.4s
+	WORD $0x4ebc84e7 // add v7.4s, v7.4s, v28.4s
+	WORD $0x4ea48400 // add v0.4s, v0.4s, v4.4s
+	WORD $0x4ea58421 // add v1.4s, v1.4s, v5.4s
+	WORD $0x4ea68442 // add v2.4s, v2.4s, v6.4s
+	WORD $0x4ea78463 // add v3.4s, v3.4s, v7.4s
+	WORD $0x4e3b1c00 // and v0.16b, v0.16b, v27.16b
+	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x4e3b1c42 // and v2.16b, v2.16b, v27.16b
+	WORD $0x4e3b1c63 // and v3.16b, v3.16b, v27.16b
+	WORD $0x6e3efc00 // fdiv v0.4s, v0.4s, v30.4s
+	WORD $0x6e3efc21 // fdiv v1.4s, v1.4s, v30.4s
+	WORD $0x6e3efc42 // fdiv v2.4s, v2.4s, v30.4s
+	WORD $0x6e3efc63 // fdiv v3.4s, v3.4s, v30.4s
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e3d1d0c // and v12.16b, v8.16b, v29.16b
+	WORD $0x4e3d1d2d // and v13.16b, v9.16b, v29.16b
+	WORD $0x4e3d1d4e // and v14.16b, v10.16b, v29.16b
+	WORD $0x4e3d1d6f // and v15.16b, v11.16b, v29.16b
+	WORD $0x4eac878c // add v12.4s, v28.4s, v12.4s
+	WORD $0x4ead878d // add v13.4s, v28.4s, v13.4s
+	WORD $0x4eae878e // add v14.4s, v28.4s, v14.4s
+	WORD $0x4eaf878f // add v15.4s, v28.4s, v15.4s
+	WORD $0x4eac8484 // add v4.4s, v4.4s, v12.4s
+	WORD $0x4ead84a5 // add v5.4s, v5.4s, v13.4s
+	WORD $0x4eae84c6 // add v6.4s, v6.4s, v14.4s
+	WORD $0x4eaf84e7 // add v7.4s, v7.4s, v15.4s
+	WORD $0x6f300484 // ushr v4.4s, v4.4s, #16
+	WORD $0x6f3004a5 // ushr v5.4s, v5.4s, #16
+	WORD $0x6f3004c6 // ushr v6.4s, v6.4s, #16
+	WORD $0x6f3004e7 // ushr v7.4s, v7.4s, #16
+	WORD $0x4e3a1d0c // and v12.16b, v8.16b, v26.16b
+	WORD $0x4e3a1d2d // and v13.16b, v9.16b, v26.16b
+	WORD $0x4e3a1d4e // and v14.16b, v10.16b, v26.16b
+	WORD $0x4e3a1d6f // and v15.16b, v11.16b, v26.16b
+	WORD $0x6eb98d8c // cmeq v12.4s, v12.4s, v25.4s
+	WORD $0x6eb98dad // cmeq v13.4s, v13.4s, v25.4s
+	WORD $0x6eb98dce // cmeq v14.4s, v14.4s, v25.4s
+	WORD $0x6eb98def // cmeq v15.4s, v15.4s, v25.4s
+	WORD $0x4eb81d10 // orr v16.16b, v8.16b, v24.16b
+	WORD $0x4eb81d31 // orr v17.16b, v9.16b, v24.16b
+	WORD $0x4eb81d52 // orr v18.16b, v10.16b, v24.16b
+	WORD $0x4eb81d73 // orr v19.16b, v11.16b, v24.16b
+	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
+	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
+	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
+	WORD $0x6e6b1e6f // bsl v15.16b, v19.16b, v11.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641d80 // bsl v0.16b, v12.16b, v4.16b
+	WORD $0x6e651da1 // bsl v1.16b, v13.16b, v5.16b
+	WORD $0x6e661dc2 // bsl v2.16b, v14.16b, v6.16b
+	WORD $0x6e671de3 // bsl v3.16b, v15.16b, v7.16b
+	WORD $0x0e612804 // xtn v4.4h, v0.4s
+	FMOVD F4, 0(R1)
+	WORD $0x0e612820 // xtn v0.4h, v1.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x4ebc8421 // add v1.4s, v1.4s, v28.4s
+	WORD $0x4ea18400 // add v0.4s, v0.4s, v1.4s
+	WORD $0x4e3b1c00 // and v0.16b, v0.16b, v27.16b
 	WORD $0x6e3efc00 // fdiv v0.4s, v0.4s, v30.4s
 	WORD $0x4ea01c01 // mov v1.16b, v0.16b
 	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
@@ -72956,9 +72716,9 @@ tail:
 	WORD $0x4ea38783 // add v3.4s, v28.4s, v3.4s
 	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
 	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
-	WORD $0x4e391c43 // and v3.16b, v2.16b, v25.16b
-	WORD $0x6eb88c63 // cmeq v3.4s, v3.4s, v24.4s
-	WORD $0x4eb71c44 // orr v4.16b, v2.16b, v23.16b
+	WORD $0x4e3a1c43 // and v3.16b, v2.16b, v26.16b
+	WORD $0x6eb98c63 // cmeq v3.4s, v3.4s, v25.4s
+	WORD $0x4eb81c44 // orr v4.16b, v2.16b, v24.16b
 	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b

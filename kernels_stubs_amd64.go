@@ -4055,17 +4055,17 @@ func colAccMaxF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3
 //go:noescape
 func colAccMinF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 
-// sumSqDevRoundBF16AVX512 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s), bf16 rounding to nearest even, with AVX512 (whole vectors of 16 lanes; see the Go twin sumSqDevRoundBF16Go).
+// sumSqDevRoundBF16AVX512 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the least non-zero |d| (+Inf if none) and the largest (NaNs skipped), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSqDevRoundBF16Go).
 //
 //go:noescape
-func sumSqDevRoundBF16AVX512(x []uint16, s float32) (sum float64)
+func sumSqDevRoundBF16AVX512(x []uint16, s float32) (sum float64, lo float32, hi float32)
 
-// subMulRoundBF16AVX512 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, and returns how many of the float32 products are not zero, NaN or of magnitude in [2^-125, 2^127), with AVX512 (whole vectors of 16 lanes; see the Go twin subMulRoundBF16Go).
+// subMulRoundBF16AVX512 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with AVX512 (whole vectors of 16 lanes; see the Go twin subMulRoundBF16Go).
 //
 //go:noescape
-func subMulRoundBF16AVX512(dst []uint16, x []uint16, s float32, r float32) (sum float64)
+func subMulRoundBF16AVX512(dst []uint16, x []uint16, s float32, r float32)
 
-// subDivRoundBF16AVX512 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, with AVX512 (whole vectors of 16 lanes; see the Go twin subDivRoundBF16Go).
+// subDivRoundBF16AVX512 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, with AVX512 (whole vectors of 16 lanes; see the Go twin subDivRoundBF16Go).
 //
 //go:noescape
 func subDivRoundBF16AVX512(dst []uint16, x []uint16, s float32, t float32)
@@ -4340,17 +4340,17 @@ func colAccMaxF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 [
 //go:noescape
 func colAccMinF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 
-// sumSqDevRoundBF16AVX2 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s), bf16 rounding to nearest even, with AVX2 (whole vectors of 8 lanes; see the Go twin sumSqDevRoundBF16Go).
+// sumSqDevRoundBF16AVX2 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the least non-zero |d| (+Inf if none) and the largest (NaNs skipped), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSqDevRoundBF16Go).
 //
 //go:noescape
-func sumSqDevRoundBF16AVX2(x []uint16, s float32) (sum float64)
+func sumSqDevRoundBF16AVX2(x []uint16, s float32) (sum float64, lo float32, hi float32)
 
-// subMulRoundBF16AVX2 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, and returns how many of the float32 products are not zero, NaN or of magnitude in [2^-125, 2^127), with AVX2 (whole vectors of 8 lanes; see the Go twin subMulRoundBF16Go).
+// subMulRoundBF16AVX2 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with AVX2 (whole vectors of 8 lanes; see the Go twin subMulRoundBF16Go).
 //
 //go:noescape
-func subMulRoundBF16AVX2(dst []uint16, x []uint16, s float32, r float32) (sum float64)
+func subMulRoundBF16AVX2(dst []uint16, x []uint16, s float32, r float32)
 
-// subDivRoundBF16AVX2 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, with AVX2 (whole vectors of 8 lanes; see the Go twin subDivRoundBF16Go).
+// subDivRoundBF16AVX2 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, with AVX2 (whole vectors of 8 lanes; see the Go twin subDivRoundBF16Go).
 //
 //go:noescape
 func subDivRoundBF16AVX2(dst []uint16, x []uint16, s float32, t float32)
@@ -4375,12 +4375,12 @@ func layerNormAffineBF16AVX512BF16(dst []uint16, x []uint16, gamma []uint16, bet
 //go:noescape
 func scaleBF16AVX512BF16(dst []uint16, x []float32, s float32)
 
-// subMulRoundBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, and returns how many of the float32 products are not zero, NaN or of magnitude in [2^-125, 2^127), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subMulRoundBF16Go).
+// subMulRoundBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subMulRoundBF16Go).
 //
 //go:noescape
-func subMulRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32) (sum float64)
+func subMulRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 
-// subDivRoundBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subDivRoundBF16Go).
+// subDivRoundBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subDivRoundBF16Go).
 //
 //go:noescape
 func subDivRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, t float32)

@@ -64,8 +64,8 @@ type reduceKernels struct {
 	colAccSumF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 	colAccMaxF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 	colAccMinF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
-	sumSqDevRoundBF16   func(x []uint16, s float32) (sum float64)
-	subMulRoundBF16     func(dst []uint16, x []uint16, s float32, r float32) (sum float64)
+	sumSqDevRoundBF16   func(x []uint16, s float32) (sum float64, lo float32, hi float32)
+	subMulRoundBF16     func(dst []uint16, x []uint16, s float32, r float32)
 	subDivRoundBF16     func(dst []uint16, x []uint16, s float32, t float32)
 }
 
@@ -1187,12 +1187,12 @@ func colAccMinF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []u
 	}
 }
 
-// subDivRoundBF16Go sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, one element at a time: the pure-Go twin of the assembly kernels subDivRoundBF16….
-func subDivRoundBF16Go(dst []uint16, x []uint16, s float32, t float32) {
+// subMulRoundBF16Go sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, one element at a time: the pure-Go twin of the assembly kernels subMulRoundBF16….
+func subMulRoundBF16Go(dst []uint16, x []uint16, s float32, r float32) {
 	_ = x[:len(dst)]
 	for i := range dst {
 		v4 := s
-		v21 := t
+		v16 := r
 		v1 := int32(x[i])
 		v2 := v1 << 16
 		v3 := math.Float32frombits(uint32(v2))
@@ -1203,25 +1203,55 @@ func subDivRoundBF16Go(dst []uint16, x []uint16, s float32, t float32) {
 		v11 := v9 + int32(32767)
 		v12 := v6 + v11
 		v14 := v12 & int32(-65536)
-		v16 := v6 | int32(4194304)
-		v17 := v16 & int32(-65536)
-		v18 := v5 != v5
-		v19 := selI32(v18, v17, v14)
-		v20 := math.Float32frombits(uint32(v19))
-		v22 := v20 / v21
-		v23 := int32(math.Float32bits(v22))
-		v24 := int32(uint32(v23) >> 16)
-		v25 := v24 & int32(1)
-		v26 := int32(32767) + v25
-		v27 := v23 + v26
-		v28 := int32(uint32(v27) >> 16)
-		v30 := v24 & int32(127)
-		v32 := v30 == int32(0)
-		v34 := v24 | int32(64)
-		v35 := selI32(v32, v34, v24)
-		v36 := v22 != v22
-		v37 := selI32(v36, v35, v28)
-		dst[i] = uint16(v37)
+		v15 := math.Float32frombits(uint32(v14))
+		v17 := float32(v15 * v16)
+		v18 := int32(math.Float32bits(v17))
+		v19 := int32(uint32(v18) >> 16)
+		v20 := v19 & int32(1)
+		v21 := int32(32767) + v20
+		v22 := v18 + v21
+		v23 := int32(uint32(v22) >> 16)
+		v25 := v19 & int32(127)
+		v27 := v25 == int32(0)
+		v29 := v19 | int32(64)
+		v30 := selI32(v27, v29, v19)
+		v31 := v17 != v17
+		v32 := selI32(v31, v30, v23)
+		dst[i] = uint16(v32)
+	}
+}
+
+// subDivRoundBF16Go sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, one element at a time: the pure-Go twin of the assembly kernels subDivRoundBF16….
+func subDivRoundBF16Go(dst []uint16, x []uint16, s float32, t float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v16 := t
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 - v4
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v9 := v7 & int32(1)
+		v11 := v9 + int32(32767)
+		v12 := v6 + v11
+		v14 := v12 & int32(-65536)
+		v15 := math.Float32frombits(uint32(v14))
+		v17 := v15 / v16
+		v18 := int32(math.Float32bits(v17))
+		v19 := int32(uint32(v18) >> 16)
+		v20 := v19 & int32(1)
+		v21 := int32(32767) + v20
+		v22 := v18 + v21
+		v23 := int32(uint32(v22) >> 16)
+		v25 := v19 & int32(127)
+		v27 := v25 == int32(0)
+		v29 := v19 | int32(64)
+		v30 := selI32(v27, v29, v19)
+		v31 := v17 != v17
+		v32 := selI32(v31, v30, v23)
+		dst[i] = uint16(v32)
 	}
 }
 

@@ -66,6 +66,7 @@ type lowpInstr struct {
 	alias   bool           // the value is its operand's tile (a conversion that changes nothing)
 	toDst   bool           // the instruction writes the tile's output directly
 	reducer ssa.Op         // instrRowReduce: the standard reducer
+	fused   rowFusion      // a row program's fused pass (args: see rowFusion)
 	// Kernels, resolved once.
 	unary  func(dst, x []float32)
 	vv     func(dst, x, y []float32)
@@ -88,6 +89,9 @@ type lval struct {
 	m  []bool
 	s  float32
 	sm bool
+	// lo, hi: a fused sum of squared deviations' least non-zero and
+	// largest deviation (rowSqDev).
+	lo, hi float32
 }
 
 func (v lval) val() val { return val{f: v.f, m: v.m, s: v.s, sm: v.sm} }
@@ -210,6 +214,7 @@ func (c *compiler) compileLowpLoop(lp *sched.LoopProgram, k *sched.Kernel, p *pr
 	}
 	l.instrs = l.instrs[:last+1]
 	if lp.Rows {
+		l.fuseBF16Rows()
 		last = l.dropDead()
 	}
 	fin := &l.instrs[last]
@@ -599,6 +604,10 @@ func (l *lowpLoop) uniformPos(acc *sched.Access, ti *tileIndex) int {
 // eval computes instruction i over the tile.
 func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, scratch, dst []byte, ti *tileIndex) {
 	if in.kind == instrRowReduce {
+		if in.fused == rowSqDev {
+			vs[i] = l.rowSqDev(in, vs, n)
+			return
+		}
 		vs[i] = l.rowReduce(in, vs, n, f32s(scratch[l.staging:l.staging+l.tileLen*4]))
 		return
 	}
@@ -625,6 +634,10 @@ func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, sc
 	case instrLoad:
 		src := fr.bytes(l.loads[in.acc.Input])
 		vs[i] = l.load(in, mem, src, scratch[l.staging:l.staging+l.tileLen*4], start, n)
+		return
+	}
+	if in.fused != 0 {
+		vs[i] = l.evalFusedRow(in, vs, ops.Elems[uint16](mem)[:n])
 		return
 	}
 	var a, b, c lval
@@ -1210,6 +1223,9 @@ func (c *compiler) lowpLoopStep(k *sched.Kernel, p *program) step {
 
 func (s *lowpLoopStep) name() string {
 	if s.l.rows() {
+		if s.l.hasFusedRow() {
+			return "loop-lowp-row-program-fused"
+		}
 		return "loop-lowp-row-program"
 	}
 	if s.l.rowLen > 0 {
