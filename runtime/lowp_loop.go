@@ -605,14 +605,16 @@ func (l *lowpLoop) uniformPos(acc *sched.Access, ti *tileIndex) int {
 func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, scratch, dst []byte, ti *tileIndex) {
 	if in.kind == instrRowReduce {
 		if in.fused == rowSqDev {
-			vs[i] = l.rowSqDev(in, vs, n)
+			s, lo, hi := l.rowSqDev(in, vs, n)
+			vs[i] = lval{s: s, lo: lo, hi: hi}
 			return
 		}
-		vs[i] = l.rowReduce(in, vs, n, f32s(scratch[l.staging:l.staging+l.tileLen*4]))
+		vs[i] = lval{s: l.rowReduce(in, vs, n, f32s(scratch[l.staging:l.staging+l.tileLen*4]))}
 		return
 	}
 	if in.uniform {
-		vs[i] = l.evalUniform(fr, in, vs, ti)
+		vs[i] = lval{}
+		l.evalUniform(fr, in, vs, ti, &vs[i])
 		return
 	}
 	var mem []byte
@@ -637,7 +639,9 @@ func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, sc
 		return
 	}
 	if in.fused != 0 {
-		vs[i] = l.evalFusedRow(in, vs, ops.Elems[uint16](mem)[:n])
+		d := ops.Elems[uint16](mem)[:n]
+		l.evalFusedRow(in, vs, d)
+		vs[i] = lval{h: d}
 		return
 	}
 	var a, b, c lval
@@ -851,30 +855,36 @@ func scalarAt(t ir.ElementType, src []byte, pos int) lval {
 }
 
 // evalUniform computes an instruction whose value is the same for the
-// whole tile.
-func (l *lowpLoop) evalUniform(fr *frame, in *lowpInstr, vs []lval, ti *tileIndex) lval {
+// whole tile, into v (the operands by reference: a tile operand is a large
+// value, and the scalar path runs once per row).
+func (l *lowpLoop) evalUniform(fr *frame, in *lowpInstr, vs []lval, ti *tileIndex, v *lval) {
 	switch in.kind {
 	case instrConst:
-		return lval{s: in.c, sm: in.cmask}
+		v.s, v.sm = in.c, in.cmask
+		return
 	case instrLoad:
-		return scalarAt(in.typ, fr.bytes(l.loads[in.acc.Input]), l.uniformPos(in.acc, ti))
+		*v = scalarAt(in.typ, fr.bytes(l.loads[in.acc.Input]), l.uniformPos(in.acc, ti))
+		return
 	case instrIota:
-		return lval{s: roundScalar(in.round, float32(l.uniformPos(in.acc, ti)))}
+		v.s = roundScalar(in.round, float32(l.uniformPos(in.acc, ti)))
+		return
 	}
-	var a, b, c lval
+	var none lval
+	a, b, c := &none, &none, &none
 	if len(in.args) > 0 {
-		a = vs[in.args[0]]
+		a = &vs[in.args[0]]
 	}
 	if len(in.args) > 1 {
-		b = vs[in.args[1]]
+		b = &vs[in.args[1]]
 	}
 	if len(in.args) > 2 {
-		c = vs[in.args[2]]
+		c = &vs[in.args[2]]
 	}
 	if in.loopInstr.typ == ir.F32 {
-		return lval{s: roundScalar(in.round, in.scalarF32(a, b, c))}
+		v.s = roundScalar(in.round, in.scalarF32(a, b, c))
+		return
 	}
-	return lval{sm: in.scalarMask(a, b, c)}
+	v.sm = in.scalarMask(a, b, c)
 }
 
 // resolve looks up the float32 kernels of an op.
@@ -1072,7 +1082,7 @@ func swapDirection(d ir.ComparisonDirection) ir.ComparisonDirection {
 }
 
 // scalarF32 computes a float-valued op on one value of each operand.
-func (in *lowpInstr) scalarF32(a, b, c lval) float32 {
+func (in *lowpInstr) scalarF32(a, b, c *lval) float32 {
 	switch in.op {
 	case ssa.OpAdd:
 		return a.s + b.s
@@ -1120,7 +1130,7 @@ func (in *lowpInstr) scalarF32(a, b, c lval) float32 {
 }
 
 // scalarMask computes a PRED-valued op on one value of each operand.
-func (in *lowpInstr) scalarMask(a, b, c lval) bool {
+func (in *lowpInstr) scalarMask(a, b, c *lval) bool {
 	switch in.op {
 	case ssa.OpCompare:
 		return compareF32(in.dir, in.total, a.s, b.s)

@@ -102,10 +102,10 @@ func (b *lowpLoopBuilder) lowerRowReduce(in lowpInstr, op sched.LoopOp) int {
 // rowReduce folds the row's tile of n elements: the reducer's identity,
 // then every element, then the initial value, as the narrow reductions
 // fold a row.
-func (l *lowpLoop) rowReduce(in *lowpInstr, vs []lval, n int, buf []float32) lval {
-	x, init := vs[in.args[0]], vs[in.args[1]]
-	acc := foldTile(in.reducer, l.instrs[in.args[0]].typ, identityF32(in.reducer), x, n, buf)
-	return lval{s: applyF32(in.reducer, init.s, acc)}
+func (l *lowpLoop) rowReduce(in *lowpInstr, vs []lval, n int, buf []float32) float32 {
+	x := &vs[in.args[0]]
+	acc := foldTile(in.reducer, l.instrs[in.args[0]].typ, identityF32(in.reducer), *x, n, buf)
+	return applyF32(in.reducer, vs[in.args[1]].s, acc)
 }
 
 // dropDead removes the instructions the result does not depend on (the

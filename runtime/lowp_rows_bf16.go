@@ -98,13 +98,13 @@ func (l *lowpLoop) fuseBF16Rows() {
 }
 
 // rowSqDev folds a row's bf16(d·d) in one pass, keeping the range of d.
-func (l *lowpLoop) rowSqDev(in *lowpInstr, vs []lval, n int) lval {
+func (l *lowpLoop) rowSqDev(in *lowpInstr, vs []lval, n int) (s, lo, hi float32) {
 	sum, lo, hi := kiln.SumSqDevBF16(vs[in.args[0]].h[:n], vs[in.args[1]].s)
-	return lval{s: vs[in.args[2]].s + sum, lo: lo, hi: hi}
+	return vs[in.args[2]].s + sum, lo, hi
 }
 
 // evalFusedRow runs a fused elementwise pass into dst.
-func (l *lowpLoop) evalFusedRow(in *lowpInstr, vs []lval, dst []uint16) lval {
+func (l *lowpLoop) evalFusedRow(in *lowpInstr, vs []lval, dst []uint16) {
 	x, s, t := vs[in.args[0]].h[:len(dst)], vs[in.args[1]].s, vs[in.args[2]].s
 	switch in.fused {
 	case rowSubMul:
@@ -114,12 +114,11 @@ func (l *lowpLoop) evalFusedRow(in *lowpInstr, vs []lval, dst []uint16) lval {
 			st := vs[in.args[3]]
 			if r, ok := kiln.BF16Reciprocal(t, st.lo, st.hi); ok {
 				kiln.SubMulScalarBF16(dst, x, s, r)
-				return lval{h: dst}
+				return
 			}
 		}
 		kiln.SubDivScalarBF16(dst, x, s, t)
 	}
-	return lval{h: dst}
 }
 
 // hasFusedRow reports whether a row program runs some fused pass.
