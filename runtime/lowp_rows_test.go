@@ -112,7 +112,6 @@ func exactRowsLiteral(r *rand.Rand, t ir.ElementType, rows, n int) *ir.Literal {
 // affine tail, as one row program, against ir/eval, at row lengths around
 // every vector width and several row counts.
 func TestLowpRowPrograms(t *testing.T) {
-	t.Setenv("KILN_ENABLE_PASS", "rows")
 	r := rand.New(rand.NewPCG(11, 22))
 	lengths := []int{0, 1, 2, 7, 13, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 767, 768, 769}
 	counts := []int{1, 3, 8}
@@ -130,9 +129,11 @@ func TestLowpRowPrograms(t *testing.T) {
 						args = append(args, randomArgs(r, ir.MakeShape(ty, n), ir.MakeShape(ty, n))...)
 					}
 					t.Run(fmt.Sprintf("%s/%dx%d/affine=%v", ty, rows, n, affine), func(t *testing.T) {
-						impl := "loop-lowp-row-program"
-						if ty == ir.BF16 && n > 1 {
-							impl += "-fused" // the bfloat16 passes run fused (a row of one is a scalar)
+						// The rows stage forms bfloat16 programs only, whose
+						// passes run fused (a row of one is a scalar).
+						impl := "loop-lowp-row-program-fused"
+						if ty != ir.BF16 || n == 1 {
+							impl = ""
 						}
 						checkGeneric(t, genericCase{hlo: hlo, args: args, check: usesImpl(nonEmpty(n, impl))})
 					})

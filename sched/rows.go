@@ -17,6 +17,14 @@ package sched
 // programs, and the float32 paths have their own row kernels (softmax,
 // layer-norm), so the stage fuses only chains that hold a bfloat16 or
 // binary16 value, of the loop's element types.
+//
+// A row program pays off where the runtime runs its row's arithmetic as
+// fused passes rather than op by op: the bfloat16 sum of squared
+// deviations of a layer-norm (bf16(x − s)², widened and summed) and the
+// deviations divided or scaled by a row scalar. Elsewhere (a softmax's
+// exponentials, binary16 rows) the per-op row program computes no faster
+// than the separate kernels streaming through memory, so the stage forms
+// only programs holding such a sum (sumsSquaredDeviations).
 
 import (
 	"fmt"
@@ -33,8 +41,8 @@ const MaxRowLen = 1 << 14
 
 // fuseRows is the rows stage.
 func fuseRows(s *scheduler) error {
-	if !slices.Contains(s.opts.Enable, "rows") || slices.Contains(s.opts.Disable, "fusion") {
-		return nil // off unless enabled; one value per kernel without fusion
+	if slices.Contains(s.opts.Disable, "fusion") {
+		return nil // one value per kernel without fusion
 	}
 	f := s.plan.Func
 	users := f.Users()
@@ -190,7 +198,8 @@ func rowStage(p *Kernel) bool {
 // rowProgram reports whether values, root last, form a row program the
 // runtime runs: static arrays of float32, bfloat16, binary16 or PRED, one
 // of them narrow, rows of at most MaxRowLen elements, a program that
-// derives with at least one row reduction and at most maxFusedOps ops.
+// derives with at least one row reduction and at most maxFusedOps ops,
+// one of them a bfloat16 sum of squared deviations.
 func (s *scheduler) rowProgram(root *ssa.Value, values []*ssa.Value) bool {
 	narrow := false
 	for _, v := range values {
@@ -223,7 +232,31 @@ func (s *scheduler) rowProgram(root *ssa.Value, values []*ssa.Value) bool {
 		}
 	}
 	lp, _, err := buildLoop(k, s.cls)
-	return err == nil && lp.Rows && len(lp.Ops) <= maxFusedOps
+	return err == nil && lp.Rows && len(lp.Ops) <= maxFusedOps && sumsSquaredDeviations(lp)
+}
+
+// sumsSquaredDeviations reports whether a row program sums bfloat16
+// squared deviations along its rows: a reduction by addition of the
+// float32 widening of d·d, d a bfloat16 difference (layer-norm's
+// variance), the chain the runtime runs as one fused pass.
+func sumsSquaredDeviations(lp *LoopProgram) bool {
+	for _, op := range lp.Ops {
+		if op.Op != ssa.OpReduce || op.Reducer != ssa.OpAdd || len(op.Args) != 2 {
+			continue
+		}
+		w := lp.Ops[op.Args[0]]
+		if w.Op != ssa.OpConvert || w.Type != ir.F32 || len(w.Args) != 1 {
+			continue
+		}
+		sq := lp.Ops[w.Args[0]]
+		if sq.Op != ssa.OpMultiply || sq.Type != ir.BF16 || len(sq.Args) != 2 || sq.Args[0] != sq.Args[1] {
+			continue
+		}
+		if d := lp.Ops[sq.Args[0]]; d.Op == ssa.OpSubtract && d.Type == ir.BF16 {
+			return true
+		}
+	}
+	return false
 }
 
 // rowReduce emits a reduction inside a row program: v reduces its

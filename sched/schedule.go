@@ -36,10 +36,9 @@ func init() {
 		{name: "fusion", fn: fusion, off: noFusion, optional: true},
 		// rows fuses chains of kernels over the same rows (row reductions,
 		// the loops over their results and the loops reading them along the
-		// rows) into one loop computing each row whole. Off unless enabled
-		// (Options.Enable): with today's typed kernels the fused row is
-		// bound by their arithmetic, not by memory, and runs no faster than
-		// the separate kernels.
+		// rows) into one loop computing each row whole: the bfloat16
+		// layer-norms, whose row arithmetic the runtime runs as fused
+		// passes (see rows.go).
 		{name: "rows", fn: fuseRows, optional: true},
 		// select binds every kernel's inputs and output to buffers and decides
 		// how it runs: its loop program and maps, GEMM shape and packing,
@@ -80,10 +79,7 @@ type Options struct {
 	// Names of ssa's passes are ignored, so that one list serves both.
 	Disable   []string
 	DumpAfter []string
-	// Enable names stages that are off unless named (the rows stage:
-	// KILN_ENABLE_PASS=rows).
-	Enable []string
-	DumpTo io.Writer
+	DumpTo    io.Writer
 }
 
 // OptionsFromEnv reads the stage names of KILN_DISABLE_PASS (comma
@@ -93,9 +89,6 @@ func OptionsFromEnv() Options {
 	var o Options
 	if s := os.Getenv("KILN_DISABLE_PASS"); s != "" {
 		o.Disable = strings.Split(s, ",")
-	}
-	if s := os.Getenv("KILN_ENABLE_PASS"); s != "" {
-		o.Enable = strings.Split(s, ",")
 	}
 	if s := os.Getenv("KILN_DUMP"); s != "" {
 		for _, item := range strings.Split(s, ",") {
@@ -114,9 +107,9 @@ func Schedule(p *ssa.Program, opts Options) (*Plan, error) {
 	if opts.Threads <= 0 {
 		opts.Threads = 1
 	}
-	if opts.Disable == nil && opts.DumpAfter == nil && opts.DumpTo == nil && opts.Enable == nil {
+	if opts.Disable == nil && opts.DumpAfter == nil && opts.DumpTo == nil {
 		env := OptionsFromEnv()
-		opts.Disable, opts.DumpAfter, opts.DumpTo, opts.Enable = env.Disable, env.DumpAfter, env.DumpTo, env.Enable
+		opts.Disable, opts.DumpAfter, opts.DumpTo = env.Disable, env.DumpAfter, env.DumpTo
 	}
 	for _, name := range opts.Disable {
 		i := slices.IndexFunc(stages[:], func(st stage) bool { return st.name == name })
