@@ -83,6 +83,10 @@ type PackedConv struct {
 	// taps rows of co elements.
 	nr, panels int
 	data       []float32
+	// narrow: the 16-bit depthwise kernels of the level (ConvBF16), and
+	// pairData the weights in pair order when it has pair kernels.
+	narrow   *dwNarrowKernels
+	pairData []float32
 	// plan caches the tiling of the last input shape seen.
 	plan atomic.Pointer[convPlan]
 }
@@ -153,8 +157,14 @@ func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
 	pc.level, pc.kern = set.level, set.conv
 	pc.depthwise = pc.ciG == 1 && pc.coG == 1
 	if pc.depthwise {
+		if pc.narrow = set.dwNarrow; pc.narrow == nil {
+			pc.narrow = twinDWNarrowKernels(pc.kern)
+		}
 		pc.data = make([]float32, len(weights))
 		copy(pc.data, weights)
+		if pc.narrow.bf16.pairRow != nil && pc.co >= pairBlock {
+			pc.pairData = pairWeights(pc.data, pc.taps, pc.co)
+		}
 		return pc, nil
 	}
 	// The panel width: the widest tile, narrower when a group has fewer

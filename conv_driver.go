@@ -30,6 +30,11 @@ type convJob struct {
 	splitN          bool
 	scratch         [][]float32 // per part: a tile for kernels without masked stores
 	done            pending
+	// A depthwise convolution of 16-bit floats (conv_narrow.go): its input
+	// and output, its kernels, and whether they are bfloat16.
+	x16, y16 []uint16
+	narrow   *dwNarrowSet
+	bf16     bool
 }
 
 type convJobList struct {
@@ -52,6 +57,7 @@ func (l *convJobList) get() *convJob {
 
 func (l *convJobList) put(j *convJob) {
 	j.x, j.y, j.res, j.bias, j.pl, j.actFn, j.cancel = nil, nil, nil, nil, nil, nil, nil
+	j.x16, j.y16, j.narrow = nil, nil, nil
 	l.mu.Lock()
 	l.free = append(l.free, j)
 	l.mu.Unlock()
@@ -153,6 +159,10 @@ func (j *convJob) costIndex(part int) int {
 
 func (j *convJob) runPart(part int) {
 	u0, u1 := j.tileRange(part)
+	if j.narrow != nil {
+		j.runDepthwiseNarrow(u0, u1)
+		return
+	}
 	if j.pl.p.depthwise {
 		j.runDepthwise(u0, u1)
 		return

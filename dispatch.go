@@ -85,6 +85,10 @@ type gemmKernels[T float] struct {
 	// tiles (C is tiny there, so it could be shorter than kc; measurements
 	// on Zen 5 found no gain).
 	kcSmall int
+	// streamedB is the size in bytes above which a prepacked B cannot stay
+	// in L2 from one call to the next (the L2's size): the blocked path then
+	// copies each panel on its first row tile (see runLarge).
+	streamedB int
 	// packedRows[w][r], when not nil, is the packed-rows kernel for r rows
 	// and panels w columns wide (gemv_packed.go): w = nr, and the narrower
 	// widths PackB gives the last panel, multiples of packTail.
@@ -111,6 +115,9 @@ type kernelTable struct {
 	fmaLanes int
 	// conv is the convolution family (conv_kernels.go).
 	conv *convKernels
+	// dwNarrow is the 16-bit depthwise convolution kernels
+	// (conv_narrow_kernels.go); nil: the Go twins.
+	dwNarrow *dwNarrowKernels
 	// eltwise and reduce are the streaming families (eltwise_twin.go,
 	// reduce_twin.go).
 	eltwise *eltwiseKernels
@@ -272,6 +279,7 @@ func setBlocking[T float](g *gemmKernels[T], size int, info cpuInfo) {
 	nc = clamp(nc/g.nr*g.nr, g.nr, 4096/g.nr*g.nr)
 	g.kc, g.mc, g.nc = kc, mc, nc
 	g.kcSmall = kc
+	g.streamedB = l2
 }
 
 // lastPanelWidth is the width of the last panel of a B of n columns packed

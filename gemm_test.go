@@ -208,12 +208,25 @@ func TestSgemmEpilogue(t *testing.T) {
 }
 
 func TestSgemmPacked(t *testing.T) {
+	// Every case runs twice: with B held in L2 between calls, and with B
+	// taken as streamed from beyond it (each panel copied on its first row
+	// tile).
+	g := active.Load().sgemm
+	defer func(old int) { g.streamedB = old }(g.streamedB)
+	for _, streamed := range []int{g.streamedB, 0} {
+		g.streamedB = streamed
+		testSgemmPacked(t)
+	}
+}
+
+func testSgemmPacked(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	// The N values end in a last panel of every width PackB gives one (see
 	// PackedB), read by each path: the packed-rows path (M ≤ 4), the small-M
-	// tiles (M ≤ 32, in slices of the panel) and the blocked path.
+	// tiles (M ≤ 32 or N ≤ 32, in slices of the panel) and the blocked path.
 	for _, shape := range [][3]int{{1, 1, 1}, {1, 300, 129}, {8, 768, 67}, {32, 97, 200}, {33, 65, 17}, {100, 131, 150}, {5, 0, 3}, {3, 4, 0},
-		{40, 90, 70}, {20, 90, 33}, {14, 112, 45}, {3, 90, 21}, {7, 48, 64}, {2, 113, 9}} {
+		{40, 90, 70}, {20, 90, 33}, {14, 112, 45}, {3, 90, 21}, {7, 48, 64}, {2, 113, 9},
+		{64, 10, 512}, {100, 32, 70}, {45, 17, 33}, {33, 1, 9}, {71, 31, 600}, {70, 300, 700}, {50, 128, 1100}} {
 		for _, tB := range []bool{false, true} {
 			for _, tA := range []bool{false, true} {
 				tc := newCase[float32](r, tA, tB, shape[0], shape[1], shape[2], 0.75, 0.5, 3, 1)
@@ -241,7 +254,9 @@ func TestSgemmThreaded(t *testing.T) {
 	old, oldWork := SetThreads(3), minPartWork
 	minPartWork = 1
 	defer func() { SetThreads(old); minPartWork = oldWork }()
-	shapes := [][3]int{{5, 200, 31}, {100, 37, 64}, {64, 64, 64}, {257, 129, 70}}
+	// {300, 10, 90} and {130, 32, 41}: narrow products, split by rows on the
+	// small-M tiles.
+	shapes := [][3]int{{5, 200, 31}, {100, 37, 64}, {64, 64, 64}, {257, 129, 70}, {300, 10, 90}, {130, 32, 41}}
 	done := make(chan bool)
 	for g := 0; g < 3; g++ {
 		go func(seed uint64) {

@@ -1495,6 +1495,1226 @@ func sdepthwiseAVX2Row5Pixels8x8(n int, taps int, tab *int, a *float32, aoff int
 //go:noescape
 func sdepthwiseAVX2Row5Pixels9x8(n int, taps int, tab *int, a *float32, aoff int, lda int, w *float32, c *float32, ldc int, res *float32, bias *float32, mask *int32, flags uint)
 
+// depthwiseBF16AVX512Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels11x32 computes n tiles of 11 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels12x32 computes n tiles of 12 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels4x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels5x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels6x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels7x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels8x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels9x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels10x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels11x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels12x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels13x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Pixels14x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels11x32 computes n tiles of 11 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels12x32 computes n tiles of 12 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels4x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels5x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels6x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels7x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels8x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels9x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels10x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels11x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels12x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels13x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pixels14x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs1x32 computes n tiles of 1 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs2x32 computes n tiles of 2 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs3x32 computes n tiles of 3 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs4x32 computes n tiles of 4 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs5x32 computes n tiles of 5 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs6x32 computes n tiles of 6 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs7x32 computes n tiles of 7 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs8x32 computes n tiles of 8 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs9x32 computes n tiles of 9 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs10x32 computes n tiles of 10 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs11x32 computes n tiles of 11 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX512Row3Pairs12x32 computes n tiles of 12 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16AVX512Row3Pairs12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels11x32 computes n tiles of 11 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels12x32 computes n tiles of 12 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels4x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels5x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels6x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels7x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels8x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels9x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels10x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels11x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels12x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels13x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Pixels14x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels11x32 computes n tiles of 11 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels12x32 computes n tiles of 12 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels4x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels5x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels6x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels7x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels8x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels9x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels10x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels11x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels12x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels13x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX512Row3Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a binary16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX512Row3Pixels14x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels11x32 computes n tiles of 11 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels12x32 computes n tiles of 12 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels4x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels5x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels6x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels7x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels8x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels9x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels10x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels11x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels12x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels13x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Pixels14x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels2x32 computes n tiles of 2 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels3x32 computes n tiles of 3 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels4x32 computes n tiles of 4 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels5x32 computes n tiles of 5 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels6x32 computes n tiles of 6 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels7x32 computes n tiles of 7 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels8x32 computes n tiles of 8 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels9x32 computes n tiles of 9 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels10x32 computes n tiles of 10 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels11x32 computes n tiles of 11 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels12x32 computes n tiles of 12 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels4x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels5x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels6x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels7x16 computes n tiles of 7 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels7x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels8x16 computes n tiles of 8 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels8x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels9x16 computes n tiles of 9 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels9x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels10x16 computes n tiles of 10 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels10x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels11x16 computes n tiles of 11 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels11x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels12x16 computes n tiles of 12 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels12x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels13x16 computes n tiles of 13 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels13x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pixels14x16 computes n tiles of 14 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pixels14x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs1x32 computes n tiles of 1 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs2x32 computes n tiles of 2 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs3x32 computes n tiles of 3 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs4x32 computes n tiles of 4 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs5x32 computes n tiles of 5 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs6x32 computes n tiles of 6 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs7x32 computes n tiles of 7 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs8x32 computes n tiles of 8 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs9x32 computes n tiles of 9 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs10x32 computes n tiles of 10 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs11x32 computes n tiles of 11 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16NativeAVX512Row3Pairs12x32 computes n tiles of 12 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+//
+//go:noescape
+func depthwiseBF16NativeAVX512Row3Pairs12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels4x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels5x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels6x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels1x8 computes n tiles of 1 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels1x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels2x8 computes n tiles of 2 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels2x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels3x8 computes n tiles of 3 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels3x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels4x8 computes n tiles of 4 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels4x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels5x8 computes n tiles of 5 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels5x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels6x8 computes n tiles of 6 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels6x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels7x8 computes n tiles of 7 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels7x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels8x8 computes n tiles of 8 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels8x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels9x8 computes n tiles of 9 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels9x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels10x8 computes n tiles of 10 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels10x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels11x8 computes n tiles of 11 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels11x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Pixels12x8 computes n tiles of 12 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Pixels12x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels1x8 computes n tiles of 1 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels1x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels2x8 computes n tiles of 2 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels2x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels3x8 computes n tiles of 3 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels3x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels4x8 computes n tiles of 4 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels4x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels5x8 computes n tiles of 5 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels5x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels6x8 computes n tiles of 6 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels6x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels7x8 computes n tiles of 7 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels7x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels8x8 computes n tiles of 8 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels8x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels9x8 computes n tiles of 9 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels9x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels10x8 computes n tiles of 10 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels10x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseBF16AVX2Row3Pixels11x8 computes n tiles of 11 output pixels × 8 channels of a bfloat16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseBF16AVX2Row3Pixels11x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels4x16 computes n tiles of 4 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels4x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels5x16 computes n tiles of 5 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels5x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels6x16 computes n tiles of 6 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels6x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels1x8 computes n tiles of 1 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels1x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels2x8 computes n tiles of 2 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels2x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels3x8 computes n tiles of 3 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels3x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels4x8 computes n tiles of 4 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels4x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels5x8 computes n tiles of 5 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels5x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels6x8 computes n tiles of 6 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels6x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels7x8 computes n tiles of 7 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels7x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels8x8 computes n tiles of 8 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels8x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels9x8 computes n tiles of 9 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels9x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels10x8 computes n tiles of 10 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels10x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels11x8 computes n tiles of 11 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels11x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Pixels12x8 computes n tiles of 12 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Pixels12x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels1x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels2x16 computes n tiles of 2 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels2x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels3x16 computes n tiles of 3 output pixels × 16 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels3x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels1x8 computes n tiles of 1 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels1x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels2x8 computes n tiles of 2 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels2x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels3x8 computes n tiles of 3 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels3x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels4x8 computes n tiles of 4 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels4x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels5x8 computes n tiles of 5 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels5x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels6x8 computes n tiles of 6 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels6x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels7x8 computes n tiles of 7 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels7x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels8x8 computes n tiles of 8 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels8x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels9x8 computes n tiles of 9 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels9x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels10x8 computes n tiles of 10 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels10x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
+// depthwiseF16AVX2Row3Pixels11x8 computes n tiles of 11 output pixels × 8 channels of a binary16 depthwise convolution with AVX2 over a table of rows of 3 taps; see dwNarrowKernel.
+//
+//go:noescape
+func depthwiseF16AVX2Row3Pixels11x8(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+
 // addF32AVX512 sets dst[i] = x[i] + y[i], with AVX512 (whole vectors of 16 lanes; see the Go twin addF32Go).
 //
 //go:noescape

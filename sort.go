@@ -24,8 +24,11 @@ import (
 // order (the total-order transform: a float's bits with the magnitude
 // flipped for negatives and the sign flipped for positives), sorted by a
 // least-significant-digit radix sort — 8-bit digits, one histogram pass for
-// all of them, digits every key shares skipped — and mapped back. A row
-// lives in L1 or L2 while it is sorted; rows run in parallel on the
+// all of them, digits every key shares skipped — and mapped back; rows of
+// keys alone take radix passes of their own (sort_keys.go; three of 11-bit
+// digits for 32-bit rows of 2048 keys or more, sort_keys11.go), or a
+// counting sort where their bits vary only within 16 (sort_counting.go).
+// A row lives in L1 or L2 while it is sorted; rows run in parallel on the
 // kernels' threads. Top-k (topk.go) selects without sorting.
 
 // SortOrder selects the order of a sort.
@@ -69,6 +72,12 @@ type sortBuffers struct {
 	k1, k2 []uint32
 	p1, p2 []int32
 	h      []uint32
+	ct     *countingTables
+	// wide is set where the last row of 32-bit keys alone was sorted by
+	// radix passes, its bits varying beyond 16; shift16 is the window of
+	// the last one sorted by counting.
+	wide    bool
+	shift16 uint
 }
 
 // hist returns n zeroed counters.
@@ -206,7 +215,52 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 	if order&SortDescending != 0 {
 		desc = ^uint32(0)
 	}
-	if kind == sortF32 && order&SortCanonicalNaN != 0 && changedByCanonical32(row) {
+	canon := kind == sortF32 && order&SortCanonicalNaN != 0
+	x := xform32{desc: desc}
+	switch kind {
+	case sortF32:
+		x.m1, x.m2 = 0x7fffffff, 0x80000000
+	case sortS32:
+		x.m2 = 0x80000000
+	}
+	if idx == nil && len(row) >= 64 {
+		// Rows of a matrix are alike: counting is tried first where the
+		// last row was narrow, with its window.
+		counting := len(row) >= countingSortMin && len(row) <= countingSortMax
+		if counting && !b.wide && countingSort32(row, x, b.shift16, canon, b.counting()) {
+			return
+		}
+		var vary uint32
+		changed := false
+		if counting && !b.wide {
+			// Not narrow in the last row's window: perhaps in another.
+			vary, changed = varyingBits32(row, canon)
+			if !changed && vary == 0 {
+				return // every key is the same
+			}
+			if !changed && narrow32(vary) && countingSort32(row, x, shift16(vary), false, b.counting()) {
+				b.shift16 = shift16(vary)
+				return
+			}
+		}
+		if !changed && len(row) >= radix11Min {
+			vary, changed = radixKeys11(row, x, canon, b.k1, b.k2, b.hist(radix11Hist))
+		} else if !changed {
+			vary, changed = radixKeys32(row, x, canon, b.k1, b.k2)
+		}
+		if !changed {
+			// The next row is tried by counting where this one was narrow.
+			b.wide = counting && !narrow32(vary)
+			if !b.wide {
+				b.shift16 = shift16(vary)
+			}
+			return
+		}
+		// A -0 or a NaN in the canonical order: below.
+	} else if canon && !changedByCanonical32(row) {
+		canon = false
+	}
+	if canon {
 		// The canonical keys lose bits the row keeps (a NaN's payload, the
 		// sign of zero): sort them with the positions as the payload, then
 		// gather the row (and idx) in that order.
@@ -218,13 +272,6 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 		_, pos = radix32(keys, pos, b.k2, b.p2, 32)
 		gatherPositions(row, idx, pos, b)
 		return
-	}
-	x := xform32{desc: desc}
-	switch kind {
-	case sortF32:
-		x.m1, x.m2 = 0x7fffffff, 0x80000000
-	case sortS32:
-		x.m2 = 0x80000000
 	}
 	radixRow32(row, idx, x, b)
 }
@@ -375,7 +422,19 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 	if kind == sortF16 {
 		inf = 0x7c00
 	}
-	if canon && !changedByCanonical16(row, inf) {
+	if idx == nil && len(row) >= countingSortMin && len(row) <= countingSortMax {
+		x := xform16{desc: desc}
+		switch {
+		case float:
+			x.m1, x.m2 = 0x7fff, 0x8000
+		case kind == sortS16:
+			x.m2 = 0x8000
+		}
+		if countingSort16(row, x, canon, inf, b.counting()) {
+			return
+		}
+		// A -0 or a NaN in the canonical order: below.
+	} else if canon && !changedByCanonical16(row, inf) {
 		canon = false // the canonical order is the total order on these keys
 	}
 	if canon && idx == nil {

@@ -60,6 +60,7 @@ type outFile struct {
 var families = []family{
 	{name: "gemm", generate: generateGEMM},
 	{name: "conv", generate: generateConv},
+	{name: "dwnarrow", generate: generateConvNarrow},
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
 	{name: "transpose", generate: generateTranspose},

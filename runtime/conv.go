@@ -43,6 +43,8 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 		return c.planarDepthwiseStep(k, p)
 	case sched.ConvNarrowBands:
 		return c.lowpConvStep(k, p)
+	case sched.ConvNarrowDepthwise:
+		return c.lowpDepthwiseStep(k)
 	}
 	v, g := k.Main, cp.ConvGeom
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }

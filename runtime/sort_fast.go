@@ -148,7 +148,6 @@ func (s *radixSortStep) exec(fr *frame) error {
 		s.selectTop(fr, keyIn, keyOut)
 		return nil
 	}
-	copy(keyOut, keyIn)
 	var idx []int32
 	if len(s.ins) > 1 {
 		idx = ops.Elems[int32](fr.bytes(s.idx))[:total]
@@ -159,13 +158,16 @@ func (s *radixSortStep) exec(fr *frame) error {
 			}
 		}
 	}
-	// Rows in runs of about pollElements elements, polling between runs.
+	// Rows in runs of about pollElements elements, polling between runs;
+	// each run's keys are copied to the result as it starts, so that they
+	// are still in cache when they are sorted.
 	step := max(1, pollElements/max(s.n, 1))
 	for r0 := 0; r0 < s.rows; r0 += step {
 		if fr.stopped() {
 			return nil
 		}
 		r1 := min(r0+step, s.rows)
+		copy(keyOut[r0*s.n*es:r1*s.n*es], keyIn[r0*s.n*es:r1*s.n*es])
 		var ri []int32
 		if idx != nil {
 			ri = idx[r0*s.n : r1*s.n]

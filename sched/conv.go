@@ -101,9 +101,15 @@ const (
 	// about narrowConvBandBytes of float32 in all, so the float32 copies
 	// stay in the cache.
 	ConvNarrowBands
+	// ConvNarrowDepthwise: a bfloat16 or binary16 depthwise convolution
+	// with constant weights and a result of the input's type, on the
+	// narrow depthwise kernels (kiln.ConvBF16, kiln.ConvF16): the weights
+	// widened and packed once, the input widened in registers as it is
+	// read, every output rounded once as it is stored.
+	ConvNarrowDepthwise
 )
 
-var convAlgoNames = [...]string{"packed", "gemm-1x1", "im2col", "planar-depthwise", "narrow-bands"}
+var convAlgoNames = [...]string{"packed", "gemm-1x1", "im2col", "planar-depthwise", "narrow-bands", "narrow-depthwise"}
 
 // narrowConvBandBytes is about how many bytes of float32 input and output
 // one band of a ConvNarrowBands convolution holds.
@@ -195,7 +201,8 @@ func (g *ConvGeom) isPointwise() bool {
 // narrowConvPlanOf plans a bfloat16 or binary16 convolution in canonical
 // form with constant weights of its input's type, one to four spatial
 // dimensions and a result of the input's type or float32, as
-// ConvNarrowBands; nil for any other.
+// ConvNarrowBands, or as ConvNarrowDepthwise when it is depthwise and its
+// result has the input's type; nil for any other.
 func narrowConvPlanOf(v *ssa.Value) *ConvPlan {
 	if v.Op != ssa.OpConvolution || len(v.Args) != 2 {
 		return nil
@@ -207,6 +214,9 @@ func narrowConvPlanOf(v *ssa.Value) *ConvPlan {
 	g, ok := convGeomOf(v)
 	if !ok || len(g.In) == 0 || len(g.In) > 4 {
 		return nil
+	}
+	if yt == xt && g.Groups == g.InChannels && g.Groups == g.OutChannels {
+		return &ConvPlan{ConvGeom: g, Algo: ConvNarrowDepthwise}
 	}
 	inRow := prod(g.In[1:]) * g.InChannels
 	outRow := prod(g.Out[1:]) * g.OutChannels

@@ -457,7 +457,7 @@ ENTRY main {
 }`,
 	want: `
 plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
-  k0: conv [convolution] conv(narrow-bands 1x2 s1x1 2->2 g2) (param0, const#1) -> result0
+  k0: conv [convolution] conv(narrow-depthwise 1x2 s1x1 2->2 g2) (param0, const#1) -> result0
   results: result0`,
 }}
 
