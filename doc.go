@@ -21,7 +21,10 @@
 // ExpF16, …, computed in float32 and rounded once per op); reductions,
 // Softmax and LayerNorm of bfloat16 and binary16 rows (SumBF16,
 // RowSumBF16, ColMaxF16, SoftmaxBF16, LayerNormBF16, …, accumulated in
-// float32 as the float32 forms are); the low-precision products against a
+// float32 as the float32 forms are); the fused passes of a bfloat16
+// layer-norm's row, each op rounded as its own kernel rounds
+// (SumSqDevBF16, SubDivScalarBF16, SubMulScalarBF16, BF16Reciprocal);
+// the low-precision products against a
 // B packed once — GemmBF16 and GemmF16 (float32 or narrow C), GemmS8S8 and
 // GemmU8S8 (int32 C), GemmF32S8 (int8 weights with a per-column scale, the
 // dequantise pattern) — on AMX tiles, VDPBF16PS, VPDPBUSD, BFDOT/USDOT or

@@ -72192,6 +72192,547 @@ tail:
 done:
 	RET
 
+// func sumSqDevRoundBF16NEON(x []uint16, s float32) (sum float64, lo float32, hi float32)
+TEXT ·sumSqDevRoundBF16NEON(SB), NOSPLIT, $0-48
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00000001, R14
+	VDUP R14, V16.S4
+	MOVW $0x00007fff, R14
+	VDUP R14, V15.S4
+	MOVW $0xffff0000, R14
+	VDUP R14, V14.S4
+	WORD $0x6e2d1dad // eor v13.16b, v13.16b, v13.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V12.S4
+	WORD $0x4ead1dbf // mov v31.16b, v13.16b
+	WORD $0x4eac1d9e // mov v30.16b, v12.16b
+	WORD $0x4ead1dbd // mov v29.16b, v13.16b
+	WORD $0x4ead1dbc // mov v28.16b, v13.16b
+	WORD $0x4eac1d9b // mov v27.16b, v12.16b
+	WORD $0x4ead1dba // mov v26.16b, v13.16b
+	WORD $0x4ead1db9 // mov v25.16b, v13.16b
+	WORD $0x4eac1d98 // mov v24.16b, v12.16b
+	WORD $0x4ead1db7 // mov v23.16b, v13.16b
+	WORD $0x4ead1db6 // mov v22.16b, v13.16b
+	WORD $0x4eac1d95 // mov v21.16b, v12.16b
+	WORD $0x4ead1db4 // mov v20.16b, v13.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c13 // mov v19.16b, v0.16b
+	WORD $0x6e201c00 // eor v0.16b, v0.16b, v0.16b
+	WORD $0x4ea01c12 // mov v18.16b, v0.16b
+	FMOVS s+24(FP), F17
+	WORD $0x4e040631 // dup v17.4s, v17.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4eb1d400 // fsub v0.4s, v0.4s, v17.4s
+	WORD $0x4eb1d421 // fsub v1.4s, v1.4s, v17.4s
+	WORD $0x4eb1d442 // fsub v2.4s, v2.4s, v17.4s
+	WORD $0x4eb1d463 // fsub v3.4s, v3.4s, v17.4s
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	WORD $0x4e301c84 // and v4.16b, v4.16b, v16.16b
+	WORD $0x4e301ca5 // and v5.16b, v5.16b, v16.16b
+	WORD $0x4e301cc6 // and v6.16b, v6.16b, v16.16b
+	WORD $0x4e301ce7 // and v7.16b, v7.16b, v16.16b
+	WORD $0x4eaf8484 // add v4.4s, v4.4s, v15.4s
+	WORD $0x4eaf84a5 // add v5.4s, v5.4s, v15.4s
+	WORD $0x4eaf84c6 // add v6.4s, v6.4s, v15.4s
+	WORD $0x4eaf84e7 // add v7.4s, v7.4s, v15.4s
+	WORD $0x4ea48400 // add v0.4s, v0.4s, v4.4s
+	WORD $0x4ea58421 // add v1.4s, v1.4s, v5.4s
+	WORD $0x4ea68442 // add v2.4s, v2.4s, v6.4s
+	WORD $0x4ea78463 // add v3.4s, v3.4s, v7.4s
+	WORD $0x4e2e1c00 // and v0.16b, v0.16b, v14.16b
+	WORD $0x4e2e1c21 // and v1.16b, v1.16b, v14.16b
+	WORD $0x4e2e1c42 // and v2.16b, v2.16b, v14.16b
+	WORD $0x4e2e1c63 // and v3.16b, v3.16b, v14.16b
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x6e23dc67 // fmul v7.4s, v3.4s, v3.4s
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e301d08 // and v8.16b, v8.16b, v16.16b
+	WORD $0x4e301d29 // and v9.16b, v9.16b, v16.16b
+	WORD $0x4e301d4a // and v10.16b, v10.16b, v16.16b
+	WORD $0x4e301d6b // and v11.16b, v11.16b, v16.16b
+	WORD $0x4eaf8508 // add v8.4s, v8.4s, v15.4s
+	WORD $0x4eaf8529 // add v9.4s, v9.4s, v15.4s
+	WORD $0x4eaf854a // add v10.4s, v10.4s, v15.4s
+	WORD $0x4eaf856b // add v11.4s, v11.4s, v15.4s
+	WORD $0x4ea88484 // add v4.4s, v4.4s, v8.4s
+	WORD $0x4ea984a5 // add v5.4s, v5.4s, v9.4s
+	WORD $0x4eaa84c6 // add v6.4s, v6.4s, v10.4s
+	WORD $0x4eab84e7 // add v7.4s, v7.4s, v11.4s
+	WORD $0x4e2e1c84 // and v4.16b, v4.16b, v14.16b
+	WORD $0x4e2e1ca5 // and v5.16b, v5.16b, v14.16b
+	WORD $0x4e2e1cc6 // and v6.16b, v6.16b, v14.16b
+	WORD $0x4e2e1ce7 // and v7.16b, v7.16b, v14.16b
+	WORD $0x4e24d7ff // fadd v31.4s, v31.4s, v4.4s
+	WORD $0x4e25d79c // fadd v28.4s, v28.4s, v5.4s
+	WORD $0x4e26d739 // fadd v25.4s, v25.4s, v6.4s
+	WORD $0x4e27d6d6 // fadd v22.4s, v22.4s, v7.4s
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e641c00 // bic v0.16b, v0.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e641c21 // bic v1.16b, v1.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e641c42 // bic v2.16b, v2.16b, v4.16b
+	MOVW $0x80000000, R14
+	VDUP R14, V4.S4
+	WORD $0x4e641c63 // bic v3.16b, v3.16b, v4.16b
+	WORD $0x4e2de404 // fcmeq v4.4s, v0.4s, v13.4s
+	WORD $0x4e2de425 // fcmeq v5.4s, v1.4s, v13.4s
+	WORD $0x4e2de446 // fcmeq v6.4s, v2.4s, v13.4s
+	WORD $0x4e2de467 // fcmeq v7.4s, v3.4s, v13.4s
+	WORD $0x6e601d84 // bsl v4.16b, v12.16b, v0.16b
+	WORD $0x6e611d85 // bsl v5.16b, v12.16b, v1.16b
+	WORD $0x6e621d86 // bsl v6.16b, v12.16b, v2.16b
+	WORD $0x6e631d87 // bsl v7.16b, v12.16b, v3.16b
+	WORD $0x4ea4f7de // fmin v30.4s, v30.4s, v4.4s
+	WORD $0x4ea5f77b // fmin v27.4s, v27.4s, v5.4s
+	WORD $0x4ea6f718 // fmin v24.4s, v24.4s, v6.4s
+	WORD $0x4ea7f6b5 // fmin v21.4s, v21.4s, v7.4s
+	WORD $0x4e20f7bd // fmax v29.4s, v29.4s, v0.4s
+	WORD $0x4e21f75a // fmax v26.4s, v26.4s, v1.4s
+	WORD $0x4e22f6f7 // fmax v23.4s, v23.4s, v2.4s
+	WORD $0x4e23f694 // fmax v20.4s, v20.4s, v3.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3cd7e0 // fadd v0.4s, v31.4s, v28.4s
+	WORD $0x4e36d721 // fadd v1.4s, v25.4s, v22.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d673 // fadd v19.2d, v19.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d652 // fadd v18.2d, v18.2d, v0.2d
+	WORD $0x4ead1dbf // mov v31.16b, v13.16b
+	WORD $0x4ead1dbc // mov v28.16b, v13.16b
+	WORD $0x4ead1db9 // mov v25.16b, v13.16b
+	WORD $0x4ead1db6 // mov v22.16b, v13.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4eb1d400 // fsub v0.4s, v0.4s, v17.4s
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	WORD $0x4e301c21 // and v1.16b, v1.16b, v16.16b
+	WORD $0x4eaf8421 // add v1.4s, v1.4s, v15.4s
+	WORD $0x4ea18400 // add v0.4s, v0.4s, v1.4s
+	WORD $0x4e2e1c00 // and v0.16b, v0.16b, v14.16b
+	WORD $0x6e20dc01 // fmul v1.4s, v0.4s, v0.4s
+	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
+	WORD $0x4e301c42 // and v2.16b, v2.16b, v16.16b
+	WORD $0x4eaf8442 // add v2.4s, v2.4s, v15.4s
+	WORD $0x4ea28421 // add v1.4s, v1.4s, v2.4s
+	WORD $0x4e2e1c21 // and v1.16b, v1.16b, v14.16b
+	WORD $0x4e21d7ff // fadd v31.4s, v31.4s, v1.4s
+	MOVW $0x80000000, R14
+	VDUP R14, V1.S4
+	WORD $0x4e611c00 // bic v0.16b, v0.16b, v1.16b
+	WORD $0x4e2de401 // fcmeq v1.4s, v0.4s, v13.4s
+	WORD $0x6e601d81 // bsl v1.16b, v12.16b, v0.16b
+	WORD $0x4ea1f7de // fmin v30.4s, v30.4s, v1.4s
+	WORD $0x4e20f7bd // fmax v29.4s, v29.4s, v0.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3cd7e0 // fadd v0.4s, v31.4s, v28.4s
+	WORD $0x4e36d721 // fadd v1.4s, v25.4s, v22.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d661 // fadd v1.2d, v19.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d640 // fadd v0.2d, v18.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	WORD $0x4ebbf7c0 // fmin v0.4s, v30.4s, v27.4s
+	WORD $0x4eb8f400 // fmin v0.4s, v0.4s, v24.4s
+	WORD $0x4eb5f400 // fmin v0.4s, v0.4s, v21.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
+	WORD $0x6e002001 // ext v1.16b, v0.16b, v0.16b, #4
+	WORD $0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
+	FMOVS F0, lo+40(FP)
+	WORD $0x4e3af7a0 // fmax v0.4s, v29.4s, v26.4s
+	WORD $0x4e37f400 // fmax v0.4s, v0.4s, v23.4s
+	WORD $0x4e34f400 // fmax v0.4s, v0.4s, v20.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
+	WORD $0x6e002001 // ext v1.16b, v0.16b, v0.16b, #4
+	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
+	FMOVS F0, hi+44(FP)
+	RET
+
+// func subMulRoundBF16NEON(dst []uint16, x []uint16, s float32, r float32)
+TEXT ·subMulRoundBF16NEON(SB), NOSPLIT, $0-56
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x00000001, R14
+	VDUP R14, V29.S4
+	MOVW $0x00007fff, R14
+	VDUP R14, V28.S4
+	MOVW $0xffff0000, R14
+	VDUP R14, V27.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V26.S4
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V24.S4
+	FMOVS s+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS r+52(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	WORD $0x4e3d1c84 // and v4.16b, v4.16b, v29.16b
+	WORD $0x4e3d1ca5 // and v5.16b, v5.16b, v29.16b
+	WORD $0x4e3d1cc6 // and v6.16b, v6.16b, v29.16b
+	WORD $0x4e3d1ce7 // and v7.16b, v7.16b, v29.16b
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4ebc84a5 // add v5.4s, v5.4s, v28.4s
+	WORD $0x4ebc84c6 // add v6.4s, v6.4s, v28.4s
+	WORD $0x4ebc84e7 // add v7.4s, v7.4s, v28.4s
+	WORD $0x4ea48400 // add v0.4s, v0.4s, v4.4s
+	WORD $0x4ea58421 // add v1.4s, v1.4s, v5.4s
+	WORD $0x4ea68442 // add v2.4s, v2.4s, v6.4s
+	WORD $0x4ea78463 // add v3.4s, v3.4s, v7.4s
+	WORD $0x4e3b1c00 // and v0.16b, v0.16b, v27.16b
+	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x4e3b1c42 // and v2.16b, v2.16b, v27.16b
+	WORD $0x4e3b1c63 // and v3.16b, v3.16b, v27.16b
+	WORD $0x6e3edc00 // fmul v0.4s, v0.4s, v30.4s
+	WORD $0x6e3edc21 // fmul v1.4s, v1.4s, v30.4s
+	WORD $0x6e3edc42 // fmul v2.4s, v2.4s, v30.4s
+	WORD $0x6e3edc63 // fmul v3.4s, v3.4s, v30.4s
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e3d1d0c // and v12.16b, v8.16b, v29.16b
+	WORD $0x4e3d1d2d // and v13.16b, v9.16b, v29.16b
+	WORD $0x4e3d1d4e // and v14.16b, v10.16b, v29.16b
+	WORD $0x4e3d1d6f // and v15.16b, v11.16b, v29.16b
+	WORD $0x4eac878c // add v12.4s, v28.4s, v12.4s
+	WORD $0x4ead878d // add v13.4s, v28.4s, v13.4s
+	WORD $0x4eae878e // add v14.4s, v28.4s, v14.4s
+	WORD $0x4eaf878f // add v15.4s, v28.4s, v15.4s
+	WORD $0x4eac8484 // add v4.4s, v4.4s, v12.4s
+	WORD $0x4ead84a5 // add v5.4s, v5.4s, v13.4s
+	WORD $0x4eae84c6 // add v6.4s, v6.4s, v14.4s
+	WORD $0x4eaf84e7 // add v7.4s, v7.4s, v15.4s
+	WORD $0x6f300484 // ushr v4.4s, v4.4s, #16
+	WORD $0x6f3004a5 // ushr v5.4s, v5.4s, #16
+	WORD $0x6f3004c6 // ushr v6.4s, v6.4s, #16
+	WORD $0x6f3004e7 // ushr v7.4s, v7.4s, #16
+	WORD $0x4e3a1d0c // and v12.16b, v8.16b, v26.16b
+	WORD $0x4e3a1d2d // and v13.16b, v9.16b, v26.16b
+	WORD $0x4e3a1d4e // and v14.16b, v10.16b, v26.16b
+	WORD $0x4e3a1d6f // and v15.16b, v11.16b, v26.16b
+	WORD $0x6eb98d8c // cmeq v12.4s, v12.4s, v25.4s
+	WORD $0x6eb98dad // cmeq v13.4s, v13.4s, v25.4s
+	WORD $0x6eb98dce // cmeq v14.4s, v14.4s, v25.4s
+	WORD $0x6eb98def // cmeq v15.4s, v15.4s, v25.4s
+	WORD $0x4eb81d10 // orr v16.16b, v8.16b, v24.16b
+	WORD $0x4eb81d31 // orr v17.16b, v9.16b, v24.16b
+	WORD $0x4eb81d52 // orr v18.16b, v10.16b, v24.16b
+	WORD $0x4eb81d73 // orr v19.16b, v11.16b, v24.16b
+	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
+	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
+	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
+	WORD $0x6e6b1e6f // bsl v15.16b, v19.16b, v11.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641d80 // bsl v0.16b, v12.16b, v4.16b
+	WORD $0x6e651da1 // bsl v1.16b, v13.16b, v5.16b
+	WORD $0x6e661dc2 // bsl v2.16b, v14.16b, v6.16b
+	WORD $0x6e671de3 // bsl v3.16b, v15.16b, v7.16b
+	WORD $0x0e612804 // xtn v4.4h, v0.4s
+	FMOVD F4, 0(R1)
+	WORD $0x0e612820 // xtn v0.4h, v1.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x4ebc8421 // add v1.4s, v1.4s, v28.4s
+	WORD $0x4ea18400 // add v0.4s, v0.4s, v1.4s
+	WORD $0x4e3b1c00 // and v0.16b, v0.16b, v27.16b
+	WORD $0x6e3edc00 // fmul v0.4s, v0.4s, v30.4s
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
+	WORD $0x4e3d1c43 // and v3.16b, v2.16b, v29.16b
+	WORD $0x4ea38783 // add v3.4s, v28.4s, v3.4s
+	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
+	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
+	WORD $0x4e3a1c43 // and v3.16b, v2.16b, v26.16b
+	WORD $0x6eb98c63 // cmeq v3.4s, v3.4s, v25.4s
+	WORD $0x4eb81c44 // orr v4.16b, v2.16b, v24.16b
+	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
+	WORD $0x0e612801 // xtn v1.4h, v0.4s
+	FMOVD F1, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
+// func subDivRoundBF16NEON(dst []uint16, x []uint16, s float32, t float32)
+TEXT ·subDivRoundBF16NEON(SB), NOSPLIT, $0-56
+	MOVD dst_len+8(FP), R0
+	MOVD dst_base+0(FP), R1
+	MOVD x_base+24(FP), R2
+	MOVW $0x00000001, R14
+	VDUP R14, V29.S4
+	MOVW $0x00007fff, R14
+	VDUP R14, V28.S4
+	MOVW $0xffff0000, R14
+	VDUP R14, V27.S4
+	MOVW $0x0000007f, R14
+	VDUP R14, V26.S4
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
+	MOVW $0x00000040, R14
+	VDUP R14, V24.S4
+	FMOVS s+48(FP), F31
+	WORD $0x4e0407ff // dup v31.4s, v31.s[0]
+	FMOVS t+52(FP), F30
+	WORD $0x4e0407de // dup v30.4s, v30.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R2), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R2), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R2), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x4ebfd421 // fsub v1.4s, v1.4s, v31.4s
+	WORD $0x4ebfd442 // fsub v2.4s, v2.4s, v31.4s
+	WORD $0x4ebfd463 // fsub v3.4s, v3.4s, v31.4s
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	WORD $0x4e3d1c84 // and v4.16b, v4.16b, v29.16b
+	WORD $0x4e3d1ca5 // and v5.16b, v5.16b, v29.16b
+	WORD $0x4e3d1cc6 // and v6.16b, v6.16b, v29.16b
+	WORD $0x4e3d1ce7 // and v7.16b, v7.16b, v29.16b
+	WORD $0x4ebc8484 // add v4.4s, v4.4s, v28.4s
+	WORD $0x4ebc84a5 // add v5.4s, v5.4s, v28.4s
+	WORD $0x4ebc84c6 // add v6.4s, v6.4s, v28.4s
+	WORD $0x4ebc84e7 // add v7.4s, v7.4s, v28.4s
+	WORD $0x4ea48400 // add v0.4s, v0.4s, v4.4s
+	WORD $0x4ea58421 // add v1.4s, v1.4s, v5.4s
+	WORD $0x4ea68442 // add v2.4s, v2.4s, v6.4s
+	WORD $0x4ea78463 // add v3.4s, v3.4s, v7.4s
+	WORD $0x4e3b1c00 // and v0.16b, v0.16b, v27.16b
+	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
+	WORD $0x4e3b1c42 // and v2.16b, v2.16b, v27.16b
+	WORD $0x4e3b1c63 // and v3.16b, v3.16b, v27.16b
+	WORD $0x6e3efc00 // fdiv v0.4s, v0.4s, v30.4s
+	WORD $0x6e3efc21 // fdiv v1.4s, v1.4s, v30.4s
+	WORD $0x6e3efc42 // fdiv v2.4s, v2.4s, v30.4s
+	WORD $0x6e3efc63 // fdiv v3.4s, v3.4s, v30.4s
+	WORD $0x4ea01c04 // mov v4.16b, v0.16b
+	WORD $0x4ea11c25 // mov v5.16b, v1.16b
+	WORD $0x4ea21c46 // mov v6.16b, v2.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e3d1d0c // and v12.16b, v8.16b, v29.16b
+	WORD $0x4e3d1d2d // and v13.16b, v9.16b, v29.16b
+	WORD $0x4e3d1d4e // and v14.16b, v10.16b, v29.16b
+	WORD $0x4e3d1d6f // and v15.16b, v11.16b, v29.16b
+	WORD $0x4eac878c // add v12.4s, v28.4s, v12.4s
+	WORD $0x4ead878d // add v13.4s, v28.4s, v13.4s
+	WORD $0x4eae878e // add v14.4s, v28.4s, v14.4s
+	WORD $0x4eaf878f // add v15.4s, v28.4s, v15.4s
+	WORD $0x4eac8484 // add v4.4s, v4.4s, v12.4s
+	WORD $0x4ead84a5 // add v5.4s, v5.4s, v13.4s
+	WORD $0x4eae84c6 // add v6.4s, v6.4s, v14.4s
+	WORD $0x4eaf84e7 // add v7.4s, v7.4s, v15.4s
+	WORD $0x6f300484 // ushr v4.4s, v4.4s, #16
+	WORD $0x6f3004a5 // ushr v5.4s, v5.4s, #16
+	WORD $0x6f3004c6 // ushr v6.4s, v6.4s, #16
+	WORD $0x6f3004e7 // ushr v7.4s, v7.4s, #16
+	WORD $0x4e3a1d0c // and v12.16b, v8.16b, v26.16b
+	WORD $0x4e3a1d2d // and v13.16b, v9.16b, v26.16b
+	WORD $0x4e3a1d4e // and v14.16b, v10.16b, v26.16b
+	WORD $0x4e3a1d6f // and v15.16b, v11.16b, v26.16b
+	WORD $0x6eb98d8c // cmeq v12.4s, v12.4s, v25.4s
+	WORD $0x6eb98dad // cmeq v13.4s, v13.4s, v25.4s
+	WORD $0x6eb98dce // cmeq v14.4s, v14.4s, v25.4s
+	WORD $0x6eb98def // cmeq v15.4s, v15.4s, v25.4s
+	WORD $0x4eb81d10 // orr v16.16b, v8.16b, v24.16b
+	WORD $0x4eb81d31 // orr v17.16b, v9.16b, v24.16b
+	WORD $0x4eb81d52 // orr v18.16b, v10.16b, v24.16b
+	WORD $0x4eb81d73 // orr v19.16b, v11.16b, v24.16b
+	WORD $0x6e681e0c // bsl v12.16b, v16.16b, v8.16b
+	WORD $0x6e691e2d // bsl v13.16b, v17.16b, v9.16b
+	WORD $0x6e6a1e4e // bsl v14.16b, v18.16b, v10.16b
+	WORD $0x6e6b1e6f // bsl v15.16b, v19.16b, v11.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x4e21e421 // fcmeq v1.4s, v1.4s, v1.4s
+	WORD $0x6e205821 // mvn v1.16b, v1.16b
+	WORD $0x4e22e442 // fcmeq v2.4s, v2.4s, v2.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
+	WORD $0x4e23e463 // fcmeq v3.4s, v3.4s, v3.4s
+	WORD $0x6e205863 // mvn v3.16b, v3.16b
+	WORD $0x6e641d80 // bsl v0.16b, v12.16b, v4.16b
+	WORD $0x6e651da1 // bsl v1.16b, v13.16b, v5.16b
+	WORD $0x6e661dc2 // bsl v2.16b, v14.16b, v6.16b
+	WORD $0x6e671de3 // bsl v3.16b, v15.16b, v7.16b
+	WORD $0x0e612804 // xtn v4.4h, v0.4s
+	FMOVD F4, 0(R1)
+	WORD $0x0e612820 // xtn v0.4h, v1.4s
+	FMOVD F0, 8(R1)
+	WORD $0x0e612840 // xtn v0.4h, v2.4s
+	FMOVD F0, 16(R1)
+	WORD $0x0e612860 // xtn v0.4h, v3.4s
+	FMOVD F0, 24(R1)
+	ADD $32, R1, R1
+	ADD $32, R2, R2
+	SUB $16, R0, R0
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R2), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4ebfd400 // fsub v0.4s, v0.4s, v31.4s
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	WORD $0x4e3d1c21 // and v1.16b, v1.16b, v29.16b
+	WORD $0x4ebc8421 // add v1.4s, v1.4s, v28.4s
+	WORD $0x4ea18400 // add v0.4s, v0.4s, v1.4s
+	WORD $0x4e3b1c00 // and v0.16b, v0.16b, v27.16b
+	WORD $0x6e3efc00 // fdiv v0.4s, v0.4s, v30.4s
+	WORD $0x4ea01c01 // mov v1.16b, v0.16b
+	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
+	WORD $0x4e3d1c43 // and v3.16b, v2.16b, v29.16b
+	WORD $0x4ea38783 // add v3.4s, v28.4s, v3.4s
+	WORD $0x4ea38421 // add v1.4s, v1.4s, v3.4s
+	WORD $0x6f300421 // ushr v1.4s, v1.4s, #16
+	WORD $0x4e3a1c43 // and v3.16b, v2.16b, v26.16b
+	WORD $0x6eb98c63 // cmeq v3.4s, v3.4s, v25.4s
+	WORD $0x4eb81c44 // orr v4.16b, v2.16b, v24.16b
+	WORD $0x6e621c83 // bsl v3.16b, v4.16b, v2.16b
+	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
+	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
+	WORD $0x0e612801 // xtn v1.4h, v0.4s
+	FMOVD F1, 0(R1)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	SUB $4, R0, R0
+	B tail
+
+done:
+	RET
+
 // func transposeStrip4NEON(dst *float32, ldd int, src *float32, lds int, n int)
 TEXT ·transposeStrip4NEON(SB), NOSPLIT, $0-40
 	MOVD dst+0(FP), R0

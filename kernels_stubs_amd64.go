@@ -5275,6 +5275,21 @@ func colAccMaxF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3
 //go:noescape
 func colAccMinF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 
+// sumSqDevRoundBF16AVX512 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the least non-zero |d| (+Inf if none) and the largest (NaNs skipped), with AVX512 (whole vectors of 16 lanes; see the Go twin sumSqDevRoundBF16Go).
+//
+//go:noescape
+func sumSqDevRoundBF16AVX512(x []uint16, s float32) (sum float64, lo float32, hi float32)
+
+// subMulRoundBF16AVX512 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with AVX512 (whole vectors of 16 lanes; see the Go twin subMulRoundBF16Go).
+//
+//go:noescape
+func subMulRoundBF16AVX512(dst []uint16, x []uint16, s float32, r float32)
+
+// subDivRoundBF16AVX512 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, with AVX512 (whole vectors of 16 lanes; see the Go twin subDivRoundBF16Go).
+//
+//go:noescape
+func subDivRoundBF16AVX512(dst []uint16, x []uint16, s float32, t float32)
+
 // sumF32AVX2 returns the sum of x, with AVX2 (whole vectors of 8 lanes; see the Go twin sumF32Go).
 //
 //go:noescape
@@ -5545,6 +5560,21 @@ func colAccMaxF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 [
 //go:noescape
 func colAccMinF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 
+// sumSqDevRoundBF16AVX2 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the least non-zero |d| (+Inf if none) and the largest (NaNs skipped), with AVX2 (whole vectors of 8 lanes; see the Go twin sumSqDevRoundBF16Go).
+//
+//go:noescape
+func sumSqDevRoundBF16AVX2(x []uint16, s float32) (sum float64, lo float32, hi float32)
+
+// subMulRoundBF16AVX2 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with AVX2 (whole vectors of 8 lanes; see the Go twin subMulRoundBF16Go).
+//
+//go:noescape
+func subMulRoundBF16AVX2(dst []uint16, x []uint16, s float32, r float32)
+
+// subDivRoundBF16AVX2 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, with AVX2 (whole vectors of 8 lanes; see the Go twin subDivRoundBF16Go).
+//
+//go:noescape
+func subDivRoundBF16AVX2(dst []uint16, x []uint16, s float32, t float32)
+
 // expSubScaleBF16AVX512BF16 sets dst[i] = e^(x[i] - m) * s for bfloat16 operands (widened to float32, the results rounded to nearest even), with AVX512BF16 (whole vectors of 16 lanes; see the Go twin expSubScaleBF16Go).
 //
 //go:noescape
@@ -5564,6 +5594,16 @@ func layerNormAffineBF16AVX512BF16(dst []uint16, x []uint16, gamma []uint16, bet
 //
 //go:noescape
 func scaleBF16AVX512BF16(dst []uint16, x []float32, s float32)
+
+// subMulRoundBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subMulRoundBF16Go).
+//
+//go:noescape
+func subMulRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
+
+// subDivRoundBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, with AVX512BF16 (whole vectors of 16 lanes; see the Go twin subDivRoundBF16Go).
+//
+//go:noescape
+func subDivRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, t float32)
 
 // transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //

@@ -1584,6 +1584,21 @@ func colAccMaxF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 [
 //go:noescape
 func colAccMinF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 
+// sumSqDevRoundBF16NEON returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the least non-zero |d| (+Inf if none) and the largest (NaNs skipped), with NEON (whole vectors of 4 lanes; see the Go twin sumSqDevRoundBF16Go).
+//
+//go:noescape
+func sumSqDevRoundBF16NEON(x []uint16, s float32) (sum float64, lo float32, hi float32)
+
+// subMulRoundBF16NEON sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with NEON (whole vectors of 4 lanes; see the Go twin subMulRoundBF16Go).
+//
+//go:noescape
+func subMulRoundBF16NEON(dst []uint16, x []uint16, s float32, r float32)
+
+// subDivRoundBF16NEON sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, with NEON (whole vectors of 4 lanes; see the Go twin subDivRoundBF16Go).
+//
+//go:noescape
+func subDivRoundBF16NEON(dst []uint16, x []uint16, s float32, t float32)
+
 // transposeStrip4NEON transposes an n×4 strip of src into 4 rows of n in dst (n a multiple of 4).
 //
 //go:noescape

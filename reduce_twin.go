@@ -64,6 +64,9 @@ type reduceKernels struct {
 	colAccSumF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 	colAccMaxF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
 	colAccMinF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	sumSqDevRoundBF16   func(x []uint16, s float32) (sum float64, lo float32, hi float32)
+	subMulRoundBF16     func(dst []uint16, x []uint16, s float32, r float32)
+	subDivRoundBF16     func(dst []uint16, x []uint16, s float32, t float32)
 }
 
 // reduceGo is the set of pure-Go twins, the generic level.
@@ -123,6 +126,9 @@ var reduceGo = &reduceKernels{
 	colAccSumF16:        colAccSumF16Go,
 	colAccMaxF16:        colAccMaxF16Go,
 	colAccMinF16:        colAccMinF16Go,
+	sumSqDevRoundBF16:   sumSqDevRoundBF16Go,
+	subMulRoundBF16:     subMulRoundBF16Go,
+	subDivRoundBF16:     subDivRoundBF16Go,
 }
 
 // scaleF32Go sets dst[i] = x[i] * s, one element at a time: the pure-Go twin of the assembly kernels scaleF32….
@@ -1178,6 +1184,74 @@ func colAccMinF16Go(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []u
 		v101 := dst[i]
 		v102 := minXLA32(v101, v100)
 		dst[i] = v102
+	}
+}
+
+// subMulRoundBF16Go sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, one element at a time: the pure-Go twin of the assembly kernels subMulRoundBF16….
+func subMulRoundBF16Go(dst []uint16, x []uint16, s float32, r float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v16 := r
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 - v4
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v9 := v7 & int32(1)
+		v11 := v9 + int32(32767)
+		v12 := v6 + v11
+		v14 := v12 & int32(-65536)
+		v15 := math.Float32frombits(uint32(v14))
+		v17 := float32(v15 * v16)
+		v18 := int32(math.Float32bits(v17))
+		v19 := int32(uint32(v18) >> 16)
+		v20 := v19 & int32(1)
+		v21 := int32(32767) + v20
+		v22 := v18 + v21
+		v23 := int32(uint32(v22) >> 16)
+		v25 := v19 & int32(127)
+		v27 := v25 == int32(0)
+		v29 := v19 | int32(64)
+		v30 := selI32(v27, v29, v19)
+		v31 := v17 != v17
+		v32 := selI32(v31, v30, v23)
+		dst[i] = uint16(v32)
+	}
+}
+
+// subDivRoundBF16Go sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value, one element at a time: the pure-Go twin of the assembly kernels subDivRoundBF16….
+func subDivRoundBF16Go(dst []uint16, x []uint16, s float32, t float32) {
+	_ = x[:len(dst)]
+	for i := range dst {
+		v4 := s
+		v16 := t
+		v1 := int32(x[i])
+		v2 := v1 << 16
+		v3 := math.Float32frombits(uint32(v2))
+		v5 := v3 - v4
+		v6 := int32(math.Float32bits(v5))
+		v7 := int32(uint32(v6) >> 16)
+		v9 := v7 & int32(1)
+		v11 := v9 + int32(32767)
+		v12 := v6 + v11
+		v14 := v12 & int32(-65536)
+		v15 := math.Float32frombits(uint32(v14))
+		v17 := v15 / v16
+		v18 := int32(math.Float32bits(v17))
+		v19 := int32(uint32(v18) >> 16)
+		v20 := v19 & int32(1)
+		v21 := int32(32767) + v20
+		v22 := v18 + v21
+		v23 := int32(uint32(v22) >> 16)
+		v25 := v19 & int32(127)
+		v27 := v25 == int32(0)
+		v29 := v19 | int32(64)
+		v30 := selI32(v27, v29, v19)
+		v31 := v17 != v17
+		v32 := selI32(v31, v30, v23)
+		dst[i] = uint16(v32)
 	}
 }
 

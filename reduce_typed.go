@@ -148,8 +148,18 @@ func sumSquaresOf(s narrowSet) func([]uint16) float64 { return s.sumSquares }
 // SumBF16 returns the sum of the bfloat16 elements of x, accumulated as Sum
 // accumulates (float32 lanes folded into float64), rounded to float32.
 func SumBF16(x []uint16) float32 {
-	k, t := bf16Sets(kernels().reduce)
-	return float32(narrowSum(k, t, x, sumOf))
+	// Directly rather than through bf16Sets: a row program sums a row per
+	// call, and building the sets costs as much as a short row's sum.
+	k := kernels().reduce
+	m := vectorPart(len(x), k.lanes)
+	s := 0.0
+	if m > 0 {
+		s = k.sumBF16(x[:m])
+	}
+	if m < len(x) {
+		s += sumBF16Go(x[m:])
+	}
+	return float32(s)
 }
 
 // SumF16 is SumBF16 for binary16 elements.

@@ -282,5 +282,100 @@ func generateReduce(o *output) error {
 			ks = append(ks, typedVariant(byName[name+"F32"], nt, []int{1, 2, 3, 4, 5, 6, 7, 8}))
 		}
 	}
+	ks = append(ks, bf16RowKernels()...)
 	return generateStreamFamily(o, "reduce", ks)
+}
+
+// roundBF16Lanes rounds float32 lanes to the nearest bfloat16 value, kept
+// as float32, for a value the program goes on computing with: XLA's
+// rounding (vf32ToBF16's) with the shifts folded into one mask. x must be
+// a sum, difference or product of bfloat16 values (float32s whose low 16
+// bits are zero): a NaN such an op returns (an operand quieted, or the
+// default NaN) has its low 16 bits zero as well, so the rounding keeps it
+// as XLA's does and needs no NaN case.
+func roundBF16Lanes(b *vb, x val) val {
+	bits := b.asI32(x)
+	inc := b.addi(b.and(b.shr(bits, 16), b.i32(1)), b.i32(0x7fff))
+	return b.asF32(b.and(b.addi(bits, inc), b.i32(-0x10000)))
+}
+
+// bf16RowKernels are the fused passes of a bfloat16 layer-norm's row
+// program, each op rounding its result to bfloat16 in the register (the
+// scalars s bfloat16 values): the sum of the rounded squares of the
+// rounded deviations d = bf16(x[i] - s), with the least non-zero and the
+// largest |d| (which say whether dividing by a row scalar may multiply by
+// its reciprocal instead), and the rounded deviations multiplied by a row
+// scalar, or divided by one.
+func bf16RowKernels() []*vkernel {
+	dev := func(c *kctx, x, s int) val {
+		return roundBF16Lanes(c.b, c.b.sub(c.in(x), c.scalar(s)))
+	}
+	fold := func(c *kctx) {
+		parts := c.all(0)
+		for len(parts) > 1 {
+			var next []val
+			for i := 0; i+1 < len(parts); i += 2 {
+				next = append(next, c.b.add(parts[i], parts[i+1]))
+			}
+			if len(parts)%2 == 1 {
+				next = append(next, parts[len(parts)-1])
+			}
+			parts = next
+		}
+		c.setShared(0, c.b.add(c.sharedState(0), c.b.lo64(parts[0])))
+		c.setShared(1, c.b.add(c.sharedState(1), c.b.hi64(parts[0])))
+		zero := c.b.f32(0)
+		for u := range c.st {
+			c.update(c.st[u][0], zero)
+		}
+	}
+	// lower keeps the smaller (greater: the larger) of acc and v; a NaN v
+	// leaves acc as it is.
+	extreme := func(b *vb, acc, v val, greater bool) val {
+		if greater {
+			return b.maxc(acc, v)
+		}
+		return b.minc(acc, v)
+	}
+	fuse := func(c *kctx, vs []val, greater bool) val {
+		r := vs[0]
+		for _, v := range vs[1:] {
+			r = extreme(c.b, r, v, greater)
+		}
+		return c.b.horizontal(r, func(x, y val) val { return extreme(c.b, x, y, greater) })
+	}
+	return []*vkernel{
+		{name: "sumSqDevRoundBF16", doc: "returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the least non-zero |d| (+Inf if none) and the largest (NaNs skipped)",
+			lane: vF32, unroll: 4, noTwin: true,
+			args:   []karg{sliceArg("x", eBF16), f32Arg("s")},
+			res:    []kres{{"sum", "float64"}, {"lo", "float32"}, {"hi", "float32"}},
+			states: 3,
+			init: func(c *kctx) []val {
+				return []val{c.b.f32(0), c.b.f32(float32(math.Inf(1))), c.b.f32(0)}
+			},
+			shared:     2,
+			initShared: func(c *kctx) []val { return []val{c.b.f64(0), c.b.f64(0)} },
+			body: func(c *kctx) {
+				b := c.b
+				d := dev(c, 0, 1)
+				c.set(0, b.add(c.state(0), roundBF16Lanes(b, b.mul(d, d))))
+				a := b.abs(d)
+				c.set(1, b.minc(c.state(1), b.blend(b.cmp(cmpEQ, a, b.f32(0)), b.f32(float32(math.Inf(1))), a)))
+				c.set(2, b.maxc(c.state(2), a))
+			},
+			flushEvery: reduceFlush,
+			flush:      fold,
+			finish: func(c *kctx) {
+				fold(c)
+				c.ret(0, c.b.hadd(c.b.add(c.sharedState(0), c.sharedState(1))))
+				c.ret(1, fuse(c, c.all(1), false))
+				c.ret(2, fuse(c, c.all(2), true))
+			}},
+		{name: "subMulRoundBF16", doc: "sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eBF16), sliceArg("x", eBF16), f32Arg("s"), f32Arg("r")},
+			body: func(c *kctx) { c.out(0, c.b.mul(dev(c, 1, 2), c.scalar(3))) }},
+		{name: "subDivRoundBF16", doc: "sets dst[i] = bf16(bf16(x[i] - s) / t), bf16 rounding to nearest even, s a bfloat16 value", lane: vF32, unroll: 4,
+			args: []karg{sliceArg("dst", eBF16), sliceArg("x", eBF16), f32Arg("s"), f32Arg("t")},
+			body: func(c *kctx) { c.out(0, c.b.div(dev(c, 1, 2), c.scalar(3))) }},
+	}
 }

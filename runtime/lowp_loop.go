@@ -50,9 +50,10 @@ const (
 
 // lowpInstr kinds beyond the float32 loop's.
 const (
-	instrWiden  instrKind = iota + 16 // narrow form to float32 (exact)
-	instrNarrow                       // float32 to the narrow form (rounds; exact for values of the type)
-	instrConv16                       // bfloat16 ↔ binary16 in the narrow form
+	instrWiden     instrKind = iota + 16 // narrow form to float32 (exact)
+	instrNarrow                          // float32 to the narrow form (rounds; exact for values of the type)
+	instrConv16                          // bfloat16 ↔ binary16 in the narrow form
+	instrRowReduce                       // a row program's reduction: the row's tile folded into a scalar
 )
 
 // lowpInstr is one instruction of a compiled narrow loop.
@@ -64,6 +65,8 @@ type lowpInstr struct {
 	uniform bool           // one value per tile, computed once as a scalar
 	alias   bool           // the value is its operand's tile (a conversion that changes nothing)
 	toDst   bool           // the instruction writes the tile's output directly
+	reducer ssa.Op         // instrRowReduce: the standard reducer
+	fused   rowFusion      // a row program's fused pass (args: see rowFusion)
 	// Kernels, resolved once.
 	unary  func(dst, x []float32)
 	vv     func(dst, x, y []float32)
@@ -86,6 +89,9 @@ type lval struct {
 	m  []bool
 	s  float32
 	sm bool
+	// lo, hi: a fused sum of squared deviations' least non-zero and
+	// largest deviation (rowSqDev).
+	lo, hi float32
 }
 
 func (v lval) val() val { return val{f: v.f, m: v.m, s: v.s, sm: v.sm} }
@@ -96,9 +102,10 @@ type lowpLoop struct {
 	dims    []int // collapsed output dimensions
 	total   int
 	rowLen  int // tiles stay within rows of this many elements (0: any tile)
+	tileLen int // the most elements of a tile: loopTile, or a whole row of a row program
 	instrs  []lowpInstr
 	loads   []loc
-	regs    int // registers per worker (of loopTile float32s)
+	regs    int // registers per worker (of tileLen float32s)
 	staging int // scratch offset of the staging area of narrow gathers
 	scratch int // bytes of scratch per worker
 	outT    ir.ElementType
@@ -179,11 +186,14 @@ func (c *compiler) compileLowpLoop(lp *sched.LoopProgram, k *sched.Kernel, p *pr
 			return nil
 		}
 	}
-	l := &lowpLoop{outT: lp.Ops[len(lp.Ops)-1].Type}
+	l := &lowpLoop{outT: lp.Ops[len(lp.Ops)-1].Type, tileLen: loopTile}
 	for _, b := range k.In {
 		l.loads = append(l.loads, c.loc(b))
 	}
 	dims, strides := collapseDims(lp)
+	if lp.Rows {
+		dims, strides = collapseRowDims(lp)
+	}
 	l.dims, l.total = dims, prod(dims)
 	b := &lowpLoopBuilder{lp: lp, l: l, of: make([]int, len(lp.Ops))}
 	b.uniform = l.chooseTiles(lp, strides)
@@ -203,12 +213,16 @@ func (c *compiler) compileLowpLoop(lp *sched.LoopProgram, k *sched.Kernel, p *pr
 		last = b.need(last, formF32)
 	}
 	l.instrs = l.instrs[:last+1]
+	if lp.Rows {
+		l.fuseBF16Rows()
+		last = l.dropDead()
+	}
 	fin := &l.instrs[last]
 	fin.toDst = !fin.uniform && !fin.alias
 	l.assignRegisters()
 	var sp scratchPlan
-	sp.take(l.regs * loopTile * 4)
-	l.staging = sp.take(loopTile * 4)
+	sp.take(l.regs * l.tileLen * 4)
+	l.staging = sp.take(l.tileLen * 4)
 	l.scratch = sp.size
 	reserveScratch(p, l.scratch)
 	return l
@@ -287,6 +301,8 @@ func (b *lowpLoopBuilder) lower(i int, op sched.LoopOp, strides []int) int {
 		in.scalar = in.acc.IsScalar()
 		in.linear = op.Op == ssa.OpParameter && in.acc.IsLinear(l.dims)
 		return b.emit(in)
+	case ssa.OpReduce:
+		return b.lowerRowReduce(in, op)
 	case ssa.OpConstant:
 		in.kind = instrConst
 		if op.Type == ir.PRED {
@@ -383,6 +399,9 @@ func roundOf(t ir.ElementType) ir.ElementType {
 // lowpOpSupported reports whether the narrow loop computes op: the float32
 // loop's ops, with float operands of any of the loop's types.
 func lowpOpSupported(lp *sched.LoopProgram, op sched.LoopOp) bool {
+	if op.Op == ssa.OpReduce {
+		return rowReduceSupported(lp, op)
+	}
 	probe := op
 	if op.Type != ir.PRED {
 		probe.Type = ir.F32
@@ -455,8 +474,8 @@ func (l *lowpLoop) chooseTiles(lp *sched.LoopProgram, strides [][]int) []bool {
 		u := make([]bool, len(lp.Ops))
 		for i, op := range lp.Ops {
 			switch op.Op {
-			case ssa.OpConstant:
-				u[i] = true
+			case ssa.OpConstant, ssa.OpReduce:
+				u[i] = true // a row reduction: one value per row, and tiles are rows
 			case ssa.OpParameter, ssa.OpIota:
 				u[i] = true
 				for d, st := range strides[i] {
@@ -472,6 +491,11 @@ func (l *lowpLoop) chooseTiles(lp *sched.LoopProgram, strides [][]int) []bool {
 			}
 		}
 		return u
+	}
+	if lp.Rows {
+		// A row program computes each row whole.
+		l.rowLen, l.tileLen = l.dims[r-1], max(l.dims[r-1], 1)
+		return uniform(true)
 	}
 	if r >= 2 && l.dims[r-1] >= 64 {
 		u, any := uniform(true), uniform(false)
@@ -537,7 +561,7 @@ func (l *lowpLoop) assignRegisters() {
 // segment returns the length of the tile starting at output element start
 // and ending at most at hi.
 func (l *lowpLoop) segment(start, hi int) int {
-	n := min(loopTile, hi-start)
+	n := min(l.tileLen, hi-start)
 	if l.rowLen > 0 {
 		n = min(n, l.rowLen-start%l.rowLen)
 	}
@@ -579,8 +603,18 @@ func (l *lowpLoop) uniformPos(acc *sched.Access, ti *tileIndex) int {
 
 // eval computes instruction i over the tile.
 func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, scratch, dst []byte, ti *tileIndex) {
+	if in.kind == instrRowReduce {
+		if in.fused == rowSqDev {
+			s, lo, hi := l.rowSqDev(in, vs, n)
+			vs[i] = lval{s: s, lo: lo, hi: hi}
+			return
+		}
+		vs[i] = lval{s: l.rowReduce(in, vs, n, f32s(scratch[l.staging:l.staging+l.tileLen*4]))}
+		return
+	}
 	if in.uniform {
-		vs[i] = l.evalUniform(fr, in, vs, ti)
+		vs[i] = lval{}
+		l.evalUniform(fr, in, vs, ti, &vs[i])
 		return
 	}
 	var mem []byte
@@ -588,7 +622,7 @@ func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, sc
 	case in.toDst:
 		mem = dst
 	case in.reg >= 0:
-		mem = scratch[in.reg*loopTile*4 : (in.reg+1)*loopTile*4]
+		mem = scratch[in.reg*l.tileLen*4 : (in.reg+1)*l.tileLen*4]
 	}
 	dstF := func() []float32 { return f32s(mem)[:n] }
 	dstH := func() []uint16 { return ops.Elems[uint16](mem)[:n] }
@@ -601,7 +635,13 @@ func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, sc
 		return
 	case instrLoad:
 		src := fr.bytes(l.loads[in.acc.Input])
-		vs[i] = l.load(in, mem, src, scratch[l.staging:l.staging+loopTile*4], start, n)
+		vs[i] = l.load(in, mem, src, scratch[l.staging:l.staging+l.tileLen*4], start, n)
+		return
+	}
+	if in.fused != 0 {
+		d := ops.Elems[uint16](mem)[:n]
+		l.evalFusedRow(in, vs, d)
+		vs[i] = lval{h: d}
 		return
 	}
 	var a, b, c lval
@@ -815,30 +855,36 @@ func scalarAt(t ir.ElementType, src []byte, pos int) lval {
 }
 
 // evalUniform computes an instruction whose value is the same for the
-// whole tile.
-func (l *lowpLoop) evalUniform(fr *frame, in *lowpInstr, vs []lval, ti *tileIndex) lval {
+// whole tile, into v (the operands by reference: a tile operand is a large
+// value, and the scalar path runs once per row).
+func (l *lowpLoop) evalUniform(fr *frame, in *lowpInstr, vs []lval, ti *tileIndex, v *lval) {
 	switch in.kind {
 	case instrConst:
-		return lval{s: in.c, sm: in.cmask}
+		v.s, v.sm = in.c, in.cmask
+		return
 	case instrLoad:
-		return scalarAt(in.typ, fr.bytes(l.loads[in.acc.Input]), l.uniformPos(in.acc, ti))
+		*v = scalarAt(in.typ, fr.bytes(l.loads[in.acc.Input]), l.uniformPos(in.acc, ti))
+		return
 	case instrIota:
-		return lval{s: roundScalar(in.round, float32(l.uniformPos(in.acc, ti)))}
+		v.s = roundScalar(in.round, float32(l.uniformPos(in.acc, ti)))
+		return
 	}
-	var a, b, c lval
+	var none lval
+	a, b, c := &none, &none, &none
 	if len(in.args) > 0 {
-		a = vs[in.args[0]]
+		a = &vs[in.args[0]]
 	}
 	if len(in.args) > 1 {
-		b = vs[in.args[1]]
+		b = &vs[in.args[1]]
 	}
 	if len(in.args) > 2 {
-		c = vs[in.args[2]]
+		c = &vs[in.args[2]]
 	}
 	if in.loopInstr.typ == ir.F32 {
-		return lval{s: roundScalar(in.round, in.scalarF32(a, b, c))}
+		v.s = roundScalar(in.round, in.scalarF32(a, b, c))
+		return
 	}
-	return lval{sm: in.scalarMask(a, b, c)}
+	v.sm = in.scalarMask(a, b, c)
 }
 
 // resolve looks up the float32 kernels of an op.
@@ -1036,7 +1082,7 @@ func swapDirection(d ir.ComparisonDirection) ir.ComparisonDirection {
 }
 
 // scalarF32 computes a float-valued op on one value of each operand.
-func (in *lowpInstr) scalarF32(a, b, c lval) float32 {
+func (in *lowpInstr) scalarF32(a, b, c *lval) float32 {
 	switch in.op {
 	case ssa.OpAdd:
 		return a.s + b.s
@@ -1084,7 +1130,7 @@ func (in *lowpInstr) scalarF32(a, b, c lval) float32 {
 }
 
 // scalarMask computes a PRED-valued op on one value of each operand.
-func (in *lowpInstr) scalarMask(a, b, c lval) bool {
+func (in *lowpInstr) scalarMask(a, b, c *lval) bool {
 	switch in.op {
 	case ssa.OpCompare:
 		return compareF32(in.dir, in.total, a.s, b.s)
@@ -1186,6 +1232,12 @@ func (c *compiler) lowpLoopStep(k *sched.Kernel, p *program) step {
 }
 
 func (s *lowpLoopStep) name() string {
+	if s.l.rows() {
+		if s.l.hasFusedRow() {
+			return "loop-lowp-row-program-fused"
+		}
+		return "loop-lowp-row-program"
+	}
 	if s.l.rowLen > 0 {
 		return "loop-lowp-rows"
 	}

@@ -290,12 +290,17 @@ func (s *lowpReduceStep) tileValue(v lval, dst []byte, n int) lval {
 // values with the float32 reductions, narrow ones with the narrow kernels
 // (buf holds a widened tile where none applies).
 func (s *lowpReduceStep) fold(acc float32, v lval, n int, buf []float32) float32 {
-	op := s.op
+	return foldTile(s.op, s.loop.outT, acc, v, n, buf)
+}
+
+// foldTile folds n values of a tile (or one value n times) onto acc by op:
+// float32 values with the float32 reductions, narrow ones of type t with
+// the narrow kernels (buf holds a widened tile where none applies).
+func foldTile(op ssa.Op, t ir.ElementType, acc float32, v lval, n int, buf []float32) float32 {
 	switch {
 	case v.f != nil:
 		return foldF32(op, acc, v.f[:n])
 	case v.h != nil:
-		t := s.loop.outT
 		bf := t == ir.BF16
 		switch {
 		case op == ssa.OpAdd && bf:

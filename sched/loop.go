@@ -16,6 +16,10 @@ import (
 type LoopProgram struct {
 	Dims []int    // the output's dimensions
 	Ops  []LoopOp // in evaluation order; the last is the result
+	// Rows: the program folds rows (it has OpReduce ops, see rows.go): its
+	// last dimension is a row, which the runtime computes whole, each
+	// reduction's value then being one scalar per row.
+	Rows bool
 }
 
 // LoopOp is one operation of a LoopProgram.
@@ -31,6 +35,10 @@ type LoopOp struct {
 	// produces (OpIota).
 	Access *Access
 	Scalar *ir.Literal // OpConstant
+	// Reducer (OpReduce) is the standard reducer folding a row: Args[0] is
+	// the row's elements (over the program's last dimension), Args[1] the
+	// initial value; the result is the same for the whole row.
+	Reducer ssa.Op
 }
 
 // Access maps an output index to a position: Offset + Σ_d Strides[d]·i_d,
@@ -205,6 +213,8 @@ func (b *loopBuilder) build(v *ssa.Value, m affine.IndexingMap) (int, error) {
 			return 0, fmt.Errorf("iota reached through the map %v, which is not strided", m)
 		}
 		return b.emit(LoopOp{Op: ssa.OpIota, Type: v.Shape.Elem, Access: acc, Value: v}), nil
+	case v.Op == ssa.OpReduce:
+		return b.rowReduce(v, m)
 	case b.cls.of(v) == Movement:
 		am, ok := operandMap(v, 0, m)
 		if !ok {

@@ -526,7 +526,7 @@ ENTRY main {
 	if err := ssa.Optimize(p, ssa.Options{Disable: []string{"no-such-stage"}}); err == nil {
 		t.Error("an unknown stage name was accepted")
 	}
-	if got, want := strings.Join(StageNames(), ","), "fusion,select,ordering,in-place,buffers,parallel"; got != want {
+	if got, want := strings.Join(StageNames(), ","), "fusion,rows,select,ordering,in-place,buffers,parallel"; got != want {
 		t.Errorf("stages %s, want %s", got, want)
 	}
 }

@@ -26,7 +26,7 @@ type stage struct {
 // (KILN_DISABLE_PASS=name) and the plan printed after any
 // (KILN_DUMP=after:name). (Set by init: the select stage schedules subplans
 // with the same stages.)
-var stages [6]stage
+var stages [7]stage
 
 func init() {
 	stages = [...]stage{
@@ -34,6 +34,12 @@ func init() {
 		// producers, reductions computing their operand, dot and convolution
 		// epilogues (off: one value per kernel).
 		{name: "fusion", fn: fusion, off: noFusion, optional: true},
+		// rows fuses chains of kernels over the same rows (row reductions,
+		// the loops over their results and the loops reading them along the
+		// rows) into one loop computing each row whole: the bfloat16
+		// layer-norms, whose row arithmetic the runtime runs as fused
+		// passes (see rows.go).
+		{name: "rows", fn: fuseRows, optional: true},
 		// select binds every kernel's inputs and output to buffers and decides
 		// how it runs: its loop program and maps, GEMM shape and packing,
 		// convolution algorithm, reducer.

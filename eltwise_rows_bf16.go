@@ -1,0 +1,121 @@
+package kiln
+
+import (
+	"fmt"
+	"math"
+)
+
+// Fused passes of a bfloat16 layer-norm's rows (their bits, []uint16):
+// the ops a module writes one by one — subtract the row's mean, square,
+// widen and sum; subtract, then divide by (or multiply by) the row's scale
+// — run as one kernel per pass, each op's result rounded to bfloat16 in
+// the register (to nearest even, as XLA converts), so that the result is
+// bit for bit the one of the separate typed kernels (SubScalarBF16,
+// MulBF16, SumBF16, MulScalarBF16, DivScalarBF16) without their trips
+// through memory. The row scalars are bfloat16 values (float32s whose low
+// 16 bits are zero); the functions panic on any other.
+
+// SumSqDevBF16 returns the sum of the float32 widenings of bf16(d·d) for
+// d = bf16(x[i] − s), accumulated as SumBF16 accumulates — it is
+// SumBF16(MulBF16(SubScalarBF16(x, s), …)) in one pass — with the least
+// non-zero |d| (+Inf if there is none) and the largest, NaNs skipped (on
+// some targets a NaN d makes them NaN instead).
+func SumSqDevBF16(x []uint16, s float32) (sum, minDev, maxDev float32) {
+	checkBF16Scalar("SumSqDevBF16", "s", s)
+	k := kernels().reduce
+	m := vectorPart(len(x), k.lanes)
+	total, lo, hi := 0.0, float32(math.Inf(1)), float32(0)
+	if m > 0 {
+		total, lo, hi = k.sumSqDevRoundBF16(x[:m], s)
+	}
+	if m < len(x) {
+		t, l, h := sumSqDevRoundBF16Go(x[m:], s)
+		total += t
+		lo, hi = minc32(lo, l), maxc32(hi, h)
+	}
+	return float32(total), lo, hi
+}
+
+// SubMulScalarBF16 sets dst[i] = bf16(bf16(x[i] − s)·r): it is
+// MulScalarBF16(SubScalarBF16(x, s), r) in one pass.
+func SubMulScalarBF16(dst, x []uint16, s, r float32) {
+	checkLen("SubMulScalarBF16", "dst, x", len(dst), len(x))
+	checkBF16Scalar("SubMulScalarBF16", "s", s)
+	k := kernels().reduce
+	m := vectorPart(len(dst), k.lanes)
+	if m > 0 {
+		k.subMulRoundBF16(dst[:m], x[:m], s, r)
+	}
+	if m < len(dst) {
+		subMulRoundBF16Go(dst[m:], x[m:], s, r)
+	}
+}
+
+// SubDivScalarBF16 sets dst[i] = bf16(bf16(x[i] − s) / t): it is
+// DivScalarBF16(SubScalarBF16(x, s), t) in one pass. Where
+// BF16Reciprocal allows, SubMulScalarBF16 by the reciprocal gives the same
+// result faster.
+func SubDivScalarBF16(dst, x []uint16, s, t float32) {
+	checkLen("SubDivScalarBF16", "dst, x", len(dst), len(x))
+	checkBF16Scalar("SubDivScalarBF16", "s", s)
+	k := kernels().reduce
+	m := vectorPart(len(dst), k.lanes)
+	if m > 0 {
+		k.subDivRoundBF16(dst[:m], x[:m], s, t)
+	}
+	if m < len(dst) {
+		subDivRoundBF16Go(dst[m:], x[m:], s, t)
+	}
+}
+
+// BF16Reciprocal returns r = 1/t rounded to float32 and whether, for every
+// bfloat16 value d with d = 0, d = ±Inf, d NaN or minDev ≤ |d| ≤ maxDev,
+// bf16(d·r) = bf16(d/t) (each rounded to float32 first): t is a finite
+// non-zero bfloat16 value, r a normal float32, and every such quotient
+// d/t but zero is a normal float32 (with a factor of two to spare). The
+// quotient of two bfloat16 values is then never within 2^-17 (relative)
+// of a bfloat16 rounding boundary while d·r is within 2^-23 of it, so
+// both round alike (TestBF16ReciprocalDivision checks every pair of
+// significands); zeros, infinities and NaNs give the same zero, infinity
+// or NaN either way.
+func BF16Reciprocal(t, minDev, maxDev float32) (float32, bool) {
+	if math.Float32bits(t)&0xffff != 0 {
+		return 0, false
+	}
+	r := 1 / t
+	a := math.Abs(float64(r))
+	if !(a >= 0x1p-126 && a <= math.MaxFloat32) {
+		return 0, false
+	}
+	// minDev·a and maxDev·a are exact in float64; false for NaN bounds.
+	lo, hi := float64(minDev)*a, float64(maxDev)*a
+	return r, lo >= 0x1p-125 && hi < 0x1p126
+}
+
+func checkBF16Scalar(fn, name string, s float32) {
+	if math.Float32bits(s)&0xffff != 0 {
+		panic(fmt.Sprintf("kiln.%s: %s = %g is not a bfloat16 value", fn, name, s))
+	}
+}
+
+// roundBF16LanesGo is the kernels' in-register rounding to bfloat16
+// (roundBF16Lanes): XLA's rounding of a sum, difference or product of
+// bfloat16 values, whose NaNs have their low 16 bits zero already.
+func roundBF16LanesGo(v float32) float32 {
+	b := math.Float32bits(v)
+	return math.Float32frombits((b + 0x7fff + (b>>16)&1) &^ 0xffff)
+}
+
+func sumSqDevRoundBF16Go(x []uint16, s float32) (sum float64, lo, hi float32) {
+	lo = float32(math.Inf(1))
+	sum = cascade(len(x), func(i int, acc float32) float32 {
+		d := roundBF16LanesGo(bf16Widen(x[i]) - s)
+		a := float32(math.Abs(float64(d)))
+		if a != 0 {
+			lo = minc32(lo, a)
+		}
+		hi = maxc32(hi, a)
+		return acc + roundBF16LanesGo(d*d)
+	})
+	return sum, lo, hi
+}

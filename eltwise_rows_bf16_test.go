@@ -1,0 +1,225 @@
+package kiln
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// bf16RowInputs are bfloat16 rows of n elements: random values around a
+// row scale, with zeros of both signs, subnormals, infinities and NaNs
+// (signalling and quiet) sprinkled in.
+func bf16RowInput(r *rand.Rand, n int, special bool) []uint16 {
+	x := make([]uint16, n)
+	scale := math.Ldexp(1, r.IntN(60)-30)
+	for i := range x {
+		x[i] = f32ToBF16(float32((r.Float64()*2 - 1) * scale))
+		if special && r.IntN(8) == 0 {
+			x[i] = []uint16{0, 0x8000, 0x0001, 0x8042, 0x007f, 0x7f80, 0xff80, 0x7fc0, 0xffc1, 0x7f81, 0x7f7f, 0xff7f, 0x0080}[r.IntN(13)]
+		}
+	}
+	return x
+}
+
+func sameBits16(t *testing.T, what string, n int, got, want []uint16) {
+	t.Helper()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s n=%d: element %d is %#04x, the separate kernels give %#04x", what, n, i, got[i], want[i])
+		}
+	}
+}
+
+// TestSubMulDivScalarBF16 checks the fused passes against the typed
+// kernels run one after the other, at every tail, on random rows with
+// special values and divisors across the range, and the division through
+// the reciprocal wherever BF16Reciprocal allows it.
+func TestSubMulDivScalarBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	divisors := []float32{1, -1, 3, 0.1, 1e-30, -7e30, 0x1p-126, 0x1p-130, 0x1p126, 0x1p127, 0, float32(math.Inf(1)), float32(math.NaN()), 255}
+	recip := 0
+	for n := 0; n <= 130; n++ {
+		for rep := 0; rep < 8; rep++ {
+			x := bf16RowInput(r, n, rep%2 == 1)
+			s := bf16Widen(bf16RowInput(r, 1, rep == 5)[0])
+			tt := divisors[r.IntN(len(divisors))]
+			if rep < 4 {
+				tt = float32(math.Ldexp(r.Float64()+0.5, r.IntN(270)-135))
+			}
+			tt = bf16Widen(f32ToBF16(tt))
+			d := make([]uint16, n)
+			SubScalarBF16(d, x, s)
+			want, got := make([]uint16, n), make([]uint16, n)
+			DivScalarBF16(want, d, tt)
+			SubDivScalarBF16(got, x, s, tt)
+			sameBits16(t, "SubDivScalarBF16", n, got, want)
+			_, lo, hi := SumSqDevBF16(x, s)
+			if rcp, ok := BF16Reciprocal(tt, lo, hi); ok {
+				SubMulScalarBF16(got, x, s, rcp)
+				sameBits16(t, fmt.Sprintf("SubMulScalarBF16 by 1/%g (|d| in [%g, %g])", tt, lo, hi), n, got, want)
+				recip++
+			}
+			MulScalarBF16(want, d, tt)
+			SubMulScalarBF16(got, x, s, tt)
+			sameBits16(t, "SubMulScalarBF16", n, got, want)
+			// In place: dst over x.
+			copy(got, x)
+			DivScalarBF16(want, d, tt)
+			SubDivScalarBF16(got, got, s, tt)
+			sameBits16(t, "SubDivScalarBF16 in place", n, got, want)
+		}
+	}
+	if recip < 200 {
+		t.Fatalf("the reciprocal was taken for only %d rows", recip)
+	}
+}
+
+// devRange is the least non-zero and the largest |bf16(x[i] − s)|, NaNs
+// skipped, and whether there is a NaN.
+func devRange(x []uint16, s float32) (lo, hi float32, nan bool) {
+	lo = float32(math.Inf(1))
+	for _, h := range x {
+		d := bf16Widen(f32ToBF16(bf16Widen(h) - s))
+		a := float32(math.Abs(float64(d)))
+		switch {
+		case d != d:
+			nan = true
+		case a != 0:
+			lo = min(lo, a)
+		}
+		if a > hi {
+			hi = a
+		}
+	}
+	return lo, hi, nan
+}
+
+// TestSumSqDevBF16 checks the fused sum of rounded squared deviations
+// against the typed kernels run one after the other at every tail: bit
+// for bit on random rows (the same accumulation order), and on rows whose
+// sums are exact in any order, against a float64 sum; and the range of
+// the deviations it returns.
+func TestSumSqDevBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 300; n++ {
+		for rep := 0; rep < 3; rep++ {
+			x := bf16RowInput(r, n, rep == 2)
+			s := float32(0.5)
+			if n > 0 {
+				s = bf16Widen(x[r.IntN(n)])
+			}
+			d, sq := make([]uint16, n), make([]uint16, n)
+			SubScalarBF16(d, x, s)
+			MulBF16(sq, d, d)
+			want := SumBF16(sq)
+			got, lo, hi := SumSqDevBF16(x, s)
+			if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+				t.Fatalf("n=%d: SumSqDevBF16 = %v, the separate kernels give %v", n, got, want)
+			}
+			wlo, whi, nan := devRange(x, s)
+			if (lo != wlo || hi != whi) && !(nan && (lo != lo || hi != hi)) {
+				t.Fatalf("n=%d: SumSqDevBF16's deviations lie in [%g, %g], want [%g, %g]", n, lo, hi, wlo, whi)
+			}
+		}
+		// Small integers: every rounded square and every sum exact.
+		x := make([]uint16, n)
+		exact := 0.0
+		for i := range x {
+			v := float32(r.IntN(33) - 16)
+			x[i] = f32ToBF16(v)
+			exact += float64(bf16Widen(f32ToBF16((v - 3) * (v - 3))))
+		}
+		if got, _, _ := SumSqDevBF16(x, 3); float64(got) != exact {
+			t.Fatalf("n=%d: SumSqDevBF16 of small integers = %v, want %v", n, got, exact)
+		}
+	}
+}
+
+// TestBF16RowKernelTwins checks the assembly kernels against their pure-Go
+// twins at every length of the vector part (the exported functions run the
+// twins on the tails).
+func TestBF16RowKernelTwins(t *testing.T) {
+	k := kernels().reduce
+	r := rand.New(rand.NewPCG(5, 6))
+	for m := k.lanes; m <= 40*k.lanes; m += k.lanes {
+		x := bf16RowInput(r, m, true)
+		s, q := bf16Widen(bf16RowInput(r, 1, false)[0]), float32(r.Float64()*4-2)
+		got, want := make([]uint16, m), make([]uint16, m)
+		k.subDivRoundBF16(got, x, s, q)
+		subDivRoundBF16Go(want, x, s, q)
+		sameBits16(t, "subDivRoundBF16", m, got, want)
+		k.subMulRoundBF16(got, x, s, q)
+		subMulRoundBF16Go(want, x, s, q)
+		sameBits16(t, "subMulRoundBF16", m, got, want)
+		_, lo, hi := k.sumSqDevRoundBF16(x, s)
+		_, wlo, whi := sumSqDevRoundBF16Go(x, s)
+		if _, _, nan := devRange(x, s); (lo != wlo || hi != whi) && !(nan && (lo != lo || hi != hi)) {
+			t.Fatalf("sumSqDevRoundBF16 m=%d: deviations in [%g, %g], its twin [%g, %g]", m, lo, hi, wlo, whi)
+		}
+		// Sums of small integers are exact in any order.
+		for i := range x {
+			x[i] = f32ToBF16(float32(r.IntN(33) - 16))
+		}
+		if a, _, _ := k.sumSqDevRoundBF16(x, 3); a != func() float64 { v, _, _ := sumSqDevRoundBF16Go(x, 3); return v }() {
+			t.Fatalf("sumSqDevRoundBF16 m=%d: %v differs from its twin", m, a)
+		}
+	}
+}
+
+// TestBF16ReciprocalDivision checks the fact SubMulScalarBF16 by
+// BF16Reciprocal's reciprocal rests on: bf16(d/t) = bf16(d·RN(1/t)) (each
+// product and quotient rounded to float32 first) wherever BF16Reciprocal
+// allows it — over every pair of significands (both signs) at exponent
+// differences that put the quotient across the whole float32 range, the
+// reciprocal near both of its ends and d among bfloat16's subnormals.
+func TestBF16ReciprocalDivision(t *testing.T) {
+	checked := 0
+	tExps := []int{-133, -127, -126, -125, -100, -64, -20, -3, -1, 0, 1, 2, 7, 30, 64, 100, 124, 125, 126, 127}
+	xExps := []int{-133, -130, -126, -125, -64, -10, 0, 1, 10, 64, 120, 126, 127}
+	for sx := 0; sx < 256; sx++ {
+		for st := 0; st < 256; st++ {
+			for _, et := range tExps {
+				tv := bf16Of(st, et)
+				for _, ex := range xExps {
+					xv := bf16Of(sx, ex)
+					a := float32(math.Abs(float64(xv)))
+					rcp, ok := BF16Reciprocal(tv, a, a)
+					if !ok {
+						continue
+					}
+					if q, p := f32ToBF16(xv/tv), f32ToBF16(xv*rcp); q != p {
+						t.Fatalf("d=%g t=%g: bf16(d/t) = %#04x, bf16(d·(1/t)) = %#04x", xv, tv, q, p)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 1<<23 {
+		t.Fatalf("only %d pairs checked", checked)
+	}
+	// What BF16Reciprocal turns away: quotients near the ends of float32's
+	// normal range, divisors that are not bfloat16 values or whose
+	// reciprocal is not normal, unknown ranges.
+	for _, c := range []struct{ t, lo, hi float32 }{
+		{1, 0x1p-126, 1}, {1, 1, 0x1p126}, {0x1p-127, 1, 1}, {0x1p127, 1, 1}, {0, 1, 1},
+		{float32(math.Inf(1)), 1, 1}, {float32(math.NaN()), 1, 1}, {1.5 + 0x1p-20, 1, 1}, {1, float32(math.NaN()), 1}, {1, 1, float32(math.NaN())},
+	} {
+		if _, ok := BF16Reciprocal(c.t, c.lo, c.hi); ok {
+			t.Errorf("BF16Reciprocal(%g, %g, %g) allows the reciprocal", c.t, c.lo, c.hi)
+		}
+	}
+}
+
+// bf16Of is the bfloat16 value of significand bits sig (the low 7 bits
+// the fraction, bit 7 the sign) times 2^e, as float32 (subnormal or zero
+// below bfloat16's range, infinite above it excluded by the callers'
+// exponents).
+func bf16Of(sig, e int) float32 {
+	m := 1 + float64(sig&0x7f)/128
+	if sig&0x80 != 0 {
+		m = -m
+	}
+	return bf16Widen(f32ToBF16(float32(math.Ldexp(m, e))))
+}

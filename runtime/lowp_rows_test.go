@@ -1,0 +1,144 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/kilnml/kiln/ir"
+)
+
+// layerNormHLO is JAX's layer_norm exported for a narrow type T over rows
+// of n: the statistics accumulated in float32, each narrow op rounding its
+// result, with flax's scale and bias tail when affine.
+func layerNormHLO(t ir.ElementType, rows, n int, eps string, affine bool) string {
+	tail := "ROOT y = T[@R,@N] divide(d, sb)"
+	params := ""
+	if affine {
+		params = "\n  scale = T[@N] parameter(1)\n  bias = T[@N] parameter(2)"
+		tail = `y = T[@R,@N] divide(d, sb)
+  scb = T[@R,@N] broadcast(scale), dimensions={1}
+  ys = T[@R,@N] multiply(y, scb)
+  bb = T[@R,@N] broadcast(bias), dimensions={1}
+  ROOT o = T[@R,@N] add(ys, bb)`
+	}
+	src := fmt.Sprintf(`HloModule ln
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY e {
+  x = T[1,@R,@N] parameter(0)%[1]s
+  xf = f32[1,@R,@N] convert(x)
+  z = f32[] constant(0)
+  s1 = f32[1,@R] reduce(xf, z), dimensions={2}, to_apply=add
+  s1r = f32[1,@R,1] reshape(s1)
+  k = f32[] constant(%[2]d)
+  kb = f32[1,@R,1] broadcast(k), dimensions={}
+  m = f32[1,@R,1] divide(s1r, kb)
+  mc = T[1,@R,1] convert(m)
+  mr = T[@R] reshape(mc)
+  mb = T[1,@R,@N] broadcast(mr), dimensions={1}
+  d3 = T[1,@R,@N] subtract(x, mb)
+  sq = T[1,@R,@N] multiply(d3, d3)
+  sqf = f32[1,@R,@N] convert(sq)
+  s2 = f32[1,@R] reduce(sqf, z), dimensions={2}, to_apply=add
+  s2r = f32[1,@R,1] reshape(s2)
+  v = f32[1,@R,1] divide(s2r, kb)
+  vc = T[1,@R,1] convert(v)
+  ep = T[] constant(%[3]s)
+  epb = T[1,@R,1] broadcast(ep), dimensions={}
+  ve = T[1,@R,1] add(vc, epb)
+  sd = T[1,@R,1] sqrt(ve)
+  sdr = T[@R] reshape(sd)
+  sb = T[@R,@N] broadcast(sdr), dimensions={0}
+  d = T[@R,@N] reshape(d3)
+  %[4]s
+}
+`, params, n, eps, tail)
+	return strings.NewReplacer("T[", t.String()+"[", "@R", fmt.Sprint(rows), "@N", fmt.Sprint(n)).Replace(src)
+}
+
+// exactRowsLiteral fills [1, rows, n] with rows whose float32 sums, and the
+// sums of their squared deviations, are exact in any order: each row is
+// m + e_j·2^k with the e_j small integers in pairs ±e (a 0 for odd n), so
+// its mean is m·2^k exactly and every deviation and square is a small
+// integer times a power of two; the compiled row program, folding in its
+// own order, must then match the evaluator bit for bit. Some rows hold a
+// NaN or an infinity (or both infinities).
+func exactRowsLiteral(r *rand.Rand, t ir.ElementType, rows, n int) *ir.Literal {
+	l := ir.MustNewLiteral(ir.MakeShape(t, 1, rows, n))
+	maxE, maxK := 16, 20
+	if t == ir.F16 {
+		maxE, maxK = 8, 2
+	}
+	for row := 0; row < rows; row++ {
+		scale := math.Ldexp(1, r.IntN(2*maxK+1)-maxK)
+		m := float64(r.IntN(17) - 8)
+		vals := make([]float64, n)
+		for j := 0; j+1 < n; j += 2 {
+			e := float64(r.IntN(2*maxE+1) - maxE)
+			vals[j], vals[j+1] = e, -e
+		}
+		for j := range vals {
+			vals[j] = (m + vals[j]) * scale
+		}
+		r.Shuffle(n, func(i, j int) { vals[i], vals[j] = vals[j], vals[i] })
+		if n > 0 {
+			switch r.IntN(6) {
+			case 0:
+				vals[r.IntN(n)] = math.NaN()
+			case 1:
+				vals[r.IntN(n)] = math.Inf(1 - 2*r.IntN(2))
+			case 2:
+				if n > 1 {
+					vals[0], vals[n-1] = math.Inf(1), math.Inf(-1)
+				}
+			}
+		}
+		for j, v := range vals {
+			l.SetFloat64At(row*n+j, v)
+		}
+	}
+	return l
+}
+
+// TestLowpRowPrograms runs JAX's narrow layer-norm, with and without the
+// affine tail, as one row program, against ir/eval, at row lengths around
+// every vector width and several row counts.
+func TestLowpRowPrograms(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 22))
+	lengths := []int{0, 1, 2, 7, 13, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 767, 768, 769}
+	counts := []int{1, 3, 8}
+	if testing.Short() {
+		lengths, counts = []int{1, 17, 33, 65, 768}, []int{3}
+	}
+	for _, ty := range []ir.ElementType{ir.BF16, ir.F16} {
+		for _, n := range lengths {
+			for _, rows := range counts {
+				for _, affine := range []bool{false, true} {
+					eps := []string{"1.001e-05", "0.001", "1e-06"}[r.IntN(3)]
+					hlo := layerNormHLO(ty, rows, n, eps, affine)
+					args := []*ir.Literal{exactRowsLiteral(r, ty, rows, n)}
+					if affine {
+						args = append(args, randomArgs(r, ir.MakeShape(ty, n), ir.MakeShape(ty, n))...)
+					}
+					t.Run(fmt.Sprintf("%s/%dx%d/affine=%v", ty, rows, n, affine), func(t *testing.T) {
+						// The rows stage forms bfloat16 programs only, whose
+						// passes run fused (a row of one is a scalar).
+						impl := "loop-lowp-row-program-fused"
+						if ty != ir.BF16 || n == 1 {
+							impl = ""
+						}
+						checkGeneric(t, genericCase{hlo: hlo, args: args, check: usesImpl(nonEmpty(n, impl))})
+					})
+				}
+			}
+		}
+	}
+}
