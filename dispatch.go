@@ -124,6 +124,9 @@ type kernelTable struct {
 	reduce  *reduceKernels
 	// transpose is the strip kernel of the blocked transpose (transpose.go).
 	transpose transposeKernel
+	// sortU32 sorts a row of 32-bit keys in the order of a key transform
+	// by a vector sort (sort_vector.go); nil: the radix passes.
+	sortU32 func(row *uint32, n int, keys *uint32, m int, tab *[96]uint32)
 	// bdot and idot are the dot kernels of the bfloat16 and int8 products
 	// (lowp.go); bdot is nil where the level has no bfloat16 dot product
 	// instruction (the products then widen to float32 and use sgemm).

@@ -5610,6 +5610,17 @@ func subDivRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, t float32)
 //go:noescape
 func transposeStrip8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
 
+// sortU32AVX512 sorts the n 32-bit keys of row in the order of a key transform, in keys (m of them,
+// m a power of two of at least 256, m ≥ n). tab holds the lane indices 15…0 and i^7 (0…31),
+// the transform k = b ^ (tab[80] & sar(b, 31)) ^ tab[81] and its inverse
+// b = k ^ tab[82] ^ (tab[83] & sar(k, 31)), and row[0] (tab[84]). It leaves in tab[32:48]
+// the OR of every b ^ row[0], in tab[48:64] the largest b & 0x7fffffff and in tab[64:80] the
+// least b ^ 0x80000000; where tab[85] is not zero and row holds a -0 or a NaN, it sets
+// tab[86] to 1 and leaves row as it was.
+//
+//go:noescape
+func sortU32AVX512(row *uint32, n int, keys *uint32, m int, tab *[96]uint32)
+
 // bdotAVX512BF161x64 computes a 1×64 tile of C from bfloat16 pairs with VDPBF16PS (see dotKernel).
 //
 //go:noescape

@@ -1234,6 +1234,7 @@ func archTables() []*kernelTable {
 			subDivRoundBF16:     subDivRoundBF16AVX512,
 		},
 		transpose: transposeKernel{strip: transposeStrip8AVX2, width: 8},
+		sortU32:   sortU32AVX512,
 		idot: &dotTiles{mr: 6, nr: 64, group: 2, elem: 2, unsignedA: false, masked: true, kind: dotInt,
 			rows: []dotKernel{nil,
 				idotAVX512Madd1x64,

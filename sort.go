@@ -26,8 +26,10 @@ import (
 // least-significant-digit radix sort — 8-bit digits, one histogram pass for
 // all of them, digits every key shares skipped — and mapped back; rows of
 // keys alone take radix passes of their own (sort_keys.go; three of 11-bit
-// digits for 32-bit rows of 2048 keys or more, sort_keys11.go), or a
-// counting sort where their bits vary only within 16 (sort_counting.go).
+// digits for 32-bit rows of 2048 keys or more, sort_keys11.go), a
+// counting sort where their bits vary only within 16 (sort_counting.go),
+// or, for 32-bit rows of 64 to 8192 keys on the AVX-512 levels, a
+// vector bitonic sort (sort_vector.go).
 // A row lives in L1 or L2 while it is sorted; rows run in parallel on the
 // kernels' threads. Top-k (topk.go) selects without sorting.
 
@@ -72,12 +74,22 @@ type sortBuffers struct {
 	k1, k2 []uint32
 	p1, p2 []int32
 	h      []uint32
+	vs     []uint32 // the vector sort's scratch row
 	ct     *countingTables
 	// wide is set where the last row of 32-bit keys alone was sorted by
 	// radix passes, its bits varying beyond 16; shift16 is the window of
 	// the last one sorted by counting.
 	wide    bool
 	shift16 uint
+}
+
+// vectorScratch returns the vector sort's scratch row for n keys.
+func (b *sortBuffers) vectorScratch(n int) []uint32 {
+	m := vectorSortLen(n)
+	if cap(b.vs) < m {
+		b.vs = make([]uint32, m)
+	}
+	return b.vs[:m]
 }
 
 // hist returns n zeroed counters.
@@ -231,10 +243,11 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 			return
 		}
 		var vary uint32
-		changed := false
+		changed, checked := false, false
 		if counting && !b.wide {
 			// Not narrow in the last row's window: perhaps in another.
 			vary, changed = varyingBits32(row, canon)
+			checked = true
 			if !changed && vary == 0 {
 				return // every key is the same
 			}
@@ -243,7 +256,12 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 				return
 			}
 		}
-		if !changed && len(row) >= radix11Min {
+		vsort := kernels().sortU32
+		if vsort != nil && vectorSorts(len(row)) {
+			if !changed {
+				vary, changed = vectorSortKeys32(row, x, canon && !checked, vsort, b.vectorScratch(len(row)))
+			}
+		} else if !changed && len(row) >= radix11Min {
 			vary, changed = radixKeys11(row, x, canon, b.k1, b.k2, b.hist(radix11Hist))
 		} else if !changed {
 			vary, changed = radixKeys32(row, x, canon, b.k1, b.k2)

@@ -64,6 +64,7 @@ var families = []family{
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
 	{name: "transpose", generate: generateTranspose},
+	{name: "sort", generate: generateSort},
 	{name: "lowp", generate: generateLowp},
 	{name: "s8w", generate: generateS8W},
 }
