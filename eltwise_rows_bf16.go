@@ -68,7 +68,10 @@ func BF16DevFloor(s float32) (float32, bool) {
 	if e == 0 || e == 0xff {
 		return 0, false
 	}
-	return float32(math.Ldexp(1, e-127-8)), true
+	if e > 8 {
+		return math.Float32frombits(uint32(e-8) << 23), true
+	}
+	return math.Float32frombits(1 << uint(e+14)), true // subnormal: 2^(e+14)·2^−149
 }
 
 // SubMulScalarBF16 sets dst[i] = bf16(bf16(x[i] − s)·r): it is

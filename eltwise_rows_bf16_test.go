@@ -199,6 +199,9 @@ func TestBF16DevFloor(t *testing.T) {
 		if !ok {
 			continue
 		}
+		if e := sb >> 7 & 0xff; float64(f) != math.Ldexp(1, e-127-8) {
+			t.Fatalf("BF16DevFloor(%g) = %g, want 2^%d", s, f, e-127-8)
+		}
 		var xs []uint16
 		for k := -3; k <= 3; k++ {
 			xs = append(xs, uint16(sb+k), uint16(sb^0x8000+k))
