@@ -36,6 +36,44 @@ func SumSqDevBF16(x []uint16, s float32) (sum, minDev, maxDev float32) {
 	return float32(total), lo, hi
 }
 
+// SumSqDevMaxBF16 is SumSqDevBF16 without the least non-zero |d|: the
+// same sum and the largest |d|, one comparison per element fewer. Where s
+// is a normal non-zero value, BF16DevFloor(s) bounds the least from below.
+func SumSqDevMaxBF16(x []uint16, s float32) (sum, maxDev float32) {
+	checkBF16Scalar("SumSqDevMaxBF16", "s", s)
+	k := kernels().reduce
+	m := vectorPart(len(x), k.lanes)
+	total, hi := 0.0, float32(0)
+	if m > 0 {
+		total, hi = k.sumSqDevMaxRoundBF16(x[:m], s)
+	}
+	if m < len(x) {
+		t, h := sumSqDevMaxRoundBF16Go(x[m:], s)
+		total += t
+		hi = maxc32(hi, h)
+	}
+	return float32(total), hi
+}
+
+// BF16DevFloor returns a bound no non-zero deviation bf16(x − s) of a
+// bfloat16 value x falls below, and whether there is one: for s a normal
+// non-zero bfloat16 value of exponent e, 2^(e−8), half its unit in the
+// last place. Where x's exponent is at least e, x and s are multiples of
+// that unit (2^(e−7)); where it is less, |x| ≤ 2^e − 2^(e−8) ≤ |s| −
+// 2^(e−8); a zero x or one of the other sign is at least |s| away. The
+// bound is a bfloat16 (and float32) value, so rounding the difference to
+// either keeps it above the bound.
+func BF16DevFloor(s float32) (float32, bool) {
+	e := int(math.Float32bits(s)>>23) & 0xff
+	if e == 0 || e == 0xff {
+		return 0, false
+	}
+	if e > 8 {
+		return math.Float32frombits(uint32(e-8) << 23), true
+	}
+	return math.Float32frombits(1 << uint(e+14)), true // subnormal: 2^(e+14)·2^−149
+}
+
 // SubMulScalarBF16 sets dst[i] = bf16(bf16(x[i] − s)·r): it is
 // MulScalarBF16(SubScalarBF16(x, s), r) in one pass.
 func SubMulScalarBF16(dst, x []uint16, s, r float32) {
@@ -118,4 +156,13 @@ func sumSqDevRoundBF16Go(x []uint16, s float32) (sum float64, lo, hi float32) {
 		return acc + roundBF16LanesGo(d*d)
 	})
 	return sum, lo, hi
+}
+
+func sumSqDevMaxRoundBF16Go(x []uint16, s float32) (sum float64, hi float32) {
+	sum = cascade(len(x), func(i int, acc float32) float32 {
+		d := roundBF16LanesGo(bf16Widen(x[i]) - s)
+		hi = maxc32(hi, float32(math.Abs(float64(d))))
+		return acc + roundBF16LanesGo(d*d)
+	})
+	return sum, hi
 }

@@ -121,6 +121,16 @@ func TestSumSqDevBF16(t *testing.T) {
 			if (lo != wlo || hi != whi) && !(nan && (lo != lo || hi != hi)) {
 				t.Fatalf("n=%d: SumSqDevBF16's deviations lie in [%g, %g], want [%g, %g]", n, lo, hi, wlo, whi)
 			}
+			got2, hi2 := SumSqDevMaxBF16(x, s)
+			if math.Float32bits(got2) != math.Float32bits(want) && !(got2 != got2 && want != want) {
+				t.Fatalf("n=%d: SumSqDevMaxBF16 = %v, the separate kernels give %v", n, got2, want)
+			}
+			if hi2 != whi && !(nan && hi2 != hi2) {
+				t.Fatalf("n=%d: SumSqDevMaxBF16's largest deviation is %g, want %g", n, hi2, whi)
+			}
+			if f, ok := BF16DevFloor(s); ok && wlo < f {
+				t.Fatalf("n=%d: a deviation %g from %g lies below BF16DevFloor's %g", n, wlo, s, f)
+			}
 		}
 		// Small integers: every rounded square and every sum exact.
 		x := make([]uint16, n)
@@ -157,12 +167,62 @@ func TestBF16RowKernelTwins(t *testing.T) {
 		if _, _, nan := devRange(x, s); (lo != wlo || hi != whi) && !(nan && (lo != lo || hi != hi)) {
 			t.Fatalf("sumSqDevRoundBF16 m=%d: deviations in [%g, %g], its twin [%g, %g]", m, lo, hi, wlo, whi)
 		}
+		_, hi2 := k.sumSqDevMaxRoundBF16(x, s)
+		if _, _, nan := devRange(x, s); hi2 != whi && !(nan && hi2 != hi2) {
+			t.Fatalf("sumSqDevMaxRoundBF16 m=%d: largest deviation %g, sumSqDevRoundBF16Go's %g", m, hi2, whi)
+		}
 		// Sums of small integers are exact in any order.
 		for i := range x {
 			x[i] = f32ToBF16(float32(r.IntN(33) - 16))
 		}
+		if a, _ := k.sumSqDevMaxRoundBF16(x, 3); a != func() float64 { v, _ := sumSqDevMaxRoundBF16Go(x, 3); return v }() {
+			t.Fatalf("sumSqDevMaxRoundBF16 m=%d: %v differs from its twin", m, a)
+		}
 		if a, _, _ := k.sumSqDevRoundBF16(x, 3); a != func() float64 { v, _, _ := sumSqDevRoundBF16Go(x, 3); return v }() {
 			t.Fatalf("sumSqDevRoundBF16 m=%d: %v differs from its twin", m, a)
+		}
+	}
+}
+
+// TestBF16DevFloor checks the bound on the deviations from every normal
+// non-zero bfloat16 s: the values x nearest s (its neighbours, those of
+// the exponent below and the bound's own neighbourhood) and random ones
+// give no non-zero bf16(x − s) below it, and the bound is reached.
+func TestBF16DevFloor(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for sb := 0; sb < 1<<16; sb++ {
+		s := bf16Widen(uint16(sb))
+		f, ok := BF16DevFloor(s)
+		if e := sb >> 7 & 0xff; ok != (e != 0 && e != 0xff) {
+			t.Fatalf("BF16DevFloor(%g) ok = %v", s, ok)
+		}
+		if !ok {
+			continue
+		}
+		if e := sb >> 7 & 0xff; float64(f) != math.Ldexp(1, e-127-8) {
+			t.Fatalf("BF16DevFloor(%g) = %g, want 2^%d", s, f, e-127-8)
+		}
+		var xs []uint16
+		for k := -3; k <= 3; k++ {
+			xs = append(xs, uint16(sb+k), uint16(sb^0x8000+k))
+		}
+		for range 8 {
+			xs = append(xs, uint16(r.Uint32()))
+		}
+		reached := false
+		for _, xb := range xs {
+			if e := xb >> 7 & 0xff; e == 0xff {
+				continue
+			}
+			d := float32(math.Abs(float64(bf16Widen(f32ToBF16(bf16Widen(xb) - s)))))
+			if d != 0 && d < f {
+				t.Fatalf("bf16(%g − %g) = %g lies below BF16DevFloor's %g", bf16Widen(xb), s, d, f)
+			}
+			reached = reached || d == f
+		}
+		// The neighbour below a power of two lies half an ulp away.
+		if sb&0x7f == 0 && sb>>7&0xff > 1 && !reached {
+			t.Fatalf("BF16DevFloor(%g) = %g is not reached by its neighbours", s, f)
 		}
 	}
 }

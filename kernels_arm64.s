@@ -72403,6 +72403,179 @@ done:
 	FMOVS F0, hi+44(FP)
 	RET
 
+// func sumSqDevMaxRoundBF16NEON(x []uint16, s float32) (sum float64, hi float32)
+TEXT ·sumSqDevMaxRoundBF16NEON(SB), NOSPLIT, $0-44
+	MOVD x_len+8(FP), R0
+	MOVD x_base+0(FP), R1
+	MOVW $0x00000001, R14
+	VDUP R14, V20.S4
+	MOVW $0x00007fff, R14
+	VDUP R14, V19.S4
+	MOVW $0xffff0000, R14
+	VDUP R14, V18.S4
+	MOVW $0x80000000, R14
+	VDUP R14, V17.S4
+	WORD $0x6e301e10 // eor v16.16b, v16.16b, v16.16b
+	WORD $0x6e2f1def // eor v15.16b, v15.16b, v15.16b
+	WORD $0x4eb01e1f // mov v31.16b, v16.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4eb01e1d // mov v29.16b, v16.16b
+	WORD $0x4eb01e1c // mov v28.16b, v16.16b
+	WORD $0x4eb01e1b // mov v27.16b, v16.16b
+	WORD $0x4eb01e1a // mov v26.16b, v16.16b
+	WORD $0x4eb01e19 // mov v25.16b, v16.16b
+	WORD $0x4eb01e18 // mov v24.16b, v16.16b
+	WORD $0x4eaf1df7 // mov v23.16b, v15.16b
+	WORD $0x4eaf1df6 // mov v22.16b, v15.16b
+	FMOVS s+24(FP), F21
+	WORD $0x4e0406b5 // dup v21.4s, v21.s[0]
+
+main:
+	CMP $16, R0
+	BLT tail
+	MOVD $32, R15
+
+inner:
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	FMOVD 8(R1), F1
+	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
+	FMOVD 16(R1), F2
+	WORD $0x2f10a442 // uxtl v2.4s, v2.4h
+	FMOVD 24(R1), F3
+	WORD $0x2f10a463 // uxtl v3.4s, v3.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4f305421 // shl v1.4s, v1.4s, #16
+	WORD $0x4f305442 // shl v2.4s, v2.4s, #16
+	WORD $0x4f305463 // shl v3.4s, v3.4s, #16
+	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
+	WORD $0x4eb5d421 // fsub v1.4s, v1.4s, v21.4s
+	WORD $0x4eb5d442 // fsub v2.4s, v2.4s, v21.4s
+	WORD $0x4eb5d463 // fsub v3.4s, v3.4s, v21.4s
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x6f300425 // ushr v5.4s, v1.4s, #16
+	WORD $0x6f300446 // ushr v6.4s, v2.4s, #16
+	WORD $0x6f300467 // ushr v7.4s, v3.4s, #16
+	WORD $0x4e341c84 // and v4.16b, v4.16b, v20.16b
+	WORD $0x4e341ca5 // and v5.16b, v5.16b, v20.16b
+	WORD $0x4e341cc6 // and v6.16b, v6.16b, v20.16b
+	WORD $0x4e341ce7 // and v7.16b, v7.16b, v20.16b
+	WORD $0x4eb38484 // add v4.4s, v4.4s, v19.4s
+	WORD $0x4eb384a5 // add v5.4s, v5.4s, v19.4s
+	WORD $0x4eb384c6 // add v6.4s, v6.4s, v19.4s
+	WORD $0x4eb384e7 // add v7.4s, v7.4s, v19.4s
+	WORD $0x4ea48400 // add v0.4s, v0.4s, v4.4s
+	WORD $0x4ea58421 // add v1.4s, v1.4s, v5.4s
+	WORD $0x4ea68442 // add v2.4s, v2.4s, v6.4s
+	WORD $0x4ea78463 // add v3.4s, v3.4s, v7.4s
+	WORD $0x4e321c00 // and v0.16b, v0.16b, v18.16b
+	WORD $0x4e321c21 // and v1.16b, v1.16b, v18.16b
+	WORD $0x4e321c42 // and v2.16b, v2.16b, v18.16b
+	WORD $0x4e321c63 // and v3.16b, v3.16b, v18.16b
+	WORD $0x6e20dc04 // fmul v4.4s, v0.4s, v0.4s
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x6e23dc67 // fmul v7.4s, v3.4s, v3.4s
+	WORD $0x6f300488 // ushr v8.4s, v4.4s, #16
+	WORD $0x6f3004a9 // ushr v9.4s, v5.4s, #16
+	WORD $0x6f3004ca // ushr v10.4s, v6.4s, #16
+	WORD $0x6f3004eb // ushr v11.4s, v7.4s, #16
+	WORD $0x4e341d08 // and v8.16b, v8.16b, v20.16b
+	WORD $0x4e341d29 // and v9.16b, v9.16b, v20.16b
+	WORD $0x4e341d4a // and v10.16b, v10.16b, v20.16b
+	WORD $0x4e341d6b // and v11.16b, v11.16b, v20.16b
+	WORD $0x4eb38508 // add v8.4s, v8.4s, v19.4s
+	WORD $0x4eb38529 // add v9.4s, v9.4s, v19.4s
+	WORD $0x4eb3854a // add v10.4s, v10.4s, v19.4s
+	WORD $0x4eb3856b // add v11.4s, v11.4s, v19.4s
+	WORD $0x4ea88484 // add v4.4s, v4.4s, v8.4s
+	WORD $0x4ea984a5 // add v5.4s, v5.4s, v9.4s
+	WORD $0x4eaa84c6 // add v6.4s, v6.4s, v10.4s
+	WORD $0x4eab84e7 // add v7.4s, v7.4s, v11.4s
+	WORD $0x4e321c84 // and v4.16b, v4.16b, v18.16b
+	WORD $0x4e321ca5 // and v5.16b, v5.16b, v18.16b
+	WORD $0x4e321cc6 // and v6.16b, v6.16b, v18.16b
+	WORD $0x4e321ce7 // and v7.16b, v7.16b, v18.16b
+	WORD $0x4e24d7ff // fadd v31.4s, v31.4s, v4.4s
+	WORD $0x4e25d7bd // fadd v29.4s, v29.4s, v5.4s
+	WORD $0x4e26d77b // fadd v27.4s, v27.4s, v6.4s
+	WORD $0x4e27d739 // fadd v25.4s, v25.4s, v7.4s
+	WORD $0x4e711c00 // bic v0.16b, v0.16b, v17.16b
+	WORD $0x4e711c21 // bic v1.16b, v1.16b, v17.16b
+	WORD $0x4e711c42 // bic v2.16b, v2.16b, v17.16b
+	WORD $0x4e711c63 // bic v3.16b, v3.16b, v17.16b
+	WORD $0x4e20f7de // fmax v30.4s, v30.4s, v0.4s
+	WORD $0x4e21f79c // fmax v28.4s, v28.4s, v1.4s
+	WORD $0x4e22f75a // fmax v26.4s, v26.4s, v2.4s
+	WORD $0x4e23f718 // fmax v24.4s, v24.4s, v3.4s
+	ADD $32, R1, R1
+	SUB $16, R0, R0
+	SUBS $1, R15, R15
+	BEQ flush
+	CMP $16, R0
+	BGE inner
+
+flush:
+	WORD $0x4e3dd7e0 // fadd v0.4s, v31.4s, v29.4s
+	WORD $0x4e39d761 // fadd v1.4s, v27.4s, v25.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d6f7 // fadd v23.2d, v23.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d6d6 // fadd v22.2d, v22.2d, v0.2d
+	WORD $0x4eb01e1f // mov v31.16b, v16.16b
+	WORD $0x4eb01e1d // mov v29.16b, v16.16b
+	WORD $0x4eb01e1b // mov v27.16b, v16.16b
+	WORD $0x4eb01e19 // mov v25.16b, v16.16b
+	B main
+
+tail:
+	CMP $4, R0
+	BLT done
+	FMOVD 0(R1), F0
+	WORD $0x2f10a400 // uxtl v0.4s, v0.4h
+	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
+	WORD $0x4eb5d400 // fsub v0.4s, v0.4s, v21.4s
+	WORD $0x6f300401 // ushr v1.4s, v0.4s, #16
+	WORD $0x4e341c21 // and v1.16b, v1.16b, v20.16b
+	WORD $0x4eb38421 // add v1.4s, v1.4s, v19.4s
+	WORD $0x4ea18400 // add v0.4s, v0.4s, v1.4s
+	WORD $0x4e321c00 // and v0.16b, v0.16b, v18.16b
+	WORD $0x6e20dc01 // fmul v1.4s, v0.4s, v0.4s
+	WORD $0x6f300422 // ushr v2.4s, v1.4s, #16
+	WORD $0x4e341c42 // and v2.16b, v2.16b, v20.16b
+	WORD $0x4eb38442 // add v2.4s, v2.4s, v19.4s
+	WORD $0x4ea28421 // add v1.4s, v1.4s, v2.4s
+	WORD $0x4e321c21 // and v1.16b, v1.16b, v18.16b
+	WORD $0x4e21d7ff // fadd v31.4s, v31.4s, v1.4s
+	WORD $0x4e711c00 // bic v0.16b, v0.16b, v17.16b
+	WORD $0x4e20f7de // fmax v30.4s, v30.4s, v0.4s
+	ADD $8, R1, R1
+	SUB $4, R0, R0
+	B tail
+
+done:
+	WORD $0x4e3dd7e0 // fadd v0.4s, v31.4s, v29.4s
+	WORD $0x4e39d761 // fadd v1.4s, v27.4s, v25.4s
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
+	WORD $0x4e61d6e1 // fadd v1.2d, v23.2d, v1.2d
+	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
+	WORD $0x4e60d6c0 // fadd v0.2d, v22.2d, v0.2d
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	WORD $0x6e014020 // ext v0.16b, v1.16b, v1.16b, #8
+	WORD $0x4e60d421 // fadd v1.2d, v1.2d, v0.2d
+	FMOVD F1, sum+32(FP)
+	WORD $0x4e3cf7c0 // fmax v0.4s, v30.4s, v28.4s
+	WORD $0x4e3af400 // fmax v0.4s, v0.4s, v26.4s
+	WORD $0x4e38f400 // fmax v0.4s, v0.4s, v24.4s
+	WORD $0x6e004001 // ext v1.16b, v0.16b, v0.16b, #8
+	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
+	WORD $0x6e002001 // ext v1.16b, v0.16b, v0.16b, #4
+	WORD $0x4e21f400 // fmax v0.4s, v0.4s, v1.4s
+	FMOVS F0, hi+40(FP)
+	RET
+
 // func subMulRoundBF16NEON(dst []uint16, x []uint16, s float32, r float32)
 TEXT ·subMulRoundBF16NEON(SB), NOSPLIT, $0-56
 	MOVD dst_len+8(FP), R0

@@ -5280,6 +5280,11 @@ func colAccMinF16AVX512(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3
 //go:noescape
 func sumSqDevRoundBF16AVX512(x []uint16, s float32) (sum float64, lo float32, hi float32)
 
+// sumSqDevMaxRoundBF16AVX512 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the largest |d| (NaNs skipped): sumSqDevRoundBF16 without the least, with AVX512 (whole vectors of 16 lanes; see the Go twin sumSqDevMaxRoundBF16Go).
+//
+//go:noescape
+func sumSqDevMaxRoundBF16AVX512(x []uint16, s float32) (sum float64, hi float32)
+
 // subMulRoundBF16AVX512 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with AVX512 (whole vectors of 16 lanes; see the Go twin subMulRoundBF16Go).
 //
 //go:noescape
@@ -5564,6 +5569,11 @@ func colAccMinF16AVX2(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 [
 //
 //go:noescape
 func sumSqDevRoundBF16AVX2(x []uint16, s float32) (sum float64, lo float32, hi float32)
+
+// sumSqDevMaxRoundBF16AVX2 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the largest |d| (NaNs skipped): sumSqDevRoundBF16 without the least, with AVX2 (whole vectors of 8 lanes; see the Go twin sumSqDevMaxRoundBF16Go).
+//
+//go:noescape
+func sumSqDevMaxRoundBF16AVX2(x []uint16, s float32) (sum float64, hi float32)
 
 // subMulRoundBF16AVX2 sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with AVX2 (whole vectors of 8 lanes; see the Go twin subMulRoundBF16Go).
 //

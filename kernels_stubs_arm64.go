@@ -1589,6 +1589,11 @@ func colAccMinF16NEON(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 [
 //go:noescape
 func sumSqDevRoundBF16NEON(x []uint16, s float32) (sum float64, lo float32, hi float32)
 
+// sumSqDevMaxRoundBF16NEON returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the largest |d| (NaNs skipped): sumSqDevRoundBF16 without the least, with NEON (whole vectors of 4 lanes; see the Go twin sumSqDevMaxRoundBF16Go).
+//
+//go:noescape
+func sumSqDevMaxRoundBF16NEON(x []uint16, s float32) (sum float64, hi float32)
+
 // subMulRoundBF16NEON sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value, with NEON (whole vectors of 4 lanes; see the Go twin subMulRoundBF16Go).
 //
 //go:noescape

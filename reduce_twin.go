@@ -9,126 +9,128 @@ import "math"
 // multiple of lanes (float32 lanes; half as many float64 lanes), and the
 // Go twin handles the rest. The twins' set has lanes 1.
 type reduceKernels struct {
-	lanes               int
-	sumF32              func(x []float32) (sum float64)
-	sumSquaresF32       func(x []float32) (sum float64)
-	sumDevF32           func(x []float32, c float32) (sum float64)
-	sumSqDevF32         func(x []float32, meanHi float32, meanLo float32) (sum float64)
-	expSubSumF32        func(dst []float32, x []float32, m float32) (sum float64)
-	sumExpSubF32        func(x []float32, m float32) (sum float64)
-	scaleF32            func(dst []float32, x []float32, s float32)
-	expSubScaleF32      func(dst []float32, x []float32, m float32, s float32)
-	reduceMaxF32        func(x []float32) (r float32)
-	reduceMinF32        func(x []float32) (r float32)
-	reduceProdF32       func(x []float32) (r float32)
-	maxAbsF32           func(x []float32) (r float32)
-	argMaxF32           func(x []float32) (vals [16]float32, idx [16]int32)
-	argMinF32           func(x []float32) (vals [16]float32, idx [16]int32)
-	normalizeF32        func(dst []float32, x []float32, meanHi float32, meanLo float32, rstd float32)
-	layerNormAffineF32  func(dst []float32, x []float32, gamma []float32, beta []float32, meanHi float32, meanLo float32, rstd float32)
-	colAccSumF32        func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
-	colAccMaxF32        func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
-	colAccMinF32        func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
-	colAccProdF32       func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
-	sumBF16             func(x []uint16) (sum float64)
-	sumSquaresBF16      func(x []uint16) (sum float64)
-	sumDevBF16          func(x []uint16, c float32) (sum float64)
-	sumSqDevBF16        func(x []uint16, meanHi float32, meanLo float32) (sum float64)
-	sumExpSubBF16       func(x []uint16, m float32) (sum float64)
-	expSubScaleBF16     func(dst []uint16, x []uint16, m float32, s float32)
-	reduceMaxBF16       func(x []uint16) (r float32)
-	reduceMinBF16       func(x []uint16) (r float32)
-	argMaxBF16          func(x []uint16) (vals [16]float32, idx [16]int32)
-	argMinBF16          func(x []uint16) (vals [16]float32, idx [16]int32)
-	normalizeBF16       func(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
-	layerNormAffineBF16 func(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
-	expSubSumBF16       func(dst []float32, x []uint16, m float32) (sum float64)
-	scaleBF16           func(dst []uint16, x []float32, s float32)
-	colAccSumBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
-	colAccMaxBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
-	colAccMinBF16       func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
-	sumF16              func(x []uint16) (sum float64)
-	sumSquaresF16       func(x []uint16) (sum float64)
-	sumDevF16           func(x []uint16, c float32) (sum float64)
-	sumSqDevF16         func(x []uint16, meanHi float32, meanLo float32) (sum float64)
-	sumExpSubF16        func(x []uint16, m float32) (sum float64)
-	expSubScaleF16      func(dst []uint16, x []uint16, m float32, s float32)
-	reduceMaxF16        func(x []uint16) (r float32)
-	reduceMinF16        func(x []uint16) (r float32)
-	argMaxF16           func(x []uint16) (vals [16]float32, idx [16]int32)
-	argMinF16           func(x []uint16) (vals [16]float32, idx [16]int32)
-	normalizeF16        func(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
-	layerNormAffineF16  func(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
-	expSubSumF16        func(dst []float32, x []uint16, m float32) (sum float64)
-	scaleF16            func(dst []uint16, x []float32, s float32)
-	colAccSumF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
-	colAccMaxF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
-	colAccMinF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
-	sumSqDevRoundBF16   func(x []uint16, s float32) (sum float64, lo float32, hi float32)
-	subMulRoundBF16     func(dst []uint16, x []uint16, s float32, r float32)
-	subDivRoundBF16     func(dst []uint16, x []uint16, s float32, t float32)
+	lanes                int
+	sumF32               func(x []float32) (sum float64)
+	sumSquaresF32        func(x []float32) (sum float64)
+	sumDevF32            func(x []float32, c float32) (sum float64)
+	sumSqDevF32          func(x []float32, meanHi float32, meanLo float32) (sum float64)
+	expSubSumF32         func(dst []float32, x []float32, m float32) (sum float64)
+	sumExpSubF32         func(x []float32, m float32) (sum float64)
+	scaleF32             func(dst []float32, x []float32, s float32)
+	expSubScaleF32       func(dst []float32, x []float32, m float32, s float32)
+	reduceMaxF32         func(x []float32) (r float32)
+	reduceMinF32         func(x []float32) (r float32)
+	reduceProdF32        func(x []float32) (r float32)
+	maxAbsF32            func(x []float32) (r float32)
+	argMaxF32            func(x []float32) (vals [16]float32, idx [16]int32)
+	argMinF32            func(x []float32) (vals [16]float32, idx [16]int32)
+	normalizeF32         func(dst []float32, x []float32, meanHi float32, meanLo float32, rstd float32)
+	layerNormAffineF32   func(dst []float32, x []float32, gamma []float32, beta []float32, meanHi float32, meanLo float32, rstd float32)
+	colAccSumF32         func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	colAccMaxF32         func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	colAccMinF32         func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	colAccProdF32        func(dst []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, r4 []float32, r5 []float32, r6 []float32, r7 []float32)
+	sumBF16              func(x []uint16) (sum float64)
+	sumSquaresBF16       func(x []uint16) (sum float64)
+	sumDevBF16           func(x []uint16, c float32) (sum float64)
+	sumSqDevBF16         func(x []uint16, meanHi float32, meanLo float32) (sum float64)
+	sumExpSubBF16        func(x []uint16, m float32) (sum float64)
+	expSubScaleBF16      func(dst []uint16, x []uint16, m float32, s float32)
+	reduceMaxBF16        func(x []uint16) (r float32)
+	reduceMinBF16        func(x []uint16) (r float32)
+	argMaxBF16           func(x []uint16) (vals [16]float32, idx [16]int32)
+	argMinBF16           func(x []uint16) (vals [16]float32, idx [16]int32)
+	normalizeBF16        func(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+	layerNormAffineBF16  func(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+	expSubSumBF16        func(dst []float32, x []uint16, m float32) (sum float64)
+	scaleBF16            func(dst []uint16, x []float32, s float32)
+	colAccSumBF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	colAccMaxBF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	colAccMinBF16        func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	sumF16               func(x []uint16) (sum float64)
+	sumSquaresF16        func(x []uint16) (sum float64)
+	sumDevF16            func(x []uint16, c float32) (sum float64)
+	sumSqDevF16          func(x []uint16, meanHi float32, meanLo float32) (sum float64)
+	sumExpSubF16         func(x []uint16, m float32) (sum float64)
+	expSubScaleF16       func(dst []uint16, x []uint16, m float32, s float32)
+	reduceMaxF16         func(x []uint16) (r float32)
+	reduceMinF16         func(x []uint16) (r float32)
+	argMaxF16            func(x []uint16) (vals [16]float32, idx [16]int32)
+	argMinF16            func(x []uint16) (vals [16]float32, idx [16]int32)
+	normalizeF16         func(dst []uint16, x []uint16, meanHi float32, meanLo float32, rstd float32)
+	layerNormAffineF16   func(dst []uint16, x []uint16, gamma []uint16, beta []uint16, meanHi float32, meanLo float32, rstd float32)
+	expSubSumF16         func(dst []float32, x []uint16, m float32) (sum float64)
+	scaleF16             func(dst []uint16, x []float32, s float32)
+	colAccSumF16         func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	colAccMaxF16         func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	colAccMinF16         func(dst []float32, r0 []uint16, r1 []uint16, r2 []uint16, r3 []uint16, r4 []uint16, r5 []uint16, r6 []uint16, r7 []uint16)
+	sumSqDevRoundBF16    func(x []uint16, s float32) (sum float64, lo float32, hi float32)
+	sumSqDevMaxRoundBF16 func(x []uint16, s float32) (sum float64, hi float32)
+	subMulRoundBF16      func(dst []uint16, x []uint16, s float32, r float32)
+	subDivRoundBF16      func(dst []uint16, x []uint16, s float32, t float32)
 }
 
 // reduceGo is the set of pure-Go twins, the generic level.
 var reduceGo = &reduceKernels{
-	lanes:               1,
-	sumF32:              sumF32Go,
-	sumSquaresF32:       sumSquaresF32Go,
-	sumDevF32:           sumDevF32Go,
-	sumSqDevF32:         sumSqDevF32Go,
-	expSubSumF32:        expSubSumF32Go,
-	sumExpSubF32:        sumExpSubF32Go,
-	scaleF32:            scaleF32Go,
-	expSubScaleF32:      expSubScaleF32Go,
-	reduceMaxF32:        reduceMaxF32Go,
-	reduceMinF32:        reduceMinF32Go,
-	reduceProdF32:       reduceProdF32Go,
-	maxAbsF32:           maxAbsF32Go,
-	argMaxF32:           argMaxF32Go,
-	argMinF32:           argMinF32Go,
-	normalizeF32:        normalizeF32Go,
-	layerNormAffineF32:  layerNormAffineF32Go,
-	colAccSumF32:        colAccSumF32Go,
-	colAccMaxF32:        colAccMaxF32Go,
-	colAccMinF32:        colAccMinF32Go,
-	colAccProdF32:       colAccProdF32Go,
-	sumBF16:             sumBF16Go,
-	sumSquaresBF16:      sumSquaresBF16Go,
-	sumDevBF16:          sumDevBF16Go,
-	sumSqDevBF16:        sumSqDevBF16Go,
-	sumExpSubBF16:       sumExpSubBF16Go,
-	expSubScaleBF16:     expSubScaleBF16Go,
-	reduceMaxBF16:       reduceMaxBF16Go,
-	reduceMinBF16:       reduceMinBF16Go,
-	argMaxBF16:          argMaxBF16Go,
-	argMinBF16:          argMinBF16Go,
-	normalizeBF16:       normalizeBF16Go,
-	layerNormAffineBF16: layerNormAffineBF16Go,
-	expSubSumBF16:       expSubSumBF16Go,
-	scaleBF16:           scaleBF16Go,
-	colAccSumBF16:       colAccSumBF16Go,
-	colAccMaxBF16:       colAccMaxBF16Go,
-	colAccMinBF16:       colAccMinBF16Go,
-	sumF16:              sumF16Go,
-	sumSquaresF16:       sumSquaresF16Go,
-	sumDevF16:           sumDevF16Go,
-	sumSqDevF16:         sumSqDevF16Go,
-	sumExpSubF16:        sumExpSubF16Go,
-	expSubScaleF16:      expSubScaleF16Go,
-	reduceMaxF16:        reduceMaxF16Go,
-	reduceMinF16:        reduceMinF16Go,
-	argMaxF16:           argMaxF16Go,
-	argMinF16:           argMinF16Go,
-	normalizeF16:        normalizeF16Go,
-	layerNormAffineF16:  layerNormAffineF16Go,
-	expSubSumF16:        expSubSumF16Go,
-	scaleF16:            scaleF16Go,
-	colAccSumF16:        colAccSumF16Go,
-	colAccMaxF16:        colAccMaxF16Go,
-	colAccMinF16:        colAccMinF16Go,
-	sumSqDevRoundBF16:   sumSqDevRoundBF16Go,
-	subMulRoundBF16:     subMulRoundBF16Go,
-	subDivRoundBF16:     subDivRoundBF16Go,
+	lanes:                1,
+	sumF32:               sumF32Go,
+	sumSquaresF32:        sumSquaresF32Go,
+	sumDevF32:            sumDevF32Go,
+	sumSqDevF32:          sumSqDevF32Go,
+	expSubSumF32:         expSubSumF32Go,
+	sumExpSubF32:         sumExpSubF32Go,
+	scaleF32:             scaleF32Go,
+	expSubScaleF32:       expSubScaleF32Go,
+	reduceMaxF32:         reduceMaxF32Go,
+	reduceMinF32:         reduceMinF32Go,
+	reduceProdF32:        reduceProdF32Go,
+	maxAbsF32:            maxAbsF32Go,
+	argMaxF32:            argMaxF32Go,
+	argMinF32:            argMinF32Go,
+	normalizeF32:         normalizeF32Go,
+	layerNormAffineF32:   layerNormAffineF32Go,
+	colAccSumF32:         colAccSumF32Go,
+	colAccMaxF32:         colAccMaxF32Go,
+	colAccMinF32:         colAccMinF32Go,
+	colAccProdF32:        colAccProdF32Go,
+	sumBF16:              sumBF16Go,
+	sumSquaresBF16:       sumSquaresBF16Go,
+	sumDevBF16:           sumDevBF16Go,
+	sumSqDevBF16:         sumSqDevBF16Go,
+	sumExpSubBF16:        sumExpSubBF16Go,
+	expSubScaleBF16:      expSubScaleBF16Go,
+	reduceMaxBF16:        reduceMaxBF16Go,
+	reduceMinBF16:        reduceMinBF16Go,
+	argMaxBF16:           argMaxBF16Go,
+	argMinBF16:           argMinBF16Go,
+	normalizeBF16:        normalizeBF16Go,
+	layerNormAffineBF16:  layerNormAffineBF16Go,
+	expSubSumBF16:        expSubSumBF16Go,
+	scaleBF16:            scaleBF16Go,
+	colAccSumBF16:        colAccSumBF16Go,
+	colAccMaxBF16:        colAccMaxBF16Go,
+	colAccMinBF16:        colAccMinBF16Go,
+	sumF16:               sumF16Go,
+	sumSquaresF16:        sumSquaresF16Go,
+	sumDevF16:            sumDevF16Go,
+	sumSqDevF16:          sumSqDevF16Go,
+	sumExpSubF16:         sumExpSubF16Go,
+	expSubScaleF16:       expSubScaleF16Go,
+	reduceMaxF16:         reduceMaxF16Go,
+	reduceMinF16:         reduceMinF16Go,
+	argMaxF16:            argMaxF16Go,
+	argMinF16:            argMinF16Go,
+	normalizeF16:         normalizeF16Go,
+	layerNormAffineF16:   layerNormAffineF16Go,
+	expSubSumF16:         expSubSumF16Go,
+	scaleF16:             scaleF16Go,
+	colAccSumF16:         colAccSumF16Go,
+	colAccMaxF16:         colAccMaxF16Go,
+	colAccMinF16:         colAccMinF16Go,
+	sumSqDevRoundBF16:    sumSqDevRoundBF16Go,
+	sumSqDevMaxRoundBF16: sumSqDevMaxRoundBF16Go,
+	subMulRoundBF16:      subMulRoundBF16Go,
+	subDivRoundBF16:      subDivRoundBF16Go,
 }
 
 // scaleF32Go sets dst[i] = x[i] * s, one element at a time: the pure-Go twin of the assembly kernels scaleF32….

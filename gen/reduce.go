@@ -371,6 +371,27 @@ func bf16RowKernels() []*vkernel {
 				c.ret(1, fuse(c, c.all(1), false))
 				c.ret(2, fuse(c, c.all(2), true))
 			}},
+		{name: "sumSqDevMaxRoundBF16", doc: "returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16 rounding to nearest even, s a bfloat16 value), accumulated as sumBF16 accumulates, and the largest |d| (NaNs skipped): sumSqDevRoundBF16 without the least",
+			lane: vF32, unroll: 4, noTwin: true,
+			args:       []karg{sliceArg("x", eBF16), f32Arg("s")},
+			res:        []kres{{"sum", "float64"}, {"hi", "float32"}},
+			states:     2,
+			init:       func(c *kctx) []val { return []val{c.b.f32(0), c.b.f32(0)} },
+			shared:     2,
+			initShared: func(c *kctx) []val { return []val{c.b.f64(0), c.b.f64(0)} },
+			body: func(c *kctx) {
+				b := c.b
+				d := dev(c, 0, 1)
+				c.set(0, b.add(c.state(0), roundBF16Lanes(b, b.mul(d, d))))
+				c.set(1, b.maxc(c.state(1), b.abs(d)))
+			},
+			flushEvery: reduceFlush,
+			flush:      fold,
+			finish: func(c *kctx) {
+				fold(c)
+				c.ret(0, c.b.hadd(c.b.add(c.sharedState(0), c.sharedState(1))))
+				c.ret(1, fuse(c, c.all(1), true))
+			}},
 		{name: "subMulRoundBF16", doc: "sets dst[i] = bf16(bf16(x[i] - s)·r), bf16 rounding to nearest even, s a bfloat16 value", lane: vF32, unroll: 4,
 			args: []karg{sliceArg("dst", eBF16), sliceArg("x", eBF16), f32Arg("s"), f32Arg("r")},
 			body: func(c *kctx) { c.out(0, c.b.mul(dev(c, 1, 2), c.scalar(3))) }},

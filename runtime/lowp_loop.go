@@ -1203,6 +1203,10 @@ type lowpLoopStep struct {
 	parts   int
 	perPart int
 	threads int
+	// A row program rowSchedule accepts: its row loop (runRows).
+	quickRows bool
+	consts    []int
+	perRow    []rowInstr
 }
 
 // lowpLoopStep compiles a Loop kernel that touches narrow types, or
@@ -1217,6 +1221,7 @@ func (c *compiler) lowpLoopStep(k *sched.Kernel, p *program) step {
 		return nil
 	}
 	s := &lowpLoopStep{l: l, out: c.loc(k.Out), threads: c.cfg.threads}
+	s.consts, s.perRow, s.quickRows = l.rowSchedule()
 	s.parts, s.perPart = 1, l.total
 	if s.threads > 1 && l.total >= 1<<15 {
 		unit := loopTile
@@ -1259,6 +1264,10 @@ func (s *lowpLoopStep) part(fr *frame, p, w int) {
 	var small [2 * maxLoopOps]lval
 	vs := small[:len(s.l.instrs)]
 	out := fr.bytes(s.out)
+	if s.quickRows {
+		s.runRows(fr, lo, hi, vs, scratch, out)
+		return
+	}
 	es := s.l.outT.ByteSize()
 	sincePoll := 0
 	for start := lo; start < hi; {

@@ -10,7 +10,8 @@ package runtime
 // which keeps d in registers, rounded as the separate kernels round it:
 // the result is bit for bit the same. Dividing by the row's scale
 // multiplies by its reciprocal where kiln.BF16Reciprocal shows, from the
-// range of the deviations the sum pass saw, that this rounds alike.
+// range of the deviations the sum pass saw (the least bounded from below
+// by the row's mean where it is a normal value), that this rounds alike.
 
 import (
 	kiln "github.com/kilnml/kiln"
@@ -97,9 +98,17 @@ func (l *lowpLoop) fuseBF16Rows() {
 	}
 }
 
-// rowSqDev folds a row's bf16(d·d) in one pass, keeping the range of d.
+// rowSqDev folds a row's bf16(d·d) in one pass, keeping the range of d:
+// its least non-zero |d| bounded from below by kiln.BF16DevFloor where the
+// row's scalar allows (the pass then tracks only the largest), the least
+// itself otherwise.
 func (l *lowpLoop) rowSqDev(in *lowpInstr, vs []lval, n int) (s, lo, hi float32) {
-	sum, lo, hi := kiln.SumSqDevBF16(vs[in.args[0]].h[:n], vs[in.args[1]].s)
+	x, c := vs[in.args[0]].h[:n], vs[in.args[1]].s
+	if f, ok := kiln.BF16DevFloor(c); ok {
+		sum, hi := kiln.SumSqDevMaxBF16(x, c)
+		return vs[in.args[2]].s + sum, f, hi
+	}
+	sum, lo, hi := kiln.SumSqDevBF16(x, c)
 	return vs[in.args[2]].s + sum, lo, hi
 }
 
