@@ -3,6 +3,7 @@ package kiln
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 	"unsafe"
 )
@@ -165,51 +166,64 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest, canon bool) {
 	seedSelection(keys, vals, idx, x, key)
 	// The scan: a chunk of the row is tested against a float threshold no
 	// greater than the k-th key's float value in the direction of interest
-	// (vector comparisons into masks; NaNs always pass, through their own
-	// mask), and only the elements that pass go to the exact total-order
-	// test. The threshold only tightens as elements enter, so a mask made
+	// (one vector comparison into a mask of the elements strictly beyond it
+	// the wrong way: NaNs, unordered, never fail), and only the elements
+	// that do not fail go to the exact total-order test. The threshold only tightens as elements enter, so a mask made
 	// with an earlier one still lets every candidate through.
 	sc := topkScratches.Get().(*topkScratch)
-	for c := k; c < n; c += topkChunk {
-		e := min(c+topkChunk, n)
+	for c, e := k, 0; c < n; c = e {
+		e = c + topkChunkLen(c, n)
 		thr := topkThreshold(math.Float32frombits(vals[k-1]), largest)
 		xs := unsafe.Slice((*float32)(unsafe.Pointer(&x[c])), e-c)
 		if largest {
-			GreaterEqualScalar(sc.pass[:e-c], xs, thr)
+			LessScalar(sc.fail[:e-c], xs, thr)
 		} else {
-			LessEqualScalar(sc.pass[:e-c], xs, thr)
+			GreaterScalar(sc.fail[:e-c], xs, thr)
 		}
-		NotEqual(sc.nan[:e-c], xs, xs)
-		for j := 0; j < e-c; j += 8 {
-			if j+8 <= e-c && sc.word(j) == 0 {
+		for j := 0; j < e-c; j += topkBlock {
+			if j+topkBlock > e-c {
+				for i := c + j; i < e; i++ {
+					if sc.fail[i-c] == 0 {
+						topkOffer(keys, vals, idx, key(x[i]), x[i], i)
+					}
+				}
+				break
+			}
+			if sc.allFail(j) {
 				continue
 			}
-			for i := c + j; i < min(c+j+8, e); i++ {
-				if sc.pass[i-c]|sc.nan[i-c] == 0 {
-					continue
+			for q := j; q < j+topkBlock; q += 8 {
+				for m := sc.candidates(q); m != 0; m &= m - 1 {
+					i := c + q + bits.TrailingZeros64(m)>>3
+					topkOffer(keys, vals, idx, key(x[i]), x[i], i)
 				}
-				kk := key(x[i])
-				if kk <= keys[k-1] {
-					continue // equal keys: the earlier index stays
-				}
-				j := k - 1
-				for j > 0 && keys[j-1] < kk {
-					keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
-					j--
-				}
-				keys[j], vals[j], idx[j] = kk, x[i], int32(i)
 			}
 		}
 	}
 	topkScratches.Put(sc)
 }
 
-// topkChunk is how many elements of a row one pair of masks tests.
-const topkChunk = 512
+// topkChunk is the most elements of a row one mask tests; topkBlock how
+// many of them the scan skips at once when none is a candidate.
+const (
+	topkChunk = 2048
+	topkBlock = 32
+)
 
-// topkScratch holds the masks of one chunk.
+// topkChunkLen is the length of the chunk at c of a row of n: as long as
+// the part of the row already scanned (at least 64, at most topkChunk). A
+// chunk's mask is made with the threshold its start had; the threshold
+// tightens fastest at the start of a row, so chunks that double keep the
+// elements let through by a stale threshold to about k·ln 2 per chunk on
+// random data, while long rows pay for few masks.
+func topkChunkLen(c, n int) int { return min(max(c, 64), topkChunk, n-c) }
+
+// topkScratch holds the mask of one chunk: 1 where the element fails the
+// threshold (compares beyond it in the wrong direction), 0 where it is a
+// candidate — at or past the threshold, or a NaN, which no comparison
+// makes fail.
 type topkScratch struct {
-	pass, nan [topkChunk]uint8
+	fail [topkChunk]uint8
 }
 
 var topkScratches = sync.Pool{New: func() any { return new(topkScratch) }}
@@ -229,10 +243,36 @@ func seedSelection[K, V uint16 | uint32](keys []K, vals []V, idx []int32, x []V,
 	}
 }
 
-// word is the OR of the two masks' bytes [j, j+8) as one word: zero when no
-// element of the eight passes.
-func (s *topkScratch) word(j int) uint64 {
-	return *(*uint64)(unsafe.Pointer(&s.pass[j])) | *(*uint64)(unsafe.Pointer(&s.nan[j]))
+// topkOnes is a one in each byte of a word.
+const topkOnes = 0x0101010101010101
+
+// allFail reports whether every element of the block [j, j+topkBlock) of
+// the chunk failed the threshold (four words of mask bytes, all ones).
+func (s *topkScratch) allFail(j int) bool {
+	w := (*[4]uint64)(unsafe.Pointer(&s.fail[j]))
+	return w[0]&w[1]&w[2]&w[3] == topkOnes
+}
+
+// candidates is the word of elements [j, j+8) of the chunk with a one in
+// the low bit of the byte of each candidate.
+func (s *topkScratch) candidates(j int) uint64 {
+	return ^*(*uint64)(unsafe.Pointer(&s.fail[j])) & topkOnes
+}
+
+// topkOffer puts element v of key kk at index i into the selection keys
+// (descending, ties by index) when it beats the last: equal keys keep the
+// earlier index, which the scan offered first.
+func topkOffer[K, V uint16 | uint32](keys []K, vals []V, idx []int32, kk K, v V, i int) {
+	k := len(keys)
+	if kk <= keys[k-1] {
+		return
+	}
+	j := k - 1
+	for j > 0 && keys[j-1] < kk {
+		keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
+		j--
+	}
+	keys[j], vals[j], idx[j] = kk, v, int32(i)
 }
 
 // topkThreshold is the float filter of the k-th element's value v: v
@@ -293,47 +333,44 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest, canon bool, inf 
 	seedSelection(keys, vals, idx, x, key)
 	sc := topkScratches.Get().(*topkScratch)
 	bf := inf == 0x7f80
-	for c := k; c < n; c += topkChunk {
-		e := min(c+topkChunk, n)
+	for c, e := k, 0; c < n; c = e {
+		e = c + topkChunkLen(c, n)
 		xs := x[c:e]
 		var thr float32
 		if bf {
 			thr = topkThreshold(bf16Widen(vals[k-1]), largest)
 			switch {
 			case largest:
-				GreaterEqualScalarBF16(sc.pass[:e-c], xs, thr)
+				LessScalarBF16(sc.fail[:e-c], xs, thr)
 			default:
-				LessEqualScalarBF16(sc.pass[:e-c], xs, thr)
+				GreaterScalarBF16(sc.fail[:e-c], xs, thr)
 			}
-			NotEqualBF16(sc.nan[:e-c], xs, xs)
 		} else {
 			thr = topkThreshold(f16Widen(vals[k-1]), largest)
 			switch {
 			case largest:
-				GreaterEqualScalarF16(sc.pass[:e-c], xs, thr)
+				LessScalarF16(sc.fail[:e-c], xs, thr)
 			default:
-				LessEqualScalarF16(sc.pass[:e-c], xs, thr)
+				GreaterScalarF16(sc.fail[:e-c], xs, thr)
 			}
-			NotEqualF16(sc.nan[:e-c], xs, xs)
 		}
-		for j := 0; j < e-c; j += 8 {
-			if j+8 <= e-c && sc.word(j) == 0 {
+		for j := 0; j < e-c; j += topkBlock {
+			if j+topkBlock > e-c {
+				for i := c + j; i < e; i++ {
+					if sc.fail[i-c] == 0 {
+						topkOffer(keys, vals, idx, key(x[i]), x[i], i)
+					}
+				}
+				break
+			}
+			if sc.allFail(j) {
 				continue
 			}
-			for i := c + j; i < min(c+j+8, e); i++ {
-				if sc.pass[i-c]|sc.nan[i-c] == 0 {
-					continue
+			for q := j; q < j+topkBlock; q += 8 {
+				for m := sc.candidates(q); m != 0; m &= m - 1 {
+					i := c + q + bits.TrailingZeros64(m)>>3
+					topkOffer(keys, vals, idx, key(x[i]), x[i], i)
 				}
-				kk := key(x[i])
-				if kk <= keys[k-1] {
-					continue
-				}
-				j := k - 1
-				for j > 0 && keys[j-1] < kk {
-					keys[j], vals[j], idx[j] = keys[j-1], vals[j-1], idx[j-1]
-					j--
-				}
-				keys[j], vals[j], idx[j] = kk, x[i], int32(i)
 			}
 		}
 	}
