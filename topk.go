@@ -168,8 +168,9 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest, canon bool) {
 	// greater than the k-th key's float value in the direction of interest
 	// (one vector comparison into a mask of the elements strictly beyond it
 	// the wrong way: NaNs, unordered, never fail), and only the elements
-	// that do not fail go to the exact total-order test. The threshold only tightens as elements enter, so a mask made
-	// with an earlier one still lets every candidate through.
+	// that do not fail go to the exact total-order test. The threshold
+	// only tightens as elements enter, so a mask made with an earlier one
+	// still lets every candidate through.
 	sc := topkScratches.Get().(*topkScratch)
 	for c, e := k, 0; c < n; c = e {
 		e = c + topkChunkLen(c, n)
@@ -180,25 +181,7 @@ func topkRow32(vals []uint32, idx []int32, x []uint32, largest, canon bool) {
 		} else {
 			GreaterScalar(sc.fail[:e-c], xs, thr)
 		}
-		for j := 0; j < e-c; j += topkBlock {
-			if j+topkBlock > e-c {
-				for i := c + j; i < e; i++ {
-					if sc.fail[i-c] == 0 {
-						topkOffer(keys, vals, idx, key(x[i]), x[i], i)
-					}
-				}
-				break
-			}
-			if sc.allFail(j) {
-				continue
-			}
-			for q := j; q < j+topkBlock; q += 8 {
-				for m := sc.candidates(q); m != 0; m &= m - 1 {
-					i := c + q + bits.TrailingZeros64(m)>>3
-					topkOffer(keys, vals, idx, key(x[i]), x[i], i)
-				}
-			}
-		}
+		topkOfferChunk(sc, keys, vals, idx, x, c, e, key)
 	}
 	topkScratches.Put(sc)
 }
@@ -257,6 +240,31 @@ func (s *topkScratch) allFail(j int) bool {
 // the low bit of the byte of each candidate.
 func (s *topkScratch) candidates(j int) uint64 {
 	return ^*(*uint64)(unsafe.Pointer(&s.fail[j])) & topkOnes
+}
+
+// topkOfferChunk offers the elements [c, e) of the row x that did not fail
+// the chunk's mask to the selection: blocks that all failed are skipped,
+// and in the others the candidates are found by their mask bytes' bits.
+func topkOfferChunk[K, V uint16 | uint32](sc *topkScratch, keys []K, vals []V, idx []int32, x []V, c, e int, key func(V) K) {
+	for j := 0; j < e-c; j += topkBlock {
+		if j+topkBlock > e-c {
+			for i := c + j; i < e; i++ {
+				if sc.fail[i-c] == 0 {
+					topkOffer(keys, vals, idx, key(x[i]), x[i], i)
+				}
+			}
+			return
+		}
+		if sc.allFail(j) {
+			continue
+		}
+		for q := j; q < j+topkBlock; q += 8 {
+			for m := sc.candidates(q); m != 0; m &= m - 1 {
+				i := c + q + bits.TrailingZeros64(m)>>3
+				topkOffer(keys, vals, idx, key(x[i]), x[i], i)
+			}
+		}
+	}
 }
 
 // topkOffer puts element v of key kk at index i into the selection keys
@@ -354,25 +362,7 @@ func topkRow16(vals []uint16, idx []int32, x []uint16, largest, canon bool, inf 
 				GreaterScalarF16(sc.fail[:e-c], xs, thr)
 			}
 		}
-		for j := 0; j < e-c; j += topkBlock {
-			if j+topkBlock > e-c {
-				for i := c + j; i < e; i++ {
-					if sc.fail[i-c] == 0 {
-						topkOffer(keys, vals, idx, key(x[i]), x[i], i)
-					}
-				}
-				break
-			}
-			if sc.allFail(j) {
-				continue
-			}
-			for q := j; q < j+topkBlock; q += 8 {
-				for m := sc.candidates(q); m != 0; m &= m - 1 {
-					i := c + q + bits.TrailingZeros64(m)>>3
-					topkOffer(keys, vals, idx, key(x[i]), x[i], i)
-				}
-			}
-		}
+		topkOfferChunk(sc, keys, vals, idx, x, c, e, key)
 	}
 	topkScratches.Put(sc)
 }
