@@ -122,6 +122,10 @@ type kernelTable struct {
 	// reduce_twin.go).
 	eltwise *eltwiseKernels
 	reduce  *reduceKernels
+	// bf16Pairs are the AVX512_BF16 passes of a bfloat16 layer-norm's rows
+	// that read their elements as even and odd halves (eltwise_rows_bf16.go);
+	// nil: the reduce family's.
+	bf16Pairs *bf16PairKernels
 	// transpose is the strip kernel of the blocked transpose (transpose.go).
 	transpose transposeKernel
 	// sortU32 sorts a row of 32-bit keys in the order of a key transform

@@ -41,11 +41,22 @@ func SumSqDevBF16(x []uint16, s float32) (sum, minDev, maxDev float32) {
 // is a normal non-zero value, BF16DevFloor(s) bounds the least from below.
 func SumSqDevMaxBF16(x []uint16, s float32) (sum, maxDev float32) {
 	checkBF16Scalar("SumSqDevMaxBF16", "s", s)
-	k := kernels().reduce
-	m := vectorPart(len(x), k.lanes)
+	t := kernels()
 	total, hi := 0.0, float32(0)
+	if p := t.bf16Pairs; p != nil && pairsDeviationsNormal(s) {
+		if m := len(x) &^ (pairsWidth - 1); m > 0 {
+			var bits uint32
+			total, bits = p.sumSqDevMax(x[:m], s)
+			hi = math.Float32frombits(bits)
+			x = x[m:]
+		}
+	}
+	k := t.reduce
+	m := vectorPart(len(x), k.lanes)
 	if m > 0 {
-		total, hi = k.sumSqDevMaxRoundBF16(x[:m], s)
+		t, h := k.sumSqDevMaxRoundBF16(x[:m], s)
+		total += t
+		hi = maxc32(hi, h)
 	}
 	if m < len(x) {
 		t, h := sumSqDevMaxRoundBF16Go(x[m:], s)
@@ -53,6 +64,34 @@ func SumSqDevMaxBF16(x []uint16, s float32) (sum, maxDev float32) {
 		hi = maxc32(hi, h)
 	}
 	return float32(total), hi
+}
+
+// bf16PairKernels are a level's passes of bfloat16 rows that read 32
+// elements as their even and odd halves and round both with one
+// instruction, which flushes subnormal values: the callers use them only
+// where no value they round can be one (pairsDeviationsNormal,
+// pairsProductsNormal).
+type bf16PairKernels struct {
+	sumSqDevMax func(x []uint16, s float32) (sum float64, hi uint32)
+	subMul      func(dst, x []uint16, s, r float32)
+}
+
+// pairsWidth is the elements the pair kernels take at a time.
+const pairsWidth = 32
+
+// pairsDeviationsNormal reports whether, for every bfloat16 x, x − s and
+// bf16(x − s)² are zero or at least 2^-126 in magnitude: BF16DevFloor(s)
+// is at least 2^-63.
+func pairsDeviationsNormal(s float32) bool {
+	f, ok := BF16DevFloor(s)
+	return ok && f >= 0x1p-63
+}
+
+// pairsProductsNormal reports whether, for every bfloat16 x, x − s and
+// bf16(x − s)·r are zero or at least 2^-126 in magnitude (or not finite).
+func pairsProductsNormal(s, r float32) bool {
+	f, ok := BF16DevFloor(s)
+	return ok && f >= 0x1p-126 && float64(f)*math.Abs(float64(r)) >= 0x1p-126
 }
 
 // BF16DevFloor returns a bound no non-zero deviation bf16(x − s) of a
@@ -79,7 +118,14 @@ func BF16DevFloor(s float32) (float32, bool) {
 func SubMulScalarBF16(dst, x []uint16, s, r float32) {
 	checkLen("SubMulScalarBF16", "dst, x", len(dst), len(x))
 	checkBF16Scalar("SubMulScalarBF16", "s", s)
-	k := kernels().reduce
+	t := kernels()
+	if p := t.bf16Pairs; p != nil && pairsProductsNormal(s, r) {
+		if m := len(dst) &^ (pairsWidth - 1); m > 0 {
+			p.subMul(dst[:m], x[:m], s, r)
+			dst, x = dst[m:], x[m:]
+		}
+	}
+	k := t.reduce
 	m := vectorPart(len(dst), k.lanes)
 	if m > 0 {
 		k.subMulRoundBF16(dst[:m], x[:m], s, r)

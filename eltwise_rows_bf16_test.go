@@ -283,3 +283,125 @@ func bf16Of(sig, e int) float32 {
 	}
 	return bf16Widen(f32ToBF16(float32(math.Ldexp(m, e))))
 }
+
+// TestBF16PairKernels checks the kernels that read rows as even and odd
+// halves (where the level has them) against the per-lane twins: the scaled
+// deviations bit for bit, the largest deviation exactly, the sum of
+// squares exactly where every sum is exact (small integers) and within the
+// twins' error bound elsewhere, on rows of every multiple of the pair
+// width up to 40 of them with special values, for row scalars at the edge
+// of the range where no value rounded can be subnormal.
+func TestBF16PairKernels(t *testing.T) {
+	p := kernels().bf16Pairs
+	if p == nil {
+		t.Skip("this level has no pair kernels")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	scalar := func(rep int) float32 {
+		switch rep % 4 {
+		case 0: // the least scalar whose deviations' squares stay normal
+			return math.Float32frombits(72 << 23)
+		case 1:
+			return -math.Float32frombits(72<<23 | uint32(r.IntN(128))<<16)
+		}
+		for {
+			s := bf16Widen(bf16RowInput(r, 1, false)[0])
+			if pairsDeviationsNormal(s) {
+				return s
+			}
+		}
+	}
+	for m := pairsWidth; m <= 40*pairsWidth; m += pairsWidth {
+		for rep := 0; rep < 4; rep++ {
+			s := scalar(rep)
+			x := bf16RowInput(r, m, true)
+			if rep < 2 {
+				// Deviations down to the floor: x within a few units of s.
+				for i := range x {
+					if r.IntN(2) == 0 {
+						x[i] = uint16(int(f32ToBF16(s)) + r.IntN(5) - 2)
+					}
+				}
+			}
+			if !pairsDeviationsNormal(s) {
+				t.Fatalf("scalar %g: deviations may be subnormal", s)
+			}
+			q := float32(math.Ldexp(r.Float64()+0.5, r.IntN(60)-30))
+			if rep == 0 {
+				f, _ := BF16DevFloor(s)
+				q = float32(0x1p-126 / float64(f)) // the least product exactly 2^-126
+			}
+			if pairsProductsNormal(s, q) {
+				got, want := make([]uint16, m), make([]uint16, m)
+				p.subMul(got, x, s, q)
+				subMulRoundBF16Go(want, x, s, q)
+				sameBits16(t, fmt.Sprintf("subMulPairs s=%g r=%g", s, q), m, got, want)
+			} else if rep == 0 {
+				t.Fatalf("s=%g r=%g: the least product is normal, pairsProductsNormal says no", s, q)
+			}
+			sum, bits := p.sumSqDevMax(x, s)
+			wsum, whi := sumSqDevMaxRoundBF16Go(x, s)
+			_, dhi, nan := devRange(x, s)
+			hi := math.Float32frombits(bits)
+			if nan {
+				if hi == hi || sum == sum {
+					t.Fatalf("sumSqDevMaxPairs m=%d: a NaN deviation gives sum %g, largest %g", m, sum, hi)
+				}
+				continue
+			}
+			if hi != whi || hi != dhi {
+				t.Fatalf("sumSqDevMaxPairs m=%d s=%g: largest deviation %g, want %g", m, s, hi, dhi)
+			}
+			// Both sums hold m terms in float32 partial sums of at most
+			// reduceFlush·2 terms each, folded in float64.
+			if math.IsInf(wsum, 0) {
+				if sum != wsum {
+					t.Fatalf("sumSqDevMaxPairs m=%d: %g, its twin %g", m, sum, wsum)
+				}
+				continue
+			}
+			if bound := 2 * float64(2*reduceFlush) * 0x1p-24 * math.Abs(wsum); math.Abs(sum-wsum) > bound {
+				t.Fatalf("sumSqDevMaxPairs m=%d s=%g: %g, its twin %g (bound %g)", m, s, sum, wsum, bound)
+			}
+		}
+		// Small integers: every square and every sum exact.
+		x := make([]uint16, m)
+		for i := range x {
+			x[i] = f32ToBF16(float32(r.IntN(33) - 16))
+		}
+		sum, _ := p.sumSqDevMax(x, 3)
+		if want, _ := sumSqDevMaxRoundBF16Go(x, 3); sum != want {
+			t.Fatalf("sumSqDevMaxPairs m=%d of small integers: %v, want %v", m, sum, want)
+		}
+	}
+}
+
+// TestBF16PairsSubnormalEdge checks the exported passes at row scalars on
+// either side of the pair kernels' limit, with deviations at the floor
+// whose squares (or products) are subnormal below it: the results are the
+// separate kernels', which keep subnormals (the pair kernels would flush
+// them).
+func TestBF16PairsSubnormalEdge(t *testing.T) {
+	for _, e := range []uint32{70, 71, 72, 73} {
+		s := math.Float32frombits(e << 23)
+		n := 8 * pairsWidth
+		x := make([]uint16, n)
+		for i := range x {
+			x[i] = f32ToBF16(s) + uint16(i%3) - 1 // s − 1 unit, s, s + 1 unit
+		}
+		d, sq := make([]uint16, n), make([]uint16, n)
+		SubScalarBF16(d, x, s)
+		MulBF16(sq, d, d)
+		want := SumBF16(sq)
+		if got, _ := SumSqDevMaxBF16(x, s); got != want || got == 0 {
+			t.Fatalf("s=%g: SumSqDevMaxBF16 = %g, the separate kernels give %g", s, got, want)
+		}
+		f, _ := BF16DevFloor(s)
+		for _, q := range []float32{float32(0x1p-126 / float64(f)), float32(0x1p-127 / float64(f))} {
+			got, w := make([]uint16, n), make([]uint16, n)
+			SubMulScalarBF16(got, x, s, q)
+			MulScalarBF16(w, d, q)
+			sameBits16(t, fmt.Sprintf("SubMulScalarBF16 s=%g r=%g", s, q), n, got, w)
+		}
+	}
+}

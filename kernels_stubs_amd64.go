@@ -5615,6 +5615,21 @@ func subMulRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 //go:noescape
 func subDivRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, t float32)
 
+// sumSqDevMaxPairsBF16AVX512BF16 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16
+// rounding to nearest even, s a bfloat16 value) and the largest |d| as bfloat16 bits (a NaN d
+// gives a NaN's), len(x) a multiple of 32, no non-zero |d| or d·d below 2^-126. Four
+// float32 partial sums fold into float64 every 2,048 elements.
+//
+//go:noescape
+func sumSqDevMaxPairsBF16AVX512BF16(x []uint16, s float32) (sum float64, hi uint32)
+
+// subMulPairsBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a
+// bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product
+// below 2^-126.
+//
+//go:noescape
+func subMulPairsBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
+
 // transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //
 //go:noescape

@@ -63,6 +63,7 @@ var families = []family{
 	{name: "dwnarrow", generate: generateConvNarrow},
 	{name: "eltwise", generate: generateEltwise},
 	{name: "reduce", generate: generateReduce},
+	{name: "bf16pairs", generate: generateRowsPairs},
 	{name: "transpose", generate: generateTranspose},
 	{name: "sort", generate: generateSort},
 	{name: "lowp", generate: generateLowp},

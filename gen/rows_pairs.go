@@ -1,0 +1,251 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/gotypes"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The bf16pairs family: the two elementwise passes of a bfloat16
+// layer-norm's rows (the root package's eltwise_rows_bf16.go) with
+// AVX512_BF16, reading 32 elements at a time as their even and odd
+// halves. A 64-byte load of 32 bfloat16 values is 16 int32 lanes; shifting
+// each lane left by 16 gives the even elements' float32 values, clearing
+// its low half the odd ones'. VCVTNE2PS2BF16 rounds both halves to nearest
+// even in one instruction (XLA's rounding; the callers make sure no lane
+// it reads is subnormal, which it would flush), and the result widens back
+// the same way. The sum of squares and the largest deviation do not care
+// in which lanes the elements are; the scaled deviations are put back in
+// order by one VPERMW before the store.
+
+const (
+	pairsConsts    = "bf16PairsConsts"
+	pairsHigh      = 0   // 0xffff0000 in 16 lanes
+	pairsMagnitude = 64  // 0x7fff7fff
+	pairsOrder     = 128 // VPERMW's index (pairsIndex)
+)
+
+// pairsIndex is the word each element of a scaled pass's result comes
+// from: after the first rounding, word k of the deviations holds element
+// 2k (k < 16) or 2(k−16)+1; the even-half widening of those words holds
+// in lane j word 2j and the odd-half widening word 2j+1, and the second
+// rounding puts the even-half products in words 0–15 and the odd-half
+// ones in 16–31. Element 4j+q (j < 8) thus comes from word j+8q.
+func pairsIndex() []uint16 {
+	idx := make([]uint16, 32)
+	for e := range idx {
+		idx[e] = uint16(e/4 + 8*(e%4))
+	}
+	return idx
+}
+
+func pairsConst(off int) operand.Mem {
+	return operand.NewDataAddr(operand.NewStaticSymbol(pairsConsts), off)
+}
+
+// addrOf is the stack address of a parameter or result.
+func addrOf(c gotypes.Component) operand.Mem {
+	b, err := c.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
+
+func generateRowsPairs(o *output) error {
+	f := o.amd64
+	f.StaticGlobal(pairsConsts)
+	f.DataAttributes(attr.RODATA | attr.NOPTR)
+	for l := 0; l < 16; l++ {
+		f.AddDatum(pairsHigh+4*l, operand.U32(0xffff0000))
+	}
+	for l := 0; l < 16; l++ {
+		f.AddDatum(pairsMagnitude+4*l, operand.U32(0x7fff7fff))
+	}
+	for e, k := range pairsIndex() {
+		f.AddDatum(pairsOrder+2*e, operand.U16(k))
+	}
+	sq := emitSumSqDevMaxPairs(f)
+	sm := emitSubMulPairs(f)
+	o.set("levelAVX512BF16", "bf16Pairs", fmt.Sprintf("&bf16PairKernels{sumSqDevMax: %s, subMul: %s}", sq, sm))
+	return nil
+}
+
+// pairsWiden sets e to the float32 values of the even elements of the 32
+// bfloat16 values in w and o to the odd ones'.
+func pairsWiden(f *amd64File, w, high, e, o reg.VecPhysical) {
+	f.VPSLLD(imm(16), w, e)
+	f.VPANDD(high, w, o)
+}
+
+// pairsRound rounds e and o to bfloat16 into r: its words 0–15 from e,
+// 16–31 from o.
+func pairsRound(f *amd64File, r, e, o reg.VecPhysical) {
+	emitRaw(f, vcvtne2ps2bf16(regIndex(avx512, r), regIndex(avx512, o), regIndex(avx512, e)))
+}
+
+// emitSumSqDevMaxPairs writes the sum-of-squares pass: for d = bf16(x[i] −
+// s), the sum of bf16(d·d) and the largest |d| (its bits; a NaN d makes
+// it a NaN).
+func emitSumSqDevMaxPairs(f *amd64File) string {
+	name := "sumSqDevMaxPairsBF16AVX512BF16"
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr("func(x []uint16, s float32) (sum float64, hi uint32)")
+	f.Doc(name+" returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16",
+		"rounding to nearest even, s a bfloat16 value) and the largest |d| as bfloat16 bits (a NaN d",
+		"gives a NaN's), len(x) a multiple of 32, no non-zero |d| or d·d below 2^-126. Four",
+		"float32 partial sums fold into float64 every 2,048 elements.")
+	x, n, cnt := reg.RSI, reg.RCX, reg.RAX
+	f.Load(f.Param("x").Base(), x)
+	f.Load(f.Param("x").Len(), n)
+	s, high, magn := zmm[31], zmm[30], zmm[29]
+	f.VBROADCASTSS(addrOf(f.Param("s")), s)
+	f.VMOVDQU32(pairsConst(pairsHigh), high)
+	f.VMOVDQU32(pairsConst(pairsMagnitude), magn)
+	acc := []reg.VecPhysical{zmm[0], zmm[1], zmm[2], zmm[3]}
+	tot0, tot1, hiW := zmm[4], zmm[5], zmm[6]
+	for _, a := range acc {
+		f.VPXORD(a, a, a)
+	}
+	f.VPXORD(tot0, tot0, tot0)
+	f.VPXORD(tot1, tot1, tot1)
+	f.VPXORD(hiW, hiW, hiW)
+	body := func(u int) {
+		w, e, o, r := zmm[8+4*u], zmm[9+4*u], zmm[10+4*u], zmm[11+4*u]
+		f.VMOVDQU32(mem(x, 64*u), w)
+		pairsWiden(f, w, high, e, o)
+		f.VSUBPS(s, e, e)
+		f.VSUBPS(s, o, o)
+		pairsRound(f, r, e, o)
+		f.VPANDD(magn, r, w)
+		f.VPMAXUW(w, hiW, hiW)
+		pairsWiden(f, r, high, e, o)
+		f.VMULPS(e, e, e)
+		f.VMULPS(o, o, o)
+		pairsRound(f, r, e, o)
+		pairsWiden(f, r, high, e, o)
+		f.VADDPS(e, acc[2*u], acc[2*u])
+		f.VADDPS(o, acc[2*u+1], acc[2*u+1])
+	}
+	flush := func() {
+		f.VADDPS(acc[1], acc[0], acc[0])
+		f.VADDPS(acc[3], acc[2], acc[2])
+		f.VADDPS(acc[2], acc[0], acc[0])
+		f.VCVTPS2PD(acc[0].AsY(), zmm[7])
+		f.VADDPD(zmm[7], tot0, tot0)
+		f.VEXTRACTF64X4(imm(1), acc[0], acc[0].AsY())
+		f.VCVTPS2PD(acc[0].AsY(), zmm[7])
+		f.VADDPD(zmm[7], tot1, tot1)
+		for _, a := range acc {
+			f.VPXORD(a, a, a)
+		}
+	}
+	f.Label("main")
+	f.MOVQ(operand.U32(32), cnt)
+	f.Label("inner")
+	f.CMPQ(n, operand.U32(64))
+	f.JL(operand.LabelRef("tail"))
+	body(0)
+	body(1)
+	f.ADDQ(operand.U32(128), x)
+	f.SUBQ(operand.U32(64), n)
+	f.DECQ(cnt)
+	f.JNZ(operand.LabelRef("inner"))
+	flush()
+	f.JMP(operand.LabelRef("main"))
+	f.Label("tail")
+	f.CMPQ(n, operand.U32(32))
+	f.JL(operand.LabelRef("done"))
+	body(0)
+	f.Label("done")
+	flush()
+	// The float64 total.
+	f.VADDPD(tot1, tot0, tot0)
+	f.VEXTRACTF64X4(imm(1), tot0, zmm[7].AsY())
+	f.VADDPD(zmm[7].AsY(), tot0.AsY(), tot0.AsY())
+	f.VEXTRACTF128(imm(1), tot0.AsY(), zmm[7].AsX())
+	f.VADDPD(zmm[7].AsX(), tot0.AsX(), tot0.AsX())
+	f.VPERMILPD(imm(1), tot0.AsX(), zmm[7].AsX())
+	f.VADDSD(zmm[7].AsX(), tot0.AsX(), tot0.AsX())
+	f.VMOVSD(tot0.AsX(), addrOf(f.Return("sum")))
+	// The largest magnitude's bits: the largest of 32 words.
+	f.VEXTRACTI64X4(imm(1), hiW, zmm[7].AsY())
+	f.VPMAXUW(zmm[7].AsY(), hiW.AsY(), hiW.AsY())
+	f.VEXTRACTI128(imm(1), hiW.AsY(), zmm[7].AsX())
+	f.VPMAXUW(zmm[7].AsX(), hiW.AsX(), hiW.AsX())
+	f.VPSHUFD(imm(0x4e), hiW.AsX(), zmm[7].AsX())
+	f.VPMAXUW(zmm[7].AsX(), hiW.AsX(), hiW.AsX())
+	f.VPSHUFD(imm(0xb1), hiW.AsX(), zmm[7].AsX())
+	f.VPMAXUW(zmm[7].AsX(), hiW.AsX(), hiW.AsX())
+	f.VPSRLD(imm(16), hiW.AsX(), zmm[7].AsX())
+	f.VPMAXUW(zmm[7].AsX(), hiW.AsX(), hiW.AsX())
+	f.VMOVD(hiW.AsX(), reg.EDX)
+	f.ANDL(operand.U32(0xffff), reg.EDX)
+	f.SHLL(imm(16), reg.EDX)
+	f.MOVL(reg.EDX, addrOf(f.Return("hi")))
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
+
+// emitSubMulPairs writes the scaled pass: dst[i] = bf16(bf16(x[i] − s)·r).
+func emitSubMulPairs(f *amd64File) string {
+	name := "subMulPairsBF16AVX512BF16"
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr("func(dst []uint16, x []uint16, s float32, r float32)")
+	f.Doc(name+" sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a",
+		"bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product",
+		"below 2^-126.")
+	dst, x, n := reg.RDI, reg.RSI, reg.RCX
+	f.Load(f.Param("dst").Base(), dst)
+	f.Load(f.Param("x").Base(), x)
+	f.Load(f.Param("dst").Len(), n)
+	s, rr, high, order := zmm[31], zmm[30], zmm[29], zmm[28]
+	f.VBROADCASTSS(addrOf(f.Param("s")), s)
+	f.VBROADCASTSS(addrOf(f.Param("r")), rr)
+	f.VMOVDQU32(pairsConst(pairsHigh), high)
+	f.VMOVDQU16(pairsConst(pairsOrder), order)
+	body := func(u int) {
+		w, e, o, r := zmm[4*u], zmm[4*u+1], zmm[4*u+2], zmm[4*u+3]
+		f.VMOVDQU32(mem(x, 64*u), w)
+		pairsWiden(f, w, high, e, o)
+		f.VSUBPS(s, e, e)
+		f.VSUBPS(s, o, o)
+		pairsRound(f, r, e, o)
+		pairsWiden(f, r, high, e, o)
+		f.VMULPS(rr, e, e)
+		f.VMULPS(rr, o, o)
+		pairsRound(f, r, e, o)
+		f.VPERMW(r, order, w)
+		f.VMOVDQU32(w, mem(dst, 64*u))
+	}
+	f.Label("loop")
+	f.CMPQ(n, operand.U32(128))
+	f.JL(operand.LabelRef("tail"))
+	for u := range 4 {
+		body(u)
+	}
+	f.ADDQ(operand.U32(256), x)
+	f.ADDQ(operand.U32(256), dst)
+	f.SUBQ(operand.U32(128), n)
+	f.JMP(operand.LabelRef("loop"))
+	f.Label("tail")
+	f.CMPQ(n, operand.U32(32))
+	f.JL(operand.LabelRef("done"))
+	body(0)
+	f.ADDQ(operand.U32(64), x)
+	f.ADDQ(operand.U32(64), dst)
+	f.SUBQ(operand.U32(32), n)
+	f.JMP(operand.LabelRef("tail"))
+	f.Label("done")
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
