@@ -5625,7 +5625,8 @@ func sumSqDevMaxPairsBF16AVX512BF16(x []uint16, s float32) (sum float64, hi uint
 
 // subMulPairsBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a
 // bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product
-// below 2^-126.
+// below 2^-126. It prefetches as many bytes past x (for reading) and past dst (for
+// writing): the next row of a row program, whose first pass reads it next.
 //
 //go:noescape
 func subMulPairsBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)

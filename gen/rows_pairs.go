@@ -202,11 +202,13 @@ func emitSubMulPairs(f *amd64File) string {
 	f.SignatureExpr("func(dst []uint16, x []uint16, s float32, r float32)")
 	f.Doc(name+" sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a",
 		"bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product",
-		"below 2^-126.")
-	dst, x, n := reg.RDI, reg.RSI, reg.RCX
+		"below 2^-126. It prefetches as many bytes past x (for reading) and past dst (for",
+		"writing): the next row of a row program, whose first pass reads it next.")
+	dst, x, n, ahead := reg.RDI, reg.RSI, reg.RCX, reg.RDX
 	f.Load(f.Param("dst").Base(), dst)
 	f.Load(f.Param("x").Base(), x)
 	f.Load(f.Param("dst").Len(), n)
+	f.LEAQ(memIdx(n, n, 1, 0), ahead) // the bytes of x: the next row is as far ahead
 	s, rr, high, order := zmm[31], zmm[30], zmm[29], zmm[28]
 	f.VBROADCASTSS(addrOf(f.Param("s")), s)
 	f.VBROADCASTSS(addrOf(f.Param("r")), rr)
@@ -214,6 +216,7 @@ func emitSubMulPairs(f *amd64File) string {
 	f.VMOVDQU16(pairsConst(pairsOrder), order)
 	body := func(u int) {
 		w, e, o, r := zmm[4*u], zmm[4*u+1], zmm[4*u+2], zmm[4*u+3]
+		f.PREFETCHT0(memIdx(x, ahead, 1, 64*u))
 		f.VMOVDQU32(mem(x, 64*u), w)
 		pairsWiden(f, w, high, e, o)
 		f.VSUBPS(s, e, e)
@@ -224,6 +227,7 @@ func emitSubMulPairs(f *amd64File) string {
 		f.VMULPS(rr, o, o)
 		pairsRound(f, r, e, o)
 		f.VPERMW(r, order, w)
+		emitRaw(f, prefetchwDstAhead(64*u))
 		f.VMOVDQU32(w, mem(dst, 64*u))
 	}
 	f.Label("loop")
@@ -248,4 +252,11 @@ func emitSubMulPairs(f *amd64File) string {
 	f.VZEROUPPER()
 	f.RET()
 	return name
+}
+
+// prefetchwDstAhead is PREFETCHW [rdi+rdx+disp]: the line of the next row
+// of dst that this one's line at disp stands for, fetched for writing.
+func prefetchwDstAhead(disp int) rawInst {
+	return rawInst{fmt.Sprintf("prefetchw [rdi+rdx+%d]", disp),
+		[]byte{0x0f, 0x0d, 0x8c, 0x17, byte(disp), byte(disp >> 8), byte(disp >> 16), byte(disp >> 24)}}
 }
