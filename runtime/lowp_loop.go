@@ -1207,6 +1207,8 @@ type lowpLoopStep struct {
 	quickRows bool
 	consts    []int
 	perRow    []rowInstr
+	// flat, when not nil, is the flat row loop of a quick row program.
+	flat []flatStep
 }
 
 // lowpLoopStep compiles a Loop kernel that touches narrow types, or
@@ -1222,6 +1224,9 @@ func (c *compiler) lowpLoopStep(k *sched.Kernel, p *program) step {
 	}
 	s := &lowpLoopStep{l: l, out: c.loc(k.Out), threads: c.cfg.threads}
 	s.consts, s.perRow, s.quickRows = l.rowSchedule()
+	if s.quickRows {
+		s.flat = l.flatSchedule(s.perRow)
+	}
 	s.parts, s.perPart = 1, l.total
 	if s.threads > 1 && l.total >= 1<<15 {
 		unit := loopTile
@@ -1264,6 +1269,10 @@ func (s *lowpLoopStep) part(fr *frame, p, w int) {
 	var small [2 * maxLoopOps]lval
 	vs := small[:len(s.l.instrs)]
 	out := fr.bytes(s.out)
+	if s.flat != nil {
+		s.runFlat(fr, lo, hi, vs, out)
+		return
+	}
 	if s.quickRows {
 		s.runRows(fr, lo, hi, vs, scratch, out)
 		return

@@ -103,25 +103,39 @@ func (l *lowpLoop) fuseBF16Rows() {
 // row's scalar allows (the pass then tracks only the largest), the least
 // itself otherwise.
 func (l *lowpLoop) rowSqDev(in *lowpInstr, vs []lval, n int) (s, lo, hi float32) {
-	x, c := vs[in.args[0]].h[:n], vs[in.args[1]].s
+	return sqDevRow(vs[in.args[0]].h[:n], vs[in.args[1]].s, vs[in.args[2]].s)
+}
+
+// sqDevRow is rowSqDev of row x, scalar c and initial value init.
+func sqDevRow(x []uint16, c, init float32) (s, lo, hi float32) {
 	if f, ok := kiln.BF16DevFloor(c); ok {
 		sum, hi := kiln.SumSqDevMaxBF16(x, c)
-		return vs[in.args[2]].s + sum, f, hi
+		return init + sum, f, hi
 	}
 	sum, lo, hi := kiln.SumSqDevBF16(x, c)
-	return vs[in.args[2]].s + sum, lo, hi
+	return init + sum, lo, hi
 }
 
 // evalFusedRow runs a fused elementwise pass into dst.
 func (l *lowpLoop) evalFusedRow(in *lowpInstr, vs []lval, dst []uint16) {
 	x, s, t := vs[in.args[0]].h[:len(dst)], vs[in.args[1]].s, vs[in.args[2]].s
-	switch in.fused {
+	ranged, lo, hi := false, float32(0), float32(0)
+	if len(in.args) > 3 {
+		st := vs[in.args[3]]
+		ranged, lo, hi = true, st.lo, st.hi
+	}
+	fusedRow(in.fused, dst, x, s, t, ranged, lo, hi)
+}
+
+// fusedRow runs fused pass kind into dst from row x and scalars s and t;
+// ranged says that lo and hi bound the deviations (a rowSqDev pass's).
+func fusedRow(kind rowFusion, dst, x []uint16, s, t float32, ranged bool, lo, hi float32) {
+	switch kind {
 	case rowSubMul:
 		kiln.SubMulScalarBF16(dst, x, s, t)
 	default:
-		if len(in.args) > 3 {
-			st := vs[in.args[3]]
-			if r, ok := kiln.BF16Reciprocal(t, st.lo, st.hi); ok {
+		if ranged {
+			if r, ok := kiln.BF16Reciprocal(t, lo, hi); ok {
 				kiln.SubMulScalarBF16(dst, x, s, r)
 				return
 			}

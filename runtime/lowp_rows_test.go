@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 // layerNormHLO is JAX's layer_norm exported for a narrow type T over rows
@@ -137,6 +139,66 @@ func TestLowpRowPrograms(t *testing.T) {
 						}
 						checkGeneric(t, genericCase{hlo: hlo, args: args, check: usesImpl(nonEmpty(n, impl))})
 					})
+				}
+			}
+		}
+	}
+}
+
+// TestLowpRowsFlatLoop checks the flat row loop against the general row
+// loop bit for bit: a bfloat16 layer-norm (which takes the flat loop) on
+// rows of random values at scales across the range, with zeros, infinities,
+// NaNs and subnormals sprinkled in, at row lengths around the kernels'
+// widths, run once with the flat steps and once without.
+func TestLowpRowsFlatLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	specials := []uint16{0, 0x8000, 0x0001, 0x8042, 0x7f80, 0xff80, 0x7fc0, 0xffc1, 0x7f7f, 0x0080}
+	for _, n := range []int{2, 7, 16, 31, 32, 33, 64, 65, 100, 768} {
+		const rows = 24
+		m, err := ir.ParseModule(layerNormHLO(ir.BF16, rows, n, "1.001e-05", false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe, err := Compile(m, WithThreads(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var step *lowpLoopStep
+		for _, st := range exe.entry.steps {
+			if s, ok := st.(*lowpLoopStep); ok {
+				step = s
+			}
+		}
+		if step == nil || step.flat == nil {
+			t.Fatalf("n=%d: the layer-norm has no flat row loop (plan %v)", n, exe.entry.plan)
+		}
+		flat := step.flat
+		for rep := 0; rep < 6; rep++ {
+			lit := ir.MustNewLiteral(ir.MakeShape(ir.BF16, 1, rows, n))
+			x := ops.Elems[uint16](lit.Bytes())
+			for i := range x {
+				scale := math.Ldexp(1, r.IntN(40)-20)
+				x[i] = uint16(ir.BFloat16FromFloat32(float32((r.Float64()*2 - 1) * scale)))
+				if rep%2 == 1 && r.IntN(16) == 0 {
+					x[i] = specials[r.IntN(len(specials))]
+				}
+			}
+			in := TensorFromLiteral(lit)
+			got, _ := NewTensor(exe.ResultShapes()[0])
+			want, _ := NewTensor(exe.ResultShapes()[0])
+			step.flat = flat
+			if err := exe.RunInto(context.Background(), []*Tensor{got}, in); err != nil {
+				t.Fatal(err)
+			}
+			step.flat = nil
+			if err := exe.RunInto(context.Background(), []*Tensor{want}, in); err != nil {
+				t.Fatal(err)
+			}
+			step.flat = flat
+			g, w := ops.Elems[uint16](got.data), ops.Elems[uint16](want.data)
+			for i := range w {
+				if g[i] != w[i] {
+					t.Fatalf("n=%d rep=%d: element %d is %#04x in the flat loop, %#04x in the general one", n, rep, i, g[i], w[i])
 				}
 			}
 		}

@@ -1,0 +1,211 @@
+package runtime
+
+// The flat row loop: the row loop of a row program whose per-row
+// instructions are all contiguous 16-bit loads, sums of 16-bit rows, fused
+// bfloat16 passes and float32 arithmetic on the row scalars, ending in a
+// fused pass that writes the result. It keeps the row's values in plain
+// arrays (a float32 per scalar, a slice per row) instead of the general
+// loop's operand records, and computes each instruction by a switch on a
+// compact step: a layer-norm row takes a few hundred nanoseconds in its
+// kernels, and the general records' copies and dispatch added a third to
+// that. The values are the general row loop's (the same routines compute
+// them).
+
+import (
+	kiln "github.com/kilnml/kiln"
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// flatKind is how the flat row loop computes a step.
+type flatKind uint8
+
+const (
+	flatLoad   flatKind = iota // tiles[i] = the row of load slot
+	flatSum                    // sc[i] = sc[b] + (0 + the sum of tiles[a])
+	flatSqDev                  // sc[i], lo[i], hi[i] = sqDevRow(tiles[a], sc[b], sc[c])
+	flatArith                  // sc[i] = op(sc[a], sc[b]) rounded to round
+	flatFused                  // the result row = fusedRow(tiles[a], sc[b], sc[c], the range of d)
+	flatScalar                 // sc[i] = an input's element for the row (evalUniform)
+)
+
+// flatStep is one per-row instruction of the flat row loop.
+type flatStep struct {
+	kind       flatKind
+	i, a, b, c int
+	d          int // flatFused: the rowSqDev instruction whose range bounds the deviations, or -1
+	slot       int // flatLoad: the load; off: its first element
+	off        int
+	bf16       bool // flatSum: the row is bfloat16 (else binary16)
+	op         ssa.Op
+	round      ir.ElementType
+	f1         func(float64) float64
+	fused      rowFusion
+}
+
+// flatSchedule returns the flat row loop's steps for a row program whose
+// row schedule is perRow, or nil where some instruction has no flat form.
+func (l *lowpLoop) flatSchedule(perRow []rowInstr) []flatStep {
+	last := len(l.instrs) - 1
+	if len(l.instrs) > 2*maxLoopOps || !l.instrs[last].toDst || l.instrs[last].fused == rowUnfused || l.outT != ir.BF16 {
+		return nil
+	}
+	tile := func(j int) bool { return l.instrs[j].kind == instrLoad && !l.instrs[j].uniform }
+	steps := make([]flatStep, 0, len(perRow))
+	for _, r := range perRow {
+		in := &l.instrs[r.i]
+		st := flatStep{i: r.i, d: -1}
+		switch r.op {
+		case rowOpLoad:
+			st.kind, st.slot, st.off = flatLoad, in.acc.Input, in.acc.Offset
+		case rowOpReduce:
+			switch {
+			case in.fused == rowSqDev && tile(in.args[0]):
+				st.kind, st.a, st.b, st.c = flatSqDev, in.args[0], in.args[1], in.args[2]
+			case in.reducer == ssa.OpAdd && tile(in.args[0]) && (l.instrs[in.args[0]].typ == ir.BF16 || l.instrs[in.args[0]].typ == ir.F16):
+				st.kind, st.a, st.b, st.bf16 = flatSum, in.args[0], in.args[1], l.instrs[in.args[0]].typ == ir.BF16
+			default:
+				return nil
+			}
+		case rowOpScalar:
+			if !flatArithOp(in) {
+				return nil
+			}
+			st.kind, st.op, st.round, st.f1, st.a = flatArith, in.op, in.round, in.f1, in.args[0]
+			if len(in.args) > 1 {
+				st.b = in.args[1]
+			}
+		case rowOpFused:
+			if !in.toDst || r.i != last || !tile(in.args[0]) {
+				return nil
+			}
+			st.kind, st.fused, st.a, st.b, st.c = flatFused, in.fused, in.args[0], in.args[1], in.args[2]
+			if len(in.args) > 3 {
+				st.d = in.args[3]
+			}
+		case rowOpScalarLoad:
+			if in.typ == ir.PRED {
+				return nil
+			}
+			st.kind = flatScalar
+		default:
+			return nil
+		}
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// flatArithOp reports whether a per-row scalar instruction is float32
+// arithmetic the flat loop computes as evalUniform does: the four
+// operations, a conversion between float types, or a unary op scalarF32
+// computes by its float64 definition.
+func flatArithOp(in *lowpInstr) bool {
+	if in.kind != instrOp || in.loopInstr.typ != ir.F32 || in.f2 != nil {
+		return false
+	}
+	switch in.op {
+	case ssa.OpAdd, ssa.OpSubtract, ssa.OpMultiply, ssa.OpDivide:
+		return len(in.args) == 2
+	case ssa.OpConvert:
+		return !in.fromMask && len(in.args) == 1
+	case ssa.OpMaximum, ssa.OpMinimum, ssa.OpNegate, ssa.Op(ir.OpAbs), ssa.OpCopy, ssa.OpSelect, ssa.OpClamp, ssa.OpGelu:
+		return false
+	}
+	return in.f1 != nil && len(in.args) == 1
+}
+
+// runFlat computes output elements [lo, hi) (whole rows) of a row program
+// with flat steps, into out.
+func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, out []byte) {
+	l := s.l
+	var sc, dlo, dhi [2 * maxLoopOps]float32
+	var tiles [2 * maxLoopOps][]uint16
+	var ti tileIndex
+	for _, i := range s.consts {
+		vs[i] = lval{}
+		l.evalUniform(fr, &l.instrs[i], vs, &ti, &vs[i])
+		sc[i] = vs[i].s
+	}
+	var inputs [2 * maxLoopOps][]uint16
+	for k := range s.flat {
+		if st := &s.flat[k]; st.kind == flatLoad {
+			inputs[k] = ops.Elems[uint16](fr.bytes(l.loads[st.slot]))
+		}
+	}
+	rowIndex := false
+	for k := range s.flat {
+		rowIndex = rowIndex || s.flat[k].kind == flatScalar
+	}
+	y := ops.Elems[uint16](out)
+	sincePoll := 0
+	for start := lo; start < hi; {
+		if sincePoll >= pollLoopElements {
+			if fr.stopped() {
+				return
+			}
+			sincePoll = 0
+		}
+		n := l.segment(start, hi)
+		if rowIndex {
+			rem := start
+			for d := len(l.dims) - 1; d >= 0; d-- {
+				ti.idx[d] = rem % l.dims[d]
+				rem /= l.dims[d]
+			}
+		}
+		for k := range s.flat {
+			st := &s.flat[k]
+			switch st.kind {
+			case flatLoad:
+				tiles[st.i] = inputs[k][st.off+start : st.off+start+n]
+			case flatSum:
+				var sum float32
+				if st.bf16 {
+					sum = kiln.SumBF16(tiles[st.a])
+				} else {
+					sum = kiln.SumF16(tiles[st.a])
+				}
+				sc[st.i] = sc[st.b] + (0 + sum)
+			case flatSqDev:
+				sc[st.i], dlo[st.i], dhi[st.i] = sqDevRow(tiles[st.a], sc[st.b], sc[st.c])
+			case flatArith:
+				sc[st.i] = flatArith1(st, sc[st.a], sc[st.b])
+			case flatScalar:
+				var v lval
+				l.evalUniform(fr, &l.instrs[st.i], vs, &ti, &v)
+				sc[st.i] = v.s
+			case flatFused:
+				var rlo, rhi float32
+				if st.d >= 0 {
+					rlo, rhi = dlo[st.d], dhi[st.d]
+				}
+				fusedRow(st.fused, y[start:start+n], tiles[st.a], sc[st.b], sc[st.c], st.d >= 0, rlo, rhi)
+			}
+		}
+		start += n
+		sincePoll += n
+	}
+}
+
+// flatArith1 computes an arithmetic step on its operands' values, as
+// scalarF32 and roundScalar do.
+func flatArith1(st *flatStep, a, b float32) float32 {
+	var r float32
+	switch st.op {
+	case ssa.OpAdd:
+		r = a + b
+	case ssa.OpSubtract:
+		r = a - b
+	case ssa.OpMultiply:
+		r = a * b
+	case ssa.OpDivide:
+		r = a / b
+	case ssa.OpConvert:
+		r = a
+	default:
+		r = float32(st.f1(float64(a)))
+	}
+	return roundScalar(st.round, r)
+}
