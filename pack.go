@@ -96,10 +96,30 @@ func packB[T float](dst, b []T, ldb int, transB bool, pc, kc, jc, nc, nr int) {
 			clear(panel)
 		}
 		for p0 := 0; p0 < kc; p0 += transposeBlock {
-			packRows(panel[p0*nr:], nr, b[(jc+jr)*ldb+pc+p0:], ldb, cols, min(transposeBlock, kc-p0))
+			dst, src, n := panel[p0*nr:], b[(jc+jr)*ldb+pc+p0:], min(transposeBlock, kc-p0)
+			if !transposeRows(dst, nr, src, ldb, cols, n) {
+				packRows(dst, nr, src, ldb, cols, n)
+			}
 		}
 	}
 }
 
 // transposeBlock is the k extent of the blocks packB transposes at once.
 const transposeBlock = 64
+
+// transposeRows is packRows through the transpose kernels where T is
+// float32 and the block is at least one of their strips in each direction
+// (the vector transpose is several times faster than packRows' scalar
+// moves); it reports whether it did the work.
+func transposeRows[T float](dst []T, ds int, src []T, lda, rows, kc int) bool {
+	d, ok := any(dst).([]float32)
+	if !ok {
+		return false
+	}
+	k := kernels().transpose
+	if k.strip == nil || rows < k.width || kc < k.width {
+		return false
+	}
+	transposeStrided(d, ds, any(src).([]float32), lda, rows, kc)
+	return true
+}
