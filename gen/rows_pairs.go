@@ -87,16 +87,22 @@ func pairsRound(f *amd64File, r, e, o reg.VecPhysical) {
 	emitRaw(f, vcvtne2ps2bf16(regIndex(avx512, r), regIndex(avx512, o), regIndex(avx512, e)))
 }
 
+// pairsFunction starts a pair kernel: its name, signature and doc lines.
+func pairsFunction(f *amd64File, name, sig string, doc ...string) {
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(sig)
+	f.Doc(doc...)
+}
+
 // emitSumSqDevMaxPairs writes the sum-of-squares pass: for d = bf16(x[i] −
 // s), the sum of bf16(d·d) and the largest |d| (its bits; a NaN d makes
 // it a NaN).
 func emitSumSqDevMaxPairs(f *amd64File) string {
 	name := "sumSqDevMaxPairsBF16AVX512BF16"
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(x []uint16, s float32) (sum float64, hi uint32)")
-	f.Doc(name+" returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16",
+	pairsFunction(f, name, "func(x []uint16, s float32) (sum float64, hi uint32)",
+		name+" returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16",
 		"rounding to nearest even, s a bfloat16 value) and the largest |d| as bfloat16 bits (a NaN d",
 		"gives a NaN's), len(x) a multiple of 32, no non-zero |d| or d·d below 2^-126. Four",
 		"float32 partial sums fold into float64 every 2,048 elements.")
@@ -196,11 +202,8 @@ func emitSumSqDevMaxPairs(f *amd64File) string {
 // emitSubMulPairs writes the scaled pass: dst[i] = bf16(bf16(x[i] − s)·r).
 func emitSubMulPairs(f *amd64File) string {
 	name := "subMulPairsBF16AVX512BF16"
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(dst []uint16, x []uint16, s float32, r float32)")
-	f.Doc(name+" sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a",
+	pairsFunction(f, name, "func(dst []uint16, x []uint16, s float32, r float32)",
+		name+" sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a",
 		"bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product",
 		"below 2^-126. It prefetches as many bytes past x (for reading) and past dst (for",
 		"writing): the next row of a row program, whose first pass reads it next.")

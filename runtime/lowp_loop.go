@@ -1278,19 +1278,16 @@ func (s *lowpLoopStep) part(fr *frame, p, w int) {
 		return
 	}
 	es := s.l.outT.ByteSize()
-	sincePoll := 0
+	var poll loopPoll
 	for start := lo; start < hi; {
-		if sincePoll >= pollLoopElements {
-			if fr.stopped() {
-				return
-			}
-			sincePoll = 0
+		if poll.stopped(fr) {
+			return
 		}
 		n := s.l.segment(start, hi)
 		dst := out[start*es : (start+n)*es]
 		s.l.tile(fr, vs, start, n, scratch, dst)
 		s.l.finish(vs, dst, n)
 		start += n
-		sincePoll += n
+		poll.since += n
 	}
 }

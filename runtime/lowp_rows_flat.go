@@ -139,21 +139,14 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, out []byte) {
 		rowIndex = rowIndex || s.flat[k].kind == flatScalar
 	}
 	y := ops.Elems[uint16](out)
-	sincePoll := 0
+	var poll loopPoll
 	for start := lo; start < hi; {
-		if sincePoll >= pollLoopElements {
-			if fr.stopped() {
-				return
-			}
-			sincePoll = 0
+		if poll.stopped(fr) {
+			return
 		}
 		n := l.segment(start, hi)
 		if rowIndex {
-			rem := start
-			for d := len(l.dims) - 1; d >= 0; d-- {
-				ti.idx[d] = rem % l.dims[d]
-				rem /= l.dims[d]
-			}
+			l.rowIndexOf(&ti, start)
 		}
 		for k := range s.flat {
 			st := &s.flat[k]
@@ -185,7 +178,7 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, out []byte) {
 			}
 		}
 		start += n
-		sincePoll += n
+		poll.since += n
 	}
 }
 

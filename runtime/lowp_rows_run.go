@@ -88,22 +88,15 @@ func (s *lowpLoopStep) runRows(fr *frame, lo, hi int, vs []lval, scratch, out []
 		rowIndex = rowIndex || r.op == rowOpScalarLoad
 	}
 	es := l.outT.ByteSize()
-	sincePoll := 0
+	var poll loopPoll
 	for start := lo; start < hi; {
-		if sincePoll >= pollLoopElements {
-			if fr.stopped() {
-				return
-			}
-			sincePoll = 0
+		if poll.stopped(fr) {
+			return
 		}
 		n := l.segment(start, hi)
 		dst := out[start*es : (start+n)*es]
 		if rowIndex {
-			rem := start
-			for d := len(l.dims) - 1; d >= 0; d-- {
-				ti.idx[d] = rem % l.dims[d]
-				rem /= l.dims[d]
-			}
+			l.rowIndexOf(&ti, start)
 		}
 		for _, r := range s.perRow {
 			in := &l.instrs[r.i]
@@ -134,6 +127,29 @@ func (s *lowpLoopStep) runRows(fr *frame, lo, hi int, vs []lval, scratch, out []
 		}
 		l.finish(vs, dst, n)
 		start += n
-		sincePoll += n
+		poll.since += n
 	}
+}
+
+// rowIndexOf sets ti to the index of element start's row.
+func (l *lowpLoop) rowIndexOf(ti *tileIndex, start int) {
+	rem := start
+	for d := len(l.dims) - 1; d >= 0; d-- {
+		ti.idx[d] = rem % l.dims[d]
+		rem /= l.dims[d]
+	}
+}
+
+// loopPoll polls a frame for cancellation every pollLoopElements elements
+// a loop computes: since counts those computed since the last poll.
+type loopPoll struct{ since int }
+
+// stopped reports whether the loop must stop, polling the frame once
+// enough elements have been computed since the last poll.
+func (p *loopPoll) stopped(fr *frame) bool {
+	if p.since < pollLoopElements {
+		return false
+	}
+	p.since = 0
+	return fr.stopped()
 }
