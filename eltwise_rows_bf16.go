@@ -56,14 +56,24 @@ func SumSqDevMaxBF16(x []uint16, s float32) (sum, maxDev float32) {
 	if m > 0 {
 		t, h := k.sumSqDevMaxRoundBF16(x[:m], s)
 		total += t
-		hi = maxc32(hi, h)
+		hi = maxKeepNaN32(hi, h)
 	}
 	if m < len(x) {
 		t, h := sumSqDevMaxRoundBF16Go(x[m:], s)
 		total += t
-		hi = maxc32(hi, h)
+		hi = maxKeepNaN32(hi, h)
 	}
 	return float32(total), hi
+}
+
+// maxKeepNaN32 is the larger of a and b, or a NaN where either is one: a
+// kernel that returns a NaN for a NaN deviation may have lost the largest
+// of the others, so the whole row's largest is unknown.
+func maxKeepNaN32(a, b float32) float32 {
+	if a != a || b != b {
+		return float32(math.NaN())
+	}
+	return max(a, b)
 }
 
 // bf16PairKernels are a level's passes of bfloat16 rows that read 32
