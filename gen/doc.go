@@ -43,7 +43,9 @@
 // kernels for bfloat16 and binary16, conv_narrow.go), eltwise and reduce (vector
 // programs, with bfloat16 and binary16 variants made from the float32
 // programs by typed.go, and bfloat16 stores for AVX512_BF16 by a target of
-// their own), transpose, lowp (the low-precision products' dot kernels for
+// their own), bf16pairs (rows_pairs.go: a bfloat16 layer-norm's variance and
+// normalise passes for AVX512_BF16, reading 32 elements as even and odd
+// halves), transpose, sort (a bitonic sort of 32-bit keys for AVX-512), lowp (the low-precision products' dot kernels for
 // AVX-512, AVX2 and NEON, and the AMX tile kernels; x86enc.go encodes the
 // instructions Go's assembler lacks) and s8w (int8-weight rows).
 //
