@@ -378,28 +378,32 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 // arguments on to the next tile, rows pixels further, and starts again from
 // the top.
 func emitNextTile(f *amd64File, rows int, a reg.Register) {
-	arg := func(name string) operand.Mem {
-		a, err := f.Param(name).Resolve()
-		if err != nil {
-			panic(err)
-		}
-		return a.Addr
-	}
 	f.Label("nexttile")
+	emitTileAdvance(f, rows, 4, a, true)
+}
+
+// emitTileAdvance is the end of a tile in a kernel of elemBytes-byte
+// elements: while tiles remain (n), a and the output argument c (and, with
+// residual, res where the flags say it is read) move rows pixels on, and
+// the kernel starts again from the top; then it returns.
+func emitTileAdvance(f *amd64File, rows, elemBytes int, a reg.Register, residual bool) {
+	arg := func(name string) operand.Mem { return addrOf(f.Param(name)) }
 	r := f.GP64()
 	f.MOVQ(arg("n"), r)
 	f.DECQ(r)
 	f.JZ(operand.LabelRef("done"))
 	f.MOVQ(r, arg("n"))
 	f.MOVQ(arg("lda"), r)
-	f.IMUL3Q(imm(rows*4), r, r)
+	f.IMUL3Q(imm(rows*elemBytes), r, r)
 	f.ADDQ(r, a)
 	f.MOVQ(arg("ldc"), r)
-	f.IMUL3Q(imm(rows*4), r, r)
+	f.IMUL3Q(imm(rows*elemBytes), r, r)
 	f.ADDQ(r, arg("c"))
-	f.TESTQ(operand.U32(flagResidual), arg("flags"))
-	f.JZ(operand.LabelRef("top"))
-	f.ADDQ(r, arg("res"))
+	if residual {
+		f.TESTQ(operand.U32(flagResidual), arg("flags"))
+		f.JZ(operand.LabelRef("top"))
+		f.ADDQ(r, arg("res"))
+	}
 	f.JMP(operand.LabelRef("top"))
 	f.Label("done")
 	f.VZEROUPPER()

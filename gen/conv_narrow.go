@@ -331,28 +331,7 @@ func emitNarrowDepthwiseKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, row
 	}
 
 	// The next tile.
-	arg := func(name string) operand.Mem {
-		a, err := f.Param(name).Resolve()
-		if err != nil {
-			panic(err)
-		}
-		return a.Addr
-	}
-	r := f.GP64()
-	f.MOVQ(arg("n"), r)
-	f.DECQ(r)
-	f.JZ(operand.LabelRef("done"))
-	f.MOVQ(r, arg("n"))
-	f.MOVQ(arg("lda"), r)
-	f.IMUL3Q(imm(rows*2), r, r)
-	f.ADDQ(r, a)
-	f.MOVQ(arg("ldc"), r)
-	f.IMUL3Q(imm(rows*2), r, r)
-	f.ADDQ(r, arg("c"))
-	f.JMP(operand.LabelRef("top"))
-	f.Label("done")
-	f.VZEROUPPER()
-	f.RET()
+	emitTileAdvance(f, rows, 2, a, false)
 }
 
 // emitNarrowStore rounds the float32 lanes of x to the narrow type and
@@ -589,28 +568,7 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 			f.ADDQ(ldc, c)
 		}
 	}
-	arg := func(name string) operand.Mem {
-		a, err := f.Param(name).Resolve()
-		if err != nil {
-			panic(err)
-		}
-		return a.Addr
-	}
-	r := f.GP64()
-	f.MOVQ(arg("n"), r)
-	f.DECQ(r)
-	f.JZ(operand.LabelRef("done"))
-	f.MOVQ(r, arg("n"))
-	f.MOVQ(arg("lda"), r)
-	f.IMUL3Q(imm(rows*2), r, r)
-	f.ADDQ(r, a)
-	f.MOVQ(arg("ldc"), r)
-	f.IMUL3Q(imm(rows*2), r, r)
-	f.ADDQ(r, arg("c"))
-	f.JMP(operand.LabelRef("top"))
-	f.Label("done")
-	f.VZEROUPPER()
-	f.RET()
+	emitTileAdvance(f, rows, 2, a, false)
 }
 
 // vcvtne2ps2bf16 rounds two float32 vectors to one of bfloat16: d's low

@@ -13,30 +13,35 @@ import "math"
 // accumulates before it is folded into the float64 totals.
 const reduceFlush = 32
 
+// cascadeFold folds a cascade kernel's per-copy float32 partial sums
+// (state 0) as a tree over the copies into its two float64 totals (shared
+// states 0 and 1: the low and high halves of the lanes) and clears them.
+func cascadeFold(c *kctx) {
+	parts := c.all(0)
+	for len(parts) > 1 {
+		var next []val
+		for i := 0; i+1 < len(parts); i += 2 {
+			next = append(next, c.b.add(parts[i], parts[i+1]))
+		}
+		if len(parts)%2 == 1 {
+			next = append(next, parts[len(parts)-1])
+		}
+		parts = next
+	}
+	c.setShared(0, c.b.add(c.sharedState(0), c.b.lo64(parts[0])))
+	c.setShared(1, c.b.add(c.sharedState(1), c.b.hi64(parts[0])))
+	zero := c.b.f32(0)
+	for u := range c.st {
+		c.update(c.st[u][0], zero)
+	}
+}
+
 // cascadeSum is a kernel returning a float64 sum over the vectors: acc adds
 // a vector's terms to a per-copy float32 partial sum; the partial sums are
 // folded (as a tree over the copies) into two float64 totals, the low and
 // high halves of the lanes.
 func cascadeSum(name, doc string, args []karg, acc func(c *kctx, sum val) val) *vkernel {
-	fold := func(c *kctx) {
-		parts := c.all(0)
-		for len(parts) > 1 {
-			var next []val
-			for i := 0; i+1 < len(parts); i += 2 {
-				next = append(next, c.b.add(parts[i], parts[i+1]))
-			}
-			if len(parts)%2 == 1 {
-				next = append(next, parts[len(parts)-1])
-			}
-			parts = next
-		}
-		c.setShared(0, c.b.add(c.sharedState(0), c.b.lo64(parts[0])))
-		c.setShared(1, c.b.add(c.sharedState(1), c.b.hi64(parts[0])))
-		zero := c.b.f32(0)
-		for u := range c.st {
-			c.update(c.st[u][0], zero)
-		}
-	}
+	fold := cascadeFold
 	return &vkernel{name: name, doc: doc, lane: vF32, unroll: 4, args: args, noTwin: true,
 		res:        []kres{{"sum", "float64"}},
 		states:     1,
@@ -310,25 +315,7 @@ func bf16RowKernels() []*vkernel {
 	dev := func(c *kctx, x, s int) val {
 		return roundBF16Lanes(c.b, c.b.sub(c.in(x), c.scalar(s)))
 	}
-	fold := func(c *kctx) {
-		parts := c.all(0)
-		for len(parts) > 1 {
-			var next []val
-			for i := 0; i+1 < len(parts); i += 2 {
-				next = append(next, c.b.add(parts[i], parts[i+1]))
-			}
-			if len(parts)%2 == 1 {
-				next = append(next, parts[len(parts)-1])
-			}
-			parts = next
-		}
-		c.setShared(0, c.b.add(c.sharedState(0), c.b.lo64(parts[0])))
-		c.setShared(1, c.b.add(c.sharedState(1), c.b.hi64(parts[0])))
-		zero := c.b.f32(0)
-		for u := range c.st {
-			c.update(c.st[u][0], zero)
-		}
-	}
+	fold := cascadeFold
 	// lower keeps the smaller (greater: the larger) of acc and v; a NaN v
 	// leaves acc as it is.
 	extreme := func(b *vb, acc, v val, greater bool) val {

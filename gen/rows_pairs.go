@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mmcloughlin/avo/attr"
-	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -44,15 +43,6 @@ func pairsIndex() []uint16 {
 
 func pairsConst(off int) operand.Mem {
 	return operand.NewDataAddr(operand.NewStaticSymbol(pairsConsts), off)
-}
-
-// addrOf is the stack address of a parameter or result.
-func addrOf(c gotypes.Component) operand.Mem {
-	b, err := c.Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return b.Addr
 }
 
 func generateRowsPairs(o *output) error {

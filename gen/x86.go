@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/pass"
 	"github.com/mmcloughlin/avo/printer"
@@ -129,6 +130,15 @@ func memIdx(base, index reg.Register, scale uint8, disp int) operand.Mem {
 }
 
 func imm(x int) operand.Constant { return operand.Imm(uint64(x)) }
+
+// addrOf is the stack address of a parameter or result.
+func addrOf(c gotypes.Component) operand.Mem {
+	b, err := c.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
 
 // loadMask sets up the lane masks of the vectors of a partial tile from the
 // driver's int32 prefix mask (-1 enabled, 0 disabled): opmask registers on
