@@ -81,6 +81,9 @@ type gemmKernels[T float] struct {
 	// axpy4, when not nil, is the four-row axpy kernel of the single-row
 	// untransposed-B path (gemv.go), of the same vector width.
 	axpy4 func(n int, x *T, b *T, ldb int, y *T)
+	// gemvCols[nv], when not nil, is the column-block kernel of nv vectors
+	// of the same path (gemv_cols.go), which it prefers to axpy4.
+	gemvCols []gemvColsKernel[T]
 	// kcSmall is the K block of the small-M path when it has several row
 	// tiles (C is tiny there, so it could be shorter than kc; measurements
 	// on Zen 5 found no gain).

@@ -41,12 +41,15 @@ type gemmJob[T float] struct {
 	epFlags        uint
 	goAct          bool
 
-	small  bool
-	gemv   int // gemvNone, gemvDot, gemvAxpy
-	splitN bool
-	parts  int
-	bufs   []partBuffers[T]
-	done   pending
+	small bool
+	gemv  int // gemvNone, gemvDot, gemvAxpy
+	// backward: the column-block path reads B's chunks last to first
+	// (see gemvSweeps).
+	backward bool
+	splitN   bool
+	parts    int
+	bufs     []partBuffers[T]
+	done     pending
 }
 
 // partBuffers are one part's packing buffers, kept with the job between calls.
@@ -117,6 +120,9 @@ func gemm[T float](g *gemmKernels[T], transA, transB bool, m, n, k int, alpha T,
 	// past n than the main tile's, which would run 64 columns for 10.
 	j.small = m <= smallM || g.small != nil && n <= g.small.nr
 	j.gemv = gemvPath(g, transA, transB, m, lda, pb)
+	if j.gemv == gemvAxpy && g.gemvCols != nil && k > gemvColsDepth && k*n*int(unsafe.Sizeof(alpha)) <= gemvSweepLimit {
+		j.backward = gemvBackward(b)
+	}
 	j.splitN = m <= smallM || n >= m
 	j.parts = j.partCount()
 	for len(j.bufs) < j.parts {

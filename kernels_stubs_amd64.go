@@ -420,6 +420,86 @@ func saxpy4AVX512(n int, x *float32, b *float32, ldb int, y *float32)
 //go:noescape
 func saxpy4AVX2(n int, x *float32, b *float32, ldb int, y *float32)
 
+// sgemvColsAVX512x1 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 16, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x1(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x2 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 32, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x2(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x3 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 48, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x3(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x4 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 64, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x4(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x5 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 80, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x5(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x6 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 96, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x6(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x7 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 112, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x7(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x8 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 128, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x8(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x9 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 144, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x9(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x10 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 160, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x10(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x11 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 176, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x11(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x12 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 192, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x12(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x13 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 208, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x13(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x14 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 224, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x14(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x15 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 240, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x15(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
+// sgemvColsAVX512x16 adds x[p]·b[p*ldb+j] over p < k to y[j] for j < 256, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.
+//
+//go:noescape
+func sgemvColsAVX512x16(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)
+
 // sgemvPackedAVX5121x64 computes C(i, q*64+j) = act(alpha·Σp A(i,p)·B(p, q*64+j) + beta·C + bias) for the 1 rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×64 row-major panel each, one after another from b); see gemv_packed.go.
 //
 //go:noescape

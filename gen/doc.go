@@ -38,8 +38,8 @@
 // (see microKernel in the root package's dispatch.go) and test each against
 // its pure-Go twin.
 //
-// The families: gemm (float32/float64 micro-kernels, single-row and
-// packed-rows kernels, the FMA peak loop), conv, dwnarrow (conv's depthwise
+// The families: gemm (float32/float64 micro-kernels, single-row,
+// column-block (gemv_cols.go) and packed-rows kernels, the FMA peak loop), conv, dwnarrow (conv's depthwise
 // kernels for bfloat16 and binary16, conv_narrow.go), eltwise and reduce (vector
 // programs, with bfloat16 and binary16 variants made from the float32
 // programs by typed.go, and bfloat16 stores for AVX512_BF16 by a target of

@@ -104,6 +104,10 @@ func generateGEMM(o *output) error {
 	dots := map[string]string{"levelAVX512": emitDot4(f, avx512), "levelAVX2": emitDot4(f, avx2)}
 	axpys := map[string]string{"levelAVX512": emitAxpy4(f, avx512), "levelAVX2": emitAxpy4(f, avx2)}
 	lanes := map[string]int{"levelAVX512": avx512.lanes(f32), "levelAVX2": avx2.lanes(f32)}
+	cols := map[string][]string{}
+	for nv := 1; nv <= gemvColsMax; nv++ {
+		cols[avx512.level] = append(cols[avx512.level], emitGemvCols(f, avx512, nv))
+	}
 	packedRows := map[string][]packedRowsWidth{}
 	for _, t := range gemmAMD64 {
 		if t.e.goType != "float32" || t.small {
@@ -140,6 +144,7 @@ func generateGEMM(o *output) error {
 			}
 			if e.goType == "float32" {
 				te.dot4, te.dotLanes, te.axpy4 = dots[v.level], lanes[v.level], axpys[v.level]
+				te.gemvCols = cols[v.level]
 				te.packedRows = packedRows[v.level]
 			}
 			o.set(v.level, e.prefix+"gemm", te.expr())
@@ -162,6 +167,7 @@ type gemmEntry struct {
 	// the single-row kernels (float32 only)
 	dot4, axpy4 string
 	dotLanes    int
+	gemvCols    []string          // by vector count, from one
 	packedRows  []packedRowsWidth // widest first
 }
 
@@ -206,6 +212,9 @@ func (t gemmEntry) expr() string {
 	}
 	if t.axpy4 != "" {
 		fmt.Fprintf(&b, "axpy4: %s,\n", t.axpy4)
+	}
+	if t.gemvCols != nil {
+		fmt.Fprintf(&b, "gemvCols: %s,\n", goList(fmt.Sprintf("[]gemvColsKernel[%s]", t.goType), true, t.gemvCols))
 	}
 	if t.packedRows != nil {
 		fmt.Fprintf(&b, "packedRows: map[int][]packedRowsKernel[%s]{\n", t.goType)
