@@ -17,7 +17,7 @@ type mapProgram struct {
 		Text string `json:"text"`
 	} `json:"steps"`
 	Expected struct {
-		Text string `json:"text"`
+		Text *string `json:"text"`
 	} `json:"expected"`
 }
 
@@ -27,8 +27,10 @@ func init() {
 		File: "indexing_map_cases.json",
 		Select: func(raw json.RawMessage) bool {
 			var p mapProgram
+			// A case that expects only Simplify's return value has no
+			// text to compare: indexing_map_cases checks its return.
 			return json.Unmarshal(raw, &p) == nil && p.Category == "simplify" && len(p.Steps) == 2 &&
-				p.Steps[0].Op == "Parse" && p.Steps[1].Op == "Simplify"
+				p.Steps[0].Op == "Parse" && p.Steps[1].Op == "Simplify" && p.Expected.Text != nil
 		},
 		Check: checkSimplify,
 	})
@@ -46,7 +48,7 @@ func checkSimplify(c Case) error {
 		return fmt.Errorf("parse: %v", err)
 	}
 	got := normMap(fmt.Sprintln(affine.Simplify(m)))
-	if want := normMap(p.Expected.Text); got != want {
+	if want := normMap(*p.Expected.Text); got != want {
 		return errors.New("got " + got + " want " + want)
 	}
 	return nil
