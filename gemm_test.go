@@ -508,3 +508,28 @@ func TestPackedBOutsideHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestSgemmBInPlace covers products whose untransposed B is read in place
+// by the blocked path though the block is not single (streamsBInPlace):
+// several depth blocks, whole panels and a packed partial one, ldb wider
+// than n, B unaligned, bias and ReLU, at every runnable level — and shapes
+// just outside the rule, which pack B.
+func TestSgemmBInPlace(t *testing.T) {
+	orig := active.Load().level.String()
+	defer SetISA(orig)
+	r := rand.New(rand.NewPCG(61, 67))
+	for _, level := range ISALevels() {
+		SetISA(level)
+		for _, sh := range [][3]int{{40, 780, 130}, {33, 1024, 64}, {64, 800, 96}, {48, 1025, 64}} {
+			m, k, n := sh[0], sh[1], sh[2]
+			for _, extra := range []int{0, 5} {
+				tc := newCase[float32](r, false, false, m, n, k, 1, 0.5, extra, 1)
+				tc.bias = randMatrix[float32](r, 1, n, n, 0)
+				tc.act = ActReLU
+				c := slices.Clone(tc.c0)
+				SgemmEpilogue(false, false, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc, Epilogue{Bias: tc.bias, Act: ActReLU})
+				tc.check(t, level+" B in place "+tc.String(), c)
+			}
+		}
+	}
+}
