@@ -5,11 +5,12 @@ import (
 	"unsafe"
 )
 
-// The single-row products, y = x·B and y = x·Bᵀ, read B once, row by row, in
-// place: with Bᵀ each element of y is the dot product of x with a row of B
-// (where the GEMM path would first transpose all of B into panels); with B,
-// four rows at a time are scaled by their x and added into y (where the GEMM
-// path would walk B in narrow panels, a row stride apart).
+// The single-row products, y = x·B and y = x·Bᵀ, read B once, in place: with
+// Bᵀ each element of y is the dot product of x with a row of B (where the
+// GEMM path would first transpose all of B into panels); with B, the
+// column-block kernels fold chunks of rows of B into register accumulators
+// a block of columns at a time (gemvColumns), or, on levels without them,
+// four rows at a time are scaled by their x and added into y.
 
 // Single-row paths (gemmJob.gemv).
 const (
@@ -33,7 +34,7 @@ func gemvPath[T float](g *gemmKernels[T], transA, transB bool, m, lda int, pb []
 }
 
 // runGemvAxpy computes C(0, n0:n1) = act(alpha·Σp a[p]·B(p,n) + beta·C + bias)
-// into an accumulator row, four rows of B at a time.
+// from an accumulator row of the sums.
 func (j *gemmJob[T]) runGemvAxpy(buf *partBuffers[T], n0, n1 int) {
 	var acc []T
 	if j.kern.gemvCols != nil {
@@ -119,7 +120,10 @@ func (j *gemmJob[T]) gemvColumns(buf *partBuffers[T], n0, n1 int) []T {
 		}
 		p0 := q * gemvColsDepth
 		kc := min(gemvColsDepth, k-p0)
-		sums := part[q%rows*width:]
+		sums := acc // one chunk: its sums are the result
+		if rows > 1 {
+			sums = part[q*width:]
+		}
 		for c0 := 0; c0 < cols; c0 += block {
 			w := min(block, cols-c0)
 			if poll.stopped(kc * w) {
