@@ -207,7 +207,7 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	}
 	inPlaceA := rowsA && single && spreadRows(j.lda, int(unsafe.Sizeof(j.a[0])))
 	inPlaceB := !j.transB && j.pb == nil &&
-		(single && spreadRows(j.ldb, int(unsafe.Sizeof(j.a[0]))) || rowsA && j.streamsBInPlace(m1-m0))
+		(single && spreadRows(j.ldb, int(unsafe.Sizeof(j.a[0]))) || rowsA && j.streamsBInPlace(m1-m0, depth))
 	if !inPlaceA {
 		buf.a = grow(buf.a, (depth+rowPad)*min(g.mc, (m1-m0+mr-1)/mr*mr))
 	}
@@ -342,20 +342,20 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 // streamsBInPlace reports whether a product of rows rows of A (row-major)
 // reads the whole panels of its untransposed B where they lie instead of
 // packing them, though the block is not single: one block of rows (each
-// panel swept by all of its row tiles in turn), K up to 1024 and rows
-// less than 4 KiB apart. A panel of K×64 floats is then larger than L1
-// either way, so every row tile streams it from L2, packed or not; the
-// copy only adds its stores, and the stride prefetcher follows rows this
-// close. Rows 4 KiB apart or more alias in L1 and L2, and a longer K's
+// panel swept by all of its row tiles in turn), K up to 1024, a panel of
+// depth rows larger than L1 and rows less than 4 KiB apart. Every row tile
+// then streams the panel from L2, packed or not (a panel that fits L1
+// packed is packed: attention's 128-deep P·V, for one); the copy only
+// adds its stores, and the stride prefetcher follows rows this close. Rows 4 KiB apart or more alias in L1 and L2, and a longer K's
 // panel no longer stays in L2. Measured in interleaved runs (minimum of
 // 200–400 calls on four rotating Bs): in place 2–7 % faster at 64×784×512,
 // 64×512×512, 64×784×640, 128×768×768, 128×768×256 and 64×2048×512;
 // 1.5–2.9× slower at N = 1024 and 3072, 5–11 % slower at 128×1536×768 and
 // 128×3072×768; no gain below 32 rows. The example MLP at batch 64 with
 // its weights passed as parameters: 646 → 590 µs.
-func (j *gemmJob[T]) streamsBInPlace(rows int) bool {
-	stride := j.ldb * int(unsafe.Sizeof(j.a[0]))
-	return rows >= 32 && rows <= j.kern.mc && j.k <= 1024 && stride < 4096
+func (j *gemmJob[T]) streamsBInPlace(rows, depth int) bool {
+	size := int(unsafe.Sizeof(j.a[0]))
+	return rows >= 32 && rows <= j.kern.mc && j.k <= 1024 && depth*j.kern.nr*size > cpuState.l1d && j.ldb*size < 4096
 }
 
 // spreadRows reports whether rows ld elements of size bytes apart spread
