@@ -68,7 +68,7 @@ func ulpError(got float32, want float64) float64 {
 	return math.Abs(g-want) / ulp32(want)
 }
 
-// withLevel runs f at every level this CPU and build can run.
+// forEachLevel runs f at every level this CPU and build can run.
 func forEachLevel(t *testing.T, f func(level string)) {
 	t.Helper()
 	for _, level := range ISALevels() {

@@ -515,11 +515,8 @@ func TestPackedBOutsideHeap(t *testing.T) {
 // than n, B unaligned, bias and ReLU, at every runnable level — and shapes
 // just outside the rule, which pack B.
 func TestSgemmBInPlace(t *testing.T) {
-	orig := active.Load().level.String()
-	defer SetISA(orig)
 	r := rand.New(rand.NewPCG(61, 67))
-	for _, level := range ISALevels() {
-		SetISA(level)
+	forEachLevel(t, func(level string) {
 		for _, sh := range [][3]int{{40, 780, 130}, {33, 1024, 64}, {64, 800, 96}, {48, 1025, 64}} {
 			m, k, n := sh[0], sh[1], sh[2]
 			for _, extra := range []int{0, 5} {
@@ -531,5 +528,5 @@ func TestSgemmBInPlace(t *testing.T) {
 				tc.check(t, level+" B in place "+tc.String(), c)
 			}
 		}
-	}
+	})
 }

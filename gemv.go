@@ -44,19 +44,8 @@ func (j *gemmJob[T]) runGemvAxpy(buf *partBuffers[T], n0, n1 int) {
 	} else if acc = j.gemvAxpyRows(buf, n0, n1); acc == nil {
 		return
 	}
-	flags := j.epFlags
 	for c, s := range acc {
-		v := j.alpha * s
-		if j.beta != 0 {
-			v += j.beta * j.c[n0+c]
-		}
-		if flags&flagBias != 0 {
-			v += j.ep.bias[n0+c]
-		}
-		if flags&flagReLU != 0 && v < 0 {
-			v = 0
-		}
-		j.c[n0+c] = v
+		j.c[n0+c] = j.rowResult(n0+c, s)
 	}
 	if j.goAct {
 		j.ep.applyAct(j.c[n0:n1])
@@ -195,7 +184,6 @@ func (j *gemmJob[T]) runGemv(n0, n1 int) {
 	kv := k / lanes * lanes
 	x := j.a[:k] // A is 1×k: a row, or a column with lda 1
 	var out [4 * 16]T
-	flags := j.epFlags
 	row := j.c[n0:n1]
 	poll := workPoller{cancel: j.ep.cancel}
 	for jj := n0; jj < n1; jj += 4 {
@@ -224,20 +212,27 @@ func (j *gemmJob[T]) runGemv(n0, n1 int) {
 			for p, bv := range brow {
 				s += x[start+p] * bv
 			}
-			v := j.alpha * s
-			if j.beta != 0 {
-				v += j.beta * j.c[jj+r]
-			}
-			if flags&flagBias != 0 {
-				v += j.ep.bias[jj+r]
-			}
-			if flags&flagReLU != 0 && v < 0 {
-				v = 0
-			}
-			j.c[jj+r] = v
+			j.c[jj+r] = j.rowResult(jj+r, s)
 		}
 	}
 	if j.goAct {
 		j.ep.applyAct(row)
 	}
+}
+
+// rowResult is element col of a single-row C for the sum s: alpha·s, plus
+// beta·C and the bias, and ReLU, as the epilogue flags say (the other
+// activations follow in Go over the row).
+func (j *gemmJob[T]) rowResult(col int, s T) T {
+	v := j.alpha * s
+	if j.beta != 0 {
+		v += j.beta * j.c[col]
+	}
+	if j.epFlags&flagBias != 0 {
+		v += j.ep.bias[col]
+	}
+	if j.epFlags&flagReLU != 0 && v < 0 {
+		v = 0
+	}
+	return v
 }

@@ -14,11 +14,8 @@ import (
 // times, so that its chunks are read in both orders: the results must be
 // identical bit for bit, and within the reference's bound.
 func TestGemvColumns(t *testing.T) {
-	orig := active.Load().level.String()
-	defer SetISA(orig)
 	r := rand.New(rand.NewPCG(31, 37))
-	for _, level := range ISALevels() {
-		SetISA(level)
+	forEachLevel(t, func(level string) {
 		for _, n := range []int{1, 10, 15, 16, 17, 255, 256, 257, 300, 513} {
 			for _, k := range []int{1, 2, 127, 128, 129, 300, 1000} {
 				for _, extra := range []int{0, 3} {
@@ -39,7 +36,7 @@ func TestGemvColumns(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestGemvColsKernels checks each column-block kernel on its own against a

@@ -430,32 +430,14 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) 
 		}
 	}
 
-	f.Label("loop")
-	f.CMPQ(k, imm(t.unroll))
-	f.JL(operand.LabelRef("tail"))
-	for u := 0; u < t.unroll; u++ {
-		step(u)
-	}
-	if rowMajor {
-		advanceRows(t.unroll)
-	}
-	if packing {
-		f.ADDQ(operand.U32(t.unroll*t.nr*e.size), dst)
-	}
-	f.SUBQ(imm(t.unroll), k)
-	f.JMP(operand.LabelRef("loop"))
-	f.Label("tail")
-	f.TESTQ(k, k)
-	f.JE(operand.LabelRef("epilogue"))
-	step(0)
-	if rowMajor {
-		advanceRows(1)
-	}
-	if packing {
-		f.ADDQ(operand.U32(t.nr*e.size), dst)
-	}
-	f.DECQ(k)
-	f.JMP(operand.LabelRef("tail"))
+	emitStepLoop(f, k, t.unroll, step, func(n int) {
+		if rowMajor {
+			advanceRows(n)
+		}
+		if packing {
+			f.ADDQ(operand.U32(n*t.nr*e.size), dst)
+		}
+	}, "epilogue")
 
 	f.Label("epilogue")
 	emitGEMMEpilogue(f, t, rows, nv, acc)

@@ -92,22 +92,7 @@ func emitGemvCols(f *amd64File, v vecArch, nv int) string {
 		}
 		f.ADDQ(ldb, b)
 	}
-	f.Label("loop")
-	f.CMPQ(k, imm(sets))
-	f.JL(operand.LabelRef("tail"))
-	for u := 0; u < sets; u++ {
-		row(u, u)
-	}
-	f.ADDQ(imm(sets*e.size), x)
-	f.SUBQ(imm(sets), k)
-	f.JMP(operand.LabelRef("loop"))
-	f.Label("tail")
-	f.TESTQ(k, k)
-	f.JE(operand.LabelRef("fold"))
-	row(0, 0)
-	f.ADDQ(imm(e.size), x)
-	f.DECQ(k)
-	f.JMP(operand.LabelRef("tail"))
+	emitStepLoop(f, k, sets, func(u int) { row(u, u) }, func(n int) { f.ADDQ(imm(n*e.size), x) }, "fold")
 	f.Label("fold")
 	for s := 1; s < sets; s++ {
 		for j := 0; j < nv; j++ {

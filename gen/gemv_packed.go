@@ -156,24 +156,10 @@ func emitGemvPacked(f *amd64File, v vecArch, nr, rows int) string {
 			}
 		}
 	}
-	f.Label("loop")
-	f.CMPQ(kk, imm(gemvPackedUnroll))
-	f.JL(operand.LabelRef("tail"))
-	for u := 0; u < gemvPackedUnroll; u++ {
-		step(u)
-	}
-	f.ADDQ(operand.U32(gemvPackedUnroll*panelRow), b)
-	f.ADDQ(imm(gemvPackedUnroll*e.size), base)
-	f.SUBQ(imm(gemvPackedUnroll), kk)
-	f.JMP(operand.LabelRef("loop"))
-	f.Label("tail")
-	f.TESTQ(kk, kk)
-	f.JE(operand.LabelRef("epilogue"))
-	step(0)
-	f.ADDQ(operand.U32(panelRow), b)
-	f.ADDQ(imm(e.size), base)
-	f.DECQ(kk)
-	f.JMP(operand.LabelRef("tail"))
+	emitStepLoop(f, kk, gemvPackedUnroll, step, func(n int) {
+		f.ADDQ(operand.U32(n*panelRow), b)
+		f.ADDQ(imm(n*e.size), base)
+	}, "epilogue")
 
 	// The epilogue of one panel: fold the sets, then alpha, beta·C, bias,
 	// ReLU and the store, as the micro-kernels do (see emitGEMMEpilogue).

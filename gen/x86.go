@@ -161,3 +161,26 @@ func loadMask(f *amd64File, v vecArch, e elemType, maskPtr reg.Register, nvec in
 		}
 	}
 }
+
+// emitStepLoop writes a loop of count steps, unroll at a time, then one at
+// a time: step(u) emits the u-th step of a group, advance(n) moves the
+// pointers on by n steps, and the loop leaves count at zero and jumps to
+// done. The labels are "loop" and "tail".
+func emitStepLoop(f *amd64File, count reg.Register, unroll int, step func(u int), advance func(n int), done string) {
+	f.Label("loop")
+	f.CMPQ(count, imm(unroll))
+	f.JL(operand.LabelRef("tail"))
+	for u := 0; u < unroll; u++ {
+		step(u)
+	}
+	advance(unroll)
+	f.SUBQ(imm(unroll), count)
+	f.JMP(operand.LabelRef("loop"))
+	f.Label("tail")
+	f.TESTQ(count, count)
+	f.JE(operand.LabelRef(done))
+	step(0)
+	advance(1)
+	f.DECQ(count)
+	f.JMP(operand.LabelRef("tail"))
+}
