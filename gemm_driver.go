@@ -421,10 +421,11 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	if m1-m0 > t.mr {
 		kcMax = g.kcSmall
 	}
-	if j.pb == nil && !j.transB {
+	if j.pb == nil && !j.transB && n1-n0 >= nr {
 		// B read in place: short K blocks walk its rows nearly in order
 		// (each block's rows panel after panel) instead of one panel down
-		// all of K, a row stride apart; 10–60 % faster in A/B runs.
+		// all of K, a row stride apart; 10–60 % faster in A/B runs. (B
+		// narrower than a panel is packed, and needs no short blocks.)
 		kcMax = min(kcMax, directKC)
 	}
 	poll := workPoller{cancel: j.ep.cancel}
@@ -447,11 +448,24 @@ func (j *gemmJob[T]) runSmall(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			}
 			cols := min(nr, n1-jr)
 			packed := j.pb == nil && (j.transB || cols < nr)
+			var bp *T
+			var ldb int
 			if packed {
-				buf.b = grow(buf.b, kc*nr)
-				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jr, cols, nr)
+				// A partial panel is packed only as wide as its columns
+				// rounded up to the packing tail (as PackB packs the last
+				// panel), with nr elements after it: the kernels load
+				// whole nr-wide rows and mask the columns past cols.
+				ldb = nr
+				if cols < nr {
+					ldb = g.lastPanelWidth(cols)
+				}
+				buf.b = grow(buf.b, kc*ldb+nr)
+				packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jr, cols, ldb)
+				clear(buf.b[kc*ldb : kc*ldb+nr])
+				bp = &buf.b[0]
+			} else {
+				bp, ldb = j.bPanel(buf, pc, kc, jr, false, 0)
 			}
-			bp, ldb := j.bPanel(buf, pc, kc, jr, packed, 0)
 			panel := unsafe.Slice(bp, (kc-1)*ldb+nr)
 			for sub := 0; sub < cols; sub += t.nr {
 				subCols := min(t.nr, cols-sub)

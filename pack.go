@@ -67,6 +67,16 @@ func packRows[T float](dst []T, ds int, src []T, lda, rows, kc int) {
 // starts at q*kc*nr, the layout the micro-kernels read with ldb = nr.
 func packB[T float](dst, b []T, ldb int, transB bool, pc, kc, jc, nc, nr int) {
 	panels := (nc + nr - 1) / nr
+	if !transB && nc < nr {
+		// One narrow panel (a classifier's few columns): zeroed once, then
+		// each row's columns copied, without a clear per row.
+		panel := dst[:kc*nr]
+		clear(panel)
+		for p := 0; p < kc; p++ {
+			copy(panel[p*nr:p*nr+nc], b[(pc+p)*ldb+jc:])
+		}
+		return
+	}
 	if !transB {
 		// Row by row, so that B is read sequentially; each row scatters one
 		// run of nr elements into every panel.
