@@ -346,8 +346,9 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 // depth rows larger than L1 and rows less than 4 KiB apart. Every row tile
 // then streams the panel from L2, packed or not (a panel that fits L1
 // packed is packed: attention's 128-deep P·V, for one); the copy only
-// adds its stores, and the stride prefetcher follows rows this close. Rows 4 KiB apart or more alias in L1 and L2, and a longer K's
-// panel no longer stays in L2. Measured in interleaved runs (minimum of
+// adds its stores, and the stride prefetcher follows rows this close.
+// Rows 4 KiB apart or more alias in L1 and L2, and a longer K's panel no
+// longer stays in L2. Measured in interleaved runs (minimum of
 // 200–400 calls on four rotating Bs): in place 2–7 % faster at 64×784×512,
 // 64×512×512, 64×784×640, 128×768×768, 128×768×256 and 64×2048×512;
 // 1.5–2.9× slower at N = 1024 and 3072, 5–11 % slower at 128×1536×768 and
