@@ -41,12 +41,22 @@ func SumSqDevBF16(x []uint16, s float32) (sum, minDev, maxDev float32) {
 // is a normal non-zero value, BF16DevFloor(s) bounds the least from below.
 func SumSqDevMaxBF16(x []uint16, s float32) (sum, maxDev float32) {
 	checkBF16Scalar("SumSqDevMaxBF16", "s", s)
+	return sumSqDevMax(x, nil, s)
+}
+
+// sumSqDevMax is SumSqDevMaxBF16, keeping the deviations the pair kernel
+// rounds in keep where keep is not nil.
+func sumSqDevMax(x, keep []uint16, s float32) (sum, maxDev float32) {
 	t := kernels()
 	total, hi := 0.0, float32(0)
 	if p := t.bf16Pairs; p != nil && pairsDeviationsNormal(s) {
 		if m := len(x) &^ (pairsWidth - 1); m > 0 {
 			var bits uint32
-			total, bits = p.sumSqDevMax(x[:m], s)
+			if keep != nil {
+				total, bits = p.sumSqDevMaxKeep(x[:m], keep[:m], s)
+			} else {
+				total, bits = p.sumSqDevMax(x[:m], s)
+			}
 			hi = math.Float32frombits(bits)
 			x = x[m:]
 		}
@@ -66,6 +76,40 @@ func SumSqDevMaxBF16(x []uint16, s float32) (sum, maxDev float32) {
 	return float32(total), hi
 }
 
+// SumSqDevMaxKeepBF16 is SumSqDevMaxBF16 that also keeps, in keep (at
+// least len(x) elements), the deviations bf16(x[i] − s) it rounds, in the
+// order its kernels hold them, so that SubMulKeptBF16 scales them without
+// widening, subtracting and rounding them again. What keep holds
+// afterwards is only for SubMulKeptBF16 with the same x and s.
+func SumSqDevMaxKeepBF16(x, keep []uint16, s float32) (sum, maxDev float32) {
+	checkBF16Scalar("SumSqDevMaxKeepBF16", "s", s)
+	if len(keep) < len(x) {
+		panic(fmt.Sprintf("kiln.SumSqDevMaxKeepBF16: keep has %d elements, fewer than x's %d", len(keep), len(x)))
+	}
+	return sumSqDevMax(x, keep, s)
+}
+
+// SubMulKeptBF16 is SubMulScalarBF16(dst, x, s, r) for the x and s of a
+// SumSqDevMaxKeepBF16(x, keep, s) just before: the deviations that call
+// kept are scaled where it kept them, the others computed from x. dst may
+// be x.
+func SubMulKeptBF16(dst, x, keep []uint16, s, r float32) {
+	checkLen("SubMulKeptBF16", "dst, x", len(dst), len(x))
+	checkBF16Scalar("SubMulKeptBF16", "s", s)
+	p := kernels().bf16Pairs
+	m := len(x) &^ (pairsWidth - 1)
+	// The kept part is the one SumSqDevMaxKeepBF16 took to its pair
+	// kernel; its products must also be normal, as the pair kernels need.
+	if p == nil || m == 0 || len(keep) < m || !pairsDeviationsNormal(s) || !pairsProductsNormal(s, r) {
+		SubMulScalarBF16(dst, x, s, r)
+		return
+	}
+	p.mulKept(dst[:m], keep[:m], x[:m], r)
+	if m < len(x) {
+		SubMulScalarBF16(dst[m:], x[m:], s, r)
+	}
+}
+
 // maxKeepNaN32 is the larger of a and b, or a NaN where either is one: a
 // kernel that returns a NaN for a NaN deviation may have lost the largest
 // of the others, so the whole row's largest is unknown.
@@ -82,8 +126,10 @@ func maxKeepNaN32(a, b float32) float32 {
 // where no value they round can be one (pairsDeviationsNormal,
 // pairsProductsNormal).
 type bf16PairKernels struct {
-	sumSqDevMax func(x []uint16, s float32) (sum float64, hi uint32)
-	subMul      func(dst, x []uint16, s, r float32)
+	sumSqDevMax     func(x []uint16, s float32) (sum float64, hi uint32)
+	sumSqDevMaxKeep func(x, keep []uint16, s float32) (sum float64, hi uint32)
+	subMul          func(dst, x []uint16, s, r float32)
+	mulKept         func(dst, keep, x []uint16, r float32)
 }
 
 // pairsWidth is the elements the pair kernels take at a time.

@@ -405,3 +405,73 @@ func TestBF16PairsSubnormalEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestSubMulKeptBF16 checks the passes that keep the deviations between
+// them against the ones that compute them twice, on every level: the sum
+// and the largest deviation of SumSqDevMaxKeepBF16 bit for bit those of
+// SumSqDevMaxBF16, and SubMulKeptBF16 bit for bit SubMulScalarBF16 (also
+// in place), at every tail around the pair width, for row scalars on
+// either side of the pair kernels' limit and scales whose products fall
+// on either side of 2^-126 — and with a keep left by another row, that
+// only SubMulScalarBF16's results are taken where the pair kernels did
+// not keep the deviations.
+func TestSubMulKeptBF16(t *testing.T) {
+	forEachLevel(t, func(level string) {
+		r := rand.New(rand.NewPCG(21, 22))
+		kept := 0
+		for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 95, 96, 97, 127, 128, 129, 200, 768, 777} {
+			for rep := 0; rep < 12; rep++ {
+				x := bf16RowInput(r, n, rep%3 == 1)
+				s := bf16Widen(bf16RowInput(r, 1, false)[0])
+				var q float32
+				switch rep % 4 {
+				case 0: // at the limit: deviations down to the floor
+					s = math.Float32frombits(uint32(70+rep%5) << 23)
+					for i := range x {
+						if r.IntN(2) == 0 {
+							x[i] = uint16(int(f32ToBF16(s)) + r.IntN(5) - 2)
+						}
+					}
+					f, _ := BF16DevFloor(s)
+					q = float32(math.Ldexp(0x1p-126/float64(f), r.IntN(3)-1))
+				case 1:
+					q = float32(math.Ldexp(r.Float64()+0.5, r.IntN(60)-30))
+				case 2:
+					_, lo, hi := SumSqDevBF16(x, s)
+					if rcp, ok := BF16Reciprocal(bf16Widen(f32ToBF16(float32(r.Float64()*8+0.5))), lo, hi); ok {
+						q = rcp
+					} else {
+						q = 3
+					}
+				default:
+					q = float32(math.Ldexp(r.Float64()+0.5, r.IntN(270)-135))
+				}
+				// A keep holding another row's deviations: where the
+				// kept values are not used, they must not show.
+				keep := make([]uint16, n+3)
+				for i := range keep {
+					keep[i] = uint16(r.Uint32())
+				}
+				keep = keep[3:] // unaligned
+				sum, hi := SumSqDevMaxKeepBF16(x, keep, s)
+				wsum, whi := SumSqDevMaxBF16(x, s)
+				if math.Float32bits(sum) != math.Float32bits(wsum) || math.Float32bits(hi) != math.Float32bits(whi) {
+					t.Fatalf("%s n=%d s=%g: SumSqDevMaxKeepBF16 = %g, %g; SumSqDevMaxBF16 = %g, %g", level, n, s, sum, hi, wsum, whi)
+				}
+				got, want := make([]uint16, n), make([]uint16, n)
+				SubMulKeptBF16(got, x, keep, s, q)
+				SubMulScalarBF16(want, x, s, q)
+				sameBits16(t, fmt.Sprintf("%s SubMulKeptBF16 n=%d s=%g r=%g", level, n, s, q), n, got, want)
+				copy(got, x)
+				SubMulKeptBF16(got, got, keep, s, q)
+				sameBits16(t, fmt.Sprintf("%s SubMulKeptBF16 in place n=%d", level, n), n, got, want)
+				if kernels().bf16Pairs != nil && n >= pairsWidth && pairsDeviationsNormal(s) && pairsProductsNormal(s, q) {
+					kept++
+				}
+			}
+		}
+		if kernels().bf16Pairs != nil && kept < 50 {
+			t.Fatalf("%s: the kept deviations were scaled in only %d rows", level, kept)
+		}
+	})
+}

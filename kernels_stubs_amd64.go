@@ -5703,6 +5703,13 @@ func subDivRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, t float32)
 //go:noescape
 func sumSqDevMaxPairsBF16AVX512BF16(x []uint16, s float32) (sum float64, hi uint32)
 
+// sumSqDevMaxKeepPairsBF16AVX512BF16 is sumSqDevMaxPairsBF16AVX512BF16 that also stores each block of 32 d in keep
+// (len(keep) ≥ len(x)) in pair order: the even elements' in words 0–15, the odd ones' in
+// 16–31 (mulKeptPairsBF16AVX512BF16 reads them).
+//
+//go:noescape
+func sumSqDevMaxKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, s float32) (sum float64, hi uint32)
+
 // subMulPairsBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a
 // bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product
 // below 2^-126. It prefetches as many bytes past x (for reading) and past dst (for
@@ -5710,6 +5717,14 @@ func sumSqDevMaxPairsBF16AVX512BF16(x []uint16, s float32) (sum float64, hi uint
 //
 //go:noescape
 func subMulPairsBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
+
+// mulKeptPairsBF16AVX512BF16 sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d
+// sumSqDevMaxKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a
+// multiple of 32, no non-zero product below 2^-126. It prefetches as many bytes past x
+// (for reading; x is not read) and past dst (for writing): the next row of a row program.
+//
+//go:noescape
+func mulKeptPairsBF16AVX512BF16(dst []uint16, keep []uint16, x []uint16, r float32)
 
 // transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //

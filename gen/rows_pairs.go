@@ -58,9 +58,11 @@ func generateRowsPairs(o *output) error {
 	for e, k := range pairsIndex() {
 		f.AddDatum(pairsOrder+2*e, operand.U16(k))
 	}
-	sq := emitSumSqDevMaxPairs(f)
+	sq := emitSumSqDevMaxPairs(f, false)
+	sk := emitSumSqDevMaxPairs(f, true)
 	sm := emitSubMulPairs(f)
-	o.set("levelAVX512BF16", "bf16Pairs", fmt.Sprintf("&bf16PairKernels{sumSqDevMax: %s, subMul: %s}", sq, sm))
+	mk := emitMulKeptPairs(f)
+	o.set("levelAVX512BF16", "bf16Pairs", fmt.Sprintf("&bf16PairKernels{sumSqDevMax: %s, sumSqDevMaxKeep: %s, subMul: %s, mulKept: %s}", sq, sk, sm, mk))
 	return nil
 }
 
@@ -88,17 +90,28 @@ func pairsFunction(f *amd64File, name, sig string, doc ...string) {
 
 // emitSumSqDevMaxPairs writes the sum-of-squares pass: for d = bf16(x[i] −
 // s), the sum of bf16(d·d) and the largest |d| (its bits; a NaN d makes
-// it a NaN).
-func emitSumSqDevMaxPairs(f *amd64File) string {
-	name := "sumSqDevMaxPairsBF16AVX512BF16"
-	pairsFunction(f, name, "func(x []uint16, s float32) (sum float64, hi uint32)",
-		name+" returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16",
+// it a NaN). With keep, it also stores each block's d, as rounded, in
+// keep: in pair order (words 0–15 the even elements', 16–31 the odd
+// ones'), which emitMulKeptPairs reads.
+func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
+	name, sig := "sumSqDevMaxPairsBF16AVX512BF16", "func(x []uint16, s float32) (sum float64, hi uint32)"
+	doc := []string{name + " returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16",
 		"rounding to nearest even, s a bfloat16 value) and the largest |d| as bfloat16 bits (a NaN d",
 		"gives a NaN's), len(x) a multiple of 32, no non-zero |d| or d·d below 2^-126. Four",
-		"float32 partial sums fold into float64 every 2,048 elements.")
-	x, n, cnt := reg.RSI, reg.RCX, reg.RAX
+		"float32 partial sums fold into float64 every 2,048 elements."}
+	if keep {
+		name, sig = "sumSqDevMaxKeepPairsBF16AVX512BF16", "func(x []uint16, keep []uint16, s float32) (sum float64, hi uint32)"
+		doc = []string{name + " is sumSqDevMaxPairsBF16AVX512BF16 that also stores each block of 32 d in keep",
+			"(len(keep) ≥ len(x)) in pair order: the even elements' in words 0–15, the odd ones' in",
+			"16–31 (mulKeptPairsBF16AVX512BF16 reads them)."}
+	}
+	pairsFunction(f, name, sig, doc...)
+	x, n, cnt, kp := reg.RSI, reg.RCX, reg.RAX, reg.RDI
 	f.Load(f.Param("x").Base(), x)
 	f.Load(f.Param("x").Len(), n)
+	if keep {
+		f.Load(f.Param("keep").Base(), kp)
+	}
 	s, high, magn := zmm[31], zmm[30], zmm[29]
 	f.VBROADCASTSS(addrOf(f.Param("s")), s)
 	f.VMOVDQU32(pairsConst(pairsHigh), high)
@@ -118,6 +131,9 @@ func emitSumSqDevMaxPairs(f *amd64File) string {
 		f.VSUBPS(s, e, e)
 		f.VSUBPS(s, o, o)
 		pairsRound(f, r, e, o)
+		if keep {
+			f.VMOVDQU32(r, mem(kp, 64*u))
+		}
 		f.VPANDD(magn, r, w)
 		f.VPMAXUW(w, hiW, hiW)
 		pairsWiden(f, r, high, e, o)
@@ -149,6 +165,9 @@ func emitSumSqDevMaxPairs(f *amd64File) string {
 	body(0)
 	body(1)
 	f.ADDQ(operand.U32(128), x)
+	if keep {
+		f.ADDQ(operand.U32(128), kp)
+	}
 	f.SUBQ(operand.U32(64), n)
 	f.DECQ(cnt)
 	f.JNZ(operand.LabelRef("inner"))
@@ -237,6 +256,67 @@ func emitSubMulPairs(f *amd64File) string {
 	f.CMPQ(n, operand.U32(32))
 	f.JL(operand.LabelRef("done"))
 	body(0)
+	f.ADDQ(operand.U32(64), x)
+	f.ADDQ(operand.U32(64), dst)
+	f.SUBQ(operand.U32(32), n)
+	f.JMP(operand.LabelRef("tail"))
+	f.Label("done")
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
+
+// emitMulKeptPairs writes the scaled pass from kept deviations:
+// dst[i] = bf16(d·r) for the d of element i that a keep pass stored in
+// pair order, so that the deviations are neither widened from x nor
+// subtracted and rounded again. After widening the kept words and
+// rounding the products, element i sits where pairsIndex says (the words
+// went through the pair order twice, as in the subtract-and-scale pass).
+func emitMulKeptPairs(f *amd64File) string {
+	name := "mulKeptPairsBF16AVX512BF16"
+	pairsFunction(f, name, "func(dst []uint16, keep []uint16, x []uint16, r float32)",
+		name+" sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d",
+		"sumSqDevMaxKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a",
+		"multiple of 32, no non-zero product below 2^-126. It prefetches as many bytes past x",
+		"(for reading; x is not read) and past dst (for writing): the next row of a row program.")
+	dst, kp, n, ahead, x := reg.RDI, reg.RSI, reg.RCX, reg.RDX, reg.RBX
+	f.Load(f.Param("dst").Base(), dst)
+	f.Load(f.Param("keep").Base(), kp)
+	f.Load(f.Param("x").Base(), x)
+	f.Load(f.Param("dst").Len(), n)
+	f.LEAQ(memIdx(n, n, 1, 0), ahead)
+	rr, high, order := zmm[30], zmm[29], zmm[28]
+	f.VBROADCASTSS(addrOf(f.Param("r")), rr)
+	f.VMOVDQU32(pairsConst(pairsHigh), high)
+	f.VMOVDQU16(pairsConst(pairsOrder), order)
+	body := func(u int) {
+		w, e, o, r := zmm[4*u], zmm[4*u+1], zmm[4*u+2], zmm[4*u+3]
+		f.PREFETCHT0(memIdx(x, ahead, 1, 64*u))
+		f.VMOVDQU32(mem(kp, 64*u), w)
+		pairsWiden(f, w, high, e, o)
+		f.VMULPS(rr, e, e)
+		f.VMULPS(rr, o, o)
+		pairsRound(f, r, e, o)
+		f.VPERMW(r, order, w)
+		emitRaw(f, prefetchwDstAhead(64*u))
+		f.VMOVDQU32(w, mem(dst, 64*u))
+	}
+	f.Label("loop")
+	f.CMPQ(n, operand.U32(128))
+	f.JL(operand.LabelRef("tail"))
+	for u := range 4 {
+		body(u)
+	}
+	f.ADDQ(operand.U32(256), kp)
+	f.ADDQ(operand.U32(256), x)
+	f.ADDQ(operand.U32(256), dst)
+	f.SUBQ(operand.U32(128), n)
+	f.JMP(operand.LabelRef("loop"))
+	f.Label("tail")
+	f.CMPQ(n, operand.U32(32))
+	f.JL(operand.LabelRef("done"))
+	body(0)
+	f.ADDQ(operand.U32(64), kp)
 	f.ADDQ(operand.U32(64), x)
 	f.ADDQ(operand.U32(64), dst)
 	f.SUBQ(operand.U32(32), n)

@@ -1270,7 +1270,7 @@ func (s *lowpLoopStep) part(fr *frame, p, w int) {
 	vs := small[:len(s.l.instrs)]
 	out := fr.bytes(s.out)
 	if s.flat != nil {
-		s.runFlat(fr, lo, hi, vs, out)
+		s.runFlat(fr, lo, hi, vs, scratch, out)
 		return
 	}
 	if s.quickRows {

@@ -103,13 +103,20 @@ func (l *lowpLoop) fuseBF16Rows() {
 // row's scalar allows (the pass then tracks only the largest), the least
 // itself otherwise.
 func (l *lowpLoop) rowSqDev(in *lowpInstr, vs []lval, n int) (s, lo, hi float32) {
-	return sqDevRow(vs[in.args[0]].h[:n], vs[in.args[1]].s, vs[in.args[2]].s)
+	return sqDevRow(vs[in.args[0]].h[:n], vs[in.args[1]].s, vs[in.args[2]].s, nil)
 }
 
-// sqDevRow is rowSqDev of row x, scalar c and initial value init.
-func sqDevRow(x []uint16, c, init float32) (s, lo, hi float32) {
+// sqDevRow is rowSqDev of row x, scalar c and initial value init; where
+// keep is not nil, it keeps the deviations there for fusedRow
+// (kiln.SumSqDevMaxKeepBF16).
+func sqDevRow(x []uint16, c, init float32, keep []uint16) (s, lo, hi float32) {
 	if f, ok := kiln.BF16DevFloor(c); ok {
-		sum, hi := kiln.SumSqDevMaxBF16(x, c)
+		var sum float32
+		if keep != nil {
+			sum, hi = kiln.SumSqDevMaxKeepBF16(x, keep, c)
+		} else {
+			sum, hi = kiln.SumSqDevMaxBF16(x, c)
+		}
 		return init + sum, f, hi
 	}
 	sum, lo, hi := kiln.SumSqDevBF16(x, c)
@@ -124,19 +131,24 @@ func (l *lowpLoop) evalFusedRow(in *lowpInstr, vs []lval, dst []uint16) {
 		st := vs[in.args[3]]
 		ranged, lo, hi = true, st.lo, st.hi
 	}
-	fusedRow(in.fused, dst, x, s, t, ranged, lo, hi)
+	fusedRow(in.fused, dst, x, s, t, ranged, lo, hi, nil)
 }
 
 // fusedRow runs fused pass kind into dst from row x and scalars s and t;
-// ranged says that lo and hi bound the deviations (a rowSqDev pass's).
-func fusedRow(kind rowFusion, dst, x []uint16, s, t float32, ranged bool, lo, hi float32) {
+// ranged says that lo and hi bound the deviations (a rowSqDev pass's),
+// and keep, when not nil, holds them as that pass kept them (sqDevRow).
+func fusedRow(kind rowFusion, dst, x []uint16, s, t float32, ranged bool, lo, hi float32, keep []uint16) {
 	switch kind {
 	case rowSubMul:
 		kiln.SubMulScalarBF16(dst, x, s, t)
 	default:
 		if ranged {
 			if r, ok := kiln.BF16Reciprocal(t, lo, hi); ok {
-				kiln.SubMulScalarBF16(dst, x, s, r)
+				if keep != nil {
+					kiln.SubMulKeptBF16(dst, x, keep, s, r)
+				} else {
+					kiln.SubMulScalarBF16(dst, x, s, r)
+				}
 				return
 			}
 		}

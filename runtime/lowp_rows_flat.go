@@ -24,7 +24,7 @@ type flatKind uint8
 const (
 	flatLoad   flatKind = iota // tiles[i] = the row of load slot
 	flatSum                    // sc[i] = sc[b] + (0 + the sum of tiles[a])
-	flatSqDev                  // sc[i], lo[i], hi[i] = sqDevRow(tiles[a], sc[b], sc[c])
+	flatSqDev                  // sc[i], lo[i], hi[i] = sqDevRow(tiles[a], sc[b], sc[c]), the deviations kept where keep
 	flatArith                  // sc[i] = op(sc[a], sc[b]) rounded to round
 	flatFused                  // the result row = fusedRow(tiles[a], sc[b], sc[c], the range of d)
 	flatScalar                 // sc[i] = an input's element for the row (evalUniform)
@@ -38,6 +38,7 @@ type flatStep struct {
 	slot       int // flatLoad: the load; off: its first element
 	off        int
 	bf16       bool // flatSum: the row is bfloat16 (else binary16)
+	keep       bool // flatSqDev: the fused pass divides the same deviations (rowSubDiv)
 	op         ssa.Op
 	round      ir.ElementType
 	f1         func(float64) float64
@@ -94,6 +95,16 @@ func (l *lowpLoop) flatSchedule(perRow []rowInstr) []flatStep {
 		}
 		steps = append(steps, st)
 	}
+	// The division by the row's scale reads the deviations its sum of
+	// squares kept, where that pass is the last such before it.
+	if f := &steps[len(steps)-1]; f.kind == flatFused && f.fused == rowSubDiv && f.d >= 0 {
+		for k := len(steps) - 2; k >= 0; k-- {
+			if steps[k].kind == flatSqDev {
+				steps[k].keep = steps[k].i == f.d
+				break
+			}
+		}
+	}
 	return steps
 }
 
@@ -118,8 +129,15 @@ func flatArithOp(in *lowpInstr) bool {
 
 // runFlat computes output elements [lo, hi) (whole rows) of a row program
 // with flat steps, into out.
-func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, out []byte) {
+func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []byte) {
 	l := s.l
+	// The kept deviations of a row: the staging area, which the flat
+	// loop does not otherwise use, holds a row of float32.
+	keep := ops.Elems[uint16](scratch[l.staging : l.staging+l.tileLen*4])
+	kept := false // some pass keeps the deviations the fused pass reads
+	for k := range s.flat {
+		kept = kept || s.flat[k].keep
+	}
 	var sc, dlo, dhi [2 * maxLoopOps]float32
 	var tiles [2 * maxLoopOps][]uint16
 	var ti tileIndex
@@ -162,7 +180,11 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, out []byte) {
 				}
 				sc[st.i] = sc[st.b] + (0 + sum)
 			case flatSqDev:
-				sc[st.i], dlo[st.i], dhi[st.i] = sqDevRow(tiles[st.a], sc[st.b], sc[st.c])
+				var k []uint16
+				if st.keep {
+					k = keep[:n]
+				}
+				sc[st.i], dlo[st.i], dhi[st.i] = sqDevRow(tiles[st.a], sc[st.b], sc[st.c], k)
 			case flatArith:
 				sc[st.i] = flatArith1(st, sc[st.a], sc[st.b])
 			case flatScalar:
@@ -171,10 +193,14 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, out []byte) {
 				sc[st.i] = v.s
 			case flatFused:
 				var rlo, rhi float32
+				var k []uint16
 				if st.d >= 0 {
 					rlo, rhi = dlo[st.d], dhi[st.d]
+					if kept {
+						k = keep[:n]
+					}
 				}
-				fusedRow(st.fused, y[start:start+n], tiles[st.a], sc[st.b], sc[st.c], st.d >= 0, rlo, rhi)
+				fusedRow(st.fused, y[start:start+n], tiles[st.a], sc[st.b], sc[st.c], st.d >= 0, rlo, rhi, k)
 			}
 		}
 		start += n

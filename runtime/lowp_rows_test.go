@@ -146,7 +146,8 @@ func TestLowpRowPrograms(t *testing.T) {
 }
 
 // TestLowpRowsFlatLoop checks the flat row loop against the general row
-// loop bit for bit: a bfloat16 layer-norm (which takes the flat loop) on
+// loop bit for bit: a bfloat16 layer-norm (which takes the flat loop, its
+// division reading the deviations its sum of squares kept) on
 // rows of random values at scales across the range, with zeros, infinities,
 // NaNs and subnormals sprinkled in, at row lengths around the kernels'
 // widths, run once with the flat steps and once without.
@@ -173,6 +174,13 @@ func TestLowpRowsFlatLoop(t *testing.T) {
 			t.Fatalf("n=%d: the layer-norm has no flat row loop (plan %v)", n, exe.entry.plan)
 		}
 		flat := step.flat
+		keeps := false
+		for _, st := range flat {
+			keeps = keeps || st.keep
+		}
+		if !keeps {
+			t.Fatalf("n=%d: the flat loop does not keep the deviations for the division", n)
+		}
 		for rep := 0; rep < 6; rep++ {
 			lit := ir.MustNewLiteral(ir.MakeShape(ir.BF16, 1, rows, n))
 			x := ops.Elems[uint16](lit.Bytes())
