@@ -232,10 +232,17 @@ func BF16Reciprocal(t, minDev, maxDev float32) (float32, bool) {
 	return r, lo >= 0x1p-125 && hi < 0x1p126
 }
 
+// checkBF16Scalar panics unless s is a bfloat16 value (a programmer
+// error). It inlines: the row passes check their scalars once per row.
 func checkBF16Scalar(fn, name string, s float32) {
 	if math.Float32bits(s)&0xffff != 0 {
-		panic(fmt.Sprintf("kiln.%s: %s = %g is not a bfloat16 value", fn, name, s))
+		bf16ScalarPanic(fn, name, s)
 	}
+}
+
+//go:noinline
+func bf16ScalarPanic(fn, name string, s float32) {
+	panic(fmt.Sprintf("kiln.%s: %s = %g is not a bfloat16 value", fn, name, s))
 }
 
 // roundBF16LanesGo is the kernels' in-register rounding to bfloat16

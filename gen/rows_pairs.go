@@ -60,8 +60,8 @@ func generateRowsPairs(o *output) error {
 	}
 	sq := emitSumSqDevMaxPairs(f, false)
 	sk := emitSumSqDevMaxPairs(f, true)
-	sm := emitSubMulPairs(f)
-	mk := emitMulKeptPairs(f)
+	sm := emitScaledPairs(f, false)
+	mk := emitScaledPairs(f, true)
 	o.set("levelAVX512BF16", "bf16Pairs", fmt.Sprintf("&bf16PairKernels{sumSqDevMax: %s, sumSqDevMaxKeep: %s, subMul: %s, mulKept: %s}", sq, sk, sm, mk))
 	return nil
 }
@@ -208,33 +208,59 @@ func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
 	return name
 }
 
-// emitSubMulPairs writes the scaled pass: dst[i] = bf16(bf16(x[i] − s)·r).
-func emitSubMulPairs(f *amd64File) string {
-	name := "subMulPairsBF16AVX512BF16"
-	pairsFunction(f, name, "func(dst []uint16, x []uint16, s float32, r float32)",
-		name+" sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a",
+// emitScaledPairs writes a scaled pass. Without kept: dst[i] =
+// bf16(bf16(x[i] − s)·r). With kept: dst[i] = bf16(d·r) for the d of
+// element i that a keep pass stored in pair order, so that the deviations
+// are neither widened from x nor subtracted and rounded again; after
+// widening the kept words and rounding the products, element i sits where
+// pairsIndex says (the words went through the pair order twice, as in the
+// subtract-and-scale pass). Both prefetch the next row of x and of dst.
+func emitScaledPairs(f *amd64File, kept bool) string {
+	name, sig := "subMulPairsBF16AVX512BF16", "func(dst []uint16, x []uint16, s float32, r float32)"
+	doc := []string{name + " sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a",
 		"bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product",
 		"below 2^-126. It prefetches as many bytes past x (for reading) and past dst (for",
-		"writing): the next row of a row program, whose first pass reads it next.")
+		"writing): the next row of a row program, whose first pass reads it next."}
+	if kept {
+		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, x []uint16, r float32)"
+		doc = []string{name + " sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d",
+			"sumSqDevMaxKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a",
+			"multiple of 32, no non-zero product below 2^-126. It prefetches as many bytes past x",
+			"(for reading; x is not read) and past dst (for writing): the next row of a row program."}
+	}
+	pairsFunction(f, name, sig, doc...)
 	dst, x, n, ahead := reg.RDI, reg.RSI, reg.RCX, reg.RDX
-	f.Load(f.Param("dst").Base(), dst)
-	f.Load(f.Param("x").Base(), x)
+	src, ptrs := x, []reg.Register{x, dst}
+	if kept {
+		x, src = reg.RBX, reg.RSI
+		ptrs = []reg.Register{src, x, dst}
+		f.Load(f.Param("dst").Base(), dst)
+		f.Load(f.Param("keep").Base(), src)
+		f.Load(f.Param("x").Base(), x)
+	} else {
+		f.Load(f.Param("dst").Base(), dst)
+		f.Load(f.Param("x").Base(), x)
+	}
 	f.Load(f.Param("dst").Len(), n)
 	f.LEAQ(memIdx(n, n, 1, 0), ahead) // the bytes of x: the next row is as far ahead
 	s, rr, high, order := zmm[31], zmm[30], zmm[29], zmm[28]
-	f.VBROADCASTSS(addrOf(f.Param("s")), s)
+	if !kept {
+		f.VBROADCASTSS(addrOf(f.Param("s")), s)
+	}
 	f.VBROADCASTSS(addrOf(f.Param("r")), rr)
 	f.VMOVDQU32(pairsConst(pairsHigh), high)
 	f.VMOVDQU16(pairsConst(pairsOrder), order)
 	body := func(u int) {
 		w, e, o, r := zmm[4*u], zmm[4*u+1], zmm[4*u+2], zmm[4*u+3]
 		f.PREFETCHT0(memIdx(x, ahead, 1, 64*u))
-		f.VMOVDQU32(mem(x, 64*u), w)
+		f.VMOVDQU32(mem(src, 64*u), w)
 		pairsWiden(f, w, high, e, o)
-		f.VSUBPS(s, e, e)
-		f.VSUBPS(s, o, o)
-		pairsRound(f, r, e, o)
-		pairsWiden(f, r, high, e, o)
+		if !kept {
+			f.VSUBPS(s, e, e)
+			f.VSUBPS(s, o, o)
+			pairsRound(f, r, e, o)
+			pairsWiden(f, r, high, e, o)
+		}
 		f.VMULPS(rr, e, e)
 		f.VMULPS(rr, o, o)
 		pairsRound(f, r, e, o)
@@ -242,89 +268,37 @@ func emitSubMulPairs(f *amd64File) string {
 		emitRaw(f, prefetchwDstAhead(64*u))
 		f.VMOVDQU32(w, mem(dst, 64*u))
 	}
-	f.Label("loop")
-	f.CMPQ(n, operand.U32(128))
-	f.JL(operand.LabelRef("tail"))
-	for u := range 4 {
-		body(u)
-	}
-	f.ADDQ(operand.U32(256), x)
-	f.ADDQ(operand.U32(256), dst)
-	f.SUBQ(operand.U32(128), n)
-	f.JMP(operand.LabelRef("loop"))
-	f.Label("tail")
-	f.CMPQ(n, operand.U32(32))
-	f.JL(operand.LabelRef("done"))
-	body(0)
-	f.ADDQ(operand.U32(64), x)
-	f.ADDQ(operand.U32(64), dst)
-	f.SUBQ(operand.U32(32), n)
-	f.JMP(operand.LabelRef("tail"))
-	f.Label("done")
-	f.VZEROUPPER()
-	f.RET()
+	emitPairsLoop(f, n, body, ptrs...)
 	return name
 }
 
-// emitMulKeptPairs writes the scaled pass from kept deviations:
-// dst[i] = bf16(d·r) for the d of element i that a keep pass stored in
-// pair order, so that the deviations are neither widened from x nor
-// subtracted and rounded again. After widening the kept words and
-// rounding the products, element i sits where pairsIndex says (the words
-// went through the pair order twice, as in the subtract-and-scale pass).
-func emitMulKeptPairs(f *amd64File) string {
-	name := "mulKeptPairsBF16AVX512BF16"
-	pairsFunction(f, name, "func(dst []uint16, keep []uint16, x []uint16, r float32)",
-		name+" sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d",
-		"sumSqDevMaxKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a",
-		"multiple of 32, no non-zero product below 2^-126. It prefetches as many bytes past x",
-		"(for reading; x is not read) and past dst (for writing): the next row of a row program.")
-	dst, kp, n, ahead, x := reg.RDI, reg.RSI, reg.RCX, reg.RDX, reg.RBX
-	f.Load(f.Param("dst").Base(), dst)
-	f.Load(f.Param("keep").Base(), kp)
-	f.Load(f.Param("x").Base(), x)
-	f.Load(f.Param("dst").Len(), n)
-	f.LEAQ(memIdx(n, n, 1, 0), ahead)
-	rr, high, order := zmm[30], zmm[29], zmm[28]
-	f.VBROADCASTSS(addrOf(f.Param("r")), rr)
-	f.VMOVDQU32(pairsConst(pairsHigh), high)
-	f.VMOVDQU16(pairsConst(pairsOrder), order)
-	body := func(u int) {
-		w, e, o, r := zmm[4*u], zmm[4*u+1], zmm[4*u+2], zmm[4*u+3]
-		f.PREFETCHT0(memIdx(x, ahead, 1, 64*u))
-		f.VMOVDQU32(mem(kp, 64*u), w)
-		pairsWiden(f, w, high, e, o)
-		f.VMULPS(rr, e, e)
-		f.VMULPS(rr, o, o)
-		pairsRound(f, r, e, o)
-		f.VPERMW(r, order, w)
-		emitRaw(f, prefetchwDstAhead(64*u))
-		f.VMOVDQU32(w, mem(dst, 64*u))
-	}
+// emitPairsLoop ends a scaled pass: body(u) for four blocks of 32
+// elements at a time, then one at a time, the pointers moving on with
+// them, while n (the elements left) allows; then it returns.
+func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), ptrs ...reg.Register) {
 	f.Label("loop")
 	f.CMPQ(n, operand.U32(128))
 	f.JL(operand.LabelRef("tail"))
 	for u := range 4 {
 		body(u)
 	}
-	f.ADDQ(operand.U32(256), kp)
-	f.ADDQ(operand.U32(256), x)
-	f.ADDQ(operand.U32(256), dst)
+	for _, p := range ptrs {
+		f.ADDQ(operand.U32(256), p)
+	}
 	f.SUBQ(operand.U32(128), n)
 	f.JMP(operand.LabelRef("loop"))
 	f.Label("tail")
 	f.CMPQ(n, operand.U32(32))
 	f.JL(operand.LabelRef("done"))
 	body(0)
-	f.ADDQ(operand.U32(64), kp)
-	f.ADDQ(operand.U32(64), x)
-	f.ADDQ(operand.U32(64), dst)
+	for _, p := range ptrs {
+		f.ADDQ(operand.U32(64), p)
+	}
 	f.SUBQ(operand.U32(32), n)
 	f.JMP(operand.LabelRef("tail"))
 	f.Label("done")
 	f.VZEROUPPER()
 	f.RET()
-	return name
 }
 
 // prefetchwDstAhead is PREFETCHW [rdi+rdx+disp]: the line of the next row

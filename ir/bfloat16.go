@@ -16,10 +16,17 @@ import "math"
 // every BFloat16 round-trips bit-exactly through float32 and float64.
 
 // BFloat16FromFloat32 rounds f to the nearest BFloat16 (ties to even).
+// It inlines: a scalar row step converts a value or two per row.
 func BFloat16FromFloat32(f float32) BFloat16 {
 	b := math.Float32bits(f)
-	if b&0x7f800000 == 0x7f800000 && b&0x7fffff != 0 {
-		return BFloat16(narrowBF16.nanWithPayload(b>>31 != 0, uint64(b&0x7fffff)>>16))
+	if b&0x7fffffff > 0x7f800000 {
+		// NaN: the sign and the top 7 bits of the payload, or the quiet
+		// NaN where those are zero (narrowBF16.nanWithPayload's rule).
+		h := b >> 16
+		if h&0x7f == 0 {
+			h |= 0x40
+		}
+		return BFloat16(h)
 	}
 	// Adding 0x7fff plus the lowest kept bit rounds to nearest even; a carry
 	// out of the mantissa bumps the exponent, up to Inf.

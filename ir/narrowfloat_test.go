@@ -234,6 +234,21 @@ func TestNarrowNaNs(t *testing.T) {
 	}
 }
 
+// TestBFloat16NaNsEveryPayload checks BFloat16FromFloat32's own NaN rule
+// (written out so that the conversion inlines) against the generic one of
+// the format, narrowBF16.nanWithPayload, for every float32 NaN.
+func TestBFloat16NaNsEveryPayload(t *testing.T) {
+	for sign := uint32(0); sign < 2; sign++ {
+		for m := uint32(1); m < 1<<23; m++ {
+			b := sign<<31 | 0x7f800000 | m
+			want := narrowBF16.nanWithPayload(sign == 1, uint64(m)>>16)
+			if got := uint32(BFloat16FromFloat32(math.Float32frombits(b))); got != want {
+				t.Fatalf("NaN %#08x: %#04x, the format's rule gives %#04x", b, got, want)
+			}
+		}
+	}
+}
+
 // nearestOracle rounds x to the format by searching its sorted finite values
 // for the nearest, ties to the even pattern, with exact big.Float arithmetic.
 type nearestOracle struct {
