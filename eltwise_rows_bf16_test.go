@@ -286,7 +286,8 @@ func bf16Of(sig, e int) float32 {
 
 // TestBF16PairKernels checks the kernels that read rows as even and odd
 // halves (where the level has them) against the per-lane twins: the scaled
-// deviations bit for bit, the largest deviation exactly, the sum of
+// deviations bit for bit (also from the deviations the keeping variance
+// pass stored, whose sum and largest deviation must be the plain pass's), the largest deviation exactly, the sum of
 // squares exactly where every sum is exact (small integers) and within the
 // twins' error bound elsewhere, on rows of every multiple of the pair
 // width up to 40 of them with special values, for row scalars at the edge
@@ -331,11 +332,18 @@ func TestBF16PairKernels(t *testing.T) {
 				f, _ := BF16DevFloor(s)
 				q = float32(0x1p-126 / float64(f)) // the least product exactly 2^-126
 			}
+			keep := make([]uint16, m)
+			ksum, kbits := p.sumSqDevMaxKeep(x, keep, s)
+			if sum, bits := p.sumSqDevMax(x, s); math.Float64bits(ksum) != math.Float64bits(sum) && sum == sum || kbits != bits {
+				t.Fatalf("sumSqDevMaxKeepPairs m=%d s=%g: %g, %#x; sumSqDevMaxPairs %g, %#x", m, s, ksum, kbits, sum, bits)
+			}
 			if pairsProductsNormal(s, q) {
 				got, want := make([]uint16, m), make([]uint16, m)
 				p.subMul(got, x, s, q)
 				subMulRoundBF16Go(want, x, s, q)
 				sameBits16(t, fmt.Sprintf("subMulPairs s=%g r=%g", s, q), m, got, want)
+				p.mulKept(got, keep, x, q)
+				sameBits16(t, fmt.Sprintf("mulKeptPairs s=%g r=%g", s, q), m, got, want)
 			} else if rep == 0 {
 				t.Fatalf("s=%g r=%g: the least product is normal, pairsProductsNormal says no", s, q)
 			}
