@@ -97,6 +97,9 @@ func (l *lowpLoop) flatSchedule(perRow []rowInstr) []flatStep {
 	}
 	// The division by the row's scale reads the deviations its sum of
 	// squares kept, where that pass is the last such before it.
+	if len(steps) == 0 {
+		return nil
+	}
 	if f := &steps[len(steps)-1]; f.kind == flatFused && f.fused == rowSubDiv && f.d >= 0 {
 		for k := len(steps) - 2; k >= 0; k-- {
 			if steps[k].kind == flatSqDev {
