@@ -308,11 +308,9 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) 
 
 	k := f.Load(f.Param("k"), f.GP64())
 	a := f.Load(f.Param("a"), f.GP64())
-	lda := f.Load(f.Param("lda"), f.GP64())
-	f.SHLQ(operand.Imm(e.shift), lda)
+	lda := loadStride(f, "lda", e)
 	b := f.Load(f.Param("b"), f.GP64())
-	ldb := f.Load(f.Param("ldb"), f.GP64())
-	f.SHLQ(operand.Imm(e.shift), ldb)
+	ldb := loadStride(f, "ldb", e)
 
 	prefetch := t.prefetch
 	var dst reg.Register
@@ -332,8 +330,7 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) 
 	// Prefetch the C tile so the epilogue does not wait for it.
 	{
 		c := f.Load(f.Param("c"), f.GP64())
-		ldc := f.Load(f.Param("ldc"), f.GP64())
-		f.SHLQ(operand.Imm(e.shift), ldc)
+		ldc := loadStride(f, "ldc", e)
 		for i := 0; i < rows; i++ {
 			for off := 0; off < t.nr*e.size; off += 64 {
 				f.PREFETCHT0(mem(c, off))
@@ -451,8 +448,7 @@ func emitGEMMEpilogue(f *amd64File, t gemmTile, rows, nv int, acc func(i, j int)
 	free := func(i int) reg.VecPhysical { return v.vec(t.mr*nv + i) }
 	alpha, beta := free(0), free(1)
 	c := f.Load(f.Param("c"), f.GP64())
-	ldc := f.Load(f.Param("ldc"), f.GP64())
-	f.SHLQ(operand.Imm(e.shift), ldc)
+	ldc := loadStride(f, "ldc", e)
 	flags := f.Load(f.Param("flags"), f.GP64())
 	alphaAddr, _ := f.Param("alpha").Resolve()
 	betaAddr, _ := f.Param("beta").Resolve()
@@ -585,4 +581,12 @@ func emitGEMMEpilogue(f *amd64File, t gemmTile, rows, nv int, acc func(i, j int)
 		f.VZEROUPPER()
 		f.RET()
 	}
+}
+
+// loadStride loads the int parameter name, a stride in elements of e,
+// into a register as bytes.
+func loadStride(f *amd64File, name string, e elemType) reg.Register {
+	r := f.Load(f.Param(name), f.GP64())
+	f.SHLQ(operand.Imm(e.shift), r)
+	return r
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mmcloughlin/avo/attr"
-	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
 
@@ -58,8 +57,7 @@ func emitGemvCols(f *amd64File, v vecArch, nv int) string {
 	k := f.Load(f.Param("k"), f.GP64())
 	x := f.Load(f.Param("x"), f.GP64())
 	b := f.Load(f.Param("b"), f.GP64())
-	ldb := f.Load(f.Param("ldb"), f.GP64())
-	f.SHLQ(operand.Imm(e.shift), ldb)
+	ldb := loadStride(f, "ldb", e)
 	y := f.Load(f.Param("y"), f.GP64())
 	m := f.Load(f.Param("mask"), f.GP64())
 	loadMask(f, v, e, m, 1, nil, regIndex(v, xRegs[0]))

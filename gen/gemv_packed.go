@@ -85,8 +85,7 @@ func emitGemvPacked(f *amd64File, v vecArch, nr, rows int) string {
 
 	var lda reg.Register
 	if rows > 1 {
-		lda = f.Load(f.Param("lda"), f.GP64())
-		f.SHLQ(operand.Imm(e.shift), lda)
+		lda = loadStride(f, "lda", e)
 	}
 	var lda3 reg.GPVirtual
 	if rows > 3 {
@@ -98,8 +97,7 @@ func emitGemvPacked(f *amd64File, v vecArch, nr, rows int) string {
 	c := f.Load(f.Param("c"), f.GP64())
 	var ldc reg.Register
 	if rows > 1 {
-		ldc = f.Load(f.Param("ldc"), f.GP64())
-		f.SHLQ(operand.Imm(e.shift), ldc)
+		ldc = loadStride(f, "ldc", e)
 	}
 	bias := f.Load(f.Param("bias"), f.GP64())
 	alphaAddr, _ := f.Param("alpha").Resolve()
