@@ -181,20 +181,26 @@ func (j *gemmJob[T]) runPart(p int) {
 	}
 }
 
-// rowPad separates the rows of a copied A block (in elements): strides that
-// are multiples of 4 KiB would map every row to the same cache sets.
+// rowPad pads a row of a widened A tile (in elements; see runWidened).
 const rowPad = 16
 
-// runLarge computes C(m0:m1, n0:n1) in cache blocks. An MC×KC block of A is
-// copied row by row into a compact buffer read by the row-major kernels (or,
-// transposed, packed into k-major panels); a KC×NC block of B is packed into
-// contiguous panels unless B was prepacked.
+// runLarge computes C(m0:m1, n0:n1) in cache blocks. The row-major kernels
+// read A where it lies; a transposed A (or a set without them) has each
+// MC×KC block packed into k-major panels. A KC×NC block of B is packed into
+// contiguous panels unless B was prepacked or is read in place.
+//
+// A row-major A is not copied: the copy into a compact buffer cost more than
+// it saved. Interleaved runs (M×N×K, prepacked and unpacked B, best and 90th
+// percentile of GFLOP/s): in place 2–5 % faster at 128×768×768,
+// 128×768×3072, 128×3072×768, 64×512×784, 64×512×512 and 512³ (AVX-512 and
+// AVX2), 1–3 % at 128×1024×1024 and 128×1024×4096 (rows of A 4 and 16 KiB
+// apart, all on the same L1 sets), no difference above noise at 1024³, 2048³
+// and 512×4096×4096, where the copy is a smaller part of the work (it costs
+// M·K per NC-wide column block, against 2·M·N·K).
 func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	g := j.kern
 	mr, nr := g.mr, g.nr
 	rowsA := !j.transA && g.rowMajor != nil
-	// A small problem whose rows fall on many cache sets is read where it
-	// lies: its copy and packing would cost a fifth of a 64³ product.
 	single := m1-m0 <= g.mc && j.k <= g.kc && n1-n0 <= g.nc
 	// A K up to half a block past KC is one block: a second, short block
 	// would load and store all of C again for a few k steps (K = 768 as
@@ -205,11 +211,10 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	if j.k <= g.kc+g.kc/2 {
 		depth = j.k
 	}
-	inPlaceA := rowsA && single && spreadRows(j.lda, int(unsafe.Sizeof(j.a[0])))
 	inPlaceB := !j.transB && j.pb == nil &&
 		(single && spreadRows(j.ldb, int(unsafe.Sizeof(j.a[0]))) || rowsA && j.streamsBInPlace(m1-m0, depth))
-	if !inPlaceA {
-		buf.a = grow(buf.a, (depth+rowPad)*min(g.mc, (m1-m0+mr-1)/mr*mr))
+	if !rowsA {
+		buf.a = grow(buf.a, depth*min(g.mc, (m1-m0+mr-1)/mr*mr))
 	}
 	poll := workPoller{cancel: j.ep.cancel}
 	for jc := n0; jc < n1; jc += g.nc {
@@ -263,44 +268,9 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			if last {
 				flags |= j.epFlags
 			}
-			lda := kc + rowPad
 			for ic := m0; ic < m1; ic += g.mc {
 				mc := min(g.mc, m1-ic)
-				if inPlaceA {
-					for jr := 0; jr < nc; jr += nr {
-						if poll.stopped(mc * kc * nr) {
-							return
-						}
-						cols := min(nr, nc-jr)
-						var bp *T
-						var ldb int
-						first := 0
-						switch {
-						case fused && jr >= packedFrom && cols == nr && mc >= mr:
-							j.packingTile(kc, &j.a[ic*j.lda+pc], j.lda, &j.b[pc*j.ldb+jc+jr], j.ldb, &buf.b[0], ic, jc+jr, beta, flags, last)
-							bp, ldb, first = &buf.b[0], nr, mr
-						case copied && cols == nr && mc >= mr:
-							src, ld := j.bPanel(buf, pc, kc, jc+jr, false, 0)
-							j.packingTile(kc, &j.a[ic*j.lda+pc], j.lda, src, ld, &buf.b[0], ic, jc+jr, beta, flags, last)
-							bp, ldb, first = &buf.b[0], nr, mr
-						case perPanel && jr >= packedFrom:
-							packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+jr, cols, nr)
-							bp, ldb = &buf.b[0], nr
-						default:
-							bp, ldb = j.bPanel(buf, pc, kc, jc+jr, jr >= packedFrom, (jr-packedFrom)/nr)
-						}
-						for ir := first; ir < mc; ir += mr {
-							rows := min(mr, mc-ir)
-							j.tile(g.rowMajor[rows], rows, cols, kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
-						}
-					}
-					continue
-				}
-				if rowsA {
-					for i := 0; i < mc; i++ {
-						copy(buf.a[i*lda:i*lda+kc], j.a[(ic+i)*j.lda+pc:])
-					}
-				} else {
+				if !rowsA {
 					packA(buf.a, j.a, j.lda, j.transA, ic, mc, pc, kc, mr)
 				}
 				for jr := 0; jr < nc; jr += nr {
@@ -313,11 +283,11 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 					first := 0
 					switch {
 					case fused && jr >= packedFrom && cols == nr && mc >= mr:
-						j.packingTile(kc, &buf.a[0], lda, &j.b[pc*j.ldb+jc+jr], j.ldb, &buf.b[0], ic, jc+jr, beta, flags, last)
+						j.packingTile(kc, &j.a[ic*j.lda+pc], j.lda, &j.b[pc*j.ldb+jc+jr], j.ldb, &buf.b[0], ic, jc+jr, beta, flags, last)
 						bp, ldb, first = &buf.b[0], nr, mr
 					case copied && cols == nr && mc >= mr:
 						src, ld := j.bPanel(buf, pc, kc, jc+jr, false, 0)
-						j.packingTile(kc, &buf.a[0], lda, src, ld, &buf.b[0], ic, jc+jr, beta, flags, last)
+						j.packingTile(kc, &j.a[ic*j.lda+pc], j.lda, src, ld, &buf.b[0], ic, jc+jr, beta, flags, last)
 						bp, ldb, first = &buf.b[0], nr, mr
 					case perPanel && jr >= packedFrom:
 						packB(buf.b, j.b, j.ldb, j.transB, pc, kc, jc+jr, cols, nr)
@@ -328,7 +298,7 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 					for ir := first; ir < mc; ir += mr {
 						rows := min(mr, mc-ir)
 						if rowsA {
-							j.tile(g.rowMajor[rows], rows, cols, kc, &buf.a[ir*lda], lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
+							j.tile(g.rowMajor[rows], rows, cols, kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
 						} else {
 							j.tile(g.kmajor[rows], rows, cols, kc, &buf.a[ir*kc], rows, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
 						}
