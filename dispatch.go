@@ -35,6 +35,17 @@ type microKernel[T float] func(k int, a *T, lda int, b *T, ldb int, c *T, ldc in
 // latency hidden behind the FMAs instead of a copy loop of its own.
 type packingKernel[T float] func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint, dst *T)
 
+// prefetchingKernel is a micro-kernel for a full mr×nr tile with A
+// row-major that also prefetches into L2, after each group of
+// gemmKernels.prefetchSteps k steps, the nr elements at pf, advancing pf by
+// pfStride elements (the remainder of k prefetches nothing): k/prefetchSteps
+// rows of another panel of B, which no load of the kernel touches (a
+// prefetch never faults, wherever pf points). The row tiles below a
+// panel's first thus bring the next panel into L2 a few rows each, spread
+// over their FMAs, for that panel's first tile (see runLarge). Its tile is
+// the row-major kernel's, bit for bit.
+type prefetchingKernel[T float] func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint, pf *T, pfStride int)
+
 // Epilogue flags understood by every micro-kernel.
 const (
 	flagLoadC   uint = 1 << iota // add beta·C; without it C is written, never read
@@ -68,6 +79,10 @@ type gemmKernels[T float] struct {
 	// packing, when not nil, is the set's packing kernel (mr rows, A
 	// row-major); without it B is packed by a copy loop before its tiles.
 	packing packingKernel[T]
+	// prefetching, when not nil, is the set's prefetching kernel (mr rows,
+	// A row-major), prefetchSteps the k steps per row it prefetches.
+	prefetching   prefetchingKernel[T]
+	prefetchSteps int
 	// small, when not nil, is a taller and narrower tile for the small-M
 	// path; its nr divides this set's nr (B is packed for this set).
 	small *gemmKernels[T]
@@ -266,6 +281,7 @@ func twinKernels[T float](mr, nr int, rowMajor bool) *gemmKernels[T] {
 			g.rowMajor[r] = twinKernel[T](r, nr, true)
 		}
 		g.packing = packingTwin(g.rowMajor[mr], nr)
+		g.prefetching, g.prefetchSteps = prefetchingTwin(g.rowMajor[mr]), 4
 	}
 	return g
 }

@@ -26,14 +26,20 @@ func TestTablesComplete(t *testing.T) {
 // optionalEntries may be nil at an assembly level although the generic
 // level has them: the GEMM driver packs A where a level has no kernels
 // reading it in place (NEON), only float32 has packed-rows kernels
-// (PackB packs float32), and a level without a packing kernel packs B with
-// the copy loop (NEON, and float64 everywhere).
+// (PackB packs float32), a level without a packing kernel packs B with
+// the copy loop (NEON, and float64 everywhere), and one without a
+// prefetching kernel leaves the next panel of a prepacked B to the
+// hardware (NEON, and float64, which PackB does not pack, everywhere).
 var optionalEntries = map[string]bool{
-	"kernelTable.sgemm.rowMajor":   true,
-	"kernelTable.dgemm.rowMajor":   true,
-	"kernelTable.dgemm.packedRows": true,
-	"kernelTable.sgemm.packing":    true,
-	"kernelTable.dgemm.packing":    true,
+	"kernelTable.sgemm.rowMajor":      true,
+	"kernelTable.dgemm.rowMajor":      true,
+	"kernelTable.dgemm.packedRows":    true,
+	"kernelTable.sgemm.packing":       true,
+	"kernelTable.dgemm.packing":       true,
+	"kernelTable.sgemm.prefetching":   true,
+	"kernelTable.dgemm.prefetching":   true,
+	"kernelTable.sgemm.prefetchSteps": true,
+	"kernelTable.dgemm.prefetchSteps": true,
 }
 
 // sameEntries reports the first entry of want (a struct) that is set while

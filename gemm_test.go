@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestRequiredISA fails when KILN_TEST_REQUIRE_ISA names a level that
@@ -182,6 +183,83 @@ func TestSgemmPackingKernel(t *testing.T) {
 		}
 		if calls == 0 {
 			t.Errorf("%s: the packing kernel was never called", name)
+		}
+	}
+}
+
+// TestSgemmPrefetchingKernel runs the blocked path with a prepacked B, one
+// block of rows, at every runnable level, where the row tiles prefetch the
+// next panel (see nextPanel): M past the small-M path with partial row
+// tiles, N across several panels and two column blocks with a partial last
+// panel, K over several short KC blocks with a tail (the last panel of each
+// block prefetches the next block's first), A transposed or not, unaligned,
+// with bias and ReLU or GELU. Each result must be the one the same set
+// gives without the prefetching kernel, bit for bit, and within the
+// reference's bound; every pf passed must lie in the packed B. It counts
+// the prefetching kernel's calls, so that a change of the driver cannot
+// leave it unused.
+func TestSgemmPrefetchingKernel(t *testing.T) {
+	orig := active.Load().level.String()
+	defer SetISA(orig)
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, level := range ISALevels() {
+		if _, err := SetISA(level); err != nil {
+			t.Fatal(err)
+		}
+		a := active.Load().sgemm
+		if a.prefetching == nil {
+			continue
+		}
+		var pb []float32
+		calls := 0
+		set := func() *gemmKernels[float32] {
+			return &gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
+				packing: a.packing, prefetchSteps: a.prefetchSteps, packTail: a.packTail,
+				kc: 16, mc: 20 * a.mr, nc: 3 * a.nr, kcSmall: 16, streamedB: a.streamedB}
+		}
+		g, plain := set(), set()
+		g.prefetching = func(k int, ap *float32, lda int, bp *float32, ldb int, c *float32, ldc int, alpha, beta float32, bias *float32, mask *int32, flags uint, pf *float32, stride int) {
+			calls++
+			if p := uintptr(unsafe.Pointer(pf)); p < uintptr(unsafe.Pointer(&pb[0])) || p > uintptr(unsafe.Pointer(&pb[len(pb)-1])) {
+				t.Fatalf("%s: pf %#x outside the packed B", level, p)
+			}
+			a.prefetching(k, ap, lda, bp, ldb, c, ldc, alpha, beta, bias, mask, flags, pf, stride)
+		}
+		idx := 0
+		for _, m := range []int{33, 5*a.mr + 1, 20 * a.mr} {
+			for _, n := range []int{2*a.nr + 1, 4*a.nr + 3} {
+				for _, k := range []int{4, 17, 53} {
+					for _, tA := range []bool{false, true} {
+						ab := alphaBetas[idx%4]
+						tc := newCase[float32](r, tA, idx%2 == 1, m, n, k, float32(ab[0]), float32(ab[1]), []int{0, 1, 3}[idx%3], idx%2)
+						pb = PackB(tc.transB, k, n, tc.b, tc.ldb).data
+						var ep epilogue[float32]
+						switch idx % 3 {
+						case 1:
+							tc.bias = randMatrix[float32](r, 1, n, n, 0)
+							tc.act = ActReLU
+							ep = epilogue32(Epilogue{Bias: tc.bias, Act: ActReLU})
+						case 2:
+							ep = epilogue32(Epilogue{Act: ActGeluTanh})
+						}
+						got, want := slices.Clone(tc.c0), slices.Clone(tc.c0)
+						gemm(g, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, pb, nil, tc.beta, got, tc.ldc, ep)
+						gemm(plain, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, pb, nil, tc.beta, want, tc.ldc, ep)
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%s %v: C[%d] = %v with the prefetching kernel, %v without", level, tc, i, got[i], want[i])
+							}
+						}
+						if idx%3 != 2 {
+							tc.check(t, level+" prefetching "+tc.String(), got)
+						}
+						idx++
+					}
+				}
+			}
+		}
+		if calls == 0 {
+			t.Errorf("%s: the prefetching kernel was never called", level)
 		}
 	}
 }

@@ -69,6 +69,11 @@ func sgemmAVX512RowMajor6x64(k int, a *float32, lda int, b *float32, ldb int, c 
 //go:noescape
 func sgemmAVX512RowMajorPacking6x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint, dst *float32)
 
+// sgemmAVX512RowMajorPrefetching6x64 computes a 6×64 tile of C with AVX512, A(i,p) = a[i*lda+p], and prefetches into L2 a row of 64 elements at pf, pfStride apart, per 4 k steps; see prefetchingKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajorPrefetching6x64(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint, pf *float32, pfStride int)
+
 // sgemmAVX512KMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape
@@ -273,6 +278,11 @@ func sgemmAVX2RowMajor6x16(k int, a *float32, lda int, b *float32, ldb int, c *f
 //
 //go:noescape
 func sgemmAVX2RowMajorPacking6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint, dst *float32)
+
+// sgemmAVX2RowMajorPrefetching6x16 computes a 6×16 tile of C with AVX2, A(i,p) = a[i*lda+p], and prefetches into L2 a row of 16 elements at pf, pfStride apart, per 4 k steps; see prefetchingKernel.
+//
+//go:noescape
+func sgemmAVX2RowMajorPrefetching6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint, pf *float32, pfStride int)
 
 // dgemmAVX512KMajor1x32 computes a 1×32 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
 //

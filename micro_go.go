@@ -12,6 +12,7 @@ func genericKernels[T float]() *gemmKernels[T] {
 	g.kmajor[4] = microGo4x4KMajor[T]
 	g.rowMajor[4] = microGo4x4RowMajor[T]
 	g.packing = packingTwin(microGo4x4RowMajor[T], 4)
+	g.prefetching = prefetchingTwin(microGo4x4RowMajor[T])
 	g.packedRows = map[int][]packedRowsKernel[T]{4: packedRowsTwins[T](4)}
 	return g
 }

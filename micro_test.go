@@ -76,6 +76,46 @@ func testPackingKernel[T float](t *testing.T, level string, g *gemmKernels[T]) {
 	}
 }
 
+// TestPrefetchingKernelsAgainstTwin runs every prefetching kernel of every
+// runnable set (full tiles, k around the unroll, every epilogue flag)
+// against microTwin, and checks that its tile is the row-major kernel's, bit
+// for bit, whatever it prefetches: rows near, apart, or far past any
+// allocation (a prefetch never faults).
+func TestPrefetchingKernelsAgainstTwin(t *testing.T) {
+	for _, set := range testedSets() {
+		testPrefetchingKernel(t, set.level.String(), set.sgemm)
+		testPrefetchingKernel(t, set.level.String(), set.dgemm)
+	}
+}
+
+func testPrefetchingKernel[T float](t *testing.T, level string, g *gemmKernels[T]) {
+	if g.prefetching == nil {
+		return
+	}
+	r := rand.New(rand.NewPCG(25, 26))
+	u := unitRoundoff[T]()
+	pf := make([]T, 64*g.nr)
+	for _, stride := range []int{g.nr, 3*g.nr + 5, 1 << 24} {
+		for _, k := range []int{0, 1, 3, 4, 5, 8, 17, 64} {
+			for flags := uint(0); flags < 8; flags++ {
+				name := fmt.Sprintf("%s %T prefetching k=%d flags=%03b stride=%d", level, T(0), k, flags, stride)
+				kern := func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint) {
+					tile := unsafe.Slice(c, (g.mr-1)*ldc+g.nr)
+					want := append([]T(nil), tile...)
+					g.rowMajor[g.mr](k, a, lda, b, ldb, &want[0], ldc, alpha, beta, bias, mask, flags)
+					g.prefetching(k, a, lda, b, ldb, c, ldc, alpha, beta, bias, mask, flags, &pf[0], stride)
+					for i := range tile {
+						if math.Float64bits(float64(tile[i])) != math.Float64bits(float64(want[i])) {
+							t.Fatalf("%s: C element %d = %v, the row-major kernel's %v", name, i, tile[i], want[i])
+						}
+					}
+				}
+				checkMicro(t, name, r, u, g, kern, true, g.mr, k, g.nr, flags)
+			}
+		}
+	}
+}
+
 func testMicroKernels[T float](t *testing.T, level string, g *gemmKernels[T]) {
 	r := rand.New(rand.NewPCG(21, 22))
 	u := unitRoundoff[T]()

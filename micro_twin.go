@@ -28,6 +28,15 @@ func packingTwin[T float](kern microKernel[T], nr int) packingKernel[T] {
 	}
 }
 
+// prefetchingTwin returns the pure-Go twin of a prefetching kernel whose
+// tile kern computes (see prefetchingKernel): Go has no prefetch, so it
+// computes the tile alone.
+func prefetchingTwin[T float](kern microKernel[T]) prefetchingKernel[T] {
+	return func(k int, a *T, lda int, b *T, ldb int, c *T, ldc int, alpha, beta T, bias *T, mask *int32, flags uint, pf *T, pfStride int) {
+		kern(k, a, lda, b, ldb, c, ldc, alpha, beta, bias, mask, flags)
+	}
+}
+
 // twinTile bounds the tile of the twin kernel (rows × columns).
 const twinTile = 16 * maxNR
 

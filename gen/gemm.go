@@ -41,7 +41,8 @@ type gemmTile struct {
 	// (0: none); C is prefetched before the loop either way.
 	prefetch int
 	// packing also emits the full-tile row-major kernel that copies the
-	// panel of B it reads into a packed panel (see packingPrefetch).
+	// panel of B it reads into a packed panel (see packingPrefetch), and
+	// the one that prefetches the next panel into L2 (see kernelMode).
 	packing bool
 }
 
@@ -77,6 +78,26 @@ func (t gemmTile) packingName() string {
 	return fmt.Sprintf("%sgemm%sRowMajorPacking%dx%d", t.e.prefix, t.v.name, t.mr, t.nr)
 }
 
+// prefetchingName is the name of the tile's prefetching kernel (full rows,
+// A row-major).
+func (t gemmTile) prefetchingName() string {
+	return fmt.Sprintf("%sgemm%sRowMajorPrefetching%dx%d", t.e.prefix, t.v.name, t.mr, t.nr)
+}
+
+// kernelMode is what a micro-kernel does beside its tile: nothing, copy
+// the panel of B it reads (packing), or prefetch into L2 one row of another
+// panel per group of unrolled k steps (prefetching): the row tiles of a
+// panel spread the next panel's trip from L3 or memory over their FMAs,
+// where the panel's first row tile, which packs it, would otherwise wait
+// on it alone.
+type kernelMode int
+
+const (
+	plainKernel kernelMode = iota
+	packingKernel
+	prefetchingKernel
+)
+
 func (t gemmTile) setName() string {
 	if t.small {
 		return fmt.Sprintf("%sgemm%sSmallKernels", t.e.prefix, t.v.name)
@@ -88,13 +109,14 @@ func generateGEMM(o *output) error {
 	f := o.amd64
 	for _, t := range gemmAMD64 {
 		for rows := 1; rows <= t.mr; rows++ {
-			emitGEMMKernel(f, t, rows, false, false)
+			emitGEMMKernel(f, t, rows, false, plainKernel)
 			if t.rowMajor {
-				emitGEMMKernel(f, t, rows, true, false)
+				emitGEMMKernel(f, t, rows, true, plainKernel)
 			}
 		}
 		if t.packing {
-			emitGEMMKernel(f, t, t.mr, true, true)
+			emitGEMMKernel(f, t, t.mr, true, packingKernel)
+			emitGEMMKernel(f, t, t.mr, true, prefetchingKernel)
 		}
 	}
 	for _, v := range []vecArch{avx512, avx2} {
@@ -162,8 +184,11 @@ type gemmEntry struct {
 	rowMajor []string
 	masked   bool
 	small    *gemmEntry
-	// packing is the packing kernel, or "" (see gemmTile.packing)
-	packing string
+	// packing and prefetching are the packing and prefetching kernels, or
+	// "" (see gemmTile.packing); prefetchSteps is the k steps per row the
+	// prefetching kernel prefetches.
+	packing, prefetching string
+	prefetchSteps        int
 	// the single-row kernels (float32 only)
 	dot4, axpy4 string
 	dotLanes    int
@@ -180,7 +205,7 @@ type packedRowsWidth struct {
 func gemmAMD64Entry(t gemmTile) gemmEntry {
 	te := gemmEntry{goType: t.e.goType, mr: t.mr, nr: t.nr, masked: true}
 	if t.packing {
-		te.packing = t.packingName()
+		te.packing, te.prefetching, te.prefetchSteps = t.packingName(), t.prefetchingName(), t.unroll
 	}
 	for rows := 1; rows <= t.mr; rows++ {
 		te.kmajor = append(te.kmajor, t.kernelName(rows, false))
@@ -206,6 +231,9 @@ func (t gemmEntry) expr() string {
 	}
 	if t.packing != "" {
 		fmt.Fprintf(&b, "packing: %s,\n", t.packing)
+	}
+	if t.prefetching != "" {
+		fmt.Fprintf(&b, "prefetching: %s, prefetchSteps: %d,\n", t.prefetching, t.prefetchSteps)
 	}
 	if t.dot4 != "" {
 		fmt.Fprintf(&b, "dot4: %s, dotLanes: %d,\n", t.dot4, t.dotLanes)
@@ -268,8 +296,11 @@ func planRows(rows int) (bases []int, addrs []rowAddress) {
 // emitGEMMKernel writes one micro-kernel: rows×nr accumulators in registers,
 // a k loop unrolled t.unroll times, and the epilogue of the flags. A packing
 // kernel also stores each row of B it loads into dst, nr elements a row, and
-// prefetches B packingPrefetch rows ahead.
-func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) {
+// prefetches B packingPrefetch rows ahead. A prefetching kernel also
+// prefetches into L2 the nr elements at pf after each group of unrolled
+// steps (not in the remainder), advancing pf by pfStride elements.
+func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor bool, mode kernelMode) {
+	packing, prefetching := mode == packingKernel, mode == prefetchingKernel
 	v, e := t.v, t.e
 	lanes := v.lanes(e)
 	nv := t.nr / lanes
@@ -279,9 +310,13 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) 
 	}
 	name := t.kernelName(rows, rowMajor)
 	sig := "func(k int, a *%[1]s, lda int, b *%[1]s, ldb int, c *%[1]s, ldc int, alpha, beta %[1]s, bias *%[1]s, mask *int32, flags uint)"
-	if packing {
+	switch mode {
+	case packingKernel:
 		name = t.packingName()
 		sig = "func(k int, a *%[1]s, lda int, b *%[1]s, ldb int, c *%[1]s, ldc int, alpha, beta %[1]s, bias *%[1]s, mask *int32, flags uint, dst *%[1]s)"
+	case prefetchingKernel:
+		name = t.prefetchingName()
+		sig = "func(k int, a *%[1]s, lda int, b *%[1]s, ldb int, c *%[1]s, ldc int, alpha, beta %[1]s, bias *%[1]s, mask *int32, flags uint, pf *%[1]s, pfStride int)"
 	}
 	f.Function(name)
 	f.Attributes(attr.NOSPLIT)
@@ -291,9 +326,12 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) 
 	if rowMajor {
 		layout = "A(i,p) = a[i*lda+p]"
 	}
-	if packing {
+	switch mode {
+	case packingKernel:
 		f.Doc(fmt.Sprintf("%s computes a %d×%d tile of C with %s, %s, and copies the k×%d panel of B it reads to dst; see packingKernel.", name, rows, t.nr, v.name, layout, t.nr))
-	} else {
+	case prefetchingKernel:
+		f.Doc(fmt.Sprintf("%s computes a %d×%d tile of C with %s, %s, and prefetches into L2 a row of %d elements at pf, pfStride apart, per %d k steps; see prefetchingKernel.", name, rows, t.nr, v.name, layout, t.nr, t.unroll))
+	default:
 		f.Doc(fmt.Sprintf("%s computes a %d×%d tile of C with %s, %s; see microKernel.", name, rows, t.nr, v.name, layout))
 	}
 
@@ -317,6 +355,11 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) 
 	if packing {
 		prefetch = packingPrefetch
 		dst = f.Load(f.Param("dst"), f.GP64())
+	}
+	var pf, pfStride reg.Register
+	if prefetching {
+		pf = f.Load(f.Param("pf"), f.GP64())
+		pfStride = loadStride(f, "pfStride", e)
 	}
 	var pfA, pfB reg.GPVirtual
 	if prefetch > 0 {
@@ -433,6 +476,12 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor, packing bool) 
 		}
 		if packing {
 			f.ADDQ(operand.U32(n*t.nr*e.size), dst)
+		}
+		if prefetching && n == t.unroll {
+			for off := 0; off < t.nr*e.size; off += 64 {
+				f.PREFETCHT1(mem(pf, off))
+			}
+			f.ADDQ(pfStride, pf)
 		}
 	}, "epilogue")
 
