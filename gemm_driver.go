@@ -217,6 +217,7 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 		buf.a = grow(buf.a, depth*min(g.mc, (m1-m0+mr-1)/mr*mr))
 	}
 	poll := workPoller{cancel: j.ep.cancel}
+	prefetched := false // the row tiles of the last panel prefetched all of the next
 	for jc := n0; jc < n1; jc += g.nc {
 		nc := min(g.nc, n1-jc)
 		for pc := 0; pc < j.k; pc += depth {
@@ -241,11 +242,14 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			fused := perPanel && rowsA && !j.transB && g.packing != nil
 			// A prepacked B too large to stay in L2 between calls (a
 			// model's weights, each product's evicted by the next) streams
-			// from L3 or memory: its first row tile copies each panel with
-			// the packing kernel, whose prefetches run ahead of the loads,
-			// into the part's panel buffer, which stays in L1 and L2 for
-			// the other row tiles (BERT's products 3 % faster in A/B runs;
-			// the MLP's, whose weights stay in L2, 4 % slower copied).
+			// from L3 or memory: the first row tile of a panel that no
+			// tiles prefetched (below) copies it with the packing kernel,
+			// whose prefetches run ahead of the loads, into the part's
+			// panel buffer, which stays in L1 and L2 for the other row
+			// tiles (BERT's products 3 % faster in A/B runs; the MLP's,
+			// whose weights stay in L2, 4 % slower copied). A prefetched
+			// panel is read where it is: copied, 1–3 % slower at
+			// 128×768×768, 128×3072×768 and 128×768×3072.
 			copied := j.pb != nil && len(j.pb)*int(unsafe.Sizeof(j.pb[0])) > g.streamedB &&
 				m1-m0 <= g.mc && rowsA && g.packing != nil
 			if copied {
@@ -291,11 +295,14 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 					var bp *T
 					var ldb int
 					first := 0
+					// warm: the last panel's row tiles brought this one into L2.
+					warm := prefetched
+					prefetched = false
 					switch {
 					case fused && jr >= packedFrom && cols == nr && mc >= mr:
 						j.packingTile(kc, &j.a[ic*j.lda+pc], j.lda, &j.b[pc*j.ldb+jc+jr], j.ldb, &buf.b[0], ic, jc+jr, beta, flags, last)
 						bp, ldb, first = &buf.b[0], nr, mr
-					case copied && cols == nr && mc >= mr:
+					case copied && !warm && cols == nr && mc >= mr:
 						src, ld := j.bPanel(buf, pc, kc, jc+jr, false, 0)
 						j.packingTile(kc, &j.a[ic*j.lda+pc], j.lda, src, ld, &buf.b[0], ic, jc+jr, beta, flags, last)
 						bp, ldb, first = &buf.b[0], nr, mr
@@ -311,6 +318,7 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 					if prefetch && cols == nr {
 						pfAt, pfLD, pfLeft = j.nextPanel(pc, kc, depth, jc, nc, jr)
 					}
+					next := pfLeft > 0
 					for ir := first; ir < mc; ir += mr {
 						rows := min(mr, mc-ir)
 						switch {
@@ -325,6 +333,7 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 							j.tile(g.kmajor[rows], rows, cols, kc, &buf.a[ir*kc], rows, bp, ldb, ic+ir, jc+jr, beta, flags, last, buf)
 						}
 					}
+					prefetched = next && pfLeft <= 0
 				}
 			}
 		}

@@ -193,11 +193,12 @@ func TestSgemmPackingKernel(t *testing.T) {
 // tiles, N across several panels and two column blocks with a partial last
 // panel, K over several short KC blocks with a tail (the last panel of each
 // block prefetches the next block's first), A transposed or not, unaligned,
-// with bias and ReLU or GELU. Each result must be the one the same set
-// gives without the prefetching kernel, bit for bit, and within the
-// reference's bound; every pf passed must lie in the packed B. It counts
-// the prefetching kernel's calls, so that a change of the driver cannot
-// leave it unused.
+// with bias and ReLU or GELU, and with B taken as streamed from beyond L2
+// or not (the first tile of a panel nothing prefetched copies it). Each
+// result must be the one the same set gives without the prefetching
+// kernel, bit for bit, and within the reference's bound; every pf passed
+// must lie in the packed B. It counts the prefetching kernel's calls, so
+// that a change of the driver cannot leave it unused.
 func TestSgemmPrefetchingKernel(t *testing.T) {
 	orig := active.Load().level.String()
 	defer SetISA(orig)
@@ -215,7 +216,7 @@ func TestSgemmPrefetchingKernel(t *testing.T) {
 		set := func() *gemmKernels[float32] {
 			return &gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
 				packing: a.packing, prefetchSteps: a.prefetchSteps, packTail: a.packTail,
-				kc: 16, mc: 20 * a.mr, nc: 3 * a.nr, kcSmall: 16, streamedB: a.streamedB}
+				kc: 16, mc: 20 * a.mr, nc: 3 * a.nr, kcSmall: 16}
 		}
 		g, plain := set(), set()
 		g.prefetching = func(k int, ap *float32, lda int, bp *float32, ldb int, c *float32, ldc int, alpha, beta float32, bias *float32, mask *int32, flags uint, pf *float32, stride int) {
@@ -242,6 +243,8 @@ func TestSgemmPrefetchingKernel(t *testing.T) {
 						case 2:
 							ep = epilogue32(Epilogue{Act: ActGeluTanh})
 						}
+						streamed := []int{a.streamedB, 0}[idx/3%2]
+						g.streamedB, plain.streamedB = streamed, streamed
 						got, want := slices.Clone(tc.c0), slices.Clone(tc.c0)
 						gemm(g, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, pb, nil, tc.beta, got, tc.ldc, ep)
 						gemm(plain, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, pb, nil, tc.beta, want, tc.ldc, ep)
