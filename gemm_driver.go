@@ -255,16 +255,22 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			if copied {
 				buf.b = grow(buf.b, kc*nr)
 			}
-			// With one block of rows, the row tiles of each panel of a
-			// prepacked B bring the next one into L2 from L3 or memory,
-			// where that panel's first row tile would otherwise wait on it
-			// alone. Interleaved runs over six rotating Bs, best, 90th
-			// percentile and median GFLOP/s: 3–6 % faster at 128×768×768,
-			// 128×3072×768, 128×768×3072 and 64×512×784 (M×N×K). A B read
-			// where it lies is left to the hardware: prefetching its rows
-			// (3 and 12 KiB apart) was 1–8 % slower at 128×3072×768 and
-			// 128×768×3072 and no faster at 64×512×784.
-			prefetch := j.pb != nil && rowsA && g.prefetching != nil && m1-m0 <= g.mc && kc >= g.prefetchSteps
+			// With one block of rows, the row tiles of each panel bring the
+			// next one into L2 from L3 or memory, where that panel's first
+			// row tile would otherwise wait on it alone. Interleaved runs
+			// over six rotating Bs, best, 90th percentile and median
+			// GFLOP/s: from a prepacked B 3–6 % faster at 128×768×768,
+			// 128×3072×768, 128×768×3072 and 64×512×784 (M×N×K). From a B
+			// read where it lies (weights passed as arguments) only with
+			// one block of K and rows whose stride spreads a panel over
+			// the L2's sets: 5–6 % faster at 128×768×768 (rows 3 KiB
+			// apart), but 4–7 % slower at 128×768×3072 (several blocks of
+			// K) and 1–8 % at 128×3072×768 (rows 12 KiB apart: a panel's
+			// 3072 lines on an eighth of the sets), no faster at
+			// 64×512×784 (2 KiB apart); the encoder layer with its weights
+			// as arguments 3 % faster (13 of 16 paired runs).
+			inPlacePF := !j.transB && depth == j.k && rowAlignment(j.ldb*int(unsafe.Sizeof(j.a[0]))) <= 1024
+			prefetch := (j.pb != nil || inPlacePF) && rowsA && g.prefetching != nil && m1-m0 <= g.mc && kc >= g.prefetchSteps
 			if perPanel {
 				buf.b = grow(buf.b, kc*nr)
 			} else if packedFrom < nc {
@@ -323,7 +329,7 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 						rows := min(mr, mc-ir)
 						switch {
 						case pfLeft > 0 && rows == mr:
-							j.prefetchingTile(kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, &j.pb[pfAt], pfLD, ic+ir, jc+jr, beta, flags, last)
+							j.prefetchingTile(kc, &j.a[(ic+ir)*j.lda+pc], j.lda, bp, ldb, j.panelRow(pfAt), pfLD, ic+ir, jc+jr, beta, flags, last)
 							n := kc / g.prefetchSteps
 							pfAt += n * pfLD
 							pfLeft -= n
@@ -365,15 +371,21 @@ func (j *gemmJob[T]) streamsBInPlace(rows, depth int) bool {
 // set index), so that the rows of a block read in place do not evict each
 // other as rows a power of two apart would.
 func spreadRows(ld, size int) bool {
-	b := ld * size
+	return rowAlignment(ld*size) <= 256
+}
+
+// rowAlignment is the largest power of two up to 4096 that divides a row
+// stride of b bytes (4096 for b ≤ 0): rows that far apart start on
+// 4096/rowAlignment of the line offsets of a 4 KiB page.
+func rowAlignment(b int) int {
 	if b <= 0 {
-		return false
+		return 4096
 	}
 	g := 4096
 	for b%g != 0 {
 		g /= 2
 	}
-	return g <= 256
+	return g
 }
 
 // bPanel returns where the kernels read the kc×nr panel of B at rows pc…,
@@ -565,10 +577,10 @@ func (j *gemmJob[T]) actFullTile(off int, last bool) {
 }
 
 // nextPanel returns where the row tiles of the panel at column jr of the
-// block at (jc, pc) of a prepacked B prefetch from: the next panel, or the
-// first of the next block of K, as the index of its first row in j.pb, its
-// row stride and its row count (none past the column block's last panel
-// and K's last block).
+// block at (jc, pc) prefetch from: the next panel, or the first of the next
+// block of K, as the index of its first row in the prepacked B, or else in
+// B (see panelRow), its row stride and its row count (none past the column
+// block's last panel and K's last block).
 func (j *gemmJob[T]) nextPanel(pc, kc, depth, jc, nc, jr int) (at, ld, rows int) {
 	nr := j.kern.nr
 	next := jr + nr
@@ -578,12 +590,23 @@ func (j *gemmJob[T]) nextPanel(pc, kc, depth, jc, nc, jr int) (at, ld, rows int)
 		}
 		pc, kc, next = pc+kc, min(depth, j.k-pc-kc), 0
 	}
+	if j.pb == nil {
+		return pc*j.ldb + jc + next, j.ldb, kc
+	}
 	q := (jc + next) / nr
 	ld = nr
 	if (q+1)*nr > j.n {
 		ld = j.kern.lastPanelWidth(j.n)
 	}
 	return q*j.k*nr + pc*ld, ld, kc
+}
+
+// panelRow is the element at index at of the prepacked B, or else of B.
+func (j *gemmJob[T]) panelRow(at int) *T {
+	if j.pb != nil {
+		return &j.pb[at]
+	}
+	return &j.b[at]
 }
 
 // prefetchingTile runs the set's prefetching kernel for the full tile of C

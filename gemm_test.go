@@ -187,9 +187,9 @@ func TestSgemmPackingKernel(t *testing.T) {
 	}
 }
 
-// TestSgemmPrefetchingKernel runs the blocked path with a prepacked B, one
-// block of rows, at every runnable level, where the row tiles prefetch the
-// next panel (see nextPanel): M past the small-M path with partial row
+// TestSgemmPrefetchingKernel runs the blocked path with a prepacked B and
+// with B read where it lies, one block of rows, at every runnable level,
+// where the row tiles prefetch the next panel (see nextPanel): M past the small-M path with partial row
 // tiles, N across several panels and two column blocks with a partial last
 // panel, K over several short KC blocks with a tail (the last panel of each
 // block prefetches the next block's first), A transposed or not, unaligned,
@@ -197,8 +197,8 @@ func TestSgemmPackingKernel(t *testing.T) {
 // or not (the first tile of a panel nothing prefetched copies it). Each
 // result must be the one the same set gives without the prefetching
 // kernel, bit for bit, and within the reference's bound; every pf passed
-// must lie in the packed B. It counts the prefetching kernel's calls, so
-// that a change of the driver cannot leave it unused.
+// must lie in the B the product reads. It counts the prefetching kernel's
+// calls on either B, so that a change of the driver cannot leave it unused.
 func TestSgemmPrefetchingKernel(t *testing.T) {
 	orig := active.Load().level.String()
 	defer SetISA(orig)
@@ -211,8 +211,9 @@ func TestSgemmPrefetchingKernel(t *testing.T) {
 		if a.prefetching == nil {
 			continue
 		}
-		var pb []float32
-		calls := 0
+		var src []float32 // the B the product reads: prepacked or not
+		calls := map[bool]int{}
+		prepacked := false
 		set := func() *gemmKernels[float32] {
 			return &gemmKernels[float32]{mr: a.mr, nr: a.nr, kmajor: a.kmajor, rowMajor: a.rowMajor, masked: a.masked,
 				packing: a.packing, prefetchSteps: a.prefetchSteps, packTail: a.packTail,
@@ -220,49 +221,59 @@ func TestSgemmPrefetchingKernel(t *testing.T) {
 		}
 		g, plain := set(), set()
 		g.prefetching = func(k int, ap *float32, lda int, bp *float32, ldb int, c *float32, ldc int, alpha, beta float32, bias *float32, mask *int32, flags uint, pf *float32, stride int) {
-			calls++
-			if p := uintptr(unsafe.Pointer(pf)); p < uintptr(unsafe.Pointer(&pb[0])) || p > uintptr(unsafe.Pointer(&pb[len(pb)-1])) {
-				t.Fatalf("%s: pf %#x outside the packed B", level, p)
+			calls[prepacked]++
+			if p := uintptr(unsafe.Pointer(pf)); p < uintptr(unsafe.Pointer(&src[0])) || p > uintptr(unsafe.Pointer(&src[len(src)-1])) {
+				t.Fatalf("%s: pf %#x outside the B read (prepacked %v)", level, p, prepacked)
 			}
 			a.prefetching(k, ap, lda, bp, ldb, c, ldc, alpha, beta, bias, mask, flags, pf, stride)
 		}
 		idx := 0
-		for _, m := range []int{33, 5*a.mr + 1, 20 * a.mr} {
+		for _, m := range []int{33, 7*a.mr + 5, 20 * a.mr} {
 			for _, n := range []int{2*a.nr + 1, 4*a.nr + 3} {
 				for _, k := range []int{4, 17, 53} {
 					for _, tA := range []bool{false, true} {
-						ab := alphaBetas[idx%4]
-						tc := newCase[float32](r, tA, idx%2 == 1, m, n, k, float32(ab[0]), float32(ab[1]), []int{0, 1, 3}[idx%3], idx%2)
-						pb = PackB(tc.transB, k, n, tc.b, tc.ldb).data
-						var ep epilogue[float32]
-						switch idx % 3 {
-						case 1:
-							tc.bias = randMatrix[float32](r, 1, n, n, 0)
-							tc.act = ActReLU
-							ep = epilogue32(Epilogue{Bias: tc.bias, Act: ActReLU})
-						case 2:
-							ep = epilogue32(Epilogue{Act: ActGeluTanh})
-						}
-						streamed := []int{a.streamedB, 0}[idx/3%2]
-						g.streamedB, plain.streamedB = streamed, streamed
-						got, want := slices.Clone(tc.c0), slices.Clone(tc.c0)
-						gemm(g, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, pb, nil, tc.beta, got, tc.ldc, ep)
-						gemm(plain, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, pb, nil, tc.beta, want, tc.ldc, ep)
-						for i := range got {
-							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-								t.Fatalf("%s %v: C[%d] = %v with the prefetching kernel, %v without", level, tc, i, got[i], want[i])
+						for _, pre := range []bool{true, false} {
+							// alpha ≠ 0: alpha = 0 never reaches the kernels.
+							ab := [][2]float64{{1, 0}, {1, 1}, {-1.5, 0.5}, {2, -1}}[idx%4]
+							tc := newCase[float32](r, tA, idx/4%2 == 1, m, n, k, float32(ab[0]), float32(ab[1]), []int{0, 1, 3}[idx%3], idx%2)
+							var pb []float32
+							src, prepacked = tc.b, pre
+							if prepacked {
+								pb = PackB(tc.transB, k, n, tc.b, tc.ldb).data
+								src = pb
 							}
+							var ep epilogue[float32]
+							switch idx % 3 {
+							case 1:
+								tc.bias = randMatrix[float32](r, 1, n, n, 0)
+								tc.act = ActReLU
+								ep = epilogue32(Epilogue{Bias: tc.bias, Act: ActReLU})
+							case 2:
+								ep = epilogue32(Epilogue{Act: ActGeluTanh})
+							}
+							streamed := []int{a.streamedB, 0}[idx/3%2]
+							g.streamedB, plain.streamedB = streamed, streamed
+							got, want := slices.Clone(tc.c0), slices.Clone(tc.c0)
+							gemm(g, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, pb, nil, tc.beta, got, tc.ldc, ep)
+							gemm(plain, tc.transA, tc.transB, m, n, k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, pb, nil, tc.beta, want, tc.ldc, ep)
+							for i := range got {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("%s %v: C[%d] = %v with the prefetching kernel, %v without", level, tc, i, got[i], want[i])
+								}
+							}
+							if idx%3 != 2 {
+								tc.check(t, level+" prefetching "+tc.String(), got)
+							}
+							idx++
 						}
-						if idx%3 != 2 {
-							tc.check(t, level+" prefetching "+tc.String(), got)
-						}
-						idx++
 					}
 				}
 			}
 		}
-		if calls == 0 {
-			t.Errorf("%s: the prefetching kernel was never called", level)
+		for _, p := range []bool{true, false} {
+			if calls[p] == 0 {
+				t.Errorf("%s: the prefetching kernel was never called with prepacked %v", level, p)
+			}
 		}
 	}
 }
