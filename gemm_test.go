@@ -189,16 +189,17 @@ func TestSgemmPackingKernel(t *testing.T) {
 
 // TestSgemmPrefetchingKernel runs the blocked path with a prepacked B and
 // with B read where it lies, one block of rows, at every runnable level,
-// where the row tiles prefetch the next panel (see nextPanel): M past the small-M path with partial row
-// tiles, N across several panels and two column blocks with a partial last
-// panel, K over several short KC blocks with a tail (the last panel of each
-// block prefetches the next block's first), A transposed or not, unaligned,
-// with bias and ReLU or GELU, and with B taken as streamed from beyond L2
-// or not (the first tile of a panel nothing prefetched copies it). Each
-// result must be the one the same set gives without the prefetching
-// kernel, bit for bit, and within the reference's bound; every pf passed
-// must lie in the B the product reads. It counts the prefetching kernel's
-// calls on either B, so that a change of the driver cannot leave it unused.
+// where the row tiles prefetch the next panel (see nextPanel): M past the
+// small-M path with partial row tiles, N across several panels and two column
+// blocks with a partial last panel or one column block of whole panels (B
+// then read in place), K over several short KC blocks with a tail (the last
+// panel of each block prefetches the next block's first), A transposed or
+// not, unaligned, with bias and ReLU or GELU, and with B taken as streamed
+// from beyond L2 or not (the first tile of a panel nothing prefetched copies
+// it). Each result must be the one the same set gives without the prefetching
+// kernel, bit for bit, and within the reference's bound; every pf passed must
+// lie in the B the product reads. It counts the prefetching kernel's calls on
+// either B, so that a change of the driver cannot leave it unused.
 func TestSgemmPrefetchingKernel(t *testing.T) {
 	orig := active.Load().level.String()
 	defer SetISA(orig)
@@ -229,7 +230,7 @@ func TestSgemmPrefetchingKernel(t *testing.T) {
 		}
 		idx := 0
 		for _, m := range []int{33, 7*a.mr + 5, 20 * a.mr} {
-			for _, n := range []int{2*a.nr + 1, 4*a.nr + 3} {
+			for _, n := range []int{2*a.nr + 1, 3 * a.nr, 4*a.nr + 3} {
 				for _, k := range []int{4, 17, 53} {
 					for _, tA := range []bool{false, true} {
 						for _, pre := range []bool{true, false} {
