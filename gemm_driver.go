@@ -264,12 +264,12 @@ func (j *gemmJob[T]) runLarge(buf *partBuffers[T], m0, m1, n0, n1 int) {
 			// read where it lies (weights passed as arguments) only with
 			// one block of K and rows whose stride spreads a panel over
 			// the L2's sets: 5–6 % faster at 128×768×768 (rows 3 KiB
+			// apart), 6–8 % at 64×512×512 and 1–2 % at 64×512×784 (2 KiB
 			// apart), but 4–7 % slower at 128×768×3072 (several blocks of
 			// K) and 1–8 % at 128×3072×768 (rows 12 KiB apart: a panel's
-			// 3072 lines on an eighth of the sets), no faster at
-			// 64×512×784 (2 KiB apart); the encoder layer with its weights
-			// as arguments 3 % faster (13 of 16 paired runs).
-			inPlacePF := !j.transB && depth == j.k && rowAlignment(j.ldb*int(unsafe.Sizeof(j.a[0]))) <= 1024
+			// 3072 lines on an eighth of the sets); the encoder layer with
+			// its weights as arguments 3 % faster (13 of 16 paired runs).
+			inPlacePF := !j.transB && depth == j.k && rowAlignment(j.ldb*int(unsafe.Sizeof(j.a[0]))) <= 2048
 			prefetch := (j.pb != nil || inPlacePF) && rowsA && g.prefetching != nil && m1-m0 <= g.mc && kc >= g.prefetchSteps
 			if perPanel {
 				buf.b = grow(buf.b, kc*nr)
