@@ -181,9 +181,6 @@ func (j *gemmJob[T]) runPart(p int) {
 	}
 }
 
-// rowPad pads a row of a widened A tile (in elements; see runWidened).
-const rowPad = 16
-
 // runLarge computes C(m0:m1, n0:n1) in cache blocks. The row-major kernels
 // read A where it lies; a transposed A (or a set without them) has each
 // MC×KC block packed into k-major panels. A KC×NC block of B is packed into

@@ -369,6 +369,9 @@ func (j *lowpJob) amxEpilogue(tile []float32, i0, rows, col, cols int) {
 	j.goAct = goAct
 }
 
+// rowPad pads a widened A tile (in elements; see runWidened).
+const rowPad = 16
+
 // runWidened sweeps panels q0…q1-1 of a B widened to float32 with the
 // float32 micro-kernels, widening each row tile of A into buf.
 func (j *lowpJob) runWidened(buf *lowpBuffers, q0, q1 int) {
