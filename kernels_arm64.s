@@ -22041,46 +22041,46 @@ TEXT ·geluTanhF32NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V31.S4
 	MOVW $0x0000007f, R14
 	VDUP R14, V30.S4
-	MOVW $0x3f800000, R14
+	MOVW $0x3d922279, R14
 	VDUP R14, V29.S4
-	MOVD $0x3fb2444f2a4d8b4b, R14
-	VDUP R14, V28.D2
-	MOVD $0x3ff9884533d43651, R14
-	VDUP R14, V27.D2
+	MOVW $0x3f800000, R14
+	VDUP R14, V28.S4
+	MOVW $0x3fcc422a, R14
+	VDUP R14, V27.S4
 	MOVW $0xc2dc0000, R14
 	VDUP R14, V26.S4
 	MOVW $0xc7c35000, R14
 	VDUP R14, V25.S4
 	MOVW $0x47c35000, R14
 	VDUP R14, V24.S4
-	MOVW $0x42b20000, R14
+	MOVW $0x3124d8b5, R14
 	VDUP R14, V23.S4
-	MOVW $0x3fb8aa3b, R14
+	MOVW $0xb342bc9b, R14
 	VDUP R14, V22.S4
-	MOVW $0x3f318000, R14
+	MOVW $0x42b20000, R14
 	VDUP R14, V21.S4
-	MOVW $0xb95e8083, R14
+	MOVW $0x3fb8aa3b, R14
 	VDUP R14, V20.S4
-	MOVW $0x39506967, R14
+	MOVW $0x3f318000, R14
 	VDUP R14, V19.S4
-	MOVW $0x3ab743ce, R14
+	MOVW $0xb95e8083, R14
 	VDUP R14, V18.S4
-	MOVW $0x3c088908, R14
+	MOVW $0x39506967, R14
 	VDUP R14, V17.S4
-	MOVW $0x3d2aa9c1, R14
+	MOVW $0x3ab743ce, R14
 	VDUP R14, V16.S4
-	MOVW $0x3e2aaaaa, R14
+	MOVW $0x3c088908, R14
 	VDUP R14, V15.S4
-	MOVW $0x3f000000, R14
+	MOVW $0x3d2aa9c1, R14
 	VDUP R14, V14.S4
-	MOVW $0xc2c80000, R14
+	MOVW $0x3e2aaaaa, R14
 	VDUP R14, V13.S4
-	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
-	MOVW $0xff800000, R14
+	MOVW $0x3f000000, R14
+	VDUP R14, V12.S4
+	MOVW $0xc2c80000, R14
 	VDUP R14, V11.S4
-	MOVW $0x7fc00000, R14
-	VDUP R14, V10.S4
-	MOVW $0x7f800000, R14
+	WORD $0x6e2a1d4a // eor v10.16b, v10.16b, v10.16b
+	MOVW $0xff800000, R14
 	VDUP R14, V9.S4
 
 main:
@@ -22089,80 +22089,86 @@ main:
 	FMOVQ 0(R2), F0
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7f1c41 // bic v1.16b, v2.16b, v31.16b
 	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3f1c41 // and v1.16b, v2.16b, v31.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebe8423 // add v3.4s, v1.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -22171,80 +22177,86 @@ main:
 	FMOVQ 16(R2), F0
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7f1c41 // bic v1.16b, v2.16b, v31.16b
 	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3f1c41 // and v1.16b, v2.16b, v31.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebe8423 // add v3.4s, v1.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -22253,80 +22265,86 @@ main:
 	FMOVQ 32(R2), F0
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7f1c41 // bic v1.16b, v2.16b, v31.16b
 	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3f1c41 // and v1.16b, v2.16b, v31.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebe8423 // add v3.4s, v1.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -22335,80 +22353,86 @@ main:
 	FMOVQ 48(R2), F0
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7f1c41 // bic v1.16b, v2.16b, v31.16b
 	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3f1c41 // and v1.16b, v2.16b, v31.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebe8423 // add v3.4s, v1.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -22425,80 +22449,86 @@ tail:
 	FMOVQ 0(R2), F0
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7f1c61 // bic v1.16b, v3.16b, v31.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7f1c41 // bic v1.16b, v2.16b, v31.16b
 	WORD $0x6e3f1c21 // eor v1.16b, v1.16b, v31.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c61 // and v1.16b, v3.16b, v31.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3f1c41 // and v1.16b, v2.16b, v31.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebe8446 // add v6.4s, v2.4s, v30.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebe8421 // add v1.4s, v1.4s, v30.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebe8422 // add v2.4s, v1.4s, v30.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebe8423 // add v3.4s, v1.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fe1 // bsl v1.16b, v31.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -40927,46 +40957,46 @@ TEXT ·geluTanhBF16NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V31.S4
 	MOVW $0x80000000, R14
 	VDUP R14, V30.S4
-	MOVW $0x3f800000, R14
+	MOVW $0x3d922279, R14
 	VDUP R14, V29.S4
-	MOVD $0x3fb2444f2a4d8b4b, R14
-	VDUP R14, V28.D2
-	MOVD $0x3ff9884533d43651, R14
-	VDUP R14, V27.D2
+	MOVW $0x3f800000, R14
+	VDUP R14, V28.S4
+	MOVW $0x3fcc422a, R14
+	VDUP R14, V27.S4
 	MOVW $0xc2dc0000, R14
 	VDUP R14, V26.S4
 	MOVW $0xc7c35000, R14
 	VDUP R14, V25.S4
 	MOVW $0x47c35000, R14
 	VDUP R14, V24.S4
-	MOVW $0x42b20000, R14
+	MOVW $0x3124d8b5, R14
 	VDUP R14, V23.S4
-	MOVW $0x3fb8aa3b, R14
+	MOVW $0xb342bc9b, R14
 	VDUP R14, V22.S4
-	MOVW $0x3f318000, R14
+	MOVW $0x42b20000, R14
 	VDUP R14, V21.S4
-	MOVW $0xb95e8083, R14
+	MOVW $0x3fb8aa3b, R14
 	VDUP R14, V20.S4
-	MOVW $0x39506967, R14
+	MOVW $0x3f318000, R14
 	VDUP R14, V19.S4
-	MOVW $0x3ab743ce, R14
+	MOVW $0xb95e8083, R14
 	VDUP R14, V18.S4
-	MOVW $0x3c088908, R14
+	MOVW $0x39506967, R14
 	VDUP R14, V17.S4
-	MOVW $0x3d2aa9c1, R14
+	MOVW $0x3ab743ce, R14
 	VDUP R14, V16.S4
-	MOVW $0x3e2aaaaa, R14
+	MOVW $0x3c088908, R14
 	VDUP R14, V15.S4
-	MOVW $0x3f000000, R14
+	MOVW $0x3d2aa9c1, R14
 	VDUP R14, V14.S4
-	MOVW $0xc2c80000, R14
+	MOVW $0x3e2aaaaa, R14
 	VDUP R14, V13.S4
-	WORD $0x6e2c1d8c // eor v12.16b, v12.16b, v12.16b
-	MOVW $0xff800000, R14
+	MOVW $0x3f000000, R14
+	VDUP R14, V12.S4
+	MOVW $0xc2c80000, R14
 	VDUP R14, V11.S4
-	MOVW $0x7fc00000, R14
-	VDUP R14, V10.S4
-	MOVW $0x7f800000, R14
+	WORD $0x6e2a1d4a // eor v10.16b, v10.16b, v10.16b
+	MOVW $0xff800000, R14
 	VDUP R14, V9.S4
 
 main:
@@ -40977,80 +41007,86 @@ main:
 	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7e1c61 // bic v1.16b, v3.16b, v30.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7e1c41 // bic v1.16b, v2.16b, v30.16b
 	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3e1c61 // and v1.16b, v3.16b, v30.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3e1c41 // and v1.16b, v2.16b, v30.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebf8446 // add v6.4s, v2.4s, v31.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebf8466 // add v6.4s, v3.4s, v31.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebf8421 // add v1.4s, v1.4s, v31.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebf8422 // add v2.4s, v1.4s, v31.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebf8423 // add v3.4s, v1.4s, v31.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebf8484 // add v4.4s, v4.4s, v31.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fc1 // bsl v1.16b, v30.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -41082,80 +41118,86 @@ main:
 	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7e1c61 // bic v1.16b, v3.16b, v30.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7e1c41 // bic v1.16b, v2.16b, v30.16b
 	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3e1c61 // and v1.16b, v3.16b, v30.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3e1c41 // and v1.16b, v2.16b, v30.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebf8446 // add v6.4s, v2.4s, v31.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebf8466 // add v6.4s, v3.4s, v31.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebf8421 // add v1.4s, v1.4s, v31.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebf8422 // add v2.4s, v1.4s, v31.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebf8423 // add v3.4s, v1.4s, v31.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebf8484 // add v4.4s, v4.4s, v31.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fc1 // bsl v1.16b, v30.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -41187,80 +41229,86 @@ main:
 	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7e1c61 // bic v1.16b, v3.16b, v30.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7e1c41 // bic v1.16b, v2.16b, v30.16b
 	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3e1c61 // and v1.16b, v3.16b, v30.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3e1c41 // and v1.16b, v2.16b, v30.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebf8446 // add v6.4s, v2.4s, v31.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebf8466 // add v6.4s, v3.4s, v31.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebf8421 // add v1.4s, v1.4s, v31.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebf8422 // add v2.4s, v1.4s, v31.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebf8423 // add v3.4s, v1.4s, v31.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebf8484 // add v4.4s, v4.4s, v31.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fc1 // bsl v1.16b, v30.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -41292,80 +41340,86 @@ main:
 	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7e1c61 // bic v1.16b, v3.16b, v30.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7e1c41 // bic v1.16b, v2.16b, v30.16b
 	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3e1c61 // and v1.16b, v3.16b, v30.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3e1c41 // and v1.16b, v2.16b, v30.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebf8446 // add v6.4s, v2.4s, v31.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebf8466 // add v6.4s, v3.4s, v31.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebf8421 // add v1.4s, v1.4s, v31.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebf8422 // add v2.4s, v1.4s, v31.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebf8423 // add v3.4s, v1.4s, v31.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebf8484 // add v4.4s, v4.4s, v31.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fc1 // bsl v1.16b, v30.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -41405,80 +41459,86 @@ tail:
 	WORD $0x4f305400 // shl v0.4s, v0.4s, #16
 	WORD $0x4e39f401 // fmax v1.4s, v0.4s, v25.4s
 	WORD $0x4eb8f421 // fmin v1.4s, v1.4s, v24.4s
-	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
-	WORD $0x6e62dc43 // fmul v3.2d, v2.2d, v2.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc42 // fmul v2.2d, v2.2d, v4.2d
-	WORD $0x4e617821 // fcvtl2 v1.2d, v1.4s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4ebb1f64 // mov v4.16b, v27.16b
-	WORD $0x4e7ccc64 // fmla v4.2d, v3.2d, v28.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x0e616843 // fcvtn v3.2s, v2.2d
-	WORD $0x4e616823 // fcvtn2 v3.4s, v1.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d442 // fsub v2.2d, v2.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x0e616842 // fcvtn v2.2s, v2.2d
-	WORD $0x4e616822 // fcvtn2 v2.4s, v1.2d
-	WORD $0x4e7e1c61 // bic v1.16b, v3.16b, v30.16b
+	WORD $0x6e21dc22 // fmul v2.4s, v1.4s, v1.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea1cc23 // fmls v3.4s, v1.4s, v1.4s
+	WORD $0x6e22dfa4 // fmul v4.4s, v29.4s, v2.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea2cfa5 // fmls v5.4s, v29.4s, v2.4s
+	WORD $0x4e3bf486 // fmax v6.4s, v4.4s, v27.4s
+	WORD $0x4ebbf484 // fmin v4.4s, v4.4s, v27.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb61ec6 // mov v6.16b, v22.16b
+	WORD $0x4e22cee6 // fmla v6.4s, v23.4s, v2.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc22 // fmul v2.4s, v1.4s, v7.4s
+	WORD $0x4ea21c43 // mov v3.16b, v2.16b
+	WORD $0x4ea7cc23 // fmls v3.4s, v1.4s, v7.4s
+	WORD $0x4ea6cc23 // fmls v3.4s, v1.4s, v6.4s
+	WORD $0x4e7e1c41 // bic v1.16b, v2.16b, v30.16b
 	WORD $0x6e3e1c21 // eor v1.16b, v1.16b, v30.16b
 	WORD $0x4e3af421 // fmax v1.4s, v1.4s, v26.4s
-	WORD $0x4eb7f421 // fmin v1.4s, v1.4s, v23.4s
-	WORD $0x6e36dc24 // fmul v4.4s, v1.4s, v22.4s
+	WORD $0x4eb5f421 // fmin v1.4s, v1.4s, v21.4s
+	WORD $0x6e34dc24 // fmul v4.4s, v1.4s, v20.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb5cc81 // fmls v1.4s, v4.4s, v21.4s
-	WORD $0x4eb4cc81 // fmls v1.4s, v4.4s, v20.4s
-	WORD $0x4e21d7a5 // fadd v5.4s, v29.4s, v1.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eb3cc81 // fmls v1.4s, v4.4s, v19.4s
+	WORD $0x4eb2cc81 // fmls v1.4s, v4.4s, v18.4s
+	WORD $0x4e21d785 // fadd v5.4s, v28.4s, v1.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d426 // fsub v6.4s, v1.4s, v6.4s
-	WORD $0x4eb21e47 // mov v7.16b, v18.16b
-	WORD $0x4e21ce67 // fmla v7.4s, v19.4s, v1.4s
-	WORD $0x4eb11e28 // mov v8.16b, v17.16b
-	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eb01e07 // mov v7.16b, v16.16b
-	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4e21ce27 // fmla v7.4s, v17.4s, v1.4s
 	WORD $0x4eaf1de8 // mov v8.16b, v15.16b
 	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
 	WORD $0x4eae1dc7 // mov v7.16b, v14.16b
 	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
+	WORD $0x4ead1da8 // mov v8.16b, v13.16b
+	WORD $0x4e21cce8 // fmla v8.4s, v7.4s, v1.4s
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x4e21cd07 // fmla v7.4s, v8.4s, v1.4s
 	WORD $0x6e21dc21 // fmul v1.4s, v1.4s, v1.4s
 	WORD $0x4e21cce6 // fmla v6.4s, v7.4s, v1.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3e1c61 // and v1.16b, v3.16b, v30.16b
-	WORD $0x6e211c42 // eor v2.16b, v2.16b, v1.16b
-	WORD $0x4ea2cca5 // fmls v5.4s, v5.4s, v2.4s
-	WORD $0x4e2df481 // fmax v1.4s, v4.4s, v13.4s
+	WORD $0x4e3e1c41 // and v1.16b, v2.16b, v30.16b
+	WORD $0x6e211c63 // eor v3.16b, v3.16b, v1.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
+	WORD $0x4e2bf481 // fmax v1.4s, v4.4s, v11.4s
 	WORD $0x4ea1b821 // fcvtzs v1.4s, v1.4s
-	WORD $0x4f3f0422 // sshr v2.4s, v1.4s, #1
-	WORD $0x4ebf8446 // add v6.4s, v2.4s, v31.4s
+	WORD $0x4f3f0423 // sshr v3.4s, v1.4s, #1
+	WORD $0x4ebf8466 // add v6.4s, v3.4s, v31.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea28421 // sub v1.4s, v1.4s, v2.4s
+	WORD $0x6ea38421 // sub v1.4s, v1.4s, v3.4s
 	WORD $0x4ebf8421 // add v1.4s, v1.4s, v31.4s
 	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
 	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc06 // fdiv v6.4s, v0.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0481 // sshr v1.4s, v4.4s, #1
-	WORD $0x4ebf8422 // add v2.4s, v1.4s, v31.4s
-	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x6e22dca5 // fmul v5.4s, v5.4s, v2.4s
+	WORD $0x4ebf8423 // add v3.4s, v1.4s, v31.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea18484 // sub v4.4s, v4.4s, v1.4s
 	WORD $0x4ebf8484 // add v4.4s, v4.4s, v31.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e741 // fcmgt v1.4s, v26.4s, v3.4s
+	WORD $0x6ea2e741 // fcmgt v1.4s, v26.4s, v2.4s
 	WORD $0x6e651fc1 // bsl v1.16b, v30.16b, v5.16b
-	WORD $0x6e2ce463 // fcmge v3.4s, v3.4s, v12.4s
-	WORD $0x6e611cc3 // bsl v3.16b, v6.16b, v1.16b
-	WORD $0x4e2be401 // fcmeq v1.4s, v0.4s, v11.4s
-	WORD $0x6e631d41 // bsl v1.16b, v10.16b, v3.16b
-	WORD $0x4e29e402 // fcmeq v2.4s, v0.4s, v9.4s
+	WORD $0x6e2ae442 // fcmge v2.4s, v2.4s, v10.4s
+	WORD $0x6e611cc2 // bsl v2.16b, v6.16b, v1.16b
+	WORD $0x4e29e401 // fcmeq v1.4s, v0.4s, v9.4s
+	MOVW $0x7fc00000, R14
+	VDUP R14, V3.S4
+	WORD $0x6e621c61 // bsl v1.16b, v3.16b, v2.16b
+	MOVW $0x7f800000, R14
+	VDUP R14, V2.S4
+	WORD $0x4e22e402 // fcmeq v2.4s, v0.4s, v2.4s
 	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
 	WORD $0x4e20e401 // fcmeq v1.4s, v0.4s, v0.4s
 	WORD $0x6e205821 // mvn v1.16b, v1.16b
@@ -59594,17 +59654,17 @@ TEXT ·geluTanhF16NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V31.S4
 	MOVW $0x0000007f, R14
 	VDUP R14, V30.S4
-	MOVW $0x3f800000, R14
+	MOVW $0x3d922279, R14
 	VDUP R14, V29.S4
-	MOVW $0x00007c00, R14
+	MOVW $0x3f800000, R14
 	VDUP R14, V28.S4
-	MOVW $0x00000200, R14
+	MOVW $0x00007c00, R14
 	VDUP R14, V27.S4
-	WORD $0x6e3a1f5a // eor v26.16b, v26.16b, v26.16b
-	MOVD $0x3fb2444f2a4d8b4b, R14
-	VDUP R14, V25.D2
-	MOVD $0x3ff9884533d43651, R14
-	VDUP R14, V24.D2
+	MOVW $0x00000200, R14
+	VDUP R14, V26.S4
+	WORD $0x6e391f39 // eor v25.16b, v25.16b, v25.16b
+	MOVW $0x3fcc422a, R14
+	VDUP R14, V24.S4
 	MOVW $0xc2dc0000, R14
 	VDUP R14, V23.S4
 	MOVW $0x00007fff, R14
@@ -59615,25 +59675,25 @@ TEXT ·geluTanhF16NEON(SB), NOSPLIT, $0-48
 	VDUP R14, V20.S4
 	MOVW $0x47c35000, R14
 	VDUP R14, V19.S4
-	MOVW $0x42b20000, R14
+	MOVW $0x3124d8b5, R14
 	VDUP R14, V18.S4
-	MOVW $0x3fb8aa3b, R14
+	MOVW $0xb342bc9b, R14
 	VDUP R14, V17.S4
-	MOVW $0x3f318000, R14
+	MOVW $0x42b20000, R14
 	VDUP R14, V16.S4
-	MOVW $0xb95e8083, R14
+	MOVW $0x3fb8aa3b, R14
 	VDUP R14, V15.S4
-	MOVW $0x39506967, R14
+	MOVW $0x3f318000, R14
 	VDUP R14, V14.S4
-	MOVW $0x3ab743ce, R14
+	MOVW $0xb95e8083, R14
 	VDUP R14, V13.S4
-	MOVW $0x3c088908, R14
+	MOVW $0x39506967, R14
 	VDUP R14, V12.S4
-	MOVW $0x3d2aa9c1, R14
+	MOVW $0x3ab743ce, R14
 	VDUP R14, V11.S4
-	MOVW $0x3e2aaaaa, R14
+	MOVW $0x3c088908, R14
 	VDUP R14, V10.S4
-	MOVW $0x3f000000, R14
+	MOVW $0x3d2aa9c1, R14
 	VDUP R14, V9.S4
 
 main:
@@ -59644,95 +59704,99 @@ main:
 	FMOVD 0(R2), F1
 	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
 	WORD $0x4e361c22 // and v2.16b, v1.16b, v22.16b
-	WORD $0x4ebc3442 // cmgt v2.4s, v2.4s, v28.4s
-	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
-	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4ebb3442 // cmgt v2.4s, v2.4s, v27.4s
+	WORD $0x4e3a1c21 // and v1.16b, v1.16b, v26.16b
+	WORD $0x6eb98c21 // cmeq v1.4s, v1.4s, v25.4s
 	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
 	WORD $0x4ea01c01 // mov v1.16b, v0.16b
 	WORD $0x4e751c21 // bic v1.16b, v1.16b, v21.16b
 	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
 	WORD $0x4e34f440 // fmax v0.4s, v2.4s, v20.4s
 	WORD $0x4eb3f400 // fmin v0.4s, v0.4s, v19.4s
-	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x6e60dc03 // fmul v3.2d, v0.2d, v0.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc00 // fmul v0.2d, v0.2d, v4.2d
-	WORD $0x0e616823 // fcvtn v3.2s, v1.2d
-	WORD $0x4e616803 // fcvtn2 v3.4s, v0.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d400 // fsub v0.2d, v0.2d, v4.2d
-	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
-	WORD $0x4e616801 // fcvtn2 v1.4s, v0.2d
-	WORD $0x4e7f1c60 // bic v0.16b, v3.16b, v31.16b
+	WORD $0x6e20dc01 // fmul v1.4s, v0.4s, v0.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea0cc03 // fmls v3.4s, v0.4s, v0.4s
+	WORD $0x6e21dfa4 // fmul v4.4s, v29.4s, v1.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea1cfa5 // fmls v5.4s, v29.4s, v1.4s
+	WORD $0x4e38f486 // fmax v6.4s, v4.4s, v24.4s
+	WORD $0x4eb8f484 // fmin v4.4s, v4.4s, v24.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e21ce46 // fmla v6.4s, v18.4s, v1.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc01 // fmul v1.4s, v0.4s, v7.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea7cc03 // fmls v3.4s, v0.4s, v7.4s
+	WORD $0x4ea6cc03 // fmls v3.4s, v0.4s, v6.4s
+	WORD $0x4e7f1c20 // bic v0.16b, v1.16b, v31.16b
 	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
 	WORD $0x4e37f400 // fmax v0.4s, v0.4s, v23.4s
-	WORD $0x4eb2f400 // fmin v0.4s, v0.4s, v18.4s
-	WORD $0x6e31dc04 // fmul v4.4s, v0.4s, v17.4s
+	WORD $0x4eb0f400 // fmin v0.4s, v0.4s, v16.4s
+	WORD $0x6e2fdc04 // fmul v4.4s, v0.4s, v15.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb0cc80 // fmls v0.4s, v4.4s, v16.4s
-	WORD $0x4eafcc80 // fmls v0.4s, v4.4s, v15.4s
-	WORD $0x4e20d7a5 // fadd v5.4s, v29.4s, v0.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eaecc80 // fmls v0.4s, v4.4s, v14.4s
+	WORD $0x4eadcc80 // fmls v0.4s, v4.4s, v13.4s
+	WORD $0x4e20d785 // fadd v5.4s, v28.4s, v0.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d406 // fsub v6.4s, v0.4s, v6.4s
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e20cdc7 // fmla v7.4s, v14.4s, v0.4s
-	WORD $0x4eac1d88 // mov v8.16b, v12.16b
-	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	WORD $0x4e20cd87 // fmla v7.4s, v12.4s, v0.4s
 	WORD $0x4eaa1d48 // mov v8.16b, v10.16b
 	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4ea91d27 // mov v7.16b, v9.16b
 	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x4e20cce6 // fmla v6.4s, v7.4s, v0.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c60 // and v0.16b, v3.16b, v31.16b
-	WORD $0x6e201c21 // eor v1.16b, v1.16b, v0.16b
-	WORD $0x4ea1cca5 // fmls v5.4s, v5.4s, v1.4s
+	WORD $0x4e3f1c20 // and v0.16b, v1.16b, v31.16b
+	WORD $0x6e201c63 // eor v3.16b, v3.16b, v0.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
 	MOVW $0xc2c80000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20f480 // fmax v0.4s, v4.4s, v0.4s
 	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0401 // sshr v1.4s, v0.4s, #1
-	WORD $0x4ebe8426 // add v6.4s, v1.4s, v30.4s
+	WORD $0x4f3f0403 // sshr v3.4s, v0.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea18400 // sub v0.4s, v0.4s, v1.4s
+	WORD $0x6ea38400 // sub v0.4s, v0.4s, v3.4s
 	WORD $0x4ebe8400 // add v0.4s, v0.4s, v30.4s
 	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
 	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc46 // fdiv v6.4s, v2.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0480 // sshr v0.4s, v4.4s, #1
-	WORD $0x4ebe8401 // add v1.4s, v0.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea08484 // sub v4.4s, v4.4s, v0.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e6e0 // fcmgt v0.4s, v23.4s, v3.4s
+	WORD $0x6ea1e6e0 // fcmgt v0.4s, v23.4s, v1.4s
 	WORD $0x6e651fe0 // bsl v0.16b, v31.16b, v5.16b
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e21e463 // fcmge v3.4s, v3.4s, v1.4s
-	WORD $0x6e601cc3 // bsl v3.16b, v6.16b, v0.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e23e421 // fcmge v1.4s, v1.4s, v3.4s
+	WORD $0x6e601cc1 // bsl v1.16b, v6.16b, v0.16b
 	MOVW $0xff800000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20e440 // fcmeq v0.4s, v2.4s, v0.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V1.S4
-	WORD $0x6e631c20 // bsl v0.16b, v1.16b, v3.16b
+	VDUP R14, V3.S4
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e441 // fcmeq v1.4s, v2.4s, v1.4s
@@ -59751,10 +59815,10 @@ main:
 	VDUP R14, V4.S4
 	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
 	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebc1c63 // orr v3.16b, v3.16b, v28.16b
+	WORD $0x4ebb1c63 // orr v3.16b, v3.16b, v27.16b
 	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6eba8c42 // cmeq v2.4s, v2.4s, v26.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
+	WORD $0x6eb98c42 // cmeq v2.4s, v2.4s, v25.4s
+	WORD $0x4eba1c64 // orr v4.16b, v3.16b, v26.16b
 	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
@@ -59766,95 +59830,99 @@ main:
 	FMOVD 8(R2), F1
 	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
 	WORD $0x4e361c22 // and v2.16b, v1.16b, v22.16b
-	WORD $0x4ebc3442 // cmgt v2.4s, v2.4s, v28.4s
-	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
-	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4ebb3442 // cmgt v2.4s, v2.4s, v27.4s
+	WORD $0x4e3a1c21 // and v1.16b, v1.16b, v26.16b
+	WORD $0x6eb98c21 // cmeq v1.4s, v1.4s, v25.4s
 	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
 	WORD $0x4ea01c01 // mov v1.16b, v0.16b
 	WORD $0x4e751c21 // bic v1.16b, v1.16b, v21.16b
 	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
 	WORD $0x4e34f440 // fmax v0.4s, v2.4s, v20.4s
 	WORD $0x4eb3f400 // fmin v0.4s, v0.4s, v19.4s
-	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x6e60dc03 // fmul v3.2d, v0.2d, v0.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc00 // fmul v0.2d, v0.2d, v4.2d
-	WORD $0x0e616823 // fcvtn v3.2s, v1.2d
-	WORD $0x4e616803 // fcvtn2 v3.4s, v0.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d400 // fsub v0.2d, v0.2d, v4.2d
-	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
-	WORD $0x4e616801 // fcvtn2 v1.4s, v0.2d
-	WORD $0x4e7f1c60 // bic v0.16b, v3.16b, v31.16b
+	WORD $0x6e20dc01 // fmul v1.4s, v0.4s, v0.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea0cc03 // fmls v3.4s, v0.4s, v0.4s
+	WORD $0x6e21dfa4 // fmul v4.4s, v29.4s, v1.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea1cfa5 // fmls v5.4s, v29.4s, v1.4s
+	WORD $0x4e38f486 // fmax v6.4s, v4.4s, v24.4s
+	WORD $0x4eb8f484 // fmin v4.4s, v4.4s, v24.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e21ce46 // fmla v6.4s, v18.4s, v1.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc01 // fmul v1.4s, v0.4s, v7.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea7cc03 // fmls v3.4s, v0.4s, v7.4s
+	WORD $0x4ea6cc03 // fmls v3.4s, v0.4s, v6.4s
+	WORD $0x4e7f1c20 // bic v0.16b, v1.16b, v31.16b
 	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
 	WORD $0x4e37f400 // fmax v0.4s, v0.4s, v23.4s
-	WORD $0x4eb2f400 // fmin v0.4s, v0.4s, v18.4s
-	WORD $0x6e31dc04 // fmul v4.4s, v0.4s, v17.4s
+	WORD $0x4eb0f400 // fmin v0.4s, v0.4s, v16.4s
+	WORD $0x6e2fdc04 // fmul v4.4s, v0.4s, v15.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb0cc80 // fmls v0.4s, v4.4s, v16.4s
-	WORD $0x4eafcc80 // fmls v0.4s, v4.4s, v15.4s
-	WORD $0x4e20d7a5 // fadd v5.4s, v29.4s, v0.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eaecc80 // fmls v0.4s, v4.4s, v14.4s
+	WORD $0x4eadcc80 // fmls v0.4s, v4.4s, v13.4s
+	WORD $0x4e20d785 // fadd v5.4s, v28.4s, v0.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d406 // fsub v6.4s, v0.4s, v6.4s
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e20cdc7 // fmla v7.4s, v14.4s, v0.4s
-	WORD $0x4eac1d88 // mov v8.16b, v12.16b
-	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	WORD $0x4e20cd87 // fmla v7.4s, v12.4s, v0.4s
 	WORD $0x4eaa1d48 // mov v8.16b, v10.16b
 	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4ea91d27 // mov v7.16b, v9.16b
 	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x4e20cce6 // fmla v6.4s, v7.4s, v0.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c60 // and v0.16b, v3.16b, v31.16b
-	WORD $0x6e201c21 // eor v1.16b, v1.16b, v0.16b
-	WORD $0x4ea1cca5 // fmls v5.4s, v5.4s, v1.4s
+	WORD $0x4e3f1c20 // and v0.16b, v1.16b, v31.16b
+	WORD $0x6e201c63 // eor v3.16b, v3.16b, v0.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
 	MOVW $0xc2c80000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20f480 // fmax v0.4s, v4.4s, v0.4s
 	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0401 // sshr v1.4s, v0.4s, #1
-	WORD $0x4ebe8426 // add v6.4s, v1.4s, v30.4s
+	WORD $0x4f3f0403 // sshr v3.4s, v0.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea18400 // sub v0.4s, v0.4s, v1.4s
+	WORD $0x6ea38400 // sub v0.4s, v0.4s, v3.4s
 	WORD $0x4ebe8400 // add v0.4s, v0.4s, v30.4s
 	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
 	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc46 // fdiv v6.4s, v2.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0480 // sshr v0.4s, v4.4s, #1
-	WORD $0x4ebe8401 // add v1.4s, v0.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea08484 // sub v4.4s, v4.4s, v0.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e6e0 // fcmgt v0.4s, v23.4s, v3.4s
+	WORD $0x6ea1e6e0 // fcmgt v0.4s, v23.4s, v1.4s
 	WORD $0x6e651fe0 // bsl v0.16b, v31.16b, v5.16b
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e21e463 // fcmge v3.4s, v3.4s, v1.4s
-	WORD $0x6e601cc3 // bsl v3.16b, v6.16b, v0.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e23e421 // fcmge v1.4s, v1.4s, v3.4s
+	WORD $0x6e601cc1 // bsl v1.16b, v6.16b, v0.16b
 	MOVW $0xff800000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20e440 // fcmeq v0.4s, v2.4s, v0.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V1.S4
-	WORD $0x6e631c20 // bsl v0.16b, v1.16b, v3.16b
+	VDUP R14, V3.S4
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e441 // fcmeq v1.4s, v2.4s, v1.4s
@@ -59873,10 +59941,10 @@ main:
 	VDUP R14, V4.S4
 	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
 	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebc1c63 // orr v3.16b, v3.16b, v28.16b
+	WORD $0x4ebb1c63 // orr v3.16b, v3.16b, v27.16b
 	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6eba8c42 // cmeq v2.4s, v2.4s, v26.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
+	WORD $0x6eb98c42 // cmeq v2.4s, v2.4s, v25.4s
+	WORD $0x4eba1c64 // orr v4.16b, v3.16b, v26.16b
 	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
@@ -59888,95 +59956,99 @@ main:
 	FMOVD 16(R2), F1
 	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
 	WORD $0x4e361c22 // and v2.16b, v1.16b, v22.16b
-	WORD $0x4ebc3442 // cmgt v2.4s, v2.4s, v28.4s
-	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
-	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4ebb3442 // cmgt v2.4s, v2.4s, v27.4s
+	WORD $0x4e3a1c21 // and v1.16b, v1.16b, v26.16b
+	WORD $0x6eb98c21 // cmeq v1.4s, v1.4s, v25.4s
 	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
 	WORD $0x4ea01c01 // mov v1.16b, v0.16b
 	WORD $0x4e751c21 // bic v1.16b, v1.16b, v21.16b
 	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
 	WORD $0x4e34f440 // fmax v0.4s, v2.4s, v20.4s
 	WORD $0x4eb3f400 // fmin v0.4s, v0.4s, v19.4s
-	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x6e60dc03 // fmul v3.2d, v0.2d, v0.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc00 // fmul v0.2d, v0.2d, v4.2d
-	WORD $0x0e616823 // fcvtn v3.2s, v1.2d
-	WORD $0x4e616803 // fcvtn2 v3.4s, v0.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d400 // fsub v0.2d, v0.2d, v4.2d
-	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
-	WORD $0x4e616801 // fcvtn2 v1.4s, v0.2d
-	WORD $0x4e7f1c60 // bic v0.16b, v3.16b, v31.16b
+	WORD $0x6e20dc01 // fmul v1.4s, v0.4s, v0.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea0cc03 // fmls v3.4s, v0.4s, v0.4s
+	WORD $0x6e21dfa4 // fmul v4.4s, v29.4s, v1.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea1cfa5 // fmls v5.4s, v29.4s, v1.4s
+	WORD $0x4e38f486 // fmax v6.4s, v4.4s, v24.4s
+	WORD $0x4eb8f484 // fmin v4.4s, v4.4s, v24.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e21ce46 // fmla v6.4s, v18.4s, v1.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc01 // fmul v1.4s, v0.4s, v7.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea7cc03 // fmls v3.4s, v0.4s, v7.4s
+	WORD $0x4ea6cc03 // fmls v3.4s, v0.4s, v6.4s
+	WORD $0x4e7f1c20 // bic v0.16b, v1.16b, v31.16b
 	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
 	WORD $0x4e37f400 // fmax v0.4s, v0.4s, v23.4s
-	WORD $0x4eb2f400 // fmin v0.4s, v0.4s, v18.4s
-	WORD $0x6e31dc04 // fmul v4.4s, v0.4s, v17.4s
+	WORD $0x4eb0f400 // fmin v0.4s, v0.4s, v16.4s
+	WORD $0x6e2fdc04 // fmul v4.4s, v0.4s, v15.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb0cc80 // fmls v0.4s, v4.4s, v16.4s
-	WORD $0x4eafcc80 // fmls v0.4s, v4.4s, v15.4s
-	WORD $0x4e20d7a5 // fadd v5.4s, v29.4s, v0.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eaecc80 // fmls v0.4s, v4.4s, v14.4s
+	WORD $0x4eadcc80 // fmls v0.4s, v4.4s, v13.4s
+	WORD $0x4e20d785 // fadd v5.4s, v28.4s, v0.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d406 // fsub v6.4s, v0.4s, v6.4s
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e20cdc7 // fmla v7.4s, v14.4s, v0.4s
-	WORD $0x4eac1d88 // mov v8.16b, v12.16b
-	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	WORD $0x4e20cd87 // fmla v7.4s, v12.4s, v0.4s
 	WORD $0x4eaa1d48 // mov v8.16b, v10.16b
 	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4ea91d27 // mov v7.16b, v9.16b
 	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x4e20cce6 // fmla v6.4s, v7.4s, v0.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c60 // and v0.16b, v3.16b, v31.16b
-	WORD $0x6e201c21 // eor v1.16b, v1.16b, v0.16b
-	WORD $0x4ea1cca5 // fmls v5.4s, v5.4s, v1.4s
+	WORD $0x4e3f1c20 // and v0.16b, v1.16b, v31.16b
+	WORD $0x6e201c63 // eor v3.16b, v3.16b, v0.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
 	MOVW $0xc2c80000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20f480 // fmax v0.4s, v4.4s, v0.4s
 	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0401 // sshr v1.4s, v0.4s, #1
-	WORD $0x4ebe8426 // add v6.4s, v1.4s, v30.4s
+	WORD $0x4f3f0403 // sshr v3.4s, v0.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea18400 // sub v0.4s, v0.4s, v1.4s
+	WORD $0x6ea38400 // sub v0.4s, v0.4s, v3.4s
 	WORD $0x4ebe8400 // add v0.4s, v0.4s, v30.4s
 	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
 	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc46 // fdiv v6.4s, v2.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0480 // sshr v0.4s, v4.4s, #1
-	WORD $0x4ebe8401 // add v1.4s, v0.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea08484 // sub v4.4s, v4.4s, v0.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e6e0 // fcmgt v0.4s, v23.4s, v3.4s
+	WORD $0x6ea1e6e0 // fcmgt v0.4s, v23.4s, v1.4s
 	WORD $0x6e651fe0 // bsl v0.16b, v31.16b, v5.16b
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e21e463 // fcmge v3.4s, v3.4s, v1.4s
-	WORD $0x6e601cc3 // bsl v3.16b, v6.16b, v0.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e23e421 // fcmge v1.4s, v1.4s, v3.4s
+	WORD $0x6e601cc1 // bsl v1.16b, v6.16b, v0.16b
 	MOVW $0xff800000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20e440 // fcmeq v0.4s, v2.4s, v0.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V1.S4
-	WORD $0x6e631c20 // bsl v0.16b, v1.16b, v3.16b
+	VDUP R14, V3.S4
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e441 // fcmeq v1.4s, v2.4s, v1.4s
@@ -59995,10 +60067,10 @@ main:
 	VDUP R14, V4.S4
 	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
 	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebc1c63 // orr v3.16b, v3.16b, v28.16b
+	WORD $0x4ebb1c63 // orr v3.16b, v3.16b, v27.16b
 	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6eba8c42 // cmeq v2.4s, v2.4s, v26.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
+	WORD $0x6eb98c42 // cmeq v2.4s, v2.4s, v25.4s
+	WORD $0x4eba1c64 // orr v4.16b, v3.16b, v26.16b
 	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
@@ -60010,95 +60082,99 @@ main:
 	FMOVD 24(R2), F1
 	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
 	WORD $0x4e361c22 // and v2.16b, v1.16b, v22.16b
-	WORD $0x4ebc3442 // cmgt v2.4s, v2.4s, v28.4s
-	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
-	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4ebb3442 // cmgt v2.4s, v2.4s, v27.4s
+	WORD $0x4e3a1c21 // and v1.16b, v1.16b, v26.16b
+	WORD $0x6eb98c21 // cmeq v1.4s, v1.4s, v25.4s
 	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
 	WORD $0x4ea01c01 // mov v1.16b, v0.16b
 	WORD $0x4e751c21 // bic v1.16b, v1.16b, v21.16b
 	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
 	WORD $0x4e34f440 // fmax v0.4s, v2.4s, v20.4s
 	WORD $0x4eb3f400 // fmin v0.4s, v0.4s, v19.4s
-	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x6e60dc03 // fmul v3.2d, v0.2d, v0.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc00 // fmul v0.2d, v0.2d, v4.2d
-	WORD $0x0e616823 // fcvtn v3.2s, v1.2d
-	WORD $0x4e616803 // fcvtn2 v3.4s, v0.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d400 // fsub v0.2d, v0.2d, v4.2d
-	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
-	WORD $0x4e616801 // fcvtn2 v1.4s, v0.2d
-	WORD $0x4e7f1c60 // bic v0.16b, v3.16b, v31.16b
+	WORD $0x6e20dc01 // fmul v1.4s, v0.4s, v0.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea0cc03 // fmls v3.4s, v0.4s, v0.4s
+	WORD $0x6e21dfa4 // fmul v4.4s, v29.4s, v1.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea1cfa5 // fmls v5.4s, v29.4s, v1.4s
+	WORD $0x4e38f486 // fmax v6.4s, v4.4s, v24.4s
+	WORD $0x4eb8f484 // fmin v4.4s, v4.4s, v24.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e21ce46 // fmla v6.4s, v18.4s, v1.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc01 // fmul v1.4s, v0.4s, v7.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea7cc03 // fmls v3.4s, v0.4s, v7.4s
+	WORD $0x4ea6cc03 // fmls v3.4s, v0.4s, v6.4s
+	WORD $0x4e7f1c20 // bic v0.16b, v1.16b, v31.16b
 	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
 	WORD $0x4e37f400 // fmax v0.4s, v0.4s, v23.4s
-	WORD $0x4eb2f400 // fmin v0.4s, v0.4s, v18.4s
-	WORD $0x6e31dc04 // fmul v4.4s, v0.4s, v17.4s
+	WORD $0x4eb0f400 // fmin v0.4s, v0.4s, v16.4s
+	WORD $0x6e2fdc04 // fmul v4.4s, v0.4s, v15.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb0cc80 // fmls v0.4s, v4.4s, v16.4s
-	WORD $0x4eafcc80 // fmls v0.4s, v4.4s, v15.4s
-	WORD $0x4e20d7a5 // fadd v5.4s, v29.4s, v0.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eaecc80 // fmls v0.4s, v4.4s, v14.4s
+	WORD $0x4eadcc80 // fmls v0.4s, v4.4s, v13.4s
+	WORD $0x4e20d785 // fadd v5.4s, v28.4s, v0.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d406 // fsub v6.4s, v0.4s, v6.4s
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e20cdc7 // fmla v7.4s, v14.4s, v0.4s
-	WORD $0x4eac1d88 // mov v8.16b, v12.16b
-	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	WORD $0x4e20cd87 // fmla v7.4s, v12.4s, v0.4s
 	WORD $0x4eaa1d48 // mov v8.16b, v10.16b
 	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4ea91d27 // mov v7.16b, v9.16b
 	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x4e20cce6 // fmla v6.4s, v7.4s, v0.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c60 // and v0.16b, v3.16b, v31.16b
-	WORD $0x6e201c21 // eor v1.16b, v1.16b, v0.16b
-	WORD $0x4ea1cca5 // fmls v5.4s, v5.4s, v1.4s
+	WORD $0x4e3f1c20 // and v0.16b, v1.16b, v31.16b
+	WORD $0x6e201c63 // eor v3.16b, v3.16b, v0.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
 	MOVW $0xc2c80000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20f480 // fmax v0.4s, v4.4s, v0.4s
 	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0401 // sshr v1.4s, v0.4s, #1
-	WORD $0x4ebe8426 // add v6.4s, v1.4s, v30.4s
+	WORD $0x4f3f0403 // sshr v3.4s, v0.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea18400 // sub v0.4s, v0.4s, v1.4s
+	WORD $0x6ea38400 // sub v0.4s, v0.4s, v3.4s
 	WORD $0x4ebe8400 // add v0.4s, v0.4s, v30.4s
 	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
 	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc46 // fdiv v6.4s, v2.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0480 // sshr v0.4s, v4.4s, #1
-	WORD $0x4ebe8401 // add v1.4s, v0.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea08484 // sub v4.4s, v4.4s, v0.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e6e0 // fcmgt v0.4s, v23.4s, v3.4s
+	WORD $0x6ea1e6e0 // fcmgt v0.4s, v23.4s, v1.4s
 	WORD $0x6e651fe0 // bsl v0.16b, v31.16b, v5.16b
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e21e463 // fcmge v3.4s, v3.4s, v1.4s
-	WORD $0x6e601cc3 // bsl v3.16b, v6.16b, v0.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e23e421 // fcmge v1.4s, v1.4s, v3.4s
+	WORD $0x6e601cc1 // bsl v1.16b, v6.16b, v0.16b
 	MOVW $0xff800000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20e440 // fcmeq v0.4s, v2.4s, v0.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V1.S4
-	WORD $0x6e631c20 // bsl v0.16b, v1.16b, v3.16b
+	VDUP R14, V3.S4
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e441 // fcmeq v1.4s, v2.4s, v1.4s
@@ -60117,10 +60193,10 @@ main:
 	VDUP R14, V4.S4
 	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
 	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebc1c63 // orr v3.16b, v3.16b, v28.16b
+	WORD $0x4ebb1c63 // orr v3.16b, v3.16b, v27.16b
 	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6eba8c42 // cmeq v2.4s, v2.4s, v26.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
+	WORD $0x6eb98c42 // cmeq v2.4s, v2.4s, v25.4s
+	WORD $0x4eba1c64 // orr v4.16b, v3.16b, v26.16b
 	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
@@ -60140,95 +60216,99 @@ tail:
 	FMOVD 0(R2), F1
 	WORD $0x2f10a421 // uxtl v1.4s, v1.4h
 	WORD $0x4e361c22 // and v2.16b, v1.16b, v22.16b
-	WORD $0x4ebc3442 // cmgt v2.4s, v2.4s, v28.4s
-	WORD $0x4e3b1c21 // and v1.16b, v1.16b, v27.16b
-	WORD $0x6eba8c21 // cmeq v1.4s, v1.4s, v26.4s
+	WORD $0x4ebb3442 // cmgt v2.4s, v2.4s, v27.4s
+	WORD $0x4e3a1c21 // and v1.16b, v1.16b, v26.16b
+	WORD $0x6eb98c21 // cmeq v1.4s, v1.4s, v25.4s
 	WORD $0x4e211c42 // and v2.16b, v2.16b, v1.16b
 	WORD $0x4ea01c01 // mov v1.16b, v0.16b
 	WORD $0x4e751c21 // bic v1.16b, v1.16b, v21.16b
 	WORD $0x6e601c22 // bsl v2.16b, v1.16b, v0.16b
 	WORD $0x4e34f440 // fmax v0.4s, v2.4s, v20.4s
 	WORD $0x4eb3f400 // fmin v0.4s, v0.4s, v19.4s
-	WORD $0x0e617801 // fcvtl v1.2d, v0.2s
-	WORD $0x6e61dc23 // fmul v3.2d, v1.2d, v1.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc21 // fmul v1.2d, v1.2d, v4.2d
-	WORD $0x4e617800 // fcvtl2 v0.2d, v0.4s
-	WORD $0x6e60dc03 // fmul v3.2d, v0.2d, v0.2d
-	WORD $0x4eb81f04 // mov v4.16b, v24.16b
-	WORD $0x4e79cc64 // fmla v4.2d, v3.2d, v25.2d
-	WORD $0x6e64dc00 // fmul v0.2d, v0.2d, v4.2d
-	WORD $0x0e616823 // fcvtn v3.2s, v1.2d
-	WORD $0x4e616803 // fcvtn2 v3.4s, v0.2d
-	WORD $0x0e617864 // fcvtl v4.2d, v3.2s
-	WORD $0x4ee4d421 // fsub v1.2d, v1.2d, v4.2d
-	WORD $0x4e617864 // fcvtl2 v4.2d, v3.4s
-	WORD $0x4ee4d400 // fsub v0.2d, v0.2d, v4.2d
-	WORD $0x0e616821 // fcvtn v1.2s, v1.2d
-	WORD $0x4e616801 // fcvtn2 v1.4s, v0.2d
-	WORD $0x4e7f1c60 // bic v0.16b, v3.16b, v31.16b
+	WORD $0x6e20dc01 // fmul v1.4s, v0.4s, v0.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea0cc03 // fmls v3.4s, v0.4s, v0.4s
+	WORD $0x6e21dfa4 // fmul v4.4s, v29.4s, v1.4s
+	WORD $0x4ea41c85 // mov v5.16b, v4.16b
+	WORD $0x4ea1cfa5 // fmls v5.4s, v29.4s, v1.4s
+	WORD $0x4e38f486 // fmax v6.4s, v4.4s, v24.4s
+	WORD $0x4eb8f484 // fmin v4.4s, v4.4s, v24.4s
+	WORD $0x4e24d4c7 // fadd v7.4s, v6.4s, v4.4s
+	WORD $0x4ea6d4e6 // fsub v6.4s, v7.4s, v6.4s
+	WORD $0x4ea6d484 // fsub v4.4s, v4.4s, v6.4s
+	WORD $0x4eb11e26 // mov v6.16b, v17.16b
+	WORD $0x4e21ce46 // fmla v6.4s, v18.4s, v1.4s
+	WORD $0x4ea3cfa6 // fmls v6.4s, v29.4s, v3.4s
+	WORD $0x4ea5d4c6 // fsub v6.4s, v6.4s, v5.4s
+	WORD $0x4e24d4c6 // fadd v6.4s, v6.4s, v4.4s
+	WORD $0x6e27dc01 // fmul v1.4s, v0.4s, v7.4s
+	WORD $0x4ea11c23 // mov v3.16b, v1.16b
+	WORD $0x4ea7cc03 // fmls v3.4s, v0.4s, v7.4s
+	WORD $0x4ea6cc03 // fmls v3.4s, v0.4s, v6.4s
+	WORD $0x4e7f1c20 // bic v0.16b, v1.16b, v31.16b
 	WORD $0x6e3f1c00 // eor v0.16b, v0.16b, v31.16b
 	WORD $0x4e37f400 // fmax v0.4s, v0.4s, v23.4s
-	WORD $0x4eb2f400 // fmin v0.4s, v0.4s, v18.4s
-	WORD $0x6e31dc04 // fmul v4.4s, v0.4s, v17.4s
+	WORD $0x4eb0f400 // fmin v0.4s, v0.4s, v16.4s
+	WORD $0x6e2fdc04 // fmul v4.4s, v0.4s, v15.4s
 	WORD $0x4e218884 // frintn v4.4s, v4.4s
-	WORD $0x4eb0cc80 // fmls v0.4s, v4.4s, v16.4s
-	WORD $0x4eafcc80 // fmls v0.4s, v4.4s, v15.4s
-	WORD $0x4e20d7a5 // fadd v5.4s, v29.4s, v0.4s
-	WORD $0x4ebdd4a6 // fsub v6.4s, v5.4s, v29.4s
+	WORD $0x4eaecc80 // fmls v0.4s, v4.4s, v14.4s
+	WORD $0x4eadcc80 // fmls v0.4s, v4.4s, v13.4s
+	WORD $0x4e20d785 // fadd v5.4s, v28.4s, v0.4s
+	WORD $0x4ebcd4a6 // fsub v6.4s, v5.4s, v28.4s
 	WORD $0x4ea6d406 // fsub v6.4s, v0.4s, v6.4s
-	WORD $0x4ead1da7 // mov v7.16b, v13.16b
-	WORD $0x4e20cdc7 // fmla v7.4s, v14.4s, v0.4s
-	WORD $0x4eac1d88 // mov v8.16b, v12.16b
-	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4eab1d67 // mov v7.16b, v11.16b
-	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	WORD $0x4e20cd87 // fmla v7.4s, v12.4s, v0.4s
 	WORD $0x4eaa1d48 // mov v8.16b, v10.16b
 	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
 	WORD $0x4ea91d27 // mov v7.16b, v9.16b
 	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
+	MOVW $0x3e2aaaaa, R14
+	VDUP R14, V8.S4
+	WORD $0x4e20cce8 // fmla v8.4s, v7.4s, v0.4s
+	MOVW $0x3f000000, R14
+	VDUP R14, V7.S4
+	WORD $0x4e20cd07 // fmla v7.4s, v8.4s, v0.4s
 	WORD $0x6e20dc00 // fmul v0.4s, v0.4s, v0.4s
 	WORD $0x4e20cce6 // fmla v6.4s, v7.4s, v0.4s
 	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
-	WORD $0x4e3f1c60 // and v0.16b, v3.16b, v31.16b
-	WORD $0x6e201c21 // eor v1.16b, v1.16b, v0.16b
-	WORD $0x4ea1cca5 // fmls v5.4s, v5.4s, v1.4s
+	WORD $0x4e3f1c20 // and v0.16b, v1.16b, v31.16b
+	WORD $0x6e201c63 // eor v3.16b, v3.16b, v0.16b
+	WORD $0x4e23cca5 // fmla v5.4s, v5.4s, v3.4s
 	MOVW $0xc2c80000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20f480 // fmax v0.4s, v4.4s, v0.4s
 	WORD $0x4ea1b800 // fcvtzs v0.4s, v0.4s
-	WORD $0x4f3f0401 // sshr v1.4s, v0.4s, #1
-	WORD $0x4ebe8426 // add v6.4s, v1.4s, v30.4s
+	WORD $0x4f3f0403 // sshr v3.4s, v0.4s, #1
+	WORD $0x4ebe8466 // add v6.4s, v3.4s, v30.4s
 	WORD $0x4f3754c6 // shl v6.4s, v6.4s, #23
 	WORD $0x6e26dca6 // fmul v6.4s, v5.4s, v6.4s
-	WORD $0x6ea18400 // sub v0.4s, v0.4s, v1.4s
+	WORD $0x6ea38400 // sub v0.4s, v0.4s, v3.4s
 	WORD $0x4ebe8400 // add v0.4s, v0.4s, v30.4s
 	WORD $0x4f375400 // shl v0.4s, v0.4s, #23
 	WORD $0x6e20dcc6 // fmul v6.4s, v6.4s, v0.4s
-	WORD $0x4e26d7a6 // fadd v6.4s, v29.4s, v6.4s
+	WORD $0x4e26d786 // fadd v6.4s, v28.4s, v6.4s
 	WORD $0x6e26fc46 // fdiv v6.4s, v2.4s, v6.4s
 	WORD $0x6e25dcc5 // fmul v5.4s, v6.4s, v5.4s
 	WORD $0x4ea1b884 // fcvtzs v4.4s, v4.4s
 	WORD $0x4f3f0480 // sshr v0.4s, v4.4s, #1
-	WORD $0x4ebe8401 // add v1.4s, v0.4s, v30.4s
-	WORD $0x4f375421 // shl v1.4s, v1.4s, #23
-	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x4ebe8403 // add v3.4s, v0.4s, v30.4s
+	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
+	WORD $0x6e23dca5 // fmul v5.4s, v5.4s, v3.4s
 	WORD $0x6ea08484 // sub v4.4s, v4.4s, v0.4s
 	WORD $0x4ebe8484 // add v4.4s, v4.4s, v30.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x6e24dca5 // fmul v5.4s, v5.4s, v4.4s
-	WORD $0x6ea3e6e0 // fcmgt v0.4s, v23.4s, v3.4s
+	WORD $0x6ea1e6e0 // fcmgt v0.4s, v23.4s, v1.4s
 	WORD $0x6e651fe0 // bsl v0.16b, v31.16b, v5.16b
-	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
-	WORD $0x6e21e463 // fcmge v3.4s, v3.4s, v1.4s
-	WORD $0x6e601cc3 // bsl v3.16b, v6.16b, v0.16b
+	WORD $0x6e231c63 // eor v3.16b, v3.16b, v3.16b
+	WORD $0x6e23e421 // fcmge v1.4s, v1.4s, v3.4s
+	WORD $0x6e601cc1 // bsl v1.16b, v6.16b, v0.16b
 	MOVW $0xff800000, R14
 	VDUP R14, V0.S4
 	WORD $0x4e20e440 // fcmeq v0.4s, v2.4s, v0.4s
 	MOVW $0x7fc00000, R14
-	VDUP R14, V1.S4
-	WORD $0x6e631c20 // bsl v0.16b, v1.16b, v3.16b
+	VDUP R14, V3.S4
+	WORD $0x6e611c60 // bsl v0.16b, v3.16b, v1.16b
 	MOVW $0x7f800000, R14
 	VDUP R14, V1.S4
 	WORD $0x4e21e441 // fcmeq v1.4s, v2.4s, v1.4s
@@ -60247,10 +60327,10 @@ tail:
 	VDUP R14, V4.S4
 	WORD $0x4e241c42 // and v2.16b, v2.16b, v4.16b
 	WORD $0x6f330442 // ushr v2.4s, v2.4s, #13
-	WORD $0x4ebc1c63 // orr v3.16b, v3.16b, v28.16b
+	WORD $0x4ebb1c63 // orr v3.16b, v3.16b, v27.16b
 	WORD $0x4ea21c63 // orr v3.16b, v3.16b, v2.16b
-	WORD $0x6eba8c42 // cmeq v2.4s, v2.4s, v26.4s
-	WORD $0x4ebb1c64 // orr v4.16b, v3.16b, v27.16b
+	WORD $0x6eb98c42 // cmeq v2.4s, v2.4s, v25.4s
+	WORD $0x4eba1c64 // orr v4.16b, v3.16b, v26.16b
 	WORD $0x6e631c82 // bsl v2.16b, v4.16b, v3.16b
 	WORD $0x4e20e400 // fcmeq v0.4s, v0.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b

@@ -376,23 +376,37 @@ func vgeluFast(b *vb, x val) val {
 }
 
 // vgeluTanh is x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))) = x/(1 + e^−z) with
-// z = x·(2√(2/π) + 2·0.044715·√(2/π)·x²). z is computed in float64 and
-// passed on as z₁ + z₂ (float32 each), e^−z as e^−z₁·(1 − z₂): the error of
-// a float32 z, |z|·2^−24, would otherwise become relative error of the
-// result for negative x. As in vlogistic, e^−|z| avoids overflow.
+// z = x·(c₁ + c₂·x²), c₁ = 2√(2/π), c₂ = 2·0.044715·√(2/π). z is computed
+// in double-float arithmetic in the float32 lanes (x² and each product split
+// exactly with an FMA, c₁ and c₂ as two floats each, the sum by Fast2Sum)
+// and passed on as z₁ + z₂, e^−z as e^−z₁·(1 − z₂): the error of a float32
+// z, |z|·2^−24, would otherwise become relative error of the result for
+// negative x. As in vlogistic, e^−|z| avoids overflow.
 func vgeluTanh(b *vb, x val) val {
 	c1 := 2 * math.Sqrt(2/math.Pi)
 	c2 := c1 * 0.044715
-	zHalf := func(x64 val) val {
-		return b.mul(x64, b.fma(b.mul(x64, x64), b.f64(c2), b.f64(c1)))
-	}
+	c1h, c2h := float32(c1), float32(c2)
+	c1l, c2l := float32(c1-float64(c1h)), float32(c2-float64(c2h))
 	xc := b.minc(b.maxc(x, b.f32(-1e5)), b.f32(1e5)) // keeps z finite
-	zl, zh := zHalf(b.lo64(xc)), zHalf(b.hi64(xc))
-	z1 := b.pack32(zl, zh)
-	z2 := b.pack32(b.sub(zl, b.lo64(z1)), b.sub(zh, b.hi64(z1)))
-	// e = e^−|z| = e^−|z₁|·(1 − sign(z₁)·z₂) = p·2^n
+	// x² = h − nl and c₂h·h = ph − npl exactly.
+	h := b.mul(xc, xc)
+	nl := b.fnma(xc, xc, h)
+	ph := b.mul(b.f32(c2h), h)
+	npl := b.fnma(b.f32(c2h), h, ph)
+	// ph + c₁h = s + se exactly (both positive; the larger first).
+	big, small := b.maxc(ph, b.f32(c1h)), b.minc(ph, b.f32(c1h))
+	s := b.add(big, small)
+	se := b.sub(small, b.sub(s, big))
+	// c₁ + c₂·x² = s + tl: tl gathers se, c₁l, c₂l·x², −c₂h·nl and −npl.
+	u := b.fma(b.f32(c2l), h, b.f32(c1l))
+	u = b.fnma(b.f32(c2h), nl, u)
+	tl := b.add(b.sub(u, npl), se)
+	// z = x·(s + tl) = z₁ − nz₂: z₁ = x·s rounded, nz₂ = z₁ − x·s − x·tl.
+	z1 := b.mul(xc, s)
+	nz2 := b.fnma(xc, tl, b.fnma(xc, s, z1))
+	// e = e^−|z| = e^−|z₁|·(1 + sign(z₁)·nz₂) = p·2^n
 	p, n := vexpParts(b, b.neg(b.abs(z1)))
-	p = b.fnma(p, b.xor(z2, b.and(z1, b.fsign(vF32))), p)
+	p = b.fma(p, b.xor(nz2, b.and(z1, b.fsign(vF32))), p)
 	// 1 + e is 1 once e is below 2^-100; the clamp keeps e normal.
 	e := ldexp(b, p, b.maxc(n, b.f32(-100)))
 	q := b.div(x, b.add(b.f32(1), e))
