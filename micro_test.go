@@ -28,14 +28,19 @@ func TestMicroKernelsAgainstTwin(t *testing.T) {
 	}
 }
 
-// TestPackingKernelsAgainstTwin runs every packing kernel of every runnable
-// set (full tiles, k around the unroll, every epilogue flag) against
-// microTwin, and checks that the panel it leaves in dst is B's, bit for bit,
-// with nothing written past it.
-func TestPackingKernelsAgainstTwin(t *testing.T) {
+// TestPanelKernelsAgainstTwin runs every packing and prefetching kernel of
+// every runnable set (full tiles, k around the unroll, every epilogue flag)
+// against microTwin. A packing kernel must leave B's panel in dst, bit for
+// bit, with nothing written past it; a prefetching kernel's tile must be the
+// row-major kernel's, bit for bit, whatever it prefetches: rows near, apart,
+// or far past any allocation (a prefetch never faults).
+func TestPanelKernelsAgainstTwin(t *testing.T) {
 	for _, set := range testedSets() {
-		testPackingKernel(t, set.level.String(), set.sgemm)
-		testPackingKernel(t, set.level.String(), set.dgemm)
+		level := set.level.String()
+		testPackingKernel(t, level, set.sgemm)
+		testPackingKernel(t, level, set.dgemm)
+		testPrefetchingKernel(t, level, set.sgemm)
+		testPrefetchingKernel(t, level, set.dgemm)
 	}
 }
 
@@ -73,18 +78,6 @@ func testPackingKernel[T float](t *testing.T, level string, g *gemmKernels[T]) {
 				}
 			}
 		}
-	}
-}
-
-// TestPrefetchingKernelsAgainstTwin runs every prefetching kernel of every
-// runnable set (full tiles, k around the unroll, every epilogue flag)
-// against microTwin, and checks that its tile is the row-major kernel's, bit
-// for bit, whatever it prefetches: rows near, apart, or far past any
-// allocation (a prefetch never faults).
-func TestPrefetchingKernelsAgainstTwin(t *testing.T) {
-	for _, set := range testedSets() {
-		testPrefetchingKernel(t, set.level.String(), set.sgemm)
-		testPrefetchingKernel(t, set.level.String(), set.dgemm)
 	}
 }
 
