@@ -199,12 +199,19 @@ func (j *packedRowsJob[T]) runPart(p int) {
 	}
 	parts := int(j.parts.Load())
 	backward := j.backward.Load()
-	poll := workPoller{cancel: j.ep.cancel}
+	// The poller reads the call's cancel, so only after a claim: a late
+	// worker that claims nothing must not read the job's fields while a
+	// later call sets them.
+	var poll workPoller
+	polling := false
 	if p < parts {
 		for {
 			ch, ok := j.claim(p, backward)
 			if !ok {
 				break
+			}
+			if !polling {
+				poll, polling = workPoller{cancel: j.ep.cancel}, true
 			}
 			j.runChunk(ch, &poll)
 		}
@@ -215,6 +222,9 @@ func (j *packedRowsJob[T]) runPart(p int) {
 			ch, ok := j.claim(q, !backward)
 			if !ok {
 				break
+			}
+			if !polling {
+				poll, polling = workPoller{cancel: j.ep.cancel}, true
 			}
 			j.runChunk(ch, &poll)
 		}
