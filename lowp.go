@@ -80,6 +80,9 @@ type lowpBuffers struct {
 	a    []byte
 	tile []float32
 	wide []float32
+	// bias holds a partial panel's biases padded with zeros to the tile's
+	// width: a kernel storing a whole tile reads that many.
+	bias []float32
 }
 
 var lowpJobs = sync.Pool{New: func() any { return new(lowpJob) }}
@@ -246,10 +249,11 @@ func (j *lowpJob) runDot(buf *lowpBuffers, q0, q1 int) {
 	direct := j.out == outF32 || j.out == outS32
 	buf.tile = grow(buf.tile, d.mr*d.nr)
 	var aux *byte
+	biasAux := false // aux is the bias
 	flags := j.flags &^ flagReLU
 	if j.out != outS32 {
 		if j.ep.bias != nil {
-			aux = (*byte)(unsafe.Pointer(&j.ep.bias[0]))
+			aux, biasAux = (*byte)(unsafe.Pointer(&j.ep.bias[0])), true
 		}
 		flags |= j.flags & flagReLU
 	} else if j.offsetA {
@@ -268,7 +272,10 @@ func (j *lowpJob) runDot(buf *lowpBuffers, q0, q1 int) {
 				panel := &b.data[q*b.panelBytes()]
 				f := flags
 				var auxq *byte
-				if aux != nil {
+				switch {
+				case aux != nil && biasAux:
+					auxq = (*byte)(unsafe.Pointer(j.biasAt(buf, col, cols, d.nr)))
+				case aux != nil:
 					auxq = (*byte)(unsafe.Add(unsafe.Pointer(aux), 4*col))
 				}
 				if direct && (cols == d.nr || d.masked) && !j.goAct {
@@ -302,6 +309,18 @@ func (j *lowpJob) storeTile(tile []float32, ld, i0, rows, col, cols int) {
 			F32ToF16(unsafe.Slice((*uint16)(j.cAt(i0+i, col)), cols), src)
 		}
 	}
+}
+
+// biasAt is where a kernel storing a tile width columns wide reads the
+// biases of columns col…col+cols: the bias itself, or for a partial panel
+// (cols < width) a copy padded with zeros, which the kernel may read whole.
+func (j *lowpJob) biasAt(buf *lowpBuffers, col, cols, width int) *float32 {
+	if cols == width {
+		return &j.ep.bias[col]
+	}
+	buf.bias = grow(buf.bias, width)
+	clear(buf.bias[copy(buf.bias, j.ep.bias[col:col+cols]):])
+	return &buf.bias[0]
 }
 
 // runAMX sweeps panels q0…q1-1 with the AMX kernels in 32×32 blocks: A's
@@ -428,7 +447,7 @@ func (j *lowpJob) runWidened(buf *lowpBuffers, q0, q1 int) {
 				}
 				bp := &pb.data[q*k*pb.nr]
 				if j.ep.bias != nil {
-					bias = &j.ep.bias[col]
+					bias = j.biasAt(buf, col, cols, g.nr)
 				}
 				if k == 0 {
 					// No products: C = act(bias).
