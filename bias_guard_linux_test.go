@@ -75,25 +75,18 @@ func TestBiasAtPageEnd(t *testing.T) {
 					}
 				}
 			}
+			narrow := []func(ep Epilogue, f []float32, h []uint16){
+				func(ep Epilogue, f []float32, _ []uint16) { GemmBF16(false, m, a, k, pbBF, f, n, ep) },
+				func(ep Epilogue, _ []float32, h []uint16) { GemmBF16ToBF16(false, m, a, k, pbBF, h, n, ep) },
+				func(ep Epilogue, f []float32, _ []uint16) { GemmF16(false, m, a, k, pbF16, f, n, ep) },
+				func(ep Epilogue, _ []float32, h []uint16) { GemmF16ToF16(false, m, a, k, pbF16, h, n, ep) },
+			}
 			for _, act := range []Activation{ActNone, ActReLU} {
-				for run := 0; run < 4; run++ {
+				for run, gemm := range narrow {
 					gotF, wantF := make([]float32, m*n), make([]float32, m*n)
 					gotH, wantH := make([]uint16, m*n), make([]uint16, m*n)
-					ep := func(bias []float32) Epilogue { return Epilogue{Bias: bias, Act: act} }
-					switch run {
-					case 0:
-						GemmBF16(false, m, a, k, pbBF, gotF, n, ep(guarded))
-						GemmBF16(false, m, a, k, pbBF, wantF, n, ep(plain))
-					case 1:
-						GemmBF16ToBF16(false, m, a, k, pbBF, gotH, n, ep(guarded))
-						GemmBF16ToBF16(false, m, a, k, pbBF, wantH, n, ep(plain))
-					case 2:
-						GemmF16(false, m, a, k, pbF16, gotF, n, ep(guarded))
-						GemmF16(false, m, a, k, pbF16, wantF, n, ep(plain))
-					case 3:
-						GemmF16ToF16(false, m, a, k, pbF16, gotH, n, ep(guarded))
-						GemmF16ToF16(false, m, a, k, pbF16, wantH, n, ep(plain))
-					}
+					gemm(Epilogue{Bias: guarded, Act: act}, gotF, gotH)
+					gemm(Epilogue{Bias: plain, Act: act}, wantF, wantH)
 					for i := range gotF {
 						if math.Float32bits(gotF[i]) != math.Float32bits(wantF[i]) || gotH[i] != wantH[i] {
 							t.Fatalf("%s n=%d run %d act %v: element %d differs with the biases at a page's end", level, n, run, act, i)
