@@ -11,6 +11,14 @@
 //
 //	go run ./modelreport -rounds 3             # from bench/, one thread
 //	go run ./modelreport -rounds 3 -threads 2
+//	go run ./modelreport -rounds 9 -scaling -only bert
+//
+// With -scaling it compares Kiln with itself instead: each round runs the
+// cases compiled for one thread and for two, and the FMA loop on one
+// goroutine and on two, and it prints per case the median of the per-round
+// throughput ratios (two threads over one) beside the FMA loop's in the
+// same rounds: on a shared machine the loop's ratio says how much of a
+// second core the round had.
 //
 // Kiln's cases: the BERT-base encoder layer (seq 128, batch 1), the MLP
 // 784-512-512-10 at batch 64 and 1, ResNet-50 at batch 1 as Flax writes it
@@ -43,7 +51,15 @@ func main() {
 	peers := flag.String("peers", "../../shared/peers", "the peers' directory (torch/torch_bench.py, .build/gomlxbench_next_simd)")
 	only := flag.String("only", "", "comma-separated case-name substrings to run (default: all)")
 	noPeers := flag.Bool("nopeers", false, "run Kiln's cases only")
+	scaling := flag.Bool("scaling", false, "compare two threads with one, beside the FMA loop's ratio (no peers)")
 	flag.Parse()
+	if *scaling {
+		if err := reportScaling(*rounds, *only); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	runtime.GOMAXPROCS(max(2, *threads))
 	kiln.SetThreads(*threads)
 
