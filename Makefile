@@ -40,7 +40,7 @@ purego:
 	$(GO) test -count=1 -tags purego $(KERNEL_PKGS)
 
 race:
-	$(GO) test -race -count=1 $(KERNEL_PKGS)
+	$(GO) test -race -count=1 -timeout 45m $(KERNEL_PKGS)
 
 arm64-test:
 	@.ci/arm64-test.sh
