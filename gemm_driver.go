@@ -168,6 +168,9 @@ func (j *gemmJob[T]) runPart(p int) {
 	if s := j.kern.small; s != nil {
 		tile = max(tile, s.mr*s.nr)
 	}
+	if s := j.kern.narrow; s != nil {
+		tile = max(tile, s.mr*s.nr)
+	}
 	buf.tile = grow(buf.tile, tile)
 	switch {
 	case j.gemv == gemvDot:
@@ -410,11 +413,17 @@ func (j *gemmJob[T]) bPanel(buf *partBuffers[T], pc, kc, col int, packed bool, q
 // split into KC blocks so that the row tiles after the first find the block
 // of B in cache. When M exceeds one row tile and the set has a small-M tile,
 // each panel of B is swept in narrower slices by its taller tiles, so that B
-// streams from memory once for more rows.
+// streams from memory once for more rows; a product at most the narrow
+// tile's width (a classifier's few columns) takes that tile instead, one
+// vector per row rather than the small tile's two.
 func (j *gemmJob[T]) runSmall(buf *partBuffers[T], m0, m1, n0, n1 int) {
 	g := j.kern
 	t := g
-	if g.small != nil && m1-m0 > g.mr {
+	switch {
+	case m1-m0 <= g.mr:
+	case g.narrow != nil && n1-n0 <= g.narrow.nr:
+		t = g.narrow
+	case g.small != nil:
 		t = g.small
 	}
 	nr, k := g.nr, j.k

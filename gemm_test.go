@@ -42,8 +42,10 @@ func TestFeaturesNamesChosenLevel(t *testing.T) {
 func sizeValues[T float](g *gemmKernels[T]) []int {
 	v := []int{0, 1, 2, 3, g.mr - 1, g.mr, g.mr + 1, g.nr - 1, g.nr, g.nr + 1,
 		5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 255, 257}
-	if s := g.small; s != nil {
-		v = append(v, s.mr-1, s.mr, s.mr+1, s.nr-1, s.nr, s.nr+1)
+	for _, s := range []*gemmKernels[T]{g.small, g.narrow} {
+		if s != nil {
+			v = append(v, s.mr-1, s.mr, s.mr+1, s.nr-1, s.nr, s.nr+1)
+		}
 	}
 	if raceEnabled {
 		// Under the race detector (for the threaded paths) the full matrix

@@ -214,6 +214,126 @@ func sgemmAVX512KMajor14x32(k int, a *float32, lda int, b *float32, ldb int, c *
 //go:noescape
 func sgemmAVX512RowMajor14x32(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
 
+// sgemmAVX512KMajor1x16 computes a 1×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor1x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor1x16 computes a 1×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor1x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor2x16 computes a 2×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor2x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor2x16 computes a 2×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor2x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor3x16 computes a 3×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor3x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor3x16 computes a 3×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor3x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor4x16 computes a 4×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor4x16 computes a 4×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor5x16 computes a 5×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor5x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor5x16 computes a 5×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor5x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor6x16 computes a 6×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor6x16 computes a 6×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor7x16 computes a 7×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor7x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor7x16 computes a 7×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor7x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor8x16 computes a 8×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor8x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor8x16 computes a 8×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor8x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor9x16 computes a 9×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor9x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor9x16 computes a 9×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor9x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor10x16 computes a 10×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor10x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor10x16 computes a 10×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor10x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor11x16 computes a 11×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor11x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor11x16 computes a 11×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor11x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512KMajor12x16 computes a 12×16 tile of C with AVX512, A(i,p) = a[p*lda+i]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512KMajor12x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
+// sgemmAVX512RowMajor12x16 computes a 12×16 tile of C with AVX512, A(i,p) = a[i*lda+p]; see microKernel.
+//
+//go:noescape
+func sgemmAVX512RowMajor12x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, bias *float32, mask *int32, flags uint)
+
 // sgemmAVX2KMajor1x16 computes a 1×16 tile of C with AVX2, A(i,p) = a[p*lda+i]; see microKernel.
 //
 //go:noescape

@@ -25,6 +25,9 @@ func TestMicroKernelsAgainstTwin(t *testing.T) {
 		if set.sgemm.small != nil {
 			testMicroKernels(t, set.level.String()+" small-M", set.sgemm.small)
 		}
+		if set.sgemm.narrow != nil {
+			testMicroKernels(t, set.level.String()+" narrow", set.sgemm.narrow)
+		}
 	}
 }
 
