@@ -86,9 +86,9 @@ type gemmKernels[T float] struct {
 	// small, when not nil, is a taller and narrower tile for the small-M
 	// path; its nr divides this set's nr (B is packed for this set).
 	small *gemmKernels[T]
-	// narrow, when not nil, is a one-vector tile of more rows for the
-	// small path's products at most its nr wide (a classifier's): the
-	// small tile would spend two vectors per row on them.
+	// narrow, when not nil, is a one-vector tile for the small path's
+	// products at most its nr wide (a classifier's): the small tile would
+	// spend two vectors per row on them.
 	narrow *gemmKernels[T]
 	// kc, mc, nc: the depth of a packed block, the rows of an A block kept
 	// in L2, the columns of a B block kept in L3.

@@ -68,12 +68,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	var selected []bench.InferenceCase
-	for _, c := range cases {
-		if *only == "" || slices.ContainsFunc(strings.Split(*only, ","), func(s string) bool { return strings.Contains(c.Name, s) }) {
-			selected = append(selected, c)
-		}
-	}
+	selected := selectCases(cases, *only)
 	// samples[case][impl] holds one median per round.
 	samples := map[string]map[string][]float64{}
 	add := func(cas, impl string, us float64) {
@@ -100,6 +95,18 @@ func main() {
 		}
 	}
 	printTable(selected, samples, *rounds, *threads)
+}
+
+// selectCases returns the cases whose names contain one of the
+// comma-separated substrings in only (all of them when only is empty).
+func selectCases(cases []bench.InferenceCase, only string) []bench.InferenceCase {
+	var out []bench.InferenceCase
+	for _, c := range cases {
+		if only == "" || slices.ContainsFunc(strings.Split(only, ","), func(s string) bool { return strings.Contains(c.Name, s) }) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 type peerRow struct {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -25,13 +24,7 @@ func reportScaling(rounds int, only string) error {
 		if err != nil {
 			return nil, err
 		}
-		var out []bench.InferenceCase
-		for _, c := range cases {
-			if only == "" || slices.ContainsFunc(strings.Split(only, ","), func(s string) bool { return strings.Contains(c.Name, s) }) {
-				out = append(out, c)
-			}
-		}
-		return out, nil
+		return selectCases(cases, only), nil
 	}
 	one, err := selected(1)
 	if err != nil {
