@@ -87,6 +87,11 @@ type PackedConv struct {
 	// pairData the weights in pair order when it has pair kernels.
 	narrow   *dwNarrowKernels
 	pairData []float32
+	// dataLen and pairLen are the lengths of data and pairData; owned
+	// says that the PackedConv holds its weights (PackConv), not a
+	// layout's caller (PackConvLayout).
+	dataLen, pairLen int
+	owned            bool
 	// plan caches the tiling of the last input shape seen.
 	plan atomic.Pointer[convPlan]
 }
@@ -95,25 +100,52 @@ type PackedConv struct {
 // returns an error naming the parameter when the geometry is invalid or the
 // weights do not have Π Kernel · InChannels/Groups · OutChannels elements.
 func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
+	pc, err := newPackedConv("PackConv", p)
+	if err != nil {
+		return nil, err
+	}
+	if want := pc.WeightsLen(); len(weights) != want {
+		return nil, fmt.Errorf("kiln: PackConv: the weights must have %d elements (kernel %v × %d input channels per group × %d output channels), found %d", want, p.Kernel, pc.ciG, pc.co, len(weights))
+	}
+	buf := make([]float32, pc.PackedLen())
+	pc.packInto(buf, weights)
+	pc.data, pc.pairData = pc.split(buf)
+	pc.owned = true
+	return pc, nil
+}
+
+// PackConvLayout checks a convolution's geometry as PackConv does and
+// returns it without weights, for weights known only when the convolution
+// runs: PackWeights packs them into a buffer of PackedLen elements the
+// caller owns (one per concurrent call), and ConvWith, ConvBF16With and
+// ConvF16With run on that buffer. Conv, ConvBF16 and ConvF16 panic on a
+// layout, which holds no weights.
+func PackConvLayout(p ConvParams) (*PackedConv, error) {
+	return newPackedConv("PackConvLayout", p)
+}
+
+// newPackedConv checks the geometry and fills in everything of a
+// PackedConv but its weights.
+func newPackedConv(name string, p ConvParams) (*PackedConv, error) {
 	nd := len(p.Kernel)
 	if nd < 1 || nd > maxConvDims {
-		return nil, fmt.Errorf("kiln: PackConv: want 1 to %d spatial dimensions (len(Kernel)), found %d", maxConvDims, nd)
+		return nil, fmt.Errorf("kiln: %s: want 1 to %d spatial dimensions (len(Kernel)), found %d", name, maxConvDims, nd)
 	}
 	groups := max(p.Groups, 1)
 	if p.Groups < 0 {
-		return nil, fmt.Errorf("kiln: PackConv: Groups must not be negative, found %d", p.Groups)
+		return nil, fmt.Errorf("kiln: %s: Groups must not be negative, found %d", name, p.Groups)
 	}
 	if p.InChannels < 0 || p.OutChannels < 0 {
-		return nil, fmt.Errorf("kiln: PackConv: channel counts must not be negative, found InChannels=%d OutChannels=%d", p.InChannels, p.OutChannels)
+		return nil, fmt.Errorf("kiln: %s: channel counts must not be negative, found InChannels=%d OutChannels=%d", name, p.InChannels, p.OutChannels)
 	}
 	if p.InChannels%groups != 0 || p.OutChannels%groups != 0 {
-		return nil, fmt.Errorf("kiln: PackConv: InChannels=%d and OutChannels=%d must both be multiples of Groups=%d", p.InChannels, p.OutChannels, groups)
+		return nil, fmt.Errorf("kiln: %s: InChannels=%d and OutChannels=%d must both be multiples of Groups=%d", name, p.InChannels, p.OutChannels, groups)
 	}
 	pc := &PackedConv{nd: nd, ci: p.InChannels, co: p.OutChannels, groups: groups, ciG: p.InChannels / groups, coG: p.OutChannels / groups, taps: 1}
-	vec := func(name string, v []int, def int) ([maxConvDims]int, error) {
+	vec := func(field string, v []int, def int) ([maxConvDims]int, error) {
 		var out [maxConvDims]int
 		if v != nil && len(v) != nd {
-			return out, fmt.Errorf("kiln: PackConv: %s must have one element per spatial dimension (%d), found %d", name, nd, len(v))
+			return out, fmt.Errorf("kiln: %s: %s must have one element per spatial dimension (%d), found %d", name, field, nd, len(v))
 		}
 		for d := 0; d < nd; d++ {
 			out[d] = def
@@ -142,16 +174,13 @@ func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
 	for d := 0; d < nd; d++ {
 		switch {
 		case pc.kernel[d] < 0:
-			return nil, fmt.Errorf("kiln: PackConv: Kernel[%d] must not be negative, found %d", d, pc.kernel[d])
+			return nil, fmt.Errorf("kiln: %s: Kernel[%d] must not be negative, found %d", name, d, pc.kernel[d])
 		case pc.stride[d] < 1:
-			return nil, fmt.Errorf("kiln: PackConv: Strides[%d] must be at least 1, found %d", d, pc.stride[d])
+			return nil, fmt.Errorf("kiln: %s: Strides[%d] must be at least 1, found %d", name, d, pc.stride[d])
 		case pc.dil[d] < 1:
-			return nil, fmt.Errorf("kiln: PackConv: Dilation[%d] must be at least 1, found %d", d, pc.dil[d])
+			return nil, fmt.Errorf("kiln: %s: Dilation[%d] must be at least 1, found %d", name, d, pc.dil[d])
 		}
 		pc.taps *= pc.kernel[d]
-	}
-	if want := pc.taps * pc.ciG * pc.co; len(weights) != want {
-		return nil, fmt.Errorf("kiln: PackConv: the weights must have %d elements (kernel %v × %d input channels per group × %d output channels), found %d", want, p.Kernel, pc.ciG, pc.co, len(weights))
 	}
 	set := kernels()
 	pc.level, pc.kern = set.level, set.conv
@@ -160,10 +189,9 @@ func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
 		if pc.narrow = set.dwNarrow; pc.narrow == nil {
 			pc.narrow = twinDWNarrowKernels(pc.kern)
 		}
-		pc.data = make([]float32, len(weights))
-		copy(pc.data, weights)
+		pc.dataLen = pc.taps * pc.co
 		if pc.narrow.bf16.pairRow != nil && pc.co >= pairBlock {
-			pc.pairData = pairWeights(pc.data, pc.taps, pc.co)
+			pc.pairLen = pc.dataLen
 		}
 		return pc, nil
 	}
@@ -177,21 +205,82 @@ func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
 		}
 	}
 	pc.panels = (pc.coG + pc.nr - 1) / pc.nr
-	k := pc.taps * pc.ciG
-	pc.data = make([]float32, groups*pc.panels*k*pc.nr)
-	if k > 0 && pc.coG > 0 {
-		for g := 0; g < groups; g++ {
-			packB(pc.data[g*pc.panels*k*pc.nr:], weights, pc.co, false, 0, k, g*pc.coG, pc.coG, pc.nr)
-		}
-	}
+	pc.dataLen = groups * pc.panels * pc.taps * pc.ciG * pc.nr
 	return pc, nil
+}
+
+// WeightsLen returns the number of weights the convolution takes:
+// Π Kernel · InChannels/Groups · OutChannels.
+func (p *PackedConv) WeightsLen() int { return p.taps * p.ciG * p.co }
+
+// PackedLen returns the number of float32 elements PackWeights writes.
+func (p *PackedConv) PackedLen() int { return p.dataLen + p.pairLen }
+
+// PackWeights packs weights (WeightsLen elements, laid out as PackConv
+// takes them) into dst (PackedLen elements) for ConvWith, ConvBF16With and
+// ConvF16With. The packed form depends on the channels, groups and kernel
+// size, not on strides, dilation or padding: layouts that differ only in
+// those run on one packed buffer. Like Conv, it panics on programmer
+// errors: slices of other lengths.
+func (p *PackedConv) PackWeights(dst, weights []float32) {
+	if len(weights) != p.WeightsLen() {
+		panic(fmt.Sprintf("kiln: PackWeights: the weights must have %d elements, found %d", p.WeightsLen(), len(weights)))
+	}
+	if len(dst) != p.PackedLen() {
+		panic(fmt.Sprintf("kiln: PackWeights: dst must have PackedLen()=%d elements, found %d", p.PackedLen(), len(dst)))
+	}
+	p.packInto(dst, weights)
+}
+
+// packInto packs weights into dst (both of the right lengths).
+func (p *PackedConv) packInto(dst, weights []float32) {
+	data, pair := p.split(dst)
+	if p.depthwise {
+		copy(data, weights)
+		if pair != nil {
+			pairWeightsInto(pair, data, p.taps, p.co)
+		}
+		return
+	}
+	k := p.taps * p.ciG
+	if k == 0 || p.coG == 0 {
+		return
+	}
+	for g := 0; g < p.groups; g++ {
+		packB(data[g*p.panels*k*p.nr:], weights, p.co, false, 0, k, g*p.coG, p.coG, p.nr)
+	}
+}
+
+// split cuts a packed buffer into the weights the kernels read and the
+// pair-ordered copy (nil when the level has no pair kernels for it).
+func (p *PackedConv) split(w []float32) (data, pair []float32) {
+	data = w[:p.dataLen:p.dataLen]
+	if p.pairLen > 0 {
+		pair = w[p.dataLen:]
+	}
+	return data, pair
+}
+
+// packedOf returns the packed weights a call runs on: p's own, or w where
+// the caller packed them (a layout's), checking that they are there.
+func (p *PackedConv) packedOf(name string, w []float32, given bool) (data, pair []float32) {
+	if !given {
+		if !p.owned {
+			panic(fmt.Sprintf("kiln: %s: the convolution is a layout without weights (PackConvLayout): pack them with PackWeights and call %sWith", name, name))
+		}
+		return p.data, p.pairData
+	}
+	if len(w) != p.PackedLen() {
+		panic(fmt.Sprintf("kiln: %sWith: the packed weights must have PackedLen()=%d elements, found %d", name, p.PackedLen(), len(w)))
+	}
+	return p.split(w)
 }
 
 // Dims returns the number of spatial dimensions.
 func (p *PackedConv) Dims() int { return p.nd }
 
 // Bytes returns the memory the packed weights hold.
-func (p *PackedConv) Bytes() int { return 4 * len(p.data) }
+func (p *PackedConv) Bytes() int { return 4 * (len(p.data) + len(p.pairData)) }
 
 // InChannels returns the number of input channels.
 func (p *PackedConv) InChannels() int { return p.ci }
@@ -219,15 +308,28 @@ func (p *PackedConv) OutSize(d, in int) int {
 // panics on programmer errors: slices shorter than the shapes, a size
 // count other than Dims(), a bias shorter than OutChannels().
 func Conv(y, x []float32, batch int, in []int, p *PackedConv, ep ConvEpilogue) {
+	convSized("Conv", y, x, batch, in, p, nil, false, &ep)
+}
+
+// ConvWith is Conv on the layout p (PackConvLayout) with the weights packed
+// in w by p.PackWeights. Calls on one layout with their own w may run at
+// once.
+func ConvWith(y, x []float32, batch int, in []int, p *PackedConv, w []float32, ep ConvEpilogue) {
+	convSized("Conv", y, x, batch, in, p, w, true, &ep)
+}
+
+// convSized checks the sizes' count and runs the call.
+func convSized(name string, y, x []float32, batch int, in []int, p *PackedConv, w []float32, given bool, ep *ConvEpilogue) {
 	if p == nil {
-		panic("kiln: Conv: the packed convolution is nil")
+		panic("kiln: " + name + ": the packed convolution is nil")
 	}
 	if len(in) != p.nd {
-		panic(fmt.Sprintf("kiln: Conv: the convolution has %d spatial dimensions, found %d input sizes", p.nd, len(in)))
+		panic(fmt.Sprintf("kiln: %s: the convolution has %d spatial dimensions, found %d input sizes", name, p.nd, len(in)))
 	}
 	var sz [maxConvDims]int
 	copy(sz[:], in)
-	conv(y, x, batch, &sz, p, &ep)
+	data, _ := p.packedOf(name, w, given)
+	conv(y, x, batch, &sz, p, data, ep)
 }
 
 // Conv2D is Conv for two spatial dimensions: x is batch×h×w×InChannels().
@@ -239,7 +341,8 @@ func Conv2D(y, x []float32, batch, h, w int, p *PackedConv, ep ConvEpilogue) {
 		panic(fmt.Sprintf("kiln: Conv2D: the convolution has %d spatial dimensions, want 2", p.nd))
 	}
 	sz := [maxConvDims]int{h, w}
-	conv(y, x, batch, &sz, p, &ep)
+	data, _ := p.packedOf("Conv2D", nil, false)
+	conv(y, x, batch, &sz, p, data, &ep)
 }
 
 // Conv1D is Conv for one spatial dimension: x is batch×w×InChannels().
@@ -251,11 +354,12 @@ func Conv1D(y, x []float32, batch, w int, p *PackedConv, ep ConvEpilogue) {
 		panic(fmt.Sprintf("kiln: Conv1D: the convolution has %d spatial dimensions, want 1", p.nd))
 	}
 	sz := [maxConvDims]int{w}
-	conv(y, x, batch, &sz, p, &ep)
+	data, _ := p.packedOf("Conv1D", nil, false)
+	conv(y, x, batch, &sz, p, data, &ep)
 }
 
 // conv checks the call and runs it.
-func conv(y, x []float32, batch int, in *[maxConvDims]int, p *PackedConv, ep *ConvEpilogue) {
+func conv(y, x []float32, batch int, in *[maxConvDims]int, p *PackedConv, data []float32, ep *ConvEpilogue) {
 	if batch < 0 {
 		panic(fmt.Sprintf("kiln: Conv: batch must not be negative, found %d", batch))
 	}
@@ -288,5 +392,5 @@ func conv(y, x []float32, batch int, in *[maxConvDims]int, p *PackedConv, ep *Co
 		return
 	}
 	plan := p.planFor(in)
-	runConv(plan, y[:outLen], x, batch, ep)
+	runConv(plan, y[:outLen], x, data, batch, ep)
 }

@@ -22,6 +22,7 @@ type convJob struct {
 	pl              *convPlan
 	k               *convKernels
 	x, y, res, bias []float32
+	w, pair         []float32       // the packed weights (PackedConv.split)
 	flags           uint            // epilogue flags of the kernels
 	actFn           func([]float32) // an activation applied in Go, or nil
 	cancel          *Cancel         // polled between tiles
@@ -57,6 +58,7 @@ func (l *convJobList) get() *convJob {
 
 func (l *convJobList) put(j *convJob) {
 	j.x, j.y, j.res, j.bias, j.pl, j.actFn, j.cancel = nil, nil, nil, nil, nil, nil, nil
+	j.w, j.pair = nil, nil
 	j.x16, j.y16, j.narrow = nil, nil, nil
 	l.mu.Lock()
 	l.free = append(l.free, j)
@@ -66,10 +68,10 @@ func (l *convJobList) put(j *convJob) {
 // convZero stands in for the data pointer of an empty slice the kernels do not read.
 var convZero [maxNR]float32
 
-func runConv(pl *convPlan, y, x []float32, batch int, ep *ConvEpilogue) {
+func runConv(pl *convPlan, y, x, w []float32, batch int, ep *ConvEpilogue) {
 	p := pl.p
 	j := convJobs.get()
-	*j = convJob{pl: pl, k: p.kern, x: x, y: y, res: ep.Residual, bias: ep.Bias, batch: batch, scratch: j.scratch, cancel: ep.Cancel}
+	*j = convJob{pl: pl, k: p.kern, x: x, y: y, w: w, res: ep.Residual, bias: ep.Bias, batch: batch, scratch: j.scratch, cancel: ep.Cancel}
 	if ep.Bias != nil {
 		j.flags |= flagBias
 	}
@@ -243,7 +245,7 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 					off := img*pl.outImage + tile.coff + ch
 					b := &convZero[0]
 					if k > 0 {
-						b = &p.data[(c.g*p.panels+c.q)*k*p.nr+c.sub]
+						b = &j.w[(c.g*p.panels+c.q)*k*p.nr+c.sub]
 					}
 					var res, bias *float32
 					if flags&flagResidual != 0 {
@@ -256,7 +258,7 @@ func (j *convJob) runDense(u0, u1, c0, c1 int, scratch []float32) {
 					aoff := tile.aoff + c.g*p.ciG
 					var pf *float32
 					if cursor < limit {
-						pf = &p.data[next+cursor]
+						pf = &j.w[next+cursor]
 						cursor += n * (tb - ta) * box.kc * 16
 					}
 					switch {
@@ -313,7 +315,7 @@ func (j *convJob) nextBlock(nb, kb, c0, c1 int) (start, limit int) {
 	r1 := (kb + 1) * outer / pl.kblocks * rowsPerOuter
 	c := &pl.cols[ca]
 	start = (c.g*p.panels+c.q)*k*p.nr + r0*p.nr
-	return start, min((r1-r0)*p.nr*(cb-ca), len(p.data)-start)
+	return start, min((r1-r0)*p.nr*(cb-ca), len(j.w)-start)
 }
 
 // scratchTile runs a partial tile through a scratch tile, for kernels
@@ -400,7 +402,7 @@ func (j *convJob) runDepthwise(u0, u1 int) {
 			if j.flags&flagBias != 0 {
 				bias = &j.bias[c.c0]
 			}
-			w := &p.data[c.c0]
+			w := &j.w[c.c0]
 			aoff := tile.aoff + c.c0
 			switch {
 			case c.set < 0:

@@ -22,15 +22,27 @@ func (p *PackedConv) Depthwise() bool { return p.depthwise }
 // programmer errors, as Conv does, and on a convolution that is not
 // depthwise.
 func ConvBF16(y, x []uint16, batch int, in []int, p *PackedConv, cancel *Cancel) {
-	convNarrow("ConvBF16", y, x, batch, in, p, cancel, true)
+	convNarrow("ConvBF16", y, x, batch, in, p, nil, false, cancel, true)
 }
 
 // ConvF16 is ConvBF16 for IEEE binary16 input and output.
 func ConvF16(y, x []uint16, batch int, in []int, p *PackedConv, cancel *Cancel) {
-	convNarrow("ConvF16", y, x, batch, in, p, cancel, false)
+	convNarrow("ConvF16", y, x, batch, in, p, nil, false, cancel, false)
 }
 
-func convNarrow(name string, y, x []uint16, batch int, in []int, p *PackedConv, cancel *Cancel, bf16 bool) {
+// ConvBF16With is ConvBF16 on the layout p (PackConvLayout) with the
+// weights packed in w by p.PackWeights.
+func ConvBF16With(y, x []uint16, batch int, in []int, p *PackedConv, w []float32, cancel *Cancel) {
+	convNarrow("ConvBF16", y, x, batch, in, p, w, true, cancel, true)
+}
+
+// ConvF16With is ConvF16 on the layout p with the weights packed in w by
+// p.PackWeights.
+func ConvF16With(y, x []uint16, batch int, in []int, p *PackedConv, w []float32, cancel *Cancel) {
+	convNarrow("ConvF16", y, x, batch, in, p, w, true, cancel, false)
+}
+
+func convNarrow(name string, y, x []uint16, batch int, in []int, p *PackedConv, w []float32, given bool, cancel *Cancel, bf16 bool) {
 	if p == nil {
 		panic("kiln: " + name + ": the packed convolution is nil")
 	}
@@ -63,13 +75,14 @@ func convNarrow(name string, y, x []uint16, batch int, in []int, p *PackedConv, 
 	if outLen == 0 {
 		return
 	}
+	data, pair := p.packedOf(name, w, given)
 	pl := p.planFor(&sz)
 	set := p.narrow.f16
 	if bf16 {
 		set = p.narrow.bf16
 	}
 	j := convJobs.get()
-	*j = convJob{pl: pl, k: p.kern, x16: x, y16: y[:outLen], narrow: set, bf16: bf16, batch: batch, scratch: j.scratch, cancel: cancel}
+	*j = convJob{pl: pl, k: p.kern, w: data, pair: pair, x16: x, y16: y[:outLen], narrow: set, bf16: bf16, batch: batch, scratch: j.scratch, cancel: cancel}
 	work := int64(batch) * pl.cost[len(pl.tiles)] * int64(max(p.co, 1))
 	j.parts = int(min(int64(Threads()), max(1, work/int64(minConvWork))))
 	j.parts = max(1, min(j.parts, batch*len(pl.tiles)))
@@ -117,7 +130,7 @@ func (j *convJob) runDepthwiseNarrow(u0, u1 int) {
 		for ci := range pl.chans {
 			c := &pl.chans[ci]
 			off := img*pl.outImage + tile.coff + c.c0
-			w := &p.data[c.c0]
+			w := &j.w[c.c0]
 			aoff := tile.aoff + c.c0
 			set := -1
 			if c.set >= 0 {
@@ -133,8 +146,8 @@ func (j *convJob) runDepthwiseNarrow(u0, u1 int) {
 			}
 			kern := s.dw[set].rows[rows]
 			if box.rowTaps {
-				if pr := s.pairRow; pr != nil && p.pairData != nil && pr.k == last && c.n == pairBlock && c.c0%pairBlock == 0 && rows <= pr.maxRows() {
-					pr.rows[rows](n, box.ntaps, tab, a, aoff, box.lda, &p.pairData[c.c0], &j.y16[off], box.ldc, nil, 0)
+				if pr := s.pairRow; pr != nil && j.pair != nil && pr.k == last && c.n == pairBlock && c.c0%pairBlock == 0 && rows <= pr.maxRows() {
+					pr.rows[rows](n, box.ntaps, tab, a, aoff, box.lda, &j.pair[c.c0], &j.y16[off], box.ldc, nil, 0)
 					continue
 				}
 				if r := s.rowTiles(last, s.dw[set].vecs); r >= 0 && rows <= s.dwRow[r].maxRows() {

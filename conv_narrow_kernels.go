@@ -59,6 +59,12 @@ const pairBlock = 32
 // 8L+4…8L+7 to the second's (VPUNPCKLWD and VPUNPCKHWD).
 func pairWeights(w []float32, taps, co int) []float32 {
 	pw := make([]float32, len(w))
+	pairWeightsInto(pw, w, taps, co)
+	return pw
+}
+
+// pairWeightsInto is pairWeights into pw (of w's length).
+func pairWeightsInto(pw, w []float32, taps, co int) {
 	copy(pw, w)
 	for t := 0; t < taps; t++ {
 		for c0 := 0; c0+pairBlock <= co; c0 += pairBlock {
@@ -70,7 +76,6 @@ func pairWeights(w []float32, taps, co int) []float32 {
 			}
 		}
 	}
-	return pw
 }
 
 // dwNarrowKernels is one level's narrow depthwise kernels.

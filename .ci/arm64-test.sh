@@ -21,9 +21,10 @@ if [ -d runtime ]; then
 	# runs its whole suite natively at every ISA level; under emulation
 	# (tens of times slower) it runs the tests that drive the NEON kernels
 	# through compiled plans: fusion, the small example models, loops, and
-	# the generic steps, the narrow-type paths and the fast sorts, in their
+	# the generic steps, the narrow-type paths, the fast sorts and the
+	# convolutions that pack their weights on every run, in their
 	# short form.
-	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic|Lowp|SortFast'
+	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic|Lowp|SortFast|ConvWeightsPerRun'
 	echo "GOARCH=arm64 go test -short -run '$tests' (qemu-aarch64): ./runtime/..."
 	GOARCH=arm64 KILN_TEST_REQUIRE_ISA=neonbf16 go test -count=1 -short -timeout 30m -run "$tests" -exec qemu-aarch64 ./runtime/...
 fi

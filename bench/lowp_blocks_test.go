@@ -22,8 +22,9 @@ package bench
 // The modules are XLA's own (testdata/lowp: layer_norm, sum_axis,
 // sort_full, topk_logits from xla/backends/cpu/benchmarks/hlo) or written
 // as JAX exports them (mean, argsort, depthwise, attention). Weights are
-// parameters bound at compile time. Each block also checks that its plan
-// has no generic step.
+// parameters bound at compile time (the depthwise block runs a second time
+// with its weights as arguments, packed on every run). Each block also
+// checks that its plan has no generic step.
 //
 //	go test -run '^$' -bench LowpBlocks -benchtime 20x
 
@@ -60,6 +61,7 @@ var lowpBlocks = []lowpBlock{
 	{name: "sum_1x4096x1024", file: "sum_axis_1x4096x1024_bf16.hlo", bandwidth: true},
 	{name: "mean_1x4096x1024", file: "mean_axis_1x4096x1024_bf16.hlo", bandwidth: true},
 	{name: "depthwise_3x3_256x56x56", file: "depthwise_3x3_1x56x56x256_bf16.hlo", bound: []int{1}, bandwidth: true},
+	{name: "depthwise_3x3_256x56x56_weights_as_args", file: "depthwise_3x3_1x56x56x256_bf16.hlo", bandwidth: true},
 	{name: "attention_12h_128", file: "attention_12h_128_bf16.hlo", bound: []int{1, 2, 3, 4},
 		flops: 4*2*128*768*768 + 2*2*12*128*128*64},
 }

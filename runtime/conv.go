@@ -11,20 +11,25 @@ import (
 
 // convStep runs a canonical float32 convolution with its fused epilogue
 // (bias, residual, activation) by the algorithm of the plan
-// (sched.ConvAlgo): constant weights packed once at compile time for the
-// convolution kernels (kiln.Conv), which apply the epilogue in their store;
-// weights known only at run time through im2col blocks in a worker's
-// scratch times the GEMM, or a 1×1 unit-stride convolution as the GEMM of
-// the input in place, with the epilogue applied after the products.
+// (sched.ConvAlgo): weights packed for the convolution kernels (kiln.Conv),
+// which apply the epilogue in their store — once at compile time when they
+// are a constant, else on every run into the worker's scratch; or, for
+// weights known only at run time, a 1×1 unit-stride convolution as the
+// GEMM of the input in place, or im2col blocks in a worker's scratch times
+// the GEMM, with the epilogue applied after the products.
 type convStep struct {
 	g       sched.ConvGeom
 	x, w, y loc
 	packed  *kiln.PackedConv
-	in      []int // input spatial sizes, for kiln.Conv
-	patch   int   // KH·KW·CI
-	pixels  int   // output pixels per image
-	block   int   // output pixels per im2col block
-	direct  bool
+	// perRun: packed is a layout (kiln.PackConvLayout), and each run packs
+	// the weights into the first packedLen float32 of the worker's scratch.
+	perRun    bool
+	packedLen int
+	in        []int // input spatial sizes, for kiln.Conv
+	patch     int   // KH·KW·CI
+	pixels    int   // output pixels per image
+	block     int   // output pixels per im2col block
+	direct    bool
 	// epilogue
 	bias, residual  loc
 	hasBias, hasRes bool
@@ -44,7 +49,7 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 	case sched.ConvNarrowBands:
 		return c.lowpConvStep(k, p)
 	case sched.ConvNarrowDepthwise:
-		return c.lowpDepthwiseStep(k)
+		return c.lowpDepthwiseStep(k, p)
 	}
 	v, g := k.Main, cp.ConvGeom
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
@@ -70,11 +75,19 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 	s.pixels = prod(g.Out)
 	switch cp.Algo {
 	case sched.ConvPacked:
-		if s.w.kind != sched.Constant {
-			return nil, fmt.Errorf("the plan packs the weights, which are not a constant (%v)", bufOf(v.Args[1]))
+		if cp.RunTimeWeights {
+			lay, err := kiln.PackConvLayout(convParams(g))
+			if err != nil {
+				return nil, fmt.Errorf("the convolution's geometry: %w", err)
+			}
+			s.packed, s.perRun, s.packedLen = lay, true, lay.PackedLen()
+			reserveScratch(p, 4*s.packedLen)
+			break
 		}
-		pc, err := kiln.PackConv(f32s(s.w.data), kiln.ConvParams{InChannels: g.InChannels, OutChannels: g.OutChannels,
-			Kernel: g.Kernel, Strides: g.Strides, Dilation: g.Dilation, PadLow: g.PadLow, PadHigh: g.PadHigh, Groups: g.Groups})
+		if s.w.kind != sched.Constant {
+			return nil, fmt.Errorf("the plan packs the weights at compile time, which are not a constant (%v)", bufOf(v.Args[1]))
+		}
+		pc, err := kiln.PackConv(f32s(s.w.data), convParams(g))
 		if err != nil {
 			return nil, fmt.Errorf("packing the convolution's weights: %w", err)
 		}
@@ -89,8 +102,16 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 	return s, nil
 }
 
+// convParams is the geometry of g as the convolution kernels take it.
+func convParams(g sched.ConvGeom) kiln.ConvParams {
+	return kiln.ConvParams{InChannels: g.InChannels, OutChannels: g.OutChannels,
+		Kernel: g.Kernel, Strides: g.Strides, Dilation: g.Dilation, PadLow: g.PadLow, PadHigh: g.PadHigh, Groups: g.Groups}
+}
+
 func (s *convStep) name() string {
 	switch {
+	case s.perRun:
+		return "conv-packed-per-run"
 	case s.packed != nil:
 		return "conv"
 	case s.direct:
@@ -114,8 +135,15 @@ func (s *convStep) exec(fr *frame) error {
 	if s.hasRes {
 		res = f32s(fr.bytes(s.residual))[:outCount]
 	}
+	ep := kiln.ConvEpilogue{Bias: bias, Residual: res, Act: s.act, Cancel: fr.cancel}
+	if s.perRun {
+		packed := f32s(fr.scratch[0])[:s.packedLen]
+		s.packed.PackWeights(packed, f32s(fr.bytes(s.w))[:s.packed.WeightsLen()])
+		kiln.ConvWith(y, x, g.Batch, s.in, s.packed, packed, ep)
+		return nil
+	}
 	if s.packed != nil {
-		kiln.Conv(y, x, g.Batch, s.in, s.packed, kiln.ConvEpilogue{Bias: bias, Residual: res, Act: s.act, Cancel: fr.cancel})
+		kiln.Conv(y, x, g.Batch, s.in, s.packed, ep)
 		return nil
 	}
 	if s.patch == 0 { // no input channels or an empty window: the sum is 0

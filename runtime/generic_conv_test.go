@@ -24,9 +24,11 @@ var convForms = []struct {
 	{[]int{0, 5, 2}, []int{2, 2, 4}, "window={size=2}, dim_labels=b0f_0io->b0f"},
 }
 
-// Float32 convolutions are canonicalised for the im2col GEMM path, whose
-// summation order (and zero padding) differs from the evaluator's; every
-// other type runs on the generic convolution, exactly.
+// Float32 convolutions are canonicalised for the convolution kernels, whose
+// summation order differs from the evaluator's; bfloat16 and binary16 ones
+// in canonical form (the 3-D form here) run on them too, widened, rounding
+// each output once as the evaluator does; every other type runs on the
+// generic convolution, exactly.
 func TestGenericConvolutionAgreesWithEvaluator(t *testing.T) {
 	r := rand.New(rand.NewPCG(141, 142))
 	for _, c := range []struct{ l, r, out ir.ElementType }{

@@ -40,10 +40,13 @@ type lowpConvStep struct {
 	outImage   int
 	slab, outF loc // float32 input rows and output block, in the frame's arena
 	in         []int
+	// run packs weights known only at run time (nil for a constant's,
+	// packed once): every block's layout reads the one packed buffer.
+	run *narrowWeights
 }
 
 // lowpConvStep carries out a ConvNarrowBands plan: a convolution of
-// narrow floats with constant weights, band by band.
+// narrow floats, band by band.
 func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 	v, cp := k.Main, k.Conv
 	g := cp.ConvGeom
@@ -52,8 +55,8 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 	}
 	xt, yt := v.Args[0].Shape.Elem, v.Shape.Elem
 	w := c.loc(inputBuffer(k, v.Args[1]))
-	if w.kind != sched.Constant {
-		return nil, fmt.Errorf("the plan runs a %s convolution on weights that are not a constant (%v)", xt, inputBuffer(k, v.Args[1]))
+	if w.kind != sched.Constant && !cp.RunTimeWeights {
+		return nil, fmt.Errorf("the plan packs the %s convolution's weights at compile time, which are not a constant (%v)", xt, inputBuffer(k, v.Args[1]))
 	}
 	s := &lowpConvStep{g: g, xt: xt, yt: yt, x: c.loc(inputBuffer(k, v.Args[0])), y: c.loc(k.Out), in: g.In}
 	s.inRow = prod(g.In[1:]) * g.InChannels
@@ -62,8 +65,11 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 	if g.Batch*s.outImage == 0 {
 		return s, nil
 	}
-	wf := make([]float32, len(w.data)/2)
-	widen16(xt, wf, ops.Elems[uint16](w.data))
+	var wf []float32
+	if !cp.RunTimeWeights {
+		wf = make([]float32, len(w.data)/2)
+		widen16(xt, wf, ops.Elems[uint16](w.data))
+	}
 	stride, dil, kern := g.Strides[0], g.Dilation[0], g.Kernel[0]
 	rows := cp.Block // output rows per band
 	packs := map[[3]int]*kiln.PackedConv{}
@@ -84,14 +90,23 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 		pc, ok := packs[key]
 		if !ok {
 			pl, ph := append([]int{padLo}, g.PadLow[1:]...), append([]int{padHi}, g.PadHigh[1:]...)
+			edge := convParams(g)
+			edge.PadLow, edge.PadHigh = pl, ph
 			var err error
-			pc, err = kiln.PackConv(wf, kiln.ConvParams{InChannels: g.InChannels, OutChannels: g.OutChannels,
-				Kernel: g.Kernel, Strides: g.Strides, Dilation: g.Dilation, PadLow: pl, PadHigh: ph, Groups: g.Groups})
-			if err != nil {
-				return nil, fmt.Errorf("packing the convolution's weights: %w", err)
+			if cp.RunTimeWeights {
+				if pc, err = kiln.PackConvLayout(edge); err != nil {
+					return nil, fmt.Errorf("the convolution's geometry: %w", err)
+				}
+				if s.run == nil {
+					s.run = newNarrowWeights(p, xt, w, pc)
+				}
+			} else {
+				if pc, err = kiln.PackConv(wf, edge); err != nil {
+					return nil, fmt.Errorf("packing the convolution's weights: %w", err)
+				}
+				c.notePacked(pc.Bytes())
 			}
 			packs[key] = pc
-			c.notePacked(pc.Bytes())
 		}
 		if pc.OutSize(0, i1-i0) != o1-o0 {
 			return nil, fmt.Errorf("convolution block of output rows [%d, %d) reads rows [%d, %d): %d rows out", o0, o1, i0, i1, pc.OutSize(0, i1-i0))
@@ -105,10 +120,14 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 }
 
 func (s *lowpConvStep) name() string {
+	name := "conv-lowp"
 	if s.g.Groups > 1 && s.g.Groups == s.g.InChannels && s.g.Groups == s.g.OutChannels {
-		return "conv-lowp-depthwise"
+		name = "conv-lowp-depthwise"
 	}
-	return "conv-lowp"
+	if s.run != nil {
+		name += "-per-run"
+	}
+	return name
 }
 
 func (s *lowpConvStep) exec(fr *frame) error {
@@ -118,6 +137,10 @@ func (s *lowpConvStep) exec(fr *frame) error {
 	}
 	x, y := ops.Elems[uint16](fr.bytes(s.x)), fr.bytes(s.y)
 	slab, outF := f32s(fr.bytes(s.slab)), f32s(fr.bytes(s.outF))
+	var packed []float32
+	if s.run != nil {
+		packed = s.run.packed(fr)
+	}
 	var in [4]int
 	copy(in[:], s.in)
 	nd := len(s.in)
@@ -133,7 +156,11 @@ func (s *lowpConvStep) exec(fr *frame) error {
 				src := x[b*s.inImage+bl.i0*s.inRow : b*s.inImage+bl.i1*s.inRow]
 				widen16(s.xt, slab[:len(src)], src)
 				in[0] = bl.i1 - bl.i0
-				kiln.Conv(dst, slab[:len(src)], 1, in[:nd], bl.pack, kiln.ConvEpilogue{})
+				if s.run != nil {
+					kiln.ConvWith(dst, slab[:len(src)], 1, in[:nd], bl.pack, packed, kiln.ConvEpilogue{})
+				} else {
+					kiln.Conv(dst, slab[:len(src)], 1, in[:nd], bl.pack, kiln.ConvEpilogue{})
+				}
 			} else {
 				clear(dst) // every tap falls on the padding
 			}

@@ -2,9 +2,9 @@ package runtime
 
 import "testing"
 
-// SiLU after a dense layer and after convolutions (weights constant: the
-// convolution kernels' epilogue; weights at run time: im2col's) runs as
-// the epilogue and agrees with the reference evaluator.
+// SiLU after a dense layer and after convolutions (weights constant or
+// packed on every run: the convolution kernels' epilogue) runs as the
+// epilogue and agrees with the reference evaluator.
 func TestSiLUEpilogue(t *testing.T) {
 	for _, c := range []struct{ name, hlo, kind string }{
 		{"dense", `HloModule silu

@@ -74,18 +74,23 @@ type ConvAlgo uint8
 
 // Convolution algorithms.
 const (
-	// ConvPacked: the weights are a constant, packed once at compile time
-	// for the convolution kernels (kiln.Conv: an implicit GEMM reading the
-	// input in place, a 1×1 convolution as the GEMM of the input by the
-	// weights, direct kernels vectorised over channels for depthwise
-	// layers), which apply the epilogue in their store.
+	// ConvPacked: the weights packed for the convolution kernels
+	// (kiln.Conv: an implicit GEMM reading the input in place, a 1×1
+	// convolution as the GEMM of the input by the weights, direct kernels
+	// vectorised over channels for depthwise layers), which apply the
+	// epilogue in their store: once at compile time when they are a
+	// constant, on every run into worker scratch when they are known only
+	// then (RunTimeWeights; packing reads each weight once, a small part
+	// of a convolution that reads it once per output pixel).
 	ConvPacked ConvAlgo = iota
 	// ConvGEMM: a 1×1, unit-stride, unpadded dense convolution with weights
 	// known only at run time: the input, as it lies, is the GEMM's A.
 	ConvGEMM
-	// ConvIm2col: a dense convolution with weights known only at run time:
-	// blocks of Block output pixels have their patches gathered into a
-	// worker's scratch, then multiplied by the weights.
+	// ConvIm2col: a dense convolution with weights known only at run time
+	// and a number of spatial dimensions the convolution kernels do not
+	// take (none, or more than four): blocks of Block output pixels have
+	// their patches gathered into a worker's scratch, then multiplied by
+	// the weights.
 	ConvIm2col
 	// ConvPlanarDepthwise: a depthwise convolution over channel planes
 	// (batch, channel, spatial… input and output; channel, 1, spatial…
@@ -93,19 +98,21 @@ const (
 	// border, takes one multiply-add per kernel tap over its whole length
 	// (the tap is a constant shift of the padded plane).
 	ConvPlanarDepthwise
-	// ConvNarrowBands: a bfloat16 or binary16 convolution with constant
-	// weights (of the input's type; the result of that type or float32) on
-	// the float32 convolution kernels: the weights widened and packed once,
+	// ConvNarrowBands: a bfloat16 or binary16 convolution (weights of the
+	// input's type; the result of that type or float32) on the float32
+	// convolution kernels: the weights widened and packed once (on every
+	// run when they are known only then: RunTimeWeights),
 	// the input widened and the output rounded band by band — Block output
 	// rows along the first spatial dimension and the input rows they read,
 	// about narrowConvBandBytes of float32 in all, so the float32 copies
 	// stay in the cache.
 	ConvNarrowBands
 	// ConvNarrowDepthwise: a bfloat16 or binary16 depthwise convolution
-	// with constant weights and a result of the input's type, on the
-	// narrow depthwise kernels (kiln.ConvBF16, kiln.ConvF16): the weights
-	// widened and packed once, the input widened in registers as it is
-	// read, every output rounded once as it is stored.
+	// with a result of the input's type, on the narrow depthwise kernels
+	// (kiln.ConvBF16, kiln.ConvF16): the weights widened and packed once
+	// (on every run when they are known only then: RunTimeWeights), the
+	// input widened in registers as it is read, every output rounded once
+	// as it is stored.
 	ConvNarrowDepthwise
 )
 
@@ -121,6 +128,10 @@ func (a ConvAlgo) String() string { return convAlgoNames[a] }
 type ConvPlan struct {
 	ConvGeom
 	Algo ConvAlgo
+	// RunTimeWeights (ConvPacked, ConvNarrowBands, ConvNarrowDepthwise):
+	// the weights are not a constant, and each run packs them before the
+	// kernels run.
+	RunTimeWeights bool
 	// Block (ConvIm2col) is the number of output pixels whose patches are
 	// gathered at a time; Scratch the bytes of worker scratch the
 	// algorithm needs.
@@ -131,8 +142,13 @@ type ConvPlan struct {
 	PlaneRows, PlaneCols, OutRows, OutCols int
 }
 
-// String prints the plan for dumps: conv(packed 3x3 s1 64->64 g1).
+// String prints the plan for dumps: conv(packed 3x3 s1 64->64 g1), with
+// "-per-run" after the algorithm where each run packs the weights.
 func (c *ConvPlan) String() string {
+	algo := c.Algo.String()
+	if c.RunTimeWeights {
+		algo += "-per-run"
+	}
 	ks := make([]string, len(c.Kernel))
 	for i, k := range c.Kernel {
 		ks[i] = strconv.Itoa(k)
@@ -141,18 +157,25 @@ func (c *ConvPlan) String() string {
 	for i, s := range c.Strides {
 		ss[i] = strconv.Itoa(s)
 	}
-	return fmt.Sprintf("conv(%s %s s%s %d->%d g%d)", c.Algo, strings.Join(ks, "x"), strings.Join(ss, "x"), c.InChannels, c.OutChannels, c.Groups)
+	return fmt.Sprintf("conv(%s %s s%s %d->%d g%d)", algo, strings.Join(ks, "x"), strings.Join(ss, "x"), c.InChannels, c.OutChannels, c.Groups)
 }
+
+// maxConvKernelDims is the most spatial dimensions the convolution kernels
+// take (kiln.PackConv).
+const maxConvKernelDims = 4
 
 // im2colBlockBytes bounds the patch block of the im2col algorithm: about
 // 1 MiB, within the core's L2.
 const im2colBlockBytes = 1 << 20
 
 // convPlanOf decides how convolution v runs, given whether its weights are
-// a constant: packed convolution kernels for constant weights in canonical
-// form, the planar depthwise kernel for depthwise convolutions over channel
-// planes, a plain GEMM for 1×1 unit-stride unpadded layers and im2col for
-// other dense ones; nil when none applies.
+// a constant: the planar depthwise kernel for depthwise convolutions over
+// channel planes; in canonical form, the packed convolution kernels (the
+// weights packed at compile time when a constant, else on every run),
+// except for a dense 1×1 unit-stride unpadded layer with weights known
+// only at run time (a plain GEMM of the input in place) and for a dense
+// one with a number of spatial dimensions the kernels do not take
+// (im2col); nil when none applies.
 func convPlanOf(v *ssa.Value) *ConvPlan {
 	if g, ok := planarDepthwiseOf(v); ok {
 		pl := &ConvPlan{ConvGeom: g, Algo: ConvPlanarDepthwise}
@@ -171,10 +194,12 @@ func convPlanOf(v *ssa.Value) *ConvPlan {
 	switch {
 	case v.Args[1].IsConstant():
 		pl.Algo = ConvPacked
+	case g.Groups == 1 && g.isPointwise():
+		pl.Algo = ConvGEMM
+	case len(g.In) >= 1 && len(g.In) <= maxConvKernelDims:
+		pl.Algo, pl.RunTimeWeights = ConvPacked, true
 	case g.Groups != 1:
 		return nil
-	case g.isPointwise():
-		pl.Algo = ConvGEMM
 	default:
 		pl.Algo = ConvIm2col
 		patch := prod(g.Kernel) * g.InChannels
@@ -199,27 +224,29 @@ func (g *ConvGeom) isPointwise() bool {
 }
 
 // narrowConvPlanOf plans a bfloat16 or binary16 convolution in canonical
-// form with constant weights of its input's type, one to four spatial
-// dimensions and a result of the input's type or float32, as
-// ConvNarrowBands, or as ConvNarrowDepthwise when it is depthwise and its
-// result has the input's type; nil for any other.
+// form with weights of its input's type, one to four spatial dimensions
+// and a result of the input's type or float32, as ConvNarrowBands, or as
+// ConvNarrowDepthwise when it is depthwise and its result has the input's
+// type (RunTimeWeights where the weights are not a constant); nil for any
+// other.
 func narrowConvPlanOf(v *ssa.Value) *ConvPlan {
 	if v.Op != ssa.OpConvolution || len(v.Args) != 2 {
 		return nil
 	}
 	xt, wt, yt := v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, v.Shape.Elem
-	if xt != ir.BF16 && xt != ir.F16 || wt != xt || yt != xt && yt != ir.F32 || !v.Args[1].IsConstant() {
+	if xt != ir.BF16 && xt != ir.F16 || wt != xt || yt != xt && yt != ir.F32 {
 		return nil
 	}
 	g, ok := convGeomOf(v)
-	if !ok || len(g.In) == 0 || len(g.In) > 4 {
+	if !ok || len(g.In) == 0 || len(g.In) > maxConvKernelDims {
 		return nil
 	}
+	run := !v.Args[1].IsConstant()
 	if yt == xt && g.Groups == g.InChannels && g.Groups == g.OutChannels {
-		return &ConvPlan{ConvGeom: g, Algo: ConvNarrowDepthwise}
+		return &ConvPlan{ConvGeom: g, Algo: ConvNarrowDepthwise, RunTimeWeights: run}
 	}
 	inRow := prod(g.In[1:]) * g.InChannels
 	outRow := prod(g.Out[1:]) * g.OutChannels
 	rowBytes := 4 * (outRow + g.Strides[0]*inRow)
-	return &ConvPlan{ConvGeom: g, Algo: ConvNarrowBands, Block: max(1, min(g.Out[0], narrowConvBandBytes/max(rowBytes, 1)))}
+	return &ConvPlan{ConvGeom: g, Algo: ConvNarrowBands, RunTimeWeights: run, Block: max(1, min(g.Out[0], narrowConvBandBytes/max(rowBytes, 1)))}
 }
