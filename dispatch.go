@@ -150,6 +150,9 @@ type kernelTable struct {
 	bf16Pairs *bf16PairKernels
 	// transpose is the strip kernel of the blocked transpose (transpose.go).
 	transpose transposeKernel
+	// packPairs16 builds one group row of a bfloat16 B packed in pairs
+	// across its panels (lowp_pack.go); nil: the Go loop.
+	packPairs16 func(dst *uint32, panelStride int, r0, r1 *uint16, nr, panels int)
 	// sortU32 sorts a row of 32-bit keys in the order of a key transform
 	// by a vector sort (sort_vector.go); nil: the radix passes.
 	sortU32 func(row *uint32, n int, keys *uint32, m int, tab *[96]uint32)

@@ -112,16 +112,46 @@ func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel,
 
 // fillPairs16 fills a prepared pack of 16-bit pairs (group 2, elem 2)
 // straight from B: a pair of K is one 32-bit word of Bᵀ's row, or two
-// elements of consecutive rows of B interleaved.
+// elements of consecutive rows of B interleaved. Whole panels go through
+// the level's kernels where it has them — the pair kernel for B (a group
+// row across every panel per call), the transpose strips for Bᵀ (whose
+// rows are then rows of words) — and the rest through the Go loop.
 func fillPairs16(p *lowpPack, transB bool, b []uint16, ldb int) {
 	k, n, nr := p.k, p.n, p.nr
 	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(p.data))), len(p.data)/4)
 	full := k / 2
+	t := kernels()
+	whole := n / nr // panels of nr columns
+	var done [2]int // the kernels filled groups [0, done[1]) of panels [0, done[0])
+	switch {
+	case full == 0 || whole == 0:
+	case !transB && t.packPairs16 != nil && nr%16 == 0:
+		for g := 0; g < full; g++ {
+			t.packPairs16(&words[g*nr], p.kg*nr, &b[2*g*ldb], &b[(2*g+1)*ldb], nr, whole)
+		}
+		done = [2]int{whole, full}
+	case transB && ldb%2 == 0 && t.transpose.strip != nil && nr%t.transpose.width == 0:
+		w := t.transpose.width
+		strips := full / w * w
+		src := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
+		dst := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(words))), len(words))
+		for q := 0; q < whole; q++ {
+			panel := q * p.kg * nr
+			for g0 := 0; g0 < strips; g0 += w {
+				t.transpose.strip(&dst[panel+g0*nr], nr, &src[q*nr*(ldb/2)+g0], ldb/2, nr)
+			}
+		}
+		done = [2]int{whole, strips}
+	}
 	for q := 0; q < p.panels(); q++ {
 		j0 := q * nr
 		cols := min(nr, n-j0)
 		panel := words[q*p.kg*nr:]
-		for g := 0; g < full; g++ {
+		g0 := 0
+		if q < done[0] {
+			g0 = done[1]
+		}
+		for g := g0; g < full; g++ {
 			out := panel[g*nr : g*nr+cols]
 			if transB {
 				for jj := range out {

@@ -481,3 +481,90 @@ func TestRepackReusesStorage(t *testing.T) {
 		}
 	})
 }
+
+// TestPackPairsLayout packs bfloat16 B and Bᵀ of many shapes and leading
+// dimensions (odd ones too, which the transposed kernels leave to the Go
+// loop) at every level that packs pairs and checks every word of the pack
+// against the layout's definition: panel q, group row g, column jj holds
+// B(2g, j) | B(2g+1, j)<<16 for j = q·nr + jj inside B, and zero elsewhere
+// (odd K's missing half, the columns past n, AMX's padding groups).
+func TestPackPairsLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(75, 76))
+	forEachLevel(t, func(level string) {
+		if kernels().bdot == nil {
+			return
+		}
+		for _, k := range []int{1, 2, 3, 16, 31, 33, 64, 130} {
+			for _, n := range []int{1, 15, 16, 63, 64, 65, 128, 200} {
+				for _, transB := range []bool{false, true} {
+					for _, pad := range []int{0, 1, 2} {
+						rows, cols := k, n
+						if transB {
+							rows, cols = n, k
+						}
+						ldb := cols + pad
+						b := randBF16s(r, rows*ldb+1)[1:]
+						at := func(p, j int) uint32 {
+							if p >= k || j >= n {
+								return 0
+							}
+							if transB {
+								return uint32(b[j*ldb+p])
+							}
+							return uint32(b[p*ldb+j])
+						}
+						for _, fresh := range []bool{true, false} {
+							var p *PackedBF16
+							if !fresh { // storage reused from a pack of other values
+								p = RepackBF16(nil, transB, k, n, randBF16s(r, rows*ldb), ldb)
+							}
+							p = RepackBF16(p, transB, k, n, b, ldb)
+							lp := p.p
+							words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(lp.data))), len(lp.data)/4)
+							for q := 0; q < lp.panels(); q++ {
+								for g := 0; g < lp.kg; g++ {
+									for jj := 0; jj < lp.nr; jj++ {
+										j := q*lp.nr + jj
+										want := at(2*g, j) | at(2*g+1, j)<<16
+										if got := words[(q*lp.kg+g)*lp.nr+jj]; got != want {
+											t.Fatalf("%s k=%d n=%d transB=%v ldb=%d fresh=%v: panel %d group %d column %d = %#08x, want %#08x",
+												level, k, n, transB, ldb, fresh, q, g, jj, got, want)
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkRepackBF16 times packing a bfloat16 B known only at run time
+// (a 768×768 layer's weights passed as arguments, B and Bᵀ) beside the
+// product it feeds at 128 rows.
+func BenchmarkRepackBF16(b *testing.B) {
+	r := rand.New(rand.NewPCG(77, 78))
+	const m, k, n = 128, 768, 768
+	w := randBF16s(r, k*n)
+	a := randBF16s(r, m*k)
+	c := make([]float32, m*n)
+	prev := SetThreads(1)
+	defer SetThreads(prev)
+	for _, transB := range []bool{false, true} {
+		p := RepackBF16(nil, transB, k, n, w, 768)
+		b.Run(fmt.Sprintf("transB=%v/op=pack", transB), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p = RepackBF16(p, transB, k, n, w, 768)
+			}
+			b.ReportMetric(float64(2*k*n)/b.Elapsed().Seconds()*float64(b.N)/1e9, "GB/s")
+		})
+		b.Run(fmt.Sprintf("transB=%v/op=gemm", transB), func(b *testing.B) {
+			for b.Loop() {
+				GemmBF16(false, m, a, k, p, c, n, Epilogue{})
+			}
+		})
+	}
+}

@@ -65,6 +65,7 @@ var families = []family{
 	{name: "reduce", generate: generateReduce},
 	{name: "bf16pairs", generate: generateRowsPairs},
 	{name: "transpose", generate: generateTranspose},
+	{name: "packpairs", generate: generatePackPairs},
 	{name: "sort", generate: generateSort},
 	{name: "lowp", generate: generateLowp},
 	{name: "s8w", generate: generateS8W},

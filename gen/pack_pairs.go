@@ -1,0 +1,72 @@
+package main
+
+import (
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The packpairs family: the packing of a bfloat16 B for the pair kernels
+// (the root package's lowp_pack.go) when B is known only at run time — the
+// weights of a model passed as arguments, attention's values. A group row
+// of a panel holds, for each of its columns, the elements of two
+// consecutive rows of B as one 32-bit word (the first in the low half);
+// the kernel builds one group row across every panel: each 16 columns are
+// the two rows' 16 elements zero-extended to 32 bits (VPMOVZXWD), the
+// second shifted into the high half and the two combined.
+
+const packPairsSig = "func(dst *uint32, panelStride int, r0, r1 *uint16, nr, panels int)"
+
+// emitPackPairs16AVX512 writes the AVX-512 kernel.
+func emitPackPairs16AVX512(f *amd64File) string {
+	name := "packPairs16AVX512"
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(packPairsSig)
+	f.Doc(name+" writes, for each of panels panels of nr columns (nr a multiple of 16), the words r0[j] | r1[j]<<16",
+		"of the panel's columns j to dst, the next panel's panelStride words further on.")
+	dst, stride := reg.RDI, reg.RDX
+	r0, r1 := reg.RSI, reg.RBX
+	nr, panels := reg.RCX, reg.R8
+	j, p := reg.R9, reg.R10
+	f.Load(f.Param("dst"), dst)
+	f.Load(f.Param("panelStride"), stride)
+	f.SHLQ(imm(2), stride)
+	f.Load(f.Param("r0"), r0)
+	f.Load(f.Param("r1"), r1)
+	f.Load(f.Param("nr"), nr)
+	f.Load(f.Param("panels"), panels)
+	f.TESTQ(panels, panels)
+	f.JE(operand.LabelRef("done"))
+	f.Label("panel")
+	f.MOVQ(dst, p)
+	f.XORQ(j, j)
+	f.Label("cols")
+	f.CMPQ(j, nr)
+	f.JGE(operand.LabelRef("next"))
+	lo, hi, w := zmm[0], zmm[1], zmm[2]
+	f.VPMOVZXWD(memIdx(r0, j, 2, 0), lo)
+	f.VPMOVZXWD(memIdx(r1, j, 2, 0), hi)
+	f.VPSLLD(imm(16), hi, hi)
+	f.VPORD(lo, hi, w)
+	f.VMOVDQU32(w, memIdx(p, j, 4, 0))
+	f.ADDQ(imm(16), j)
+	f.JMP(operand.LabelRef("cols"))
+	f.Label("next")
+	f.LEAQ(memIdx(r0, nr, 2, 0), r0)
+	f.LEAQ(memIdx(r1, nr, 2, 0), r1)
+	f.ADDQ(stride, dst)
+	f.DECQ(panels)
+	f.JNE(operand.LabelRef("panel"))
+	f.Label("done")
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
+
+func generatePackPairs(o *output) error {
+	k := emitPackPairs16AVX512(o.amd64)
+	o.set("levelAVX512", "packPairs16", k)
+	return nil
+}
