@@ -82,7 +82,7 @@ func checkPack(fn string, transB bool, k, n, length, ldb int) {
 // d (and AMX when amx), a row of op(B) at a time: row(pk, out) sets out[j]
 // to the raw bits of B(pk, j), j < n.
 func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel, row func(pk int, out []uint32)) *lowpPack {
-	p := preparePairs(reuse, k, n, d, amx, level)
+	p := preparePairs(reuse, k, n, d, amx, level, true)
 	if cap(p.rowBuf) < n {
 		p.rowBuf = make([]uint32, n)
 	}
@@ -115,11 +115,24 @@ func packPairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel,
 // elements of consecutive rows of B interleaved. Whole panels go through
 // the level's kernels where it has them — the pair kernel for B (a group
 // row across every panel per call), the transpose strips for Bᵀ (whose
-// rows are then rows of words) — and the rest through the Go loop.
+// rows are then rows of words) — and the rest through the Go loop. Every
+// word is written: the padding (group rows past K, columns past n, the
+// bytes after the last panel) with zeros.
 func fillPairs16(p *lowpPack, transB bool, b []uint16, ldb int) {
 	k, n, nr := p.k, p.n, p.nr
 	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(p.data))), len(p.data)/4)
 	full := k / 2
+	groups := (k + 1) / 2 // group rows holding elements of B
+	for q := 0; q < p.panels(); q++ {
+		panel := words[q*p.kg*nr : (q+1)*p.kg*nr]
+		clear(panel[groups*nr:])
+		if cols := min(nr, n-q*nr); cols < nr {
+			for g := 0; g < groups; g++ {
+				clear(panel[g*nr+cols : (g+1)*nr])
+			}
+		}
+	}
+	clear(p.data[p.panels()*p.panelBytes():])
 	t := kernels()
 	whole := n / nr // panels of nr columns
 	var done [2]int // the kernels filled groups [0, done[1]) of panels [0, done[0])
@@ -179,8 +192,9 @@ func fillPairs16(p *lowpPack, transB bool, b []uint16, ldb int) {
 }
 
 // preparePairs sizes a pack of pairs (reusing reuse's storage when it is
-// large enough), zeroed.
-func preparePairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel) *lowpPack {
+// large enough), zeroed when zero (else the caller writes every word:
+// fillPairs16).
+func preparePairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLevel, zero bool) *lowpPack {
 	p := reuse
 	if p == nil {
 		p = new(lowpPack)
@@ -195,7 +209,9 @@ func preparePairs(reuse *lowpPack, k, n int, d *dotTiles, amx bool, level isaLev
 	size := panels*p.panelBytes() + 64
 	if cap(data) >= size {
 		p.data = data[:size]
-		clear(p.data)
+		if zero {
+			clear(p.data)
+		}
 		p.colSum128 = colSum
 	} else {
 		p.data = make([]byte, size)
@@ -258,7 +274,7 @@ func packNarrow(reuse *lowpPack, transB bool, k, n int, b []uint16, ldb int, wid
 		return b[p*ldb+j]
 	}
 	if d != nil && d.group == 2 && d.elem == 2 {
-		p := preparePairs(reuse, k, n, d, t.amx != nil, t.level)
+		p := preparePairs(reuse, k, n, d, t.amx != nil, t.level, false)
 		fillPairs16(p, transB, b, ldb)
 		return p
 	}

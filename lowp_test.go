@@ -515,8 +515,9 @@ func TestPackPairsLayout(t *testing.T) {
 						}
 						for _, fresh := range []bool{true, false} {
 							var p *PackedBF16
-							if !fresh { // storage reused from a pack of other values
-								p = RepackBF16(nil, transB, k, n, randBF16s(r, rows*ldb), ldb)
+							if !fresh { // storage reused from a larger pack, whose values lie where the padding goes
+								k2, n2 := k+37, n+70
+								p = RepackBF16(nil, false, k2, n2, randBF16s(r, k2*n2), n2)
 							}
 							p = RepackBF16(p, transB, k, n, b, ldb)
 							lp := p.p
