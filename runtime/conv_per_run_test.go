@@ -14,9 +14,9 @@ import (
 // convPerRunCases are convolutions whose weights are arguments, with the
 // implementation each must run on: dense, grouped and depthwise float32
 // layers with fused epilogues on the convolution kernels (weights packed on
-// every run), bfloat16 and binary16 depthwise layers on the narrow
-// depthwise kernels, dense narrow layers band by band, and a 1×1 layer as
-// the GEMM of the input in place.
+// every run, a 1×1 layer among them), bfloat16 and binary16 depthwise
+// layers on the narrow depthwise kernels, and dense narrow layers band by
+// band.
 var convPerRunCases = []struct{ name, hlo, impl string }{
 	{"f32-dense-bias-relu", `HloModule m
 ENTRY e {
@@ -65,7 +65,7 @@ ENTRY e {
   x = f32[1,7,7,12] parameter(0)
   w = f32[1,1,12,20] parameter(1)
   ROOT c = f32[1,7,7,20] convolution(x, w), window={size=1x1}, dim_labels=b01f_01io->b01f
-}`, "conv-gemm"},
+}`, "conv-packed-per-run"},
 	{"bf16-depthwise", depthwiseHLO(ir.BF16, 2, 13, 11, 65, 3, 3, 1, 1), "conv-lowp-depthwise-per-run"},
 	{"f16-depthwise-strided", depthwiseHLO(ir.F16, 1, 17, 16, 96, 3, 3, 2, 1), "conv-lowp-depthwise-per-run"},
 	{"bf16-dense", `HloModule m

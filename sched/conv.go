@@ -84,7 +84,9 @@ const (
 	// of a convolution that reads it once per output pixel).
 	ConvPacked ConvAlgo = iota
 	// ConvGEMM: a 1×1, unit-stride, unpadded dense convolution with weights
-	// known only at run time: the input, as it lies, is the GEMM's A.
+	// known only at run time and more than four spatial dimensions (which
+	// the convolution kernels do not take): the input, as it lies, is the
+	// GEMM's A.
 	ConvGEMM
 	// ConvIm2col: a dense convolution with weights known only at run time
 	// and a number of spatial dimensions the convolution kernels do not
@@ -171,11 +173,12 @@ const im2colBlockBytes = 1 << 20
 // convPlanOf decides how convolution v runs, given whether its weights are
 // a constant: the planar depthwise kernel for depthwise convolutions over
 // channel planes; in canonical form, the packed convolution kernels (the
-// weights packed at compile time when a constant, else on every run),
-// except for a dense 1×1 unit-stride unpadded layer with weights known
-// only at run time (a plain GEMM of the input in place) and for a dense
-// one with a number of spatial dimensions the kernels do not take
-// (im2col); nil when none applies.
+// weights packed at compile time when a constant, else on every run: the
+// kernels apply the epilogue in their store, and a 1×1 layer runs on them
+// as the GEMM of the input), except, for a dense layer with weights known
+// only at run time and a number of spatial dimensions the kernels do not
+// take, a plain GEMM of the input in place (1×1 unit-stride unpadded) or
+// im2col; nil when none applies.
 func convPlanOf(v *ssa.Value) *ConvPlan {
 	if g, ok := planarDepthwiseOf(v); ok {
 		pl := &ConvPlan{ConvGeom: g, Algo: ConvPlanarDepthwise}
@@ -194,12 +197,12 @@ func convPlanOf(v *ssa.Value) *ConvPlan {
 	switch {
 	case v.Args[1].IsConstant():
 		pl.Algo = ConvPacked
-	case g.Groups == 1 && g.isPointwise():
-		pl.Algo = ConvGEMM
 	case len(g.In) >= 1 && len(g.In) <= maxConvKernelDims:
 		pl.Algo, pl.RunTimeWeights = ConvPacked, true
 	case g.Groups != 1:
 		return nil
+	case g.isPointwise():
+		pl.Algo = ConvGEMM
 	default:
 		pl.Algo = ConvIm2col
 		patch := prod(g.Kernel) * g.InChannels

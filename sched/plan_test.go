@@ -223,10 +223,11 @@ plan main: 1 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
   k0: reduce [multiply reduce] reducer=add (param0, const#1) -> result0
   results: result0`,
 }, {
-	// Convolution algorithms with weights known only at run time: 1×1 as a
-	// GEMM of the input in place; 3×3, grouped and narrow depthwise on the
-	// convolution kernels with the weights packed on every run; one with
-	// five spatial dimensions (more than those kernels take) through im2col.
+	// Convolution algorithms with weights known only at run time: 1×1, 3×3,
+	// grouped and narrow depthwise on the convolution kernels with the
+	// weights packed on every run; with five spatial dimensions (more than
+	// those kernels take), 1×1 as a GEMM of the input in place and others
+	// through im2col.
 	name: "conv-algorithms",
 	hlo: `HloModule convs
 ENTRY main {
@@ -238,21 +239,24 @@ ENTRY main {
   wd = bf16[3,3,1,32] parameter(5)
   xf = f32[1,2,2,2,2,2,4] parameter(6)
   wf = f32[2,1,1,1,1,4,8] parameter(7)
+  wp = f32[1,1,1,1,1,4,6] parameter(8)
   a = f32[1,8,8,32] convolution(x, w1), window={size=1x1}, dim_labels=b01f_01io->b01f
   b = f32[1,8,8,32] convolution(a, w3), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
   c = f32[1,8,8,32] convolution(b, wg), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=4
   d = bf16[1,8,8,32] convolution(xh, wd), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32
   e = f32[1,1,2,2,2,2,8] convolution(xf, wf), window={size=2x1x1x1x1}, dim_labels=b01234f_01234io->b01234f
-  ROOT t = (f32[1,8,8,32], bf16[1,8,8,32], f32[1,1,2,2,2,2,8]) tuple(c, d, e)
+  f = f32[1,2,2,2,2,2,6] convolution(xf, wp), window={size=1x1x1x1x1}, dim_labels=b01234f_01234io->b01234f
+  ROOT t = (f32[1,8,8,32], bf16[1,8,8,32], f32[1,1,2,2,2,2,8], f32[1,2,2,2,2,2,6]) tuple(c, d, e, f)
 }`,
 	want: `
-plan main: 5 kernels, arena 16384 B, intermediates 16384 B, lower bound 16384 B
+plan main: 6 kernels, arena 16384 B, intermediates 16384 B, lower bound 16384 B
   k0: conv [convolution] conv(narrow-depthwise-per-run 3x3 s1x1 32->32 g32) (param4, param5) -> result1
   k1: conv [convolution] conv(im2col 2x1x1x1x1 s1x1x1x1x1 4->8 g1) (param6, param7) -> result2
-  k2: conv [convolution] conv(gemm-1x1 1x1 s1x1 16->32 g1) (param0, param1) -> arena@0[8192]
-  k3: conv [convolution] conv(packed-per-run 3x3 s1x1 32->32 g1) (arena@0[8192], param2) -> arena@8192[8192]
-  k4: conv [convolution] conv(packed-per-run 3x3 s1x1 32->32 g4) (arena@8192[8192], param3) -> result0
-  results: result0, result1, result2`,
+  k2: conv [convolution] conv(gemm-1x1 1x1x1x1x1 s1x1x1x1x1 4->6 g1) (param6, param8) -> result3
+  k3: conv [convolution] conv(packed-per-run 1x1 s1x1 16->32 g1) (param0, param1) -> arena@0[8192]
+  k4: conv [convolution] conv(packed-per-run 3x3 s1x1 32->32 g1) (arena@0[8192], param2) -> arena@8192[8192]
+  k5: conv [convolution] conv(packed-per-run 3x3 s1x1 32->32 g4) (arena@8192[8192], param3) -> result0
+  results: result0, result1, result2, result3`,
 }, {
 	// A depthwise convolution in NCHW (dim_labels bf01_oi01->bf01,
 	// feature_group_count = channels) runs on its channel planes as they
