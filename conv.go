@@ -213,7 +213,8 @@ func newPackedConv(name string, p ConvParams) (*PackedConv, error) {
 // Π Kernel · InChannels/Groups · OutChannels.
 func (p *PackedConv) WeightsLen() int { return p.taps * p.ciG * p.co }
 
-// PackedLen returns the number of float32 elements PackWeights writes.
+// PackedLen returns the number of float32 elements PackWeights and
+// PackWeightsScaled write.
 func (p *PackedConv) PackedLen() int { return p.dataLen + p.pairLen }
 
 // PackWeights packs weights (WeightsLen elements, laid out as PackConv
@@ -230,6 +231,62 @@ func (p *PackedConv) PackWeights(dst, weights []float32) {
 		panic(fmt.Sprintf("kiln: PackWeights: dst must have PackedLen()=%d elements, found %d", p.PackedLen(), len(dst)))
 	}
 	p.packInto(dst, weights)
+}
+
+// PackWeightsScaled is PackWeights of the weights scaled by one factor per
+// output channel: it packs w·scale[c] (each product rounded to float32, as
+// the scaled weights would be) for the weights w of output channel c.
+// scale has OutChannels elements.
+func (p *PackedConv) PackWeightsScaled(dst, weights, scale []float32) {
+	if len(scale) != p.co {
+		panic(fmt.Sprintf("kiln: PackWeightsScaled: scale must have OutChannels()=%d elements, found %d", p.co, len(scale)))
+	}
+	if len(weights) != p.WeightsLen() {
+		panic(fmt.Sprintf("kiln: PackWeightsScaled: the weights must have %d elements, found %d", p.WeightsLen(), len(weights)))
+	}
+	if len(dst) != p.PackedLen() {
+		panic(fmt.Sprintf("kiln: PackWeightsScaled: dst must have PackedLen()=%d elements, found %d", p.PackedLen(), len(dst)))
+	}
+	data, pair := p.split(dst)
+	if p.depthwise {
+		for t := 0; t < p.taps; t++ {
+			Mul(data[t*p.co:(t+1)*p.co], weights[t*p.co:(t+1)*p.co], scale)
+		}
+		if pair != nil {
+			pairWeightsInto(pair, data, p.taps, p.co)
+		}
+		return
+	}
+	// packB's layout, row by row of the weights (read in order), each row
+	// scattered into every panel as products: the level's kernel for the
+	// whole panels (one call per row), a vector multiply per row of the
+	// last panel when it is partial, zero past the group's channels.
+	k := p.taps * p.ciG
+	if k == 0 || p.coG == 0 {
+		return
+	}
+	kern := kernels().scaleRowPanels
+	full := p.coG / p.nr
+	if kern == nil || p.nr%16 != 0 {
+		full = 0
+	}
+	for g := 0; g < p.groups; g++ {
+		panels := data[g*p.panels*k*p.nr:]
+		c0 := g * p.coG
+		sc := scale[c0 : c0+p.coG]
+		for r := 0; r < k; r++ {
+			src := weights[r*p.co+c0 : r*p.co+c0+p.coG]
+			if full > 0 {
+				kern(&panels[r*p.nr], k*p.nr, &src[0], &sc[0], p.nr, full)
+			}
+			for q := full; q < p.panels; q++ {
+				row := panels[(q*k+r)*p.nr : (q*k+r+1)*p.nr]
+				n := min(p.nr, p.coG-q*p.nr)
+				Mul(row[:n], src[q*p.nr:q*p.nr+n], sc[q*p.nr:q*p.nr+n])
+				clear(row[n:])
+			}
+		}
+	}
 }
 
 // packInto packs weights into dst (both of the right lengths).
@@ -256,7 +313,7 @@ func (p *PackedConv) packInto(dst, weights []float32) {
 func (p *PackedConv) split(w []float32) (data, pair []float32) {
 	data = w[:p.dataLen:p.dataLen]
 	if p.pairLen > 0 {
-		pair = w[p.dataLen:]
+		pair = w[p.dataLen : p.dataLen+p.pairLen]
 	}
 	return data, pair
 }

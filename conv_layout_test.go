@@ -200,6 +200,8 @@ func TestConvLayoutMisuse(t *testing.T) {
 		{func() { ConvWith(y, x, 1, []int{5, 5}, lay, w[1:], ConvEpilogue{}) }, fmt.Sprintf("ConvWith: the packed weights must have PackedLen()=%d elements, found %d", len(w), len(w)-1)},
 		{func() { lay.PackWeights(w, make([]float32, 53)) }, "PackWeights: the weights must have 54 elements, found 53"},
 		{func() { lay.PackWeights(w[1:], make([]float32, 54)) }, "PackWeights: dst must have PackedLen()"},
+		{func() { lay.PackWeightsScaled(w, make([]float32, 54), make([]float32, 2)) }, "PackWeightsScaled: scale must have OutChannels()=3 elements, found 2"},
+		{func() { lay.PackWeightsScaled(w, make([]float32, 53), make([]float32, 3)) }, "PackWeightsScaled: the weights must have 54 elements, found 53"},
 		{func() { ConvWith(y, x, 1, []int{5}, lay, w, ConvEpilogue{}) }, "found 1 input sizes"},
 	} {
 		func() {
@@ -236,5 +238,76 @@ func TestConvWithAllocs(t *testing.T) {
 		if a := testing.AllocsPerRun(20, run); a != 0 {
 			t.Errorf("groups=%d: %v allocations per call, want 0", p.Groups, a)
 		}
+	}
+}
+
+// TestPackWeightsScaled checks PackWeightsScaled against PackWeights of the
+// weights scaled first (each product rounded to float32), bit for bit, for
+// dense, grouped and depthwise layouts with partial panels, and that an
+// infinite factor leaves the panels' padding columns zero.
+func TestPackWeightsScaled(t *testing.T) {
+	r := rand.New(rand.NewPCG(79, 80))
+	forEachLevel(t, func(level string) {
+		for _, p := range []ConvParams{
+			{InChannels: 5, OutChannels: 17, Kernel: []int{3, 3}},
+			{InChannels: 16, OutChannels: 70, Kernel: []int{1, 1}},
+			{InChannels: 8, OutChannels: 200, Kernel: []int{3, 3}},
+			{InChannels: 12, OutChannels: 256, Kernel: []int{1, 3}, Groups: 2},
+			{InChannels: 12, OutChannels: 36, Kernel: []int{3, 2}, Groups: 3},
+			{InChannels: 33, OutChannels: 33, Kernel: []int{3, 3}, Groups: 33},
+			{InChannels: 64, OutChannels: 64, Kernel: []int{3, 3}, Groups: 64},
+		} {
+			lay, err := PackConvLayout(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := convRand(r, lay.WeightsLen())
+			scale := convRand(r, p.OutChannels)
+			scale[p.OutChannels-1] = float32(math.Inf(1))
+			scaled := make([]float32, len(w))
+			for i, x := range w {
+				scaled[i] = x * scale[i%p.OutChannels]
+			}
+			want, got := make([]float32, lay.PackedLen()), make([]float32, lay.PackedLen())
+			lay.PackWeights(want, scaled)
+			lay.PackWeightsScaled(got, w, scale)
+			for i := range want {
+
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s %+v: packed element %d = %v, want %v", level, p, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkPackWeights times packing a ResNet layer's run-time weights,
+// plain and scaled by per-channel factors (a batch-norm folded in).
+func BenchmarkPackWeights(b *testing.B) {
+	r := rand.New(rand.NewPCG(81, 82))
+	for _, p := range []ConvParams{
+		{InChannels: 256, OutChannels: 256, Kernel: []int{3, 3}},
+		{InChannels: 1024, OutChannels: 256, Kernel: []int{1, 1}},
+		{InChannels: 512, OutChannels: 512, Kernel: []int{3, 3}},
+	} {
+		lay, err := PackConvLayout(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, scale := convRand(r, lay.WeightsLen()), convRand(r, p.OutChannels)
+		dst := make([]float32, lay.PackedLen())
+		name := fmt.Sprintf("%dx%dx%dx%d", p.Kernel[0], p.Kernel[1], p.InChannels, p.OutChannels)
+		b.Run(name+"/plain", func(b *testing.B) {
+			for b.Loop() {
+				lay.PackWeights(dst, w)
+			}
+			b.ReportMetric(float64(8*len(w))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+		})
+		b.Run(name+"/scaled", func(b *testing.B) {
+			for b.Loop() {
+				lay.PackWeightsScaled(dst, w, scale)
+			}
+			b.ReportMetric(float64(8*len(w))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+		})
 	}
 }

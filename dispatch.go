@@ -153,6 +153,10 @@ type kernelTable struct {
 	// packPairs16 builds one group row of a bfloat16 B packed in pairs
 	// across its panels (lowp_pack.go); nil: the Go loop.
 	packPairs16 func(dst *uint32, panelStride int, r0, r1 *uint16, nr, panels int)
+	// scaleRowPanels scatters a row of convolution weights times their
+	// channels' factors into every panel (conv.go, PackWeightsScaled);
+	// nil: a vector multiply per panel row.
+	scaleRowPanels func(dst *float32, panelStride int, src, scale *float32, nr, panels int)
 	// sortU32 sorts a row of 32-bit keys in the order of a key transform
 	// by a vector sort (sort_vector.go); nil: the radix passes.
 	sortU32 func(row *uint32, n int, keys *uint32, m int, tab *[96]uint32)

@@ -5867,6 +5867,12 @@ func transposeStrip8AVX2(dst *float32, ldd int, src *float32, lds int, n int)
 //go:noescape
 func packPairs16AVX512(dst *uint32, panelStride int, r0 *uint16, r1 *uint16, nr int, panels int)
 
+// scaleRowPanelsAVX512 writes, for each of panels panels of nr columns (nr a multiple of 16), src[j]·scale[j] for the
+// panel's columns j to dst, the next panel's panelStride elements further on.
+//
+//go:noescape
+func scaleRowPanelsAVX512(dst *float32, panelStride int, src *float32, scale *float32, nr int, panels int)
+
 // sortU32AVX512 sorts the n 32-bit keys of row in the order of a key transform, in keys (m of them,
 // m a power of two of at least 256, m ≥ n). tab holds the lane indices 15…0 and i^7 (0…31),
 // the transform k = b ^ (tab[80] & sar(b, 31)) ^ tab[81] and its inverse

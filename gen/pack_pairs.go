@@ -6,7 +6,8 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// The packpairs family: the packing of a bfloat16 B for the pair kernels
+// The packpairs family: packing operands known only at run time. First,
+// the packing of a bfloat16 B for the pair kernels
 // (the root package's lowp_pack.go) when B is known only at run time — the
 // weights of a model passed as arguments, attention's values. A group row
 // of a panel holds, for each of its columns, the elements of two
@@ -68,5 +69,59 @@ func emitPackPairs16AVX512(f *amd64File) string {
 func generatePackPairs(o *output) error {
 	k := emitPackPairs16AVX512(o.amd64)
 	o.set("levelAVX512", "packPairs16", k)
+	o.set("levelAVX512", "scaleRowPanels", emitScaleRowPanelsAVX512(o.amd64))
 	return nil
+}
+
+// The float32 counterpart: scaled weights packed for the convolution
+// kernels (the root package's PackWeightsScaled). A row of the weights (one
+// tap and input channel, every output channel) is scattered into every
+// panel, each of its nr elements multiplied by its channel's factor.
+
+const scaleRowSig = "func(dst *float32, panelStride int, src, scale *float32, nr, panels int)"
+
+// emitScaleRowPanelsAVX512 writes the AVX-512 kernel.
+func emitScaleRowPanelsAVX512(f *amd64File) string {
+	name := "scaleRowPanelsAVX512"
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(scaleRowSig)
+	f.Doc(name+" writes, for each of panels panels of nr columns (nr a multiple of 16), src[j]·scale[j] for the",
+		"panel's columns j to dst, the next panel's panelStride elements further on.")
+	dst, stride := reg.RDI, reg.RDX
+	src, scale := reg.RSI, reg.RBX
+	nr, panels := reg.RCX, reg.R8
+	j, p := reg.R9, reg.R10
+	f.Load(f.Param("dst"), dst)
+	f.Load(f.Param("panelStride"), stride)
+	f.SHLQ(imm(2), stride)
+	f.Load(f.Param("src"), src)
+	f.Load(f.Param("scale"), scale)
+	f.Load(f.Param("nr"), nr)
+	f.Load(f.Param("panels"), panels)
+	f.TESTQ(panels, panels)
+	f.JE(operand.LabelRef("done"))
+	f.Label("panel")
+	f.MOVQ(dst, p)
+	f.XORQ(j, j)
+	f.Label("cols")
+	f.CMPQ(j, nr)
+	f.JGE(operand.LabelRef("next"))
+	x := zmm[0]
+	f.VMOVUPS(memIdx(src, j, 4, 0), x)
+	f.VMULPS(memIdx(scale, j, 4, 0), x, x)
+	f.VMOVUPS(x, memIdx(p, j, 4, 0))
+	f.ADDQ(imm(16), j)
+	f.JMP(operand.LabelRef("cols"))
+	f.Label("next")
+	f.LEAQ(memIdx(src, nr, 4, 0), src)
+	f.LEAQ(memIdx(scale, nr, 4, 0), scale)
+	f.ADDQ(stride, dst)
+	f.DECQ(panels)
+	f.JNE(operand.LabelRef("panel"))
+	f.Label("done")
+	f.VZEROUPPER()
+	f.RET()
+	return name
 }

@@ -25,11 +25,15 @@ type convStep struct {
 	// the weights into the first packedLen float32 of the worker's scratch.
 	perRun    bool
 	packedLen int
-	in        []int // input spatial sizes, for kiln.Conv
-	patch     int   // KH·KW·CI
-	pixels    int   // output pixels per image
-	block     int   // output pixels per im2col block
-	direct    bool
+	// scaled: each run packs the weights times the per-output-channel
+	// factors at scale (sched.ConvPlan.Scale).
+	scale  loc
+	scaled bool
+	in     []int // input spatial sizes, for kiln.Conv
+	patch  int   // KH·KW·CI
+	pixels int   // output pixels per image
+	block  int   // output pixels per im2col block
+	direct bool
 	// epilogue
 	bias, residual  loc
 	hasBias, hasRes bool
@@ -53,7 +57,17 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 	}
 	v, g := k.Main, cp.ConvGeom
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }
-	s := &convStep{g: g, x: c.loc(bufOf(v.Args[0])), w: c.loc(bufOf(v.Args[1])), y: c.loc(k.Out), in: g.In}
+	s := &convStep{g: g, x: c.loc(bufOf(v.Args[0])), y: c.loc(k.Out), in: g.In}
+	if cp.Scale != nil {
+		// The kernel scales the weights as it packs them (sched's weight
+		// scale): it reads the unscaled weights and the factors.
+		if cp.Algo != sched.ConvPacked || !cp.RunTimeWeights {
+			return nil, fmt.Errorf("the plan scales the weights of a convolution it does not pack per run (%v)", cp)
+		}
+		s.w, s.scale, s.scaled = c.loc(bufOf(cp.Weights)), c.loc(bufOf(cp.Scale)), true
+	} else {
+		s.w = c.loc(bufOf(v.Args[1]))
+	}
 	for _, st := range k.Epilogue {
 		switch st.Kind {
 		case sched.EpilogueBias:
@@ -110,6 +124,8 @@ func convParams(g sched.ConvGeom) kiln.ConvParams {
 
 func (s *convStep) name() string {
 	switch {
+	case s.scaled:
+		return "conv-packed-per-run-scaled"
 	case s.perRun:
 		return "conv-packed-per-run"
 	case s.packed != nil:
@@ -138,7 +154,12 @@ func (s *convStep) exec(fr *frame) error {
 	ep := kiln.ConvEpilogue{Bias: bias, Residual: res, Act: s.act, Cancel: fr.cancel}
 	if s.perRun {
 		packed := f32s(fr.scratch[0])[:s.packedLen]
-		s.packed.PackWeights(packed, f32s(fr.bytes(s.w))[:s.packed.WeightsLen()])
+		w := f32s(fr.bytes(s.w))[:s.packed.WeightsLen()]
+		if s.scaled {
+			s.packed.PackWeightsScaled(packed, w, f32s(fr.bytes(s.scale))[:g.OutChannels])
+		} else {
+			s.packed.PackWeights(packed, w)
+		}
 		kiln.ConvWith(y, x, g.Batch, s.in, s.packed, packed, ep)
 		return nil
 	}

@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -203,5 +205,89 @@ func TestConvWeightsPerRunConcurrent(t *testing.T) {
 		if a := testing.AllocsPerRun(10, func() { _ = exe.RunInto(context.Background(), outs, jobs[0].args...) }); a != 0 {
 			t.Errorf("%s: %v allocations per run, want 0", name, a)
 		}
+	}
+}
+
+// convBatchNormHLO is a convolution of groups groups followed by an
+// inference batch-norm (Flax's form, the variance squared to keep it
+// positive), a residual add when residual, and a ReLU, every parameter an
+// argument.
+func convBatchNormHLO(ci, co, groups int, residual bool) string {
+	res, out := "", "z"
+	if residual {
+		res = fmt.Sprintf("\n  rin = f32[1,9,10,%d] parameter(6)\n  zr = f32[1,9,10,%d] add(z, rin)", co, co)
+		out = "zr"
+	}
+	return fmt.Sprintf(`HloModule cbn
+ENTRY main {
+  x = f32[1,9,10,%[1]d] parameter(0)
+  w = f32[3,3,%[3]d,%[2]d] parameter(1)
+  mean = f32[%[2]d] parameter(2)
+  v0 = f32[%[2]d] parameter(3)
+  scale = f32[%[2]d] parameter(4)
+  bias = f32[%[2]d] parameter(5)
+  c = f32[1,9,10,%[2]d] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=%[4]d
+  mb = f32[1,9,10,%[2]d] broadcast(mean), dimensions={3}
+  d = f32[1,9,10,%[2]d] subtract(c, mb)
+  var = f32[%[2]d] multiply(v0, v0)
+  eps = f32[] constant(0.001)
+  e = f32[%[2]d] broadcast(eps), dimensions={}
+  ve = f32[%[2]d] add(var, e)
+  r = f32[%[2]d] rsqrt(ve)
+  k = f32[%[2]d] multiply(r, scale)
+  kb = f32[1,9,10,%[2]d] broadcast(k), dimensions={3}
+  y = f32[1,9,10,%[2]d] multiply(d, kb)
+  bb = f32[1,9,10,%[2]d] broadcast(bias), dimensions={3}
+  z = f32[1,9,10,%[2]d] add(y, bb)%[5]s
+  zero = f32[] constant(0)
+  zb = f32[1,9,10,%[2]d] broadcast(zero), dimensions={}
+  ROOT relu = f32[1,9,10,%[2]d] maximum(%[6]s, zb)
+}`, ci, co, ci/groups, groups, res, out)
+}
+
+// TestConvBatchNormPerRun runs batch-norms after dense, grouped and
+// depthwise convolutions with every parameter an argument: the
+// convolution's kernel must scale the weights as it packs them (one
+// convolution kernel, no loop over the activations), and the results
+// agree with the reference evaluator within the fold's reassociation.
+func TestConvBatchNormPerRun(t *testing.T) {
+	for _, c := range []struct {
+		ci, co, groups int
+		residual       bool
+	}{{5, 17, 1, false}, {16, 70, 1, true}, {12, 36, 3, false}, {33, 33, 33, true}} {
+		t.Run(fmt.Sprintf("ci=%d/co=%d/groups=%d/residual=%v", c.ci, c.co, c.groups, c.residual), func(t *testing.T) {
+			m, e := compileText(t, convBatchNormHLO(c.ci, c.co, c.groups, c.residual))
+			usesImpl("conv-packed-per-run-scaled")(t, e)
+			for _, k := range e.Stats().Kernels {
+				if k.Kind == "loop" && slices.Contains(k.Ops, "broadcast") && slices.Contains(k.Ops, "maximum") {
+					t.Errorf("a loop runs over the activations: %v", k)
+				}
+			}
+			r := rand.New(rand.NewPCG(uint64(c.co), 65))
+			lits := make([]*ir.Literal, len(m.Entry.Parameters))
+			args := make([]*Tensor, len(lits))
+			for i, p := range m.Entry.Parameters {
+				lits[i] = ir.MustNewLiteral(p.Shape)
+				for j := range p.Shape.ElementCount() {
+					lits[i].SetFloat64At(j, r.NormFloat64())
+				}
+				args[i] = TensorFromLiteral(lits[i].Clone())
+			}
+			want, err := eval.Run(m, lits...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Run(context.Background(), args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, w := got[0].Literal(), want[0]
+			for j := range w.ElementCount() {
+				a, b := g.Float64At(j), w.Float64At(j)
+				if math.IsNaN(a) || math.IsNaN(b) || math.Abs(a-b) > 1e-4*math.Max(1, math.Abs(b)) {
+					t.Fatalf("element %d: compiled %v, reference %v", j, a, b)
+				}
+			}
+		})
 	}
 }

@@ -134,6 +134,11 @@ type ConvPlan struct {
 	// the weights are not a constant, and each run packs them before the
 	// kernels run.
 	RunTimeWeights bool
+	// Scale (ConvPacked with RunTimeWeights), when not nil, is a rank-1
+	// value of one factor per output channel by which the kernel scales
+	// Weights as it packs them: the convolution's weight operand is
+	// Weights·bcast(Scale), computed inside the kernel (conv_scale.go).
+	Weights, Scale *ssa.Value
 	// Block (ConvIm2col) is the number of output pixels whose patches are
 	// gathered at a time; Scratch the bytes of worker scratch the
 	// algorithm needs.
@@ -150,6 +155,9 @@ func (c *ConvPlan) String() string {
 	algo := c.Algo.String()
 	if c.RunTimeWeights {
 		algo += "-per-run"
+	}
+	if c.Scale != nil {
+		algo += "-scaled"
 	}
 	ks := make([]string, len(c.Kernel))
 	for i, k := range c.Kernel {

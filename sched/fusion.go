@@ -105,10 +105,15 @@ func fuse(f *ssa.Func, cls classes, noFuse bool) (map[*ssa.Value][]*ssa.Value, m
 			fu.readOperandsInPlace(g, v)
 			continue
 		}
+		if v.Op == ssa.OpConvolution {
+			fu.absorbWeightScale(g, v)
+		}
 		if dot, stages, through, ok := matchEpilogue(v, fu.users); ok {
 			fu.absorb(g, dot)
 			if dot.Op == ssa.OpDot {
 				fu.readOperandsInPlace(g, dot)
+			} else {
+				fu.absorbWeightScale(g, dot)
 			}
 			for _, r := range through {
 				fu.absorb(g, r)

@@ -258,6 +258,43 @@ plan main: 6 kernels, arena 16384 B, intermediates 16384 B, lower bound 16384 B
   k5: conv [convolution] conv(packed-per-run 3x3 s1x1 32->32 g4) (arena@8192[8192], param3) -> result0
   results: result0, result1, result2, result3`,
 }, {
+	// A batch-norm after a convolution, every parameter an argument: ssa
+	// moves the per-channel factor onto the weights, and the convolution's
+	// kernel scales them as it packs them (the weights' multiply and its
+	// broadcast inside the kernel), with the merged shift as its bias and
+	// the ReLU in its epilogue; the factors are two small vector loops.
+	name: "conv-batch-norm-run-time",
+	hlo: `HloModule cbn
+ENTRY main {
+  x = f32[1,8,8,16] parameter(0)
+  w = f32[3,3,16,32] parameter(1)
+  mean = f32[32] parameter(2)
+  var = f32[32] parameter(3)
+  scale = f32[32] parameter(4)
+  bias = f32[32] parameter(5)
+  c = f32[1,8,8,32] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  mb = f32[1,8,8,32] broadcast(mean), dimensions={3}
+  d = f32[1,8,8,32] subtract(c, mb)
+  eps = f32[] constant(1e-05)
+  e = f32[32] broadcast(eps), dimensions={}
+  ve = f32[32] add(var, e)
+  r = f32[32] rsqrt(ve)
+  k = f32[32] multiply(r, scale)
+  kb = f32[1,8,8,32] broadcast(k), dimensions={3}
+  y = f32[1,8,8,32] multiply(d, kb)
+  bb = f32[1,8,8,32] broadcast(bias), dimensions={3}
+  z = f32[1,8,8,32] add(y, bb)
+  zero = f32[] constant(0)
+  zb = f32[1,8,8,32] broadcast(zero), dimensions={}
+  ROOT relu = f32[1,8,8,32] maximum(z, zb)
+}`,
+	want: `
+plan main: 3 kernels, arena 256 B, intermediates 256 B, lower bound 256 B
+  k0: loop [add rsqrt multiply] (param3, const#6, param4) -> arena@0[128]
+  k1: loop [multiply subtract] (param2, arena@0[128], param5) -> arena@128[128]
+  k2: conv [broadcast multiply convolution broadcast broadcast add maximum] conv(packed-per-run-scaled 3x3 s1x1 16->32 g1) epilogue(bias, relu) (arena@0[128], param1, param0, const#8, arena@128[128]) -> result0
+  results: result0`,
+}, {
 	// A depthwise convolution in NCHW (dim_labels bf01_oi01->bf01,
 	// feature_group_count = channels) runs on its channel planes as they
 	// lie: no transposes.

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ssa"
@@ -172,6 +173,9 @@ func (s *scheduler) decide(k *Kernel) {
 		}
 	case Conv:
 		k.Conv = convPlanOf(k.Main)
+		if k.Conv != nil && len(k.Main.Args) == 2 && slices.Contains(k.Values, k.Main.Args[1]) {
+			_, k.Conv.Weights, _, k.Conv.Scale, _ = weightScale(k.Main, s.plan.Func.Users())
+		}
 	case Reduce:
 		if len(k.Root.Funcs) == 1 {
 			k.Reducer, _ = standardReducer(k.Root.Funcs[0])

@@ -30,8 +30,8 @@ import (
 // differs from the unfolded program by the rounding of the reordered
 // operations (a few ULP of each term, well inside the convolution's own
 // accumulation error); this is the standard inference-time batch-norm
-// fold. Nothing is folded when a factor is not a constant (weights passed
-// at run time).
+// fold. Factors known only at run time fold the same way into weights
+// passed at run time (foldrunweights.go).
 func foldWeights(p *Program) error {
 	for _, f := range p.Funcs {
 		materialiseWeights(p, f)
@@ -40,6 +40,9 @@ func foldWeights(p *Program) error {
 			users := f.Users()
 			err := rewriteFunc(f, func(b *builder, v *Value) *Value {
 				w := foldAffineIntoConv(b, v, users)
+				if w == nil {
+					w = foldRunTimeAffineIntoConv(b, v, users)
+				}
 				if w != nil {
 					changed = true
 				}

@@ -109,22 +109,117 @@ func TestFoldBatchNormIntoConv(t *testing.T) {
 	}
 }
 
-// Weights passed at run time are not folded: the batch-norm stays.
-func TestNoFoldWithRuntimeWeights(t *testing.T) {
-	_, p := lowerText(t, `HloModule bn
-ENTRY main {
+// With the weights and the batch-norm's statistics passed at run time (the
+// forms of TestFoldBatchNormIntoConv, the variance squared to keep it
+// positive), the per-channel factor moves onto the weights — the
+// convolution reads W·bcast(k), which sched fuses into the packing — and
+// the shifts merge into one bias: no arithmetic on the activations is left
+// but that bias add.
+func TestFoldBatchNormRunTime(t *testing.T) {
+	params := `
   x = f32[1,6,6,2] parameter(0)
   w = f32[3,3,2,3] parameter(1)
-  s = f32[3] parameter(2)
+  mean = f32[3] parameter(2)
+  v0 = f32[3] parameter(3)
+  var = f32[3] multiply(v0, v0)
+  scale = f32[3] parameter(4)
+  bias = f32[3] parameter(5)
+  b0 = f32[3] parameter(6)
+  eps = f32[] constant(0.001)
+  y = f32[1,6,6,3] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f`
+	forms := map[string]string{
+		"flax": `
+  bm = f32[1,6,6,3] broadcast(mean), dimensions={3}
+  d = f32[1,6,6,3] subtract(y, bm)
+  bv = f32[1,6,6,3] broadcast(var), dimensions={3}
+  be = f32[1,6,6,3] broadcast(eps), dimensions={}
+  ve = f32[1,6,6,3] add(bv, be)
+  r = f32[1,6,6,3] rsqrt(ve)
+  bs = f32[1,6,6,3] broadcast(scale), dimensions={3}
+  rs = f32[1,6,6,3] multiply(r, bs)
+  m = f32[1,6,6,3] multiply(d, rs)
+  bb = f32[1,6,6,3] broadcast(bias), dimensions={3}
+  ROOT out = f32[1,6,6,3] add(m, bb)`,
+		"keras": `
+  e3 = f32[3] broadcast(eps), dimensions={}
+  ve = f32[3] add(var, e3)
+  rv = f32[3] rsqrt(ve)
+  inv = f32[3] multiply(rv, scale)
+  mi = f32[3] multiply(mean, inv)
+  shift = f32[3] subtract(bias, mi)
+  binv = f32[1,6,6,3] broadcast(inv), dimensions={3}
+  m = f32[1,6,6,3] multiply(y, binv)
+  bsh = f32[1,6,6,3] broadcast(shift), dimensions={3}
+  ROOT out = f32[1,6,6,3] add(m, bsh)`,
+		"batch-norm-inference": `
+  ROOT out = f32[1,6,6,3] batch-norm-inference(y, scale, bias, mean, var), epsilon=0.001, feature_index=3`,
+		"conv-bias-then-flax": `
+  bb0 = f32[1,6,6,3] broadcast(b0), dimensions={3}
+  yb = f32[1,6,6,3] add(y, bb0)
+  bm = f32[1,6,6,3] broadcast(mean), dimensions={3}
+  d = f32[1,6,6,3] subtract(yb, bm)
+  e3 = f32[3] broadcast(eps), dimensions={}
+  ve = f32[3] add(var, e3)
+  rv = f32[3] rsqrt(ve)
+  inv = f32[3] multiply(rv, scale)
+  binv = f32[1,6,6,3] broadcast(inv), dimensions={3}
+  m = f32[1,6,6,3] multiply(d, binv)
+  bb = f32[1,6,6,3] broadcast(bias), dimensions={3}
+  ROOT out = f32[1,6,6,3] add(m, bb)`,
+		"scale-only": `
+  bs = f32[1,6,6,3] broadcast(scale), dimensions={3}
+  ROOT out = f32[1,6,6,3] multiply(y, bs)`,
+	}
+	for name, bn := range forms {
+		t.Run(name, func(t *testing.T) {
+			m, p := lowerText(t, "HloModule bn\nENTRY main {"+params+bn+"\n}")
+			if err := Optimize(p, Options{Verify: true}); err != nil {
+				t.Fatal(err)
+			}
+			var conv *Value
+			for _, v := range p.Entry.Values {
+				if v.Op == OpConvolution {
+					if conv != nil {
+						t.Fatalf("two convolutions:\n%s", p)
+					}
+					conv = v
+				}
+			}
+			if conv == nil {
+				t.Fatalf("no convolution:\n%s", p)
+			}
+			if w := conv.Args[1]; w.Op != OpMultiply || w.Args[0].Op != OpParameter || w.Args[1].Op != OpBroadcast {
+				t.Fatalf("the convolution reads %s, want the weights times a broadcast factor:\n%s", w.Op, p)
+			}
+			for _, v := range p.Entry.Values {
+				if v.Shape.Rank() == 4 && v.Shape.Dims[1] == 6 && v.Op != OpConvolution && v.Op != OpBroadcast && v.Op != OpAdd && v.Op != OpParameter {
+					t.Fatalf("%s on the activations is left:\n%s", v.Op, p)
+				}
+			}
+			checkEquivalent(t, m, p, tolerance{1e-5, 1e-5})
+		})
+	}
+}
+
+// Constant weights with factors known only at run time keep their
+// compile-time packing: the weights are not scaled.
+func TestNoRunTimeScaleOfConstantWeights(t *testing.T) {
+	_, p := lowerText(t, fmt.Sprintf(`HloModule bn
+ENTRY main {
+  x = f32[1,6,6,2] parameter(0)
+  w = f32[3,3,2,3] constant(%s)
+  s = f32[3] parameter(1)
   y = f32[1,6,6,3] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
   bs = f32[1,6,6,3] broadcast(s), dimensions={3}
   ROOT m = f32[1,6,6,3] multiply(y, bs)
-}`)
+}`, literalText([]int{3, 3, 2, 3}, 1)))
 	if err := Optimize(p, Options{Verify: true}); err != nil {
 		t.Fatal(err)
 	}
-	if n := opCounts(p); n["multiply"] != 1 {
-		t.Fatalf("the per-channel multiply was folded into run-time weights:\n%s", p)
+	for _, v := range p.Entry.Values {
+		if v.Op == OpConvolution && !v.Args[1].IsConstant() {
+			t.Fatalf("constant weights were scaled at run time:\n%s", p)
+		}
 	}
 }
 
