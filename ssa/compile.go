@@ -28,6 +28,7 @@ var passes = [...]pass{
 	{name: "cse-hoisted", fn: cse},
 	{name: "canon-dot", fn: canonDot},
 	{name: "canon-conv", fn: canonConv},
+	{name: "conv-phases", fn: convPhases},
 	{name: "decompose", fn: decompose},
 	{name: "patterns", fn: recognisePatterns},
 	{name: "layout", fn: assignLayouts},
