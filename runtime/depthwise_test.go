@@ -1,8 +1,13 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/eval"
 )
 
 // Depthwise convolutions over channel planes (NCHW, feature_group_count =
@@ -60,6 +65,72 @@ ENTRY main {
 		t.Fatalf("1-D: plan\n%s", e.Stats())
 	}
 	checkAgainstEval(t, m, e, 1e-5)
+}
+
+// The bfloat16 and binary16 planar kernel on the same cases, one and two
+// threads, the weights bound and as arguments, on integer-valued operands
+// whose float32 sums are exact: bit for bit the reference evaluator (each
+// output rounded once from its float32 sum, as XLA accumulates).
+func TestPlanarDepthwiseNarrow(t *testing.T) {
+	r := rand.New(rand.NewPCG(93, 94))
+	cases := []struct {
+		batch, c, h, w, kh, kw int
+		window                 string
+	}{
+		{1, 4, 7, 9, 3, 3, "size=3x3 pad=1_1x1_1"},
+		{2, 3, 5, 5, 3, 3, "size=3x3"},
+		{1, 2, 17, 33, 3, 3, "size=3x3 pad=2_0x0_3"},
+		{1, 3, 9, 11, 3, 3, "size=3x3 pad=2_2x2_2 rhs_dilate=2x2"},
+		{3, 2, 1, 1, 1, 1, "size=1x1"},
+		{1, 16, 28, 28, 3, 3, "size=3x3 pad=1_1x1_1"},
+	}
+	for _, ty := range []ir.ElementType{ir.BF16, ir.F16} {
+		for i, c := range cases {
+			oh := c.h + padSum(c.window, 0) - dil(c.window, 0)*(c.kh-1)
+			ow := c.w + padSum(c.window, 1) - dil(c.window, 1)*(c.kw-1)
+			text := fmt.Sprintf(`HloModule dw
+ENTRY main {
+  x = %[1]s[%[2]d,%[3]d,%[4]d,%[5]d] parameter(0)
+  k = %[1]s[%[3]d,1,%[6]d,%[7]d] parameter(1)
+  ROOT y = %[1]s[%[2]d,%[3]d,%[8]d,%[9]d] convolution(x, k), window={%[10]s}, dim_labels=bf01_oi01->bf01, feature_group_count=%[3]d
+}`, ty, c.batch, c.c, c.h, c.w, c.kh, c.kw, oh, ow, c.window)
+			m, err := ir.ParseModule(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps := m.Entry.Parameters
+			args := []*ir.Literal{smallIntLiteral(r, ps[0].Shape), smallIntLiteral(r, ps[1].Shape)}
+			want, err := eval.Run(m, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, threads := range []int{1, 2} {
+				for _, bound := range []bool{true, false} {
+					opts := []Option{WithThreads(threads)}
+					run := []*Tensor{TensorFromLiteral(args[0].Clone())}
+					if bound {
+						opts = append(opts, WithParameter(1, TensorFromLiteral(args[1].Clone())))
+					} else {
+						run = append(run, TensorFromLiteral(args[1].Clone()))
+					}
+					e, err := Compile(m, opts...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ks := e.Stats().Kernels; len(ks) != 1 || ks[0].Impl != "conv-planar-depthwise" {
+						t.Fatalf("%s case %d: plan\n%s\nwant one conv-planar-depthwise kernel", ty, i, e.Stats())
+					}
+					got, err := e.Run(context.Background(), run...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if msg := compareLiterals(got[0].Literal(), want[0], -1); msg != "" {
+						t.Errorf("%s case %d threads %d bound %v: %s", ty, i, threads, bound, msg)
+					}
+				}
+			}
+		}
+	}
 }
 
 // padSum and dil read a window's padding and dilation along dimension d

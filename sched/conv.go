@@ -192,6 +192,11 @@ func convPlanOf(v *ssa.Value) *ConvPlan {
 		pl := &ConvPlan{ConvGeom: g, Algo: ConvPlanarDepthwise}
 		pl.PlaneRows, pl.PlaneCols, pl.OutRows, pl.OutCols = planeGeometry(g)
 		pl.Scratch = 4 * paddedPlane(g)
+		if v.Shape.Elem != ir.F32 {
+			// A narrow plane is widened whole, then placed in the padded
+			// plane; the output rounded whole, then taken out.
+			pl.Scratch += 4*prod(g.In) + 2*pl.OutRows*pl.PlaneCols
+		}
 		return pl
 	}
 	if pl := narrowConvPlanOf(v); pl != nil {

@@ -2,8 +2,9 @@ package ssa
 
 import "github.com/kilnml/kiln/ir"
 
-// IsPlanarDepthwiseConv reports whether v is a float32 depthwise
-// convolution over channel planes, the form NCHW models write
+// IsPlanarDepthwiseConv reports whether v is a float32, bfloat16 or
+// binary16 depthwise convolution (input, weights and result of one type)
+// over channel planes, the form NCHW models write
 // (dim_labels=bf01_oi01->bf01 with feature_group_count equal to the
 // channels): input and output (batch, channel, spatial…), weights
 // (channel, 1, spatial…) or (1, channel, spatial…), one or two spatial
@@ -24,7 +25,7 @@ func IsPlanarDepthwiseConv(v *Value) bool {
 		x.Rank() != ns+2 || k.Rank() != ns+2 || y.Rank() != ns+2 {
 		return false
 	}
-	if x.Elem != ir.F32 || k.Elem != ir.F32 || y.Elem != ir.F32 || x.IsDynamic() || k.IsDynamic() || y.IsDynamic() ||
+	if t := x.Elem; t != ir.F32 && t != ir.BF16 && t != ir.F16 || k.Elem != t || y.Elem != t || x.IsDynamic() || k.IsDynamic() || y.IsDynamic() ||
 		!x.HasDefaultLayout() || !k.HasDefaultLayout() || !y.HasDefaultLayout() {
 		return false
 	}
