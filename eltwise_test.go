@@ -356,8 +356,13 @@ func TestFMA32(t *testing.T) {
 			mid := float64(float32(p)) + ulp32(p)/2
 			c = float32(mid - p)
 		}
+		if i%16 == 15 { // exact zeros of either sign: 0·b ± 0, −a·b + a·b
+			a = float32(math.Copysign(0, float64(r.IntN(2)*2-1)))
+			c = float32(math.Copysign(0, float64(r.IntN(2)*2-1)))
+			p = float64(a) * float64(b)
+		}
 		want := fma32Reference(p, float64(c))
-		if got := fma32(a, b, c); !sameFloat(got, want) {
+		if got := fma32(a, b, c); !sameFloat(got, want) || got == 0 && math.Signbit(float64(got)) != math.Signbit(float64(want)) {
 			t.Fatalf("fma32(%v, %v, %v) = %v, want %v", a, b, c, got, want)
 		}
 	}

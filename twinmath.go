@@ -14,7 +14,9 @@ import "math"
 // such midpoints take fma32Exact. (Inf and NaN pass through the fast path.)
 func fma32(a, b, c float32) float32 {
 	s := float64(a)*float64(b) + float64(c)
-	if u := math.Float64bits(s); u<<35 != 1<<63 && u<<1 >= (1023-126)<<53 {
+	if u := math.Float64bits(s); u<<35 != 1<<63 && u<<1 >= (1023-126)<<53 || u<<1 == 0 {
+		// Not a float32 midpoint in the normal range, or an exact zero
+		// (p + c cancels exactly: its sign is the one float32 gives).
 		return float32(s)
 	}
 	return fma32Exact(a, b, c)
