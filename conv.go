@@ -108,7 +108,7 @@ func PackConv(weights []float32, p ConvParams) (*PackedConv, error) {
 		return nil, fmt.Errorf("kiln: PackConv: the weights must have %d elements (kernel %v × %d input channels per group × %d output channels), found %d", want, p.Kernel, pc.ciG, pc.co, len(weights))
 	}
 	buf := make([]float32, pc.PackedLen())
-	pc.packInto(buf, weights)
+	pc.packInto(buf, weights, nil)
 	pc.data, pc.pairData = pc.split(buf)
 	pc.owned = true
 	return pc, nil
@@ -230,7 +230,7 @@ func (p *PackedConv) PackWeights(dst, weights []float32) {
 	if len(dst) != p.PackedLen() {
 		panic(fmt.Sprintf("kiln: PackWeights: dst must have PackedLen()=%d elements, found %d", p.PackedLen(), len(dst)))
 	}
-	p.packInto(dst, weights)
+	p.packInto(dst, weights, nil)
 }
 
 // PackWeightsScaled is PackWeights of the weights scaled by one factor per
@@ -247,13 +247,33 @@ func (p *PackedConv) PackWeightsScaled(dst, weights, scale []float32) {
 	if len(dst) != p.PackedLen() {
 		panic(fmt.Sprintf("kiln: PackWeightsScaled: dst must have PackedLen()=%d elements, found %d", p.PackedLen(), len(dst)))
 	}
+	p.packInto(dst, weights, scale)
+}
+
+// packInto packs weights into dst (both of the right lengths), each
+// multiplied by its output channel's factor when scale is not nil.
+func (p *PackedConv) packInto(dst, weights, scale []float32) {
 	data, pair := p.split(dst)
 	if p.depthwise {
-		for t := 0; t < p.taps; t++ {
-			Mul(data[t*p.co:(t+1)*p.co], weights[t*p.co:(t+1)*p.co], scale)
+		if scale == nil {
+			copy(data, weights)
+		} else {
+			for t := 0; t < p.taps; t++ {
+				Mul(data[t*p.co:(t+1)*p.co], weights[t*p.co:(t+1)*p.co], scale)
+			}
 		}
 		if pair != nil {
 			pairWeightsInto(pair, data, p.taps, p.co)
+		}
+		return
+	}
+	k := p.taps * p.ciG
+	if k == 0 || p.coG == 0 {
+		return
+	}
+	if scale == nil {
+		for g := 0; g < p.groups; g++ {
+			packB(data[g*p.panels*k*p.nr:], weights, p.co, false, 0, k, g*p.coG, p.coG, p.nr)
 		}
 		return
 	}
@@ -261,10 +281,6 @@ func (p *PackedConv) PackWeightsScaled(dst, weights, scale []float32) {
 	// scattered into every panel as products: the level's kernel for the
 	// whole panels (one call per row), a vector multiply per row of the
 	// last panel when it is partial, zero past the group's channels.
-	k := p.taps * p.ciG
-	if k == 0 || p.coG == 0 {
-		return
-	}
 	kern := kernels().scaleRowPanels
 	full := p.coG / p.nr
 	if kern == nil || p.nr%16 != 0 {
@@ -286,25 +302,6 @@ func (p *PackedConv) PackWeightsScaled(dst, weights, scale []float32) {
 				clear(row[n:])
 			}
 		}
-	}
-}
-
-// packInto packs weights into dst (both of the right lengths).
-func (p *PackedConv) packInto(dst, weights []float32) {
-	data, pair := p.split(dst)
-	if p.depthwise {
-		copy(data, weights)
-		if pair != nil {
-			pairWeightsInto(pair, data, p.taps, p.co)
-		}
-		return
-	}
-	k := p.taps * p.ciG
-	if k == 0 || p.coG == 0 {
-		return
-	}
-	for g := 0; g < p.groups; g++ {
-		packB(data[g*p.panels*k*p.nr:], weights, p.co, false, 0, k, g*p.coG, p.coG, p.nr)
 	}
 }
 

@@ -21,21 +21,40 @@ const packPairsSig = "func(dst *uint32, panelStride int, r0, r1 *uint16, nr, pan
 // emitPackPairs16AVX512 writes the AVX-512 kernel.
 func emitPackPairs16AVX512(f *amd64File) string {
 	name := "packPairs16AVX512"
+	return emitPanelScatter(f, name, packPairsSig, "r0", "r1", 2, []string{
+		name + " writes, for each of panels panels of nr columns (nr a multiple of 16), the words r0[j] | r1[j]<<16",
+		"of the panel's columns j to dst, the next panel's panelStride words further on."},
+		func(a, b reg.Register, j reg.Register, out operand.Mem) {
+			lo, hi, w := zmm[0], zmm[1], zmm[2]
+			f.VPMOVZXWD(memIdx(a, j, 2, 0), lo)
+			f.VPMOVZXWD(memIdx(b, j, 2, 0), hi)
+			f.VPSLLD(imm(16), hi, hi)
+			f.VPORD(lo, hi, w)
+			f.VMOVDQU32(w, out)
+		})
+}
+
+// emitPanelScatter writes a kernel with the signature
+// func(dst, panelStride int, a, b, nr, panels int) (a and b named aName and
+// bName, of elem bytes per element): for each of panels panels it calls
+// body for its columns j = 0, 16, … < nr, body reading a and b at j and
+// writing 16 32-bit results to out; a and b advance nr elements per
+// panel, dst panelStride elements.
+func emitPanelScatter(f *amd64File, name, sig, aName, bName string, elem uint8, doc []string, body func(a, b, j reg.Register, out operand.Mem)) string {
 	f.Function(name)
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
-	f.SignatureExpr(packPairsSig)
-	f.Doc(name+" writes, for each of panels panels of nr columns (nr a multiple of 16), the words r0[j] | r1[j]<<16",
-		"of the panel's columns j to dst, the next panel's panelStride words further on.")
+	f.SignatureExpr(sig)
+	f.Doc(doc...)
 	dst, stride := reg.RDI, reg.RDX
-	r0, r1 := reg.RSI, reg.RBX
+	a, b := reg.RSI, reg.RBX
 	nr, panels := reg.RCX, reg.R8
 	j, p := reg.R9, reg.R10
 	f.Load(f.Param("dst"), dst)
 	f.Load(f.Param("panelStride"), stride)
 	f.SHLQ(imm(2), stride)
-	f.Load(f.Param("r0"), r0)
-	f.Load(f.Param("r1"), r1)
+	f.Load(f.Param(aName), a)
+	f.Load(f.Param(bName), b)
 	f.Load(f.Param("nr"), nr)
 	f.Load(f.Param("panels"), panels)
 	f.TESTQ(panels, panels)
@@ -46,17 +65,12 @@ func emitPackPairs16AVX512(f *amd64File) string {
 	f.Label("cols")
 	f.CMPQ(j, nr)
 	f.JGE(operand.LabelRef("next"))
-	lo, hi, w := zmm[0], zmm[1], zmm[2]
-	f.VPMOVZXWD(memIdx(r0, j, 2, 0), lo)
-	f.VPMOVZXWD(memIdx(r1, j, 2, 0), hi)
-	f.VPSLLD(imm(16), hi, hi)
-	f.VPORD(lo, hi, w)
-	f.VMOVDQU32(w, memIdx(p, j, 4, 0))
+	body(a, b, j, memIdx(p, j, 4, 0))
 	f.ADDQ(imm(16), j)
 	f.JMP(operand.LabelRef("cols"))
 	f.Label("next")
-	f.LEAQ(memIdx(r0, nr, 2, 0), r0)
-	f.LEAQ(memIdx(r1, nr, 2, 0), r1)
+	f.LEAQ(memIdx(a, nr, elem, 0), a)
+	f.LEAQ(memIdx(b, nr, elem, 0), b)
 	f.ADDQ(stride, dst)
 	f.DECQ(panels)
 	f.JNE(operand.LabelRef("panel"))
@@ -83,45 +97,13 @@ const scaleRowSig = "func(dst *float32, panelStride int, src, scale *float32, nr
 // emitScaleRowPanelsAVX512 writes the AVX-512 kernel.
 func emitScaleRowPanelsAVX512(f *amd64File) string {
 	name := "scaleRowPanelsAVX512"
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(scaleRowSig)
-	f.Doc(name+" writes, for each of panels panels of nr columns (nr a multiple of 16), src[j]·scale[j] for the",
-		"panel's columns j to dst, the next panel's panelStride elements further on.")
-	dst, stride := reg.RDI, reg.RDX
-	src, scale := reg.RSI, reg.RBX
-	nr, panels := reg.RCX, reg.R8
-	j, p := reg.R9, reg.R10
-	f.Load(f.Param("dst"), dst)
-	f.Load(f.Param("panelStride"), stride)
-	f.SHLQ(imm(2), stride)
-	f.Load(f.Param("src"), src)
-	f.Load(f.Param("scale"), scale)
-	f.Load(f.Param("nr"), nr)
-	f.Load(f.Param("panels"), panels)
-	f.TESTQ(panels, panels)
-	f.JE(operand.LabelRef("done"))
-	f.Label("panel")
-	f.MOVQ(dst, p)
-	f.XORQ(j, j)
-	f.Label("cols")
-	f.CMPQ(j, nr)
-	f.JGE(operand.LabelRef("next"))
-	x := zmm[0]
-	f.VMOVUPS(memIdx(src, j, 4, 0), x)
-	f.VMULPS(memIdx(scale, j, 4, 0), x, x)
-	f.VMOVUPS(x, memIdx(p, j, 4, 0))
-	f.ADDQ(imm(16), j)
-	f.JMP(operand.LabelRef("cols"))
-	f.Label("next")
-	f.LEAQ(memIdx(src, nr, 4, 0), src)
-	f.LEAQ(memIdx(scale, nr, 4, 0), scale)
-	f.ADDQ(stride, dst)
-	f.DECQ(panels)
-	f.JNE(operand.LabelRef("panel"))
-	f.Label("done")
-	f.VZEROUPPER()
-	f.RET()
-	return name
+	return emitPanelScatter(f, name, scaleRowSig, "src", "scale", 4, []string{
+		name + " writes, for each of panels panels of nr columns (nr a multiple of 16), src[j]·scale[j] for the",
+		"panel's columns j to dst, the next panel's panelStride elements further on."},
+		func(a, b reg.Register, j reg.Register, out operand.Mem) {
+			x := zmm[0]
+			f.VMOVUPS(memIdx(a, j, 4, 0), x)
+			f.VMULPS(memIdx(b, j, 4, 0), x, x)
+			f.VMOVUPS(x, out)
+		})
 }

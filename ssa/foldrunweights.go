@@ -112,34 +112,25 @@ func foldRunTimeAffineIntoConv(b *builder, v *Value, users map[*Value][]*Value) 
 			if i == 1 && v.Op == OpSubtract {
 				continue // c₂ − (…) is not of this form
 			}
-			if (y.Op != OpAdd && y.Op != OpSubtract) || len(users[y]) != 1 || len(y.Args) != 2 {
+			conv, cv, dim, ok := convPlusBroadcast(y, users, isChannelVector)
+			if !ok {
 				continue
 			}
-			for j := 0; j < 2; j++ {
-				if y.Op == OpSubtract && j == 1 {
-					break
-				}
-				conv, cv := y.Args[j], y.Args[1-j]
-				if conv.Op != OpConvolution || conv.Attrs.ConvDims == nil || conv.Shape.Elem != ir.F32 {
-					continue
-				}
-				dim := conv.Attrs.ConvDims.OutputFeature
-				n := conv.Shape.Dims[dim]
-				if !isChannelVector(cv, dim, n) || !isChannelVector(f, dim, n) || cv.Args[0].IsConstant() && f.Args[0].IsConstant() {
-					continue
-				}
-				c1, _ := channelVector(b, cv, dim, n)
-				c2, _ := channelVector(b, f, dim, n)
-				// conv + c₁ ± c₂ = conv + (c₁ ± c₂); conv − c₁ + c₂ =
-				// conv + (c₂ − c₁); conv − c₁ − c₂ = conv − (c₁ + c₂).
-				switch {
-				case y.Op == OpAdd:
-					return b.binary(OpAdd, conv, b.broadcast(b.binary(v.Op, c1, c2), v.Shape.Dims, []int{dim}))
-				case v.Op == OpAdd:
-					return b.binary(OpAdd, conv, b.broadcast(b.binary(OpSubtract, c2, c1), v.Shape.Dims, []int{dim}))
-				default:
-					return b.binary(OpSubtract, conv, b.broadcast(b.binary(OpAdd, c1, c2), v.Shape.Dims, []int{dim}))
-				}
+			n := conv.Shape.Dims[dim]
+			if !isChannelVector(f, dim, n) || cv.Args[0].IsConstant() && f.Args[0].IsConstant() {
+				continue // not a vector, or the constant fold's
+			}
+			c1, _ := channelVector(b, cv, dim, n)
+			c2, _ := channelVector(b, f, dim, n)
+			// conv + c₁ ± c₂ = conv + (c₁ ± c₂); conv − c₁ + c₂ =
+			// conv + (c₂ − c₁); conv − c₁ − c₂ = conv − (c₁ + c₂).
+			switch {
+			case y.Op == OpAdd:
+				return b.binary(OpAdd, conv, b.broadcast(b.binary(v.Op, c1, c2), v.Shape.Dims, []int{dim}))
+			case v.Op == OpAdd:
+				return b.binary(OpAdd, conv, b.broadcast(b.binary(OpSubtract, c2, c1), v.Shape.Dims, []int{dim}))
+			default:
+				return b.binary(OpSubtract, conv, b.broadcast(b.binary(OpAdd, c1, c2), v.Shape.Dims, []int{dim}))
 			}
 		}
 	}

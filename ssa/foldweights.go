@@ -261,30 +261,44 @@ func foldAffineIntoConv(b *builder, v *Value, users map[*Value][]*Value) *Value 
 // only user, and returns the convolution, the per-channel offset (c or −c)
 // and the output-feature dimension.
 func convPlusChannels(y *Value, users map[*Value][]*Value) (*Value, []float32, int, bool) {
+	conv, cv, dim, ok := convPlusBroadcast(y, users, func(cv *Value, dim, n int) bool {
+		_, ok := channelFactor(cv, dim, n)
+		return ok
+	})
+	if !ok {
+		return nil, nil, 0, false
+	}
+	c, _ := channelFactor(cv, dim, conv.Shape.Dims[dim])
+	off := make([]float32, len(c))
+	for k := range off {
+		off[k] = c[k]
+		if y.Op == OpSubtract {
+			off[k] = -c[k]
+		}
+	}
+	return conv, off, dim, true
+}
+
+// convPlusBroadcast matches conv + cv, cv + conv or conv − cv for a float32
+// convolution and an operand cv that channel accepts along its
+// output-feature dimension dim, y the convolution's only user, and returns
+// them.
+func convPlusBroadcast(y *Value, users map[*Value][]*Value, channel func(cv *Value, dim, n int) bool) (conv, cv *Value, dim int, ok bool) {
 	if (y.Op != OpAdd && y.Op != OpSubtract) || len(users[y]) != 1 || len(y.Args) != 2 {
 		return nil, nil, 0, false
 	}
 	for j := 0; j < 2; j++ {
 		if y.Op == OpSubtract && j == 1 {
-			break
+			break // only conv − c, not c − conv
 		}
 		conv, cv := y.Args[j], y.Args[1-j]
 		if conv.Op != OpConvolution || conv.Attrs.ConvDims == nil || conv.Shape.Elem != ir.F32 {
 			continue
 		}
 		dim := conv.Attrs.ConvDims.OutputFeature
-		c, ok := channelFactor(cv, dim, conv.Shape.Dims[dim])
-		if !ok {
-			continue
+		if channel(cv, dim, conv.Shape.Dims[dim]) {
+			return conv, cv, dim, true
 		}
-		off := make([]float32, len(c))
-		for k := range off {
-			off[k] = c[k]
-			if y.Op == OpSubtract {
-				off[k] = -c[k]
-			}
-		}
-		return conv, off, dim, true
 	}
 	return nil, nil, 0, false
 }

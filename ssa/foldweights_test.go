@@ -2,6 +2,7 @@ package ssa
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -35,6 +36,52 @@ func opCounts(p *Program) map[string]int {
 	return n
 }
 
+// batchNormForms are an inference batch-norm of y (f32[1,6,6,3], over the
+// names mean, var, scale, bias, b0 and eps) in the forms Flax ((y −
+// mean)·(scale·rsqrt(var + ε)) + bias, the broadcasts written before the
+// per-channel work) and Keras (y·inv + (beta − mean·inv)) and XLA's
+// batch-norm-inference op produce, and with a bias before it.
+var batchNormForms = map[string]string{
+	"flax": `
+  bm = f32[1,6,6,3] broadcast(mean), dimensions={3}
+  d = f32[1,6,6,3] subtract(y, bm)
+  bv = f32[1,6,6,3] broadcast(var), dimensions={3}
+  be = f32[1,6,6,3] broadcast(eps), dimensions={}
+  ve = f32[1,6,6,3] add(bv, be)
+  r = f32[1,6,6,3] rsqrt(ve)
+  bs = f32[1,6,6,3] broadcast(scale), dimensions={3}
+  rs = f32[1,6,6,3] multiply(r, bs)
+  m = f32[1,6,6,3] multiply(d, rs)
+  bb = f32[1,6,6,3] broadcast(bias), dimensions={3}
+  ROOT out = f32[1,6,6,3] add(m, bb)`,
+	"keras": `
+  e3 = f32[3] broadcast(eps), dimensions={}
+  ve = f32[3] add(var, e3)
+  rv = f32[3] rsqrt(ve)
+  inv = f32[3] multiply(rv, scale)
+  mi = f32[3] multiply(mean, inv)
+  shift = f32[3] subtract(bias, mi)
+  binv = f32[1,6,6,3] broadcast(inv), dimensions={3}
+  m = f32[1,6,6,3] multiply(y, binv)
+  bsh = f32[1,6,6,3] broadcast(shift), dimensions={3}
+  ROOT out = f32[1,6,6,3] add(m, bsh)`,
+	"batch-norm-inference": `
+  ROOT out = f32[1,6,6,3] batch-norm-inference(y, scale, bias, mean, var), epsilon=0.001, feature_index=3`,
+	"conv-bias-then-flax": `
+  bb0 = f32[1,6,6,3] broadcast(b0), dimensions={3}
+  yb = f32[1,6,6,3] add(y, bb0)
+  bm = f32[1,6,6,3] broadcast(mean), dimensions={3}
+  d = f32[1,6,6,3] subtract(yb, bm)
+  e3 = f32[3] broadcast(eps), dimensions={}
+  ve = f32[3] add(var, e3)
+  rv = f32[3] rsqrt(ve)
+  inv = f32[3] multiply(rv, scale)
+  binv = f32[1,6,6,3] broadcast(inv), dimensions={3}
+  m = f32[1,6,6,3] multiply(d, binv)
+  bb = f32[1,6,6,3] broadcast(bias), dimensions={3}
+  ROOT out = f32[1,6,6,3] add(m, bb)`,
+}
+
 // Inference batch-norm after a convolution with bound weights, in the forms
 // Flax ((y − mean)·(scale·rsqrt(var + ε)) + bias, the broadcasts written
 // before the per-channel work) and Keras (y·inv + (beta − mean·inv)) and
@@ -54,46 +101,8 @@ func TestFoldBatchNormIntoConv(t *testing.T) {
 	conv := `
   x = f32[1,6,6,2] parameter(0)
   y = f32[1,6,6,3] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f`
-	forms := map[string]string{
-		"flax": `
-  bm = f32[1,6,6,3] broadcast(mean), dimensions={3}
-  d = f32[1,6,6,3] subtract(y, bm)
-  bv = f32[1,6,6,3] broadcast(var), dimensions={3}
-  be = f32[1,6,6,3] broadcast(eps), dimensions={}
-  ve = f32[1,6,6,3] add(bv, be)
-  r = f32[1,6,6,3] rsqrt(ve)
-  bs = f32[1,6,6,3] broadcast(scale), dimensions={3}
-  rs = f32[1,6,6,3] multiply(r, bs)
-  m = f32[1,6,6,3] multiply(d, rs)
-  bb = f32[1,6,6,3] broadcast(bias), dimensions={3}
-  ROOT out = f32[1,6,6,3] add(m, bb)`,
-		"keras": `
-  e3 = f32[3] broadcast(eps), dimensions={}
-  ve = f32[3] add(var, e3)
-  rv = f32[3] rsqrt(ve)
-  inv = f32[3] multiply(rv, scale)
-  mi = f32[3] multiply(mean, inv)
-  shift = f32[3] subtract(bias, mi)
-  binv = f32[1,6,6,3] broadcast(inv), dimensions={3}
-  m = f32[1,6,6,3] multiply(y, binv)
-  bsh = f32[1,6,6,3] broadcast(shift), dimensions={3}
-  ROOT out = f32[1,6,6,3] add(m, bsh)`,
-		"batch-norm-inference": `
-  ROOT out = f32[1,6,6,3] batch-norm-inference(y, scale, bias, mean, var), epsilon=0.001, feature_index=3`,
-		"conv-bias-then-flax": `
-  bb0 = f32[1,6,6,3] broadcast(b0), dimensions={3}
-  yb = f32[1,6,6,3] add(y, bb0)
-  bm = f32[1,6,6,3] broadcast(mean), dimensions={3}
-  d = f32[1,6,6,3] subtract(yb, bm)
-  e3 = f32[3] broadcast(eps), dimensions={}
-  ve = f32[3] add(var, e3)
-  rv = f32[3] rsqrt(ve)
-  inv = f32[3] multiply(rv, scale)
-  binv = f32[1,6,6,3] broadcast(inv), dimensions={3}
-  m = f32[1,6,6,3] multiply(d, binv)
-  bb = f32[1,6,6,3] broadcast(bias), dimensions={3}
-  ROOT out = f32[1,6,6,3] add(m, bb)`,
-	}
+	forms := batchNormForms
+
 	for name, bn := range forms {
 		t.Run(name, func(t *testing.T) {
 			m, p := lowerText(t, "HloModule bn\nENTRY main {"+consts+conv+bn+"\n}")
@@ -127,49 +136,11 @@ func TestFoldBatchNormRunTime(t *testing.T) {
   b0 = f32[3] parameter(6)
   eps = f32[] constant(0.001)
   y = f32[1,6,6,3] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f`
-	forms := map[string]string{
-		"flax": `
-  bm = f32[1,6,6,3] broadcast(mean), dimensions={3}
-  d = f32[1,6,6,3] subtract(y, bm)
-  bv = f32[1,6,6,3] broadcast(var), dimensions={3}
-  be = f32[1,6,6,3] broadcast(eps), dimensions={}
-  ve = f32[1,6,6,3] add(bv, be)
-  r = f32[1,6,6,3] rsqrt(ve)
+	forms := maps.Clone(batchNormForms)
+	forms["scale-only"] = `
   bs = f32[1,6,6,3] broadcast(scale), dimensions={3}
-  rs = f32[1,6,6,3] multiply(r, bs)
-  m = f32[1,6,6,3] multiply(d, rs)
-  bb = f32[1,6,6,3] broadcast(bias), dimensions={3}
-  ROOT out = f32[1,6,6,3] add(m, bb)`,
-		"keras": `
-  e3 = f32[3] broadcast(eps), dimensions={}
-  ve = f32[3] add(var, e3)
-  rv = f32[3] rsqrt(ve)
-  inv = f32[3] multiply(rv, scale)
-  mi = f32[3] multiply(mean, inv)
-  shift = f32[3] subtract(bias, mi)
-  binv = f32[1,6,6,3] broadcast(inv), dimensions={3}
-  m = f32[1,6,6,3] multiply(y, binv)
-  bsh = f32[1,6,6,3] broadcast(shift), dimensions={3}
-  ROOT out = f32[1,6,6,3] add(m, bsh)`,
-		"batch-norm-inference": `
-  ROOT out = f32[1,6,6,3] batch-norm-inference(y, scale, bias, mean, var), epsilon=0.001, feature_index=3`,
-		"conv-bias-then-flax": `
-  bb0 = f32[1,6,6,3] broadcast(b0), dimensions={3}
-  yb = f32[1,6,6,3] add(y, bb0)
-  bm = f32[1,6,6,3] broadcast(mean), dimensions={3}
-  d = f32[1,6,6,3] subtract(yb, bm)
-  e3 = f32[3] broadcast(eps), dimensions={}
-  ve = f32[3] add(var, e3)
-  rv = f32[3] rsqrt(ve)
-  inv = f32[3] multiply(rv, scale)
-  binv = f32[1,6,6,3] broadcast(inv), dimensions={3}
-  m = f32[1,6,6,3] multiply(d, binv)
-  bb = f32[1,6,6,3] broadcast(bias), dimensions={3}
-  ROOT out = f32[1,6,6,3] add(m, bb)`,
-		"scale-only": `
-  bs = f32[1,6,6,3] broadcast(scale), dimensions={3}
-  ROOT out = f32[1,6,6,3] multiply(y, bs)`,
-	}
+  ROOT out = f32[1,6,6,3] multiply(y, bs)`
+
 	for name, bn := range forms {
 		t.Run(name, func(t *testing.T) {
 			m, p := lowerText(t, "HloModule bn\nENTRY main {"+params+bn+"\n}")
