@@ -90,23 +90,18 @@ func foldRunTimeAffineIntoConv(b *builder, v *Value, users map[*Value][]*Value) 
 				return runTimeScaled(b, y, kDim, s)
 			}
 			// (conv ± c) · s
-			if (y.Op != OpAdd && y.Op != OpSubtract) || len(users[y]) != 1 {
+			conv, cv, outDim, ok := convPlusBroadcast(y, users, isChannelVector)
+			if !ok {
 				continue
 			}
-			for j := 0; j < 2; j++ {
-				if y.Op == OpSubtract && j == 1 {
-					break // only conv − c, not c − conv
-				}
-				conv, cv := y.Args[j], y.Args[1-j]
-				outDim, n, kDim, ok := runTimeConv(conv, y, users)
-				if !ok || !isChannelVector(f, outDim, n) || !isChannelVector(cv, outDim, n) {
-					continue
-				}
-				s, _ := channelVector(b, f, outDim, n)
-				c, _ := channelVector(b, cv, outDim, n)
-				shift := b.broadcast(b.binary(OpMultiply, c, s), v.Shape.Dims, []int{outDim})
-				return b.binary(y.Op, runTimeScaled(b, conv, kDim, s), shift)
+			_, n, kDim, ok := runTimeConv(conv, y, users)
+			if !ok || !isChannelVector(f, outDim, n) {
+				continue
 			}
+			s, _ := channelVector(b, f, outDim, n)
+			c, _ := channelVector(b, cv, outDim, n)
+			shift := b.broadcast(b.binary(OpMultiply, c, s), v.Shape.Dims, []int{outDim})
+			return b.binary(y.Op, runTimeScaled(b, conv, kDim, s), shift)
 		case OpAdd, OpSubtract:
 			// (conv ± c₁) ± c₂
 			if i == 1 && v.Op == OpSubtract {

@@ -203,32 +203,28 @@ func foldAffineIntoConv(b *builder, v *Value, users map[*Value][]*Value) *Value 
 				return newConv(b, y, scaledWeights(b, y.Args[1], kDim, s))
 			}
 			// (conv ± b) · s
-			if (y.Op == OpAdd || y.Op == OpSubtract) && len(users[y]) == 1 {
-				for j := 0; j < 2; j++ {
-					if y.Op == OpSubtract && j == 1 {
-						break // only conv − b, not b − conv
-					}
-					c, bv := y.Args[j], y.Args[1-j]
-					outDim, n, kDim, ok := foldableConv(c, y, users)
-					if !ok {
-						continue
-					}
-					s, ok1 := channelFactor(f, outDim, n)
-					bias, ok2 := channelFactor(bv, outDim, n)
-					if !ok1 || !ok2 {
-						continue
-					}
-					shift := make([]float32, n)
-					for k := range shift {
-						shift[k] = bias[k] * s[k]
-						if y.Op == OpSubtract {
-							shift[k] = -shift[k]
-						}
-					}
-					conv := newConv(b, c, scaledWeights(b, c.Args[1], kDim, s))
-					return b.binary(OpAdd, conv, channelBroadcast(b, shift, v.Shape, outDim))
+			c, bv, outDim, ok := convPlusBroadcast(y, users, isConstantChannel)
+			if !ok {
+				continue
+			}
+			_, n, kDim, ok := foldableConv(c, y, users)
+			if !ok {
+				continue
+			}
+			s, ok1 := channelFactor(f, outDim, n)
+			bias, _ := channelFactor(bv, outDim, n)
+			if !ok1 {
+				continue
+			}
+			shift := make([]float32, n)
+			for k := range shift {
+				shift[k] = bias[k] * s[k]
+				if y.Op == OpSubtract {
+					shift[k] = -shift[k]
 				}
 			}
+			conv := newConv(b, c, scaledWeights(b, c.Args[1], kDim, s))
+			return b.binary(OpAdd, conv, channelBroadcast(b, shift, v.Shape, outDim))
 		case OpAdd, OpSubtract:
 			// (conv ± c₁) ± c₂ on the convolution's channels
 			if i == 1 && v.Op == OpSubtract {
@@ -261,10 +257,7 @@ func foldAffineIntoConv(b *builder, v *Value, users map[*Value][]*Value) *Value 
 // only user, and returns the convolution, the per-channel offset (c or −c)
 // and the output-feature dimension.
 func convPlusChannels(y *Value, users map[*Value][]*Value) (*Value, []float32, int, bool) {
-	conv, cv, dim, ok := convPlusBroadcast(y, users, func(cv *Value, dim, n int) bool {
-		_, ok := channelFactor(cv, dim, n)
-		return ok
-	})
+	conv, cv, dim, ok := convPlusBroadcast(y, users, isConstantChannel)
 	if !ok {
 		return nil, nil, 0, false
 	}
@@ -277,6 +270,13 @@ func convPlusChannels(y *Value, users map[*Value][]*Value) (*Value, []float32, i
 		}
 	}
 	return conv, off, dim, true
+}
+
+// isConstantChannel reports whether v is a broadcast channelFactor
+// accepts.
+func isConstantChannel(v *Value, dim, n int) bool {
+	_, ok := channelFactor(v, dim, n)
+	return ok
 }
 
 // convPlusBroadcast matches conv + cv, cv + conv or conv − cv for a float32
