@@ -22,9 +22,9 @@ if [ -d runtime ]; then
 	# (tens of times slower) it runs the tests that drive the NEON kernels
 	# through compiled plans: fusion, the small example models, loops, and
 	# the generic steps, the narrow-type paths, the fast sorts and the
-	# convolutions that pack their weights on every run, in their
-	# short form.
-	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic|Lowp|SortFast|ConvWeightsPerRun'
+	# convolutions of the newer paths (weights packed on every run, int8,
+	# transposed, planar), in their short form.
+	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic|Lowp|SortFast|ConvWeightsPerRun|Int8Convolution|TransposedConvolution|PlanarDepthwise'
 	echo "GOARCH=arm64 go test -short -run '$tests' (qemu-aarch64): ./runtime/..."
 	GOARCH=arm64 KILN_TEST_REQUIRE_ISA=neonbf16 go test -count=1 -short -timeout 30m -run "$tests" -exec qemu-aarch64 ./runtime/...
 fi

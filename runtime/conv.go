@@ -54,6 +54,8 @@ func (c *compiler) convStep(k *sched.Kernel, p *program) (step, error) {
 		return c.lowpConvStep(k, p)
 	case sched.ConvNarrowDepthwise:
 		return c.lowpDepthwiseStep(k, p)
+	case sched.ConvInt8:
+		return c.int8ConvStep(k, p)
 	}
 	v, g := k.Main, cp.ConvGeom
 	bufOf := func(a *ssa.Value) *sched.Buffer { return k.In[indexOf(k.Inputs, a)] }

@@ -71,7 +71,8 @@
 // epilogues; convolutions run on the convolution kernels (kiln.Conv) with
 // their weights packed at compile time, or on every run when the weights
 // are arguments (as a 1×1 layer's GEMM of the input in place, or im2col
-// blocks over the GEMM, where the kernels do not apply); fused
+// blocks over the GEMM, where the kernels do not apply), int8 ones as
+// im2col blocks on the int8 GEMM; fused
 // elementwise loops evaluate a small program tile by tile over strided views
 // of their inputs; reductions, softmax and layer-norm run row by row across
 // workers — the kernels' own worker pool (kiln.RunParts), so a step and the

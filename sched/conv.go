@@ -116,9 +116,18 @@ const (
 	// input widened in registers as it is read, every output rounded once
 	// as it is stored.
 	ConvNarrowDepthwise
+	// ConvInt8: an int8 convolution into int32 (s8×s8 or u8×s8, XLA's
+	// convolution with a wider result type), dense: blocks of Block output
+	// pixels have their int8 patches gathered into a worker's scratch
+	// (zeros in the padding, which add nothing to an integer sum), then
+	// multiplied by the weights on the int8 GEMM (kiln.GemmS8S8,
+	// kiln.GemmU8S8: VNNI or AMX where the CPU has them), exactly, sums
+	// wrapping as XLA's do. The weights are packed once when a constant,
+	// on every run otherwise (RunTimeWeights).
+	ConvInt8
 )
 
-var convAlgoNames = [...]string{"packed", "gemm-1x1", "im2col", "planar-depthwise", "narrow-bands", "narrow-depthwise"}
+var convAlgoNames = [...]string{"packed", "gemm-1x1", "im2col", "planar-depthwise", "narrow-bands", "narrow-depthwise", "int8-im2col"}
 
 // narrowConvBandBytes is about how many bytes of float32 input and output
 // one band of a ConvNarrowBands convolution holds.
@@ -202,6 +211,9 @@ func convPlanOf(v *ssa.Value) *ConvPlan {
 	if pl := narrowConvPlanOf(v); pl != nil {
 		return pl
 	}
+	if pl := int8ConvPlanOf(v); pl != nil {
+		return pl
+	}
 	g, ok := convOf(v)
 	if !ok {
 		return nil
@@ -265,4 +277,26 @@ func narrowConvPlanOf(v *ssa.Value) *ConvPlan {
 	outRow := prod(g.Out[1:]) * g.OutChannels
 	rowBytes := 4 * (outRow + g.Strides[0]*inRow)
 	return &ConvPlan{ConvGeom: g, Algo: ConvNarrowBands, RunTimeWeights: run, Block: max(1, min(g.Out[0], narrowConvBandBytes/max(rowBytes, 1)))}
+}
+
+// int8ConvPlanOf plans a dense convolution in canonical form of int8 input
+// (s8 or u8) and s8 weights into an s32 result as ConvInt8; nil for any
+// other.
+func int8ConvPlanOf(v *ssa.Value) *ConvPlan {
+	if v.Op != ssa.OpConvolution || len(v.Args) != 2 {
+		return nil
+	}
+	xt, wt, yt := v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, v.Shape.Elem
+	if xt != ir.S8 && xt != ir.U8 || wt != ir.S8 || yt != ir.S32 {
+		return nil
+	}
+	g, ok := convGeomOf(v)
+	if !ok || g.Groups != 1 {
+		return nil
+	}
+	patch := prod(g.Kernel) * g.InChannels
+	pl := &ConvPlan{ConvGeom: g, Algo: ConvInt8, RunTimeWeights: !v.Args[1].IsConstant()}
+	pl.Block = max(1, min(prod(g.Out), im2colBlockBytes/max(patch, 1)))
+	pl.Scratch = pl.Block * patch
+	return pl
 }

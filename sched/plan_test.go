@@ -258,6 +258,25 @@ plan main: 6 kernels, arena 16384 B, intermediates 16384 B, lower bound 16384 B
   k5: conv [convolution] conv(packed-per-run 3x3 s1x1 32->32 g4) (arena@8192[8192], param3) -> result0
   results: result0, result1, result2, result3`,
 }, {
+	// int8 convolutions into int32 run as im2col blocks on the int8 GEMM:
+	// constant weights packed once, weights given at run time per run.
+	name: "conv-int8",
+	hlo: `HloModule q
+ENTRY main {
+  x = s8[1,8,8,16] parameter(0)
+  w = s8[3,3,16,32] parameter(1)
+  u = u8[1,8,8,16] parameter(2)
+  k = s8[1,1,16,8] constant({{{{-127, -90, -53, -16, 21, 58, 95, -123}, {-86, -49, -12, 25, 62, 99, -119, -82}, {-45, -8, 29, 66, 103, -115, -78, -41}, {-4, 33, 70, 107, -111, -74, -37, 0}, {37, 74, 111, -107, -70, -33, 4, 41}, {78, 115, -103, -66, -29, 8, 45, 82}, {119, -99, -62, -25, 12, 49, 86, 123}, {-95, -58, -21, 16, 53, 90, 127, -91}, {-54, -17, 20, 57, 94, -124, -87, -50}, {-13, 24, 61, 98, -120, -83, -46, -9}, {28, 65, 102, -116, -79, -42, -5, 32}, {69, 106, -112, -75, -38, -1, 36, 73}, {110, -108, -71, -34, 3, 40, 77, 114}, {-104, -67, -30, 7, 44, 81, 118, -100}, {-63, -26, 11, 48, 85, 122, -96, -59}, {-22, 15, 52, 89, 126, -92, -55, -18}}}})
+  a = s32[1,8,8,32] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  b = s32[1,8,8,8] convolution(u, k), window={size=1x1}, dim_labels=b01f_01io->b01f
+  ROOT t = (s32[1,8,8,32], s32[1,8,8,8]) tuple(a, b)
+}`,
+	want: `
+plan main: 2 kernels, arena 0 B, intermediates 0 B, lower bound 0 B
+  k0: conv [convolution] conv(int8-im2col-per-run 3x3 s1x1 16->32 g1) (param0, param1) -> result0
+  k1: conv [convolution] conv(int8-im2col 1x1 s1x1 16->8 g1) (param2, const#3) -> result1
+  results: result0, result1`,
+}, {
 	// A batch-norm after a convolution, every parameter an argument: ssa
 	// moves the per-channel factor onto the weights, and the convolution's
 	// kernel scales them as it packs them (the weights' multiply and its
