@@ -53,7 +53,7 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 	if len(k.Epilogue) != 0 {
 		return nil, fmt.Errorf("a %s convolution with an epilogue has no narrow-band implementation", v.Shape.Elem)
 	}
-	xt, yt := v.Args[0].Shape.Elem, v.Shape.Elem
+	xt, wt, yt := v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, v.Shape.Elem
 	w := c.loc(inputBuffer(k, v.Args[1]))
 	if w.kind != sched.Constant && !cp.RunTimeWeights {
 		return nil, fmt.Errorf("the plan packs the %s convolution's weights at compile time, which are not a constant (%v)", xt, inputBuffer(k, v.Args[1]))
@@ -67,8 +67,8 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 	}
 	var wf []float32
 	if !cp.RunTimeWeights {
-		wf = make([]float32, len(w.data)/2)
-		widen16(xt, wf, ops.Elems[uint16](w.data))
+		wf = make([]float32, len(w.data)/wt.ByteSize())
+		widenBytes(wt, wf, w.data)
 	}
 	stride, dil, kern := g.Strides[0], g.Dilation[0], g.Kernel[0]
 	rows := cp.Block // output rows per band
@@ -98,7 +98,7 @@ func (c *compiler) lowpConvStep(k *sched.Kernel, p *program) (step, error) {
 					return nil, fmt.Errorf("the convolution's geometry: %w", err)
 				}
 				if s.run == nil {
-					s.run = newNarrowWeights(p, xt, w, pc)
+					s.run = newNarrowWeights(p, wt, w, pc)
 				}
 			} else {
 				if pc, err = kiln.PackConv(wf, edge); err != nil {
@@ -135,7 +135,8 @@ func (s *lowpConvStep) exec(fr *frame) error {
 	if g.Batch*s.outImage == 0 {
 		return nil
 	}
-	x, y := ops.Elems[uint16](fr.bytes(s.x)), fr.bytes(s.y)
+	x, y := fr.bytes(s.x), fr.bytes(s.y)
+	es := s.xt.ByteSize()
 	slab, outF := f32s(fr.bytes(s.slab)), f32s(fr.bytes(s.outF))
 	var packed []float32
 	if s.run != nil {
@@ -153,21 +154,24 @@ func (s *lowpConvStep) exec(fr *frame) error {
 			n := (bl.o1 - bl.o0) * s.outRow
 			dst := outF[:n]
 			if bl.i1 > bl.i0 {
-				src := x[b*s.inImage+bl.i0*s.inRow : b*s.inImage+bl.i1*s.inRow]
-				widen16(s.xt, slab[:len(src)], src)
+				src := x[es*(b*s.inImage+bl.i0*s.inRow) : es*(b*s.inImage+bl.i1*s.inRow)]
+				widenBytes(s.xt, slab[:len(src)/es], src)
 				in[0] = bl.i1 - bl.i0
 				if s.run != nil {
-					kiln.ConvWith(dst, slab[:len(src)], 1, in[:nd], bl.pack, packed, kiln.ConvEpilogue{})
+					kiln.ConvWith(dst, slab[:len(src)/es], 1, in[:nd], bl.pack, packed, kiln.ConvEpilogue{})
 				} else {
-					kiln.Conv(dst, slab[:len(src)], 1, in[:nd], bl.pack, kiln.ConvEpilogue{})
+					kiln.Conv(dst, slab[:len(src)/es], 1, in[:nd], bl.pack, kiln.ConvEpilogue{})
 				}
 			} else {
 				clear(dst) // every tap falls on the padding
 			}
 			o := b*s.outImage + bl.o0*s.outRow
-			if s.yt == ir.F32 {
+			switch s.yt {
+			case ir.F32:
 				copy(f32s(y)[o:o+n], dst)
-			} else {
+			case ir.S32: // integer sums below 2^24: exact in float32
+				kiln.F32ToS32(ops.Elems[int32](y)[o:o+n], dst)
+			default:
 				narrow16(s.yt, ops.Elems[uint16](y)[o:o+n], dst)
 			}
 		}

@@ -50,7 +50,7 @@ func (n *narrowWeights) packed(fr *frame) []float32 {
 	s := fr.scratch[0]
 	wide := f32s(s[n.wide:])[:n.lay.WeightsLen()]
 	packed := f32s(s[n.pack:])[:n.lay.PackedLen()]
-	widen16(n.t, wide, ops.Elems[uint16](fr.bytes(n.w))[:len(wide)])
+	widenBytes(n.t, wide, fr.bytes(n.w)[:len(wide)*n.t.ByteSize()])
 	n.lay.PackWeights(packed, wide)
 	return packed
 }
@@ -113,4 +113,17 @@ func (s *lowpDepthwiseStep) exec(fr *frame) error {
 		kiln.ConvF16(y, x, s.g.Batch, s.in, s.pack, fr.cancel)
 	}
 	return nil
+}
+
+// widenBytes widens the elements of type t (bfloat16, binary16, s8, u8)
+// in x to float32.
+func widenBytes(t ir.ElementType, dst []float32, x []byte) {
+	switch t {
+	case ir.S8:
+		kiln.S8ToF32(dst, ops.Elems[int8](x))
+	case ir.U8:
+		kiln.U8ToF32(dst, x)
+	default:
+		widen16(t, dst, ops.Elems[uint16](x))
+	}
 }

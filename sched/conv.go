@@ -255,28 +255,43 @@ func (g *ConvGeom) isPointwise() bool {
 // form with weights of its input's type, one to four spatial dimensions
 // and a result of the input's type or float32, as ConvNarrowBands, or as
 // ConvNarrowDepthwise when it is depthwise and its result has the input's
-// type (RunTimeWeights where the weights are not a constant); nil for any
-// other.
+// type, and an int8 convolution of groups whose sums float32 holds
+// exactly (groupedInt8Exact) as ConvNarrowBands (RunTimeWeights where the
+// weights are not a constant); nil for any other.
 func narrowConvPlanOf(v *ssa.Value) *ConvPlan {
 	if v.Op != ssa.OpConvolution || len(v.Args) != 2 {
 		return nil
 	}
 	xt, wt, yt := v.Args[0].Shape.Elem, v.Args[1].Shape.Elem, v.Shape.Elem
-	if xt != ir.BF16 && xt != ir.F16 || wt != xt || yt != xt && yt != ir.F32 {
-		return nil
-	}
 	g, ok := convGeomOf(v)
 	if !ok || len(g.In) == 0 || len(g.In) > maxConvKernelDims {
 		return nil
 	}
+	switch {
+	case (xt == ir.BF16 || xt == ir.F16) && wt == xt && (yt == xt || yt == ir.F32):
+	case groupedInt8Exact(g, xt, wt, yt):
+	default:
+		return nil
+	}
 	run := !v.Args[1].IsConstant()
-	if yt == xt && g.Groups == g.InChannels && g.Groups == g.OutChannels {
+	if yt == xt && g.Groups == g.InChannels && g.Groups == g.OutChannels && xt != ir.S8 && xt != ir.U8 {
 		return &ConvPlan{ConvGeom: g, Algo: ConvNarrowDepthwise, RunTimeWeights: run}
 	}
 	inRow := prod(g.In[1:]) * g.InChannels
 	outRow := prod(g.Out[1:]) * g.OutChannels
 	rowBytes := 4 * (outRow + g.Strides[0]*inRow)
 	return &ConvPlan{ConvGeom: g, Algo: ConvNarrowBands, RunTimeWeights: run, Block: max(1, min(g.Out[0], narrowConvBandBytes/max(rowBytes, 1)))}
+}
+
+// groupedInt8Exact reports whether a convolution of groups is an int8 one
+// into int32 (s8 or u8 input, s8 weights) whose sums float32 holds
+// exactly: at most 512 products of magnitude at most 255·128 per output,
+// below 2^24. ConvNarrowBands then runs it on the float32 kernels (the
+// int8 GEMM has no groups), the integers widened and the exact sums
+// converted back.
+func groupedInt8Exact(g ConvGeom, xt, wt, yt ir.ElementType) bool {
+	return (xt == ir.S8 || xt == ir.U8) && wt == ir.S8 && yt == ir.S32 && g.Groups > 1 &&
+		prod(g.Kernel)*(g.InChannels/g.Groups) <= 512
 }
 
 // int8ConvPlanOf plans a dense convolution in canonical form of int8 input
