@@ -229,10 +229,13 @@ func (s *convStep) gemm(fr *frame, rows int, a, y, w []float32) {
 }
 
 // im2col writes the patches of output pixels [p0, p0+n) of one image into
-// cols, one row of KH·KW·CI values per pixel (zero where the window falls
-// into the padding).
-func (s *convStep) im2col(cols, x []float32, p0, n int) {
-	g := s.g
+// cols (see im2colOf).
+func (s *convStep) im2col(cols, x []float32, p0, n int) { im2colOf(&s.g, s.patch, cols, x, p0, n) }
+
+// im2colOf writes the patches of output pixels [p0, p0+n) of one image x
+// of a convolution of geometry g into cols, one row of patch = KH·KW·CI
+// elements per pixel (zero where the window falls into the padding).
+func im2colOf[T float32 | byte](g *sched.ConvGeom, patch int, cols, x []T, p0, n int) {
 	ns := len(g.In)
 	var oBuf, kBuf [8]int
 	o, kk := oBuf[:ns], kBuf[:ns]
@@ -243,7 +246,7 @@ func (s *convStep) im2col(cols, x []float32, p0, n int) {
 	}
 	taps := prod(g.Kernel)
 	for r := 0; r < n; r++ {
-		row := cols[r*s.patch : (r+1)*s.patch]
+		row := cols[r*patch : (r+1)*patch]
 		clear(kk)
 		for t := 0; t < taps; t++ {
 			off, inside := 0, true

@@ -77,7 +77,7 @@ func (s *int8ConvStep) exec(fr *frame) error {
 		for p0 := 0; p0 < s.pixels && !fr.stopped(); p0 += s.block {
 			n := min(s.block, s.pixels-p0)
 			a := cols[:n*s.patch]
-			s.im2col(a, xb, p0, n)
+			im2colOf(&s.g, s.patch, a, xb, p0, n)
 			c := yb[p0*g.OutChannels : (p0+n)*g.OutChannels]
 			if s.unsigned {
 				kiln.GemmU8S8(false, n, a, s.patch, pb, c, g.OutChannels)
@@ -87,43 +87,4 @@ func (s *int8ConvStep) exec(fr *frame) error {
 		}
 	}
 	return nil
-}
-
-// im2col writes the int8 patches of output pixels [p0, p0+n) of one image
-// into cols, one row of KH·KW·CI bytes per pixel (zero where the window
-// falls into the padding).
-func (s *int8ConvStep) im2col(cols, x []byte, p0, n int) {
-	g := s.g
-	ns := len(g.In)
-	var oBuf, kBuf [8]int
-	o, kk := oBuf[:ns], kBuf[:ns]
-	rem := p0
-	for d := ns - 1; d >= 0; d-- {
-		o[d] = rem % g.Out[d]
-		rem /= g.Out[d]
-	}
-	taps := prod(g.Kernel)
-	for r := 0; r < n; r++ {
-		row := cols[r*s.patch : (r+1)*s.patch]
-		clear(kk)
-		for t := 0; t < taps; t++ {
-			off, inside := 0, true
-			for d := 0; d < ns; d++ {
-				i := o[d]*g.Strides[d] - g.PadLow[d] + kk[d]*g.Dilation[d]
-				if i < 0 || i >= g.In[d] {
-					inside = false
-					break
-				}
-				off = off*g.In[d] + i
-			}
-			dst := row[t*g.InChannels : (t+1)*g.InChannels]
-			if inside {
-				copy(dst, x[off*g.InChannels:(off+1)*g.InChannels])
-			} else {
-				clear(dst)
-			}
-			ir.NextIndex(g.Kernel, kk)
-		}
-		ir.NextIndex(g.Out, o)
-	}
 }

@@ -65,17 +65,7 @@ func TestInt8Convolution(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, bound := range []bool{true, false} {
-			var opts []Option
-			run := []*Tensor{TensorFromLiteral(args[0].Clone())}
-			if bound {
-				opts = append(opts, WithParameter(1, TensorFromLiteral(args[1].Clone())))
-			} else {
-				run = append(run, TensorFromLiteral(args[1].Clone()))
-			}
-			e, err := Compile(m, opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, run := compileWeights(t, m, args, bound)
 			usesImpl(c.impl)(t, e)
 			for rep := 0; rep < 2; rep++ { // the second run reuses the per-run pack
 				got, err := e.Run(context.Background(), run...)

@@ -87,17 +87,7 @@ func TestTransposedConvolution(t *testing.T) {
 			t.Fatalf("%v\n%s", err, hlo)
 		}
 		for _, bound := range []bool{true, false} {
-			var opts []Option
-			run := []*Tensor{TensorFromLiteral(args[0].Clone())}
-			if bound {
-				opts = append(opts, WithParameter(1, TensorFromLiteral(args[1].Clone())))
-			} else {
-				run = append(run, TensorFromLiteral(args[1].Clone()))
-			}
-			exe, err := Compile(m, opts...)
-			if err != nil {
-				t.Fatalf("bound=%v: %v\n%s", bound, err, hlo)
-			}
+			exe, run := compileWeights(t, m, args, bound)
 			for _, k := range exe.Stats().Kernels {
 				if k.Impl == "conv-generic" || k.Impl == "reference" {
 					t.Errorf("bound=%v: kernel %v runs generically\n%s", bound, k, hlo)

@@ -106,17 +106,7 @@ ENTRY main {
 			}
 			for _, threads := range []int{1, 2} {
 				for _, bound := range []bool{true, false} {
-					opts := []Option{WithThreads(threads)}
-					run := []*Tensor{TensorFromLiteral(args[0].Clone())}
-					if bound {
-						opts = append(opts, WithParameter(1, TensorFromLiteral(args[1].Clone())))
-					} else {
-						run = append(run, TensorFromLiteral(args[1].Clone()))
-					}
-					e, err := Compile(m, opts...)
-					if err != nil {
-						t.Fatal(err)
-					}
+					e, run := compileWeights(t, m, args, bound, WithThreads(threads))
 					if ks := e.Stats().Kernels; len(ks) != 1 || ks[0].Impl != "conv-planar-depthwise" {
 						t.Fatalf("%s case %d: plan\n%s\nwant one conv-planar-depthwise kernel", ty, i, e.Stats())
 					}
