@@ -348,25 +348,90 @@ func packS8(reuse *lowpPack, transB bool, k, n int, b []int8, ldb int) *lowpPack
 	} else {
 		sums = make([]int32, cols)
 	}
-	p := packPairs(reuse, k, n, d, t.amx != nil, t.level, func(pk int, out []uint32) {
-		if transB {
-			for j := range out {
-				v := b[j*ldb+pk]
+	var p *lowpPack
+	if d.group == 4 && d.elem == 1 {
+		p = preparePairs(reuse, k, n, d, t.amx != nil, t.level, true)
+		fillQuads8(p, transB, b, ldb, sums)
+	} else {
+		p = packPairs(reuse, k, n, d, t.amx != nil, t.level, func(pk int, out []uint32) {
+			if transB {
+				for j := range out {
+					v := b[j*ldb+pk]
+					out[j] = uint32(int32(v))
+					sums[j] += int32(v)
+				}
+				return
+			}
+			for j, v := range b[pk*ldb : pk*ldb+len(out)] {
 				out[j] = uint32(int32(v))
 				sums[j] += int32(v)
 			}
-			return
-		}
-		for j, v := range b[pk*ldb : pk*ldb+len(out)] {
-			out[j] = uint32(int32(v))
-			sums[j] += int32(v)
-		}
-	})
+		})
+	}
 	for j := range sums {
 		sums[j] *= 128
 	}
 	p.colSum128 = sums
 	return p
+}
+
+// fillQuads8 fills a prepared, zeroed pack of int8 quads (group 4, elem
+// 1) straight from B, a word at a time: group row g of column j holds
+// B(4g…4g+3, j), the first in the low byte — four bytes of one row of Bᵀ,
+// or the bytes of four rows of B at the same column. sums[j] accumulates
+// the column sums of op(B).
+func fillQuads8(p *lowpPack, transB bool, b []int8, ldb int, sums []int32) {
+	k, n, nr := p.k, p.n, p.nr
+	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(p.data))), len(p.data)/4)
+	byteOf := func(v int8) uint32 { return uint32(uint8(v)) }
+	for q := 0; q < p.panels(); q++ {
+		j0, j1 := q*nr, min(n, q*nr+nr)
+		panel := words[q*p.kg*nr:]
+		for g := 0; 4*g < k; g++ {
+			dst := panel[g*nr : g*nr+j1-j0]
+			p0 := 4 * g
+			switch {
+			case transB:
+				for jj := range dst {
+					row := b[(j0+jj)*ldb:]
+					var w uint32
+					var s int32
+					if p0+4 <= k {
+						r := row[p0 : p0+4]
+						w = byteOf(r[0]) | byteOf(r[1])<<8 | byteOf(r[2])<<16 | byteOf(r[3])<<24
+						s = int32(r[0]) + int32(r[1]) + int32(r[2]) + int32(r[3])
+					} else {
+						for t := 0; p0+t < k; t++ {
+							w |= byteOf(row[p0+t]) << (8 * t)
+							s += int32(row[p0+t])
+						}
+					}
+					dst[jj] = w
+					sums[j0+jj] += s
+				}
+			case p0+4 <= k:
+				r0 := b[p0*ldb+j0 : p0*ldb+j1]
+				r1 := b[(p0+1)*ldb+j0 : (p0+1)*ldb+j1][:len(r0)]
+				r2 := b[(p0+2)*ldb+j0 : (p0+2)*ldb+j1][:len(r0)]
+				r3 := b[(p0+3)*ldb+j0 : (p0+3)*ldb+j1][:len(r0)]
+				dst = dst[:len(r0)]
+				s := sums[j0 : j0+len(r0)]
+				for jj, v0 := range r0 {
+					v1, v2, v3 := r1[jj], r2[jj], r3[jj]
+					dst[jj] = byteOf(v0) | byteOf(v1)<<8 | byteOf(v2)<<16 | byteOf(v3)<<24
+					s[jj] += int32(v0) + int32(v1) + int32(v2) + int32(v3)
+				}
+			default:
+				for t := 0; p0+t < k; t++ {
+					r := b[(p0+t)*ldb+j0 : (p0+t)*ldb+j1]
+					for jj, v := range r {
+						dst[jj] |= byteOf(v) << (8 * t)
+						sums[j0+jj] += int32(v)
+					}
+				}
+			}
+		}
+	}
 }
 
 // K returns the number of rows of the packed matrix.

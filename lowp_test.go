@@ -542,6 +542,114 @@ func TestPackPairsLayout(t *testing.T) {
 	})
 }
 
+// TestPackQuadsLayout packs int8 B and Bᵀ of many shapes and leading
+// dimensions at every level and, where the level packs quads of K (group
+// 4, a byte each), checks every word of the pack against the layout's
+// definition — panel q, group row g, column jj holds B(4g+t, j) in byte t
+// for j = q·nr + jj inside B, zero elsewhere — and the column sums the
+// signed products subtract (128·Σ_p B(p, j)).
+func TestPackQuadsLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(79, 80))
+	forEachLevel(t, func(level string) {
+		if d := kernels().intDot(); d.group != 4 || d.elem != 1 {
+			return
+		}
+		for _, k := range []int{1, 2, 3, 4, 5, 7, 8, 31, 33, 64, 130} {
+			for _, n := range []int{1, 15, 16, 63, 64, 65, 200} {
+				for _, transB := range []bool{false, true} {
+					for _, pad := range []int{0, 1, 3} {
+						rows, cols := k, n
+						if transB {
+							rows, cols = n, k
+						}
+						ldb := cols + pad
+						b := make([]int8, rows*ldb+1)
+						for i := range b {
+							b[i] = int8(r.Uint32())
+						}
+						b = b[1:]
+						at := func(p, j int) int8 {
+							if p >= k || j >= n {
+								return 0
+							}
+							if transB {
+								return b[j*ldb+p]
+							}
+							return b[p*ldb+j]
+						}
+						for _, fresh := range []bool{true, false} {
+							var p *PackedS8
+							if !fresh { // storage reused from a larger pack, whose values lie where the padding goes
+								k2, n2 := k+37, n+70
+								big := make([]int8, k2*n2)
+								for i := range big {
+									big[i] = int8(r.Uint32())
+								}
+								p = RepackS8(nil, false, k2, n2, big, n2)
+							}
+							p = RepackS8(p, transB, k, n, b, ldb)
+							lp := p.p
+							words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(lp.data))), len(lp.data)/4)
+							for q := 0; q < lp.panels(); q++ {
+								for g := 0; g < lp.kg; g++ {
+									for jj := 0; jj < lp.nr; jj++ {
+										j := q*lp.nr + jj
+										var want uint32
+										for t := 0; t < 4; t++ {
+											want |= uint32(uint8(at(4*g+t, j))) << (8 * t)
+										}
+										if got := words[(q*lp.kg+g)*lp.nr+jj]; got != want {
+											t.Fatalf("%s k=%d n=%d transB=%v ldb=%d fresh=%v: panel %d group %d column %d = %#08x, want %#08x",
+												level, k, n, transB, ldb, fresh, q, g, jj, got, want)
+										}
+									}
+								}
+							}
+							for j := 0; j < lp.panels()*lp.nr; j++ {
+								var want int32
+								for p := 0; p < k; p++ {
+									want += int32(at(p, j))
+								}
+								if got := lp.colSum128[j]; got != 128*want {
+									t.Fatalf("%s k=%d n=%d transB=%v ldb=%d fresh=%v: column %d sum %d, want %d", level, k, n, transB, ldb, fresh, j, got, 128*want)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkRepackS8 times packing an int8 B known only at run time (a
+// 3×3×64→64 convolution's weights as the int8 product takes them, and a
+// 768×768 layer's, B and Bᵀ).
+func BenchmarkRepackS8(b *testing.B) {
+	r := rand.New(rand.NewPCG(81, 82))
+	for _, sz := range [][2]int{{576, 64}, {768, 768}} {
+		k, n := sz[0], sz[1]
+		w := make([]int8, k*n)
+		for i := range w {
+			w[i] = int8(r.Uint32())
+		}
+		for _, transB := range []bool{false, true} {
+			ldb := n
+			if transB {
+				ldb = k
+			}
+			p := RepackS8(nil, transB, k, n, w, ldb)
+			b.Run(fmt.Sprintf("%dx%d/transB=%v", k, n, transB), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					p = RepackS8(p, transB, k, n, w, ldb)
+				}
+				b.ReportMetric(float64(k*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
+	}
+}
+
 // BenchmarkRepackBF16 times packing a bfloat16 B known only at run time
 // (a 768×768 layer's weights passed as arguments, B and Bᵀ) beside the
 // product it feeds at 128 rows.
