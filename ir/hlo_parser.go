@@ -703,6 +703,9 @@ func (p *hloParser) instructionRHS(c *Computation, sc *instrScope, name string, 
 	if err := p.attributes(in, c, sc, opName, opPos, withAttrs); err != nil {
 		return nil, err
 	}
+	if err := resolveCompareOrder(in); err != nil {
+		return nil, p.s.errorAt(opPos, "%v", err)
+	}
 	// Keep the verbatim attributes in the order they print in, so that a
 	// printed module reads back the same.
 	op := effectiveOpcode(in)
@@ -719,6 +722,41 @@ func (p *hloParser) instructionRHS(c *Computation, sc *instrScope, name string, 
 	sc.byName[in.Name] = in
 	c.Add(in)
 	return in, nil
+}
+
+// resolveCompareOrder gives a compare written with `order=TOTAL` or
+// `order=PARTIAL` (the comparison's order, as newer XLA prints it beside
+// or instead of `type=`) the comparison type it means for its operands'
+// element type: the total order of floats (TOTALORDER) or their IEEE partial
+// order (FLOAT); integers and PRED are totally ordered already. An order
+// that contradicts a `type=` also written, or PARTIAL for a totally
+// ordered type, is an error.
+func resolveCompareOrder(in *Instruction) error {
+	order, ok := in.RawAttr("order")
+	if !ok || in.Opcode != OpCompare || len(in.Operands) == 0 {
+		return nil
+	}
+	t := in.Operands[0].Shape.Elem
+	var implied ComparisonType
+	switch {
+	case t.IsFloatOrComplex() && order == "TOTAL":
+		implied = CmpTypeTotalOrder
+	case t.IsFloatOrComplex():
+		implied = CmpTypeFloat
+	case order == "TOTAL":
+		implied = DefaultComparisonType(t)
+	default:
+		return fmt.Errorf("compare: order=PARTIAL does not apply to %s, whose order is total", t)
+	}
+	same := in.CompareType == CmpTypeDefault || in.CompareType == implied ||
+		implied == CmpTypeFloat && in.CompareType == CmpTypePartialOrder
+	if !same {
+		return fmt.Errorf("compare: type=%v contradicts order=%s", in.CompareType, order)
+	}
+	if in.CompareType == CmpTypeDefault {
+		in.CompareType = implied
+	}
+	return nil
 }
 
 // operands reads `(f32[2]{0} %a, %b, c, %t#1, f32[] constant(1))` after its '('.

@@ -47,7 +47,7 @@ var attributeSpec = map[Opcode]string{
 	OpConvolution:            "window !dim_labels feature_group_count batch_group_count conv_kind operand_precision algorithm sparsity_config",
 	OpFft:                    "!fft_type !fft_length",
 	OpTriangularSolve:        "left_side lower unit_diagonal transpose_a",
-	OpCompare:                "!direction type",
+	OpCompare:                "!direction type order",
 	OpCholesky:               "lower",
 	OpBroadcast:              "!dimensions",
 	OpConcatenate:            "!dimensions",
@@ -336,6 +336,10 @@ func (p *hloParser) attribute(in *Instruction, c *Computation, sc *instrScope, a
 		enum("comparison direction", func(w string) (ok bool) { a.Direction, ok = ParseComparisonDirection(w); return })
 	case key == "type" && op == OpCompare:
 		enum("comparison type", func(w string) (ok bool) { a.CompareType, ok = ParseComparisonType(w); return })
+	case key == "order" && op == OpCompare:
+		raw(func() error {
+			return s.enumWord("comparison order", func(w string) bool { return w == "TOTAL" || w == "PARTIAL" })
+		})
 	case key == "distribution":
 		enum("random distribution", func(w string) (ok bool) { a.Distribution, ok = ParseRandomDistribution(w); return })
 	case key == "algorithm" && op == OpRngBitGenerator:

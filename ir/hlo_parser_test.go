@@ -231,6 +231,43 @@ func TestParseTypedAttributes(t *testing.T) {
 			t.Errorf("compare = %v %v", in.Direction, in.CompareType)
 		}
 	})
+	t.Run("compare order", func(t *testing.T) {
+		// Newer XLA writes a compare's order: TOTAL for floats is the
+		// TOTALORDER type, PARTIAL the IEEE comparison; integers are
+		// totally ordered already. The text prints back as written.
+		for _, c := range []struct {
+			body string
+			want ComparisonType
+		}{
+			{"a = f32[] parameter(0)\n r = pred[] compare(a, a), direction=LT, order=TOTAL", CmpTypeTotalOrder},
+			{"a = bf16[] parameter(0)\n r = pred[] compare(a, a), direction=GT, order=PARTIAL", CmpTypeFloat},
+			{"a = s32[] parameter(0)\n r = pred[] compare(a, a), direction=LT, order=TOTAL", CmpTypeSigned},
+			{"a = u8[] parameter(0)\n r = pred[] compare(a, a), direction=LT, order=TOTAL", CmpTypeUnsigned},
+			{"a = f32[] parameter(0)\n r = pred[] compare(a, a), direction=LT, type=TOTALORDER, order=TOTAL", CmpTypeTotalOrder},
+		} {
+			in := parseOne(t, "", c.body)
+			if in.CompareType != c.want {
+				t.Errorf("%s: type %v, want %v", c.body, in.CompareType, c.want)
+			}
+			// It prints with its order (a type it implies left out) and
+			// reads back the same.
+			got := in.String()
+			back := parseOne(t, "", strings.SplitN(c.body, "\n", 2)[0]+"\n"+strings.Replace(got, "%", "", -1))
+			if !strings.Contains(got, "order=") || back.CompareType != c.want {
+				t.Errorf("%s prints as %s, which reads back as type %v", c.body, got, back.CompareType)
+			}
+		}
+		for _, c := range []struct{ body, err string }{
+			{"a = s32[] parameter(0)\n r = pred[] compare(a, a), direction=LT, order=PARTIAL", "order=PARTIAL does not apply to s32"},
+			{"a = f32[] parameter(0)\n r = pred[] compare(a, a), direction=LT, type=FLOAT, order=TOTAL", "type=FLOAT contradicts order=TOTAL"},
+			{"a = f32[] parameter(0)\n r = pred[] compare(a, a), direction=LT, order=WEAK", "expects comparison order"},
+		} {
+			_, err := ParseModule("HloModule m\nENTRY e {\n" + c.body + "\n}\n")
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want one containing %q", c.body, err, c.err)
+			}
+		}
+	})
 	t.Run("rng and fft", func(t *testing.T) {
 		m, err := ParseModule(`HloModule m
 ENTRY e {

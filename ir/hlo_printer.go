@@ -461,6 +461,8 @@ func rawSlot(name string, op Opcode) int {
 		return slotOrigin
 	case "conv_kind":
 		return slotConvKind
+	case "order":
+		return slotCompareType
 	case "literal":
 		return slotCustomCallLiteral
 	case "parameter_replication", "result_accuracy", "domain", "cross_program_prefetch_index",
@@ -547,7 +549,7 @@ func instructionAttributes(in *Instruction, opts PrintOptions) []string {
 	if always == OpCompare || a.Direction != CmpInvalid {
 		add(slotDirection, "direction="+a.Direction.String())
 	}
-	if a.CompareType != CmpTypeDefault && !isDefaultCompareType(in) {
+	if _, order := in.RawAttr("order"); a.CompareType != CmpTypeDefault && !isDefaultCompareType(in) && !order {
 		add(slotCompareType, "type="+a.CompareType.String())
 	}
 	if a.ChannelID != 0 || a.HasChannelID {
