@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/eval"
 )
 
 // Lower translates an HLO module into SSA form: one Func per computation
@@ -69,6 +70,27 @@ func (l *lowerer) computation(c *ir.Computation, depth int) (*Func, error) {
 			}
 			v.Args = append(v.Args, a)
 		}
+		if in.Opcode == ir.OpCustomCall && in.CustomCallTarget == eval.XLATopKTarget {
+			// XLA's top-k custom call, whose comparator is the total
+			// order's (the only kind XLA writes): the topk op.
+			k, largest, err := eval.XLATopK(l.prog.Source, in)
+			if err != nil {
+				return nil, fmt.Errorf("ssa: %s: %w", in.Name, err)
+			}
+			v.Op = FromIR(ir.OpTopK)
+			v.Attrs.K, v.Attrs.Largest = k, largest
+			v.Attrs.CustomCallTarget, v.Attrs.BackendConfig = "", ""
+			vals[in] = v
+			f.Values = append(f.Values, v)
+			continue
+		}
+		if r := retypingBitcast(f, in, v); r != nil {
+			// The reshape and layout change stay a bitcast of one element
+			// type; the reinterpretation of each element's bits follows.
+			vals[in] = r
+			f.Values = append(f.Values, v, r)
+			continue
+		}
 		if ir.IsIdentityAnnotation(in) {
 			// A sharding or placement annotation is the identity on one
 			// device: its users read the operand.
@@ -103,6 +125,26 @@ func (l *lowerer) computation(c *ir.Computation, depth int) (*Func, error) {
 	l.funcs[c] = f
 	l.prog.Funcs = append(l.prog.Funcs, f)
 	return f, nil
+}
+
+// retypingBitcast splits a bitcast that changes the element type to one of
+// the same width (XLA's optimized modules write them) into the bitcast v of
+// the operand's type to the result's dimensions and layout, and returns a
+// bitcast-convert of it to the result's type; nil for any other value.
+func retypingBitcast(f *Func, in *ir.Instruction, v *Value) *Value {
+	if in.Opcode != ir.OpBitcast || len(v.Args) != 1 || !in.Shape.IsArray() || !v.Args[0].Shape.IsArray() {
+		return nil
+	}
+	from, to := v.Args[0].Shape.Elem, in.Shape.Elem
+	if from == to || from.ByteSize() != to.ByteSize() || from.BitWidth() < 8 || to.BitWidth() < 8 {
+		return nil
+	}
+	v.Shape = v.Shape.WithElem(from)
+	v.Name = in.Name + ".bits"
+	r := f.NewValue(FromIR(ir.OpBitcastConvert), in.Shape.Clone())
+	r.Name = in.Name
+	r.Args = []*Value{v}
+	return r
 }
 
 // calledInRoleOrder lists an instruction's called computations in the order

@@ -369,7 +369,9 @@ func evalScatter(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Lite
 
 // evalBitcast reinterprets the operand's bytes in memory, laid out under its
 // shape's layout, as the result shape under its own layout. With default
-// layouts on both sides that is a reshape.
+// layouts on both sides that is a reshape; an element type of the same
+// width is reinterpreted as bitcast-convert does (XLA's optimized modules
+// write `s32[] bitcast(f32[] x)`).
 func evalBitcast(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Literal, error) {
 	x, err := arrayOperand(args, 1)
 	if err != nil {
@@ -387,12 +389,16 @@ func evalBitcast(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Lite
 				Detail: fmt.Sprintf("bitcast with the tiled, padded or sub-byte layout %v", s.Layout)}
 		}
 	}
-	if xs.ByteSize() != rs.ByteSize() || xs.Elem.ByteSize() != rs.Elem.ByteSize() {
+	if xs.ByteSize() != rs.ByteSize() {
 		return nil, fmt.Errorf("bitcast of %v to %v: sizes differ", xs, rs)
 	}
-	if xs.Elem != rs.Elem {
+	if xs.Elem.ByteSize() != rs.Elem.ByteSize() {
 		return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name,
-			Detail: fmt.Sprintf("bitcast that changes the element type (%v to %v); use bitcast-convert", xs.Elem, rs.Elem)}
+			Detail: fmt.Sprintf("bitcast between element types of different widths (%v to %v)", xs.Elem, rs.Elem)}
+	}
+	if xs.Elem != rs.Elem && (xs.Elem.BitWidth() < 8 || rs.Elem.BitWidth() < 8) {
+		return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name,
+			Detail: fmt.Sprintf("bitcast between the sub-byte types %v and %v", xs.Elem, rs.Elem)}
 	}
 	out, err := newArray(rs.Elem, rs.Dims)
 	if err != nil {

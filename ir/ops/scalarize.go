@@ -253,10 +253,27 @@ func (s *scalarizer) node(c *Computation, nd Node, ops []sval, args []sval, dept
 		return ops[0], nil
 	case op == ir.OpReshape || op == ir.OpBitcast:
 		x, ok := arr(0)
-		if !ok || !out.IsArray() || out.Elem != x.t || out.ElementCount() != len(x.regs) {
+		retype := op == ir.OpBitcast && ok && out.IsArray() && out.Elem != x.t &&
+			out.Elem.ByteSize() == x.t.ByteSize() && x.t.BitWidth() >= 8 && out.Elem.BitWidth() >= 8
+		if !ok || !out.IsArray() || out.Elem != x.t && !retype || out.ElementCount() != len(x.regs) {
 			return unsupported("a reshape that changes the elements")
 		}
-		return sval{{t: x.t, dims: out.Dims, regs: x.regs}}, nil
+		if !retype {
+			return sval{{t: x.t, dims: out.Dims, regs: x.regs}}, nil
+		}
+		// A bitcast to another type of the same width (XLA's optimized
+		// comparators write `s32[] bitcast(f32[] x)`) reinterprets each
+		// element's bits.
+		k := bitcastKernel(x.t, out.Elem)
+		l := sleaf{t: out.Elem, dims: out.Dims}
+		for _, r := range x.regs {
+			o, err := s.emit(k, out.Elem, r)
+			if err != nil {
+				return nil, err
+			}
+			l.regs = append(l.regs, o)
+		}
+		return sval{l}, nil
 	case op == ir.OpBroadcast:
 		x, ok := arr(0)
 		if !ok || nd.Attrs == nil || len(nd.Attrs.Dimensions) != len(x.dims) {
