@@ -63,6 +63,16 @@ func evalCustomCall(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Li
 		return ops[0].Clone(), nil
 	}
 	f, ok := e.opts.CustomCalls.Lookup(in.CustomCallTarget)
+	if !ok && in.CustomCallTarget == XLATopKTarget {
+		k, largest, err := XLATopK(e.module, in)
+		if err != nil {
+			return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name, Detail: err.Error()}
+		}
+		if len(ops) != 1 {
+			return nil, fmt.Errorf("expected 1 operand, found %d", len(ops))
+		}
+		return runTopK(in, ops[0], k, largest)
+	}
 	if !ok {
 		return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name,
 			Detail: fmt.Sprintf("custom-call target %q is not registered (registered: %v)", in.CustomCallTarget, e.opts.CustomCalls.Targets())}

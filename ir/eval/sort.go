@@ -54,9 +54,13 @@ func evalTopK(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Literal
 	if len(args) != 1 || !args[0].Shape().IsArray() {
 		return nil, fmt.Errorf("expected 1 array operand, found %d operands", len(args))
 	}
-	x := args[0]
+	return runTopK(in, args[0], in.K, in.Largest)
+}
+
+// runTopK is topk of x with k and largest, into in's result shape.
+func runTopK(in *ir.Instruction, x *ir.Literal, k int, largest bool) (*ir.Literal, error) {
 	t := x.Shape().Elem
-	p, err := ops.NewTopK(t, x.Shape().Dims, in.K, in.Largest)
+	p, err := ops.NewTopK(t, x.Shape().Dims, k, largest)
 	if err != nil {
 		return nil, unsupported(in, err)
 	}
