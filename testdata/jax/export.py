@@ -1,0 +1,163 @@
+"""Exports the modules of testdata/jax from JAX, with their inputs and JAX's
+outputs on the CPU: for each case NAME, NAME.hlo (the module as jax.jit
+lowers it), NAME.opt.hlo (as XLA's CPU compiler optimizes it), NAME.inI.npy
+(its parameters, in order) and NAME.outI.npy (the leaves of JAX's result).
+bfloat16 arrays are saved as their uint16 bits, NAME.inI.bf16.npy. LOG.txt
+lists the cases and the JAX version.
+
+    JAX_PLATFORMS=cpu python3 export.py DIR
+"""
+import os, sys, traceback
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import numpy as np
+import jax, jax.numpy as jnp
+from jax import lax
+print("jax", jax.__version__, "backend", jax.default_backend(), flush=True)
+D = sys.argv[1] if len(sys.argv) > 1 else "."
+os.makedirs(D, exist_ok=True)
+rng = np.random.default_rng(7)
+def rn(*s, dt=np.float32): return rng.standard_normal(s).astype(dt)
+bf16 = jnp.bfloat16
+log = [f"jax {jax.__version__}, backend {jax.default_backend()}"]
+
+def hlo_text(lowered):
+    for how in ("as_text_hlo", "compiler_ir"):
+        try:
+            if how == "as_text_hlo":
+                return lowered.as_text(dialect="hlo")
+            return lowered.compiler_ir("hlo").as_hlo_text()
+        except Exception as e:
+            last = e
+    raise last
+
+def save(path, a):
+    a = np.asarray(a)
+    if a.dtype == jnp.bfloat16:
+        np.save(path + ".bf16.npy", a.view(np.uint16))
+    else:
+        np.save(path + ".npy", a)
+
+def export(name, f, *args):
+    try:
+        jf = jax.jit(f, keep_unused=True)
+        lowered = jf.lower(*args)
+        text = hlo_text(lowered)
+        open(f"{D}/{name}.hlo", "w").write(text)
+        try:
+            open(f"{D}/{name}.opt.hlo", "w").write(lowered.compile().as_text())
+        except Exception as e:
+            log.append(f"{name}: optimized text failed: {e!r}")
+        leaves = jax.tree_util.tree_leaves(args)
+        for i, a in enumerate(leaves):
+            save(f"{D}/{name}.in{i}", a)
+        outs = jax.tree_util.tree_leaves(jf(*args))
+        for i, o in enumerate(outs):
+            save(f"{D}/{name}.out{i}", o)
+        log.append(f"{name}: ok, {len(leaves)} inputs, {len(outs)} outputs")
+    except Exception:
+        log.append(f"{name}: FAILED\n" + traceback.format_exc(limit=3))
+
+# --- plain jax.numpy models and ops
+def mlp(x, w1, b1, w2, b2):
+    h = jax.nn.relu(x @ w1 + b1)
+    return jax.nn.log_softmax(h @ w2 + b2)
+export("mlp", mlp, rn(4, 32), rn(32, 64) * 0.2, rn(64), rn(64, 10) * 0.2, rn(10))
+export("mlp_bf16", mlp, *(a.astype(bf16) for a in (jnp.asarray(rn(4, 32)), jnp.asarray(rn(32, 64) * 0.2), jnp.asarray(rn(64)), jnp.asarray(rn(64, 10) * 0.2), jnp.asarray(rn(10)))))
+export("gelu_tanh", lambda x: jax.nn.gelu(x, approximate=True), rn(8, 64))
+export("gelu_erf", lambda x: jax.nn.gelu(x, approximate=False), rn(8, 64))
+export("silu_softplus", lambda x: (jax.nn.silu(x), jax.nn.softplus(x), jax.nn.sigmoid(x)), rn(8, 33))
+def layernorm(x, g, b):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) * lax.rsqrt(v + 1e-6) * g + b
+export("layernorm", layernorm, rn(2, 8, 64), rn(64), rn(64))
+export("layernorm_bf16", layernorm, jnp.asarray(rn(2, 8, 64)).astype(bf16), jnp.asarray(rn(64)).astype(bf16), jnp.asarray(rn(64)).astype(bf16))
+export("softmax_lse", lambda x: (jax.nn.softmax(x, axis=-1), jax.scipy.special.logsumexp(x, axis=-1)), rn(4, 8, 17))
+def attention(q, k, v, mask):
+    s = jnp.einsum("bqhd,bkhd->bhqk", q, k) / jnp.sqrt(q.shape[-1]).astype(q.dtype)
+    s = jnp.where(mask, s, -1e9)
+    return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1), v)
+export("attention", attention, rn(1, 8, 2, 16), rn(1, 8, 2, 16), rn(1, 8, 2, 16), np.tril(np.ones((8, 8), bool))[None, None])
+try:
+    export("dot_product_attention", lambda q, k, v: jax.nn.dot_product_attention(q, k, v, is_causal=True), rn(1, 8, 2, 16), rn(1, 8, 2, 16), rn(1, 8, 2, 16))
+except Exception:
+    log.append("dot_product_attention: " + traceback.format_exc(limit=2))
+export("sort_argsort", lambda x: (jnp.sort(x, axis=-1), jnp.argsort(x, axis=-1), jnp.sort(x, axis=0, descending=True)), rn(6, 37))
+export("top_k", lambda x: lax.top_k(x, 5), rn(3, 50))
+export("argmax_min", lambda x: (jnp.argmax(x, -1), jnp.argmin(x, 0), jnp.max(x, 1)), rn(5, 9))
+export("cumsum_cumprod", lambda x: (jnp.cumsum(x, 1), jnp.cumprod(x * 0.5 + 1, 0), lax.cummax(x, 1)), rn(4, 12))
+export("einsum_batch", lambda a, b: jnp.einsum("bij,bjk->bik", a, b), rn(3, 5, 7), rn(3, 7, 4))
+export("gather_take", lambda x, i: (x[i], jnp.take(x, i, axis=1), x[:, 2:5]), rn(10, 6), np.array([3, 0, 9, 9, 2], np.int32))
+export("scatter_add", lambda x, i, v: (x.at[i].add(v), x.at[i].set(v), x.at[i].max(v)), rn(10, 3), np.array([1, 4, 1, 7], np.int32), rn(4, 3))
+export("dynamic_slice_update", lambda x, i, u: (lax.dynamic_slice(x, (i, 1), (3, 4)), lax.dynamic_update_slice(x, u, (i, 0))), rn(8, 6), np.int32(3), rn(2, 6))
+export("fori_loop", lambda x: lax.fori_loop(0, 5, lambda i, c: c * 0.9 + jnp.sin(c) + i, x), rn(4, 4))
+export("while_loop", lambda x: lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * 1.1), (jnp.int32(0), x))[1], rn(3))
+export("cond", lambda p, x: lax.cond(p, lambda y: y * 2, lambda y: jnp.cos(y), x), np.bool_(True), rn(5))
+def rnn(h0, xs, w, u):
+    def step(h, x):
+        h = jnp.tanh(h @ w + x @ u)
+        return h, h.sum()
+    return lax.scan(step, h0, xs)
+export("scan_rnn", rnn, rn(2, 8), rn(6, 2, 4), rn(8, 8) * 0.3, rn(4, 8) * 0.3)
+export("pad_concat_flip", lambda x: (jnp.pad(x, ((1, 2), (0, 3))), jnp.concatenate([x, x * 2], 0), jnp.flip(x, 1), x.T.reshape(-1), jnp.arange(7) * 3), rn(3, 4))
+export("elementwise_math", lambda x, y: (jnp.expm1(x), jnp.log1p(jnp.abs(x)), jnp.arctan2(x, y), jnp.round(x * 3), jnp.floor(x), jnp.sign(x), jnp.clip(x, -0.5, 0.5), jnp.power(jnp.abs(x), y), jnp.tan(x * 0.5), jax.scipy.special.erf(x), jnp.cbrt(x)), rn(6, 5), rn(6, 5))
+export("integer_ops", lambda a, b: (a // b, a % b, a >> 2, a & b, jnp.abs(a), jnp.maximum(a, b), a.astype(jnp.float32) / 3, (a * 7).astype(jnp.int8), jnp.left_shift(a, 3)), np.array([-7, 7, 100, -100, 3, 0, 2**30], np.int32), np.array([2, -3, 7, 9, -1, 5, 3], np.int32))
+def rand(k):
+    key = jax.random.wrap_key_data(k)
+    a, b = jax.random.split(key)
+    return jax.random.normal(a, (4, 5)), jax.random.uniform(b, (7,)), jax.random.randint(key, (6,), 0, 100)
+export("random_normal", rand, np.array([0, 42], np.uint32))
+export("int8_dot", lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32), rng.integers(-128, 127, (4, 16)).astype(np.int8), rng.integers(-128, 127, (16, 8)).astype(np.int8))
+export("conv_nhwc", lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")), rn(2, 8, 8, 3), rn(3, 3, 3, 4))
+export("conv_strided_dilated", lambda x, w: lax.conv_general_dilated(x, w, (2, 2), ((1, 1), (2, 0)), rhs_dilation=(2, 1), dimension_numbers=("NCHW", "OIHW", "NCHW")), rn(1, 4, 9, 9), rn(6, 4, 3, 2))
+export("conv_depthwise", lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=8), rn(1, 6, 6, 8), rn(3, 3, 1, 8))
+export("conv_transpose", lambda x, w: lax.conv_transpose(x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")), rn(1, 5, 5, 4), rn(3, 3, 4, 2))
+export("pools", lambda x: (lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME"), lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4), rn(2, 7, 7, 3))
+export("bf16_mixed", lambda x, w: (jnp.dot(x.astype(bf16), w.astype(bf16), preferred_element_type=jnp.float32), (x.astype(bf16) * 3).astype(jnp.float32).sum(0)), rn(4, 16), rn(16, 8))
+export("complex_mul", lambda x: (lax.complex(x, x * 2) * (1 + 2j)).real, rn(5))
+
+# --- flax models
+try:
+    import flax.linen as nn
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            y = nn.LayerNorm()(x)
+            y = nn.MultiHeadDotProductAttention(num_heads=2, qkv_features=16)(y, y)
+            x = x + y
+            y = nn.LayerNorm()(x)
+            y = nn.Dense(32)(y)
+            y = nn.gelu(y)
+            return x + nn.Dense(16)(y)
+    x = jnp.asarray(rn(1, 8, 16))
+    bp = Block().init(jax.random.PRNGKey(0), x)
+    export("flax_transformer_block", lambda p, x: Block().apply(p, x), bp, x)
+    class CNN(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = nn.Conv(8, (3, 3))(x)
+            x = nn.BatchNorm(use_running_average=True)(x)
+            x = nn.relu(x)
+            x = nn.max_pool(x, (2, 2), (2, 2))
+            x = nn.Conv(8, (3, 3), feature_group_count=8)(x)
+            x = nn.avg_pool(x, (2, 2), (2, 2))
+            x = x.reshape(x.shape[0], -1)
+            return nn.Dense(10)(x)
+    x = jnp.asarray(rn(2, 8, 8, 3))
+    cp = CNN().init(jax.random.PRNGKey(1), x)
+    cp = jax.tree_util.tree_map(lambda a: a + 0.1 * jnp.asarray(rng.standard_normal(a.shape), a.dtype), cp)
+    export("flax_cnn", lambda p, x: CNN().apply(p, x), cp, x)
+    export("flax_cnn_bf16", lambda p, x: CNN().apply(jax.tree_util.tree_map(lambda a: a.astype(bf16), p), x.astype(bf16)), cp, x)
+    class Emb(nn.Module):
+        @nn.compact
+        def __call__(self, ids):
+            e = nn.Embed(50, 16)(ids)
+            return nn.RMSNorm()(e) if hasattr(nn, "RMSNorm") else e
+    ids = jnp.asarray(rng.integers(0, 50, (2, 7)), jnp.int32)
+    ep = Emb().init(jax.random.PRNGKey(2), ids)
+    export("flax_embed_rmsnorm", lambda p, i: Emb().apply(p, i), ep, ids)
+except Exception:
+    log.append("flax: FAILED\n" + traceback.format_exc(limit=4))
+
+open(f"{D}/LOG.txt", "w").write("\n".join(log) + "\n")
+print("\n".join(log))
