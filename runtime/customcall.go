@@ -8,6 +8,7 @@ import (
 
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ir/eval"
+	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
 )
@@ -118,6 +119,13 @@ func buildCustomCall(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	customCalls.RLock()
 	fn, ok := customCalls.fns[target]
 	customCalls.RUnlock()
+	if !ok && ops.IsLapackTarget(target) {
+		var err error
+		if fn, err = lapackCall(v); err != nil {
+			return nil, unsupportedError(fmt.Errorf("custom-call %q (instruction %s): %w", target, v.Name, err))
+		}
+		ok = true
+	}
 	if !ok {
 		return nil, unsupportedError(fmt.Errorf("custom-call target %q (instruction %s) is not registered: runtime.RegisterCustomCall provides an implementation", target, v.Name))
 	}
@@ -176,4 +184,28 @@ func argShapeList(v *ssa.Value) string {
 		parts[i] = a.Shape.StringWithoutLayout()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// lapackCall is the function that runs one of jaxlib's LAPACK custom calls
+// (ops.NewLapack, the evaluator's too) on the custom-call v's shapes.
+func lapackCall(v *ssa.Value) (CustomCallFunc, error) {
+	shapes := make([]ir.Shape, len(v.Args))
+	for i, a := range v.Args {
+		shapes[i] = a.Shape.WithoutLayout()
+	}
+	p, err := ops.NewLapack(v.Attrs.CustomCallTarget, v.Attrs.BackendConfig, shapes, v.Shape.WithoutLayout())
+	if err != nil {
+		return nil, err
+	}
+	return func(operands, results []*Tensor, _ string) error {
+		in := make([][]byte, len(operands))
+		for i, t := range operands {
+			in[i] = t.Bytes()
+		}
+		out := make([][]byte, len(results))
+		for i, t := range results {
+			out[i] = t.Bytes()
+		}
+		return p.Run(out, in)
+	}, nil
 }

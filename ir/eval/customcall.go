@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/ops"
 )
 
 // CustomCallFunc implements a custom-call target: it receives the
@@ -57,10 +58,10 @@ func (r *CustomCallRegistry) Targets() []string {
 
 func init() { register(evalCustomCall, ir.OpCustomCall) }
 
-func evalCustomCall(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Literal, error) {
+func evalCustomCall(e *evaluator, in *ir.Instruction, args []*ir.Literal) (*ir.Literal, error) {
 	if ir.IsIdentityAnnotation(in) {
 		// Sharding and placement annotations are the identity on one device.
-		return ops[0].Clone(), nil
+		return args[0].Clone(), nil
 	}
 	f, ok := e.opts.CustomCalls.Lookup(in.CustomCallTarget)
 	if !ok && in.CustomCallTarget == XLATopKTarget {
@@ -68,14 +69,41 @@ func evalCustomCall(e *evaluator, in *ir.Instruction, ops []*ir.Literal) (*ir.Li
 		if err != nil {
 			return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name, Detail: err.Error()}
 		}
-		if len(ops) != 1 {
-			return nil, fmt.Errorf("expected 1 operand, found %d", len(ops))
+		if len(args) != 1 {
+			return nil, fmt.Errorf("expected 1 operand, found %d", len(args))
 		}
-		return runTopK(in, ops[0], k, largest)
+		return runTopK(in, args[0], k, largest)
+	}
+	if !ok && ops.IsLapackTarget(in.CustomCallTarget) {
+		return evalLapack(in, args)
 	}
 	if !ok {
 		return nil, &UnsupportedError{Op: in.Opcode, Instruction: in.Name,
 			Detail: fmt.Sprintf("custom-call target %q is not registered (registered: %v)", in.CustomCallTarget, e.opts.CustomCalls.Targets())}
 	}
-	return f(in, ops)
+	return f(in, args)
+}
+
+// evalLapack runs one of jaxlib's LAPACK custom calls (ops.NewLapack).
+func evalLapack(in *ir.Instruction, args []*ir.Literal) (*ir.Literal, error) {
+	shapes := make([]ir.Shape, len(args))
+	for i, a := range args {
+		shapes[i] = a.Shape()
+	}
+	p, err := ops.NewLapack(in.CustomCallTarget, in.BackendConfig, shapes, in.Shape.WithoutLayout())
+	if err != nil {
+		return nil, unsupported(in, err)
+	}
+	res, err := ir.NewLiteral(in.Shape.WithoutLayout())
+	if err != nil {
+		return nil, err
+	}
+	outs := []*ir.Literal{res}
+	if res.Shape().IsTuple() {
+		outs = res.Elements()
+	}
+	if err := p.Run(arrayBytes(outs), arrayBytes(args)); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
