@@ -159,5 +159,86 @@ try:
 except Exception:
     log.append("flax: FAILED\n" + traceback.format_exc(limit=4))
 
+# --- gradients, training steps, recurrent cells, linear algebra, special
+# functions and other corners of jax.numpy and jax.lax
+def xent(params, x, y):
+    w1, b1, w2, b2 = params
+    logits = jax.nn.relu(x @ w1 + b1) @ w2 + b2
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * jax.nn.one_hot(y, 10), -1))
+mp = (rn(32, 64) * 0.2, rn(64), rn(64, 10) * 0.2, rn(10))
+export("grad_mlp", jax.grad(xent), mp, rn(4, 32), np.array([1, 7, 3, 3], np.int32))
+def sgd_step(params, x, y):
+    loss, g = jax.value_and_grad(xent)(params, x, y)
+    return loss, jax.tree_util.tree_map(lambda p, d: p - 0.1 * d, params, g)
+export("train_step_sgd", sgd_step, mp, rn(4, 32), np.array([0, 9, 2, 5], np.int32))
+def cnn_loss(w, x):
+    y = lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    y = lax.reduce_window(y, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    return jnp.sum(jnp.tanh(y) ** 2)
+export("grad_conv_maxpool", jax.grad(cnn_loss, argnums=(0, 1)), rn(3, 3, 3, 4), rn(2, 6, 6, 3))
+export("grad_checkpoint", jax.grad(lambda x: jnp.sum(jax.checkpoint(lambda y: jnp.sin(y) * jnp.cos(y) ** 2)(x))), rn(5, 7))
+export("linalg_cholesky_solve", lambda a, b: (jnp.linalg.cholesky(a @ a.T + 4 * jnp.eye(4)), jax.scipy.linalg.solve_triangular(jnp.tril(a) + 4 * jnp.eye(4), b, lower=True)), rn(4, 4), rn(4, 2))
+export("linalg_inv_det", lambda a: (jnp.linalg.inv(a + 3 * jnp.eye(4)), jnp.linalg.det(a + 3 * jnp.eye(4))), rn(4, 4))
+export("linalg_qr", lambda a: jnp.linalg.qr(a), rn(5, 3))
+export("linalg_eigh", lambda a: jnp.linalg.eigh(a + a.T)[0], rn(4, 4))
+export("linalg_svd", lambda a: jnp.linalg.svd(a, compute_uv=False), rn(5, 3))
+export("fft", lambda x: (jnp.abs(jnp.fft.fft(x)), jnp.fft.irfft(jnp.fft.rfft(x), n=16)), rn(3, 16))
+export("special_functions", lambda x: (lax.lgamma(jnp.abs(x) + 0.5), lax.digamma(jnp.abs(x) + 0.5), lax.erf_inv(jnp.tanh(x) * 0.9), jax.scipy.special.erfc(x), jax.scipy.special.logit(jax.nn.sigmoid(x)), jax.scipy.special.xlogy(jnp.abs(x), jnp.abs(x) + 1), jax.scipy.special.i0e(x), lax.igamma(jnp.abs(x) + 1, jnp.abs(x))), rn(4, 6))
+export("bit_ops", lambda a, f: (lax.population_count(a), lax.clz(a), lax.bitcast_convert_type(f, jnp.int32), lax.shift_right_logical(a, 3), jnp.all(a > 0, 1), jnp.any(a > 5, 1), jnp.isnan(f), jnp.isfinite(f), jnp.nextafter(f, jnp.float32(0))), np.array([[1, -2, 255, 1 << 20], [0, 7, -1, 12345]], np.int32), np.array([[1.5, np.nan, -np.inf, 0.0], [-0.0, 3e38, 1e-40, -2.5]], np.float32))
+export("sort_multi_key", lambda k1, k2, v: lax.sort((k1, k2, v), dimension=0, num_keys=2), np.array([3, 1, 3, 1, 2, 3], np.int32), rn(6), np.arange(6, dtype=np.int32))
+export("lexsort_argsort_desc", lambda a, b: (jnp.lexsort((a, b)), jnp.argsort(a, descending=True, stable=True)), np.array([2, 1, 2, 0, 1, 2, 0], np.int32), np.array([5, 4, 3, 5, 1, 0, 2], np.int32))
+for method in ("scan", "sort", "compare_all"):
+    export(f"searchsorted_{method}", lambda a, v, m=method: jnp.searchsorted(a, v, method=m), np.sort(rn(12)), rn(5))
+export("one_hot_take_segment", lambda x, i, s: (jax.nn.one_hot(i, 6), jnp.take_along_axis(x, i[:, None] % 4, axis=1), jax.ops.segment_sum(x, s, num_segments=3)), rn(5, 4), np.array([0, 5, 2, 3, 3], np.int32), np.array([0, 2, 2, 1, 0], np.int32))
+def decode(cache, q, xs):
+    def step(i, c):
+        cache, acc = c
+        cache = lax.dynamic_update_slice(cache, xs[i][None], (i, 0))
+        s = jnp.where(jnp.arange(cache.shape[0]) <= i, cache @ q, -jnp.inf)
+        return cache, acc + jax.nn.softmax(s) @ cache
+    return lax.fori_loop(0, xs.shape[0], step, (cache, jnp.zeros(q.shape)))
+export("kv_cache_decode", decode, np.zeros((6, 8), np.float32), rn(8), rn(6, 8))
+export("image_resize", lambda x: (jax.image.resize(x, (1, 7, 9, 2), "bilinear"), jax.image.resize(x, (1, 2, 3, 2), "nearest")), rn(1, 4, 5, 2))
+export("cumulative_scans", lambda x: (lax.cumlogsumexp(x, axis=1), lax.associative_scan(jnp.add, x, axis=1), lax.cumsum(x, 0, reverse=True)), rn(3, 9))
+export("precision_types", lambda x: (lax.reduce_precision(x, exponent_bits=5, mantissa_bits=2), x.astype(jnp.float16).astype(jnp.float32), x.astype(jnp.float8_e4m3fn).astype(jnp.float32), x.astype(jnp.float8_e5m2).astype(jnp.float32), (x * 100).astype(jnp.uint8)), rn(4, 8) * 4)
+export("integer_arith", lambda a, b: (a ** 3, lax.div(a, b), lax.rem(a, b), jnp.power(b, 2), (a.astype(jnp.uint8) * 7 + 200).astype(jnp.int32), jnp.clip(a, -5, 5), jnp.sign(a)), np.array([-9, 7, -4, 100, 0, 13], np.int32), np.array([4, -3, -4, 7, 1, 5], np.int32))
+export("grad_conv_kernel_batch_group", jax.grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC")) ** 2)), rn(3, 3, 2, 4), rn(3, 5, 5, 2))
+export("complex_arith", lambda a, b: (jnp.abs(lax.complex(a, b) * lax.complex(b, a)), jnp.angle(lax.complex(a, b)), jnp.real(jnp.exp(lax.complex(a, b))), jnp.imag(jnp.conj(lax.complex(a, b)) @ lax.complex(b, a).T)), rn(3, 4), rn(3, 4))
+try:
+    import flax.linen as nn
+    class LSTM(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.RNN(nn.OptimizedLSTMCell(8))(x)
+    x = jnp.asarray(rn(2, 5, 4))
+    lp = LSTM().init(jax.random.PRNGKey(3), x)
+    export("flax_lstm", lambda p, x: LSTM().apply(p, x), lp, x)
+    class GNT(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = nn.GroupNorm(num_groups=2)(x)
+            return nn.ConvTranspose(4, (3, 3), strides=(2, 2))(x)
+    x = jnp.asarray(rn(1, 5, 5, 4))
+    gp = GNT().init(jax.random.PRNGKey(4), x)
+    export("flax_groupnorm_convtranspose", lambda p, x: GNT().apply(p, x), gp, x)
+    class Drop(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dropout(0.5, deterministic=False)(x)
+    export("flax_dropout", lambda k, x: Drop().apply({}, x, rngs={"dropout": jax.random.wrap_key_data(k)}), np.array([0, 11], np.uint32), rn(4, 6))
+    class BlockBF16(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            y = nn.LayerNorm(dtype=jnp.bfloat16)(x)
+            y = nn.MultiHeadDotProductAttention(num_heads=2, qkv_features=16, dtype=jnp.bfloat16)(y, y)
+            return x + nn.Dense(16, dtype=jnp.bfloat16)(nn.gelu(y))
+    x = jnp.asarray(rn(1, 8, 16))
+    bp2 = BlockBF16().init(jax.random.PRNGKey(5), x)
+    export("flax_block_bf16_compute", lambda p, x: BlockBF16().apply(p, x), bp2, x)
+except Exception:
+    log.append("flax (2): FAILED\n" + traceback.format_exc(limit=4))
+jax.config.update("jax_enable_x64", True)
+export("x64", lambda a, i: (a @ a.T, jnp.cumsum(i), i * 3_000_000_000, a.astype(jnp.float32)), rng.standard_normal((3, 4)), np.array([1, 2, 3, 2**40], np.int64))
+
 open(f"{D}/LOG.txt", "w").write("\n".join(log) + "\n")
 print("\n".join(log))
