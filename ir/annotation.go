@@ -1,20 +1,25 @@
 package ir
 
 // annotationTargets are the custom-call targets JAX and XLA emit to annotate
-// a value for partitioning, placement or host offloading. On one device
-// each returns its operand unchanged.
+// a value for partitioning (GSPMD's and Shardy's), placement or host
+// offloading. On one device each returns its operand unchanged.
 var annotationTargets = map[string]bool{
-	"Sharding":                  true,
-	"SPMDFullToShardShape":      true,
-	"SPMDShardToFullShape":      true,
-	"annotate_device_placement": true,
-	"MoveToHost":                true,
-	"MoveToDevice":              true,
+	"Sharding":                   true,
+	"SPMDFullToShardShape":       true,
+	"SPMDShardToFullShape":       true,
+	"xla.sdy.FuncResultSharding": true,
+	"xla.sdy.GlobalToLocalShape": true,
+	"xla.sdy.LocalToGlobalShape": true,
+	"annotate_device_placement":  true,
+	"MoveToHost":                 true,
+	"MoveToDevice":               true,
 }
 
 // IsAnnotationTarget reports whether target is one of the annotation
 // custom-call targets (Sharding, SPMDFullToShardShape, SPMDShardToFullShape,
-// annotate_device_placement, MoveToHost, MoveToDevice).
+// Shardy's xla.sdy.FuncResultSharding, xla.sdy.GlobalToLocalShape and
+// xla.sdy.LocalToGlobalShape, annotate_device_placement, MoveToHost,
+// MoveToDevice).
 func IsAnnotationTarget(target string) bool { return annotationTargets[target] }
 
 // IsIdentityAnnotation reports whether in is an annotation custom-call that

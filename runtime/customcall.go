@@ -39,7 +39,8 @@ var customCalls = struct {
 // compiling. It is safe to call at any time, also while executables run.
 //
 // The annotation targets JAX emits for a single-device program (Sharding,
-// SPMDFullToShardShape, SPMDShardToFullShape, annotate_device_placement,
+// SPMDFullToShardShape, SPMDShardToFullShape, xla.sdy.FuncResultSharding,
+// xla.sdy.GlobalToLocalShape, xla.sdy.LocalToGlobalShape, annotate_device_placement,
 // MoveToHost, MoveToDevice) need no registration: they are the identity.
 func RegisterCustomCall(target string, fn CustomCallFunc) {
 	customCalls.Lock()
