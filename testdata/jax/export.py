@@ -37,11 +37,11 @@ def save(path, a):
     else:
         np.save(path + ".npy", a)
 
-def export(name, f, *args):
+def export(name, f, *args, jit=None, debug_info=False):
     try:
-        jf = jax.jit(f, keep_unused=True)
+        jf = (jit or (lambda g: jax.jit(g, keep_unused=True)))(f)
         lowered = jf.lower(*args)
-        text = hlo_text(lowered)
+        text = lowered.as_text(dialect="hlo", debug_info=True) if debug_info else hlo_text(lowered)
         open(f"{D}/{name}.hlo", "w").write(text)
         try:
             open(f"{D}/{name}.opt.hlo", "w").write(lowered.compile().as_text())
@@ -237,6 +237,104 @@ try:
     export("flax_block_bf16_compute", lambda p, x: BlockBF16().apply(p, x), bp2, x)
 except Exception:
     log.append("flax (2): FAILED\n" + traceback.format_exc(limit=4))
+# --- whole small models as services run them, and more of jax.numpy
+def gpt_greedy(params, prompt):
+    emb, pos, wq, wk, wv, wo, w1, w2 = params
+    T = 12
+    def logits_at(tokens, length):
+        x = emb[tokens] + pos
+        h = x - x.mean(-1, keepdims=True)
+        h = h / jnp.sqrt((h * h).mean(-1, keepdims=True) + 1e-5)
+        q, k, v = h @ wq, h @ wk, h @ wv
+        s = q @ k.T / jnp.sqrt(16.0)
+        mask = jnp.tril(jnp.ones((T, T), bool)) & (jnp.arange(T)[None, :] < length)
+        s = jnp.where(mask, s, -1e9)
+        x = x + jax.nn.softmax(s) @ v @ wo
+        x = x + jax.nn.gelu(x @ w1) @ w2
+        return x @ emb.T
+    def body(c):
+        tokens, length = c
+        nxt = jnp.argmax(logits_at(tokens, length)[length - 1]).astype(jnp.int32)
+        return tokens.at[length].set(nxt), length + 1
+    tokens = jnp.zeros(T, jnp.int32).at[:4].set(prompt)
+    return lax.while_loop(lambda c: c[1] < T, body, (tokens, jnp.int32(4)))[0]
+gp = (rn(50, 16) * 0.5, rn(12, 16) * 0.1, rn(16, 16) * 0.3, rn(16, 16) * 0.3, rn(16, 16) * 0.3, rn(16, 16) * 0.3, rn(16, 32) * 0.3, rn(32, 16) * 0.3)
+export("gpt_greedy_decode", gpt_greedy, gp, np.array([3, 17, 42, 8], np.int32))
+def vit(params, img):
+    wp, cls, pos, wh = params
+    p = lax.conv_general_dilated(img, wp, (4, 4), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    t = p.reshape(p.shape[0], -1, p.shape[-1])
+    t = jnp.concatenate([jnp.broadcast_to(cls, (t.shape[0], 1, t.shape[-1])), t], 1) + pos
+    a = jax.nn.softmax(jnp.einsum("bqd,bkd->bqk", t, t) / 4.0)
+    return jnp.einsum("bqk,bkd->bqd", a, t)[:, 0] @ wh
+export("vit_patch_attention", vit, (rn(4, 4, 3, 16) * 0.2, rn(1, 1, 16), rn(1, 5, 16) * 0.1, rn(16, 10)), rn(2, 8, 8, 3))
+def mobilenet_block(params, x):
+    wd, wp, g, b, m, v = params
+    y = lax.conv_general_dilated(x, wd, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=x.shape[-1])
+    y = (y - m) / jnp.sqrt(v + 1e-3) * g + b
+    y = jnp.clip(y, 0, 6)
+    y = lax.conv_general_dilated(y, wp, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    se = jax.nn.sigmoid(y.mean((1, 2), keepdims=True))
+    return jax.nn.hard_swish(y * se)
+export("mobilenet_se_block", mobilenet_block, (rn(3, 3, 1, 8), rn(1, 1, 8, 12) * 0.3, rn(8), rn(8), rn(8), np.abs(rn(8)) + 0.5), rn(2, 6, 6, 8))
+export("unet_upsample_skip", lambda x, s: jnp.concatenate([jax.image.resize(x, (1, 8, 8, 4), "nearest"), s], -1), rn(1, 4, 4, 4), rn(1, 8, 8, 2))
+export("int8_weight_dequant_dot", lambda x, w, sc: x @ (w.astype(jnp.float32) * sc), rn(3, 16), rng.integers(-127, 127, (16, 8)).astype(np.int8), np.abs(rn(8)) * 0.05)
+export("mlp_f16", lambda x, w1, w2: jax.nn.relu(x @ w1) @ w2, rn(4, 16).astype(np.float16), (rn(16, 32) * 0.3).astype(np.float16), (rn(32, 4) * 0.3).astype(np.float16))
+export("array_manipulation", lambda x: (jnp.roll(x, 2, 1), jnp.rot90(x), jnp.tile(x, (2, 1)), jnp.repeat(x, 2, 0), jnp.tril(x), jnp.triu(x, 1), jnp.diag(x[:, :4]), jnp.trace(x[:, :4]), jnp.kron(x[:2, :2], x[:2, :2]), jnp.outer(x[0], x[1]), jnp.tensordot(x, x.T, 1)), rn(4, 5))
+export("advanced_indexing", lambda x, i, j: (x[i, :, j], x[:, i], x.at[:, i].set(0.0), x.at[i, 1, j].add(10.0), jnp.put_along_axis(x[0], i[:, None] % 3, 7.0, axis=0, inplace=False)), rn(5, 3, 4), np.array([4, 0, 2], np.int32), np.array([1, 3, 3], np.int32))
+export("select_switch_piecewise", lambda x, i: (jnp.select([x < -1, x > 1], [x * 2, x * 3], x), lax.switch(i, [lambda y: y + 1, lambda y: y * y, lambda y: -y], x), jnp.piecewise(x, [x < 0, x >= 0], [lambda y: -y, lambda y: y ** 2])), rn(7), np.int32(1))
+export("padding_forms", lambda x: (lax.pad(x, 0.5, ((1, -1, 1), (0, 2, 2))), jnp.pad(x, 2, mode="reflect"), jnp.pad(x, 1, mode="edge"), jnp.pad(x, (1, 2), mode="wrap")), rn(3, 4))
+export("pool_forms", lambda x: (lax.reduce_window(x, 0.0, lax.add, (1, 3, 3, 1), (1, 1, 1, 1), ((0, 0), (1, 1), (1, 1), (0, 0))), lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 1, 1, 1), "VALID", window_dilation=(1, 2, 2, 1)), lax.reduce_window(x, jnp.inf, lax.min, (1, 3, 3, 1), (1, 2, 2, 1), "SAME", base_dilation=(1, 2, 2, 1))), rn(1, 6, 6, 2))
+export("counting_and_sets", lambda x, i: (jnp.bincount(i, length=6), jnp.unique(i, size=5, fill_value=-1), jnp.nonzero(x > 0, size=6, fill_value=-1)[0], jnp.histogram(x, bins=4, range=(-2, 2))[0], jnp.count_nonzero(x > 0.5)), rn(10), np.array([1, 3, 3, 0, 5, 1, 1], np.int32))
+export("vmap_gather_dot", jax.vmap(lambda t, i, w: jnp.tanh(t[i] @ w)), rn(3, 6, 4), np.array([[0, 2], [5, 5], [1, 3]], np.int32), rn(3, 4, 2))
+export("newton_while_convergence", lambda a: lax.while_loop(lambda c: jnp.abs(c[0] * c[0] - a).max() > 1e-5, lambda c: (0.5 * (c[0] + a / c[0]), c[1] + 1), (a, jnp.int32(0))), np.abs(rn(6)) * 4 + 0.5)
+def rand2(k):
+    key = jax.random.wrap_key_data(k)
+    k1, k2, k3, k4 = jax.random.split(key, 4)
+    return (jax.random.categorical(k1, jnp.log(jnp.array([0.1, 0.2, 0.7])), shape=(8,)), jax.random.bernoulli(k2, 0.3, (10,)), jax.random.permutation(k3, 9), jax.random.truncated_normal(k4, -1.0, 1.0, (5,)), jax.random.bits(key, (4,), jnp.uint32))
+export("random_sampling", rand2, np.array([7, 99], np.uint32))
+export("fft_forms", lambda x: (jnp.abs(jnp.fft.fft2(x)), jnp.real(jnp.fft.ifft(x, axis=0)), jnp.fft.rfftn(x).imag), rn(4, 8))
+export("int_types", lambda a, b: ((a * jnp.uint32(2654435761)) ^ (a >> 7), a.astype(jnp.int16) * b.astype(jnp.int16), (a.astype(jnp.uint8) + b.astype(jnp.uint8)), lax.shift_left(a.astype(jnp.uint16), b.astype(jnp.uint16) % 16), jnp.floor_divide(a, jnp.where(b == 0, 1, b)), jnp.minimum(a.astype(jnp.uint32), b.astype(jnp.uint32))), np.array([1, 2**31 - 1, 65535, 40000, 7, 300], np.uint32), np.array([3, 5, 0, 17, 255, 9], np.uint32))
+export("numerics_edge", lambda x: (jnp.nan_to_num(x), jnp.isclose(x, x + 1e-7), jnp.exp(x), jnp.log(x), jnp.sqrt(x), lax.rsqrt(x), jnp.tanh(x), jax.nn.softplus(x), jnp.maximum(x, jnp.nan), jnp.sort(x), jnp.argmax(x), x.sum()), np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1.2e-38, 3e38, 88.7, -104.0], np.float32))
+export("einsum_forms", lambda a, b, c: (jnp.einsum("ij,jk,kl->il", a, b, c), jnp.einsum("ii->i", b[:3, :3]), jnp.einsum("bij->bji", jnp.stack([a, a])), jnp.einsum("i,i->", a[0], a[1]), jnp.linalg.norm(a), jnp.linalg.norm(a, axis=1, ord=1)), rn(4, 3), rn(3, 5), rn(5, 2))
+try:
+    import flax.linen as nn
+    class MLPMixer(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            y = nn.LayerNorm()(x)
+            y = jnp.swapaxes(nn.Dense(x.shape[1])(jnp.swapaxes(y, 1, 2)), 1, 2)
+            x = x + y
+            return x + nn.Dense(x.shape[-1])(nn.gelu(nn.Dense(32)(nn.LayerNorm()(x))))
+    x = jnp.asarray(rn(2, 6, 8))
+    mp2 = MLPMixer().init(jax.random.PRNGKey(6), x)
+    export("flax_mlp_mixer", lambda p, x: MLPMixer().apply(p, x), mp2, x)
+    class ConvBNTrain(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = nn.Conv(4, (3, 3), strides=(2, 2))(x)
+            return nn.BatchNorm(use_running_average=False)(x)
+    x = jnp.asarray(rn(3, 8, 8, 2))
+    cb = ConvBNTrain().init(jax.random.PRNGKey(7), x)
+    export("flax_batchnorm_train_stats", lambda p, x: ConvBNTrain().apply(p, x, mutable=["batch_stats"]), cb, x)
+    class GRU(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.RNN(nn.GRUCell(6))(x)
+    x = jnp.asarray(rn(2, 4, 3))
+    grp = GRU().init(jax.random.PRNGKey(8), x)
+    export("flax_gru", lambda p, x: GRU().apply(p, x), grp, x)
+except Exception:
+    log.append("flax (3): FAILED\n" + traceback.format_exc(limit=4))
+export("linalg_solve_pinv", lambda a, b: (jnp.linalg.solve(a + 3 * jnp.eye(4), b), jnp.linalg.pinv(a[:, :3]), jnp.linalg.slogdet(a + 3 * jnp.eye(4))[1], jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a @ a.T + jnp.eye(4)), b), jnp.linalg.matrix_power(a * 0.5, 3), jax.scipy.linalg.expm(a * 0.3), jnp.linalg.lstsq(a[:, :3], b)[0]), rn(4, 4), rn(4, 2))
+# the ways of calling jax.jit that change the module's text
+export("jit_donated_aliased", lambda x, y: (x * 2 + y, y - 1), rn(4, 4), rn(4, 4), jit=lambda g: jax.jit(g, donate_argnums=(0,)))
+try:
+    dev = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    export("jit_single_device_sharding", lambda x: jnp.tanh(x) @ x.T, rn(3, 5), jit=lambda g: jax.jit(g, in_shardings=dev, out_shardings=dev))
+except Exception:
+    log.append("sharding: FAILED\n" + traceback.format_exc(limit=3))
+export("debug_info_text", lambda x: jax.nn.softmax(x @ x.T), rn(3, 4), debug_info=True)
 jax.config.update("jax_enable_x64", True)
 export("x64", lambda a, i: (a @ a.T, jnp.cumsum(i), i * 3_000_000_000, a.astype(jnp.float32)), rng.standard_normal((3, 4)), np.array([1, 2, 3, 2**40], np.int64))
 
