@@ -330,7 +330,11 @@ func (c *compiler) staticKernel(plan *sched.Plan, k *sched.Kernel, p *program) (
 	case sched.LayerNorm:
 		s, err = c.layerNormStep(k)
 	case sched.Loop:
-		s, err = c.loopStep(k, p)
+		if s, err = c.loopStep(k, p); s == nil && err == nil {
+			if is := c.intLoopStep(k, p); is != nil {
+				s = is
+			}
+		}
 	case sched.Reduce:
 		s, err = c.reduceStep(k, p)
 	}

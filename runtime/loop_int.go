@@ -1,0 +1,490 @@
+package runtime
+
+// Integer loops: a fused loop whose values are 32-bit integers (s32, u32)
+// and PRED masks — the bit mixing of JAX's random numbers (threefry's adds,
+// rotations and xors), index arithmetic, comparisons and selects on
+// integers — runs tile by tile like the float32 loop, each op a tight loop
+// over the tile's uint32 lanes (signedness matters only to compare,
+// maximum, minimum, abs and the arithmetic shift, which reinterpret them),
+// instead of the generic loop's per-element interpretation. Each op
+// computes what ir/ops' IntBinary and IntUnary define for the type (the
+// tests check every op against them at the edges: shifts of 32 and more,
+// the most negative value, wrapping).
+
+import (
+	"unsafe"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/sched"
+	"github.com/kilnml/kiln/ssa"
+)
+
+// intLoopStep evaluates a LoopProgram over 32-bit integers and PRED masks.
+type intLoopStep struct {
+	out     loc
+	outSize int
+	dims    []int
+	total   int
+	instrs  []intInstr
+	loads   []loc
+	regs    int
+	parts   int
+	perPart int
+	threads int
+}
+
+// intInstr is one op of an integer loop.
+type intInstr struct {
+	op     ssa.Op
+	typ    ir.ElementType // S32, U32 or PRED
+	kind   instrKind
+	args   []int
+	reg    int // its register; the last instruction writes the output
+	acc    *sched.Access
+	linear bool // a load of a contiguous run of the input, read in place
+	c      uint32
+	cmask  bool
+	dir    ir.ComparisonDirection
+	signed bool // the operands are signed (compare, maximum, minimum, abs)
+}
+
+func intLoopTypeOK(t ir.ElementType) bool { return t == ir.S32 || t == ir.U32 || t == ir.PRED }
+
+func isInt32(t ir.ElementType) bool { return t == ir.S32 || t == ir.U32 }
+
+// intLoopOpOK reports whether the integer loop computes op of the program.
+func intLoopOpOK(lp *sched.LoopProgram, op sched.LoopOp) bool {
+	arg := func(i int) ir.ElementType { return lp.Ops[op.Args[i]].Type }
+	same := func() bool {
+		for i := range op.Args {
+			if arg(i) != op.Type {
+				return false
+			}
+		}
+		return true
+	}
+	switch op.Op {
+	case ssa.OpAdd, ssa.OpSubtract, ssa.OpMultiply, ssa.OpMaximum, ssa.OpMinimum,
+		ssa.Op(ir.OpShiftLeft), ssa.Op(ir.OpShiftRightLogical), ssa.Op(ir.OpShiftRightArithmetic),
+		ssa.OpNegate, ssa.Op(ir.OpAbs):
+		return isInt32(op.Type) && same()
+	case ssa.Op(ir.OpAnd), ssa.Op(ir.OpOr), ssa.Op(ir.OpXor), ssa.Op(ir.OpNot):
+		return same()
+	case ssa.OpCompare:
+		return op.Type == ir.PRED && isInt32(arg(0)) && arg(1) == arg(0)
+	case ssa.OpSelect:
+		return arg(0) == ir.PRED && arg(1) == op.Type && arg(2) == op.Type
+	case ssa.OpConvert:
+		// Between s32 and u32 (the same bits), and to and from PRED.
+		return op.Type != arg(0) && (isInt32(op.Type) || isInt32(arg(0)))
+	}
+	return false
+}
+
+// intLoopStep compiles a Loop kernel over 32-bit integers and PRED, or
+// returns nil when a type or an op is outside what it computes.
+func (c *compiler) intLoopStep(k *sched.Kernel, p *program) step {
+	lp := k.Loop
+	if lp == nil || lp.Rows || len(lp.Ops) > maxLoopOps || !intLoopTypeOK(k.Root.Shape.Elem) {
+		return nil
+	}
+	for _, in := range k.Inputs {
+		if !in.Shape.IsArray() || !intLoopTypeOK(in.Shape.Elem) || !in.Shape.HasDefaultLayout() {
+			return nil
+		}
+	}
+	ints := false
+	s := &intLoopStep{threads: c.cfg.threads}
+	for _, b := range k.In {
+		s.loads = append(s.loads, c.loc(b))
+	}
+	dims, strides := collapseDims(lp)
+	s.dims, s.total = dims, prod(dims)
+	for i, op := range lp.Ops {
+		if !intLoopTypeOK(op.Type) {
+			return nil
+		}
+		ints = ints || isInt32(op.Type)
+		in := intInstr{op: op.Op, typ: op.Type, args: op.Args, reg: -1}
+		switch op.Op {
+		case ssa.OpParameter, ssa.OpIota:
+			in.kind = instrLoad
+			if op.Op == ssa.OpIota {
+				in.kind = instrIota
+			}
+			in.acc = &sched.Access{Input: op.Access.Input, Strides: strides[i], Offset: op.Access.Offset}
+			in.linear = op.Op == ssa.OpParameter && in.acc.IsLinear(dims) && !in.acc.IsScalar()
+		case ssa.OpConstant:
+			in.kind = instrConst
+			switch op.Type {
+			case ir.PRED:
+				in.cmask = op.Scalar.Bools()[0]
+			case ir.S32:
+				in.c = uint32(ir.Values[int32](op.Scalar)[0])
+			default:
+				in.c = ir.Values[uint32](op.Scalar)[0]
+			}
+		default:
+			if !intLoopOpOK(lp, op) {
+				return nil
+			}
+			if len(op.Args) > 0 {
+				in.signed = lp.Ops[op.Args[0]].Type == ir.S32
+			}
+			if op.Op == ssa.OpCompare {
+				in.dir = op.Value.Attrs.Direction
+			}
+		}
+		s.instrs = append(s.instrs, in)
+	}
+	if !ints {
+		return nil // PRED alone: the float32 loop's
+	}
+	s.assignRegisters()
+	p.scratch = max(p.scratch, (s.regs+1)*loopTile*4)
+	s.out, s.outSize = c.loc(k.Out), k.Root.Shape.Elem.ByteSize()
+	tiles := (s.total + loopTile - 1) / loopTile
+	s.parts = min(max(k.Parallel, 1), max(tiles, 1))
+	tilesPer := (tiles + s.parts - 1) / max(s.parts, 1)
+	s.perPart = tilesPer * loopTile
+	if s.perPart > 0 {
+		s.parts = (s.total + s.perPart - 1) / s.perPart
+	}
+	return s
+}
+
+// assignRegisters gives each instruction but the last and the in-place
+// loads a register, reusing registers after their last use (a result never
+// shares one with its own arguments).
+func (s *intLoopStep) assignRegisters() {
+	last := make([]int, len(s.instrs))
+	for i, in := range s.instrs {
+		for _, a := range in.args {
+			last[a] = i
+		}
+	}
+	var free []int
+	for i := range s.instrs {
+		in := &s.instrs[i]
+		if !in.linear && i != len(s.instrs)-1 {
+			if len(free) > 0 {
+				in.reg, free = free[len(free)-1], free[:len(free)-1]
+			} else {
+				in.reg = s.regs
+				s.regs++
+			}
+		}
+		for j, a := range in.args {
+			if last[a] == i && s.instrs[a].reg >= 0 && !containsInt(in.args[:j], a) {
+				free = append(free, s.instrs[a].reg)
+			}
+		}
+	}
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *intLoopStep) name() string { return "loop-int" }
+
+func (s *intLoopStep) exec(fr *frame) error {
+	if s.total == 0 {
+		return nil
+	}
+	parallelFor(fr, &fr.task, s, s.parts, s.threads)
+	return nil
+}
+
+// ival is a tile's value: 32-bit lanes or a mask.
+type ival struct {
+	u []uint32
+	m []bool
+}
+
+func (s *intLoopStep) part(fr *frame, p, w int) {
+	lo := p * s.perPart
+	hi := min(lo+s.perPart, s.total)
+	scratch := fr.scratch[w]
+	var small [maxLoopOps]ival
+	vs := small[:len(s.instrs)]
+	out := fr.bytes(s.out)
+	for start := lo; start < hi; start += loopTile {
+		if (start-lo)%pollLoopElements == 0 && fr.stopped() {
+			return
+		}
+		n := min(loopTile, hi-start)
+		dst := out[start*s.outSize : (start+n)*s.outSize]
+		for i := range s.instrs {
+			s.eval(fr, i, vs, start, n, scratch, dst)
+		}
+	}
+}
+
+func regU32(scratch []byte, r, n int) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&scratch[r*loopTile*4])), n)
+}
+
+func u32s(b []byte) []uint32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// eval computes instruction i for the tile [start, start+n).
+func (s *intLoopStep) eval(fr *frame, i int, vs []ival, start, n int, scratch, out []byte) {
+	in := &s.instrs[i]
+	var dst ival
+	switch {
+	case i == len(s.instrs)-1 && in.typ == ir.PRED:
+		dst.m = bools(out)[:n]
+	case i == len(s.instrs)-1:
+		dst.u = u32s(out)[:n]
+	case in.linear:
+	case in.typ == ir.PRED:
+		dst.m = regBool(scratch, in.reg, n)
+	default:
+		dst.u = regU32(scratch, in.reg, n)
+	}
+	switch in.kind {
+	case instrConst:
+		for j := range dst.u {
+			dst.u[j] = in.c
+		}
+		for j := range dst.m {
+			dst.m[j] = in.cmask
+		}
+	case instrIota:
+		iotaInt(dst.u, s.dims, in.acc.Strides, in.acc.Offset, start)
+	case instrLoad:
+		src := fr.bytes(s.loads[in.acc.Input])
+		switch {
+		case in.linear && i != len(s.instrs)-1:
+			if in.typ == ir.PRED {
+				dst.m = bools(src)[in.acc.Offset+start : in.acc.Offset+start+n]
+			} else {
+				dst.u = u32s(src)[in.acc.Offset+start : in.acc.Offset+start+n]
+			}
+		case in.typ == ir.PRED:
+			gather(dst.m, bools(src), s.dims, in.acc.Strides, in.acc.Offset, start)
+		default:
+			gather(dst.u, u32s(src), s.dims, in.acc.Strides, in.acc.Offset, start)
+		}
+	default:
+		var a, b, c ival
+		if len(in.args) > 0 {
+			a = vs[in.args[0]]
+		}
+		if len(in.args) > 1 {
+			b = vs[in.args[1]]
+		}
+		if len(in.args) > 2 {
+			c = vs[in.args[2]]
+		}
+		intOp(in, dst, a, b, c)
+	}
+	vs[i] = dst
+}
+
+// iotaInt writes offset + Σ strides[d]·idx[d] for the output indices
+// start, start+1, … (wrapped to 32 bits).
+func iotaInt(dst []uint32, dims, strides []int, offset, start int) {
+	var idxBuf [16]int
+	idx := idxBuf[:len(dims)]
+	if len(dims) > len(idxBuf) {
+		idx = make([]int, len(dims))
+	}
+	rem := start
+	for d := len(dims) - 1; d >= 0; d-- {
+		idx[d] = rem % dims[d]
+		rem /= dims[d]
+	}
+	for i := range dst {
+		v := offset
+		for d := range idx {
+			v += idx[d] * strides[d]
+		}
+		dst[i] = uint32(v)
+		ir.NextIndex(dims, idx)
+	}
+}
+
+// intOp runs one op over a tile into dst. Operands are resliced to the
+// tile's length first, so that the loops carry no bounds checks.
+func intOp(in *intInstr, dst, a, b, c ival) {
+	if in.typ == ir.PRED || in.op == ssa.OpCompare {
+		maskOp(in, dst.m, a, b, c)
+		return
+	}
+	d := dst.u
+	n := len(d)
+	x := a.u
+	if x != nil {
+		x = x[:n]
+	}
+	var y []uint32
+	if b.u != nil {
+		y = b.u[:n]
+	}
+	switch in.op {
+	case ssa.OpAdd:
+		for j := range d {
+			d[j] = x[j] + y[j]
+		}
+	case ssa.OpSubtract:
+		for j := range d {
+			d[j] = x[j] - y[j]
+		}
+	case ssa.OpMultiply:
+		for j := range d {
+			d[j] = x[j] * y[j]
+		}
+	case ssa.Op(ir.OpAnd):
+		for j := range d {
+			d[j] = x[j] & y[j]
+		}
+	case ssa.Op(ir.OpOr):
+		for j := range d {
+			d[j] = x[j] | y[j]
+		}
+	case ssa.Op(ir.OpXor):
+		for j := range d {
+			d[j] = x[j] ^ y[j]
+		}
+	case ssa.Op(ir.OpNot):
+		for j := range d {
+			d[j] = ^x[j]
+		}
+	case ssa.OpNegate:
+		for j := range d {
+			d[j] = -x[j]
+		}
+	case ssa.Op(ir.OpAbs):
+		for j := range d {
+			if v := x[j]; in.signed && int32(v) < 0 {
+				d[j] = -v // abs of the most negative value wraps to itself
+			} else {
+				d[j] = v
+			}
+		}
+	case ssa.Op(ir.OpShiftLeft):
+		for j := range d {
+			// A count of 32 or more shifts every bit out (Go's shifts
+			// give 0 there too; the mask keeps the lane's count in
+			// range for the compiler's shift).
+			d[j] = x[j] << y[j]
+		}
+	case ssa.Op(ir.OpShiftRightLogical):
+		for j := range d {
+			d[j] = x[j] >> y[j]
+		}
+	case ssa.Op(ir.OpShiftRightArithmetic):
+		for j := range d {
+			d[j] = uint32(int32(x[j]) >> y[j]) // 32 or more: all sign bits
+		}
+	case ssa.OpMaximum, ssa.OpMinimum:
+		max := in.op == ssa.OpMaximum
+		for j := range d {
+			u, v := x[j], y[j]
+			less := u < v
+			if in.signed {
+				less = int32(u) < int32(v)
+			}
+			if less == max {
+				d[j] = v
+			} else {
+				d[j] = u
+			}
+		}
+	case ssa.OpSelect:
+		p, z := a.m[:n], c.u[:n]
+		y = b.u[:n]
+		for j := range d {
+			if p[j] {
+				d[j] = y[j]
+			} else {
+				d[j] = z[j]
+			}
+		}
+	case ssa.OpConvert:
+		if a.m != nil { // PRED to 0 or 1
+			p := a.m[:n]
+			for j := range d {
+				d[j] = 0
+				if p[j] {
+					d[j] = 1
+				}
+			}
+			return
+		}
+		copy(d, x) // s32 and u32: the same bits
+	}
+}
+
+// maskOp runs an op with a PRED result: logical ops and selects on masks,
+// comparisons of integers and their conversion to PRED.
+func maskOp(in *intInstr, m []bool, a, b, c ival) {
+	n := len(m)
+	switch in.op {
+	case ssa.OpCompare:
+		x, y := a.u[:n], b.u[:n]
+		for j := range m {
+			u, v := x[j], y[j]
+			less, eq := u < v, u == v
+			if in.signed {
+				less = int32(u) < int32(v)
+			}
+			switch in.dir {
+			case ir.CmpEQ:
+				m[j] = eq
+			case ir.CmpNE:
+				m[j] = !eq
+			case ir.CmpLT:
+				m[j] = less
+			case ir.CmpLE:
+				m[j] = less || eq
+			case ir.CmpGT:
+				m[j] = !less && !eq
+			default: // GE
+				m[j] = !less
+			}
+		}
+	case ssa.OpConvert:
+		x := a.u[:n]
+		for j := range m {
+			m[j] = x[j] != 0
+		}
+	case ssa.Op(ir.OpNot):
+		p := a.m[:n]
+		for j := range m {
+			m[j] = !p[j]
+		}
+	case ssa.OpSelect:
+		p, t, f := a.m[:n], b.m[:n], c.m[:n]
+		for j := range m {
+			if p[j] {
+				m[j] = t[j]
+			} else {
+				m[j] = f[j]
+			}
+		}
+	default:
+		p, q := a.m[:n], b.m[:n]
+		for j := range m {
+			switch in.op {
+			case ssa.Op(ir.OpAnd):
+				m[j] = p[j] && q[j]
+			case ssa.Op(ir.OpOr):
+				m[j] = p[j] || q[j]
+			default: // xor
+				m[j] = p[j] != q[j]
+			}
+		}
+	}
+}

@@ -1,0 +1,304 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kilnml/kiln/ir"
+	"github.com/kilnml/kiln/ir/eval"
+)
+
+// intEdgeValues are the 32-bit patterns integer ops differ on: zero, one,
+// the shift widths around 32, the extremes of both signednesses.
+var intEdgeValues = []uint32{0, 1, 2, 7, 31, 32, 33, 40, 63, 64, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff, 12345, 0xdeadbeef}
+
+// randIntLiteral is a t[dims] literal of edge values and random bits.
+func randIntLiteral(t *testing.T, r *rand.Rand, et ir.ElementType, dims ...int) *ir.Literal {
+	t.Helper()
+	l, err := ir.NewLiteral(ir.MakeShape(et, dims...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := u32s(l.Bytes())
+	for i := range u {
+		if r.IntN(2) == 0 {
+			u[i] = intEdgeValues[r.IntN(len(intEdgeValues))]
+		} else {
+			u[i] = r.Uint32()
+		}
+	}
+	return l
+}
+
+// TestIntLoopAgainstEval runs fused loops of every op the integer loop
+// computes, for s32 and u32, on edge values and random bits (odd sizes, so
+// that tiles end part-way), and checks that the loop ran them and that
+// each result equals the reference evaluator's bit for bit.
+func TestIntLoopAgainstEval(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	binary := []string{"add", "subtract", "multiply", "and", "or", "xor", "maximum", "minimum",
+		"shift-left", "shift-right-logical", "shift-right-arithmetic"}
+	unary := []string{"not", "negate", "abs"}
+	for _, et := range []string{"s32", "u32"} {
+		other := map[string]string{"s32": "u32", "u32": "s32"}[et]
+		for _, dims := range []string{"1", "37", "3,1031"} {
+			var body []string
+			add := func(f string, args ...any) { body = append(body, fmt.Sprintf(f, args...)) }
+			sh := fmt.Sprintf("%s[%s]", et, dims)
+			pr := fmt.Sprintf("pred[%s]", dims)
+			add("a = %s parameter(0)", sh)
+			add("b = %s parameter(1)", sh)
+			add("k = %s[] parameter(2)", et)
+			add("kb = %s broadcast(k), dimensions={}", sh)
+			add("c = %s[] constant(3)", et)
+			add("cb = %s broadcast(c), dimensions={}", sh)
+			acc := "a"
+			for i, op := range binary {
+				rhs := []string{"b", "kb", "cb"}[i%3]
+				add("v%d = %s %s(%s, %s)", i, sh, op, acc, rhs)
+				acc = fmt.Sprintf("v%d", i)
+			}
+			for i, op := range unary {
+				if op == "abs" && et == "u32" {
+					continue // XLA's abs takes signed types only
+				}
+				add("u%d = %s %s(%s)", i, sh, op, acc)
+				acc = fmt.Sprintf("u%d", i)
+			}
+			var preds []string
+			for i, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
+				add("p%d = %s compare(%s, b), direction=%s", i, pr, acc, dir)
+				preds = append(preds, fmt.Sprintf("p%d", i))
+			}
+			add("q0 = %s and(p0, p1)", pr)
+			add("q1 = %s or(q0, p2)", pr)
+			add("q2 = %s xor(q1, p3)", pr)
+			add("q3 = %s not(q2)", pr)
+			add("q4 = %s select(p4, q3, p5)", pr)
+			add("z = %s convert(%s)", pr, acc)
+			add("q5 = %s and(q4, z)", pr)
+			add("s = %s select(q5, %s, b)", sh, acc)
+			add("o = %s[%s] convert(s)", other, dims)
+			add("back = %s convert(o)", sh)
+			add("i = %s convert(q5)", sh)
+			add("ROOT r = %s add(back, i)", sh)
+			hlo := "HloModule m\nENTRY e {\n  " + strings.Join(body, "\n  ") + "\n}\n"
+			t.Run(et+"/"+dims, func(t *testing.T) {
+				m, err := ir.ParseModule(hlo)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var dd []int
+				for _, d := range strings.Split(dims, ",") {
+					var v int
+					fmt.Sscan(d, &v)
+					dd = append(dd, v)
+				}
+				et := ir.S32
+				if strings.HasPrefix(sh, "u32") {
+					et = ir.U32
+				}
+				args := []*ir.Literal{randIntLiteral(t, r, et, dd...), randIntLiteral(t, r, et, dd...), randIntLiteral(t, r, et)}
+				want, err := eval.Run(m, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exe, err := Compile(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				usesImpl("loop-int")(t, exe)
+				var in []*Tensor
+				for _, a := range args {
+					in = append(in, TensorFromLiteral(a))
+				}
+				outs, err := exe.Run(context.Background(), in...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := outs[0].Literal(); !bytes.Equal(got.Bytes(), want[0].Bytes()) {
+					t.Errorf("result differs from the evaluator's:\n got %v\nwant %v", got, want[0])
+				}
+			})
+		}
+	}
+}
+
+// TestIntLoopOps runs each op of the integer loop on its own (its result
+// the module's), with a vector and with a broadcast operand, for s32 and
+// u32, against the evaluator.
+func TestIntLoopOps(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, et := range []ir.ElementType{ir.S32, ir.U32} {
+		ts := et.String()
+		other := map[ir.ElementType]string{ir.S32: "u32", ir.U32: "s32"}[et]
+		var cases []string
+		for _, op := range []string{"add", "subtract", "multiply", "and", "or", "xor", "maximum", "minimum",
+			"shift-left", "shift-right-logical", "shift-right-arithmetic"} {
+			cases = append(cases, fmt.Sprintf("ROOT r = %s[1031] %s(a, b)", ts, op),
+				fmt.Sprintf("kb = %s[1031] broadcast(k), dimensions={}\n  ROOT r = %s[1031] %s(a, kb)", ts, ts, op))
+		}
+		for _, op := range []string{"not", "negate", "abs"} {
+			if op == "abs" && et == ir.U32 {
+				continue // XLA's abs takes signed types only
+			}
+			cases = append(cases, fmt.Sprintf("ROOT r = %s[1031] %s(a)", ts, op))
+		}
+		for _, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
+			cases = append(cases, fmt.Sprintf("p = pred[1031] compare(a, b), direction=%s\n  ROOT r = %s[1031] select(p, a, b)", dir, ts))
+		}
+		cases = append(cases,
+			fmt.Sprintf("o = %s[1031] convert(a)\n  ROOT r = %s[1031] xor(o, o)", other, other),
+			fmt.Sprintf("p = pred[1031] convert(a)\n  q = pred[1031] compare(a, b), direction=LT\n  x = pred[1031] xor(p, q)\n  ROOT r = %s[1031] convert(x)", ts))
+		for _, c := range cases {
+			hlo := fmt.Sprintf("HloModule m\nENTRY e {\n  a = %s[1031] parameter(0)\n  b = %s[1031] parameter(1)\n  k = %s[] parameter(2)\n  %s\n}\n", ts, ts, ts, c)
+			m, err := ir.ParseModule(hlo)
+			if err != nil {
+				t.Fatalf("%s: %v", c, err)
+			}
+			args := []*ir.Literal{randIntLiteral(t, r, et, 1031), randIntLiteral(t, r, et, 1031), randIntLiteral(t, r, et)}
+			want, err := eval.Run(m, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exe, err := Compile(m)
+			if err != nil {
+				t.Fatalf("%s: %v", c, err)
+			}
+			if k := exe.Stats().Kernels; len(k) == 0 || k[len(k)-1].Impl != "loop-int" {
+				t.Errorf("%s %s: runs %v, want loop-int", ts, c, k)
+			}
+			var in []*Tensor
+			for _, a := range args {
+				in = append(in, TensorFromLiteral(a))
+			}
+			outs, err := exe.Run(context.Background(), in...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := outs[0].Literal(); !bytes.Equal(got.Bytes(), want[0].Bytes()) {
+				t.Errorf("%s %s: differs from the evaluator", ts, strings.ReplaceAll(c, "\n", ";"))
+			}
+		}
+	}
+}
+
+// TestIntLoopLayouts checks loads the loop gathers (a transposed operand,
+// a broadcast row) and iota, against the evaluator.
+func TestIntLoopLayouts(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	const hlo = `HloModule m
+ENTRY e {
+  a = u32[33,65] parameter(0)
+  t = u32[65,33] parameter(1)
+  row = u32[65] parameter(2)
+  tt = u32[33,65] transpose(t), dimensions={1,0}
+  rb = u32[33,65] broadcast(row), dimensions={1}
+  io = u32[33,65] iota(), iota_dimension=0
+  x = u32[33,65] xor(a, tt)
+  y = u32[33,65] add(x, rb)
+  ROOT z = u32[33,65] multiply(y, io)
+}`
+	m, err := ir.ParseModule(hlo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []*ir.Literal{randIntLiteral(t, r, ir.U32, 33, 65), randIntLiteral(t, r, ir.U32, 65, 33), randIntLiteral(t, r, ir.U32, 65)}
+	want, err := eval.Run(m, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	usesImpl("loop-int")(t, exe)
+	var in []*Tensor
+	for _, a := range args {
+		in = append(in, TensorFromLiteral(a))
+	}
+	outs, err := exe.Run(context.Background(), in...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outs[0].Literal(); !bytes.Equal(got.Bytes(), want[0].Bytes()) {
+		t.Errorf("result differs from the evaluator's")
+	}
+	if allocs := steadyAllocs(10, func() {
+		if err := exe.RunInto(context.Background(), outs, in...); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 && !raceEnabled {
+		t.Errorf("%v allocations per run, want 0", allocs)
+	}
+}
+
+// BenchmarkIntLoop times a threefry-like chain of 32-bit integer ops (xor,
+// rotations by shifts, add) over 1M elements on the integer loop, beside
+// the same chain's shape in float32 ops on the float32 loop in the same
+// run (int/f32: the integer loop's time over the float32 loop's).
+func BenchmarkIntLoop(b *testing.B) {
+	chain := func(t, xor, shl, shr, or string) string {
+		return fmt.Sprintf(`HloModule m
+ENTRY e {
+  a = %[1]s[1024,1024] parameter(0)
+  b = %[1]s[1024,1024] parameter(1)
+  x = %[1]s[1024,1024] %[2]s(a, b)
+  k = %[1]s[] constant(13)
+  kb = %[1]s[1024,1024] broadcast(k), dimensions={}
+  s = %[1]s[1024,1024] %[3]s(x, kb)
+  k2 = %[1]s[] constant(19)
+  kb2 = %[1]s[1024,1024] broadcast(k2), dimensions={}
+  u = %[1]s[1024,1024] %[4]s(x, kb2)
+  o = %[1]s[1024,1024] %[5]s(s, u)
+  ROOT y = %[1]s[1024,1024] add(o, a)
+}`, t, xor, shl, shr, or)
+	}
+	type prepared struct {
+		exe  *Executable
+		in   []*Tensor
+		outs []*Tensor
+	}
+	prepare := func(hlo string, et ir.ElementType) prepared {
+		m, err := ir.ParseModule(hlo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		exe, err := Compile(m, WithThreads(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		x, _ := NewTensor(ir.MakeShape(et, 1024, 1024))
+		y, _ := NewTensor(ir.MakeShape(et, 1024, 1024))
+		outs, err := exe.Run(context.Background(), x, y)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return prepared{exe, []*Tensor{x, y}, outs}
+	}
+	ints := prepare(chain("u32", "xor", "shift-left", "shift-right-logical", "or"), ir.U32)
+	floats := prepare(chain("f32", "multiply", "add", "subtract", "maximum"), ir.F32)
+	var intTime, f32Time time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for _, p := range []*prepared{&ints, &floats} {
+			start := time.Now()
+			if err := p.exe.RunInto(context.Background(), p.outs, p.in...); err != nil {
+				b.Fatal(err)
+			}
+			if p == &ints {
+				intTime += time.Since(start)
+			} else {
+				f32Time += time.Since(start)
+			}
+		}
+	}
+	b.ReportMetric(float64(intTime.Nanoseconds())/float64(b.N)/(1<<20), "int-ns/elem")
+	b.ReportMetric(intTime.Seconds()/f32Time.Seconds(), "int/f32")
+}
