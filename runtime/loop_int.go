@@ -293,25 +293,45 @@ func (s *intLoopStep) eval(fr *frame, i int, vs []ival, start, n int, scratch, o
 }
 
 // iotaInt writes offset + Σ strides[d]·idx[d] for the output indices
-// start, start+1, … (wrapped to 32 bits).
+// start, start+1, … (wrapped to 32 bits), in runs along the innermost
+// dimension.
 func iotaInt(dst []uint32, dims, strides []int, offset, start int) {
+	r := len(dims)
 	var idxBuf [16]int
-	idx := idxBuf[:len(dims)]
-	if len(dims) > len(idxBuf) {
-		idx = make([]int, len(dims))
+	idx := idxBuf[:r]
+	if r > len(idxBuf) {
+		idx = make([]int, r)
 	}
-	rem := start
-	for d := len(dims) - 1; d >= 0; d-- {
+	v, rem := offset, start
+	for d := r - 1; d >= 0; d-- {
 		idx[d] = rem % dims[d]
 		rem /= dims[d]
+		v += idx[d] * strides[d]
 	}
-	for i := range dst {
-		v := offset
-		for d := range idx {
-			v += idx[d] * strides[d]
+	inner, is := dims[r-1], strides[r-1]
+	for i := 0; i < len(dst); {
+		run := min(inner-idx[r-1], len(dst)-i)
+		x := uint32(v)
+		for j := i; j < i+run; j++ {
+			dst[j] = x
+			x += uint32(is)
 		}
-		dst[i] = uint32(v)
-		ir.NextIndex(dims, idx)
+		i += run
+		v += run * is
+		idx[r-1] += run
+		if idx[r-1] == inner {
+			v -= inner * is
+			idx[r-1] = 0
+			for d := r - 2; d >= 0; d-- {
+				idx[d]++
+				v += strides[d]
+				if idx[d] < dims[d] {
+					break
+				}
+				v -= dims[d] * strides[d]
+				idx[d] = 0
+			}
+		}
 	}
 }
 

@@ -94,9 +94,18 @@ func (p *ReducePlan) Run(ins, inits, outs [][]byte, scratch []byte) error {
 	pos := f.Positions(scratch)
 	var kept [MaxRank]int
 	base := 0
+	// An argmax or argmin over one contiguous dimension folds its rows in
+	// place, without positions.
+	rowwise := f.arg != nil && len(p.red) == 1 && p.redSt[0] == 1
 	for o := 0; o < p.count; o++ {
 		var acc Acc
 		f.Start(scratch, &acc, inits, 0)
+		if rowwise {
+			f.foldArgRow(&acc, ins, base, p.redN)
+			f.Finish(scratch, &acc, outs, o)
+			base = Advance(p.kept, p.keptSt, kept[:len(p.kept)], base)
+			continue
+		}
 		for start := 0; start < p.redN; start += FoldTile {
 			m := min(FoldTile, p.redN-start)
 			Positions(pos[:m], p.red, p.redSt, base, start)

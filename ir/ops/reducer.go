@@ -37,6 +37,7 @@ type Reducer struct {
 	fl       func(a, b float64) float64
 	in       func(a, b int64) int64
 	cx       func(a, b complex128) complex128
+	arg      *argFold // a recognised argmax or argmin reducer of two operands
 	Fn       *Func
 	// scratch layout: registers, then the position, raw and wide tiles.
 	regs, pos, raw, wide, size int
@@ -77,8 +78,11 @@ func NewReducer(f *Func, ts, inits []ir.ElementType) (*Reducer, error) {
 		}
 	}
 	r := &Reducer{N: n, Types: ts, Inits: inits, Acc: f.ParamT[:n], Elem: f.ParamT[n:], Fn: f}
-	if n == 1 {
+	switch n {
+	case 1:
 		r.standard()
+	case 2:
+		r.argForm()
 	}
 	r.regs = 0
 	r.pos = roundUp(f.RegBytes(), 64)
@@ -144,11 +148,12 @@ type Acc struct {
 	F float64
 	I int64
 	C complex128
+	X int64 // an argmax or argmin fold's index
 }
 
 // Begin prepares a run of folds (the function's constants).
 func (r *Reducer) Begin(scratch []byte) {
-	if !r.Standard {
+	if !r.Standard && r.arg == nil {
 		r.Fn.LoadConsts(scratch[r.regs:])
 	}
 }
@@ -156,6 +161,15 @@ func (r *Reducer) Begin(scratch []byte) {
 // Start loads init values (element ii of each inits[i]) into the
 // accumulators.
 func (r *Reducer) Start(scratch []byte, acc *Acc, inits [][]byte, ii int) {
+	if r.arg != nil {
+		if t := r.Inits[0]; t.IsFloat() {
+			acc.F = FloatAt(inits[0], t, ii)
+		} else {
+			acc.I = IntAt(inits[0], t, ii)
+		}
+		acc.X = IntAt(inits[1], r.Inits[1], ii)
+		return
+	}
 	if !r.Standard {
 		regs := scratch[r.regs:]
 		for i := 0; i < r.N; i++ {
@@ -176,6 +190,10 @@ func (r *Reducer) Start(scratch []byte, acc *Acc, inits [][]byte, ii int) {
 
 // Fold folds the elements at positions pos of the operands srcs, in order.
 func (r *Reducer) Fold(scratch []byte, acc *Acc, srcs [][]byte, pos []int64) error {
+	if r.arg != nil {
+		r.foldArg(acc, srcs, pos)
+		return nil
+	}
 	if !r.Standard {
 		regs := scratch[r.regs:]
 		for _, p := range pos {
@@ -245,6 +263,15 @@ func (r *Reducer) foldWide(acc *Acc, w Reg, n int) {
 
 // Finish stores the accumulators as element o of the outputs.
 func (r *Reducer) Finish(scratch []byte, acc *Acc, outs [][]byte, o int) {
+	if r.arg != nil {
+		if t := r.Acc[0]; t.IsFloat() {
+			SetFloatAt(outs[0], t, o, acc.F)
+		} else {
+			SetIntAt(outs[0], t, o, acc.I)
+		}
+		SetIntAt(outs[1], r.Acc[1], o, acc.X)
+		return
+	}
 	if !r.Standard {
 		regs := scratch[r.regs:]
 		for i := 0; i < r.N; i++ {
