@@ -1,6 +1,9 @@
 package kiln
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // checkRows panics unless dst and x have the same length, a whole number of
 // rows of n elements.
@@ -32,6 +35,10 @@ func Softmax(dst, x []float32, n int) {
 		return
 	}
 	rk, ek := kernels().reduce, kernels().eltwise
+	if n < rk.lanes && rk.expSubSumF32 != nil && n <= maxShortRow {
+		softmaxShortRows(rk, dst, x, n)
+		return
+	}
 	for r := 0; r < len(x); r += n {
 		xr, dr := x[r:r+n], dst[r:r+n]
 		m := lanewiseReduce(rk.reduceMaxF32, reduceMaxF32Go, maxXLA32, rk.lanes, xr)
@@ -51,4 +58,31 @@ func expSubSum(k *reduceKernels, dst, x []float32, m float32) float64 {
 		s += expSubSumF32Go(dst[v:], x[v:], m)
 	}
 	return s
+}
+
+// maxShortRow bounds the rows softmaxShortRows takes (the widest vector).
+const maxShortRow = 16
+
+// softmaxShortRows is Softmax for rows shorter than a vector: each row is
+// padded to one vector with −∞ (whose exponential, 0, adds nothing to the
+// sum and never wins the maximum) and runs through the vector kernels —
+// lane for lane the values and lane sums of the Go twins, without their
+// cost, the twins' exponential being a page of scalar float32 arithmetic
+// per element.
+func softmaxShortRows(rk *reduceKernels, dst, x []float32, n int) {
+	lanes := rk.lanes
+	var in, out [maxShortRow]float32
+	ninf := float32(math.Inf(-1))
+	for r := 0; r < len(x); r += n {
+		copy(in[:n], x[r:r+n])
+		for j := n; j < lanes; j++ {
+			in[j] = ninf
+		}
+		m := rk.reduceMaxF32(in[:lanes])
+		s := rk.expSubSumF32(out[:lanes], in[:lanes], m)
+		inv := float32(1 / s)
+		for j, v := range out[:n] {
+			dst[r+j] = v * inv
+		}
+	}
 }

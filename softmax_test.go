@@ -134,3 +134,38 @@ func TestLayerNorm(t *testing.T) {
 		}
 	})
 }
+
+// TestSoftmaxShortRowsMatchTwins checks that rows shorter than a vector,
+// which Softmax pads to one vector for the vector kernels, give bit for bit
+// what the Go twins give them (rows of −∞ included), at every level.
+func TestSoftmaxShortRowsMatchTwins(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	forEachLevel(t, func(level string) {
+		rk, ek := kernels().reduce, kernels().eltwise
+		for n := 1; n < 16; n++ {
+			for trial := 0; trial < 200; trial++ {
+				x := make([]float32, n*3)
+				for i := range x {
+					x[i] = float32(r.NormFloat64() * 10)
+					if r.IntN(30) == 0 {
+						x[i] = float32(math.Inf(-1))
+					}
+				}
+				got := make([]float32, len(x))
+				Softmax(got, x, n)
+				want := make([]float32, len(x))
+				for row := 0; row < len(x); row += n {
+					xr, dr := x[row:row+n], want[row:row+n]
+					m := lanewiseReduce(rk.reduceMaxF32, reduceMaxF32Go, maxXLA32, rk.lanes, xr)
+					s := expSubSum(rk, dr, xr, m)
+					withScalar(ek.mulScalarF32, mulScalarF32Go, ek.lanes, dr, dr, float32(1/s))
+				}
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Fatalf("%s n=%d: element %d = %v, the twins give %v", level, n, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}
