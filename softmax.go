@@ -35,8 +35,8 @@ func Softmax(dst, x []float32, n int) {
 		return
 	}
 	rk, ek := kernels().reduce, kernels().eltwise
-	if n < rk.lanes && rk.expSubSumF32 != nil && n <= maxShortRow {
-		softmaxShortRows(rk, dst, x, n)
+	if n%rk.lanes != 0 && rk.expSubSumF32 != nil && rk.lanes <= maxShortRow {
+		softmaxPaddedTails(rk, ek, dst, x, n)
 		return
 	}
 	for r := 0; r < len(x); r += n {
@@ -60,29 +60,38 @@ func expSubSum(k *reduceKernels, dst, x []float32, m float32) float64 {
 	return s
 }
 
-// maxShortRow bounds the rows softmaxShortRows takes (the widest vector).
+// maxShortRow bounds the vectors softmaxPaddedTails pads to.
 const maxShortRow = 16
 
-// softmaxShortRows is Softmax for rows shorter than a vector: each row is
-// padded to one vector with −∞ (whose exponential, 0, adds nothing to the
-// sum and never wins the maximum) and runs through the vector kernels —
-// lane for lane the values and lane sums of the Go twins, without their
-// cost, the twins' exponential being a page of scalar float32 arithmetic
-// per element.
-func softmaxShortRows(rk *reduceKernels, dst, x []float32, n int) {
+// softmaxPaddedTails is Softmax for rows that end in a partial vector: the
+// whole vectors run through the vector kernels as before, and the partial
+// one is padded to a vector with −∞ (whose exponential, 0, adds nothing to
+// the sum and never wins the maximum) and runs through them too — lane for
+// lane the values and lane sums the Go twins give that tail, without their
+// cost (the twins' exponential is a page of scalar float32 arithmetic per
+// element: 68 ns).
+func softmaxPaddedTails(rk *reduceKernels, ek *eltwiseKernels, dst, x []float32, n int) {
 	lanes := rk.lanes
+	v := vectorPart(n, lanes)
+	tail := n - v
 	var in, out [maxShortRow]float32
 	ninf := float32(math.Inf(-1))
+	for j := tail; j < lanes; j++ {
+		in[j] = ninf
+	}
 	for r := 0; r < len(x); r += n {
-		copy(in[:n], x[r:r+n])
-		for j := n; j < lanes; j++ {
-			in[j] = ninf
-		}
+		xr, dr := x[r:r+n], dst[r:r+n]
+		copy(in[:tail], xr[v:])
 		m := rk.reduceMaxF32(in[:lanes])
-		s := rk.expSubSumF32(out[:lanes], in[:lanes], m)
-		inv := float32(1 / s)
-		for j, v := range out[:n] {
-			dst[r+j] = v * inv
+		if v > 0 {
+			m = maxXLA32(rk.reduceMaxF32(xr[:v]), m)
 		}
+		s := 0.0
+		if v > 0 {
+			s = rk.expSubSumF32(dr[:v], xr[:v], m)
+		}
+		s += rk.expSubSumF32(out[:lanes], in[:lanes], m)
+		copy(dr[v:], out[:tail])
+		withScalar(ek.mulScalarF32, mulScalarF32Go, ek.lanes, dr, dr, float32(1/s))
 	}
 }

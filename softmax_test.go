@@ -135,15 +135,16 @@ func TestLayerNorm(t *testing.T) {
 	})
 }
 
-// TestSoftmaxShortRowsMatchTwins checks that rows shorter than a vector,
-// which Softmax pads to one vector for the vector kernels, give bit for bit
-// what the Go twins give them (rows of −∞ included), at every level.
-func TestSoftmaxShortRowsMatchTwins(t *testing.T) {
+// TestSoftmaxPaddedTailsMatchTwins checks that rows ending in a partial
+// vector, whose tail Softmax pads to one vector for the vector kernels,
+// give bit for bit what the Go twins give that tail (rows of −∞
+// included), at every level.
+func TestSoftmaxPaddedTailsMatchTwins(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	forEachLevel(t, func(level string) {
 		rk, ek := kernels().reduce, kernels().eltwise
-		for n := 1; n < 16; n++ {
-			for trial := 0; trial < 200; trial++ {
+		for n := 1; n < 100; n++ {
+			for trial := 0; trial < 40; trial++ {
 				x := make([]float32, n*3)
 				for i := range x {
 					x[i] = float32(r.NormFloat64() * 10)
