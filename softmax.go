@@ -3,6 +3,7 @@ package kiln
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // checkRows panics unless dst and x have the same length, a whole number of
@@ -63,6 +64,9 @@ func expSubSum(k *reduceKernels, dst, x []float32, m float32) float64 {
 // maxShortRow bounds the vectors softmaxPaddedTails pads to.
 const maxShortRow = 16
 
+// paddedRows holds softmaxPaddedTails' buffers.
+var paddedRows = sync.Pool{New: func() any { return new([2 * maxShortRow]float32) }}
+
 // softmaxPaddedTails is Softmax for rows that end in a partial vector: the
 // whole vectors run through the vector kernels as before, and the partial
 // one is padded to a vector with −∞ (whose exponential, 0, adds nothing to
@@ -74,7 +78,11 @@ func softmaxPaddedTails(rk *reduceKernels, ek *eltwiseKernels, dst, x []float32,
 	lanes := rk.lanes
 	v := vectorPart(n, lanes)
 	tail := n - v
-	var in, out [maxShortRow]float32
+	// The kernels are function values, so buffers on the stack would
+	// escape to the heap on every call: they come from a pool.
+	bufs := paddedRows.Get().(*[2 * maxShortRow]float32)
+	defer paddedRows.Put(bufs)
+	in, out := bufs[:maxShortRow], bufs[maxShortRow:]
 	ninf := float32(math.Inf(-1))
 	for j := tail; j < lanes; j++ {
 		in[j] = ninf
