@@ -380,16 +380,7 @@ func (s *loopStep) eval(fr *frame, in *loopInstr, vs []val, i, start, n int, scr
 		}
 		return
 	}
-	var a, b, c val
-	if len(in.args) > 0 {
-		a = vs[in.args[0]]
-	}
-	if len(in.args) > 1 {
-		b = vs[in.args[1]]
-	}
-	if len(in.args) > 2 {
-		c = vs[in.args[2]]
-	}
+	a, b, c := operands(vs, in.args)
 	if in.typ == ir.F32 {
 		opF32(in, dstF, a, b, c, n)
 		vs[i] = val{f: dstF}
@@ -412,6 +403,30 @@ func fillVal(f []float32, m []bool, v val) {
 // output indices start, start+1, … (row-major over dims) into dst, in runs
 // along the innermost dimension.
 func gather[T any](dst, src []T, dims, strides []int, offset, start int) {
+	forRuns(len(dst), dims, strides, offset, start, func(i, pos, run, step int) {
+		switch step {
+		case 1:
+			copy(dst[i:i+run], src[pos:pos+run])
+		case 0:
+			v := src[pos]
+			for j := i; j < i+run; j++ {
+				dst[j] = v
+			}
+		default:
+			q := pos
+			for j := i; j < i+run; j++ {
+				dst[j] = src[q]
+				q += step
+			}
+		}
+	})
+}
+
+// forRuns walks the positions offset + Σ strides[d]·idx[d] of the n output
+// indices from start (row-major over dims) in runs along the innermost
+// dimension, calling f with each run's first output index i (from 0), its
+// first position, its length and the step between its positions.
+func forRuns(n int, dims, strides []int, offset, start int, f func(i, pos, run, step int)) {
 	r := len(dims)
 	var idxBuf [16]int
 	idx := idxBuf[:r]
@@ -425,23 +440,9 @@ func gather[T any](dst, src []T, dims, strides []int, offset, start int) {
 		pos += idx[d] * strides[d]
 	}
 	inner, is := dims[r-1], strides[r-1]
-	for i := 0; i < len(dst); {
-		run := min(inner-idx[r-1], len(dst)-i)
-		switch is {
-		case 1:
-			copy(dst[i:i+run], src[pos:pos+run])
-		case 0:
-			v := src[pos]
-			for j := i; j < i+run; j++ {
-				dst[j] = v
-			}
-		default:
-			q := pos
-			for j := i; j < i+run; j++ {
-				dst[j] = src[q]
-				q += is
-			}
-		}
+	for i := 0; i < n; {
+		run := min(inner-idx[r-1], n-i)
+		f(i, pos, run, is)
 		i += run
 		pos += run * is
 		idx[r-1] += run
@@ -459,6 +460,21 @@ func gather[T any](dst, src []T, dims, strides []int, offset, start int) {
 			}
 		}
 	}
+}
+
+// operands are an op's first three arguments' values (zero past its
+// arguments), for the loops' evaluators.
+func operands[V any](vs []V, args []int) (a, b, c V) {
+	if len(args) > 0 {
+		a = vs[args[0]]
+	}
+	if len(args) > 1 {
+		b = vs[args[1]]
+	}
+	if len(args) > 2 {
+		c = vs[args[2]]
+	}
+	return a, b, c
 }
 
 // iota32 writes offset + Σ strides[d]·idx[d] as float32 for the output

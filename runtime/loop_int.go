@@ -277,62 +277,22 @@ func (s *intLoopStep) eval(fr *frame, i int, vs []ival, start, n int, scratch, o
 			gather(dst.u, u32s(src), s.dims, in.acc.Strides, in.acc.Offset, start)
 		}
 	default:
-		var a, b, c ival
-		if len(in.args) > 0 {
-			a = vs[in.args[0]]
-		}
-		if len(in.args) > 1 {
-			b = vs[in.args[1]]
-		}
-		if len(in.args) > 2 {
-			c = vs[in.args[2]]
-		}
+		a, b, c := operands(vs, in.args)
 		intOp(in, dst, a, b, c)
 	}
 	vs[i] = dst
 }
 
 // iotaInt writes offset + Σ strides[d]·idx[d] for the output indices
-// start, start+1, … (wrapped to 32 bits), in runs along the innermost
-// dimension.
+// start, start+1, … (wrapped to 32 bits).
 func iotaInt(dst []uint32, dims, strides []int, offset, start int) {
-	r := len(dims)
-	var idxBuf [16]int
-	idx := idxBuf[:r]
-	if r > len(idxBuf) {
-		idx = make([]int, r)
-	}
-	v, rem := offset, start
-	for d := r - 1; d >= 0; d-- {
-		idx[d] = rem % dims[d]
-		rem /= dims[d]
-		v += idx[d] * strides[d]
-	}
-	inner, is := dims[r-1], strides[r-1]
-	for i := 0; i < len(dst); {
-		run := min(inner-idx[r-1], len(dst)-i)
-		x := uint32(v)
+	forRuns(len(dst), dims, strides, offset, start, func(i, pos, run, step int) {
+		x := uint32(pos)
 		for j := i; j < i+run; j++ {
 			dst[j] = x
-			x += uint32(is)
+			x += uint32(step)
 		}
-		i += run
-		v += run * is
-		idx[r-1] += run
-		if idx[r-1] == inner {
-			v -= inner * is
-			idx[r-1] = 0
-			for d := r - 2; d >= 0; d-- {
-				idx[d]++
-				v += strides[d]
-				if idx[d] < dims[d] {
-					break
-				}
-				v -= dims[d] * strides[d]
-				idx[d] = 0
-			}
-		}
-	}
+	})
 }
 
 // intOp runs one op over a tile into dst. Operands are resliced to the

@@ -644,16 +644,7 @@ func (l *lowpLoop) eval(fr *frame, in *lowpInstr, vs []lval, i, start, n int, sc
 		vs[i] = lval{h: d}
 		return
 	}
-	var a, b, c lval
-	if len(in.args) > 0 {
-		a = vs[in.args[0]]
-	}
-	if len(in.args) > 1 {
-		b = vs[in.args[1]]
-	}
-	if len(in.args) > 2 {
-		c = vs[in.args[2]]
-	}
+	a, b, c := operands(vs, in.args)
 	switch in.kind {
 	case instrWiden:
 		d := dstF()

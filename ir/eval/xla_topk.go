@@ -11,6 +11,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/kilnml/kiln/ir"
 )
@@ -38,7 +39,7 @@ func XLATopK(m *ir.Module, in *ir.Instruction) (k int, largest bool, err error) 
 	vals, idx := in.Shape.Tuple[0], in.Shape.Tuple[1]
 	k = vals.Dims[r-1]
 	if vals.Elem != x.Elem || idx.Elem != ir.S32 || !ir.SameDimensions(vals, idx) || k > x.Dims[r-1] ||
-		!slicesEqual(vals.Dims[:r-1], x.Dims[:r-1]) {
+		!slices.Equal(vals.Dims[:r-1], x.Dims[:r-1]) {
 		return 0, false, fmt.Errorf("custom-call %q: result %v for operand %v, expected (%v[…, k], s32[…, k]) with the operand's leading dimensions", XLATopKTarget, in.Shape, x, x.Elem)
 	}
 	if len(in.CalledComputations) != 1 {
@@ -46,18 +47,6 @@ func XLATopK(m *ir.Module, in *ir.Instruction) (k int, largest bool, err error) 
 	}
 	largest, err = probeOrder(m, in.CalledComputations[0], x.Elem)
 	return k, largest, err
-}
-
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // probeOrder runs comparator c (of two values, or of two values and their

@@ -28,6 +28,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,7 +112,7 @@ func NewLapack(target, backendConfig string, operands []ir.Shape, result ir.Shap
 		wantRes, wantTypes = [][]int{mat(p.m, p.n), bdims}, []ir.ElementType{f, i32}
 	case "trsm":
 		b := operands[1]
-		if p.m != p.n || !b.IsArray() || b.Rank() != r || b.Elem != p.t || !equalInts(b.Dims[:r-2], bdims) {
+		if p.m != p.n || !b.IsArray() || b.Rank() != r || b.Elem != p.t || !slices.Equal(b.Dims[:r-2], bdims) {
 			return nil, fmt.Errorf("custom-call %q: operands %v and %v, expected a square matrix and a matrix of the same batch", target, a, b)
 		}
 		p.bm, p.bn = b.Dims[r-2], b.Dims[r-1]
@@ -151,23 +152,11 @@ func NewLapack(target, backendConfig string, operands []ir.Shape, result ir.Shap
 		return nil, fmt.Errorf("custom-call %q: %d results, expected %d", target, len(p.results), len(wantRes))
 	}
 	for i, s := range p.results {
-		if !s.IsArray() || s.Elem != wantTypes[i] || !equalInts(s.Dims, wantRes[i]) {
+		if !s.IsArray() || s.Elem != wantTypes[i] || !slices.Equal(s.Dims, wantRes[i]) {
 			return nil, fmt.Errorf("custom-call %q: result %d is %v, expected %v%v", target, i, s, wantTypes[i], wantRes[i])
 		}
 	}
 	return p, nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // parseLapackConfig reads jaxlib's attribute dictionary, `{uplo = 76 :
