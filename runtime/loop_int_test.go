@@ -35,6 +35,40 @@ func randIntLiteral(t *testing.T, r *rand.Rand, et ir.ElementType, dims ...int) 
 	return l
 }
 
+// runIntLoop compiles m, checks that a kernel (the last, when last) runs on
+// the integer loop, runs it on args and compares the result with the
+// evaluator's, bit for bit; what names the case in errors.
+func runIntLoop(t *testing.T, what string, m *ir.Module, args []*ir.Literal, last bool) (*Executable, []*Tensor, []*Tensor) {
+	t.Helper()
+	want, err := eval.Run(m, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := Compile(m)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if last {
+		if k := exe.Stats().Kernels; len(k) == 0 || k[len(k)-1].Impl != "loop-int" {
+			t.Errorf("%s: runs %v, want loop-int", what, k)
+		}
+	} else {
+		usesImpl("loop-int")(t, exe)
+	}
+	var in []*Tensor
+	for _, a := range args {
+		in = append(in, TensorFromLiteral(a))
+	}
+	outs, err := exe.Run(context.Background(), in...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outs[0].Literal(); !bytes.Equal(got.Bytes(), want[0].Bytes()) {
+		t.Errorf("%s: differs from the evaluator:\n got %v\nwant %v", what, got, want[0])
+	}
+	return exe, in, outs
+}
+
 // TestIntLoopAgainstEval runs fused loops of every op the integer loop
 // computes, for s32 and u32, on edge values and random bits (odd sizes, so
 // that tiles end part-way), and checks that the loop ran them and that
@@ -104,26 +138,7 @@ func TestIntLoopAgainstEval(t *testing.T) {
 					et = ir.U32
 				}
 				args := []*ir.Literal{randIntLiteral(t, r, et, dd...), randIntLiteral(t, r, et, dd...), randIntLiteral(t, r, et)}
-				want, err := eval.Run(m, args...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				exe, err := Compile(m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				usesImpl("loop-int")(t, exe)
-				var in []*Tensor
-				for _, a := range args {
-					in = append(in, TensorFromLiteral(a))
-				}
-				outs, err := exe.Run(context.Background(), in...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := outs[0].Literal(); !bytes.Equal(got.Bytes(), want[0].Bytes()) {
-					t.Errorf("result differs from the evaluator's:\n got %v\nwant %v", got, want[0])
-				}
+				runIntLoop(t, sh, m, args, false)
 			})
 		}
 	}
@@ -162,28 +177,7 @@ func TestIntLoopOps(t *testing.T) {
 				t.Fatalf("%s: %v", c, err)
 			}
 			args := []*ir.Literal{randIntLiteral(t, r, et, 1031), randIntLiteral(t, r, et, 1031), randIntLiteral(t, r, et)}
-			want, err := eval.Run(m, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			exe, err := Compile(m)
-			if err != nil {
-				t.Fatalf("%s: %v", c, err)
-			}
-			if k := exe.Stats().Kernels; len(k) == 0 || k[len(k)-1].Impl != "loop-int" {
-				t.Errorf("%s %s: runs %v, want loop-int", ts, c, k)
-			}
-			var in []*Tensor
-			for _, a := range args {
-				in = append(in, TensorFromLiteral(a))
-			}
-			outs, err := exe.Run(context.Background(), in...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := outs[0].Literal(); !bytes.Equal(got.Bytes(), want[0].Bytes()) {
-				t.Errorf("%s %s: differs from the evaluator", ts, strings.ReplaceAll(c, "\n", ";"))
-			}
+			runIntLoop(t, ts+" "+strings.ReplaceAll(c, "\n", ";"), m, args, true)
 		}
 	}
 }
@@ -209,26 +203,7 @@ ENTRY e {
 		t.Fatal(err)
 	}
 	args := []*ir.Literal{randIntLiteral(t, r, ir.U32, 33, 65), randIntLiteral(t, r, ir.U32, 65, 33), randIntLiteral(t, r, ir.U32, 65)}
-	want, err := eval.Run(m, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := Compile(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	usesImpl("loop-int")(t, exe)
-	var in []*Tensor
-	for _, a := range args {
-		in = append(in, TensorFromLiteral(a))
-	}
-	outs, err := exe.Run(context.Background(), in...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := outs[0].Literal(); !bytes.Equal(got.Bytes(), want[0].Bytes()) {
-		t.Errorf("result differs from the evaluator's")
-	}
+	exe, in, outs := runIntLoop(t, "layouts", m, args, false)
 	if allocs := steadyAllocs(10, func() {
 		if err := exe.RunInto(context.Background(), outs, in...); err != nil {
 			t.Fatal(err)

@@ -264,16 +264,7 @@ func (s *scalarizer) node(c *Computation, nd Node, ops []sval, args []sval, dept
 		// A bitcast to another type of the same width (XLA's optimized
 		// comparators write `s32[] bitcast(f32[] x)`) reinterprets each
 		// element's bits.
-		k := bitcastKernel(x.t, out.Elem)
-		l := sleaf{t: out.Elem, dims: out.Dims}
-		for _, r := range x.regs {
-			o, err := s.emit(k, out.Elem, r)
-			if err != nil {
-				return nil, err
-			}
-			l.regs = append(l.regs, o)
-		}
-		return sval{l}, nil
+		return s.reinterpret(x, out)
 	case op == ir.OpBroadcast:
 		x, ok := arr(0)
 		if !ok || nd.Attrs == nil || len(nd.Attrs.Dimensions) != len(x.dims) {
@@ -449,16 +440,7 @@ func (s *scalarizer) node(c *Computation, nd Node, ops []sval, args []sval, dept
 		if !ok || !out.IsArray() || x.t.ByteSize() != out.Elem.ByteSize() || x.t.BitWidth() < 8 {
 			return unsupported("a bitcast-convert between types of other sizes")
 		}
-		k := bitcastKernel(x.t, out.Elem)
-		l := sleaf{t: out.Elem, dims: out.Dims}
-		for _, r := range x.regs {
-			o, err := s.emit(k, out.Elem, r)
-			if err != nil {
-				return nil, err
-			}
-			l.regs = append(l.regs, o)
-		}
-		return sval{l}, nil
+		return s.reinterpret(x, out)
 	case op.IsElementwise() || op == ir.OpConvert || op == ir.OpSelect || op == ir.OpClamp || op == ir.OpCompare || op == ir.OpReducePrecision:
 		return s.elementwise(c, nd, ops)
 	}
@@ -783,6 +765,21 @@ func sameLayout(a, b sval) bool {
 		}
 	}
 	return true
+}
+
+// reinterpret is x's elements' bits as elements of out's type (of the same
+// width), in out's dimensions.
+func (s *scalarizer) reinterpret(x sleaf, out ir.Shape) (sval, error) {
+	k := bitcastKernel(x.t, out.Elem)
+	l := sleaf{t: out.Elem, dims: out.Dims}
+	for _, r := range x.regs {
+		o, err := s.emit(k, out.Elem, r)
+		if err != nil {
+			return nil, err
+		}
+		l.regs = append(l.regs, o)
+	}
+	return sval{l}, nil
 }
 
 // bitcastKernel reinterprets the bits of values of type from (in wide
