@@ -27,13 +27,43 @@ type loopStep struct {
 	out     loc
 	outSize int   // bytes per output element
 	dims    []int // collapsed output dimensions
-	total   int
 	instrs  []loopInstr
 	loads   []loc // input buffers, by sched.Access.Input
 	regs    int   // scratch registers per worker
-	parts   int   // parallel parts (whole tiles each)
-	perPart int   // elements per part
+	loopTiles
+}
+
+// loopTiles is a fused loop's elements split into parallel parts of whole
+// tiles.
+type loopTiles struct {
+	total   int
+	parts   int // parallel parts (whole tiles each)
+	perPart int // elements per part
 	threads int
+}
+
+// split divides the elements into at most parallel parts of whole tiles.
+func (t *loopTiles) split(parallel int) {
+	tiles := (t.total + loopTile - 1) / loopTile
+	t.parts = min(max(parallel, 1), max(tiles, 1))
+	tilesPer := (tiles + t.parts - 1) / max(t.parts, 1)
+	t.perPart = tilesPer * loopTile
+	if t.perPart > 0 {
+		t.parts = (t.total + t.perPart - 1) / t.perPart
+	}
+}
+
+// tiles calls tile for each tile of part p — the elements [start,
+// start+n) — until the run is stopped.
+func (t *loopTiles) tiles(fr *frame, p int, tile func(start, n int)) {
+	lo := p * t.perPart
+	hi := min(lo+t.perPart, t.total)
+	for start := lo; start < hi; start += loopTile {
+		if (start-lo)%pollLoopElements == 0 && fr.stopped() {
+			return
+		}
+		tile(start, min(loopTile, hi-start))
+	}
 }
 
 // loopInstr is one op of the compiled program.
@@ -85,13 +115,7 @@ func (c *compiler) loopStep(k *sched.Kernel, p *program) (step, error) {
 		return nil, nil
 	}
 	s.out, s.outSize = c.loc(k.Out), k.Root.Shape.Elem.ByteSize()
-	tiles := (s.total + loopTile - 1) / loopTile
-	s.parts = min(max(k.Parallel, 1), max(tiles, 1))
-	tilesPer := (tiles + s.parts - 1) / max(s.parts, 1)
-	s.perPart = tilesPer * loopTile
-	if s.perPart > 0 {
-		s.parts = (s.total + s.perPart - 1) / s.perPart
-	}
+	s.split(k.Parallel)
 	return s, nil
 }
 
@@ -107,7 +131,7 @@ func (c *compiler) compileLoop(lp *sched.LoopProgram, k *sched.Kernel, p *progra
 			return nil
 		}
 	}
-	s := &loopStep{threads: c.cfg.threads}
+	s := &loopStep{loopTiles: loopTiles{threads: c.cfg.threads}}
 	for _, b := range k.In {
 		s.loads = append(s.loads, c.loc(b))
 	}
@@ -251,35 +275,48 @@ func lastKept(dims []int, d int) int {
 // a scratch register, reusing registers after their last use. Linear loads
 // and scalars need none; the last instruction writes to the output.
 func (s *loopStep) assignRegisters() {
-	last := make([]int, len(s.instrs))
-	for i, in := range s.instrs {
-		for _, a := range in.args {
+	s.regs = assignLoopRegisters(len(s.instrs), func(i int) ([]int, *int, bool) {
+		in := &s.instrs[i]
+		return in.args, &in.reg, !in.scalar && !(in.kind == instrLoad && in.linear)
+	})
+}
+
+// assignLoopRegisters gives each of n instructions that needs one (op(i)
+// returns its arguments, where its register goes and whether it needs
+// one; the last never does: it writes the output) a scratch register,
+// reusing registers after their last use, and returns the registers used.
+// A result gets its register before its arguments' are freed, so it never
+// overlays an argument: a PRED mask and a 32-bit value share a register's
+// bytes at different widths, and select(mask, x, y) writing its values
+// over the mask it is still reading got the mask wrong.
+func assignLoopRegisters(n int, op func(i int) (args []int, reg *int, needs bool)) int {
+	last := make([]int, n)
+	for i := range n {
+		args, _, _ := op(i)
+		for _, a := range args {
 			last[a] = i
 		}
 	}
 	var free []int
-	for i := range s.instrs {
-		in := &s.instrs[i]
-		// The result gets its register before the arguments' registers are
-		// freed, so it never overlays an argument: a PRED mask and a
-		// float32 share a register's bytes at different widths, and
-		// select(mask, x, y) writing its floats over the mask it is still
-		// reading got the mask wrong.
-		if !in.scalar && !(in.kind == instrLoad && in.linear) && i != len(s.instrs)-1 {
+	regs := 0
+	for i := range n {
+		args, reg, needs := op(i)
+		if needs && i != n-1 {
 			if len(free) > 0 {
-				in.reg, free = free[len(free)-1], free[:len(free)-1]
+				*reg, free = free[len(free)-1], free[:len(free)-1]
 			} else {
-				in.reg = s.regs
-				s.regs++
+				*reg = regs
+				regs++
 			}
 		}
-		for j, a := range in.args {
+		for j, a := range args {
 			// A value read twice by one op (x·x) frees its register once.
-			if last[a] == i && s.instrs[a].reg >= 0 && !slices.Contains(in.args[:j], a) {
-				free = append(free, s.instrs[a].reg)
+			if _, ra, _ := op(a); last[a] == i && *ra >= 0 && !slices.Contains(args[:j], a) {
+				free = append(free, *ra)
 			}
 		}
 	}
+	return regs
 }
 
 func (s *loopStep) name() string { return "loop" }
@@ -294,19 +331,13 @@ func (s *loopStep) exec(fr *frame) error {
 
 // part computes the elements [p·perPart, min((p+1)·perPart, total)).
 func (s *loopStep) part(fr *frame, p, w int) {
-	lo := p * s.perPart
-	hi := min(lo+s.perPart, s.total)
 	scratch := fr.scratch[w]
 	var small [maxLoopOps]val
 	vs := small[:len(s.instrs)]
 	out := fr.bytes(s.out)
-	for start := lo; start < hi; start += loopTile {
-		if (start-lo)%pollLoopElements == 0 && fr.stopped() {
-			return
-		}
-		n := min(loopTile, hi-start)
+	s.tiles(fr, p, func(start, n int) {
 		s.tile(fr, vs, start, n, scratch, out[start*s.outSize:(start+n)*s.outSize])
-	}
+	})
 }
 
 // tile evaluates the program for the output elements [start, start+n),

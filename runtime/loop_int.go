@@ -24,13 +24,10 @@ type intLoopStep struct {
 	out     loc
 	outSize int
 	dims    []int
-	total   int
 	instrs  []intInstr
 	loads   []loc
 	regs    int
-	parts   int
-	perPart int
-	threads int
+	loopTiles
 }
 
 // intInstr is one op of an integer loop.
@@ -94,7 +91,7 @@ func (c *compiler) intLoopStep(k *sched.Kernel, p *program) step {
 		}
 	}
 	ints := false
-	s := &intLoopStep{threads: c.cfg.threads}
+	s := &intLoopStep{loopTiles: loopTiles{threads: c.cfg.threads}}
 	for _, b := range k.In {
 		s.loads = append(s.loads, c.loc(b))
 	}
@@ -143,52 +140,17 @@ func (c *compiler) intLoopStep(k *sched.Kernel, p *program) step {
 	s.assignRegisters()
 	p.scratch = max(p.scratch, (s.regs+1)*loopTile*4)
 	s.out, s.outSize = c.loc(k.Out), k.Root.Shape.Elem.ByteSize()
-	tiles := (s.total + loopTile - 1) / loopTile
-	s.parts = min(max(k.Parallel, 1), max(tiles, 1))
-	tilesPer := (tiles + s.parts - 1) / max(s.parts, 1)
-	s.perPart = tilesPer * loopTile
-	if s.perPart > 0 {
-		s.parts = (s.total + s.perPart - 1) / s.perPart
-	}
+	s.split(k.Parallel)
 	return s
 }
 
 // assignRegisters gives each instruction but the last and the in-place
-// loads a register, reusing registers after their last use (a result never
-// shares one with its own arguments).
+// loads a register (assignLoopRegisters).
 func (s *intLoopStep) assignRegisters() {
-	last := make([]int, len(s.instrs))
-	for i, in := range s.instrs {
-		for _, a := range in.args {
-			last[a] = i
-		}
-	}
-	var free []int
-	for i := range s.instrs {
+	s.regs = assignLoopRegisters(len(s.instrs), func(i int) ([]int, *int, bool) {
 		in := &s.instrs[i]
-		if !in.linear && i != len(s.instrs)-1 {
-			if len(free) > 0 {
-				in.reg, free = free[len(free)-1], free[:len(free)-1]
-			} else {
-				in.reg = s.regs
-				s.regs++
-			}
-		}
-		for j, a := range in.args {
-			if last[a] == i && s.instrs[a].reg >= 0 && !containsInt(in.args[:j], a) {
-				free = append(free, s.instrs[a].reg)
-			}
-		}
-	}
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+		return in.args, &in.reg, !in.linear
+	})
 }
 
 func (s *intLoopStep) name() string { return "loop-int" }
@@ -208,22 +170,16 @@ type ival struct {
 }
 
 func (s *intLoopStep) part(fr *frame, p, w int) {
-	lo := p * s.perPart
-	hi := min(lo+s.perPart, s.total)
 	scratch := fr.scratch[w]
 	var small [maxLoopOps]ival
 	vs := small[:len(s.instrs)]
 	out := fr.bytes(s.out)
-	for start := lo; start < hi; start += loopTile {
-		if (start-lo)%pollLoopElements == 0 && fr.stopped() {
-			return
-		}
-		n := min(loopTile, hi-start)
+	s.tiles(fr, p, func(start, n int) {
 		dst := out[start*s.outSize : (start+n)*s.outSize]
 		for i := range s.instrs {
 			s.eval(fr, i, vs, start, n, scratch, dst)
 		}
-	}
+	})
 }
 
 func regU32(scratch []byte, r, n int) []uint32 {
