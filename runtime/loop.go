@@ -53,6 +53,14 @@ func (t *loopTiles) split(parallel int) {
 	}
 }
 
+// run runs job's parts (the loop whose tiles these are) on the pool.
+func (t *loopTiles) run(fr *frame, job partsJob) error {
+	if t.total > 0 {
+		parallelFor(fr, &fr.task, job, t.parts, t.threads)
+	}
+	return nil
+}
+
 // tiles calls tile for each tile of part p — the elements [start,
 // start+n) — until the run is stopped.
 func (t *loopTiles) tiles(fr *frame, p int, tile func(start, n int)) {
@@ -321,13 +329,7 @@ func assignLoopRegisters(n int, op func(i int) (args []int, reg *int, needs bool
 
 func (s *loopStep) name() string { return "loop" }
 
-func (s *loopStep) exec(fr *frame) error {
-	if s.total == 0 {
-		return nil
-	}
-	parallelFor(fr, &fr.task, s, s.parts, s.threads)
-	return nil
-}
+func (s *loopStep) exec(fr *frame) error { return s.run(fr, s) }
 
 // part computes the elements [p·perPart, min((p+1)·perPart, total)).
 func (s *loopStep) part(fr *frame, p, w int) {

@@ -155,13 +155,7 @@ func (s *intLoopStep) assignRegisters() {
 
 func (s *intLoopStep) name() string { return "loop-int" }
 
-func (s *intLoopStep) exec(fr *frame) error {
-	if s.total == 0 {
-		return nil
-	}
-	parallelFor(fr, &fr.task, s, s.parts, s.threads)
-	return nil
-}
+func (s *intLoopStep) exec(fr *frame) error { return s.run(fr, s) }
 
 // ival is a tile's value: 32-bit lanes or a mask.
 type ival struct {
