@@ -4,6 +4,7 @@ import (
 	"slices"
 	"unsafe"
 
+	kiln "github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/sched"
 	"github.com/kilnml/kiln/ssa"
@@ -30,6 +31,11 @@ type loopStep struct {
 	instrs  []loopInstr
 	loads   []loc // input buffers, by sched.Access.Input
 	regs    int   // scratch registers per worker
+	// store, when set, is the integer type the result is converted to as
+	// it is stored (a quantization's final convert: s8, u8, s16 or u16),
+	// from the float32 tile the program leaves in register storeReg.
+	store    ir.ElementType
+	storeReg int
 	loopTiles
 }
 
@@ -115,12 +121,27 @@ type val struct {
 // loopStep compiles a Loop kernel, or returns nil when its types are outside
 // what the executor handles (float32 values and PRED masks).
 func (c *compiler) loopStep(k *sched.Kernel, p *program) (step, error) {
-	if k.Loop == nil || !loopTypeOK(k.Root.Shape.Elem) {
+	if k.Loop == nil {
 		return nil, nil
 	}
-	s := c.compileLoop(k.Loop, k, p)
+	lp, store := k.Loop, narrowingStore(k.Loop)
+	if store != ir.InvalidType {
+		// The program up to the final convert, whose float32 result the
+		// tile converts on its store.
+		cut := *lp
+		cut.Ops = lp.Ops[:len(lp.Ops)-1]
+		lp = &cut
+	} else if !loopTypeOK(k.Root.Shape.Elem) {
+		return nil, nil
+	}
+	s := c.compileLoop(lp, k, p)
 	if s == nil {
 		return nil, nil
+	}
+	if store != ir.InvalidType {
+		s.store, s.storeReg = store, s.regs
+		s.regs++
+		p.scratch = max(p.scratch, (s.regs+1)*loopTile*4)
 	}
 	s.out, s.outSize = c.loc(k.Out), k.Root.Shape.Elem.ByteSize()
 	s.split(k.Parallel)
@@ -191,6 +212,42 @@ func (c *compiler) compileLoop(lp *sched.LoopProgram, k *sched.Kernel, p *progra
 }
 
 func loopTypeOK(t ir.ElementType) bool { return t == ir.F32 || t == ir.PRED }
+
+// narrowingStore returns the integer type a loop program's last op
+// converts its float32 operand to, when it is s8, u8, s16 or u16 (the
+// store of a quantization: scale, round, clamp, convert), and
+// ir.InvalidType otherwise.
+func narrowingStore(lp *sched.LoopProgram) ir.ElementType {
+	n := len(lp.Ops)
+	if n < 2 || lp.Rows {
+		return ir.InvalidType
+	}
+	last := lp.Ops[n-1]
+	if last.Op != ssa.OpConvert || len(last.Args) != 1 || lp.Ops[last.Args[0]].Type != ir.F32 || last.Args[0] != n-2 {
+		return ir.InvalidType
+	}
+	switch last.Type {
+	case ir.S8, ir.U8, ir.S16, ir.U16:
+		return last.Type
+	}
+	return ir.InvalidType
+}
+
+// storeNarrow converts the float32 tile f into dst, n elements of type t,
+// as XLA converts float to integers (toward zero, saturating, NaN to 0).
+func storeNarrow(t ir.ElementType, dst []byte, f []float32) {
+	n := len(f)
+	switch t {
+	case ir.S8:
+		kiln.F32ToS8(unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(dst))), n), f)
+	case ir.U8:
+		kiln.F32ToU8(dst[:n], f)
+	case ir.S16:
+		kiln.F32ToS16(unsafe.Slice((*int16)(unsafe.Pointer(unsafe.SliceData(dst))), n), f)
+	case ir.U16:
+		kiln.F32ToU16(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(dst))), n), f)
+	}
+}
 
 // loopArgTypesOK checks the operand types the executor assumes: PRED for
 // logical ops and for select's predicate, float32 for the rest (convert
@@ -348,6 +405,9 @@ func (s *loopStep) tile(fr *frame, vs []val, start, n int, scratch, dst []byte) 
 	for i := range s.instrs {
 		s.eval(fr, &s.instrs[i], vs, i, start, n, scratch, dst)
 	}
+	if s.store != ir.InvalidType {
+		storeNarrow(s.store, dst, regF32(scratch, s.storeReg, n))
+	}
 }
 
 // reg returns register r of a worker's scratch as float32s or bools.
@@ -366,6 +426,8 @@ func (s *loopStep) eval(fr *frame, in *loopInstr, vs []val, i, start, n int, scr
 	var dstF []float32
 	var dstM []bool
 	switch {
+	case isLast && s.store != ir.InvalidType:
+		dstF = regF32(scratch, s.storeReg, n) // converted on the store
 	case isLast && in.typ == ir.F32:
 		dstF = f32s(out)[:n]
 	case isLast:
