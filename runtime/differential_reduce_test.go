@@ -55,6 +55,7 @@ func reduceGens() []*opGen {
 			return g.b.ReduceVariadic([]ir.Op{g.param(s, anyValues), idx}, inits, comp, []int{d})
 		}},
 		reduceWindowGen(),
+		cumulativeGen(),
 		selectAndScatterGen(),
 		dotGen(),
 		dotGeneralGen(),
@@ -233,6 +234,38 @@ func reduceWindowGen() *opGen {
 		}
 		return g.b.ReduceWindowWithGeneralPadding([]ir.Op{g.operand(s, reducerValues(rd.name))},
 			[]ir.Op{g.reduceInit(rd, t)}, rd.comp, sizes, strides, bd, wd, pad)
+	}}
+}
+
+// cumulativeGen draws the cumulative reductions JAX lowers cumsum, cumprod,
+// cummax and cummin to: a reduce-window whose window covers every element
+// up to the output's own along one dimension (its size the dimension's, or
+// longer), one operand or a joint argmax.
+func cumulativeGen() *opGen {
+	return &opGen{name: "reduce-window-cumulative", types: anyType, cases: 6, build: func(g *gen, t ir.ElementType) ir.Op {
+		s := ir.MakeShape(t, g.dims(g.between(1, 4))...)
+		r := s.Rank()
+		d := g.intn(r)
+		sizes, strides, dil := make([]int, r), make([]int, r), make([]int, r)
+		pad := make([][2]int, r)
+		for i := range sizes {
+			sizes[i], strides[i], dil[i] = 1, 1, 1
+		}
+		sizes[d] = max(s.Dims[d]+g.intn(2), 1)
+		pad[d] = [2]int{sizes[d] - 1, 0}
+		g.c.note = fmt.Sprintf("cumulative along %d: window %v padding %v", d, sizes, pad)
+		if g.intn(3) == 0 {
+			idx := g.b.Iota(s.WithElem(ir.S32), d)
+			return g.b.ReduceWindowWithGeneralPadding([]ir.Op{g.param(s, anyValues), idx},
+				g.argmaxIdentity(t), g.argmaxComputation(t), sizes, strides, dil, dil, pad)
+		}
+		rd := g.reducerFor(t)
+		g.accumulate(rd.name, sizes[d]+1)
+		if rd.name == "add" {
+			g.c.boundKey = "reduce-window-add"
+		}
+		return g.b.ReduceWindowWithGeneralPadding([]ir.Op{g.operand(s, reducerValues(rd.name))},
+			[]ir.Op{g.reduceInit(rd, t)}, rd.comp, sizes, strides, dil, dil, pad)
 	}}
 }
 

@@ -61,6 +61,9 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		}
 	}
 	if r := plan.Reducer(); r != nil && r.Standard && ts[0] == ir.F32 && r.Inits[0] == ir.F32 && r.Acc[0] == ir.F32 && ops.Count(plan.OutDims()) > 0 {
+		if scan := newScanF32(plan, r, s.ins[0], s.inits[0], s.outs[0], c.cfg.threads); scan != nil {
+			return scan, nil
+		}
 		if fast := newReduceWindowF32(v.Attrs.Window, v.Args[0].Shape.Dims, plan.OutDims(), r, s.ins[0], s.inits[0], s.outs[0], c.cfg.threads); fast != nil {
 			return fast, nil
 		}

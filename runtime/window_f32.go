@@ -74,7 +74,7 @@ func newReduceWindowF32(w *ir.Window, base, out []int, f *ops.Reducer, in, init,
 	for _, wd := range w.Dims {
 		size *= wd.Size
 	}
-	if size > 1<<12 {
+	if size > 1<<16 {
 		return nil
 	}
 	s := &reduceWindowF32Step{in: in, init: init, out: outLoc, op: f.Op, swap: f.Swapped, threads: threads}

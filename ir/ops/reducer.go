@@ -224,6 +224,70 @@ func (r *Reducer) Fold(scratch []byte, acc *Acc, srcs [][]byte, pos []int64) err
 	return nil
 }
 
+// Scan folds the n elements at positions first, first+step, … of the
+// operands srcs in order, as Fold does, and stores the accumulators after
+// each at the same position of the outputs: a prefix scan.
+func (r *Reducer) Scan(scratch []byte, acc *Acc, srcs, outs [][]byte, first, step, n int) error {
+	if r.Standard && r.cx == nil {
+		r.scanStandard(scratch, acc, srcs[0], outs[0], first, step, n)
+		return nil
+	}
+	pos := r.Positions(scratch)[:1]
+	for i, p := 0, first; i < n; i, p = i+1, p+step {
+		pos[0] = int64(p)
+		if err := r.Fold(scratch, acc, srcs, pos); err != nil {
+			return err
+		}
+		r.Finish(scratch, acc, outs, p)
+	}
+	return nil
+}
+
+// scanStandard is Scan for a one-operand standard reducer of real or
+// integer values: the elements are loaded a tile at a time, folded and
+// stored one by one, with the arithmetic and rounding of foldWide.
+func (r *Reducer) scanStandard(scratch []byte, acc *Acc, src, out []byte, first, step, n int) {
+	t, at := r.Types[0], r.Acc[0]
+	pos := r.Positions(scratch)
+	for start := 0; start < n; start += FoldTile {
+		m := min(FoldTile, n-start)
+		p0 := first + start*step
+		for j := range m {
+			pos[j] = int64(p0 + j*step)
+		}
+		raw := scratch[r.raw : r.raw+FoldTile*WideBytes]
+		w := RegAt(scratch[r.wide:], 0, FoldTile, m)
+		GatherElements(raw, src, t.ByteSize(), pos[:m])
+		LoadWide(w, m, raw, t, 0)
+		if r.Elem[0] != t {
+			RoundWide(w, r.Elem[0], m)
+		}
+		if r.fl != nil {
+			a := acc.F
+			for j, x := range w.F[:m] {
+				if r.Swapped {
+					a = RoundFloat(at, r.fl(x, a))
+				} else {
+					a = RoundFloat(at, r.fl(a, x))
+				}
+				SetFloatAt(out, at, p0+j*step, a)
+			}
+			acc.F = a
+			continue
+		}
+		a := acc.I
+		for j, x := range w.I[:m] {
+			if r.Swapped {
+				a = WrapInt(at, r.in(x, a))
+			} else {
+				a = WrapInt(at, r.in(a, x))
+			}
+			SetIntAt(out, at, p0+j*step, a)
+		}
+		acc.I = a
+	}
+}
+
 // foldWide folds n wide values of register w into the accumulator.
 func (r *Reducer) foldWide(acc *Acc, w Reg, n int) {
 	t := r.Acc[0]

@@ -20,10 +20,10 @@ const MaxWindowElems = 1 << 24
 // Window maps each output position of a windowed op to the base elements
 // its window covers.
 type Window struct {
-	Base    []int     // base (operand) dimensions
-	Out     []int     // output dimensions
-	taps    [][][]int // taps[d][o]: base indices along d for output index o, in window order
-	strides []int     // base strides
+	Base    []int        // base (operand) dimensions
+	Out     []int        // output dimensions
+	taps    [][]tapRange // taps[d][o]: base indices along d for output index o, in window order
+	strides []int        // base strides
 	// MaxElems bounds the elements of one window.
 	MaxElems int
 }
@@ -85,7 +85,7 @@ func NewWindow(w *ir.Window, base []int) (*Window, error) {
 	if len(base) > MaxRank {
 		return nil, fmt.Errorf("window of rank %d, above the limit of %d", len(base), MaxRank)
 	}
-	p := &Window{Base: slices.Clone(base), Out: make([]int, len(base)), taps: make([][][]int, len(base)), strides: Strides(base), MaxElems: 1}
+	p := &Window{Base: slices.Clone(base), Out: make([]int, len(base)), taps: make([][]tapRange, len(base)), strides: Strides(base), MaxElems: 1}
 	for d, wd := range w.Dims {
 		wd = NormalizeWindowDim(wd)
 		if err := CheckWindowDim(d, wd); err != nil {
@@ -99,15 +99,9 @@ func NewWindow(w *ir.Window, base []int) (*Window, error) {
 			return nil, fmt.Errorf("window dimension %d: padding %d_%d leaves a negative size", d, wd.PadLow, wd.PadHigh)
 		}
 		p.Out[d] = WindowCount(padded, Dilated(wd.Size, wd.WindowDilation), wd.Stride)
-		p.taps[d] = make([][]int, p.Out[d])
+		p.taps[d] = make([]tapRange, p.Out[d])
 		for o := range p.taps[d] {
-			for k := 0; k < wd.Size; k++ {
-				u := o*wd.Stride - wd.PadLow + k*wd.WindowDilation
-				if u < 0 || u%wd.BaseDilation != 0 || u/wd.BaseDilation >= base[d] {
-					continue
-				}
-				p.taps[d][o] = append(p.taps[d][o], u/wd.BaseDilation)
-			}
+			p.taps[d][o] = windowTaps(o*wd.Stride-wd.PadLow, wd, base[d])
 		}
 		p.MaxElems *= max(wd.Size, 1)
 		if p.MaxElems > MaxWindowElems {
@@ -131,7 +125,7 @@ func (p *Window) Elements(opos []int, buf []int64) []int64 {
 	}
 	var tap [MaxRank]int
 	for d := 0; d < rank; d++ {
-		if len(p.taps[d][opos[d]]) == 0 {
+		if p.taps[d][opos[d]].n == 0 {
 			return buf[:0]
 		}
 	}
@@ -139,14 +133,15 @@ func (p *Window) Elements(opos []int, buf []int64) []int64 {
 	for {
 		lin := 0
 		for d := 0; d < rank; d++ {
-			lin += p.taps[d][opos[d]][tap[d]] * p.strides[d]
+			t := p.taps[d][opos[d]]
+			lin += (t.first + tap[d]*t.step) * p.strides[d]
 		}
 		buf[n] = int64(lin)
 		n++
 		d := rank - 1
 		for ; d >= 0; d-- {
 			tap[d]++
-			if tap[d] < len(p.taps[d][opos[d]]) {
+			if tap[d] < p.taps[d][opos[d]].n {
 				break
 			}
 			tap[d] = 0
@@ -155,6 +150,63 @@ func (p *Window) Elements(opos []int, buf []int64) []int64 {
 			return buf[:n]
 		}
 	}
+}
+
+// tapRange is the base indices a window covers along one dimension for one
+// output index, in window order: n indices from first, step apart.
+type tapRange struct{ first, step, n int }
+
+// windowTaps returns the taps along a dimension of size base of the window
+// wd whose first element lies at padded, dilated position u0: window
+// element k lies at u0 + k·dilation, a base element where that is a
+// multiple of the base dilation inside the base. They form a progression:
+// the k of one residue modulo bd/gcd(dilation, bd).
+func windowTaps(u0 int, wd ir.WindowDim, base int) tapRange {
+	wdil, bd := wd.WindowDilation, wd.BaseDilation
+	period := bd / gcd(wdil, bd) // k and k+period land on base elements alike
+	for k0 := 0; k0 < min(period, wd.Size); k0++ {
+		u := u0 + k0*wdil
+		if ((u%bd)+bd)%bd != 0 {
+			continue
+		}
+		// Window elements k0 + j·period, j ≥ 0, at base index
+		// (u + j·period·wdil)/bd = u/bd + j·step.
+		step := period * wdil / bd
+		count := (wd.Size - k0 + period - 1) / period
+		b0 := floorDiv(u, bd)
+		lo := 0
+		if b0 < 0 {
+			lo = (-b0 + step - 1) / step
+		}
+		hi := count
+		if last := base - 1 - b0; last < 0 {
+			hi = 0
+		} else {
+			hi = min(hi, last/step+1)
+		}
+		if hi <= lo {
+			return tapRange{}
+		}
+		return tapRange{first: b0 + lo*step, step: step, n: hi - lo}
+	}
+	return tapRange{}
+}
+
+// floorDiv is a/b rounded toward -∞ (b > 0).
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// gcd is the greatest common divisor of two positive integers.
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // ReduceWindowPlan folds each window of N operands onto the init values.
@@ -166,6 +218,43 @@ type ReduceWindowPlan struct {
 	Window     *Window
 	fold       *Reducer
 	count      int
+	scan       *windowScan // the window is a prefix along one dimension
+}
+
+// windowScan is a reduce-window whose window, along one dimension, covers
+// every element up to the output's own (a cumulative sum, max, …: JAX's
+// cumsum and friends lower to this) and is that one element along every
+// other: each output is the previous one's fold with one more element, in
+// the same order, so a running fold computes all of them in one pass
+// instead of one window each (quadratic in the length).
+type windowScan struct {
+	outer, n, inner int // the lines: outer × inner of them, n elements inner apart
+}
+
+// prefixScan returns the scan a window plan is, or nil.
+func (p *Window) prefixScan() *windowScan {
+	d := -1
+	for e, t := range p.taps {
+		if p.Out[e] != p.Base[e] {
+			return nil
+		}
+		single, prefix := true, true
+		for o, r := range t {
+			single = single && r.n == 1 && r.first == o
+			prefix = prefix && r.first == 0 && r.n == o+1 && (r.n == 1 || r.step == 1)
+		}
+		switch {
+		case single:
+		case prefix && d < 0:
+			d = e
+		default:
+			return nil
+		}
+	}
+	if d < 0 || p.Base[d] < 2 {
+		return nil
+	}
+	return &windowScan{outer: Count(p.Base[:d]), n: p.Base[d], inner: Count(p.Base[d+1:])}
 }
 
 // NewReduceWindow plans reduce-window of operands of types ts and
@@ -185,7 +274,17 @@ func NewReduceWindow(ts, inits []ir.ElementType, dims []int, w *ir.Window, f *Fu
 		return nil, err
 	}
 	p.fold = fold
+	p.scan = win.prefixScan()
 	return p, nil
+}
+
+// Scan reports whether the plan runs as a prefix scan: along dimension
+// with n elements, inner elements apart, for outer blocks.
+func (p *ReduceWindowPlan) Scan() (outer, n, inner int, ok bool) {
+	if p.scan == nil || p.fold == nil {
+		return 0, 0, 0, false
+	}
+	return p.scan.outer, p.scan.n, p.scan.inner, true
 }
 
 // OutDims are the output dimensions.
@@ -203,7 +302,12 @@ func (p *ReduceWindowPlan) ScratchBytes() int {
 }
 
 // WorkBytes is the work memory Run needs (a window's position list).
-func (p *ReduceWindowPlan) WorkBytes() int { return p.Window.WorkBytes() }
+func (p *ReduceWindowPlan) WorkBytes() int {
+	if p.scan != nil {
+		return 0
+	}
+	return p.Window.WorkBytes()
+}
 
 // Run computes the outputs from the operands and the scalar init values.
 func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch, work []byte) error {
@@ -212,6 +316,19 @@ func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch, work []byte) 
 		return nil
 	}
 	f := p.fold
+	if sc := p.scan; sc != nil {
+		f.Begin(scratch)
+		for o := 0; o < sc.outer; o++ {
+			for i := 0; i < sc.inner; i++ {
+				var acc Acc
+				f.Start(scratch, &acc, inits, 0)
+				if err := f.Scan(scratch, &acc, ins, outs, o*sc.n*sc.inner+i, sc.inner, sc.n); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	buf := Elems[int64](work[:p.Window.WorkBytes()])
 	f.Begin(scratch)
 	var opos [MaxRank]int
