@@ -235,6 +235,10 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 	case sortS32:
 		x.m2 = 0x80000000
 	}
+	if len(row) <= insertionSortMax {
+		insertionRow32(row, idx, x, canon, b)
+		return
+	}
 	if idx == nil && len(row) >= 64 {
 		// Rows of a matrix are alike: counting is tried first where the
 		// last row was narrow, with its window.
@@ -292,6 +296,48 @@ func sortRow32(kind sortKind, row []uint32, idx []int32, order SortOrder, b *sor
 		return
 	}
 	radixRow32(row, idx, x, b)
+}
+
+// insertionSortMax is the longest row sorted by insertion: below it the
+// radix passes' histograms cost more than the comparisons.
+const insertionSortMax = 24
+
+// insertionRow32 sorts a short row (and idx with it) stably by insertion of
+// its keys — the canonical ones in the canonical order — with their
+// positions, then gathers the row in that order.
+func insertionRow32(row []uint32, idx []int32, x xform32, canon bool, b *sortBuffers) {
+	n := len(row)
+	keys, pos := b.k1[:n], b.p1[:n]
+	for i, v := range row {
+		k := x.key(v)
+		if canon {
+			k = floatKey32(canonical32(v)) ^ x.desc
+		}
+		j := i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j], pos[j] = keys[j-1], pos[j-1]
+		}
+		keys[j], pos[j] = k, int32(i)
+	}
+	gatherPositions(row, idx, pos, b)
+}
+
+// insertionRow16 is insertionRow32 for 16-bit keys.
+func insertionRow16(row []uint16, idx []int32, x xform16, canon bool, inf uint16, b *sortBuffers) {
+	n := len(row)
+	keys, pos := b.k1[:n], b.p1[:n]
+	for i, v := range row {
+		k := uint32(x.key(v))
+		if canon {
+			k = uint32(floatKey16(canonical16(v, inf)) ^ x.desc)
+		}
+		j := i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j], pos[j] = keys[j-1], pos[j-1]
+		}
+		keys[j], pos[j] = k, int32(i)
+	}
+	gatherPositions16(row, idx, pos, b)
 }
 
 // xform32 maps a 32-bit key to an unsigned integer of the same order (and
@@ -439,6 +485,17 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 	inf := uint16(0x7f80)
 	if kind == sortF16 {
 		inf = 0x7c00
+	}
+	if len(row) <= insertionSortMax {
+		x := xform16{desc: desc}
+		switch {
+		case float:
+			x.m1, x.m2 = 0x7fff, 0x8000
+		case kind == sortS16:
+			x.m2 = 0x8000
+		}
+		insertionRow16(row, idx, x, canon, inf, b)
+		return
 	}
 	if idx == nil && len(row) >= countingSortMin && len(row) <= countingSortMax {
 		x := xform16{desc: desc}

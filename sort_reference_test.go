@@ -183,13 +183,13 @@ func refKeysRow(r *rand.Rand, k sortRefKind, n int, flavour int) []uint32 {
 }
 
 // TestSortAgainstReference sorts rows of every key type, order and length
-// (the radix passes of short rows, the counting sort and the radix passes
-// of keys alone, keys with a payload), the rows of one call of several
-// kinds of content in turn, and compares keys and payloads with a stable
-// sort by the reference order.
+// (insertion into short rows, the radix passes of short rows, the counting
+// sort and the radix passes of keys alone, keys with a payload), the rows
+// of one call of several kinds of content in turn, and compares keys and
+// payloads with a stable sort by the reference order.
 func TestSortAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(85, 86))
-	lengths := []int{1, 2, 3, 5, 7, 13, 15, 16, 17, 31, 32, 33, 61, 63, 64, 65, 255, 256, 257, 1021,
+	lengths := []int{1, 2, 3, 5, 7, 13, 15, 16, 17, 23, 24, 25, 31, 32, 33, 61, 63, 64, 65, 255, 256, 257, 1021,
 		1535, 1536, 1537, 2039, 2046, 2047, 2048, 2049, 2053, 4093, 4096, 4099, 50000, 65535, 65537}
 	for _, k := range sortRefKinds() {
 		for _, n := range lengths {

@@ -130,10 +130,14 @@ func (c *compiler) evaluateComparator(f *ssa.Func, ts []ir.ElementType, key int,
 			sample[i] = uint64(i)
 		}
 	default:
-		if !piecewise(u, p) {
+		z := u
+		if k, ok := totalOrderKey(u); ok && k.Shape.Elem == t {
+			z = k
+		}
+		if !piecewise(z, p) {
 			return sortOrdering{}, false
 		}
-		sample = breakpointSample(u, t)
+		sample = breakpointSample(z, t)
 	}
 	fn, err := c.function(f)
 	if err != nil || !fn.Tiled() {
@@ -218,6 +222,10 @@ func sameComputation(u, w, pu, pw *ssa.Value, seen map[[2]*ssa.Value]bool) bool 
 		if u.Attrs.Direction != w.Attrs.Direction || u.Attrs.CompareType != w.Attrs.CompareType {
 			return false
 		}
+	case ssa.OpBitcast, ssa.FromIR(ir.OpBitcastConvert):
+		if !u.Shape.IsScalar() {
+			return false
+		}
 	default:
 		if !u.Op.IsElementwise() {
 			return false
@@ -230,6 +238,73 @@ func sameComputation(u, w, pu, pw *ssa.Value, seen map[[2]*ssa.Value]bool) bool 
 	}
 	seen[[2]*ssa.Value{u, w}] = true
 	return true
+}
+
+// totalOrderKey recognises XLA's integer key of the floats' total order —
+// its comparison expander writes compare(x, y, TOTALORDER) as a signed
+// comparison of b < 0 ? b ^ MAX : b, b the bits of x as a signed integer of
+// the same width, MAX that type's largest value — and returns the float x
+// whose key u is. The key is a strictly increasing map of the total order
+// onto the signed order (negative floats' magnitudes flipped, positives
+// unchanged), so comparing keys compares x in the total order.
+func totalOrderKey(u *ssa.Value) (*ssa.Value, bool) {
+	if u.Op != ssa.OpSelect || len(u.Args) != 3 || !u.Shape.IsScalar() {
+		return nil, false
+	}
+	c, flipped, b := u.Args[0], u.Args[1], u.Args[2]
+	t := u.Shape.Elem
+	if !t.IsSigned() || t.BitWidth() < 16 {
+		return nil, false
+	}
+	x, ok := bitsOf(b)
+	if !ok {
+		return nil, false
+	}
+	// c: b < 0, signed.
+	if c.Op != ssa.OpCompare || len(c.Args) != 2 || c.Args[0] != b || c.Attrs.Direction != ir.CmpLT ||
+		!(c.Attrs.CompareType == ir.CmpTypeDefault || c.Attrs.CompareType == ir.CmpTypeSigned) || !scalarConstant(c.Args[1], 0) {
+		return nil, false
+	}
+	// flipped: b ^ MAX, either way round.
+	maxInt := uint64(1)<<(t.BitWidth()-1) - 1
+	if flipped.Op != ssa.Op(ir.OpXor) || len(flipped.Args) != 2 {
+		return nil, false
+	}
+	k, y := flipped.Args[0], flipped.Args[1]
+	if y != b {
+		k, y = y, k
+	}
+	if y != b || !scalarConstant(k, maxInt) {
+		return nil, false
+	}
+	return x, true
+}
+
+// bitsOf returns the float whose bits v reinterprets as an integer of the
+// same width (a bitcast, as lowering splits a retyping one).
+func bitsOf(v *ssa.Value) (*ssa.Value, bool) {
+	x := v
+	for (x.Op == ssa.OpBitcast || x.Op == ssa.FromIR(ir.OpBitcastConvert)) && len(x.Args) == 1 && x.Args[0].Shape.IsScalar() {
+		x = x.Args[0]
+	}
+	if x == v || !x.Shape.Elem.IsFloat() || x.Shape.Elem.BitWidth() != v.Shape.Elem.BitWidth() {
+		return nil, false
+	}
+	return x, true
+}
+
+// scalarConstant reports whether v is a scalar integer constant with the
+// given bits (in its width).
+func scalarConstant(v *ssa.Value, bits uint64) bool {
+	if v.Op != ssa.OpConstant || v.Attrs.Literal == nil || !v.Shape.IsScalar() || !v.Shape.Elem.IsInteger() {
+		return false
+	}
+	w := v.Shape.Elem.BitWidth()
+	got := uint64(ops.IntAt(v.Attrs.Literal.Bytes(), v.Shape.Elem, 0))
+	if w < 64 {
+		got &= 1<<w - 1
+	}
+	return got == bits
 }
 
 // piecewise reports whether u is built from its parameter p and constants

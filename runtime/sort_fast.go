@@ -27,10 +27,14 @@ type radixSortStep struct {
 	n     int
 	idx   loc // int32 positions: [rows, n], or [rows, topK]
 	topK  int // > 0: only the first topK elements of each row are read
+	// A sort along a dimension other than the last (non-unit) one: lines
+	// of n elements inner apart, in outer blocks; each block is transposed
+	// into lines (work) and back.
+	outer, inner int
+	work         loc
 }
 
-// fastSortStep compiles a sort with a standard comparator along its last
-// (non-unit) dimension, or returns nil.
+// fastSortStep compiles a sort with a standard comparator, or returns nil.
 func (c *compiler) fastSortStep(plan *sched.Plan, k *sched.Kernel, p *program) step {
 	v := k.Root
 	if len(k.Values) != 1 || v.Op != ssa.OpSort || len(v.Args) == 0 || len(v.Args) > maxVariadic || len(v.Funcs) != 1 {
@@ -49,11 +53,6 @@ func (c *compiler) fastSortStep(plan *sched.Plan, k *sched.Kernel, p *program) s
 	if len(v.Attrs.Dimensions) > 0 {
 		d = v.Attrs.Dimensions[0]
 	}
-	for _, n := range dims[d+1:] {
-		if n != 1 {
-			return nil // the sorted dimension is not the rows' (a strided sort)
-		}
-	}
 	ord, ok := c.recogniseComparator(v.Funcs[0], argTypes(v.Args))
 	if !ok {
 		return nil
@@ -64,12 +63,27 @@ func (c *compiler) fastSortStep(plan *sched.Plan, k *sched.Kernel, p *program) s
 	}
 	s := &radixSortStep{ord: ord, keyT: v.Args[ord.key].Shape.Elem, outs: outs, n: dims[d]}
 	s.rows = prod(dims) / max(s.n, 1)
+	s.outer, s.inner = prod(dims[:d]), prod(dims[d+1:])
 	for i, a := range v.Args {
 		s.ins = append(s.ins, c.loc(inputBuffer(k, a)))
 		s.sizes = append(s.sizes, a.Shape.Elem.ByteSize())
 		if sameLoc(s.ins[i], outs[i]) {
 			return nil
 		}
+	}
+	if s.inner > 1 {
+		// One block's lines of every operand, and the payloads' gathered
+		// lines.
+		bytes := 0
+		for i, es := range s.sizes {
+			bytes += s.n * s.inner * es
+			if i != ord.key {
+				bytes += s.n * s.inner * es
+			}
+		}
+		s.work = privateArena(p, bytes)
+		s.idx = privateArena(p, 4*s.inner*s.n)
+		return s
 	}
 	if s.keyT.IsFloat() {
 		if kk := sliceOnlyPrefix(plan.Func, v, d); kk > 0 && kiln.TopKSelects(s.n, kk) {
@@ -141,6 +155,10 @@ func (s *radixSortStep) exec(fr *frame) error {
 	if total == 0 {
 		return nil
 	}
+	if s.inner > 1 {
+		s.execStrided(fr)
+		return nil
+	}
 	key := s.ord.key
 	es := s.sizes[key]
 	keyIn, keyOut := fr.bytes(s.ins[key])[:total*es], fr.bytes(s.outs[key])[:total*es]
@@ -180,6 +198,79 @@ func (s *radixSortStep) exec(fr *frame) error {
 		}
 	}
 	return nil
+}
+
+// execStrided sorts lines inner elements apart: block by block, every
+// operand's block [n, inner] is transposed into lines [inner, n], the key's
+// lines are sorted with their positions, the payloads' gathered by them,
+// and all transposed back into the results.
+func (s *radixSortStep) execStrided(fr *frame) {
+	n, inner, key := s.n, s.inner, s.ord.key
+	block := n * inner
+	work := fr.bytes(s.work)
+	idx := ops.Elems[int32](fr.bytes(s.idx))[:block]
+	var lines, gathered [maxVariadic][]byte
+	off := 0
+	for j, es := range s.sizes {
+		lines[j] = work[off : off+block*es]
+		off += block * es
+		if j != key {
+			gathered[j] = work[off : off+block*es]
+			off += block * es
+		}
+	}
+	for o := 0; o < s.outer && !fr.stopped(); o++ {
+		for j, es := range s.sizes {
+			transposeBlock(lines[j], fr.bytes(s.ins[j])[o*block*es:(o+1)*block*es], n, inner, es)
+		}
+		for r := 0; r < inner; r++ {
+			row := idx[r*n : (r+1)*n]
+			for i := range row {
+				row[i] = int32(i)
+			}
+		}
+		sortRowsOf(s.keyT, lines[key], idx, n, s.ord.order)
+		for j, es := range s.sizes {
+			src := lines[j]
+			if j != key {
+				gatherRows(gathered[j], lines[j], idx, inner, n, n, es)
+				src = gathered[j]
+			}
+			transposeBlock(fr.bytes(s.outs[j])[o*block*es:(o+1)*block*es], src, inner, n, es)
+		}
+	}
+}
+
+// transposeBlock writes the transpose of src ([rows, cols], elements of es
+// bytes) to dst ([cols, rows]).
+func transposeBlock(dst, src []byte, rows, cols, es int) {
+	switch es {
+	case 2:
+		transposeOf(ops.Elems[uint16](dst), ops.Elems[uint16](src), rows, cols)
+	case 4:
+		transposeOf(ops.Elems[uint32](dst), ops.Elems[uint32](src), rows, cols)
+	case 8:
+		transposeOf(ops.Elems[uint64](dst), ops.Elems[uint64](src), rows, cols)
+	case 1:
+		transposeOf(dst, src, rows, cols)
+	default:
+		for r := 0; r < rows; r++ {
+			for c := 0; c < cols; c++ {
+				copy(dst[(c*rows+r)*es:(c*rows+r+1)*es], src[(r*cols+c)*es:(r*cols+c+1)*es])
+			}
+		}
+	}
+}
+
+// transposeOf is transposeBlock over typed elements.
+func transposeOf[T any](dst, src []T, rows, cols int) {
+	dst, src = dst[:rows*cols], src[:rows*cols]
+	for r := 0; r < rows; r++ {
+		row := src[r*cols : (r+1)*cols]
+		for c, x := range row {
+			dst[c*rows+r] = x
+		}
+	}
 }
 
 // selectTop writes the first topK elements of each row, in the sort's

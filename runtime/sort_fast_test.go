@@ -54,6 +54,61 @@ var sortComparators = []struct {
 	{"total-lt", `  a = T[] parameter(0)
   b = T[] parameter(1)
   ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER`, "sort-radix"},
+	// XLA's optimized form of jax-canonical-lt: its comparison expander
+	// compares the total order's integer keys (I the signed type of T's
+	// width, IMAX its largest value).
+	{"xla-total-order-key", `  a = T[] parameter(0)
+  b = T[] parameter(1)
+  nan = T[] constant(nan)
+  zero = T[] constant(0)
+  izero = I[] constant(0)
+  imax = I[] constant(IMAX)
+  ne.a = pred[] compare(a, a), direction=NE
+  eq.a = pred[] compare(a, zero), direction=EQ
+  s.a = T[] select(eq.a, zero, a)
+  c.a = T[] select(ne.a, nan, s.a)
+  ne.b = pred[] compare(b, b), direction=NE
+  eq.b = pred[] compare(b, zero), direction=EQ
+  s.b = T[] select(eq.b, zero, b)
+  c.b = T[] select(ne.b, nan, s.b)
+  bits.a = I[] bitcast(c.a)
+  x.a = I[] xor(imax, bits.a)
+  neg.a = pred[] compare(bits.a, izero), direction=LT
+  k.a = I[] select(neg.a, x.a, bits.a)
+  bits.b = I[] bitcast(c.b)
+  x.b = I[] xor(imax, bits.b)
+  neg.b = pred[] compare(bits.b, izero), direction=LT
+  k.b = I[] select(neg.b, x.b, bits.b)
+  ROOT lt = pred[] compare(k.a, k.b), direction=LT`, "sort-radix"},
+	// The keys of the total order alone, descending, the xor's operands
+	// the other way round.
+	{"xla-total-order-key-gt", `  a = T[] parameter(0)
+  b = T[] parameter(1)
+  izero = I[] constant(0)
+  imax = I[] constant(IMAX)
+  bits.a = I[] bitcast(a)
+  x.a = I[] xor(bits.a, imax)
+  neg.a = pred[] compare(bits.a, izero), direction=LT
+  k.a = I[] select(neg.a, x.a, bits.a)
+  bits.b = I[] bitcast(b)
+  x.b = I[] xor(bits.b, imax)
+  neg.b = pred[] compare(bits.b, izero), direction=LT
+  k.b = I[] select(neg.b, x.b, bits.b)
+  ROOT gt = pred[] compare(k.a, k.b), direction=GT`, "sort-radix"},
+	// A key that flips one bit too few: no order a radix sort implements.
+	{"xla-key-wrong-mask", `  a = T[] parameter(0)
+  b = T[] parameter(1)
+  izero = I[] constant(0)
+  imax = I[] constant(3)
+  bits.a = I[] bitcast(a)
+  x.a = I[] xor(imax, bits.a)
+  neg.a = pred[] compare(bits.a, izero), direction=LT
+  k.a = I[] select(neg.a, x.a, bits.a)
+  bits.b = I[] bitcast(b)
+  x.b = I[] xor(imax, bits.b)
+  neg.b = pred[] compare(bits.b, izero), direction=LT
+  k.b = I[] select(neg.b, x.b, bits.b)
+  ROOT lt = pred[] compare(k.a, k.b), direction=LT`, ""},
 	// NaNs mapped below -Inf: an order no radix sort implements.
 	{"nan-first", `  a = T[] parameter(0)
   b = T[] parameter(1)
@@ -116,7 +171,7 @@ func TestSortFastComparators(t *testing.T) {
 		}
 		for _, n := range lengths {
 			rows := 2
-			cmp := strings.ReplaceAll(body, "T[", ty.String()+"[")
+			cmp := comparatorFor(body, ty)
 			x := fmt.Sprintf("%s[%d,%d]", ty, rows, n)
 			one := fmt.Sprintf("HloModule t\n\ncmp {\n%s\n}\n\nENTRY e {\n  x = %s parameter(0)\n  ROOT s = %s sort(x), dimensions={1}, to_apply=cmp\n}\n", cmp, x, x)
 			// The argsort: the comparator's index parameters are unused.
@@ -153,6 +208,63 @@ func TestSortFastComparators(t *testing.T) {
 			run(t, ty, c.name, c.body, c.impl)
 		}
 	}
+}
+
+// TestSortFastStrided sorts along a dimension other than the last (JAX's
+// sort and argsort with axis=0): keys alone, an argsort and a payload
+// before the keys, for the standard comparators over every key type, lines
+// short (insertion) and long (radix passes), bit for bit against ir/eval.
+func TestSortFastStrided(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 26))
+	cases := []struct {
+		dims []int
+		d    int
+	}{{[]int{6, 37}, 0}, {[]int{3, 40, 5}, 1}, {[]int{300, 3}, 0}, {[]int{2, 5, 1, 7}, 1}}
+	for _, ty := range []ir.ElementType{ir.F32, ir.BF16, ir.F16, ir.S32, ir.U16} {
+		comps := sortComparators[:4]
+		if !ty.IsFloat() {
+			comps = sortIntComparators[:2]
+		}
+		for _, c := range comps {
+			for _, cs := range cases {
+				shape := func(et ir.ElementType) string {
+					return ir.MakeShape(et, cs.dims...).String()
+				}
+				cmp := comparatorFor(c.body, ty)
+				arg := strings.Replace(cmp, "  b = ", "  i = s32[] parameter(2)\n  j = s32[] parameter(3)\n  b = ", 1)
+				pay := "  p = f32[] parameter(0)\n  q = f32[] parameter(1)\n" + strings.NewReplacer("parameter(0)", "parameter(2)", "parameter(1)", "parameter(3)").Replace(cmp)
+				x, i, p := shape(ty), shape(ir.S32), shape(ir.F32)
+				mods := map[string]string{
+					"keys": fmt.Sprintf("HloModule t\n\ncmp {\n%s\n}\n\nENTRY e {\n  x = %s parameter(0)\n  ROOT s = %s sort(x), dimensions={%d}, to_apply=cmp\n}\n", cmp, x, x, cs.d),
+					"argsort": fmt.Sprintf("HloModule t\n\ncmp {\n%s\n}\n\nENTRY e {\n  x = %s parameter(0)\n  i = %s iota(), iota_dimension=%d\n  ROOT s = (%s, %s) sort(x, i), dimensions={%d}, is_stable=true, to_apply=cmp\n}\n",
+						arg, x, i, cs.d, x, i, cs.d),
+					"payload": fmt.Sprintf("HloModule t\n\ncmp {\n%s\n}\n\nENTRY e {\n  p = %s parameter(0)\n  x = %s parameter(1)\n  ROOT s = (%s, %s) sort(p, x), dimensions={%d}, is_stable=true, to_apply=cmp\n}\n",
+						pay, p, x, p, x, cs.d),
+				}
+				keys := sortKeysLiteral(r, ir.MakeShape(ty, cs.dims...))
+				payload := randomLiteral(r, ir.MakeShape(ir.F32, cs.dims...))
+				for _, form := range []string{"keys", "argsort", "payload"} {
+					args := []*ir.Literal{keys}
+					if form == "payload" {
+						args = []*ir.Literal{payload, keys}
+					}
+					t.Run(fmt.Sprintf("%s/%s/%v/dim%d/%s", ty, c.name, cs.dims, cs.d, form), func(t *testing.T) {
+						checkGeneric(t, genericCase{hlo: mods[form], args: args, ulps: -1, check: sortImpl(cs.dims[cs.d], c.impl)})
+					})
+				}
+			}
+		}
+	}
+}
+
+// comparatorFor writes a comparator body for keys of type ty: T is ty, I
+// the signed integer type of its width and IMAX that type's largest value.
+func comparatorFor(body string, ty ir.ElementType) string {
+	it, imax := "s32", "2147483647"
+	if ty.BitWidth() == 16 {
+		it, imax = "s16", "32767"
+	}
+	return strings.NewReplacer("T[", ty.String()+"[", "I[", it+"[", "IMAX", imax).Replace(body)
 }
 
 // sortImpl checks the sort's implementation: the radix sort (rows of one
@@ -247,7 +359,7 @@ func TestSortFastTopK(t *testing.T) {
 					if n > 1000 || k > 64 {
 						continue // the evaluator's sort runs the comparator per comparison
 					}
-					cmp := strings.ReplaceAll(body, "T[", ty.String()+"[")
+					cmp := comparatorFor(body, ty)
 					cmp = strings.Replace(cmp, "  b = ", "  i = s32[] parameter(2)\n  j = s32[] parameter(3)\n  b = ", 1)
 					x, idx := fmt.Sprintf("%s[%d,%d]", ty, rows, n), fmt.Sprintf("s32[%d,%d]", rows, n)
 					xk, ik := fmt.Sprintf("%s[%d,%d]", ty, rows, k), fmt.Sprintf("s32[%d,%d]", rows, k)
