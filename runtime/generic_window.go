@@ -64,7 +64,7 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 		if scan := newScanF32(plan, r, s.ins[0], s.inits[0], s.outs[0], c.cfg.threads); scan != nil {
 			return scan, nil
 		}
-		if fast := newReduceWindowF32(v.Attrs.Window, v.Args[0].Shape.Dims, plan.OutDims(), r, s.ins[0], s.inits[0], s.outs[0], c.cfg.threads); fast != nil {
+		if fast := newReduceWindowF32(v.Attrs.Window, v.Args[0].Shape.Dims, plan.OutDims(), r.Op, r.Swapped, s.ins[0], s.inits[0], s.outs[0], c.cfg.threads); fast != nil {
 			return fast, nil
 		}
 	}
@@ -72,6 +72,11 @@ func buildReduceWindow(c *compiler, k *sched.Kernel, p *program) (step, error) {
 	s.regs = sp.take(plan.ScratchBytes())
 	sp.reserve(p)
 	s.work = privateArena(p, plan.WorkBytes())
+	if r := plan.Reducer(); r != nil && ops.Count(plan.OutDims()) > 0 {
+		if narrow := newReduceWindowNarrow(v.Attrs.Window, v.Args[0].Shape.Dims, plan.OutDims(), r, s, p, c.cfg.threads); narrow != nil {
+			return narrow, nil
+		}
+	}
 	return s, nil
 }
 

@@ -64,7 +64,7 @@ func (pt *windowPart) sharePasses() {
 // more thread.
 const minWindowSplit = 1 << 16
 
-func newReduceWindowF32(w *ir.Window, base, out []int, f *ops.Reducer, in, init, outLoc loc, threads int) *reduceWindowF32Step {
+func newReduceWindowF32(w *ir.Window, base, out []int, op ir.Opcode, swap bool, in, init, outLoc loc, threads int) *reduceWindowF32Step {
 	for _, wd := range w.Dims {
 		if wd.BaseDilation > 1 {
 			return nil
@@ -77,7 +77,7 @@ func newReduceWindowF32(w *ir.Window, base, out []int, f *ops.Reducer, in, init,
 	if size > 1<<16 {
 		return nil
 	}
-	s := &reduceWindowF32Step{in: in, init: init, out: outLoc, op: f.Op, swap: f.Swapped, threads: threads}
+	s := &reduceWindowF32Step{in: in, init: init, out: outLoc, op: op, swap: swap, threads: threads}
 	parts := 1
 	if len(base) > 0 {
 		d0 := w.Dims[0]

@@ -11,6 +11,7 @@ package ops
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kilnml/kiln/ir"
 )
@@ -38,6 +39,7 @@ type Reducer struct {
 	in       func(a, b int64) int64
 	cx       func(a, b complex128) complex128
 	arg      *argFold // a recognised argmax or argmin reducer of two operands
+	round    *roundedOp
 	Fn       *Func
 	// scratch layout: registers, then the position, raw and wide tiles.
 	regs, pos, raw, wide, size int
@@ -81,6 +83,9 @@ func NewReducer(f *Func, ts, inits []ir.ElementType) (*Reducer, error) {
 	switch n {
 	case 1:
 		r.standard()
+		if !r.Standard {
+			r.roundedForm()
+		}
 	case 2:
 		r.argForm()
 	}
@@ -133,6 +138,106 @@ func (r *Reducer) standard() {
 	r.Standard, r.Op, r.Swapped = true, op, swapped
 }
 
+// direct reports whether the fold keeps its accumulator in an Acc and
+// computes without the function (a standard or a rounded reducer).
+func (r *Reducer) direct() bool { return r.Standard || r.round != nil }
+
+// roundedOp is a standard reducer computed in other floating-point
+// precisions: the accumulator and the element rounded through the types
+// pre (both the same), the op, its result rounded through the types post
+// (the op's own type first, the accumulator's last). XLA's optimized
+// modules write a bfloat16 max as f32(max(bf16(a), bf16(x))) and a
+// bfloat16 sum kept in float32 as f32(bf16(a + x)).
+type roundedOp struct {
+	op        ir.Opcode
+	fl        func(a, b float64) float64
+	swapped   bool
+	pre, post []ir.ElementType
+}
+
+// step is one fold: the rounded op of accumulator a and element x.
+func (o *roundedOp) step(a, x float64) float64 {
+	for _, t := range o.pre {
+		a, x = RoundFloat(t, a), RoundFloat(t, x)
+	}
+	if o.swapped {
+		a, x = x, a
+	}
+	y := o.fl(a, x)
+	for _, t := range o.post {
+		y = RoundFloat(t, y)
+	}
+	return y
+}
+
+// roundedForm recognises a one-operand reducer that is a standard op on
+// real floats between conversions: converts of the root, the op, and the
+// same converts of each parameter.
+func (r *Reducer) roundedForm() {
+	c := r.Fn.Computation()
+	if c == nil || len(c.Params) != 2 || c.Root < 0 || !r.Acc[0].IsFloat() {
+		return
+	}
+	float := func(nd Node) bool { return nd.Shape.IsScalar() && nd.Shape.Elem.IsFloat() }
+	// converts peels the converts above node nd: the types, innermost
+	// first, and the node below them.
+	converts := func(nd int) ([]ir.ElementType, int) {
+		var ts []ir.ElementType
+		for c.Nodes[nd].Op == ir.OpConvert && len(c.Nodes[nd].Args) == 1 && float(c.Nodes[nd]) {
+			ts = append([]ir.ElementType{c.Nodes[nd].Shape.Elem}, ts...)
+			nd = c.Nodes[nd].Args[0]
+		}
+		return ts, nd
+	}
+	post, opn := converts(c.Root)
+	op := c.Nodes[opn]
+	switch op.Op {
+	case ir.OpAdd, ir.OpMultiply, ir.OpMaximum, ir.OpMinimum:
+	default:
+		return
+	}
+	if len(op.Args) != 2 || !float(op) {
+		return
+	}
+	preA, a := converts(op.Args[0])
+	preB, b := converts(op.Args[1])
+	p0, p1 := c.Params[0], c.Params[1]
+	if !slices.Equal(preA, preB) || !(a == p0 && b == p1 || a == p1 && b == p0) || !float(c.Nodes[p0]) || !float(c.Nodes[p1]) {
+		return
+	}
+	r.round = &roundedOp{op: op.Op, fl: FloatBinary(op.Op), swapped: a == p1, pre: preA,
+		post: append([]ir.ElementType{op.Shape.Elem}, post...)}
+}
+
+// Extremum reports whether the reducer is a maximum or a minimum of real
+// floats whose every result is rounded to one type rt: a standard one (rt
+// the accumulator's type) or a rounded one whose conversions go through rt
+// and float32 only. A fold of such a reducer is rt's rounding of the
+// extreme of the init value and the elements, rounding being monotone.
+func (r *Reducer) Extremum() (op ir.Opcode, swapped bool, rt ir.ElementType, ok bool) {
+	switch {
+	case r.Standard && (r.Op == ir.OpMaximum || r.Op == ir.OpMinimum) && r.fl != nil:
+		return r.Op, r.Swapped, r.Acc[0], true
+	case r.round == nil:
+		return 0, false, 0, false
+	}
+	o := r.round
+	rt = ir.F32
+	for _, t := range append(slices.Clone(o.pre), o.post...) {
+		switch {
+		case t == ir.F32:
+		case rt == ir.F32 || rt == t:
+			rt = t
+		default:
+			return 0, false, 0, false
+		}
+	}
+	if o.op != ir.OpMaximum && o.op != ir.OpMinimum || rt == ir.F32 {
+		return 0, false, 0, false
+	}
+	return o.op, o.swapped, rt, true
+}
+
 // ScratchBytes is the scratch a fold needs.
 func (r *Reducer) ScratchBytes() int { return r.size }
 
@@ -153,7 +258,7 @@ type Acc struct {
 
 // Begin prepares a run of folds (the function's constants).
 func (r *Reducer) Begin(scratch []byte) {
-	if !r.Standard && r.arg == nil {
+	if !r.direct() && r.arg == nil {
 		r.Fn.LoadConsts(scratch[r.regs:])
 	}
 }
@@ -170,7 +275,7 @@ func (r *Reducer) Start(scratch []byte, acc *Acc, inits [][]byte, ii int) {
 		acc.X = IntAt(inits[1], r.Inits[1], ii)
 		return
 	}
-	if !r.Standard {
+	if !r.direct() {
 		regs := scratch[r.regs:]
 		for i := 0; i < r.N; i++ {
 			r.Fn.LoadAs(regs, i, inits[i], r.Inits[i], ii)
@@ -194,7 +299,7 @@ func (r *Reducer) Fold(scratch []byte, acc *Acc, srcs [][]byte, pos []int64) err
 		r.foldArg(acc, srcs, pos)
 		return nil
 	}
-	if !r.Standard {
+	if !r.direct() {
 		regs := scratch[r.regs:]
 		for _, p := range pos {
 			for i := 0; i < r.N; i++ {
@@ -228,7 +333,7 @@ func (r *Reducer) Fold(scratch []byte, acc *Acc, srcs [][]byte, pos []int64) err
 // operands srcs in order, as Fold does, and stores the accumulators after
 // each at the same position of the outputs: a prefix scan.
 func (r *Reducer) Scan(scratch []byte, acc *Acc, srcs, outs [][]byte, first, step, n int) error {
-	if r.Standard && r.cx == nil {
+	if r.direct() && r.cx == nil {
 		r.scanStandard(scratch, acc, srcs[0], outs[0], first, step, n)
 		return nil
 	}
@@ -262,6 +367,15 @@ func (r *Reducer) scanStandard(scratch []byte, acc *Acc, src, out []byte, first,
 		if r.Elem[0] != t {
 			RoundWide(w, r.Elem[0], m)
 		}
+		if r.round != nil {
+			a := acc.F
+			for j, x := range w.F[:m] {
+				a = r.round.step(a, x)
+				SetFloatAt(out, at, p0+j*step, a)
+			}
+			acc.F = a
+			continue
+		}
 		if r.fl != nil {
 			a := acc.F
 			for j, x := range w.F[:m] {
@@ -292,6 +406,12 @@ func (r *Reducer) scanStandard(scratch []byte, acc *Acc, src, out []byte, first,
 func (r *Reducer) foldWide(acc *Acc, w Reg, n int) {
 	t := r.Acc[0]
 	switch {
+	case r.round != nil:
+		a := acc.F
+		for _, x := range w.F[:n] {
+			a = r.round.step(a, x)
+		}
+		acc.F = a
 	case r.fl != nil:
 		a := acc.F
 		for _, x := range w.F[:n] {
@@ -336,7 +456,7 @@ func (r *Reducer) Finish(scratch []byte, acc *Acc, outs [][]byte, o int) {
 		SetIntAt(outs[1], r.Acc[1], o, acc.X)
 		return
 	}
-	if !r.Standard {
+	if !r.direct() {
 		regs := scratch[r.regs:]
 		for i := 0; i < r.N; i++ {
 			// The accumulators are the first N parameters.
