@@ -27,6 +27,37 @@ type reduceWindowF32Step struct {
 	swap          bool
 	parts         []windowPart
 	threads       int
+	// round, when set, rounds every fold's results to that narrow float
+	// type (a bfloat16 or binary16 sum pooling), through roundBuf:
+	// roundChunk 16-bit elements per worker.
+	round    ir.ElementType
+	roundBuf loc
+}
+
+// roundChunk is the elements a rounding converts at a time.
+const roundChunk = 256
+
+// runRounding rounds runs of float32 values to a narrow float type in
+// place, through a buffer of its bits.
+type runRounding struct {
+	t   ir.ElementType
+	buf []uint16
+}
+
+// run rounds x in place.
+func (rd *runRounding) run(x []float32) {
+	for len(x) > 0 {
+		n := min(len(x), len(rd.buf))
+		b := rd.buf[:n]
+		if rd.t == ir.BF16 {
+			kiln.F32ToBF16(b, x[:n])
+			kiln.BF16ToF32(x[:n], b)
+		} else {
+			kiln.F32ToF16(b, x[:n])
+			kiln.F16ToF32(x[:n], b)
+		}
+		x = x[n:]
+	}
 }
 
 // windowPart is the outputs [outLo, outHi) of a reduce-window and the passes
@@ -169,21 +200,26 @@ func (s *reduceWindowF32Step) part(fr *frame, p, w int) {
 	for i := pt.outLo; i < pt.outHi; i++ {
 		out[i] = init
 	}
+	var rd *runRounding
+	if s.round != 0 {
+		rd = &runRounding{t: s.round, buf: ops.Elems[uint16](fr.bytes(s.roundBuf))[w*roundChunk : (w+1)*roundChunk]}
+	}
 	if pt.dOffs != nil {
 		q := &pt.passes[0]
-		foldPassesF32(s.op, s.swap, out, x, q.Dims, q.Dst, q.Src, pt.dOffs, pt.sOffs, q.DstBase, q.SrcBase)
+		foldPassesF32(s.op, s.swap, rd, out, x, q.Dims, q.Dst, q.Src, pt.dOffs, pt.sOffs, q.DstBase, q.SrcBase)
 		return
 	}
 	for i := range pt.passes {
 		q := &pt.passes[i]
-		foldBlockF32(s.op, s.swap, out, x, q.Dims, q.Dst, q.Src, q.DstBase, q.SrcBase)
+		foldBlockF32(s.op, s.swap, rd, out, x, q.Dims, q.Dst, q.Src, q.DstBase, q.SrcBase)
 	}
 }
 
 // foldBlockF32 folds x into out over a strided block: out[d] = f(out[d],
-// x[s]) (f(x[s], out[d]) when swapped), the innermost dimension as a run.
-func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int, db, sb int) {
-	foldPassesF32(op, swap, out, x, dims, ds, ss, []int{0}, []int{0}, db, sb)
+// x[s]) (f(x[s], out[d]) when swapped), the innermost dimension as a run,
+// each result rounded by rd when it is not nil.
+func foldBlockF32(op ir.Opcode, swap bool, rd *runRounding, out, x []float32, dims, ds, ss []int, db, sb int) {
+	foldPassesF32(op, swap, rd, out, x, dims, ds, ss, []int{0}, []int{0}, db, sb)
 }
 
 // foldPassesF32 folds several blocks of the same shape and strides, at the
@@ -191,15 +227,19 @@ func foldBlockF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss []int,
 // outer dimensions it folds the tile (the two innermost dimensions) of every
 // block in turn, so that a pooling's output row stays in L1 while all its
 // window offsets are folded into it, each output still in window order.
-func foldPassesF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss, dOffs, sOffs []int, db, sb int) {
+func foldPassesF32(op ir.Opcode, swap bool, rd *runRounding, out, x []float32, dims, ds, ss, dOffs, sOffs []int, db, sb int) {
 	rank := len(dims)
 	if rank == 0 {
 		for i := range dOffs {
-			out[db+dOffs[i]] = applyF32Op(op, swap, out[db+dOffs[i]], x[sb+sOffs[i]])
+			o := out[db+dOffs[i] : db+dOffs[i]+1]
+			o[0] = applyF32Op(op, swap, o[0], x[sb+sOffs[i]])
+			if rd != nil {
+				rd.run(o)
+			}
 		}
 		return
 	}
-	t := windowTile{op: op, swap: swap, inner: dims[rank-1], di: ds[rank-1], si: ss[rank-1], rows: 1}
+	t := windowTile{op: op, swap: swap, rd: rd, inner: dims[rank-1], di: ds[rank-1], si: ss[rank-1], rows: 1}
 	// The two innermost dimensions run in place; the counter walks the rest.
 	outerRank := rank - 1
 	if rank >= 2 {
@@ -237,6 +277,7 @@ func foldPassesF32(op ir.Opcode, swap bool, out, x []float32, dims, ds, ss, dOff
 type windowTile struct {
 	op               ir.Opcode
 	swap, vectorRows bool
+	rd               *runRounding // rounds each fold's results, when not nil
 	rows, inner      int
 	dr, sr, di, si   int
 }
@@ -246,15 +287,29 @@ func (t *windowTile) fold(out, x []float32, d, s int) {
 	rows, inner, dr, sr, di, si := t.rows, t.inner, t.dr, t.sr, t.di, t.si
 	if t.vectorRows {
 		foldRowsF32(t.op, out[d:d+(rows-1)*dr+inner], x[s:s+(rows-1)*sr+inner], rows, inner, dr, sr)
+		if t.rd != nil {
+			for r, dd := 0, d; r < rows; r, dd = r+1, dd+dr {
+				t.rd.run(out[dd : dd+inner])
+			}
+		}
 		return
 	}
 	for r, dd, sd := 0, d, s; r < rows; r, dd, sd = r+1, dd+dr, sd+sr {
 		if di == 1 && si == 1 && !t.swap {
 			foldRunF32(t.op, out[dd:dd+inner], x[sd:sd+inner])
-			continue
+		} else {
+			for j, dj, sj := 0, dd, sd; j < inner; j, dj, sj = j+1, dj+di, sj+si {
+				out[dj] = applyF32Op(t.op, t.swap, out[dj], x[sj])
+			}
 		}
-		for j, dj, sj := 0, dd, sd; j < inner; j, dj, sj = j+1, dj+di, sj+si {
-			out[dj] = applyF32Op(t.op, t.swap, out[dj], x[sj])
+		if t.rd != nil {
+			if di == 1 {
+				t.rd.run(out[dd : dd+inner])
+				continue
+			}
+			for j, dj := 0, dd; j < inner; j, dj = j+1, dj+di {
+				t.rd.run(out[dj : dj+1])
+			}
 		}
 	}
 }

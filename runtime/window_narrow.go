@@ -1,14 +1,15 @@
 package runtime
 
-// Max and min pooling in a narrow float type on the float32 pooling path:
-// bfloat16 or binary16 operands with a reducer of their type, and float32
-// operands with a reducer rounded through one of them (XLA's optimized
-// modules write a bfloat16 max-pool so). Rounding is monotone, so such a
-// fold is the narrow type's rounding of the float32 extreme: the operand is
-// widened (or read as it is), pooled in float32, and the result narrowed
-// (or rounded in place). An init value the narrow type does not hold —
+// Pooling in a narrow float type on the float32 pooling path: bfloat16 or
+// binary16 operands with a reducer of their type, and float32 operands
+// with a reducer rounded through one of them (XLA's optimized modules
+// write a bfloat16 max-pool so). The operand is widened (or read as it
+// is) and pooled in float32. Rounding is monotone, so a max or min fold is
+// the narrow type's rounding of the float32 extreme, narrowed (or rounded
+// in place) at the end; an init value the narrow type does not hold —
 // rounding it would change the windows that lie wholly on padding — runs
-// the generic fold instead.
+// the generic fold instead. A sum or product is rounded after every fold,
+// as the reducer does.
 
 import (
 	"github.com/kilnml/kiln"
@@ -16,7 +17,7 @@ import (
 	"github.com/kilnml/kiln/ir/ops"
 )
 
-// reduceWindowNarrowStep is a max or min pooling rounded to rt.
+// reduceWindowNarrowStep is a pooling rounded to rt.
 type reduceWindowNarrowStep struct {
 	pool          *reduceWindowF32Step // over wideIn, wideInit, wideOut
 	t, rt         ir.ElementType       // the operand's (and result's) type; the rounding's
@@ -25,11 +26,19 @@ type reduceWindowNarrowStep struct {
 	wideInit      loc
 	wideOut       loc // float32 result (t narrow), or rt's bits (t float32)
 	nIn, nOut     int
-	generic       *reduceWindowStep
+	// stepped: a sum or product, rounded by the pooling after every fold
+	// (rather than its extreme once, at the end).
+	stepped bool
+	generic *reduceWindowStep
 }
 
 func newReduceWindowNarrow(w *ir.Window, base, out []int, r *ops.Reducer, g *reduceWindowStep, p *program, threads int) *reduceWindowNarrowStep {
 	op, swap, rt, ok := r.Extremum()
+	stepped := false
+	if !ok {
+		op, swap, rt, ok = r.StepRounding()
+		stepped = true
+	}
 	if !ok || r.N != 1 || (rt != ir.BF16 && rt != ir.F16) {
 		return nil
 	}
@@ -38,17 +47,22 @@ func newReduceWindowNarrow(w *ir.Window, base, out []int, r *ops.Reducer, g *red
 		return nil
 	}
 	s := &reduceWindowNarrowStep{t: t, rt: rt, in: g.ins[0], init: g.inits[0], out: g.outs[0],
-		nIn: prod(base), nOut: prod(out), generic: g}
+		nIn: prod(base), nOut: prod(out), stepped: stepped, generic: g}
 	in, init, o := s.in, s.init, s.out
-	if t != ir.F32 {
+	switch {
+	case t != ir.F32:
 		s.wideIn, s.wideInit, s.wideOut = privateArena(p, 4*s.nIn), privateArena(p, 4), privateArena(p, 4*s.nOut)
 		in, init, o = s.wideIn, s.wideInit, s.wideOut
-	} else {
+	case !stepped:
 		s.wideOut = privateArena(p, 2*s.nOut)
 	}
 	s.pool = newReduceWindowF32(w, base, out, op, swap, in, init, o, threads)
 	if s.pool == nil {
 		return nil
+	}
+	if stepped {
+		s.pool.round = rt
+		s.pool.roundBuf = privateArena(p, 2*roundChunk*max(threads, 1))
 	}
 	return s
 }
@@ -56,6 +70,9 @@ func newReduceWindowNarrow(w *ir.Window, base, out []int, r *ops.Reducer, g *red
 func (s *reduceWindowNarrowStep) name() string { return "reduce-window-narrow" }
 
 func (s *reduceWindowNarrowStep) exec(fr *frame) error {
+	if s.t == ir.F32 && s.stepped {
+		return s.pool.exec(fr)
+	}
 	if s.t == ir.F32 {
 		init := f32s(fr.bytes(s.init))[0]
 		if roundF32To(s.rt, init) != init && init == init {

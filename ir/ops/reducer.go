@@ -238,6 +238,37 @@ func (r *Reducer) Extremum() (op ir.Opcode, swapped bool, rt ir.ElementType, ok 
 	return o.op, o.swapped, rt, true
 }
 
+// StepRounding reports whether every fold step of the reducer is its op
+// (add or multiply) of the accumulator and the element computed in float32
+// and rounded to the narrow float type rt: a standard reducer of rt
+// (bfloat16 and binary16 sums and products are exact in float32, so one
+// more rounding changes nothing), or a float32 one whose result is rounded
+// through rt.
+func (r *Reducer) StepRounding() (op ir.Opcode, swapped bool, rt ir.ElementType, ok bool) {
+	narrow := func(t ir.ElementType) bool { return t == ir.BF16 || t == ir.F16 }
+	switch {
+	case r.Standard && r.fl != nil && (r.Op == ir.OpAdd || r.Op == ir.OpMultiply) && narrow(r.Acc[0]):
+		return r.Op, r.Swapped, r.Acc[0], true
+	case r.round == nil || r.round.op != ir.OpAdd && r.round.op != ir.OpMultiply:
+		return 0, false, 0, false
+	}
+	o := r.round
+	if len(o.pre) != 0 || len(o.post) < 3 || o.post[0] != ir.F32 || o.post[len(o.post)-1] != ir.F32 {
+		return 0, false, 0, false
+	}
+	rt = ir.F32
+	for _, t := range o.post {
+		switch {
+		case t == ir.F32:
+		case narrow(t) && (rt == ir.F32 || rt == t):
+			rt = t
+		default:
+			return 0, false, 0, false
+		}
+	}
+	return o.op, o.swapped, rt, rt != ir.F32
+}
+
 // ScratchBytes is the scratch a fold needs.
 func (r *Reducer) ScratchBytes() int { return r.size }
 
