@@ -219,6 +219,13 @@ type ReduceWindowPlan struct {
 	fold       *Reducer
 	count      int
 	scan       *windowScan // the window is a prefix along one dimension
+	// tiled: a reducer that is neither standard nor recognised runs over
+	// tiles of outputs, one window offset at a time, its scratch from
+	// tileAt on.
+	tiled  bool
+	tileAt int
+	dims   []ir.WindowDim // the window, normalised
+	sizes  []int          // its sizes
 }
 
 // windowScan is a reduce-window whose window, along one dimension, covers
@@ -275,6 +282,13 @@ func NewReduceWindow(ts, inits []ir.ElementType, dims []int, w *ir.Window, f *Fu
 	}
 	p.fold = fold
 	p.scan = win.prefixScan()
+	if p.scan == nil && !fold.direct() && fold.arg == nil && fold.Fn.Tiled() {
+		p.tiled, p.tileAt = true, roundUp(fold.ScratchBytes(), 64)
+		for _, wd := range w.Dims {
+			p.dims = append(p.dims, NormalizeWindowDim(wd))
+			p.sizes = append(p.sizes, wd.Size)
+		}
+	}
 	return p, nil
 }
 
@@ -295,8 +309,11 @@ func (p *ReduceWindowPlan) Reducer() *Reducer { return p.fold }
 
 // ScratchBytes is the reducer's scratch Run needs.
 func (p *ReduceWindowPlan) ScratchBytes() int {
-	if p.fold == nil {
+	switch {
+	case p.fold == nil:
 		return 0
+	case p.tiled:
+		return p.tileAt + p.fold.Fn.TileBytes() + Tile*(8+WideBytes+1) + p.N*Tile*WideBytes
 	}
 	return p.fold.ScratchBytes()
 }
@@ -329,6 +346,10 @@ func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch, work []byte) 
 		}
 		return nil
 	}
+	if p.tiled {
+		p.runTiled(ins, inits, outs, scratch)
+		return nil
+	}
 	buf := Elems[int64](work[:p.Window.WorkBytes()])
 	f.Begin(scratch)
 	var opos [MaxRank]int
@@ -343,6 +364,102 @@ func (p *ReduceWindowPlan) Run(ins, inits, outs [][]byte, scratch, work []byte) 
 		ir.NextIndex(p.Window.Out, opos[:rank])
 	}
 	return nil
+}
+
+// runTiled folds the windows of Tile outputs at a time with the reducer's
+// program run over tiles: the accumulators start as the init values, then
+// for each window offset, in window order, every output whose window has
+// an element there folds it (the others keep their accumulators) — the
+// same folds in the same order as window by window, a program run per
+// offset and tile instead of per element.
+func (p *ReduceWindowPlan) runTiled(ins, inits, outs [][]byte, scratch []byte) {
+	f := p.fold
+	fn := f.Fn
+	n := f.N
+	regs := scratch[p.tileAt : p.tileAt+fn.TileBytes()]
+	rest := scratch[p.tileAt+fn.TileBytes():]
+	pos := Elems[int64](rest[:Tile*8])
+	raw := rest[Tile*8 : Tile*(8+WideBytes)]
+	valid := rest[Tile*(8+WideBytes) : Tile*(8+WideBytes+1)]
+	// The accumulators live apart from the program's registers, which a
+	// run may reuse: loaded before each run, updated where an element was
+	// folded.
+	accs := rest[Tile*(8+WideBytes+1):]
+	acc := func(i int) Reg { return RegAt(accs, i, Tile, Tile) }
+	fn.LoadConstsTile(regs)
+	rank := len(p.Window.Out)
+	outStrides := Strides(p.Window.Out)
+	var wk [MaxRank]int
+	wsize := Count(p.sizes)
+	for o0 := 0; o0 < p.count; o0 += Tile {
+		m := min(Tile, p.count-o0)
+		for i := 0; i < n; i++ {
+			a := acc(i)
+			LoadWide(a, 1, inits[i], f.Inits[i], 0)
+			if f.Inits[i] != fn.ParamT[i] {
+				RoundWide(a, fn.ParamT[i], 1)
+			}
+			FillWide(a, KindOf(fn.ParamT[i]), m)
+		}
+		for k := range wk[:rank] {
+			wk[k] = 0
+		}
+		for range wsize {
+			some := false
+			for j := range m {
+				lin, ok := 0, true
+				o := o0 + j
+				for d := 0; d < rank && ok; d++ {
+					od := o / outStrides[d] % p.Window.Out[d]
+					wd := p.dims[d]
+					u := od*wd.Stride - wd.PadLow + wk[d]*wd.WindowDilation
+					ok = u >= 0 && u%wd.BaseDilation == 0 && u/wd.BaseDilation < p.Window.Base[d]
+					lin += u / wd.BaseDilation * p.Window.strides[d]
+				}
+				valid[j] = 0
+				pos[j] = 0
+				if ok {
+					valid[j], pos[j] = 1, int64(lin)
+					some = true
+				}
+			}
+			if some {
+				for i := 0; i < n; i++ {
+					es := f.Types[i].ByteSize()
+					GatherElements(raw[:m*es], ins[i], es, pos[:m])
+					x := RegAt(regs, fn.params[n+i], Tile, m)
+					LoadWide(x, m, raw, f.Types[i], 0)
+					if f.Types[i] != fn.ParamT[n+i] {
+						RoundWide(x, fn.ParamT[n+i], m)
+					}
+				}
+				for i := 0; i < n; i++ {
+					a := fn.params[i] * Tile * WideBytes
+					copy(regs[a:a+m*WideBytes], accs[i*Tile*WideBytes:(i*Tile+m)*WideBytes])
+				}
+				fn.RunTile(regs, m)
+				for i := 0; i < n; i++ {
+					a, r := acc(i), RegAt(regs, fn.results[i], Tile, m)
+					kind := KindOf(fn.ParamT[i])
+					for j := range m {
+						switch {
+						case valid[j] == 0:
+						case kind == KindFloat:
+							a.F[j] = r.F[j]
+						case kind == KindComplex:
+							a.C[j] = r.C[j]
+						default:
+							a.I[j] = r.I[j]
+						}
+					}
+				}
+			}
+			ir.NextIndex(p.sizes, wk[:rank])
+		}
+		for i := 0; i < n; i++ {
+			StoreWide(outs[i], f.Acc[i], o0, RegAt(accs, i, Tile, m), m)
+		}
+	}
 }
 
 // SelectAndScatterPlan is select-and-scatter: the result starts as the
