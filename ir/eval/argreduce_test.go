@@ -152,3 +152,55 @@ func TestArgReduceRecognised(t *testing.T) {
 		}
 	}
 }
+
+// TestArgReducePred checks jnp.argmax over booleans (jnp.select's choice of
+// the first true condition): the first true's index, or 0 when none is.
+func TestArgReducePred(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	const rows, n = 9, 41
+	hlo := fmt.Sprintf(`HloModule m
+%s
+ENTRY e {
+  x = pred[%[2]d,%[3]d] parameter(0)
+  io = s32[%[2]d,%[3]d] iota(), iota_dimension=1
+  init = pred[] constant(false)
+  z = s32[] constant(0)
+  ROOT r = (pred[%[2]d], s32[%[2]d]) reduce(x, io, init, z), dimensions={1}, to_apply=red
+}`, argReducer("pred", "GT", "LT"), rows, n)
+	x, err := ir.NewLiteral(ir.MakeShape(ir.PRED, rows, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := x.Bytes()
+	for i := range b {
+		if r.IntN(3*(1+i/n)) == 0 { // rows with fewer trues further down, the last ones often none
+			b[i] = 1
+		}
+	}
+	got := runModule(t, hlo, x)
+	m, err := ir.ParseModule(hlo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := m.Computations[0]
+	f, err := opsCompile(red)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ops.ArgReducer(f, ir.PRED, ir.S32); !ok {
+		t.Errorf("the boolean argmax reducer is not recognised")
+	}
+	idx := ir.Values[int32](got[1])
+	for row := 0; row < rows; row++ {
+		want := 0
+		for j := 0; j < n; j++ {
+			if b[row*n+j] != 0 {
+				want = j
+				break
+			}
+		}
+		if int(idx[row]) != want {
+			t.Errorf("row %d: index %d, want %d", row, idx[row], want)
+		}
+	}
+}

@@ -59,9 +59,9 @@ func (f argFold) pick(keep, equal bool, av float64, ai int64, xv float64, xi int
 // values of both signs — and comparing with argFold.step.
 func (r *Reducer) argForm() {
 	vt, it := r.Acc[0], r.Acc[1]
-	if r.N != 2 || !(vt.IsFloat() || vt.IsInteger()) || !it.IsInteger() ||
+	if r.N != 2 || !(vt.IsFloat() || vt.IsInteger() || vt == ir.PRED) || !it.IsInteger() ||
 		r.Elem[0] != vt || r.Elem[1] != it || r.Types[0] != vt || r.Types[1] != it ||
-		r.Inits[0] != vt || r.Inits[1] != it || vt.BitWidth() < 8 {
+		r.Inits[0] != vt || r.Inits[1] != it || vt != ir.PRED && vt.BitWidth() < 8 {
 		return
 	}
 	var vals []float64
@@ -69,6 +69,8 @@ func (r *Reducer) argForm() {
 		for _, v := range []float64{math.NaN(), math.Inf(-1), -1e30, -2.5, -1, math.Copysign(0, -1), 0, 1e-30, 1, 2.5, 1e30, math.Inf(1)} {
 			vals = append(vals, RoundFloat(vt, v))
 		}
+	} else if vt == ir.PRED {
+		vals = []float64{0, 1} // jnp.select's argmax over its conditions
 	} else {
 		lo, hi := IntRange(vt)
 		vals = []float64{float64(lo), -3, -1, 0, 1, 2, 100, float64(hi)}
