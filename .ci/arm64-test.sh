@@ -24,7 +24,7 @@ if [ -d runtime ]; then
 	# the generic steps, the narrow-type paths, the fast sorts and the
 	# convolutions of the newer paths (weights packed on every run, int8,
 	# transposed, planar) and the modules JAX exported, in their short form.
-	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic|Lowp|SortFast|ConvWeightsPerRun|Int8Convolution|TransposedConvolution|PlanarDepthwise|JAXExports|XLATopK|IntLoop|LoopNarrowingStore'
+	tests='Fusion|InPlace|WhileLoop|Cancellation|Examples|Generic|Lowp|SortFast|ConvWeightsPerRun|Int8Convolution|TransposedConvolution|PlanarDepthwise|JAXExports|XLATopK|IntLoop|LoopNarrowingStore|ScanF32|ReduceWindowNarrow'
 	echo "GOARCH=arm64 go test -short -run '$tests' (qemu-aarch64): ./runtime/..."
 	GOARCH=arm64 KILN_TEST_REQUIRE_ISA=neonbf16 go test -count=1 -short -timeout 30m -run "$tests" -exec qemu-aarch64 ./runtime/...
 fi

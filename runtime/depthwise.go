@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"math"
-
 	kiln "github.com/kilnml/kiln"
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ir/ops"
@@ -14,14 +12,13 @@ import (
 // (sched.ConvPlanarDepthwise), the NCHW form, without transposing anything:
 // each plane is copied into a worker's scratch with a zero border (or read
 // in place when there is no padding), and since the strides are 1, each
-// kernel tap reads the padded plane shifted by a constant, so the
-// convolution of a plane is one scaled copy and Kh·Kw−1 multiply-adds over
-// its whole length (vector kernels over a plane that stays in L1); the
-// output rows are then taken out of the padded row length. Planes are split
-// across workers as the plan says. A bfloat16 or binary16 plane is widened
-// into the scratch as it is copied and its output rows rounded once as
-// they are taken out: the sums are float32, as XLA accumulates a narrow
-// convolution.
+// kernel tap reads the padded plane shifted by a constant: the plane's
+// convolution is a stencil over it (kiln.DepthwisePlane), the output
+// columns the vector lanes, every output's taps summed in registers and
+// stored once, straight into the output rows. Planes are split across
+// workers as the plan says. A bfloat16 or binary16 plane is widened into
+// the scratch as it is copied and its outputs rounded once: the sums are
+// float32, as XLA accumulates a narrow convolution.
 type planarDepthwiseStep struct {
 	x, w, y               loc
 	planes, c             int
@@ -31,9 +28,12 @@ type planarDepthwiseStep struct {
 	padTop, padLeft       int
 	taps                  []int // per kernel tap (row-major), its shift in the padded plane
 	plain                 bool  // no padding: the input plane is the padded plane
-	length                int   // elements of the output computed at the padded row length
 	parts, threads, nTaps int
 	ty                    ir.ElementType // F32, BF16 or F16
+	// Per worker: the stencil's work memory, and a narrow plane's weights
+	// widened.
+	works  []*kiln.PlaneWork
+	wide32 [][]float32
 }
 
 func (c *compiler) planarDepthwiseStep(k *sched.Kernel, p *program) (step, error) {
@@ -60,10 +60,11 @@ func (c *compiler) planarDepthwiseStep(k *sched.Kernel, p *program) (step, error
 	}
 	s.nTaps = len(s.taps)
 	s.plain = s.rows == s.inRows && s.cols == s.inCols
-	if s.outRows > 0 && s.outCols > 0 {
-		s.length = (s.outRows-1)*s.cols + s.outCols
-	}
 	p.scratch = max(p.scratch, cp.Scratch)
+	for range max(s.threads, 1) {
+		s.works = append(s.works, kiln.NewPlaneWork(s.nTaps))
+		s.wide32 = append(s.wide32, make([]float32, s.nTaps))
+	}
 	return s, nil
 }
 
@@ -100,59 +101,14 @@ func (s *planarDepthwiseStep) part(fr *frame, p, w int) {
 			pad = scratch[:s.rows*s.cols]
 			s.fillPadded(pad, src)
 		}
-		// The output rows at the padded row length: straight into the
-		// output when the lengths agree, else into scratch and copied out.
-		acc := dst[:min(s.length, len(dst))]
-		direct := s.cols == s.outCols
-		if !direct {
-			acc = scratch[s.rows*s.cols : s.rows*s.cols+s.length]
-		}
 		ch := pl % s.c
-		s.taps1(acc, pad, wt[ch*s.nTaps:(ch+1)*s.nTaps])
-		if !direct {
-			for r := 0; r < s.outRows; r++ {
-				copy(dst[r*s.outCols:(r+1)*s.outCols], acc[r*s.cols:r*s.cols+s.outCols])
-			}
-		}
-	}
-}
-
-// taps1 sums the taps of one plane into acc: the padded plane shifted by
-// each tap times its weight.
-func (s *planarDepthwiseStep) taps1(acc, pad, taps []float32) {
-	s.tap(acc, pad, 0, taps[0])
-	for t := 1; t < s.nTaps; t++ {
-		s.tap(acc, pad, t, taps[t])
-	}
-}
-
-// tapLanes is the multiple of elements tap hands the vector kernels; the
-// few past it (a plane's length is rarely a multiple) are multiplied and
-// added here, with one fused rounding as the kernels' lanes: the kernels'
-// own tails run their pure-Go twins, whose exact float32 FMA costs as much
-// as the whole vector pass over a plane.
-const tapLanes = 16
-
-// tap adds the padded plane shifted by tap t times w to acc, which tap 0
-// first sets to zero: the sums start from +0, as XLA's do (a first product
-// of −0 then sums to +0).
-func (s *planarDepthwiseStep) tap(acc, pad []float32, t int, w float32) {
-	x := pad[s.taps[t] : s.taps[t]+s.length]
-	n := s.length &^ (tapLanes - 1)
-	if t == 0 {
-		clear(acc[:s.length])
-	}
-	kiln.MulScalarAdd(acc[:n], x[:n], w, acc[:n])
-	for i := n; i < s.length; i++ {
-		acc[i] = float32(math.FMA(float64(x[i]), float64(w), float64(acc[i])))
+		kiln.DepthwisePlane(dst, s.outCols, pad, s.cols, s.outRows, s.outCols, s.taps, wt[ch*s.nTaps:(ch+1)*s.nTaps], s.works[w])
 	}
 }
 
 // partNarrow is part for bfloat16 or binary16 planes: each plane widened
 // whole into the scratch and placed in the padded plane, the taps summed in
-// float32 (the weights widened one by one), the output rows rounded once —
-// whole, then taken out: a call per row of a small plane costs more than
-// its work.
+// float32 (the weights widened), the output rounded once, whole.
 func (s *planarDepthwiseStep) partNarrow(fr *frame, p, w int) {
 	parts := min(s.parts, s.planes)
 	lo, hi := p*s.planes/parts, (p+1)*s.planes/parts
@@ -160,11 +116,10 @@ func (s *planarDepthwiseStep) partNarrow(fr *frame, p, w int) {
 	inSize, outSize := s.inRows*s.inCols, s.outRows*s.outCols
 	scratch := f32s(fr.scratch[w])
 	pad := scratch[:s.rows*s.cols]
-	acc := scratch[s.rows*s.cols : s.rows*s.cols+s.length]
+	acc := scratch[s.rows*s.cols : s.rows*s.cols+outSize]
 	off := s.rows*s.cols + s.outRows*s.cols
 	wide := scratch[off : off+inSize]
-	rounded := ops.Elems[uint16](fr.scratch[w][4*(off+inSize):])[:s.length]
-	var one [1]float32
+	ws := s.wide32[w]
 	for pl := lo; pl < hi && !fr.stopped(); pl++ {
 		src := x[pl*inSize : (pl+1)*inSize]
 		dst := y[pl*outSize : (pl+1)*outSize]
@@ -179,19 +134,9 @@ func (s *planarDepthwiseStep) partNarrow(fr *frame, p, w int) {
 			s.fillPadded(pad, wide)
 		}
 		ch := pl % s.c
-		ws := wt[ch*s.nTaps : (ch+1)*s.nTaps]
-		for t := 0; t < s.nTaps; t++ {
-			widen16(s.ty, one[:], ws[t:t+1])
-			s.tap(acc, pad, t, one[0])
-		}
-		narrow16(s.ty, rounded, acc)
-		if s.cols == s.outCols {
-			copy(dst, rounded)
-			continue
-		}
-		for r := 0; r < s.outRows; r++ {
-			copy(dst[r*s.outCols:(r+1)*s.outCols], rounded[r*s.cols:r*s.cols+s.outCols])
-		}
+		widen16(s.ty, ws, wt[ch*s.nTaps:(ch+1)*s.nTaps])
+		kiln.DepthwisePlane(acc, s.outCols, pad, s.cols, s.outRows, s.outCols, s.taps, ws, s.works[w])
+		narrow16(s.ty, dst, acc)
 	}
 }
 
