@@ -10,7 +10,10 @@ import (
 
 // genericAllocModule exercises the generic implementations: elementwise ops
 // of several types, fused generic loops, conversions, data movement,
-// gather/scatter with a standard and a general update, map.
+// gather/scatter with a standard and a general update, map, sorts with
+// general comparators (one comparing in the total order), and
+// reduce-windows with a general reducer (a cumulative one and one over
+// tiles of outputs).
 const genericAllocModule = `HloModule m
 add {
   a = s32[] parameter(0)
@@ -60,6 +63,24 @@ lexi {
   a = pred[] and(e, l)
   ROOT r = pred[] or(g, a)
 }
+lextot {
+  x0 = f64[] parameter(0)
+  x1 = f64[] parameter(1)
+  y0 = s32[] parameter(2)
+  y1 = s32[] parameter(3)
+  l = pred[] compare(x0, x1), direction=LT, type=TOTALORDER
+  e = pred[] compare(x0, x1), direction=EQ, type=TOTALORDER
+  m = pred[] compare(y0, y1), direction=GT
+  a = pred[] and(e, m)
+  ROOT r = pred[] or(l, a)
+}
+hmax {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  m = f32[] maximum(a, b)
+  t = pred[] constant(true)
+  ROOT r = f32[] select(t, m, m)
+}
 lts {
   x0 = s32[] parameter(0)
   x1 = s32[] parameter(1)
@@ -105,7 +126,11 @@ ENTRY e {
   sx = s32[8,16] sort(x), dimensions={0}, to_apply=lts
   tk = (s32[8,3], s32[8,3]) topk(sx), k=3, largest=true
   tkv = s32[8,3] get-tuple-element(tk), index=0
-  ROOT r = (s16[16,8], f64[10,20], s32[16,16], f64[8,16], s32[8], s32[16], s32[8,16], s32[8,3]) tuple(t, u, cc, mp, ai, sum, perm, tkv)
+  srt2 = (f64[8,16], s32[8,16]) sort(mp, io), dimensions={1}, to_apply=lextot
+  perm2 = s32[8,16] get-tuple-element(srt2), index=1
+  cum = f32[1,8,16,1] reduce-window(img, fz), window={size=1x1x16x1 pad=0_0x0_0x15_0x0_0}, to_apply=hmax
+  tiled = f32[1,4,8,1] reduce-window(img, ninf), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=hmax
+  ROOT r = (s16[16,8], f64[10,20], s32[16,16], f64[8,16], s32[8], s32[16], s32[8,16], s32[8,3], s32[8,16], f32[1,8,16,1], f32[1,4,8,1]) tuple(t, u, cc, mp, ai, sum, perm, tkv, perm2, cum, tiled)
 }`
 
 func TestGenericStepsRunWithoutAllocating(t *testing.T) {

@@ -458,16 +458,25 @@ func WideKernel(op ir.Opcode, attrs *ir.Attrs, argT []ir.ElementType, outT ir.El
 		if err != nil || !total {
 			return cmp, err
 		}
+		// The floats' total-order keys compared as integers, element by
+		// element (no buffer of keys: one on the stack, handed to the
+		// integer comparison's kernel, escaped to the heap on every call).
 		bitsOf, w := FloatBits(argT[0])
+		d := attrs.Direction
 		return func(r Reg, a [3]Reg, n int) {
-			var keys [2][Tile]int64
-			for start := 0; start < n; start += Tile {
-				m := min(Tile, n-start)
-				for j := 0; j < m; j++ {
-					keys[0][j] = TotalOrderKey(bitsOf(a[0].F[start+j]), w)
-					keys[1][j] = TotalOrderKey(bitsOf(a[1].F[start+j]), w)
+			x, y, out := a[0].F[:n], a[1].F[:n], r.I[:n]
+			for j := range out {
+				kx, ky := TotalOrderKey(bitsOf(x[j]), w), TotalOrderKey(bitsOf(y[j]), w)
+				o := Ordering(0)
+				if kx < ky {
+					o = -1
+				} else if kx > ky {
+					o = 1
 				}
-				cmp(Reg{I: r.I[start:]}, [3]Reg{{I: keys[0][:m]}, {I: keys[1][:m]}}, m)
+				out[j] = 0
+				if CompareResult(d, o) {
+					out[j] = 1
+				}
 			}
 		}, nil
 	case ir.OpBitcastConvert, ir.OpStochasticConvert, ir.OpMap:
