@@ -103,6 +103,13 @@ type customCallStep struct {
 	in, out  []loc
 	inShapes []ir.Shape
 	outShape []ir.Shape
+	views    sync.Pool // *callViews: the tensors a call sees, reused (a function may not keep them)
+}
+
+// callViews are the tensors of one call of a custom-call step.
+type callViews struct {
+	ops, outs []*Tensor
+	t         []Tensor
 }
 
 // buildCustomCall compiles a custom-call to the function registered for its
@@ -163,17 +170,28 @@ func buildCustomCall(c *compiler, k *sched.Kernel, p *program) (step, error) {
 func (s *customCallStep) name() string { return "custom-call" }
 
 func (s *customCallStep) exec(fr *frame) error {
-	ops := make([]*Tensor, len(s.in))
-	for i, l := range s.in {
-		ops[i] = &Tensor{shape: s.inShapes[i], data: fr.bytes(l)}
+	v, _ := s.views.Get().(*callViews)
+	if v == nil {
+		v = &callViews{t: make([]Tensor, len(s.in)+len(s.out))}
+		for i := range s.in {
+			v.ops = append(v.ops, &v.t[i])
+		}
+		for i := range s.out {
+			v.outs = append(v.outs, &v.t[len(s.in)+i])
+		}
 	}
-	outs := make([]*Tensor, len(s.out))
+	defer s.views.Put(v)
+	for i, l := range s.in {
+		*v.ops[i] = Tensor{shape: s.inShapes[i], data: fr.bytes(l)}
+	}
 	for i, l := range s.out {
 		b := fr.bytes(l)
 		clear(b)
-		outs[i] = &Tensor{shape: s.outShape[i], data: b}
+		*v.outs[i] = Tensor{shape: s.outShape[i], data: b}
 	}
-	if err := s.fn(ops, outs, s.config); err != nil {
+	err := s.fn(v.ops, v.outs, s.config)
+	clear(v.t) // no views of this frame's memory kept
+	if err != nil {
 		return fmt.Errorf("custom-call %q (instruction %s): %w", s.target, s.inst, err)
 	}
 	return nil
@@ -199,13 +217,13 @@ func lapackCall(v *ssa.Value) (CustomCallFunc, error) {
 		return nil, err
 	}
 	return func(operands, results []*Tensor, _ string) error {
-		in := make([][]byte, len(operands))
-		for i, t := range operands {
-			in[i] = t.Bytes()
+		var inA, outA [8][]byte // jaxlib's routines take at most 2 operands and give 5 results
+		in, out := inA[:0], outA[:0]
+		for _, t := range operands {
+			in = append(in, t.Bytes())
 		}
-		out := make([][]byte, len(results))
-		for i, t := range results {
-			out[i] = t.Bytes()
+		for _, t := range results {
+			out = append(out, t.Bytes())
 		}
 		return p.Run(out, in)
 	}, nil

@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kilnml/kiln/ir"
@@ -210,4 +212,32 @@ func checkNoAllocs(t *testing.T, hlo string, lits []*ir.Literal) {
 		t.Errorf("RunInto allocates %v times per run, want 0\n%v", allocs, exe.Stats())
 	}
 	checkGeneric(t, genericCase{hlo: hlo, args: lits})
+}
+
+// TestLapackCallsRunWithoutAllocating runs JAX's exports of jnp.linalg
+// (jaxlib's LAPACK custom calls: Cholesky, triangular solves, LU, QR,
+// eigen- and singular value decompositions) and checks that, once a run
+// has sized their work, runs allocate nothing.
+func TestLapackCallsRunWithoutAllocating(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled work memory at random")
+	}
+	r := rand.New(rand.NewPCG(65, 66))
+	for _, name := range []string{"linalg_cholesky_solve", "linalg_inv_det", "linalg_qr", "linalg_eigh", "linalg_svd", "linalg_solve_pinv"} {
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("..", "testdata", "jax", name+".hlo"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := ir.ParseModule(string(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lits []*ir.Literal
+			for _, p := range m.Entry.Parameters {
+				lits = append(lits, randomLiteral(r, p.Shape))
+			}
+			checkNoAllocs(t, string(src), lits)
+		})
+	}
 }

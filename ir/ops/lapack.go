@@ -29,9 +29,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kilnml/kiln/ir"
 )
@@ -51,6 +51,52 @@ type LapackPlan struct {
 	bm, bn  int // trsm: B's matrix
 	opts    map[string]byte
 	results []ir.Shape
+	works   sync.Pool // *lapackWork
+}
+
+// lapackWork hands out the float64 and int buffers one run of a plan
+// needs, from arenas it keeps between runs: once a run of the plan's
+// shapes has shown how much it needs, later runs allocate nothing.
+type lapackWork struct {
+	f            []float64
+	i            []int
+	nf, ni       int // handed out this run
+	needF, needI int // the most one run has asked for
+}
+
+// begin starts a run, growing the arenas to what runs have needed.
+func (w *lapackWork) begin() {
+	if len(w.f) < w.needF {
+		w.f = make([]float64, w.needF)
+	}
+	if len(w.i) < w.needI {
+		w.i = make([]int, w.needI)
+	}
+	w.nf, w.ni = 0, 0
+}
+
+// floats returns n zeroed float64s.
+func (w *lapackWork) floats(n int) []float64 {
+	w.nf += n
+	w.needF = max(w.needF, w.nf)
+	if w.nf > len(w.f) {
+		return make([]float64, n) // the first run: the arena grows for the next
+	}
+	b := w.f[w.nf-n : w.nf]
+	clear(b)
+	return b
+}
+
+// ints returns n zeroed ints.
+func (w *lapackWork) ints(n int) []int {
+	w.ni += n
+	w.needI = max(w.needI, w.ni)
+	if w.ni > len(w.i) {
+		return make([]int, n)
+	}
+	b := w.i[w.ni-n : w.ni]
+	clear(b)
+	return b
 }
 
 // NewLapack plans the custom call target of the given backend_config on
@@ -197,8 +243,13 @@ func (p *LapackPlan) Run(results, operands [][]byte) error {
 	if len(results) != len(p.results) {
 		return fmt.Errorf("lapack %s: %d results, expected %d", p.routine, len(results), len(p.results))
 	}
+	ws, _ := p.works.Get().(*lapackWork)
+	if ws == nil {
+		ws = &lapackWork{}
+	}
+	defer p.works.Put(ws)
 	load := func(b []byte, off, n int) []float64 {
-		out := make([]float64, n)
+		out := ws.floats(n)
 		if p.t == ir.F32 {
 			for i, x := range Elems[float32](b)[off : off+n] {
 				out[i] = float64(x)
@@ -221,6 +272,7 @@ func (p *LapackPlan) Run(results, operands [][]byte) error {
 	setInt := func(b []byte, i int, v int32) { Elems[int32](b)[i] = v }
 	m, n, k := p.m, p.n, min(p.m, p.n)
 	for bi := 0; bi < p.batch; bi++ {
+		ws.begin()
 		a := load(operands[0], bi*m*n, m*n)
 		switch p.routine {
 		case "potrf":
@@ -232,14 +284,14 @@ func (p *LapackPlan) Run(results, operands [][]byte) error {
 			trsm(a, n, b, p.bm, p.bn, p.opt("side", 'L') == 'L', p.opt("uplo", 'L') == 'L', p.opt("trans_x", 'N') != 'N', p.opt("diag", 'N') == 'U')
 			store(results[0], bi*p.bm*p.bn, b)
 		case "getrf":
-			ipiv, info := getrf(a, m, n)
+			ipiv, info := getrf(ws, a, m, n)
 			store(results[0], bi*m*n, a)
 			for i, v := range ipiv {
 				setInt(results[1], bi*k+i, int32(v))
 			}
 			setInt(results[2], bi, int32(info))
 		case "geqrf":
-			tau := geqrf(a, m, n)
+			tau := geqrf(ws, a, m, n)
 			store(results[0], bi*m*n, a)
 			store(results[1], bi*k, tau)
 		case "orgqr":
@@ -247,7 +299,7 @@ func (p *LapackPlan) Run(results, operands [][]byte) error {
 			orgqr(a, m, n, tau)
 			store(results[0], bi*m*n, a)
 		case "syevd":
-			w, v := symmetricEigen(symmetricFrom(a, n, p.opt("uplo", 'L') == 'L'), n)
+			w, v := symmetricEigen(ws, symmetricFrom(ws, a, n, p.opt("uplo", 'L') == 'L'), n)
 			if p.opt("mode", 'V') == 'V' {
 				store(results[0], bi*n*n, v)
 			} else {
@@ -256,7 +308,7 @@ func (p *LapackPlan) Run(results, operands [][]byte) error {
 			store(results[1], bi*n, w)
 			setInt(results[2], bi, 0)
 		case "gesdd":
-			s, u, vt := svd(a, m, n)
+			s, u, vt := svd(ws, a, m, n)
 			store(results[0], bi*m*n, a)
 			store(results[1], bi*k, s)
 			switch mode := p.opt("mode", 'A'); mode {
@@ -264,8 +316,8 @@ func (p *LapackPlan) Run(results, operands [][]byte) error {
 				store(results[2], bi*m*k, u[:m*k])
 				store(results[3], bi*k*n, vt[:k*n])
 			case 'A':
-				store(results[2], bi*m*m, completeColumns(u, m, k))
-				store(results[3], bi*n*n, completeRows(vt, k, n))
+				store(results[2], bi*m*m, completeColumns(ws, u, m, k))
+				store(results[3], bi*n*n, completeRows(ws, vt, k, n))
 			}
 			setInt(results[4], bi, 0)
 		}
@@ -363,9 +415,9 @@ func solveColumn(n int, el func(i, j int) float64, lower bool, x func(i int) *fl
 // getrf factors the m×n a in place as P·L·U with partial pivoting and
 // returns the 1-based pivot rows and info (0, or the first zero pivot's
 // column + 1).
-func getrf(a []float64, m, n int) ([]int, int) {
+func getrf(ws *lapackWork, a []float64, m, n int) ([]int, int) {
 	k := min(m, n)
-	ipiv := make([]int, k)
+	ipiv := ws.ints(k)
 	info := 0
 	for j := 0; j < k; j++ {
 		p := j
@@ -399,9 +451,9 @@ func getrf(a []float64, m, n int) ([]int, int) {
 // geqrf computes the QR factorization of the m×n a in place as dgeqr2
 // does: R in the upper triangle, the Householder vectors below it (their
 // leading ones implied), and returns tau.
-func geqrf(a []float64, m, n int) []float64 {
+func geqrf(ws *lapackWork, a []float64, m, n int) []float64 {
 	k := min(m, n)
-	tau := make([]float64, k)
+	tau := ws.floats(k)
 	for i := 0; i < k; i++ {
 		alpha := a[i*n+i]
 		xnorm := 0.0
@@ -477,8 +529,8 @@ func orgqr(a []float64, m, n int, tau []float64) {
 
 // symmetricFrom is the symmetric n×n matrix the lower (or upper) triangle
 // of a holds.
-func symmetricFrom(a []float64, n int, lower bool) []float64 {
-	s := make([]float64, n*n)
+func symmetricFrom(ws *lapackWork, a []float64, n int, lower bool) []float64 {
+	s := ws.floats(n * n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if lower == (j <= i) {
@@ -492,8 +544,8 @@ func symmetricFrom(a []float64, n int, lower bool) []float64 {
 // symmetricEigen returns the eigenvalues of the symmetric n×n s, ascending,
 // and unit eigenvectors in the columns of an n×n matrix (each one's
 // largest component positive), by cyclic Jacobi rotations.
-func symmetricEigen(s []float64, n int) ([]float64, []float64) {
-	v := make([]float64, n*n)
+func symmetricEigen(ws *lapackWork, s []float64, n int) ([]float64, []float64) {
+	v := ws.floats(n * n)
 	for i := 0; i < n; i++ {
 		v[i*n+i] = 1
 	}
@@ -534,13 +586,13 @@ func symmetricEigen(s []float64, n int) ([]float64, []float64) {
 			}
 		}
 	}
-	order := make([]int, n)
+	order := ws.ints(n)
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(x, y int) bool { return s[order[x]*n+order[x]] < s[order[y]*n+order[y]] })
-	w := make([]float64, n)
-	vs := make([]float64, n*n)
+	slices.SortStableFunc(order, func(x, y int) int { return ascending(s[x*n+x], s[y*n+y]) })
+	w := ws.floats(n)
+	vs := ws.floats(n * n)
 	for c, o := range order {
 		w[c] = s[o*n+o]
 		big := 0
@@ -557,17 +609,29 @@ func symmetricEigen(s []float64, n int) ([]float64, []float64) {
 	return w, vs
 }
 
+// ascending orders a before b when a < b (a NaN is neither before nor after
+// anything).
+func ascending(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case b < a:
+		return 1
+	}
+	return 0
+}
+
 // svd returns the singular values of the m×n a (descending), U's first
 // min(m, n) columns (m×k, row-major) and Vᵀ's first rows (k×n), from the
 // eigen-decomposition of AᵀA or AAᵀ refined by one-sided Jacobi
 // rotations on the columns.
-func svd(a []float64, m, n int) (s, u, vt []float64) {
+func svd(ws *lapackWork, a []float64, m, n int) (s, u, vt []float64) {
 	k := min(m, n)
 	// One-sided Jacobi on the columns of W = A (or Aᵀ when m < n), so that
 	// W·V has orthogonal columns whose norms are the singular values.
 	tr := m < n
 	rows, cols := m, n
-	w := make([]float64, m*n)
+	w := ws.floats(m * n)
 	if tr {
 		rows, cols = n, m
 		for i := 0; i < m; i++ {
@@ -578,7 +642,7 @@ func svd(a []float64, m, n int) (s, u, vt []float64) {
 	} else {
 		copy(w, a)
 	}
-	v := make([]float64, cols*cols)
+	v := ws.floats(cols * cols)
 	for i := 0; i < cols; i++ {
 		v[i*cols+i] = 1
 	}
@@ -615,18 +679,18 @@ func svd(a []float64, m, n int) (s, u, vt []float64) {
 			break
 		}
 	}
-	norms := make([]float64, cols)
-	order := make([]int, cols)
+	norms := ws.floats(cols)
+	order := ws.ints(cols)
 	for c := 0; c < cols; c++ {
 		order[c] = c
 		for r := 0; r < rows; r++ {
 			norms[c] = math.Hypot(norms[c], w[r*cols+c])
 		}
 	}
-	sort.SliceStable(order, func(x, y int) bool { return norms[order[x]] > norms[order[y]] })
-	s = make([]float64, k)
-	left := make([]float64, rows*k) // W's normalized columns
-	right := make([]float64, cols*k)
+	slices.SortStableFunc(order, func(x, y int) int { return ascending(norms[y], norms[x]) })
+	s = ws.floats(k)
+	left := ws.floats(rows * k) // W's normalized columns
+	right := ws.floats(cols * k)
 	for c, o := range order[:k] {
 		s[c] = norms[o]
 		big := 0
@@ -651,7 +715,7 @@ func svd(a []float64, m, n int) (s, u, vt []float64) {
 		left, right = right, left
 	}
 	u = left
-	vt = make([]float64, k*n)
+	vt = ws.floats(k * n)
 	for r := 0; r < n; r++ {
 		for c := 0; c < k; c++ {
 			vt[c*n+r] = right[r*k+c]
@@ -662,14 +726,15 @@ func svd(a []float64, m, n int) (s, u, vt []float64) {
 
 // completeColumns extends the m×k matrix with orthonormal columns to an
 // m×m orthogonal one (Gram–Schmidt against the unit vectors).
-func completeColumns(u []float64, m, k int) []float64 {
-	out := make([]float64, m*m)
+func completeColumns(ws *lapackWork, u []float64, m, k int) []float64 {
+	out := ws.floats(m * m)
 	for r := 0; r < m; r++ {
 		copy(out[r*m:r*m+k], u[r*k:r*k+k])
 	}
 	col := k
+	x := ws.floats(m)
 	for e := 0; e < m && col < m; e++ {
-		x := make([]float64, m)
+		clear(x)
 		x[e] = 1
 		for pass := 0; pass < 2; pass++ {
 			for c := 0; c < col; c++ {
@@ -698,15 +763,15 @@ func completeColumns(u []float64, m, k int) []float64 {
 }
 
 // completeRows is completeColumns for the rows of a k×n matrix.
-func completeRows(vt []float64, k, n int) []float64 {
-	t := make([]float64, n*k)
+func completeRows(ws *lapackWork, vt []float64, k, n int) []float64 {
+	t := ws.floats(n * k)
 	for r := 0; r < k; r++ {
 		for c := 0; c < n; c++ {
 			t[c*k+r] = vt[r*n+c]
 		}
 	}
-	full := completeColumns(t, n, k)
-	out := make([]float64, n*n)
+	full := completeColumns(ws, t, n, k)
+	out := ws.floats(n * n)
 	for r := 0; r < n; r++ {
 		for c := 0; c < n; c++ {
 			out[c*n+r] = full[r*n+c]
