@@ -519,3 +519,102 @@ func (c *comparatorCheck) eval(x, y []byte, m int) []bool {
 	}
 	return res
 }
+
+// recogniseLexicographic decides whether comparator f of a sort of
+// operands of types ts orders by several keys in turn — jnp.lexsort's and
+// lax.sort's with num_keys > 1, written
+//
+//	or(less₁, and(equal₁, rest))
+//
+// (either operand order of or and and) — and returns the keys' orders, the
+// most significant first. less₁ must be a standard order of one key
+// (recogniseComparator, on the sub-function it roots), equal₁ the compare
+// EQ of the same two values in a total compare type (so true exactly when
+// less₁ holds neither way), and rest depend on other keys only: a standard
+// order of one or, recursively, lexicographic. A lone standard order is
+// not taken here.
+func (c *compiler) recogniseLexicographic(f *ssa.Func, ts []ir.ElementType) ([]sortOrdering, bool) {
+	if f == nil || len(f.Params) != 2*len(ts) || f.Root == nil {
+		return nil, false
+	}
+	ords, ok := c.lexicographic(f, ts, f.Root, paramDeps(f))
+	if !ok || len(ords) < 2 {
+		return nil, false
+	}
+	return ords, true
+}
+
+// lexicographic is recogniseLexicographic's recursion over the value r,
+// which may also be a single key's order.
+func (c *compiler) lexicographic(f *ssa.Func, ts []ir.ElementType, r *ssa.Value, deps map[*ssa.Value]uint64) ([]sortOrdering, bool) {
+	sub := func(root *ssa.Value) *ssa.Func {
+		g := *f
+		g.Root = root
+		return &g
+	}
+	if r.Op == ssa.OpCompare {
+		ord, ok := c.recogniseComparator(sub(r), ts)
+		return []sortOrdering{ord}, ok
+	}
+	if r.Op != ssa.Op(ir.OpOr) || len(r.Args) != 2 || r.Shape.Elem != ir.PRED {
+		return nil, false
+	}
+	for _, pair := range [][2]*ssa.Value{{r.Args[0], r.Args[1]}, {r.Args[1], r.Args[0]}} {
+		less, both := pair[0], pair[1]
+		if less.Op != ssa.OpCompare || both.Op != ssa.Op(ir.OpAnd) || len(both.Args) != 2 {
+			continue
+		}
+		for _, q := range [][2]*ssa.Value{{both.Args[0], both.Args[1]}, {both.Args[1], both.Args[0]}} {
+			eq, rest := q[0], q[1]
+			if !sameKeyEquality(less, eq) {
+				continue
+			}
+			// less and eq read one key's two parameters, rest none of them.
+			d := deps[less]
+			lo := d & -d
+			p, ok := singleParam(lo)
+			if !ok || p%2 != 0 || d != lo|lo<<1 || deps[eq] != d || deps[rest]&d != 0 {
+				continue
+			}
+			first, ok := c.recogniseComparator(sub(less), ts)
+			if !ok || first.key != p/2 {
+				continue
+			}
+			more, ok := c.lexicographic(f, ts, rest, deps)
+			if !ok {
+				continue
+			}
+			return append([]sortOrdering{first}, more...), true
+		}
+	}
+	return nil, false
+}
+
+// sameKeyEquality reports whether eq is the compare EQ of less's two
+// values (either way round) in a total compare type, so that eq holds
+// exactly when less holds neither way: the floats' total order, or the
+// integers'.
+func sameKeyEquality(less, eq *ssa.Value) bool {
+	if eq.Op != ssa.OpCompare || len(eq.Args) != 2 || len(less.Args) != 2 || eq.Attrs.Direction != ir.CmpEQ {
+		return false
+	}
+	a, b := less.Args[0], less.Args[1]
+	if !(eq.Args[0] == a && eq.Args[1] == b || eq.Args[0] == b && eq.Args[1] == a) {
+		return false
+	}
+	t := a.Shape.Elem
+	ct, lt := eq.Attrs.CompareType, less.Attrs.CompareType
+	if ct == ir.CmpTypeDefault {
+		ct = ir.DefaultComparisonType(t)
+	}
+	if lt == ir.CmpTypeDefault {
+		lt = ir.DefaultComparisonType(t)
+	}
+	switch {
+	case t.IsFloat():
+		return ct == ir.CmpTypeTotalOrder && lt == ir.CmpTypeTotalOrder
+	case t.IsInteger():
+		return ct == lt && (ct == ir.CmpTypeSigned || ct == ir.CmpTypeUnsigned)
+	}
+	return false
+}

@@ -32,6 +32,13 @@ type radixSortStep struct {
 	// into lines (work) and back.
 	outer, inner int
 	work         loc
+	// lex: the keys of a lexicographic comparator, most significant first
+	// (ord is the first); the lines are sorted by each key in turn, least
+	// significant first, the positions carried along (stable sorts), and
+	// every operand gathered by them. tmp holds one key's lines.
+	lex   []sortOrdering
+	types []ir.ElementType
+	tmp   loc
 }
 
 // fastSortStep compiles a sort with a standard comparator, or returns nil.
@@ -54,16 +61,27 @@ func (c *compiler) fastSortStep(plan *sched.Plan, k *sched.Kernel, p *program) s
 		d = v.Attrs.Dimensions[0]
 	}
 	ord, ok := c.recogniseComparator(v.Funcs[0], argTypes(v.Args))
+	var lex []sortOrdering
 	if !ok {
-		return nil
+		if lex, ok = c.recogniseLexicographic(v.Funcs[0], argTypes(v.Args)); !ok {
+			return nil
+		}
+		ord = lex[0]
 	}
 	outs := c.leaves(k.Out)
 	if len(outs) != len(v.Args) {
 		return nil
 	}
-	s := &radixSortStep{ord: ord, keyT: v.Args[ord.key].Shape.Elem, outs: outs, n: dims[d]}
+	s := &radixSortStep{ord: ord, keyT: v.Args[ord.key].Shape.Elem, outs: outs, n: dims[d], lex: lex, types: argTypes(v.Args)}
 	s.rows = prod(dims) / max(s.n, 1)
 	s.outer, s.inner = prod(dims[:d]), prod(dims[d+1:])
+	if lex != nil {
+		lines := s.rows
+		if s.inner > 1 {
+			lines = s.inner
+		}
+		s.tmp = privateArena(p, 4*lines*s.n)
+	}
 	for i, a := range v.Args {
 		s.ins = append(s.ins, c.loc(inputBuffer(k, a)))
 		s.sizes = append(s.sizes, a.Shape.Elem.ByteSize())
@@ -77,12 +95,16 @@ func (c *compiler) fastSortStep(plan *sched.Plan, k *sched.Kernel, p *program) s
 		bytes := 0
 		for i, es := range s.sizes {
 			bytes += s.n * s.inner * es
-			if i != ord.key {
+			if i != ord.key || lex != nil {
 				bytes += s.n * s.inner * es
 			}
 		}
 		s.work = privateArena(p, bytes)
 		s.idx = privateArena(p, 4*s.inner*s.n)
+		return s
+	}
+	if lex != nil {
+		s.idx = privateArena(p, 4*s.rows*s.n)
 		return s
 	}
 	if s.keyT.IsFloat() {
@@ -159,6 +181,12 @@ func (s *radixSortStep) exec(fr *frame) error {
 		s.execStrided(fr)
 		return nil
 	}
+	if s.lex != nil {
+		var ins, outs [maxVariadic][]byte
+		idx := ops.Elems[int32](fr.bytes(s.idx))[:total]
+		s.lexSort(fr, bytesOf(fr, ins[:], s.ins), bytesOf(fr, outs[:], s.outs), idx, s.rows)
+		return nil
+	}
 	key := s.ord.key
 	es := s.sizes[key]
 	keyIn, keyOut := fr.bytes(s.ins[key])[:total*es], fr.bytes(s.outs[key])[:total*es]
@@ -214,7 +242,7 @@ func (s *radixSortStep) execStrided(fr *frame) {
 	for j, es := range s.sizes {
 		lines[j] = work[off : off+block*es]
 		off += block * es
-		if j != key {
+		if j != key || s.lex != nil {
 			gathered[j] = work[off : off+block*es]
 			off += block * es
 		}
@@ -222,6 +250,13 @@ func (s *radixSortStep) execStrided(fr *frame) {
 	for o := 0; o < s.outer && !fr.stopped(); o++ {
 		for j, es := range s.sizes {
 			transposeBlock(lines[j], fr.bytes(s.ins[j])[o*block*es:(o+1)*block*es], n, inner, es)
+		}
+		if s.lex != nil {
+			s.lexSort(fr, lines[:len(s.sizes)], gathered[:len(s.sizes)], idx, inner)
+			for j, es := range s.sizes {
+				transposeBlock(fr.bytes(s.outs[j])[o*block*es:(o+1)*block*es], gathered[j], inner, n, es)
+			}
+			continue
 		}
 		for r := 0; r < inner; r++ {
 			row := idx[r*n : (r+1)*n]
@@ -238,6 +273,33 @@ func (s *radixSortStep) execStrided(fr *frame) {
 			}
 			transposeBlock(fr.bytes(s.outs[j])[o*block*es:(o+1)*block*es], src, inner, n, es)
 		}
+	}
+}
+
+// lexSort sorts lines of n elements of the operands ins (lines of each,
+// contiguous) into outs by the keys of s.lex: positions idx start in order
+// and are carried through a stable sort of each key's lines, gathered in
+// the current order, from the least significant key to the most; every
+// operand is then gathered by them.
+func (s *radixSortStep) lexSort(fr *frame, ins, outs [][]byte, idx []int32, lines int) {
+	n := s.n
+	idx = idx[:lines*n]
+	for r := 0; r < lines; r++ {
+		row := idx[r*n : (r+1)*n]
+		for i := range row {
+			row[i] = int32(i)
+		}
+	}
+	tmp := fr.bytes(s.tmp)
+	for k := len(s.lex) - 1; k >= 0 && !fr.stopped(); k-- {
+		o := s.lex[k]
+		es := s.sizes[o.key]
+		keys := tmp[:lines*n*es]
+		gatherRows(keys, ins[o.key], idx, lines, n, n, es)
+		sortRowsOf(s.types[o.key], keys, idx, n, o.order)
+	}
+	for j, es := range s.sizes {
+		gatherRows(outs[j], ins[j], idx, lines, n, n, es)
 	}
 }
 
