@@ -12,6 +12,7 @@ package runtime
 // the most negative value, wrapping).
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/kilnml/kiln/ir"
@@ -43,6 +44,9 @@ type intInstr struct {
 	cmask  bool
 	dir    ir.ComparisonDirection
 	signed bool // the operands are signed (compare, maximum, minimum, abs)
+	// float: a compare of float32 operands (their bits in the lanes), in
+	// the total order when total.
+	float, total bool
 }
 
 func intLoopTypeOK(t ir.ElementType) bool { return t == ir.S32 || t == ir.U32 || t == ir.PRED }
@@ -68,12 +72,25 @@ func intLoopOpOK(lp *sched.LoopProgram, op sched.LoopOp) bool {
 	case ssa.Op(ir.OpAnd), ssa.Op(ir.OpOr), ssa.Op(ir.OpXor), ssa.Op(ir.OpNot):
 		return same()
 	case ssa.OpCompare:
-		return op.Type == ir.PRED && isInt32(arg(0)) && arg(1) == arg(0)
+		return op.Type == ir.PRED && (isInt32(arg(0)) || arg(0) == ir.F32) && arg(1) == arg(0)
 	case ssa.OpSelect:
 		return arg(0) == ir.PRED && arg(1) == op.Type && arg(2) == op.Type
 	case ssa.OpConvert:
 		// Between s32 and u32 (the same bits), and to and from PRED.
-		return op.Type != arg(0) && (isInt32(op.Type) || isInt32(arg(0)))
+		return op.Type != arg(0) && arg(0) != ir.F32 && (isInt32(op.Type) || isInt32(arg(0)))
+	}
+	return false
+}
+
+// intLoopValueOK reports whether the integer loop holds op's value: a
+// 32-bit integer or a mask, or float32 bits a load or a constant gives
+// (which only compares read: intLoopOpOK).
+func intLoopValueOK(op sched.LoopOp) bool {
+	switch {
+	case intLoopTypeOK(op.Type):
+		return true
+	case op.Type == ir.F32:
+		return op.Op == ssa.OpParameter || op.Op == ssa.OpConstant
 	}
 	return false
 }
@@ -86,7 +103,7 @@ func (c *compiler) intLoopStep(k *sched.Kernel, p *program) step {
 		return nil
 	}
 	for _, in := range k.Inputs {
-		if !in.Shape.IsArray() || !intLoopTypeOK(in.Shape.Elem) || !in.Shape.HasDefaultLayout() {
+		if !in.Shape.IsArray() || !(intLoopTypeOK(in.Shape.Elem) || in.Shape.Elem == ir.F32) || !in.Shape.HasDefaultLayout() {
 			return nil
 		}
 	}
@@ -98,7 +115,7 @@ func (c *compiler) intLoopStep(k *sched.Kernel, p *program) step {
 	dims, strides := collapseDims(lp)
 	s.dims, s.total = dims, prod(dims)
 	for i, op := range lp.Ops {
-		if !intLoopTypeOK(op.Type) {
+		if !intLoopValueOK(op) {
 			return nil
 		}
 		ints = ints || isInt32(op.Type)
@@ -118,6 +135,8 @@ func (c *compiler) intLoopStep(k *sched.Kernel, p *program) step {
 				in.cmask = op.Scalar.Bools()[0]
 			case ir.S32:
 				in.c = uint32(ir.Values[int32](op.Scalar)[0])
+			case ir.F32:
+				in.c = math.Float32bits(ir.Values[float32](op.Scalar)[0])
 			default:
 				in.c = ir.Values[uint32](op.Scalar)[0]
 			}
@@ -130,6 +149,13 @@ func (c *compiler) intLoopStep(k *sched.Kernel, p *program) step {
 			}
 			if op.Op == ssa.OpCompare {
 				in.dir = op.Value.Attrs.Direction
+				if lp.Ops[op.Args[0]].Type == ir.F32 {
+					ct := op.Value.Attrs.CompareType
+					if ct != ir.CmpTypeDefault && ct != ir.CmpTypeFloat && ct != ir.CmpTypeTotalOrder {
+						return nil
+					}
+					in.float, in.total = true, ct == ir.CmpTypeTotalOrder
+				}
 			}
 		}
 		s.instrs = append(s.instrs, in)
@@ -357,6 +383,30 @@ func intOp(in *intInstr, dst, a, b, c ival) {
 	}
 }
 
+// floatCompare compares the float32 lanes x and y (their bits) as IEEE
+// does: a NaN is unordered, so only NE holds with it.
+func floatCompare(d ir.ComparisonDirection, m []bool, x, y []uint32) {
+	y = y[:len(x)]
+	m = m[:len(x)]
+	for j := range m {
+		u, v := math.Float32frombits(x[j]), math.Float32frombits(y[j])
+		switch d {
+		case ir.CmpEQ:
+			m[j] = u == v
+		case ir.CmpNE:
+			m[j] = u != v
+		case ir.CmpLT:
+			m[j] = u < v
+		case ir.CmpLE:
+			m[j] = u <= v
+		case ir.CmpGT:
+			m[j] = u > v
+		default:
+			m[j] = u >= v
+		}
+	}
+}
+
 // maskOp runs an op with a PRED result: logical ops and selects on masks,
 // comparisons of integers and their conversion to PRED.
 func maskOp(in *intInstr, m []bool, a, b, c ival) {
@@ -364,10 +414,20 @@ func maskOp(in *intInstr, m []bool, a, b, c ival) {
 	switch in.op {
 	case ssa.OpCompare:
 		x, y := a.u[:n], b.u[:n]
+		if in.float && !in.total {
+			floatCompare(in.dir, m, x, y)
+			return
+		}
 		for j := range m {
 			u, v := x[j], y[j]
+			if in.total {
+				// The total order's keys: negative floats' magnitudes
+				// flipped, as signed integers.
+				u ^= uint32(int32(u)>>31) >> 1
+				v ^= uint32(int32(v)>>31) >> 1
+			}
 			less, eq := u < v, u == v
-			if in.signed {
+			if in.signed || in.total {
 				less = int32(u) < int32(v)
 			}
 			switch in.dir {

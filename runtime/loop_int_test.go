@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -276,4 +277,41 @@ ENTRY e {
 	}
 	b.ReportMetric(float64(intTime.Nanoseconds())/float64(b.N)/(1<<20), "int-ns/elem")
 	b.ReportMetric(intTime.Seconds()/f32Time.Seconds(), "int/f32")
+}
+
+// TestIntLoopFloatCompares runs comparisons of float32 operands whose masks
+// feed integer ops (jnp.searchsorted's compare-all counts, a where between
+// integers) on the integer loop: every direction, as IEEE compares them and
+// in the total order, against a broadcast constant too, with NaNs of both
+// signs, both zeros and the infinities among the values, bit for bit
+// against the evaluator.
+func TestIntLoopFloatCompares(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	x, y := ir.MustNewLiteral(ir.MakeShape(ir.F32, 1031)), ir.MustNewLiteral(ir.MakeShape(ir.F32, 1031))
+	special := []float32{float32(math.NaN()), -float32(math.NaN()), 0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), 1, -1, 0.5}
+	for _, l := range []*ir.Literal{x, y} {
+		v := ir.Values[float32](l)
+		for i := range v {
+			v[i] = special[r.IntN(len(special))]
+			if r.IntN(3) == 0 {
+				v[i] = float32(r.NormFloat64())
+			}
+		}
+	}
+	io := randIntLiteral(t, r, ir.S32, 1031)
+	for _, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
+		for _, typ := range []string{"", ", type=TOTALORDER"} {
+			for _, c := range []string{
+				fmt.Sprintf("p = pred[1031] compare(a, b), direction=%s%s\n  ROOT r = s32[1031] convert(p)", dir, typ),
+				fmt.Sprintf("h = f32[] constant(0.5)\n  hb = f32[1031] broadcast(h), dimensions={}\n  p = pred[1031] compare(a, hb), direction=%s%s\n  ROOT r = s32[1031] select(p, i, i2)", dir, typ),
+			} {
+				hlo := fmt.Sprintf("HloModule m\nENTRY e {\n  a = f32[1031] parameter(0)\n  b = f32[1031] parameter(1)\n  i = s32[1031] parameter(2)\n  two = s32[] constant(2)\n  tb = s32[1031] broadcast(two), dimensions={}\n  i2 = s32[1031] multiply(i, tb)\n  %s\n}\n", c)
+				m, err := ir.ParseModule(hlo)
+				if err != nil {
+					t.Fatalf("%s: %v", c, err)
+				}
+				runIntLoop(t, strings.ReplaceAll(c, "\n", ";"), m, []*ir.Literal{x, y, io}, true)
+			}
+		}
+	}
 }
