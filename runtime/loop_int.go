@@ -66,13 +66,14 @@ func intLoopOpOK(lp *sched.LoopProgram, op sched.LoopOp) bool {
 	}
 	switch op.Op {
 	case ssa.OpAdd, ssa.OpSubtract, ssa.OpMultiply, ssa.OpMaximum, ssa.OpMinimum,
+		ssa.OpDivide, ssa.Op(ir.OpRemainder),
 		ssa.Op(ir.OpShiftLeft), ssa.Op(ir.OpShiftRightLogical), ssa.Op(ir.OpShiftRightArithmetic),
-		ssa.OpNegate, ssa.Op(ir.OpAbs):
+		ssa.OpNegate, ssa.Op(ir.OpAbs), ssa.Op(ir.OpSign):
 		return isInt32(op.Type) && same()
 	case ssa.Op(ir.OpAnd), ssa.Op(ir.OpOr), ssa.Op(ir.OpXor), ssa.Op(ir.OpNot):
 		return same()
 	case ssa.OpCompare:
-		return op.Type == ir.PRED && (isInt32(arg(0)) || arg(0) == ir.F32) && arg(1) == arg(0)
+		return op.Type == ir.PRED && (isInt32(arg(0)) || arg(0) == ir.F32 || arg(0) == ir.PRED) && arg(1) == arg(0)
 	case ssa.OpSelect:
 		return arg(0) == ir.PRED && arg(1) == op.Type && arg(2) == op.Type
 	case ssa.OpConvert:
@@ -301,6 +302,37 @@ func intOp(in *intInstr, dst, a, b, c ival) {
 		for j := range d {
 			d[j] = x[j] * y[j]
 		}
+	case ssa.OpDivide:
+		// XLA's: x/0 is all ones, the most negative value over -1 itself.
+		for j := range d {
+			u, v := x[j], y[j]
+			switch {
+			case v == 0:
+				d[j] = ^uint32(0)
+			case in.signed && v == ^uint32(0):
+				d[j] = -u // wraps for the most negative value
+			case in.signed:
+				d[j] = uint32(int32(u) / int32(v))
+			default:
+				d[j] = u / v
+			}
+		}
+	case ssa.Op(ir.OpRemainder):
+		// XLA's: x rem 0 is x, the most negative value rem -1 is 0; the
+		// sign of the dividend.
+		for j := range d {
+			u, v := x[j], y[j]
+			switch {
+			case v == 0:
+				d[j] = u
+			case in.signed && v == ^uint32(0):
+				d[j] = 0
+			case in.signed:
+				d[j] = uint32(int32(u) % int32(v))
+			default:
+				d[j] = u % v
+			}
+		}
 	case ssa.Op(ir.OpAnd):
 		for j := range d {
 			d[j] = x[j] & y[j]
@@ -320,6 +352,18 @@ func intOp(in *intInstr, dst, a, b, c ival) {
 	case ssa.OpNegate:
 		for j := range d {
 			d[j] = -x[j]
+		}
+	case ssa.Op(ir.OpSign):
+		for j := range d {
+			v := x[j]
+			switch {
+			case v == 0:
+				d[j] = 0
+			case in.signed && int32(v) < 0:
+				d[j] = ^uint32(0) // -1
+			default:
+				d[j] = 1
+			}
 		}
 	case ssa.Op(ir.OpAbs):
 		for j := range d {
@@ -413,6 +457,27 @@ func maskOp(in *intInstr, m []bool, a, b, c ival) {
 	n := len(m)
 	switch in.op {
 	case ssa.OpCompare:
+		if a.m != nil { // masks: false < true
+			p, q := a.m[:n], b.m[:n]
+			for j := range m {
+				u, v := p[j], q[j]
+				switch in.dir {
+				case ir.CmpEQ:
+					m[j] = u == v
+				case ir.CmpNE:
+					m[j] = u != v
+				case ir.CmpLT:
+					m[j] = !u && v
+				case ir.CmpLE:
+					m[j] = !u || v
+				case ir.CmpGT:
+					m[j] = u && !v
+				default:
+					m[j] = u || !v
+				}
+			}
+			return
+		}
 		x, y := a.u[:n], b.u[:n]
 		if in.float && !in.total {
 			floatCompare(in.dir, m, x, y)

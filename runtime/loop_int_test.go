@@ -100,7 +100,7 @@ func TestIntLoopAgainstEval(t *testing.T) {
 			}
 			for i, op := range unary {
 				if op == "abs" && et == "u32" {
-					continue // XLA's abs takes signed types only
+					continue // XLA's abs and sign take signed types only
 				}
 				add("u%d = %s %s(%s)", i, sh, op, acc)
 				acc = fmt.Sprintf("u%d", i)
@@ -154,19 +154,24 @@ func TestIntLoopOps(t *testing.T) {
 		ts := et.String()
 		other := map[ir.ElementType]string{ir.S32: "u32", ir.U32: "s32"}[et]
 		var cases []string
-		for _, op := range []string{"add", "subtract", "multiply", "and", "or", "xor", "maximum", "minimum",
+		for _, op := range []string{"add", "subtract", "multiply", "divide", "remainder", "and", "or", "xor", "maximum", "minimum",
 			"shift-left", "shift-right-logical", "shift-right-arithmetic"} {
 			cases = append(cases, fmt.Sprintf("ROOT r = %s[1031] %s(a, b)", ts, op),
 				fmt.Sprintf("kb = %s[1031] broadcast(k), dimensions={}\n  ROOT r = %s[1031] %s(a, kb)", ts, ts, op))
 		}
-		for _, op := range []string{"not", "negate", "abs"} {
-			if op == "abs" && et == ir.U32 {
-				continue // XLA's abs takes signed types only
+		for _, op := range []string{"not", "negate", "abs", "sign"} {
+			if (op == "abs" || op == "sign") && et == ir.U32 {
+				continue // XLA's abs and sign take signed types only
 			}
 			cases = append(cases, fmt.Sprintf("ROOT r = %s[1031] %s(a)", ts, op))
 		}
 		for _, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
 			cases = append(cases, fmt.Sprintf("p = pred[1031] compare(a, b), direction=%s\n  ROOT r = %s[1031] select(p, a, b)", dir, ts))
+		}
+		for _, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
+			// Masks compared (false < true), as JAX's floor division and
+			// modulo compare the operands' signs.
+			cases = append(cases, fmt.Sprintf("p = pred[1031] compare(a, b), direction=LT\n  z = %s[1031] broadcast(k), dimensions={}\n  q = pred[1031] compare(a, z), direction=GE\n  c = pred[1031] compare(p, q), direction=%s\n  ROOT r = %s[1031] select(c, a, b)", ts, dir, ts))
 		}
 		cases = append(cases,
 			fmt.Sprintf("o = %s[1031] convert(a)\n  ROOT r = %s[1031] xor(o, o)", other, other),
