@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"slices"
 	"unsafe"
 
@@ -97,6 +98,10 @@ type loopInstr struct {
 	// compare
 	dir   ir.ComparisonDirection
 	total bool // TOTALORDER
+	// intCmp: a compare of 32-bit integers (signed: s32), whose values the
+	// loop holds as their bits in float32 lanes (jax.nn.one_hot's compare
+	// of labels with an iota, a causal mask's of two iotas).
+	intCmp, signed bool
 	// convert
 	fromMask bool // the operand is PRED
 }
@@ -156,7 +161,7 @@ func (c *compiler) compileLoop(lp *sched.LoopProgram, k *sched.Kernel, p *progra
 		return nil
 	}
 	for _, in := range k.Inputs {
-		if !in.Shape.IsArray() || !loopTypeOK(in.Shape.Elem) || !in.Shape.HasDefaultLayout() {
+		if !in.Shape.IsArray() || !(loopTypeOK(in.Shape.Elem) || isInt32(in.Shape.Elem)) || !in.Shape.HasDefaultLayout() {
 			return nil
 		}
 	}
@@ -168,10 +173,18 @@ func (c *compiler) compileLoop(lp *sched.LoopProgram, k *sched.Kernel, p *progra
 	s.dims = dims
 	s.total = prod(dims)
 	for i, op := range lp.Ops {
-		if !loopTypeOK(op.Type) {
+		// 32-bit integers only as the loads, constants and iotas that
+		// integer compares read (loopIntCompare).
+		leaf := op.Op == ssa.OpParameter || op.Op == ssa.OpConstant || op.Op == ssa.OpIota
+		if !loopTypeOK(op.Type) && !(isInt32(op.Type) && leaf) {
 			return nil
 		}
 		in := loopInstr{op: op.Op, typ: op.Type, args: op.Args, value: op.Value, reg: -1}
+		for _, a := range op.Args {
+			if isInt32(lp.Ops[a].Type) && op.Op != ssa.OpCompare {
+				return nil // integers' bits: read by integer compares only
+			}
+		}
 		switch op.Op {
 		case ssa.OpParameter, ssa.OpIota:
 			in.kind = instrLoad
@@ -183,6 +196,9 @@ func (c *compiler) compileLoop(lp *sched.LoopProgram, k *sched.Kernel, p *progra
 			in.linear = op.Op == ssa.OpParameter && in.acc.IsLinear(dims)
 			if in.scalar && op.Op == ssa.OpIota {
 				in.kind, in.c = instrConst, float32(in.acc.Offset)
+				if isInt32(op.Type) {
+					in.c = math.Float32frombits(uint32(in.acc.Offset))
+				}
 			}
 		case ssa.OpConstant:
 			in.kind, in.scalar = instrConst, true
@@ -191,17 +207,31 @@ func (c *compiler) compileLoop(lp *sched.LoopProgram, k *sched.Kernel, p *progra
 				in.c = op.Scalar.Float32s()[0]
 			case ir.PRED:
 				in.cmask = op.Scalar.Bools()[0]
+			case ir.S32:
+				in.c = math.Float32frombits(uint32(ir.Values[int32](op.Scalar)[0]))
+			case ir.U32:
+				in.c = math.Float32frombits(ir.Values[uint32](op.Scalar)[0])
 			}
+		case ssa.OpCompare:
+			if t := lp.Ops[op.Args[0]].Type; isInt32(t) {
+				ct := op.Value.Attrs.CompareType
+				if lp.Ops[op.Args[1]].Type != t || op.Type != ir.PRED || ct != ir.CmpTypeDefault && ct != ir.DefaultComparisonType(t) {
+					return nil
+				}
+				in.intCmp, in.signed, in.dir = true, t == ir.S32, op.Value.Attrs.Direction
+				break
+			}
+			if !loopOpSupported(op) || !loopArgTypesOK(lp, op) {
+				return nil
+			}
+			in.dir = op.Value.Attrs.Direction
+			in.total = op.Value.Attrs.CompareType == ir.CmpTypeTotalOrder
 		default:
 			if !loopOpSupported(op) || !loopArgTypesOK(lp, op) {
 				return nil
 			}
 			if op.Op == ssa.OpConvert {
 				in.fromMask = lp.Ops[op.Args[0]].Type == ir.PRED
-			}
-			if op.Op == ssa.OpCompare {
-				in.dir = op.Value.Attrs.Direction
-				in.total = op.Value.Attrs.CompareType == ir.CmpTypeTotalOrder
 			}
 		}
 		s.instrs = append(s.instrs, in)
@@ -432,7 +462,7 @@ func (s *loopStep) eval(fr *frame, in *loopInstr, vs []val, i, start, n int, scr
 		dstF = f32s(out)[:n]
 	case isLast:
 		dstM = bools(out)[:n]
-	case in.reg >= 0 && in.typ == ir.F32:
+	case in.reg >= 0 && in.typ != ir.PRED: // float32, or 32-bit integers' bits
 		dstF = regF32(scratch, in.reg, n)
 	case in.reg >= 0:
 		dstM = regBool(scratch, in.reg, n)
@@ -445,14 +475,18 @@ func (s *loopStep) eval(fr *frame, in *loopInstr, vs []val, i, start, n int, scr
 		}
 		return
 	case instrIota:
-		iota32(dstF, s.dims, in.acc.Strides, in.acc.Offset, start)
+		if isInt32(in.typ) {
+			iotaInt(u32sOf(dstF), s.dims, in.acc.Strides, in.acc.Offset, start)
+		} else {
+			iota32(dstF, s.dims, in.acc.Strides, in.acc.Offset, start)
+		}
 		vs[i] = val{f: dstF}
 		return
 	case instrLoad:
 		src := fr.bytes(s.loads[in.acc.Input])
 		switch {
 		case in.scalar:
-			if in.typ == ir.F32 {
+			if in.typ != ir.PRED {
 				vs[i] = val{s: f32s(src)[in.acc.Offset]}
 			} else {
 				vs[i] = val{sm: bools(src)[in.acc.Offset]}
@@ -461,12 +495,12 @@ func (s *loopStep) eval(fr *frame, in *loopInstr, vs []val, i, start, n int, scr
 				fillVal(dstF, dstM, vs[i])
 			}
 		case in.linear && !isLast:
-			if in.typ == ir.F32 {
+			if in.typ != ir.PRED {
 				vs[i] = val{f: f32s(src)[in.acc.Offset+start : in.acc.Offset+start+n]}
 			} else {
 				vs[i] = val{m: bools(src)[in.acc.Offset+start : in.acc.Offset+start+n]}
 			}
-		case in.typ == ir.F32:
+		case in.typ != ir.PRED:
 			gather(dstF, f32s(src), s.dims, in.acc.Strides, in.acc.Offset, start)
 			vs[i] = val{f: dstF}
 		default:
@@ -483,6 +517,14 @@ func (s *loopStep) eval(fr *frame, in *loopInstr, vs []val, i, start, n int, scr
 		opMask(in, dstM, a, b, c, n)
 		vs[i] = val{m: dstM}
 	}
+}
+
+// u32sOf views float32 lanes as the 32-bit integers whose bits they hold.
+func u32sOf(f []float32) []uint32 {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&f[0])), len(f))
 }
 
 func fillVal(f []float32, m []bool, v val) {

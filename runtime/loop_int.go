@@ -427,26 +427,80 @@ func intOp(in *intInstr, dst, a, b, c ival) {
 	}
 }
 
+// intCompare compares 32-bit lanes, as signed or unsigned integers, or
+// (total) float32 bits in the total order: their keys, negative floats'
+// magnitudes flipped, compared signed. Each direction has its own loop.
+func intCompare(d ir.ComparisonDirection, signed, total bool, m []bool, x, y []uint32) {
+	y = y[:len(x)]
+	m = m[:len(x)]
+	if d == ir.CmpEQ || d == ir.CmpNE {
+		ne := d == ir.CmpNE
+		for j := range m {
+			m[j] = (x[j] == y[j]) != ne
+		}
+		return
+	}
+	// a < b as unsigned after flipping the sign bit is a < b signed.
+	var flip uint32
+	if signed {
+		flip = 1 << 31
+	}
+	key := func(u uint32) uint32 {
+		if total {
+			u ^= uint32(int32(u)>>31) >> 1
+		}
+		return u ^ flip
+	}
+	switch d {
+	case ir.CmpLT:
+		for j := range m {
+			m[j] = key(x[j]) < key(y[j])
+		}
+	case ir.CmpLE:
+		for j := range m {
+			m[j] = key(x[j]) <= key(y[j])
+		}
+	case ir.CmpGT:
+		for j := range m {
+			m[j] = key(x[j]) > key(y[j])
+		}
+	default:
+		for j := range m {
+			m[j] = key(x[j]) >= key(y[j])
+		}
+	}
+}
+
 // floatCompare compares the float32 lanes x and y (their bits) as IEEE
 // does: a NaN is unordered, so only NE holds with it.
 func floatCompare(d ir.ComparisonDirection, m []bool, x, y []uint32) {
 	y = y[:len(x)]
 	m = m[:len(x)]
-	for j := range m {
-		u, v := math.Float32frombits(x[j]), math.Float32frombits(y[j])
-		switch d {
-		case ir.CmpEQ:
-			m[j] = u == v
-		case ir.CmpNE:
-			m[j] = u != v
-		case ir.CmpLT:
-			m[j] = u < v
-		case ir.CmpLE:
-			m[j] = u <= v
-		case ir.CmpGT:
-			m[j] = u > v
-		default:
-			m[j] = u >= v
+	f := func(u uint32) float32 { return math.Float32frombits(u) }
+	switch d {
+	case ir.CmpEQ:
+		for j := range m {
+			m[j] = f(x[j]) == f(y[j])
+		}
+	case ir.CmpNE:
+		for j := range m {
+			m[j] = f(x[j]) != f(y[j])
+		}
+	case ir.CmpLT:
+		for j := range m {
+			m[j] = f(x[j]) < f(y[j])
+		}
+	case ir.CmpLE:
+		for j := range m {
+			m[j] = f(x[j]) <= f(y[j])
+		}
+	case ir.CmpGT:
+		for j := range m {
+			m[j] = f(x[j]) > f(y[j])
+		}
+	default:
+		for j := range m {
+			m[j] = f(x[j]) >= f(y[j])
 		}
 	}
 }
@@ -479,36 +533,13 @@ func maskOp(in *intInstr, m []bool, a, b, c ival) {
 			return
 		}
 		x, y := a.u[:n], b.u[:n]
-		if in.float && !in.total {
+		switch {
+		case in.float && !in.total:
 			floatCompare(in.dir, m, x, y)
-			return
-		}
-		for j := range m {
-			u, v := x[j], y[j]
-			if in.total {
-				// The total order's keys: negative floats' magnitudes
-				// flipped, as signed integers.
-				u ^= uint32(int32(u)>>31) >> 1
-				v ^= uint32(int32(v)>>31) >> 1
-			}
-			less, eq := u < v, u == v
-			if in.signed || in.total {
-				less = int32(u) < int32(v)
-			}
-			switch in.dir {
-			case ir.CmpEQ:
-				m[j] = eq
-			case ir.CmpNE:
-				m[j] = !eq
-			case ir.CmpLT:
-				m[j] = less
-			case ir.CmpLE:
-				m[j] = less || eq
-			case ir.CmpGT:
-				m[j] = !less && !eq
-			default: // GE
-				m[j] = !less
-			}
+		case in.total:
+			intCompare(in.dir, true, true, m, x, y)
+		default:
+			intCompare(in.dir, in.signed, false, m, x, y)
 		}
 	case ssa.OpConvert:
 		x := a.u[:n]

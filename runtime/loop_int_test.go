@@ -320,3 +320,57 @@ func TestIntLoopFloatCompares(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopIntegerCompares runs the float32 loops that compare 32-bit
+// integers — jax.nn.one_hot (labels against an iota, converted to
+// float32), a causal mask (two iotas) selecting float32 scores, a compare
+// with an integer constant on either side — on the float32 loop, every
+// direction, s32 and u32 at their edges, bit for bit against the
+// evaluator.
+func TestLoopIntegerCompares(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, et := range []ir.ElementType{ir.S32, ir.U32} {
+		ts := et.String()
+		for _, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
+			for _, c := range []string{
+				fmt.Sprintf("lb = %[1]s[37,53] broadcast(l), dimensions={0}\n  io = %[1]s[37,53] iota(), iota_dimension=1\n  p = pred[37,53] compare(lb, io), direction=%[2]s\n  ROOT r = f32[37,53] convert(p)", ts, dir),
+				fmt.Sprintf("i = %[1]s[37,53] iota(), iota_dimension=0\n  j = %[1]s[37,53] iota(), iota_dimension=1\n  p = pred[37,53] compare(i, j), direction=%[2]s\n  n = f32[] constant(-inf)\n  nb = f32[37,53] broadcast(n), dimensions={}\n  ROOT r = f32[37,53] select(p, s, nb)", ts, dir),
+				fmt.Sprintf("k = %[1]s[] constant(2147483648)\n  kb = %[1]s[37,53] broadcast(k), dimensions={}\n  p = pred[37,53] compare(kb, a), direction=%[2]s\n  z = f32[] constant(0)\n  zb = f32[37,53] broadcast(z), dimensions={}\n  ROOT r = f32[37,53] select(p, zb, s)", ts, dir),
+				fmt.Sprintf("k = %[1]s[] constant(7)\n  kb = %[1]s[37,53] broadcast(k), dimensions={}\n  p = pred[37,53] compare(a, kb), direction=%[2]s\n  ROOT r = f32[37,53] convert(p)", ts, dir),
+			} {
+				if et == ir.S32 {
+					c = strings.Replace(c, "constant(2147483648)", "constant(-2147483648)", 1)
+				}
+				hlo := fmt.Sprintf("HloModule m\nENTRY e {\n  l = %[1]s[37] parameter(0)\n  a = %[1]s[37,53] parameter(1)\n  s = f32[37,53] parameter(2)\n  %[2]s\n}\n", ts, c)
+				m, err := ir.ParseModule(hlo)
+				if err != nil {
+					t.Fatalf("%s: %v", c, err)
+				}
+				args := []*ir.Literal{randIntLiteral(t, r, et, 37), randIntLiteral(t, r, et, 37, 53), randomLiteral(r, ir.MakeShape(ir.F32, 37, 53))}
+				// Labels in the iota's range, some of them.
+				lb := u32s(args[0].Bytes())
+				for i, v := range lb {
+					if i%2 == 0 {
+						lb[i] = v % 53
+					}
+				}
+				want, err := eval.Run(m, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exe, err := Compile(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := ts + " " + strings.ReplaceAll(c, "\n", ";")
+				if k := exe.Stats().Kernels; len(k) != 1 || k[0].Impl != "loop" {
+					t.Errorf("%s: runs %v, want one float32 loop", what, k)
+				}
+				got := runLiterals(t, exe, args)[0]
+				if !bytes.Equal(got.Bytes(), want[0].Bytes()) {
+					t.Errorf("%s: differs from the evaluator", what)
+				}
+			}
+		}
+	}
+}

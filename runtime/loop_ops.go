@@ -69,6 +69,46 @@ func binaryF32(op ir.Opcode) func(x, y float32) float32 {
 	return func(x, y float32) float32 { return float32(f(float64(x), float64(y))) }
 }
 
+// compareBits compares 32-bit integers held as the bits of float32 lanes
+// or scalars (intCompare's order); a scalar operand is spread over a tile
+// of dst's length first.
+func compareBits(in *loopInstr, dst []bool, a, b val, n int) {
+	x, y := laneBits(a, n), laneBits(b, n)
+	if x == nil && y == nil {
+		var one [1]bool
+		intCompare(in.dir, in.signed, false, one[:], []uint32{math.Float32bits(a.s)}, []uint32{math.Float32bits(b.s)})
+		for i := range dst[:n] {
+			dst[i] = one[0]
+		}
+		return
+	}
+	if x == nil || y == nil {
+		var tile [loopTile]uint32
+		sx, sy := math.Float32bits(a.s), math.Float32bits(b.s)
+		for i := range tile[:n] {
+			tile[i] = sy
+			if x == nil {
+				tile[i] = sx
+			}
+		}
+		if x == nil {
+			x = tile[:n]
+		} else {
+			y = tile[:n]
+		}
+	}
+	intCompare(in.dir, in.signed, false, dst[:n], x, y)
+}
+
+// laneBits returns a slice operand's lanes as 32-bit integers, or nil for
+// a scalar.
+func laneBits(v val, n int) []uint32 {
+	if v.f == nil {
+		return nil
+	}
+	return u32sOf(v.f[:n])
+}
+
 // at returns element i of a slice operand or the scalar.
 func (v val) at(i int) float32 {
 	if v.f != nil {
@@ -169,6 +209,30 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 			kiln.Select(dst, u8s(a.m[:n]), b.f[:n], c.f[:n])
 			return
 		}
+		if a.m != nil && (b.f != nil) != (c.f != nil) {
+			// One branch a scalar (a mask's fill value: -inf, 0).
+			m := a.m[:n]
+			if b.f != nil {
+				x, s := b.f[:n], c.s
+				for i := range dst {
+					v := s
+					if m[i] {
+						v = x[i]
+					}
+					dst[i] = v
+				}
+				return
+			}
+			s, y := b.s, c.f[:n]
+			for i := range dst {
+				v := y[i]
+				if m[i] {
+					v = s
+				}
+				dst[i] = v
+			}
+			return
+		}
 		for i := range dst {
 			if a.mask(i) {
 				dst[i] = b.at(i)
@@ -185,6 +249,17 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 			dst[i] = minF32(maxF32(b.at(i), a.at(i)), c.at(i))
 		}
 	case ssa.OpConvert:
+		if in.fromMask && a.m != nil {
+			m := a.m[:n]
+			for i := range dst {
+				v := float32(0)
+				if m[i] {
+					v = 1
+				}
+				dst[i] = v
+			}
+			return
+		}
 		if in.fromMask {
 			for i := range dst {
 				if a.mask(i) {
@@ -262,6 +337,10 @@ func binF32(dst []float32, a, b val, f func(x, y float32) float32) {
 func opMask(in *loopInstr, dst []bool, a, b, c val, n int) {
 	switch in.op {
 	case ssa.OpCompare:
+		if in.intCmp {
+			compareBits(in, dst, a, b, n)
+			return
+		}
 		if !in.total && a.f != nil && (b.f != nil || b.m == nil) {
 			if k := vectorCompare[in.dir]; k.vv != nil {
 				if b.f != nil {
