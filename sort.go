@@ -486,25 +486,19 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 	if kind == sortF16 {
 		inf = 0x7c00
 	}
+	// The keys' map to unsigned integers of the same order (see xform32).
+	x := xform16{desc: desc}
+	switch {
+	case float:
+		x.m1, x.m2 = 0x7fff, 0x8000
+	case kind == sortS16:
+		x.m2 = 0x8000
+	}
 	if len(row) <= insertionSortMax {
-		x := xform16{desc: desc}
-		switch {
-		case float:
-			x.m1, x.m2 = 0x7fff, 0x8000
-		case kind == sortS16:
-			x.m2 = 0x8000
-		}
 		insertionRow16(row, idx, x, canon, inf, b)
 		return
 	}
 	if idx == nil && len(row) >= countingSortMin && len(row) <= countingSortMax {
-		x := xform16{desc: desc}
-		switch {
-		case float:
-			x.m1, x.m2 = 0x7fff, 0x8000
-		case kind == sortS16:
-			x.m2 = 0x8000
-		}
 		if countingSort16(row, x, canon, inf, b.counting()) {
 			return
 		}
@@ -538,13 +532,6 @@ func sortRow16(kind sortKind, row []uint16, idx []int32, order SortOrder, b *sor
 		_, pos = radix32(keys, pos, b.k2, b.p2, 16)
 		gatherPositions16(row, idx, pos, b)
 		return
-	}
-	x := xform16{desc: desc}
-	switch {
-	case float:
-		x.m1, x.m2 = 0x7fff, 0x8000
-	case kind == sortS16:
-		x.m2 = 0x8000
 	}
 	radixRow16(row, idx, x, b)
 }

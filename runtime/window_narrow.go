@@ -81,15 +81,8 @@ func (s *reduceWindowNarrowStep) exec(fr *frame) error {
 		if err := s.pool.exec(fr); err != nil {
 			return err
 		}
-		out := f32s(fr.bytes(s.out))[:s.nOut]
-		bits := ops.Elems[uint16](fr.bytes(s.wideOut))[:s.nOut]
-		if s.rt == ir.BF16 {
-			kiln.F32ToBF16(bits, out)
-			kiln.BF16ToF32(out, bits)
-		} else {
-			kiln.F32ToF16(bits, out)
-			kiln.F16ToF32(out, bits)
-		}
+		rd := runRounding{t: s.rt, buf: ops.Elems[uint16](fr.bytes(s.wideOut))[:s.nOut]}
+		rd.run(f32s(fr.bytes(s.out))[:s.nOut])
 		return nil
 	}
 	in := ops.Elems[uint16](fr.bytes(s.in))[:s.nIn]
