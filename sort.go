@@ -73,6 +73,7 @@ func (k sortKind) keyBits() int {
 type sortBuffers struct {
 	k1, k2 []uint32
 	p1, p2 []int32
+	w1, w2 []uint64 // keys with their payloads, for radixPairs32
 	h      []uint32
 	vs     []uint32 // the vector sort's scratch row
 	ct     *countingTables
@@ -399,6 +400,10 @@ func radixRow32(row []uint32, idx []int32, x xform32, b *sortBuffers) {
 	if na == 0 {
 		return // every key is equal: the row is sorted
 	}
+	if idx != nil {
+		radixPairs32(row, idx, x, hist, shifts, active[:na], width, b)
+		return
+	}
 	bufK := [2][]uint32{b.k1[:n], b.k2[:n]}
 	bufP := [2][]int32{b.p1[:n], b.p2[:n]}
 	srcK, srcP := row, idx
@@ -431,6 +436,73 @@ func radixRow32(row []uint32, idx []int32, x xform32, b *sortBuffers) {
 		}
 		if idx != nil {
 			copy(idx, srcP)
+		}
+	}
+}
+
+// radixPairs32 is radixRow32's passes for a row with a payload: each key
+// travels with its payload in one 64-bit word (the mapped key above, the
+// payload below), so that a pass loads and stores one word per element
+// instead of a key and a payload apart; the last pass writes the row
+// (mapped back) and idx. hist holds the passes' digit counts.
+func radixPairs32(row []uint32, idx []int32, x xform32, hist []uint32, shifts []uint, active []int, width uint, b *sortBuffers) {
+	n := len(row)
+	if cap(b.w1) < n {
+		b.w1, b.w2 = make([]uint64, n), make([]uint64, n)
+	}
+	mask := uint64(1)<<width - 1
+	bufs := [2][]uint64{b.w1[:n], b.w2[:n]}
+	idx = idx[:n]
+	var src []uint64
+	for ai, d := range active {
+		h := hist[d<<width : (d+1)<<width]
+		sum := uint32(0)
+		for i, c := range h {
+			h[i] = sum
+			sum += c
+		}
+		shift := shifts[d] + 32
+		last := ai == len(active)-1
+		switch {
+		case ai == 0 && last:
+			// One pass: from the row into the words, then back.
+			dst := bufs[0]
+			for i, v := range row {
+				w := uint64(x.key(v))<<32 | uint64(uint32(idx[i]))
+				digit := w >> shift & mask
+				o := h[digit]
+				dst[o] = w
+				h[digit] = o + 1
+			}
+			for i, w := range dst {
+				row[i], idx[i] = x.bits(uint32(w>>32)), int32(uint32(w))
+			}
+		case ai == 0:
+			dst := bufs[0]
+			for i, v := range row {
+				w := uint64(x.key(v))<<32 | uint64(uint32(idx[i]))
+				digit := w >> shift & mask
+				o := h[digit]
+				dst[o] = w
+				h[digit] = o + 1
+			}
+			src = dst
+		case last:
+			for _, w := range src {
+				digit := w >> shift & mask
+				o := h[digit]
+				row[o], idx[o] = x.bits(uint32(w>>32)), int32(uint32(w))
+				h[digit] = o + 1
+			}
+		default:
+			dst := bufs[ai%2]
+			for _, w := range src {
+				digit := w >> shift & mask
+				o := h[digit]
+				dst[o] = w
+				h[digit] = o + 1
+			}
+			src = dst
 		}
 	}
 }
