@@ -374,3 +374,54 @@ func TestLoopIntegerCompares(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopSelectScalarBranch selects between a tile and a scalar (a mask's
+// fill), either branch the scalar, the loop writing its output over the
+// tile's own memory (the operand donated to the result, input_output_alias)
+// and not, against the evaluator bit for bit.
+func TestLoopSelectScalarBranch(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, order := range []string{"x, nb", "nb, x"} {
+		hlo := fmt.Sprintf(`HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY e {
+  x = f32[67,75] parameter(0)
+  m = pred[67,75] parameter(1)
+  n = f32[] constant(-inf)
+  nb = f32[67,75] broadcast(n), dimensions={}
+  ROOT s = f32[67,75] select(m, %s)
+}`, order)
+		m, err := ir.ParseModule(hlo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mask := ir.MustNewLiteral(ir.MakeShape(ir.PRED, 67, 75))
+		for i := range mask.Bytes() {
+			mask.Bytes()[i] = byte(r.IntN(2))
+		}
+		x := randomLiteral(r, ir.MakeShape(ir.F32, 67, 75))
+		want, err := eval.Run(m, x, mask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, donate := range []bool{false, true} {
+			exe, err := Compile(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []*Tensor{TensorFromLiteral(x.Clone()), TensorFromLiteral(mask)}
+			out, err := NewTensor(exe.ResultShapes()[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if donate {
+				out = args[0]
+			}
+			if err := exe.RunInto(context.Background(), []*Tensor{out}, args...); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Literal(); !bytes.Equal(got.Bytes(), want[0].Bytes()) {
+				t.Errorf("%s donated %v: differs from the evaluator", order, donate)
+			}
+		}
+	}
+}

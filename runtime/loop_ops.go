@@ -69,6 +69,13 @@ func binaryF32(op ir.Opcode) func(x, y float32) float32 {
 	return func(x, y float32) float32 { return float32(f(float64(x), float64(y))) }
 }
 
+// fillF32 sets every element of dst to v.
+func fillF32(dst []float32, v float32) {
+	for i := range dst {
+		dst[i] = v
+	}
+}
+
 // compareBits compares 32-bit integers held as the bits of float32 lanes
 // or scalars (intCompare's order); a scalar operand is spread over a tile
 // of dst's length first.
@@ -209,9 +216,22 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 			kiln.Select(dst, u8s(a.m[:n]), b.f[:n], c.f[:n])
 			return
 		}
-		if a.m != nil && (b.f != nil) != (c.f != nil) {
-			// One branch a scalar (a mask's fill value: -inf, 0).
+		if a.m != nil && (b.f != nil) != (c.f != nil) && n > 0 {
+			// One branch a scalar (a mask's fill value: -inf, 0): spread
+			// over dst, then the vector select in place — unless dst is
+			// the other branch's own memory (an output written over its
+			// input), which spreading would overwrite first.
 			m := a.m[:n]
+			if x := b.f; x != nil && &x[0] != &dst[0] {
+				fillF32(dst, c.s)
+				kiln.Select(dst, u8s(m), x[:n], dst)
+				return
+			}
+			if y := c.f; y != nil && &y[0] != &dst[0] {
+				fillF32(dst, b.s)
+				kiln.Select(dst, u8s(m), dst, y[:n])
+				return
+			}
 			if b.f != nil {
 				x, s := b.f[:n], c.s
 				for i := range dst {
@@ -250,14 +270,8 @@ func opF32(in *loopInstr, dst []float32, a, b, c val, n int) {
 		}
 	case ssa.OpConvert:
 		if in.fromMask && a.m != nil {
-			m := a.m[:n]
-			for i := range dst {
-				v := float32(0)
-				if m[i] {
-					v = 1
-				}
-				dst[i] = v
-			}
+			// A mask's bytes are 0 and 1: converted as uint8.
+			kiln.U8ToF32(dst, u8s(a.m[:n]))
 			return
 		}
 		if in.fromMask {
