@@ -320,8 +320,8 @@ func (p *ReduceWindowPlan) ScratchBytes() int {
 
 // WorkBytes is the work memory Run needs (a window's position list).
 func (p *ReduceWindowPlan) WorkBytes() int {
-	if p.scan != nil {
-		return 0
+	if p.scan != nil || p.tiled {
+		return 0 // no window's position list: a running fold, or the tiles'
 	}
 	return p.Window.WorkBytes()
 }
