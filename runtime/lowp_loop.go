@@ -107,8 +107,11 @@ type lowpLoop struct {
 	loads   []loc
 	regs    int // registers per worker (of tileLen float32s)
 	staging int // scratch offset of the staging area of narrow gathers
-	scratch int // bytes of scratch per worker
-	outT    ir.ElementType
+	// stagingLen is the staging area's bytes: a tile of float32, or a
+	// row program's batch of kept deviations (runFlat) where larger.
+	stagingLen int
+	scratch    int // bytes of scratch per worker
+	outT       ir.ElementType
 }
 
 // lowpTypeOK reports whether a value of type t can live in a narrow loop.
@@ -222,7 +225,12 @@ func (c *compiler) compileLowpLoop(lp *sched.LoopProgram, k *sched.Kernel, p *pr
 	l.assignRegisters()
 	var sp scratchPlan
 	sp.take(l.regs * l.tileLen * 4)
-	l.staging = sp.take(l.tileLen * 4)
+	l.stagingLen = l.tileLen * 4
+	if lp.Rows {
+		// The flat row loop keeps a batch of rows' deviations there.
+		l.stagingLen = max(l.stagingLen, flatKeepRows*l.tileLen*2)
+	}
+	l.staging = sp.take(l.stagingLen)
 	l.scratch = sp.size
 	reserveScratch(p, l.scratch)
 	return l

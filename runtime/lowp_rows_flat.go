@@ -130,24 +130,45 @@ func flatArithOp(in *lowpInstr) bool {
 	return in.f1 != nil && len(in.args) == 1
 }
 
+// flatBatch is the most rows the flat row loop computes a step for before
+// the next step: the rows' scalar chains are independent, so the core
+// overlaps one row's reductions, divisions and square roots with the
+// others' instead of waiting on each in turn, and a step's dispatch is
+// paid once per batch.
+const flatBatch = 8
+
+// flatKeepRows is how many rows of kept deviations the staging area of a
+// row program holds: a batch's.
+const flatKeepRows = flatBatch
+
 // runFlat computes output elements [lo, hi) (whole rows) of a row program
-// with flat steps, into out.
+// with flat steps, into out, a batch of rows at a time.
 func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []byte) {
 	l := s.l
-	// The kept deviations of a row: the staging area, which the flat
-	// loop does not otherwise use, holds a row of float32.
-	keep := ops.Elems[uint16](scratch[l.staging : l.staging+l.tileLen*4])
+	n := l.rowLen
+	if n == 0 {
+		return
+	}
+	// The kept deviations of a batch's rows: the staging area, which the
+	// flat loop does not otherwise use.
+	keep := ops.Elems[uint16](scratch[l.staging : l.staging+l.stagingLen])
 	kept := false // some pass keeps the deviations the fused pass reads
 	for k := range s.flat {
 		kept = kept || s.flat[k].keep
 	}
-	var sc, dlo, dhi [2 * maxLoopOps]float32
+	batch := flatBatch
+	if kept && len(keep) < flatBatch*n {
+		batch = 1
+	}
+	var sc, dlo, dhi [2 * maxLoopOps][flatBatch]float32
 	var tiles [2 * maxLoopOps][]uint16
 	var ti tileIndex
 	for _, i := range s.consts {
 		vs[i] = lval{}
 		l.evalUniform(fr, &l.instrs[i], vs, &ti, &vs[i])
-		sc[i] = vs[i].s
+		for j := range sc[i] {
+			sc[i][j] = vs[i].s
+		}
 	}
 	var inputs [2 * maxLoopOps][]uint16
 	for k := range s.flat {
@@ -155,83 +176,104 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 			inputs[k] = ops.Elems[uint16](fr.bytes(l.loads[st.slot]))
 		}
 	}
-	rowIndex := false
-	for k := range s.flat {
-		rowIndex = rowIndex || s.flat[k].kind == flatScalar
-	}
 	y := ops.Elems[uint16](out)
 	var poll loopPoll
 	for start := lo; start < hi; {
 		if poll.stopped(fr) {
 			return
 		}
-		n := l.segment(start, hi)
-		if rowIndex {
-			l.rowIndexOf(&ti, start)
-		}
+		g := min(batch, (hi-start)/n)
 		for k := range s.flat {
 			st := &s.flat[k]
 			switch st.kind {
 			case flatLoad:
-				tiles[st.i] = inputs[k][st.off+start : st.off+start+n]
+				tiles[st.i] = inputs[k][st.off+start : st.off+start+g*n]
 			case flatSum:
-				var sum float32
-				if st.bf16 {
-					sum = kiln.SumBF16(tiles[st.a])
-				} else {
-					sum = kiln.SumF16(tiles[st.a])
+				x := tiles[st.a]
+				for j := range g {
+					var sum float32
+					if st.bf16 {
+						sum = kiln.SumBF16(x[j*n : j*n+n])
+					} else {
+						sum = kiln.SumF16(x[j*n : j*n+n])
+					}
+					sc[st.i][j] = sc[st.b][j] + (0 + sum)
 				}
-				sc[st.i] = sc[st.b] + (0 + sum)
 			case flatSqDev:
-				var k []uint16
-				if st.keep {
-					k = keep[:n]
+				x := tiles[st.a]
+				for j := range g {
+					var kp []uint16
+					if st.keep {
+						kp = keep[j*n : j*n+n]
+					}
+					sc[st.i][j], dlo[st.i][j], dhi[st.i][j] = sqDevRow(x[j*n:j*n+n], sc[st.b][j], sc[st.c][j], kp)
 				}
-				sc[st.i], dlo[st.i], dhi[st.i] = sqDevRow(tiles[st.a], sc[st.b], sc[st.c], k)
 			case flatArith:
 				// As evalUniform computes a float32 scalar op (scalarF32,
 				// roundScalar), written out: a call per step cost a tenth
 				// of the loop's time.
-				a, b := sc[st.a], sc[st.b]
-				var r float32
+				a, b, r := &sc[st.a], &sc[st.b], &sc[st.i]
 				switch st.op {
 				case ssa.OpAdd:
-					r = a + b
+					for j := range g {
+						r[j] = a[j] + b[j]
+					}
 				case ssa.OpSubtract:
-					r = a - b
+					for j := range g {
+						r[j] = a[j] - b[j]
+					}
 				case ssa.OpMultiply:
-					r = a * b
+					for j := range g {
+						r[j] = a[j] * b[j]
+					}
 				case ssa.OpDivide:
-					r = a / b
+					for j := range g {
+						r[j] = a[j] / b[j]
+					}
 				case ssa.OpConvert:
-					r = a
+					for j := range g {
+						r[j] = a[j]
+					}
 				default:
-					r = float32(st.f1(float64(a)))
+					for j := range g {
+						r[j] = float32(st.f1(float64(a[j])))
+					}
 				}
 				switch st.round {
 				case ir.BF16:
-					r = ir.BFloat16FromFloat32(r).Float32()
+					for j := range g {
+						r[j] = ir.BFloat16FromFloat32(r[j]).Float32()
+					}
 				case ir.F16:
-					r = ir.Float16FromFloat32(r).Float32()
-				}
-				sc[st.i] = r
-			case flatScalar:
-				var v lval
-				l.evalUniform(fr, &l.instrs[st.i], vs, &ti, &v)
-				sc[st.i] = v.s
-			case flatFused:
-				var rlo, rhi float32
-				var k []uint16
-				if st.d >= 0 {
-					rlo, rhi = dlo[st.d], dhi[st.d]
-					if kept {
-						k = keep[:n]
+					for j := range g {
+						r[j] = ir.Float16FromFloat32(r[j]).Float32()
 					}
 				}
-				fusedRow(st.fused, y[start:start+n], tiles[st.a], sc[st.b], sc[st.c], st.d >= 0, rlo, rhi, k)
+			case flatScalar:
+				// An input's element for each row, by the row's index.
+				for j := range g {
+					var v lval
+					l.rowIndexOf(&ti, start+j*n)
+					l.evalUniform(fr, &l.instrs[st.i], vs, &ti, &v)
+					sc[st.i][j] = v.s
+				}
+			case flatFused:
+				x := tiles[st.a]
+				for j := range g {
+					var rlo, rhi float32
+					var kp []uint16
+					if st.d >= 0 {
+						rlo, rhi = dlo[st.d][j], dhi[st.d][j]
+						if kept {
+							kp = keep[j*n : j*n+n]
+						}
+					}
+					o := start + j*n
+					fusedRow(st.fused, y[o:o+n], x[j*n:j*n+n], sc[st.b][j], sc[st.c][j], st.d >= 0, rlo, rhi, kp)
+				}
 			}
 		}
-		start += n
-		poll.since += n
+		start += g * n
+		poll.since += g * n
 	}
 }

@@ -150,65 +150,96 @@ func TestLowpRowPrograms(t *testing.T) {
 // division reading the deviations its sum of squares kept) on
 // rows of random values at scales across the range, with zeros, infinities,
 // NaNs and subnormals sprinkled in, at row lengths around the kernels'
-// widths, run once with the flat steps and once without.
+// widths, run once with the flat steps and once without. The row count
+// leaves a partial batch of rows (flatBatch), the longest rows run on two
+// threads, whose parts are shorter than a batch, and a second form divides
+// by a per-row parameter instead of the row length, a scalar the loop
+// reads by each row's index.
 func TestLowpRowsFlatLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	specials := []uint16{0, 0x8000, 0x0001, 0x8042, 0x7f80, 0xff80, 0x7fc0, 0xffc1, 0x7f7f, 0x0080}
-	for _, n := range []int{2, 7, 16, 31, 32, 33, 64, 65, 100, 768} {
-		const rows = 24
-		m, err := ir.ParseModule(layerNormHLO(ir.BF16, rows, n, "1.001e-05", false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		exe, err := Compile(m, WithThreads(1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var step *lowpLoopStep
-		for _, st := range exe.entry.steps {
-			if s, ok := st.(*lowpLoopStep); ok {
-				step = s
+	for _, perRow := range []bool{false, true} {
+		for _, n := range []int{2, 7, 16, 31, 32, 33, 64, 65, 100, 768} {
+			const rows = 45
+			hlo := layerNormHLO(ir.BF16, rows, n, "1.001e-05", false)
+			if perRow {
+				hlo = strings.Replace(hlo, "kb = f32[1,45,1] broadcast(k), dimensions={}", "kb = f32[1,45,1] parameter(1)", 1)
 			}
-		}
-		if step == nil || step.flat == nil {
-			t.Fatalf("n=%d: the layer-norm has no flat row loop (plan %v)", n, exe.entry.plan)
-		}
-		flat := step.flat
-		keeps := false
-		for _, st := range flat {
-			keeps = keeps || st.keep
-		}
-		if !keeps {
-			t.Fatalf("n=%d: the flat loop does not keep the deviations for the division", n)
-		}
-		for rep := 0; rep < 6; rep++ {
-			lit := ir.MustNewLiteral(ir.MakeShape(ir.BF16, 1, rows, n))
-			x := ops.Elems[uint16](lit.Bytes())
-			for i := range x {
-				scale := math.Ldexp(1, r.IntN(40)-20)
-				x[i] = uint16(ir.BFloat16FromFloat32(float32((r.Float64()*2 - 1) * scale)))
-				if rep%2 == 1 && r.IntN(16) == 0 {
-					x[i] = specials[r.IntN(len(specials))]
-				}
-			}
-			in := TensorFromLiteral(lit)
-			got, _ := NewTensor(exe.ResultShapes()[0])
-			want, _ := NewTensor(exe.ResultShapes()[0])
-			step.flat = flat
-			if err := exe.RunInto(context.Background(), []*Tensor{got}, in); err != nil {
+			m, err := ir.ParseModule(hlo)
+			if err != nil {
 				t.Fatal(err)
 			}
-			step.flat = nil
-			if err := exe.RunInto(context.Background(), []*Tensor{want}, in); err != nil {
+			threads := 1
+			if n == 768 {
+				threads = 2
+			}
+			exe, err := Compile(m, WithThreads(threads))
+			if err != nil {
 				t.Fatal(err)
 			}
-			step.flat = flat
-			g, w := ops.Elems[uint16](got.data), ops.Elems[uint16](want.data)
-			for i := range w {
-				if g[i] != w[i] {
-					t.Fatalf("n=%d rep=%d: element %d is %#04x in the flat loop, %#04x in the general one", n, rep, i, g[i], w[i])
+			name := fmt.Sprintf("n=%d perRow=%v", n, perRow)
+			for rep := 0; rep < 6; rep++ {
+				lit := ir.MustNewLiteral(ir.MakeShape(ir.BF16, 1, rows, n))
+				x := ops.Elems[uint16](lit.Bytes())
+				for i := range x {
+					scale := math.Ldexp(1, r.IntN(40)-20)
+					x[i] = uint16(ir.BFloat16FromFloat32(float32((r.Float64()*2 - 1) * scale)))
+					if rep%2 == 1 && r.IntN(16) == 0 {
+						x[i] = specials[r.IntN(len(specials))]
+					}
 				}
+				args := []*Tensor{TensorFromLiteral(lit)}
+				if perRow {
+					k := ir.MustNewLiteral(ir.MakeShape(ir.F32, 1, rows, 1))
+					ks := ops.Elems[float32](k.Bytes())
+					for i := range ks {
+						ks[i] = float32(n) * float32(0.5+r.Float64())
+					}
+					args = append(args, TensorFromLiteral(k))
+				}
+				checkFlatLoop(t, name, exe, args)
 			}
+		}
+	}
+}
+
+// checkFlatLoop runs exe, whose one row program must have a flat row loop
+// that keeps the deviations for its division, with and without that loop,
+// and compares the results bit for bit.
+func checkFlatLoop(t *testing.T, name string, exe *Executable, args []*Tensor) {
+	t.Helper()
+	var step *lowpLoopStep
+	for _, st := range exe.entry.steps {
+		if s, ok := st.(*lowpLoopStep); ok {
+			step = s
+		}
+	}
+	if step == nil || step.flat == nil {
+		t.Fatalf("%s: the layer-norm has no flat row loop (plan %v)", name, exe.entry.plan)
+	}
+	flat := step.flat
+	keeps := false
+	for _, st := range flat {
+		keeps = keeps || st.keep
+	}
+	if !keeps {
+		t.Fatalf("%s: the flat loop does not keep the deviations for the division", name)
+	}
+	got, _ := NewTensor(exe.ResultShapes()[0])
+	want, _ := NewTensor(exe.ResultShapes()[0])
+	if err := exe.RunInto(context.Background(), []*Tensor{got}, args...); err != nil {
+		t.Fatal(err)
+	}
+	step.flat = nil
+	err := exe.RunInto(context.Background(), []*Tensor{want}, args...)
+	step.flat = flat
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w := ops.Elems[uint16](got.data), ops.Elems[uint16](want.data)
+	for i := range w {
+		if g[i] != w[i] {
+			t.Fatalf("%s: element %d is %#04x in the flat loop, %#04x in the general one", name, i, g[i], w[i])
 		}
 	}
 }
