@@ -124,25 +124,59 @@ func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
 	f.VPXORD(tot0, tot0, tot0)
 	f.VPXORD(tot1, tot1, tot1)
 	f.VPXORD(hiW, hiW, hiW)
-	body := func(u int) {
+	// stages are block u's instructions in the order they depend on one
+	// another; the main loop runs each stage for its four blocks before
+	// the next, so that the core finds independent work ahead instead of
+	// each block's chain of roundings. Blocks alternate between the two
+	// pairs of accumulators, so each accumulator sums its blocks in the
+	// order a block at a time would.
+	stages := func(u int) []func() {
 		w, e, o, r := zmm[8+4*u], zmm[9+4*u], zmm[10+4*u], zmm[11+4*u]
-		f.VMOVDQU32(mem(x, 64*u), w)
-		pairsWiden(f, w, high, e, o)
-		f.VSUBPS(s, e, e)
-		f.VSUBPS(s, o, o)
-		pairsRound(f, r, e, o)
-		if keep {
-			f.VMOVDQU32(r, mem(kp, 64*u))
+		a0, a1 := acc[2*(u%2)], acc[2*(u%2)+1]
+		return []func(){
+			func() { f.VMOVDQU32(mem(x, 64*u), w) },
+			func() { pairsWiden(f, w, high, e, o) },
+			func() {
+				f.VSUBPS(s, e, e)
+				f.VSUBPS(s, o, o)
+			},
+			func() { pairsRound(f, r, e, o) },
+			func() {
+				if keep {
+					f.VMOVDQU32(r, mem(kp, 64*u))
+				}
+				f.VPANDD(magn, r, w)
+				f.VPMAXUW(w, hiW, hiW)
+				pairsWiden(f, r, high, e, o)
+			},
+			func() {
+				f.VMULPS(e, e, e)
+				f.VMULPS(o, o, o)
+			},
+			func() { pairsRound(f, r, e, o) },
+			func() { pairsWiden(f, r, high, e, o) },
+			func() {
+				f.VADDPS(e, a0, a0)
+				f.VADDPS(o, a1, a1)
+			},
 		}
-		f.VPANDD(magn, r, w)
-		f.VPMAXUW(w, hiW, hiW)
-		pairsWiden(f, r, high, e, o)
-		f.VMULPS(e, e, e)
-		f.VMULPS(o, o, o)
-		pairsRound(f, r, e, o)
-		pairsWiden(f, r, high, e, o)
-		f.VADDPS(e, acc[2*u], acc[2*u])
-		f.VADDPS(o, acc[2*u+1], acc[2*u+1])
+	}
+	body := func(u int) {
+		for _, st := range stages(u) {
+			st()
+		}
+	}
+	const unroll = 4
+	interleaved := func() {
+		var all [unroll][]func()
+		for u := range all {
+			all[u] = stages(u)
+		}
+		for k := range all[0] {
+			for u := range all {
+				all[u][k]()
+			}
+		}
 	}
 	flush := func() {
 		f.VADDPS(acc[1], acc[0], acc[0])
@@ -158,25 +192,27 @@ func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
 		}
 	}
 	f.Label("main")
-	f.MOVQ(operand.U32(32), cnt)
+	f.MOVQ(operand.U32(2048/(32*unroll)), cnt)
 	f.Label("inner")
-	f.CMPQ(n, operand.U32(64))
+	f.CMPQ(n, operand.U32(32*unroll))
 	f.JL(operand.LabelRef("tail"))
-	body(0)
-	body(1)
-	f.ADDQ(operand.U32(128), x)
+	interleaved()
+	f.ADDQ(operand.U32(64*unroll), x)
 	if keep {
-		f.ADDQ(operand.U32(128), kp)
+		f.ADDQ(operand.U32(64*unroll), kp)
 	}
-	f.SUBQ(operand.U32(64), n)
+	f.SUBQ(operand.U32(32*unroll), n)
 	f.DECQ(cnt)
 	f.JNZ(operand.LabelRef("inner"))
 	flush()
 	f.JMP(operand.LabelRef("main"))
+	// The last blocks, fewer than unroll, one at a time.
 	f.Label("tail")
-	f.CMPQ(n, operand.U32(32))
-	f.JL(operand.LabelRef("done"))
-	body(0)
+	for u := range unroll - 1 {
+		f.CMPQ(n, operand.U32(32*(u+1)))
+		f.JL(operand.LabelRef("done"))
+		body(u)
+	}
 	f.Label("done")
 	flush()
 	// The float64 total.
