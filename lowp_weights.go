@@ -48,9 +48,19 @@ func s8wTwin(rows, nr int) s8wRowsKernel {
 			for i := 0; i < rows; i++ {
 				for j := 0; j < nr; j++ {
 					col := q*nr + j
-					acc := float32(0)
+					// One row sums its even and its odd k steps apart
+					// (the kernels keep two sets of accumulators), then
+					// adds the two; more rows sum in one chain.
+					var acc, odd float32
 					for p := 0; p < k; p++ {
-						acc = fma32(as[i*lda+p], float32(ws[q*k*nr+p*nr+j]), acc)
+						if rows == 1 && p%2 == 1 {
+							odd = fma32(as[i*lda+p], float32(ws[q*k*nr+p*nr+j]), odd)
+						} else {
+							acc = fma32(as[i*lda+p], float32(ws[q*k*nr+p*nr+j]), acc)
+						}
+					}
+					if rows == 1 {
+						acc += odd
 					}
 					acc = float32(acc * ss[col])
 					if bs != nil {

@@ -440,13 +440,21 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
 	f.Pragma("noescape")
 	f.SignatureExpr(s8wRowsSignature)
 	f.Doc(fmt.Sprintf("%s computes C(i, q*%d+j) = act(scale[q*%[2]d+j]·Σp A(i,p)·float32(W(p, q*%[2]d+j)) + bias) for the %d rows of A and the panels q < panels of int8 weights (k×%[2]d bytes each); see GemmF32S8.", name, nr, rows))
+	// One row has too few accumulators to hide the FMAs' latency: it
+	// keeps two sets, the even k steps' and the odd ones', added at the
+	// end (s8wTwin sums in the same order).
+	sets := 1
+	if rows == 1 {
+		sets = 2
+	}
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
-	nacc := rows * nv
+	nacc := rows * nv * sets
 	sc := func(j int) reg.VecPhysical { return v.vec(nacc + j) }
 	tmp := func(j int) reg.VecPhysical { return v.vec(nacc + nv + j) }
-	ar := v.vec(nacc + 2*nv)
-	zero := v.vec(nacc + 2*nv + 1)
-	if nacc+2*nv+2 > v.regs {
+	ar := v.vec(nacc + (1+sets)*nv)
+	ar2 := v.vec(nacc + (1+sets)*nv + sets - 1)
+	zero := v.vec(nacc + (1+sets)*nv + sets)
+	if nacc+(1+sets)*nv+sets+1 > v.regs {
 		panic(name + ": does not fit the registers")
 	}
 	zeroReg := func(r reg.VecPhysical) {
@@ -498,27 +506,60 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
 	base := f.Load(f.Param("a"), f.GP64())
 	kk := f.Load(f.Param("k"), f.GP64())
 	lanes := v.lanes(f32)
-	f.Label("kloop")
-	// The weights stream from memory one line per step (64 columns): fetch
-	// them well ahead, the hardware prefetcher alone keeps too few lines in
-	// flight for a stream consumed this fast.
-	for off := 0; off < nr; off += 64 {
-		f.PREFETCHT0(mem(w, s8wPrefetch*nr+off))
+	// step computes k steps 0…steps-1 from w and base: step t into the
+	// accumulator set t.
+	step := func(steps int) {
+		// The weights stream from memory one line per step (64 columns):
+		// fetch them well ahead, the hardware prefetcher alone keeps too
+		// few lines in flight for a stream consumed this fast.
+		for off := 0; off < steps*nr; off += 64 {
+			f.PREFETCHT0(mem(w, s8wPrefetch*nr+off))
+		}
+		for t := range steps {
+			for j := 0; j < nv; j++ {
+				f.VPMOVSXBD(mem(w, t*nr+j*lanes), tmp(t*nv+j))
+				f.VCVTDQ2PS(tmp(t*nv+j), tmp(t*nv+j))
+			}
+		}
+		for t := range steps {
+			for i := 0; i < rows; i++ {
+				r := ar
+				if t == 1 {
+					r = ar2
+				}
+				m := aMem(base, i)
+				m.Disp += 4 * t
+				f.VBROADCASTSS(m, r)
+				for j := 0; j < nv; j++ {
+					f.VFMADD231PS(tmp(t*nv+j), r, acc(t*rows+i, j))
+				}
+			}
+		}
+		f.ADDQ(imm(4*steps), base)
+		f.ADDQ(operand.U32(steps*nr), w)
 	}
-	for j := 0; j < nv; j++ {
-		f.VPMOVSXBD(mem(w, j*lanes), tmp(j))
-		f.VCVTDQ2PS(tmp(j), tmp(j))
-	}
-	for i := 0; i < rows; i++ {
-		f.VBROADCASTSS(aMem(base, i), ar)
+	if sets == 1 {
+		f.Label("kloop")
+		step(1)
+		f.DECQ(kk)
+		f.JNZ(operand.LabelRef("kloop"))
+	} else {
+		f.CMPQ(kk, imm(2))
+		f.JL(operand.LabelRef("kodd"))
+		f.Label("kloop")
+		step(2)
+		f.SUBQ(imm(2), kk)
+		f.CMPQ(kk, imm(2))
+		f.JGE(operand.LabelRef("kloop"))
+		f.Label("kodd")
+		f.TESTQ(kk, kk)
+		f.JZ(operand.LabelRef("ksum"))
+		step(1)
+		f.Label("ksum")
 		for j := 0; j < nv; j++ {
-			f.VFMADD231PS(tmp(j), ar, acc(i, j))
+			f.VADDPS(acc(1, j), acc(0, j), acc(0, j))
 		}
 	}
-	f.ADDQ(imm(4), base)
-	f.ADDQ(operand.U32(nr), w)
-	f.DECQ(kk)
-	f.JNZ(operand.LabelRef("kloop"))
 	// Epilogue: the scales, bias, ReLU, store.
 	for i := 0; i < rows; i++ {
 		for j := 0; j < nv; j++ {
@@ -537,7 +578,7 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
 	f.Label("nobias")
 	f.TESTQ(operand.U32(flagReLU), flags)
 	f.JZ(operand.LabelRef("norelu"))
-	for i := 0; i < nacc; i++ {
+	for i := 0; i < rows*nv; i++ {
 		f.VMAXPS(v.vec(i), zero, v.vec(i)) // NaN kept (x86 returns src2),
 		f.VADDPS(zero, v.vec(i), v.vec(i)) // and -0 made +0 (XLA's max)
 	}
