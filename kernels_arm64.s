@@ -74766,6 +74766,12 @@ panel:
 	VEOR V3.B16, V3.B16, V3.B16
 	MOVD a+8(FP), R5
 	MOVD k+0(FP), R0
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	CMP $2, R0
+	BLT kodd
 
 kloop:
 	VLD1.P 16(R3), [V20.B16]
@@ -74784,8 +74790,50 @@ kloop:
 	WORD $0x4e36ce21 // fmla v1.4s, v17.4s, v22.4s
 	WORD $0x4e36ce42 // fmla v2.4s, v18.4s, v22.4s
 	WORD $0x4e36ce63 // fmla v3.4s, v19.4s, v22.4s
-	SUB $1, R0, R0
-	CBNZ R0, kloop
+	VLD1.P 16(R3), [V28.B16]
+	WORD $0x4f08a79d // sxtl2 v29.8h, v28.16b
+	WORD $0x0f08a79c // sxtl v28.8h, v28.8b
+	WORD $0x0f10a798 // sxtl v24.4s, v28.4h
+	WORD $0x4f10a799 // sxtl2 v25.4s, v28.8h
+	WORD $0x0f10a7ba // sxtl v26.4s, v29.4h
+	WORD $0x4f10a7bb // sxtl2 v27.4s, v29.8h
+	WORD $0x4e21db18 // scvtf v24.4s, v24.4s
+	WORD $0x4e21db39 // scvtf v25.4s, v25.4s
+	WORD $0x4e21db5a // scvtf v26.4s, v26.4s
+	WORD $0x4e21db7b // scvtf v27.4s, v27.4s
+	VLD1R.P 4(R5), [V23.S4]
+	WORD $0x4e37cf04 // fmla v4.4s, v24.4s, v23.4s
+	WORD $0x4e37cf25 // fmla v5.4s, v25.4s, v23.4s
+	WORD $0x4e37cf46 // fmla v6.4s, v26.4s, v23.4s
+	WORD $0x4e37cf67 // fmla v7.4s, v27.4s, v23.4s
+	SUB $2, R0, R0
+	CMP $2, R0
+	BGE kloop
+
+kodd:
+	CBZ R0, ksum
+	VLD1.P 16(R3), [V20.B16]
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a690 // sxtl v16.4s, v20.4h
+	WORD $0x4f10a691 // sxtl2 v17.4s, v20.8h
+	WORD $0x0f10a6b2 // sxtl v18.4s, v21.4h
+	WORD $0x4f10a6b3 // sxtl2 v19.4s, v21.8h
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4e21da52 // scvtf v18.4s, v18.4s
+	WORD $0x4e21da73 // scvtf v19.4s, v19.4s
+	VLD1R.P 4(R5), [V22.S4]
+	WORD $0x4e36ce00 // fmla v0.4s, v16.4s, v22.4s
+	WORD $0x4e36ce21 // fmla v1.4s, v17.4s, v22.4s
+	WORD $0x4e36ce42 // fmla v2.4s, v18.4s, v22.4s
+	WORD $0x4e36ce63 // fmla v3.4s, v19.4s, v22.4s
+
+ksum:
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
 	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
 	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
 	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s

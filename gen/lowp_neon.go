@@ -192,25 +192,58 @@ func emitNEONS8WRows(f *asm.File, rows int) string {
 		fn.Op("ADD %s, %s, %s", R2, rowPtr(i-1), rowPtr(i))
 	}
 	fn.Op("MOVD %s, R0", fr.arg("k"))
-	fn.Label("kloop")
-	fn.Op("VLD1.P 16(%s), [%s]", R3, h0.B16())
-	fn.Word(asm.SXTL2(asm.H8, h1, h0))
-	fn.Word(asm.SXTL(asm.H8, h0, h0))
-	fn.Word(asm.SXTL(asm.S4, wv(0), h0))
-	fn.Word(asm.SXTL2(asm.S4, wv(1), h0))
-	fn.Word(asm.SXTL(asm.S4, wv(2), h1))
-	fn.Word(asm.SXTL2(asm.S4, wv(3), h1))
-	for j := 0; j < nv; j++ {
-		fn.Word(asm.SCVTF(asm.S4, wv(j), wv(j)))
-	}
-	for i := 0; i < rows; i++ {
-		fn.Op("VLD1R.P 4(%s), [%s]", rowPtr(i), aReg.S4())
+	// step computes one k step into accumulator set t: one row keeps two
+	// sets, the even k steps' and the odd ones' (s8wTwin's order), so that
+	// its FMLAs do not wait on each other's latency; the second set's
+	// weights and A element take registers of their own.
+	step := func(t int) {
+		wt := func(j int) asm.VReg { return wv(j) + asm.VReg(8*t) }
+		g0, g1, ar := h0+asm.VReg(8*t), h1+asm.VReg(8*t), aReg+asm.VReg(t)
+		if t == 1 {
+			ar = asm.V(23)
+		}
+		fn.Op("VLD1.P 16(%s), [%s]", R3, g0.B16())
+		fn.Word(asm.SXTL2(asm.H8, g1, g0))
+		fn.Word(asm.SXTL(asm.H8, g0, g0))
+		fn.Word(asm.SXTL(asm.S4, wt(0), g0))
+		fn.Word(asm.SXTL2(asm.S4, wt(1), g0))
+		fn.Word(asm.SXTL(asm.S4, wt(2), g1))
+		fn.Word(asm.SXTL2(asm.S4, wt(3), g1))
 		for j := 0; j < nv; j++ {
-			fn.Word(asm.FMLA(asm.S4, acc(i, j), wv(j), aReg))
+			fn.Word(asm.SCVTF(asm.S4, wt(j), wt(j)))
+		}
+		for i := 0; i < rows; i++ {
+			fn.Op("VLD1R.P 4(%s), [%s]", rowPtr(i), ar.S4())
+			for j := 0; j < nv; j++ {
+				fn.Word(asm.FMLA(asm.S4, acc(t*rows+i, j), wt(j), ar))
+			}
 		}
 	}
-	fn.Op("SUB $1, R0, R0")
-	fn.Op("CBNZ R0, kloop")
+	if rows == 1 {
+		for j := 0; j < nv; j++ {
+			fn.Op("VEOR %s, %s, %s", acc(1, j).B16(), acc(1, j).B16(), acc(1, j).B16())
+		}
+		fn.Op("CMP $2, R0")
+		fn.Op("BLT kodd")
+		fn.Label("kloop")
+		step(0)
+		step(1)
+		fn.Op("SUB $2, R0, R0")
+		fn.Op("CMP $2, R0")
+		fn.Op("BGE kloop")
+		fn.Label("kodd")
+		fn.Op("CBZ R0, ksum")
+		step(0)
+		fn.Label("ksum")
+		for j := 0; j < nv; j++ {
+			fn.Word(asm.FADD(asm.S4, acc(0, j), acc(0, j), acc(1, j)))
+		}
+	} else {
+		fn.Label("kloop")
+		step(0)
+		fn.Op("SUB $1, R0, R0")
+		fn.Op("CBNZ R0, kloop")
+	}
 	// The scales, the bias, ReLU, the store.
 	list := func(first asm.VReg) string {
 		s := make([]string, nv)
