@@ -250,19 +250,25 @@ func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
 // are neither widened from x nor subtracted and rounded again; after
 // widening the kept words and rounding the products, element i sits where
 // pairsIndex says (the words went through the pair order twice, as in the
-// subtract-and-scale pass). Both prefetch the next row of x and of dst.
+// subtract-and-scale pass). Both prefetch x and dst eight rows on: the
+// flat row loop of a row program runs each pass over a batch of eight
+// rows, so the next row is already in L1 when it is read; the row a batch
+// later comes from L3 or memory (in A/B runs of the bfloat16 layer-norm,
+// 4096×768, 6 % less time with its data in memory, 2 % in L3).
 func emitScaledPairs(f *amd64File, kept bool) string {
 	name, sig := "subMulPairsBF16AVX512BF16", "func(dst []uint16, x []uint16, s float32, r float32)"
 	doc := []string{name + " sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a",
 		"bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product",
-		"below 2^-126. It prefetches as many bytes past x (for reading) and past dst (for",
-		"writing): the next row of a row program, whose first pass reads it next."}
+		"below 2^-126. It prefetches eight times as many bytes past x (for reading) and past",
+		"dst (for writing): the row of a row program eight rows on, which the row loop reaches",
+		"a batch of eight rows later."}
 	if kept {
 		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, x []uint16, r float32)"
 		doc = []string{name + " sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d",
 			"sumSqDevMaxKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a",
-			"multiple of 32, no non-zero product below 2^-126. It prefetches as many bytes past x",
-			"(for reading; x is not read) and past dst (for writing): the next row of a row program."}
+			"multiple of 32, no non-zero product below 2^-126. It prefetches eight times as many",
+			"bytes past x (for reading; x is not read) and past dst (for writing): the row of a",
+			"row program eight rows on."}
 	}
 	pairsFunction(f, name, sig, doc...)
 	dst, x, n, ahead := reg.RDI, reg.RSI, reg.RCX, reg.RDX
@@ -278,7 +284,8 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 		f.Load(f.Param("x").Base(), x)
 	}
 	f.Load(f.Param("dst").Len(), n)
-	f.LEAQ(memIdx(n, n, 1, 0), ahead) // the bytes of x: the next row is as far ahead
+	f.MOVQ(n, ahead)
+	f.SHLQ(imm(4), ahead) // 2·8 bytes an element: eight rows ahead
 	s, rr, high, order := zmm[31], zmm[30], zmm[29], zmm[28]
 	if !kept {
 		f.VBROADCASTSS(addrOf(f.Param("s")), s)
@@ -337,7 +344,7 @@ func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), ptrs ...reg.R
 	f.RET()
 }
 
-// prefetchwDstAhead is PREFETCHW [rdi+rdx+disp]: the line of the next row
+// prefetchwDstAhead is PREFETCHW [rdi+rdx+disp]: the line of a later row
 // of dst that this one's line at disp stands for, fetched for writing.
 func prefetchwDstAhead(disp int) rawInst {
 	return rawInst{fmt.Sprintf("prefetchw [rdi+rdx+%d]", disp),
