@@ -130,6 +130,9 @@ type bf16PairKernels struct {
 	sumSqDevMaxKeep func(x, keep []uint16, s float32) (sum float64, hi uint32)
 	subMul          func(dst, x []uint16, s, r float32)
 	mulKept         func(dst, keep, x []uint16, r float32)
+	// sum is the level's reduce.sumBF16 (the AVX-512 one), bit for bit,
+	// widening 32 elements from one load (SumBF16).
+	sum func(x []uint16) float64
 }
 
 // pairsWidth is the elements the pair kernels take at a time.

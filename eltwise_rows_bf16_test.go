@@ -483,3 +483,25 @@ func TestSubMulKeptBF16(t *testing.T) {
 		}
 	})
 }
+
+// TestBF16PairSum checks the pair kernels' row sum against the level's
+// reduce.sumBF16 bit for bit: rows of every multiple of 16 up to past two
+// float64 folds, random values around scales across the range, with the
+// special values (NaN payloads included) sprinkled in.
+func TestBF16PairSum(t *testing.T) {
+	p := kernels().bf16Pairs
+	if p == nil {
+		t.Skip("this level has no pair kernels")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	k := kernels().reduce
+	for m := 0; m <= 4200; m += 16 {
+		for rep := 0; rep < 2; rep++ {
+			x := bf16RowInput(r, m+1, rep == 1)[1:] // unaligned
+			got, want := p.sum(x), k.sumBF16(x)
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("m=%d specials=%v: pair sum %g (%#x), sumBF16 %g (%#x)", m, rep == 1, got, math.Float64bits(got), want, math.Float64bits(want))
+			}
+		}
+	}
+}

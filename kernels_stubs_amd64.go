@@ -5858,6 +5858,11 @@ func subMulPairsBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 //go:noescape
 func mulKeptPairsBF16AVX512BF16(dst []uint16, keep []uint16, x []uint16, r float32)
 
+// sumPairsBF16AVX512BF16 returns what sumBF16AVX512 returns for x, len(x) a multiple of 16.
+//
+//go:noescape
+func sumPairsBF16AVX512BF16(x []uint16) (sum float64)
+
 // transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //
 //go:noescape

@@ -150,10 +150,14 @@ func sumSquaresOf(s narrowSet) func([]uint16) float64 { return s.sumSquares }
 func SumBF16(x []uint16) float32 {
 	// Directly rather than through bf16Sets: a row program sums a row per
 	// call, and building the sets costs as much as a short row's sum.
-	k := kernels().reduce
+	t := kernels()
+	k := t.reduce
 	m := vectorPart(len(x), k.lanes)
 	s := 0.0
-	if m > 0 {
+	switch {
+	case m > 0 && t.bf16Pairs != nil:
+		s = t.bf16Pairs.sum(x[:m])
+	case m > 0:
 		s = k.sumBF16(x[:m])
 	}
 	if m < len(x) {

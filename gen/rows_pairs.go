@@ -25,6 +25,7 @@ const (
 	pairsHigh      = 0   // 0xffff0000 in 16 lanes
 	pairsMagnitude = 64  // 0x7fff7fff
 	pairsOrder     = 128 // VPERMW's index (pairsIndex)
+	pairsSplit     = 192 // VPERMW's index for the sums (words j and 16+j into int32 lane j)
 )
 
 // pairsIndex is the word each element of a scaled pass's result comes
@@ -58,11 +59,15 @@ func generateRowsPairs(o *output) error {
 	for e, k := range pairsIndex() {
 		f.AddDatum(pairsOrder+2*e, operand.U16(k))
 	}
+	for w := range 32 {
+		f.AddDatum(pairsSplit+2*w, operand.U16(w/2+16*(w%2)))
+	}
 	sq := emitSumSqDevMaxPairs(f, false)
 	sk := emitSumSqDevMaxPairs(f, true)
 	sm := emitScaledPairs(f, false)
 	mk := emitScaledPairs(f, true)
-	o.set("levelAVX512BF16", "bf16Pairs", fmt.Sprintf("&bf16PairKernels{sumSqDevMax: %s, sumSqDevMaxKeep: %s, subMul: %s, mulKept: %s}", sq, sk, sm, mk))
+	su := emitSumPairsBF16(f)
+	o.set("levelAVX512BF16", "bf16Pairs", fmt.Sprintf("&bf16PairKernels{sumSqDevMax: %s, sumSqDevMaxKeep: %s, subMul: %s, mulKept: %s, sum: %s}", sq, sk, sm, mk, su))
 	return nil
 }
 
@@ -349,4 +354,99 @@ func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), ptrs ...reg.R
 func prefetchwDstAhead(disp int) rawInst {
 	return rawInst{fmt.Sprintf("prefetchw [rdi+rdx+%d]", disp),
 		[]byte{0x0f, 0x0d, 0x8c, 0x17, byte(disp), byte(disp >> 8), byte(disp >> 16), byte(disp >> 24)}}
+}
+
+// emitSumPairsBF16 writes the sum of a bfloat16 row that reads 32
+// elements at a time as the float32 reduce family's sumBF16 does not: one
+// 64-byte load, a VPERMW that puts element j and element 16+j in the two
+// halves of int32 lane j, a shift and a mask that widen them — where the
+// family's kernel widens each 16 elements with VPMOVZXWD and a shift.
+// Each element goes to the same lane of the same accumulator, in the same
+// order, and the folds are the same instructions, so the sum has the bits
+// of the AVX-512 sumBF16 (and of Sum over the widened row): four
+// accumulators of 16 float32 lanes, folded into two float64 totals every
+// 2,048 elements, then 16 elements at a time.
+func emitSumPairsBF16(f *amd64File) string {
+	name := "sumPairsBF16AVX512BF16"
+	pairsFunction(f, name, "func(x []uint16) (sum float64)",
+		name+" returns what sumBF16AVX512 returns for x, len(x) a multiple of 16.")
+	x, n, cnt := reg.RSI, reg.RCX, reg.RAX
+	f.Load(f.Param("x").Base(), x)
+	f.Load(f.Param("x").Len(), n)
+	acc := []reg.VecPhysical{zmm[31], zmm[30], zmm[29], zmm[28]}
+	tot0, tot1, zero, zero64 := zmm[27], zmm[26], zmm[25], zmm[24]
+	high, split := zmm[23], zmm[22]
+	f.VPXORD(zero.AsX(), zero.AsX(), zero.AsX())
+	f.VPXORD(zero64.AsX(), zero64.AsX(), zero64.AsX())
+	f.VMOVDQU32(pairsConst(pairsHigh), high)
+	f.VMOVDQU16(pairsConst(pairsSplit), split)
+	for _, a := range acc {
+		f.VMOVAPS(zero, a)
+	}
+	f.VMOVAPS(zero64, tot0)
+	f.VMOVAPS(zero64, tot1)
+	f.Label("main")
+	f.CMPQ(n, operand.U32(64))
+	f.JL(operand.LabelRef("tail"))
+	f.MOVQ(operand.U32(32), cnt)
+	f.Label("inner")
+	for h := range 2 {
+		f.VPERMW(mem(x, 64*h), split, zmm[2*h])
+	}
+	for h := range 2 {
+		f.VPSLLD(imm(16), zmm[2*h], zmm[2*h+1])
+		f.VPANDD(high, zmm[2*h], zmm[2*h])
+	}
+	for h := range 2 {
+		f.VADDPS(zmm[2*h+1], acc[2*h], acc[2*h])
+		f.VADDPS(zmm[2*h], acc[2*h+1], acc[2*h+1])
+	}
+	f.ADDQ(operand.U32(128), x)
+	f.SUBQ(operand.U32(64), n)
+	f.DECQ(cnt)
+	f.JZ(operand.LabelRef("flush"))
+	f.CMPQ(n, operand.U32(64))
+	f.JGE(operand.LabelRef("inner"))
+	f.Label("flush")
+	f.VADDPS(acc[1], acc[0], zmm[0])
+	f.VADDPS(acc[3], acc[2], zmm[1])
+	f.VADDPS(zmm[1], zmm[0], zmm[0])
+	f.VCVTPS2PD(zmm[0].AsY(), zmm[1])
+	f.VADDPD(zmm[1], tot0, tot0)
+	f.VEXTRACTF64X4(imm(1), zmm[0], zmm[0].AsY())
+	f.VCVTPS2PD(zmm[0].AsY(), zmm[0])
+	f.VADDPD(zmm[0], tot1, tot1)
+	for _, a := range acc {
+		f.VMOVAPS(zero, a)
+	}
+	f.JMP(operand.LabelRef("main"))
+	f.Label("tail")
+	f.CMPQ(n, operand.U32(16))
+	f.JL(operand.LabelRef("done"))
+	f.VPMOVZXWD(mem(x, 0), zmm[0])
+	f.VPSLLD(imm(16), zmm[0], zmm[0])
+	f.VADDPS(zmm[0], acc[0], acc[0])
+	f.ADDQ(operand.U32(32), x)
+	f.SUBQ(operand.U32(16), n)
+	f.JMP(operand.LabelRef("tail"))
+	f.Label("done")
+	f.VADDPS(acc[1], acc[0], zmm[0])
+	f.VADDPS(acc[3], acc[2], zmm[1])
+	f.VADDPS(zmm[1], zmm[0], zmm[0])
+	f.VCVTPS2PD(zmm[0].AsY(), zmm[1])
+	f.VADDPD(zmm[1], tot0, zmm[1])
+	f.VEXTRACTF64X4(imm(1), zmm[0], zmm[0].AsY())
+	f.VCVTPS2PD(zmm[0].AsY(), zmm[0])
+	f.VADDPD(zmm[0], tot1, zmm[0])
+	f.VADDPD(zmm[0], zmm[1], zmm[1])
+	f.VEXTRACTF64X4(imm(1), zmm[1], zmm[0].AsY())
+	f.VADDPD(zmm[0], zmm[1], zmm[1])
+	f.VEXTRACTF32X4(imm(1), zmm[1].AsY(), zmm[0].AsX())
+	f.VADDPD(zmm[0], zmm[1], zmm[1])
+	f.VMOVHLPS(zmm[1].AsX(), zmm[1].AsX(), zmm[0].AsX())
+	f.VADDPD(zmm[0], zmm[1], zmm[1])
+	f.VMOVSD(zmm[1].AsX(), addrOf(f.Return("sum")))
+	f.VZEROUPPER()
+	f.RET()
+	return name
 }
