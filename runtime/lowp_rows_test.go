@@ -243,3 +243,51 @@ func checkFlatLoop(t *testing.T, name string, exe *Executable, args []*Tensor) {
 		}
 	}
 }
+
+// TestLowpRowProgramRunsWithoutAllocating runs a bfloat16 layer-norm's
+// row program, without its affine tail (the flat row loop, its rows in
+// batches) and with it (the general row loop), on one thread and on two,
+// and checks that a run allocates nothing.
+func TestLowpRowProgramRunsWithoutAllocating(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled work memory at random")
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, affine := range []bool{false, true} {
+		m, err := ir.ParseModule(layerNormHLO(ir.BF16, 96, 768, "1.001e-05", affine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, threads := range []int{1, 2} {
+			exe, err := Compile(m, WithThreads(threads))
+			if err != nil {
+				t.Fatal(err)
+			}
+			flat := false
+			for _, st := range exe.entry.steps {
+				if s, ok := st.(*lowpLoopStep); ok && s.flat != nil {
+					flat = true
+				}
+			}
+			if flat == affine {
+				t.Fatalf("affine=%v: the flat row loop is used: %v", affine, flat)
+			}
+			args := []*Tensor{TensorFromLiteral(exactRowsLiteral(r, ir.BF16, 96, 768))}
+			if affine {
+				for _, l := range randomArgs(r, ir.MakeShape(ir.BF16, 768), ir.MakeShape(ir.BF16, 768)) {
+					args = append(args, TensorFromLiteral(l))
+				}
+			}
+			out, _ := NewTensor(exe.ResultShapes()[0])
+			run := func() {
+				if err := exe.RunInto(context.Background(), []*Tensor{out}, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run()
+			if allocs := steadyAllocs(20, run); allocs != 0 {
+				t.Errorf("affine=%v threads=%d: %v allocations per run, want 0", affine, threads, allocs)
+			}
+		}
+	}
+}
