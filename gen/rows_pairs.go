@@ -184,14 +184,7 @@ func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
 		}
 	}
 	flush := func() {
-		f.VADDPS(acc[1], acc[0], acc[0])
-		f.VADDPS(acc[3], acc[2], acc[2])
-		f.VADDPS(acc[2], acc[0], acc[0])
-		f.VCVTPS2PD(acc[0].AsY(), zmm[7])
-		f.VADDPD(zmm[7], tot0, tot0)
-		f.VEXTRACTF64X4(imm(1), acc[0], acc[0].AsY())
-		f.VCVTPS2PD(acc[0].AsY(), zmm[7])
-		f.VADDPD(zmm[7], tot1, tot1)
+		emitPairsFold(f, acc, tot0, tot1, zmm[7], zmm[24])
 		for _, a := range acc {
 			f.VPXORD(a, a, a)
 		}
@@ -408,14 +401,7 @@ func emitSumPairsBF16(f *amd64File) string {
 	f.CMPQ(n, operand.U32(64))
 	f.JGE(operand.LabelRef("inner"))
 	f.Label("flush")
-	f.VADDPS(acc[1], acc[0], zmm[0])
-	f.VADDPS(acc[3], acc[2], zmm[1])
-	f.VADDPS(zmm[1], zmm[0], zmm[0])
-	f.VCVTPS2PD(zmm[0].AsY(), zmm[1])
-	f.VADDPD(zmm[1], tot0, tot0)
-	f.VEXTRACTF64X4(imm(1), zmm[0], zmm[0].AsY())
-	f.VCVTPS2PD(zmm[0].AsY(), zmm[0])
-	f.VADDPD(zmm[0], tot1, tot1)
+	emitPairsFold(f, acc, tot0, tot1, zmm[0], zmm[1])
 	for _, a := range acc {
 		f.VMOVAPS(zero, a)
 	}
@@ -449,4 +435,19 @@ func emitSumPairsBF16(f *amd64File) string {
 	f.VZEROUPPER()
 	f.RET()
 	return name
+}
+
+// emitPairsFold folds four float32 accumulators into two float64 totals
+// as the reduce family's cascade does: (acc0+acc1)+(acc2+acc3), its low
+// eight lanes widened into tot0 and its high eight into tot1; t0 and t1
+// are scratch.
+func emitPairsFold(f *amd64File, acc []reg.VecPhysical, tot0, tot1, t0, t1 reg.VecPhysical) {
+	f.VADDPS(acc[1], acc[0], t0)
+	f.VADDPS(acc[3], acc[2], t1)
+	f.VADDPS(t1, t0, t0)
+	f.VCVTPS2PD(t0.AsY(), t1)
+	f.VADDPD(t1, tot0, tot0)
+	f.VEXTRACTF64X4(imm(1), t0, t0.AsY())
+	f.VCVTPS2PD(t0.AsY(), t0)
+	f.VADDPD(t0, tot1, tot1)
 }
