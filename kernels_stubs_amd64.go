@@ -6095,3 +6095,58 @@ func s8wRowsAVX23x16(k int, a *float32, lda int, w *int8, panels int, scale *flo
 //
 //go:noescape
 func s8wRowsAVX24x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsAVX5121x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsAVX5121x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsAVX5122x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsAVX5122x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsAVX5123x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsAVX5123x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsAVX5124x64 computes C(i, q*64+j) = act(scale[q*64+j]·Σp A(i,p)·float32(W(p, q*64+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×64 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsAVX5124x64(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wPlanesAVX512P1x64 computes C(q*64+j) = act(scale·(X·W) + bias) for a row held as 1 byte planes of the fixed-point X (groups×1 dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX512P1x64(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX512P2x64 computes C(q*64+j) = act(scale·(X·W) + bias) for a row held as 2 byte planes of the fixed-point X (groups×2 dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX512P2x64(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX512P3x64 computes C(q*64+j) = act(scale·(X·W) + bias) for a row held as 3 byte planes of the fixed-point X (groups×3 dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX512P3x64(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX512P4x64 computes C(q*64+j) = act(scale·(X·W) + bias) for a row held as 4 byte planes of the fixed-point X (groups×4 dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX512P4x64(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX512P5x64 computes C(q*64+j) = act(scale·(X·W) + bias) for a row held as 5 byte planes of the fixed-point X (groups×5 dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX512P5x64(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX512P6x64 computes C(q*64+j) = act(scale·(X·W) + bias) for a row held as 6 byte planes of the fixed-point X (groups×6 dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX512P6x64(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wWidenQuadsAVX512x64 widens groups of int8 weight quads, 64 columns each, into 4·groups float32 rows of the columns; see s8wWidenQuadsTwin.
+//
+//go:noescape
+func s8wWidenQuadsAVX512x64(dst *float32, w *int8, groups int)

@@ -1316,6 +1316,19 @@ func archTables() []*kernelTable {
 			idotAVX512VNNI5x64,
 			idotAVX512VNNI6x64,
 		}}
+	avx512vnni.s8w = &s8wKernels{nr: 64, quads: true, rows: []s8wRowsKernel{nil,
+		s8wQuadsAVX5121x64,
+		s8wQuadsAVX5122x64,
+		s8wQuadsAVX5123x64,
+		s8wQuadsAVX5124x64,
+	}, planes: []s8wPlanesKernel{nil,
+		s8wPlanesAVX512P1x64,
+		s8wPlanesAVX512P2x64,
+		s8wPlanesAVX512P3x64,
+		s8wPlanesAVX512P4x64,
+		s8wPlanesAVX512P5x64,
+		s8wPlanesAVX512P6x64,
+	}, widen: s8wWidenQuadsAVX512x64}
 	avx512bf16 := avx512vnni.derive(levelAVX512BF16)
 	avx512bf16.dwNarrow = &dwNarrowKernels{
 		bf16: &dwNarrowSet{

@@ -338,14 +338,14 @@ func TestS8WRowsKernelsAgainstTwin(t *testing.T) {
 			continue
 		}
 		for rows := 1; rows <= s8wRowsMax; rows++ {
-			twin := s8wTwin(rows, s.nr)
-			for _, k := range []int{1, 2, 3, 17, 64} {
+			twin := s8wTwin(rows, s.nr, s.quads)
+			for _, k := range []int{1, 2, 3, 4, 6, 7, 17, 64} {
 				for _, panels := range []int{1, 2, 3} {
 					for flags := uint(0); flags < 4; flags++ {
 						f := flags * flagBias // flagBias, flagReLU
 						lda, ldc := k+3, panels*s.nr+5
 						a := randMatrix[float32](r, rows, k, lda, 1)
-						w := make([]int8, panels*k*s.nr)
+						w := make([]int8, panels*s8wPanelBytes(s.quads, k, s.nr))
 						for i := range w {
 							w[i] = int8(r.Uint32())
 						}

@@ -2,6 +2,8 @@ package kiln
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"sync"
 	"unsafe"
 )
@@ -26,18 +28,55 @@ import (
 // (flagBias, flagReLU). k ≥ 1.
 type s8wRowsKernel func(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
 
-// s8wKernels is a level's int8-weight row kernels by row count, for panels
-// nr columns wide.
+// s8wPlanesKernel computes, for one row held as planes byte planes of a
+// fixed-point integer X (x: ⌈k/4⌉ = groups dwords per plane, interleaved:
+// plane p of group g at x[g·planes+p], its four bytes those of X(4g…4g+3)
+// offset by 2^(8·planes−1), see s8wSplit) and the panels q < panels of
+// int8 weights in quads, C(q·nr+j) = act(float32(float64(S(j))·
+// float64(scale[j])·unit) + bias[j]) where S(j) = Σp X(p)·W(p, j), summed
+// exactly in integers (sums[j] = Σp W(p, j) removes the offset).
+type s8wPlanesKernel func(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wKernels is a level's int8-weight kernels, for panels nr columns wide:
+// the row kernels by row count, and where the level has AVX512_VNNI
+// (quads) the weights' layout in quads, the planes' integer kernels by
+// plane count and the widening of a panel's quads.
 type s8wKernels struct {
-	nr   int
-	rows []s8wRowsKernel
+	nr     int
+	quads  bool
+	rows   []s8wRowsKernel
+	planes []s8wPlanesKernel
+	widen  func(dst *float32, w *int8, groups int)
 }
 
-// s8wTwin is the pure-Go twin of the row kernels.
-func s8wTwin(rows, nr int) s8wRowsKernel {
+// The weights' layouts. Rows: a panel is k rows of nr int8, W(p, q·nr+j)
+// at p·nr+j. Quads: a panel is ⌈k/4⌉ groups of four rows, column j's four
+// bytes together, W(p, q·nr+j) at (p/4)·4·nr + 4·j + p%4 (the last group's
+// missing rows zero) — the dword lanes VPDPBUSD multiplies.
+
+// s8wPanelBytes is the bytes of one panel of k rows.
+func s8wPanelBytes(quads bool, k, nr int) int {
+	if quads {
+		return (k + 3) / 4 * 4 * nr
+	}
+	return k * nr
+}
+
+// s8wAt is the offset of W(p, j) in a panel of nr columns.
+func s8wAt(quads bool, nr, p, j int) int {
+	if quads {
+		return p/4*4*nr + 4*j + p%4
+	}
+	return p*nr + j
+}
+
+// s8wTwin is the pure-Go twin of the row kernels, for weights in the
+// layout quads says.
+func s8wTwin(rows, nr int, quads bool) s8wRowsKernel {
 	return func(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint) {
+		pb := s8wPanelBytes(quads, k, nr)
 		as := unsafe.Slice(a, (rows-1)*lda+k)
-		ws := unsafe.Slice(w, panels*k*nr)
+		ws := unsafe.Slice(w, panels*pb)
 		ss := unsafe.Slice(scale, panels*nr)
 		cs := unsafe.Slice(c, (rows-1)*ldc+panels*nr)
 		var bs []float32
@@ -54,9 +93,9 @@ func s8wTwin(rows, nr int) s8wRowsKernel {
 					var acc, odd float32
 					for p := 0; p < k; p++ {
 						if rows == 1 && p%2 == 1 {
-							odd = fma32(as[i*lda+p], float32(ws[q*k*nr+p*nr+j]), odd)
+							odd = fma32(as[i*lda+p], float32(ws[q*pb+s8wAt(quads, nr, p, j)]), odd)
 						} else {
-							acc = fma32(as[i*lda+p], float32(ws[q*k*nr+p*nr+j]), acc)
+							acc = fma32(as[i*lda+p], float32(ws[q*pb+s8wAt(quads, nr, p, j)]), acc)
 						}
 					}
 					if rows == 1 {
@@ -76,36 +115,200 @@ func s8wTwin(rows, nr int) s8wRowsKernel {
 	}
 }
 
-// genericS8W is the generic level's row kernels: the twins.
-var genericS8W = func() *s8wKernels {
-	s := &s8wKernels{nr: 16, rows: make([]s8wRowsKernel, s8wRowsMax+1)}
-	for r := 1; r <= s8wRowsMax; r++ {
-		s.rows[r] = s8wTwin(r, s.nr)
+// s8wTwins returns the twins of the kernels for panels nr wide in a
+// layout: the generic level's kernels, and those that run weights packed
+// for a level other than the active one.
+func s8wTwins(nr int, quads bool) *s8wKernels {
+	key := [2]int{nr, 0}
+	if quads {
+		key[1] = 1
 	}
-	return s
-}()
+	if s, ok := s8wTwinSets.Load(key); ok {
+		return s.(*s8wKernels)
+	}
+	s := &s8wKernels{nr: nr, quads: quads, rows: make([]s8wRowsKernel, s8wRowsMax+1)}
+	for r := 1; r <= s8wRowsMax; r++ {
+		s.rows[r] = s8wTwin(r, nr, quads)
+	}
+	if quads {
+		s.widen = s8wWidenQuadsTwin(nr)
+	}
+	got, _ := s8wTwinSets.LoadOrStore(key, s)
+	return got.(*s8wKernels)
+}
 
-// rowsKernels returns the level's row kernels (the twins where it has none).
+var s8wTwinSets sync.Map // [2]int{nr, quads} → *s8wKernels
+
+// rowsKernels returns the level's int8-weight kernels (the twins where it
+// has none).
 func (t *kernelTable) rowsKernels() *s8wKernels {
 	if t.s8w != nil {
 		return t.s8w
 	}
-	return genericS8W
+	return s8wTwins(16, false)
+}
+
+// s8wPlanesTwin is the pure-Go twin of the planes kernels: the same
+// integer sums (wrapping as the kernels' do), combined and scaled in the
+// same float64 operations.
+func s8wPlanesTwin(planes, nr int) s8wPlanesKernel {
+	return func(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint) {
+		pb := groups * 4 * nr
+		xs := unsafe.Slice(x, groups*planes)
+		ws := unsafe.Slice(w, panels*pb)
+		ss := unsafe.Slice(sums, panels*nr)
+		sc := unsafe.Slice(scale, panels*nr)
+		cs := unsafe.Slice(c, panels*nr)
+		var bs []float32
+		if flags&flagBias != 0 {
+			bs = unsafe.Slice(bias, panels*nr)
+		}
+		for q := 0; q < panels; q++ {
+			for j := 0; j < nr; j++ {
+				col := q*nr + j
+				var sum int64
+				for p := 0; p < planes; p++ {
+					var sp int32
+					for g := 0; g < groups; g++ {
+						d := xs[g*planes+p]
+						for t := 0; t < 4; t++ {
+							sp += int32(uint8(d>>(8*t))) * int32(ws[q*pb+g*4*nr+4*j+t])
+						}
+					}
+					sum += int64(sp) << (8 * p)
+				}
+				sum -= int64(ss[col]) << (8*planes - 1)
+				y := float32(float64(sum) * (float64(sc[col]) * unit))
+				if bs != nil {
+					y += bs[col]
+				}
+				if flags&flagReLU != 0 && y <= 0 {
+					y = 0 // XLA's max(x, 0): +0 for -0 too; NaN kept
+				}
+				cs[col] = y
+			}
+		}
+	}
+}
+
+// s8wWidenQuadsTwin is the pure-Go twin of the quads' widening.
+func s8wWidenQuadsTwin(nr int) func(dst *float32, w *int8, groups int) {
+	return func(dst *float32, w *int8, groups int) {
+		ds := unsafe.Slice(dst, groups*4*nr)
+		ws := unsafe.Slice(w, groups*4*nr)
+		for g := 0; g < groups; g++ {
+			for t := 0; t < 4; t++ {
+				for j := 0; j < nr; j++ {
+					ds[(4*g+t)*nr+j] = float32(ws[g*4*nr+4*j+t])
+				}
+			}
+		}
+	}
+}
+
+// s8wSplitLen is the dwords s8wSplit writes for k elements.
+func s8wSplitLen(k int) int { return (k+3)/4*s8wPlanesMax + 8 }
+
+// s8wSplit writes the row x (k = len(x) floats) for the planes kernels:
+// X = x·2^s, the exact integer the fewest planes hold (s the least that
+// makes every element an integer), offset by 2^(8·planes−1) and cut into
+// byte planes (plane p of group g at dst[g·planes+p], its byte t that of
+// element 4g+t; the last group's missing elements are X = 0). It returns
+// the plane count and unit = 2^−s, or ok false where x has no such form
+// in at most maxPlanes planes — a NaN, an infinity, a subnormal, a
+// spread of magnitudes wider than the planes hold — or the integer sums
+// could overflow (the int32 plane sums when k > 2^16, the int64 total
+// when 2^7·Σ|X| ≥ 2^62). dst holds s8wSplitLen(k) dwords.
+func s8wSplit(dst []uint32, x []float32, maxPlanes int) (planes int, unit float64, ok bool) {
+	k := len(x)
+	if k > 1<<16 {
+		return 0, 0, false
+	}
+	// The largest exponent, and the lowest set bit's weight (biased
+	// exponent units): the element x = m·2^(e−150), m < 2^24, has its
+	// lowest bit at e + tz(m) − 150.
+	maxE, minLow := -1, 1<<30
+	for _, v := range x {
+		b := math.Float32bits(v) & 0x7fffffff
+		if b == 0 {
+			continue
+		}
+		e := int(b >> 23)
+		if e == 0 || e == 255 {
+			return 0, 0, false
+		}
+		maxE = max(maxE, e)
+		minLow = min(minLow, e+bits.TrailingZeros32(b&0x7fffff|1<<23))
+	}
+	s, magnitude := 0, 0 // |X| < 2^magnitude
+	if maxE >= 0 {
+		s = 150 - minLow
+		magnitude = maxE - minLow + 24
+	}
+	planes = max(1, (magnitude+8)/8) // magnitude ≤ 8·planes − 1
+	if planes > maxPlanes {
+		return 0, 0, false
+	}
+	sc := math.Ldexp(1, s)
+	if bits.Len(uint(k))+7+magnitude > 62 {
+		var sum float64
+		for _, v := range x {
+			sum += math.Abs(float64(v))
+		}
+		if sum*sc >= 0x1p55 {
+			return 0, 0, false
+		}
+	}
+	off := uint64(1) << (8*planes - 1)
+	groups := (k + 3) / 4
+	fixed := func(i int) uint64 { return uint64(int64(float64(x[i])*sc)) + off }
+	for g := 0; g < groups; g++ {
+		var u0, u1, u2, u3 uint64
+		if i := 4 * g; i+3 < k {
+			u0, u1, u2, u3 = fixed(i), fixed(i+1), fixed(i+2), fixed(i+3)
+		} else {
+			u := [4]uint64{off, off, off, off}
+			for t := range k - i {
+				u[t] = fixed(i + t)
+			}
+			u0, u1, u2, u3 = u[0], u[1], u[2], u[3]
+		}
+		// Transpose the four elements' bytes into the planes: byte pairs,
+		// then 16-bit pairs, each 64-bit word two planes (p, p+4). All
+		// eight are stored (dst has room), the next group's overwriting
+		// those past planes.
+		const m8, m16 = 0x00ff00ff00ff00ff, 0x0000ffff0000ffff
+		t0 := u0&m8 | (u1&m8)<<8
+		t1 := u0>>8&m8 | u1&^m8
+		t2 := u2&m8 | (u3&m8)<<8
+		t3 := u2>>8&m8 | u3&^m8
+		p04 := t0&m16 | (t2&m16)<<16
+		p26 := t0>>16&m16 | t2&^m16
+		p15 := t1&m16 | (t3&m16)<<16
+		p37 := t1>>16&m16 | t3&^m16
+		d := dst[g*planes : g*planes+8 : g*planes+8]
+		d[0], d[1], d[2], d[3] = uint32(p04), uint32(p15), uint32(p26), uint32(p37)
+		d[4], d[5], d[6], d[7] = uint32(p04>>32), uint32(p15>>32), uint32(p26>>32), uint32(p37>>32)
+	}
+	return planes, 1 / sc, true
 }
 
 // PackedS8Weights is a k×n int8 weight matrix with a float32 scale per
-// column, packed once for GemmF32S8: panels of the level's width, k rows of
-// int8 each, the last one padded with zero weights and scales.
+// column, packed once for GemmF32S8: panels of the level's width in its
+// layout (s8wAt), the last one padded with zero weights and scales, and
+// each column's sum of weights.
 type PackedS8Weights struct {
 	k, n  int
 	nr    int
+	quads bool
 	level isaLevel
 	w     []int8
 	scale []float32
+	sums  []int32
 }
 
-// Bytes is the memory the packed weights and scales hold.
-func (p *PackedS8Weights) Bytes() int { return len(p.w) + 4*len(p.scale) }
+// Bytes is the memory the packed weights, scales and sums hold.
+func (p *PackedS8Weights) Bytes() int { return len(p.w) + 4*len(p.scale) + 4*len(p.sums) }
 
 // PackS8Weights packs op(W), a k×n int8 matrix (W, or Wᵀ when transW), and
 // the n scales of its columns. It panics on the programmer errors PackB
@@ -116,24 +319,28 @@ func PackS8Weights(transW bool, k, n int, w []int8, ldw int, scale []float32) *P
 		panic(fmt.Sprintf("kiln: PackS8Weights: len(scale) must be n = %d, found %d", n, len(scale)))
 	}
 	t := kernels()
-	nr := t.rowsKernels().nr
+	rk := t.rowsKernels()
+	nr, quads := rk.nr, rk.quads
 	panels := (n + nr - 1) / nr
-	p := &PackedS8Weights{k: k, n: n, nr: nr, level: t.level, w: make([]int8, panels*k*nr+64), scale: make([]float32, panels*nr)}
+	pb := s8wPanelBytes(quads, k, nr)
+	p := &PackedS8Weights{k: k, n: n, nr: nr, quads: quads, level: t.level, w: make([]int8, panels*pb+64),
+		scale: make([]float32, panels*nr), sums: make([]int32, panels*nr)}
 	copy(p.scale, scale)
-	for q := 0; q < panels; q++ {
-		panel := p.w[q*k*nr:]
+	put := func(pk, j int, x int8) {
+		p.w[j/nr*pb+s8wAt(quads, nr, pk, j%nr)] = x
+		p.sums[j] += int32(x)
+	}
+	// Read W along its rows in memory.
+	if transW {
+		for j := 0; j < n; j++ {
+			for pk := 0; pk < k; pk++ {
+				put(pk, j, w[j*ldw+pk])
+			}
+		}
+	} else {
 		for pk := 0; pk < k; pk++ {
-			row := panel[pk*nr : pk*nr+nr]
-			for j0 := range row {
-				j := q*nr + j0
-				if j >= n {
-					break
-				}
-				if transW {
-					row[j0] = w[j*ldw+pk]
-				} else {
-					row[j0] = w[pk*ldw+j]
-				}
+			for j := 0; j < n; j++ {
+				put(pk, j, w[pk*ldw+j])
 			}
 		}
 	}
@@ -163,7 +370,20 @@ type s8wJob struct {
 	scratch  [][]float32
 	tiles    [][]float32
 	rowsPath bool
-	done     pending
+	// planes > 0: the row of A split into planes in x (s8wSplit), for the
+	// planes kernels; unit = 2^−s.
+	planes int
+	unit   float64
+	x      []uint32
+	done   pending
+}
+
+// s8wLayoutName names a weights layout in messages.
+func s8wLayoutName(quads bool) string {
+	if quads {
+		return "in quads of rows"
+	}
+	return "in rows"
 }
 
 var s8wJobs = sync.Pool{New: func() any { return new(s8wJob) }}
@@ -172,23 +392,37 @@ var s8wJobs = sync.Pool{New: func() any { return new(s8wJob) }}
 // m×K(), leading dimension lda, transposed when transA) and the int8
 // weights of w dequantised, W(p,j) = float32(w(p,j))·scale[j]: C(i,j) =
 // act(scale[j]·Σp op(A)(i,p)·float32(w(p,j)) + bias[j]), the float32 dot
-// reassociated to scale each sum once. It panics on the programmer errors
-// Sgemm panics on, or when w was packed for another level's panel width
-// (pack again after SetISA).
+// reassociated to scale each sum once. One row of A whose elements are
+// exact fixed-point numbers of at most 47 bits (any row without NaNs,
+// infinities and subnormals whose magnitudes span less than about 2^23)
+// is multiplied exactly in integers where the level has AVX512_VNNI (see
+// s8wSplit): the result is then the exact dot, scaled and rounded once.
+// It panics on the programmer errors Sgemm panics on, or when w was packed
+// for another level's panels (pack again after SetISA).
 func GemmF32S8(transA bool, m int, a []float32, lda int, w *PackedS8Weights, c []float32, ldc int, ep Epilogue) {
 	checkLowp("GemmF32S8", transA, m, w.k, w.n, len(a), lda, len(c), ldc)
 	checkEpilogue("GemmF32S8", w.n, ep)
 	t := kernels()
-	if t.rowsKernels().nr != w.nr {
-		panic(fmt.Sprintf("kiln: GemmF32S8: the weights were packed in panels of %d columns for the %s kernels, the %s kernels use %d; pack them again after SetISA", w.nr, w.level, t.level, t.rowsKernels().nr))
+	if rk := t.rowsKernels(); rk.nr != w.nr || rk.quads != w.quads {
+		panic(fmt.Sprintf("kiln: GemmF32S8: the weights were packed for the %s kernels' panels (%d columns, %s), the %s kernels read %d columns, %s; pack them again after SetISA",
+			w.level, w.nr, s8wLayoutName(w.quads), t.level, rk.nr, s8wLayoutName(rk.quads)))
 	}
 	if m == 0 || w.n == 0 {
 		return
 	}
 	j := s8wJobs.Get().(*s8wJob)
-	*j = s8wJob{m: m, transA: transA, a: a, lda: lda, w: w, c: c, ldc: ldc, ep: epilogue32(ep), t: t, scratch: j.scratch, tiles: j.tiles}
+	*j = s8wJob{m: m, transA: transA, a: a, lda: lda, w: w, c: c, ldc: ldc, ep: epilogue32(ep), t: t, scratch: j.scratch, tiles: j.tiles, x: j.x}
 	j.flags, j.goAct = j.ep.kernelFlags()
 	j.rowsPath = m <= s8wRowsMax && !transA && w.k > 0
+	if rk := t.rowsKernels(); j.rowsPath && m == 1 && !j.goAct && rk.planes != nil {
+		if n := s8wSplitLen(w.k); cap(j.x) < n {
+			j.x = make([]uint32, n)
+		}
+		j.x = j.x[:s8wSplitLen(w.k)]
+		if p, unit, ok := s8wSplit(j.x, a[:w.k], len(rk.planes)-1); ok {
+			j.planes, j.unit = p, unit
+		}
+	}
 	panels := (w.n + w.nr - 1) / w.nr
 	work := m * w.n * max(w.k, 1)
 	if j.rowsPath {
@@ -210,13 +444,18 @@ func (j *s8wJob) runPart(p int) {
 	panels := (w.n + nr - 1) / nr
 	q0, q1 := p*panels/j.parts, (p+1)*panels/j.parts
 	full := min(q1, w.n/nr) // the panels with every column in C
+	pb := s8wPanelBytes(w.quads, k, nr)
 	if j.rowsPath && !j.goAct && full > q0 {
 		rk := j.t.rowsKernels()
 		var bias *float32
 		if j.ep.bias != nil {
 			bias = &j.ep.bias[q0*nr]
 		}
-		rk.rows[j.m](k, &j.a[0], j.lda, &w.w[q0*k*nr], full-q0, &w.scale[q0*nr], &j.c[q0*nr], j.ldc, bias, j.flags)
+		if j.planes > 0 {
+			rk.planes[j.planes]((k+3)/4, &j.x[0], &w.w[q0*pb], full-q0, &w.sums[q0*nr], j.unit, &w.scale[q0*nr], &j.c[q0*nr], bias, j.flags)
+		} else {
+			rk.rows[j.m](k, &j.a[0], j.lda, &w.w[q0*pb], full-q0, &w.scale[q0*nr], &j.c[q0*nr], j.ldc, bias, j.flags)
+		}
 		q0 = full
 	}
 	if q0 < q1 {
@@ -232,7 +471,8 @@ func (j *s8wJob) dequantised(p, q0, q1 int) {
 	// The float32 panel has the micro-kernels' width (a multiple of nr or
 	// its divisor): dequantise nr-column panels one at a time and run the
 	// kernels with ldb = nr, masking what lies past it.
-	buf := grow(j.scratch[p], max(k, 1)*nr+maxNR)
+	pb := s8wPanelBytes(w.quads, k, nr)
+	buf := grow(j.scratch[p], max(pb, nr)+maxNR)
 	j.scratch[p] = buf
 	mr := g.mr
 	tile := grow(j.tiles[p], mr*maxNR)
@@ -240,8 +480,14 @@ func (j *s8wJob) dequantised(p, q0, q1 int) {
 	var wideA []float32
 	rowMajor := g.rowMajor != nil && !j.transA
 	for q := q0; q < q1; q++ {
-		for pk := 0; pk < k; pk++ {
-			S8ToF32(buf[pk*nr:pk*nr+nr], w.w[q*k*nr+pk*nr:q*k*nr+pk*nr+nr])
+		if w.quads {
+			if k > 0 {
+				j.t.rowsKernels().widen(&buf[0], &w.w[q*pb], (k+3)/4)
+			}
+		} else {
+			for pk := 0; pk < k; pk++ {
+				S8ToF32(buf[pk*nr:pk*nr+nr], w.w[q*pb+pk*nr:q*pb+pk*nr+nr])
+			}
 		}
 		col := q * nr
 		cols := min(nr, w.n-col)
@@ -289,6 +535,11 @@ func (j *s8wJob) dequantised(p, q0, q1 int) {
 
 // s8wRowsMax is the most rows of A the row kernels take.
 const s8wRowsMax = 4
+
+// s8wPlanesMax is the most planes the planes kernels take (gen's
+// s8wPlanesMax): beyond it their dot products cost more than widening the
+// weights to float32.
+const s8wPlanesMax = 6
 
 // opA returns element (i, p) of op(A).
 func opA[T any](a []T, lda int, transA bool, i, p int) T {

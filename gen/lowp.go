@@ -431,10 +431,16 @@ const s8wRowsMax = 4
 const s8wPrefetch = 64
 
 // emitS8WRows writes the kernel for rows rows and panels of nr columns:
-// each panel is k rows of nr int8 weights, its scales nr float32.
-func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
+// each panel is k rows of nr int8 weights (quads: ⌈k/4⌉ groups of four
+// rows, column j's four bytes in dword j, see s8wLayout), its scales nr
+// float32.
+func emitS8WRows(f *amd64File, v vecArch, nr, rows int, quads bool) string {
 	nv := nr / v.lanes(f32)
-	name := fmt.Sprintf("s8wRows%s%dx%d", v.name, rows, nr)
+	kind := "Rows"
+	if quads {
+		kind = "Quads"
+	}
+	name := fmt.Sprintf("s8w%s%s%dx%d", kind, v.name, rows, nr)
 	f.Function(name)
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
@@ -538,12 +544,76 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int) string {
 		f.ADDQ(imm(4*steps), base)
 		f.ADDQ(operand.U32(steps*nr), w)
 	}
-	if sets == 1 {
+	// quadStep computes k step t of a group of four from w and base
+	// (t+4·u from base): the bytes of dword lanes shifted to the top,
+	// then arithmetically back, widen each column's byte t exactly.
+	quadStep := func(t int) {
+		s := t % sets
+		for j := 0; j < nv; j++ {
+			m := mem(w, j*v.bytes)
+			if t < 3 {
+				f.VPSLLD(imm(24-8*t), m, tmp(s*nv+j))
+				f.VPSRAD(imm(24), tmp(s*nv+j), tmp(s*nv+j))
+			} else {
+				f.VPSRAD(imm(24), m, tmp(s*nv+j))
+			}
+			f.VCVTDQ2PS(tmp(s*nv+j), tmp(s*nv+j))
+		}
+		for i := 0; i < rows; i++ {
+			r := ar
+			if s == 1 {
+				r = ar2
+			}
+			m := aMem(base, i)
+			m.Disp += 4 * t
+			f.VBROADCASTSS(m, r)
+			for j := 0; j < nv; j++ {
+				f.VFMADD231PS(tmp(s*nv+j), r, acc(s*rows+i, j))
+			}
+		}
+	}
+	switch {
+	case quads:
+		// Whole groups, then the last group's k mod 4 steps (its padding
+		// weights are zero, but A past k may hold anything).
+		f.CMPQ(kk, imm(4))
+		f.JL(operand.LabelRef("ktail"))
+		f.Label("kloop")
+		for off := 0; off < 4*nr; off += 64 {
+			f.PREFETCHT0(mem(w, s8wPrefetch*nr+off))
+		}
+		for t := range 4 {
+			quadStep(t)
+		}
+		f.ADDQ(imm(16), base)
+		f.ADDQ(operand.U32(4*nr), w)
+		f.SUBQ(imm(4), kk)
+		f.CMPQ(kk, imm(4))
+		f.JGE(operand.LabelRef("kloop"))
+		f.Label("ktail")
+		f.TESTQ(kk, kk)
+		f.JZ(operand.LabelRef("ksum"))
+		for t := range 3 {
+			if t > 0 {
+				f.CMPQ(kk, imm(t+1))
+				f.JL(operand.LabelRef("kpast"))
+			}
+			quadStep(t)
+		}
+		f.Label("kpast")
+		f.ADDQ(operand.U32(4*nr), w) // past the last group
+		f.Label("ksum")
+		if sets == 2 {
+			for j := 0; j < nv; j++ {
+				f.VADDPS(acc(1, j), acc(0, j), acc(0, j))
+			}
+		}
+	case sets == 1:
 		f.Label("kloop")
 		step(1)
 		f.DECQ(kk)
 		f.JNZ(operand.LabelRef("kloop"))
-	} else {
+	default:
 		f.CMPQ(kk, imm(2))
 		f.JL(operand.LabelRef("kodd"))
 		f.Label("kloop")
@@ -611,9 +681,21 @@ func generateS8W(o *output) error {
 		}
 		var names []string
 		for rows := 1; rows <= s8wRowsMax; rows++ {
-			names = append(names, emitS8WRows(o.amd64, v, nr, rows))
+			names = append(names, emitS8WRows(o.amd64, v, nr, rows, false))
 		}
 		o.set(v.level, "s8w", fmt.Sprintf("&s8wKernels{nr: %d, rows: %s}", nr, goList("[]s8wRowsKernel", true, names)))
 	}
+	// AVX512_VNNI: the weights in quads, for the planes' integer dot
+	// products; the float32 row kernels and the widening read them too.
+	var quads, planes []string
+	for rows := 1; rows <= s8wRowsMax; rows++ {
+		quads = append(quads, emitS8WRows(o.amd64, avx512, s8wQuadsNR, rows, true))
+	}
+	for p := 1; p <= s8wPlanesMax; p++ {
+		planes = append(planes, emitS8WPlanes(o.amd64, p))
+	}
+	widen := emitS8WWidenQuads(o.amd64)
+	o.set("levelAVX512VNNI", "s8w", fmt.Sprintf("&s8wKernels{nr: %d, quads: true, rows: %s, planes: %s, widen: %s}", s8wQuadsNR,
+		goList("[]s8wRowsKernel", true, quads), goList("[]s8wPlanesKernel", true, planes), widen))
 	return nil
 }

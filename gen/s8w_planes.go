@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The int8-weight product in integers (AVX512_VNNI): a row of A held
+// exactly as a fixed-point integer X = A·2^s split into bytes (planes),
+// times the quads of int8 weights with VPDPBUSD, each plane into its own
+// int32 accumulators; the planes' sums then combine in int64, exactly, and
+// the scale turns the exact dot into float32 (see s8wSplit in the root
+// package for when a row has such a form).
+
+const s8wPlanesSignature = "func(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)"
+
+// s8wPlanesMax is the most planes a kernel takes: beyond it the planes'
+// dot products cost more than widening the weights to float32.
+const s8wPlanesMax = 6
+
+// s8wQuadsNR is the quads layout's panel width: four zmm of dword lanes.
+const s8wQuadsNR = 64
+
+// emitS8WPlanes writes the kernel for rows of planes bytes: for every
+// panel and column j, the int32 sums S_p(j) = Σ_g Σ_t byte t of x[g·planes+p]
+// (unsigned) × W(4g+t, j) (signed), then S = Σ_p S_p·2^(8p) −
+// sums[j]·2^(8·planes−1) in int64 and C(j) =
+// act(float32(float64(S)·(float64(scale[j])·unit)) + bias[j]).
+func emitS8WPlanes(f *amd64File, planes int) string {
+	const nv = s8wQuadsNR / 16
+	name := fmt.Sprintf("s8wPlanesAVX512P%dx%d", planes, s8wQuadsNR)
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(s8wPlanesSignature)
+	f.Doc(fmt.Sprintf("%s computes C(q*%d+j) = act(scale·(X·W) + bias) for a row held as %d byte planes of the fixed-point X (groups×%[3]d dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.", name, s8wQuadsNR, planes))
+	acc := func(p, j int) reg.VecPhysical { return zmm[p*nv+j] }
+	wv := func(j int) reg.VecPhysical { return zmm[24+j] }
+	bc := func(p int) reg.VecPhysical { return zmm[28+p%2] }
+	zero, unit := zmm[30], zmm[31]
+	if planes*nv > 24 {
+		panic(name + ": does not fit the registers")
+	}
+	w := f.Load(f.Param("w"), f.GP64())
+	panels := f.Load(f.Param("panels"), f.GP64())
+	sums := f.Load(f.Param("sums"), f.GP64())
+	scale := f.Load(f.Param("scale"), f.GP64())
+	c := f.Load(f.Param("c"), f.GP64())
+	bias := f.Load(f.Param("bias"), f.GP64())
+	unitAddr, _ := f.Param("unit").Resolve()
+	flagsAddr, _ := f.Param("flags").Resolve()
+	f.VBROADCASTSD(unitAddr.Addr, unit)
+	f.VPXORD(zero, zero, zero)
+	f.Label("panel")
+	for i := 0; i < planes*nv; i++ {
+		f.VPXORD(zmm[i], zmm[i], zmm[i])
+	}
+	x := f.Load(f.Param("x"), f.GP64())
+	g := f.Load(f.Param("groups"), f.GP64())
+	f.Label("group")
+	for j := 0; j < nv; j++ {
+		f.VMOVDQU32(mem(w, 64*j), wv(j))
+	}
+	// The weights stream from memory: fetch them 16 groups ahead.
+	for j := 0; j < nv; j++ {
+		f.PREFETCHT0(mem(w, 4096+64*j))
+	}
+	for p := 0; p < planes; p++ {
+		f.VPBROADCASTD(mem(x, 4*p), bc(p))
+		for j := 0; j < nv; j++ {
+			emitRaw(f, vpdpbusd(zmmIndex(acc(p, j)), zmmIndex(bc(p)), zmmIndex(wv(j))))
+		}
+	}
+	f.ADDQ(imm(4*planes), x)
+	f.ADDQ(operand.U32(4*s8wQuadsNR), w)
+	f.DECQ(g)
+	f.JNZ(operand.LabelRef("group"))
+	// Combine: 8 columns at a time in int64 lanes, exactly (wrapping, and
+	// the true sum fits: s8wSplit checks it), then float64, scaled, to
+	// float32; the 16 columns of block j end in acc(0, j).
+	t, u, ext, lo, hi := zmm[24], zmm[25], zmm[26], zmm[27], zmm[28]
+	for j := 0; j < nv; j++ {
+		for h := 0; h < 2; h++ {
+			for p := 0; p < planes; p++ {
+				src := acc(p, j).AsY()
+				if h == 1 {
+					f.VEXTRACTI64X4(imm(1), acc(p, j), ext.AsY())
+					src = ext.AsY()
+				}
+				if p == 0 {
+					f.VPMOVSXDQ(src, t)
+					continue
+				}
+				f.VPMOVSXDQ(src, u)
+				f.VPSLLQ(imm(8*p), u, u)
+				f.VPADDQ(u, t, t)
+			}
+			f.VPMOVSXDQ(mem(sums, 64*j+32*h), u)
+			f.VPSLLQ(imm(8*planes-1), u, u)
+			f.VPSUBQ(u, t, t)
+			f.VCVTQQ2PD(t, t)
+			f.VCVTPS2PD(mem(scale, 64*j+32*h), u)
+			f.VMULPD(unit, u, u)
+			f.VMULPD(u, t, t)
+			if h == 0 {
+				f.VCVTPD2PS(t, lo.AsY())
+			} else {
+				f.VCVTPD2PS(t, hi.AsY())
+			}
+		}
+		f.VINSERTF32X8(imm(1), hi.AsY(), lo, acc(0, j))
+	}
+	flags := f.GP64()
+	f.MOVQ(flagsAddr.Addr, flags)
+	f.TESTQ(operand.U32(flagBias), flags)
+	f.JZ(operand.LabelRef("nobias"))
+	for j := 0; j < nv; j++ {
+		f.VADDPS(mem(bias, 64*j), acc(0, j), acc(0, j))
+	}
+	f.Label("nobias")
+	f.TESTQ(operand.U32(flagReLU), flags)
+	f.JZ(operand.LabelRef("norelu"))
+	for j := 0; j < nv; j++ {
+		f.VMAXPS(acc(0, j), zero, acc(0, j)) // NaN kept (x86 returns src2),
+		f.VADDPS(zero, acc(0, j), acc(0, j)) // and -0 made +0 (XLA's max)
+	}
+	f.Label("norelu")
+	for j := 0; j < nv; j++ {
+		f.VMOVUPS(acc(0, j), mem(c, 64*j))
+	}
+	for _, r := range []reg.Register{c, bias, scale, sums} {
+		f.ADDQ(operand.U32(4*s8wQuadsNR), r)
+	}
+	f.DECQ(panels)
+	f.JNZ(operand.LabelRef("panel"))
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
+
+// emitS8WWidenQuads writes the kernel that widens groups of weight quads
+// (one panel's, s8wQuadsNR columns) into float32 rows: dst[(4g+t)·nr+j] =
+// float32(W(4g+t, j)), four rows for every group, exactly.
+func emitS8WWidenQuads(f *amd64File) string {
+	const nv = s8wQuadsNR / 16
+	name := fmt.Sprintf("s8wWidenQuadsAVX512x%d", s8wQuadsNR)
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr("func(dst *float32, w *int8, groups int)")
+	f.Doc(fmt.Sprintf("%s widens groups of int8 weight quads, %d columns each, into 4·groups float32 rows of the columns; see s8wWidenQuadsTwin.", name, s8wQuadsNR))
+	dst := f.Load(f.Param("dst"), f.GP64())
+	w := f.Load(f.Param("w"), f.GP64())
+	g := f.Load(f.Param("groups"), f.GP64())
+	f.Label("group")
+	for t := range 4 {
+		for j := 0; j < nv; j++ {
+			r := zmm[t*nv+j]
+			if t < 3 {
+				f.VPSLLD(imm(24-8*t), mem(w, 64*j), r)
+				f.VPSRAD(imm(24), r, r)
+			} else {
+				f.VPSRAD(imm(24), mem(w, 64*j), r)
+			}
+			f.VCVTDQ2PS(r, r)
+			f.VMOVUPS(r, mem(dst, 4*(t*s8wQuadsNR+16*j)))
+		}
+	}
+	f.ADDQ(operand.U32(4*s8wQuadsNR), w)
+	f.ADDQ(operand.U32(16*s8wQuadsNR), dst)
+	f.DECQ(g)
+	f.JNZ(operand.LabelRef("group"))
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
+
+// zmmIndex is the number of a zmm register.
+func zmmIndex(r reg.VecPhysical) int {
+	for i, z := range zmm {
+		if z == r {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("%v is not a zmm register", r))
+}
