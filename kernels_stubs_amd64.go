@@ -6150,3 +6150,13 @@ func s8wPlanesAVX512P6x64(groups int, x *uint32, w *int8, panels int, sums *int3
 //
 //go:noescape
 func s8wWidenQuadsAVX512x64(dst *float32, w *int8, groups int)
+
+// s8wScanAVX512 finds, over the n elements of x, the greatest weight of a leading bit and the least of a lowest set bit; see s8wScanTwin.
+//
+//go:noescape
+func s8wScanAVX512(x *float32, n int) (maxLead int32, minLow int32)
+
+// s8wSplitAVX512 writes the n elements of x as byte planes of x·sc + off; see s8wSplitTwin.
+//
+//go:noescape
+func s8wSplitAVX512(dst *uint32, x *float32, n int, sc float64, off uint64, tab *uint8, planes int)

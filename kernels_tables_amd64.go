@@ -1328,7 +1328,7 @@ func archTables() []*kernelTable {
 		s8wPlanesAVX512P4x64,
 		s8wPlanesAVX512P5x64,
 		s8wPlanesAVX512P6x64,
-	}, widen: s8wWidenQuadsAVX512x64}
+	}, widen: s8wWidenQuadsAVX512x64, scan: s8wScanAVX512, split: s8wSplitAVX512}
 	avx512bf16 := avx512vnni.derive(levelAVX512BF16)
 	avx512bf16.dwNarrow = &dwNarrowKernels{
 		bf16: &dwNarrowSet{

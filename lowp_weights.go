@@ -47,6 +47,9 @@ type s8wKernels struct {
 	rows   []s8wRowsKernel
 	planes []s8wPlanesKernel
 	widen  func(dst *float32, w *int8, groups int)
+	// scan and split are s8wSplit's two passes (nil: their twins).
+	scan  func(x *float32, n int) (maxLead, minLow int32)
+	split func(dst *uint32, x *float32, n int, sc float64, off uint64, tab *uint8, planes int)
 }
 
 // The weights' layouts. Rows: a panel is k rows of nr int8, W(p, q·nr+j)
@@ -207,7 +210,7 @@ func s8wWidenQuadsTwin(nr int) func(dst *float32, w *int8, groups int) {
 }
 
 // s8wSplitLen is the dwords s8wSplit writes for k elements.
-func s8wSplitLen(k int) int { return (k+3)/4*s8wPlanesMax + 8 }
+func s8wSplitLen(k int) int { return (k+3)/4*s8wPlanesMax + 16 }
 
 // s8wSplit writes the row x (k = len(x) floats) for the planes kernels:
 // X = x·2^s, the exact integer the fewest planes hold (s the least that
@@ -215,35 +218,27 @@ func s8wSplitLen(k int) int { return (k+3)/4*s8wPlanesMax + 8 }
 // byte planes (plane p of group g at dst[g·planes+p], its byte t that of
 // element 4g+t; the last group's missing elements are X = 0). It returns
 // the plane count and unit = 2^−s, or ok false where x has no such form
-// in at most maxPlanes planes — a NaN, an infinity, a subnormal, a
-// spread of magnitudes wider than the planes hold — or the integer sums
-// could overflow (the int32 plane sums when k > 2^16, the int64 total
-// when 2^7·Σ|X| ≥ 2^62). dst holds s8wSplitLen(k) dwords.
-func s8wSplit(dst []uint32, x []float32, maxPlanes int) (planes int, unit float64, ok bool) {
+// in at most maxPlanes planes — a NaN, an infinity, a spread of
+// magnitudes wider than the planes hold — or the integer sums could
+// overflow (the int32 plane sums when k > 2^16, the int64 total when
+// 2^7·Σ|X| ≥ 2^62). dst holds s8wSplitLen(k) dwords; ks gives the passes.
+func s8wSplit(ks *s8wKernels, dst []uint32, x []float32, maxPlanes int) (planes int, unit float64, ok bool) {
 	k := len(x)
-	if k > 1<<16 {
+	if k > 1<<16 || len(dst) < s8wSplitLen(k) {
 		return 0, 0, false
 	}
-	// The largest exponent, and the lowest set bit's weight (biased
-	// exponent units): the element x = m·2^(e−150), m < 2^24, has its
-	// lowest bit at e + tz(m) − 150.
-	maxE, minLow := -1, 1<<30
-	for _, v := range x {
-		b := math.Float32bits(v) & 0x7fffffff
-		if b == 0 {
-			continue
-		}
-		e := int(b >> 23)
-		if e == 0 || e == 255 {
-			return 0, 0, false
-		}
-		maxE = max(maxE, e)
-		minLow = min(minLow, e+bits.TrailingZeros32(b&0x7fffff|1<<23))
+	scan, split := s8wScanTwin, s8wSplitTwin
+	if ks.scan != nil {
+		scan, split = ks.scan, ks.split
+	}
+	maxLead, minLow := scan(&x[0], k)
+	if maxLead > s8wFiniteLead {
+		return 0, 0, false
 	}
 	s, magnitude := 0, 0 // |X| < 2^magnitude
-	if maxE >= 0 {
-		s = 150 - minLow
-		magnitude = maxE - minLow + 24
+	if minLow != s8wNoLow {
+		s = 150 - int(minLow)
+		magnitude = int(maxLead-minLow) + 1
 	}
 	planes = max(1, (magnitude+8)/8) // magnitude ≤ 8·planes − 1
 	if planes > maxPlanes {
@@ -259,24 +254,94 @@ func s8wSplit(dst []uint32, x []float32, maxPlanes int) (planes int, unit float6
 			return 0, 0, false
 		}
 	}
-	off := uint64(1) << (8*planes - 1)
-	groups := (k + 3) / 4
-	fixed := func(i int) uint64 { return uint64(int64(float64(x[i])*sc)) + off }
+	split(&dst[0], &x[0], k, sc, uint64(1)<<(8*planes-1), s8wSplitTables[planes].start(), planes)
+	return planes, 1 / sc, true
+}
+
+// s8wNoLow is the scan's minLow when every element is zero; past
+// s8wFiniteLead a leading bit is an infinity's or a NaN's.
+const (
+	s8wNoLow      = 1 << 30
+	s8wFiniteLead = 254 + 23
+)
+
+// s8wScanTwin is the pure-Go twin of the scan: over the nonzero elements
+// x = m·2^(e−150), m < 2^24 (subnormals as e = 1 without the implicit
+// bit), the greatest weight of a leading bit, e + bitlen(m) − 1 (past
+// s8wFiniteLead for an infinity or a NaN), and the least of a lowest set
+// bit, e + tz(m); s8wNoLow when every element is zero.
+func s8wScanTwin(x *float32, n int) (maxLead, minLow int32) {
+	minLow = s8wNoLow
+	for _, v := range unsafe.Slice(x, n) {
+		b := math.Float32bits(v) & 0x7fffffff
+		if b == 0 {
+			continue
+		}
+		e := int32(b >> 23)
+		m := b & 0x7fffff
+		if e != 0 {
+			m |= 1 << 23
+		}
+		e = max(e, 1)
+		maxLead = max(maxLead, e+int32(bits.Len32(m))-1)
+		minLow = min(minLow, e+int32(bits.TrailingZeros32(m)))
+	}
+	return maxLead, minLow
+}
+
+// s8wSplitTable is the split kernel's shuffles for one plane count: a
+// VPSHUFB index pairing the bytes of each two elements in a 128-bit lane
+// (word p of lane L: byte p of elements 2L and 2L+1), and a VPERMW index
+// placing the pairs as two groups' planes.
+type s8wSplitTable struct {
+	shuf [64]uint8
+	perm [32]uint16
+}
+
+// start is the table as the kernel reads it: the shuffle's 64 bytes, then
+// the permutation's.
+func (t *s8wSplitTable) start() *uint8 { return &t.shuf[0] }
+
+// s8wSplitTables is the split's shuffles by plane count.
+var s8wSplitTables = func() (t [s8wPlanesMax + 1]s8wSplitTable) {
+	for planes := range t {
+		for i := range t[planes].shuf {
+			b := i % 16 // VPSHUFB indexes within the lane
+			t[planes].shuf[i] = uint8(b/2 + 8*(b%2))
+		}
+		for g := 0; g < 2; g++ {
+			for p := 0; p < planes; p++ {
+				d := g*planes + p
+				t[planes].perm[2*d] = uint16(16*g + p)
+				t[planes].perm[2*d+1] = uint16(16*g + 8 + p)
+			}
+		}
+	}
+	return t
+}()
+
+// s8wSplitTwin is the pure-Go twin of the split: dst gets the planes of
+// U = x·sc + off for the n elements of x, four elements a group, the last
+// group's missing ones U = off, and past the planes of each group what
+// the next group's overwrite (tab is the kernel's).
+func s8wSplitTwin(dst *uint32, x *float32, n int, sc float64, off uint64, _ *uint8, planes int) {
+	xs := unsafe.Slice(x, n)
+	groups := (n + 3) / 4
+	ds := unsafe.Slice(dst, s8wSplitLen(n))
+	fixed := func(i int) uint64 { return uint64(int64(float64(xs[i])*sc)) + off }
 	for g := 0; g < groups; g++ {
 		var u0, u1, u2, u3 uint64
-		if i := 4 * g; i+3 < k {
+		if i := 4 * g; i+3 < n {
 			u0, u1, u2, u3 = fixed(i), fixed(i+1), fixed(i+2), fixed(i+3)
 		} else {
 			u := [4]uint64{off, off, off, off}
-			for t := range k - i {
+			for t := range n - i {
 				u[t] = fixed(i + t)
 			}
 			u0, u1, u2, u3 = u[0], u[1], u[2], u[3]
 		}
 		// Transpose the four elements' bytes into the planes: byte pairs,
-		// then 16-bit pairs, each 64-bit word two planes (p, p+4). All
-		// eight are stored (dst has room), the next group's overwriting
-		// those past planes.
+		// then 16-bit pairs, each 64-bit word two planes (p, p+4).
 		const m8, m16 = 0x00ff00ff00ff00ff, 0x0000ffff0000ffff
 		t0 := u0&m8 | (u1&m8)<<8
 		t1 := u0>>8&m8 | u1&^m8
@@ -286,11 +351,10 @@ func s8wSplit(dst []uint32, x []float32, maxPlanes int) (planes int, unit float6
 		p26 := t0>>16&m16 | t2&^m16
 		p15 := t1&m16 | (t3&m16)<<16
 		p37 := t1>>16&m16 | t3&^m16
-		d := dst[g*planes : g*planes+8 : g*planes+8]
+		d := ds[g*planes : g*planes+8 : g*planes+8]
 		d[0], d[1], d[2], d[3] = uint32(p04), uint32(p15), uint32(p26), uint32(p37)
 		d[4], d[5], d[6], d[7] = uint32(p04>>32), uint32(p15>>32), uint32(p26>>32), uint32(p37>>32)
 	}
-	return planes, 1 / sc, true
 }
 
 // PackedS8Weights is a k×n int8 weight matrix with a float32 scale per
@@ -419,7 +483,7 @@ func GemmF32S8(transA bool, m int, a []float32, lda int, w *PackedS8Weights, c [
 			j.x = make([]uint32, n)
 		}
 		j.x = j.x[:s8wSplitLen(w.k)]
-		if p, unit, ok := s8wSplit(j.x, a[:w.k], len(rk.planes)-1); ok {
+		if p, unit, ok := s8wSplit(rk, j.x, a[:w.k], len(rk.planes)-1); ok {
 			j.planes, j.unit = p, unit
 		}
 	}

@@ -114,6 +114,7 @@ func TestS8WSplit(t *testing.T) {
 		"signed zero": {float32(math.Copysign(0, -1)), 1},
 		"large int":   {1 << 30, -(1 << 30), 3},
 		"top plane":   {0x1p45, -0x1p45, 1},
+		"subnormals":  {0x1p-140, 3 * 0x1p-149, 0},
 	}
 	for _, k := range []int{1, 2, 3, 4, 5, 13, 768} {
 		normal := make([]float32, k)
@@ -128,58 +129,124 @@ func TestS8WSplit(t *testing.T) {
 		rows["dyadic/"+strconv.Itoa(k)] = dyadic
 		rows["bf16/"+strconv.Itoa(k)] = bf16
 	}
-	for name, x := range rows {
-		dst := make([]uint32, s8wSplitLen(len(x)))
-		planes, unit, ok := s8wSplit(dst, x, s8wPlanesMax)
-		if !ok {
-			t.Fatalf("%s: refused", name)
-		}
-		var maxAbs int64
-		odd := false
-		for i := 0; i < (len(x)+3)/4*4; i++ {
-			X := planesValue(dst, planes, i)
-			want := 0.0
-			if i < len(x) {
-				want = float64(x[i])
+	for level, ks := range splitKernelSets() {
+		for name, x := range rows {
+			dst := make([]uint32, s8wSplitLen(len(x)))
+			planes, unit, ok := s8wSplit(ks, dst, x, s8wPlanesMax)
+			if !ok {
+				t.Fatalf("%s %s: refused", level, name)
 			}
-			if float64(X)*unit != want {
-				t.Fatalf("%s: element %d holds %d·%g, want %v", name, i, X, unit, want)
+			var maxAbs int64
+			odd := false
+			for i := 0; i < (len(x)+3)/4*4; i++ {
+				X := planesValue(dst, planes, i)
+				want := 0.0
+				if i < len(x) {
+					want = float64(x[i])
+				}
+				if float64(X)*unit != want {
+					t.Fatalf("%s %s: element %d holds %d·%g, want %v", level, name, i, X, unit, want)
+				}
+				maxAbs = max(maxAbs, X, -X)
+				odd = odd || X%2 != 0
 			}
-			maxAbs = max(maxAbs, X, -X)
-			odd = odd || X%2 != 0
+			if maxAbs != 0 && !odd {
+				t.Errorf("%s %s: every element even: s is not the least", level, name)
+			}
+			if planes > 1 && maxAbs < 1<<(8*(planes-1)-1) {
+				t.Errorf("%s %s: %d planes hold max |X| = %d in fewer", level, name, planes, maxAbs)
+			}
 		}
-		if maxAbs != 0 && !odd {
-			t.Errorf("%s: every element even: s is not the least", name)
+		refused := map[string][]float32{
+			"NaN":         {1, float32(math.NaN())},
+			"Inf":         {float32(math.Inf(-1))},
+			"subnormal":   {1, 0x1p-140},
+			"spread":      {1 << 20, 0x1p-30},
+			"wide planes": {1, 0x1p-46 * 1.5}, // 48 bits: seven planes
 		}
-		if planes > 1 && maxAbs < 1<<(8*(planes-1)-1) {
-			t.Errorf("%s: %d planes hold max |X| = %d in fewer", name, planes, maxAbs)
+		// Six planes whose int64 total could overflow are refused, fewer
+		// elements of the same sizes not.
+		big := make([]float32, 4096)
+		for i := range big {
+			big[i] = 1.5 * (1 << 20)
+		}
+		big[0] = 1.5 * 0x1p-25
+		refused["sum overflow"] = big
+		for name, x := range refused {
+			if _, _, ok := s8wSplit(ks, make([]uint32, s8wSplitLen(len(x))), x, s8wPlanesMax); ok {
+				t.Errorf("%s %s: not refused", level, name)
+			}
+		}
+		if planes, _, ok := s8wSplit(ks, make([]uint32, s8wSplitLen(64)), big[:64], s8wPlanesMax); !ok || planes != 6 {
+			t.Errorf("%s 64 elements of 2^20 and one of 2^-25: planes %d, ok %v; want 6 planes", level, planes, ok)
+		}
+		if _, _, ok := s8wSplit(ks, make([]uint32, s8wSplitLen(1<<16+1)), make([]float32, 1<<16+1), s8wPlanesMax); ok {
+			t.Errorf("%s k = 2^16+1: not refused", level)
 		}
 	}
-	refused := map[string][]float32{
-		"NaN":         {1, float32(math.NaN())},
-		"Inf":         {float32(math.Inf(-1))},
-		"subnormal":   {1, 0x1p-140},
-		"spread":      {1 << 20, 0x1p-30},
-		"wide planes": {1, 0x1p-46 * 1.5}, // 48 bits: seven planes
-	}
-	// Six planes whose int64 total could overflow are refused, fewer
-	// elements of the same sizes not.
-	big := make([]float32, 4096)
-	for i := range big {
-		big[i] = 1.5 * (1 << 20)
-	}
-	big[0] = 1.5 * 0x1p-25
-	refused["sum overflow"] = big
-	for name, x := range refused {
-		if _, _, ok := s8wSplit(make([]uint32, s8wSplitLen(len(x))), x, s8wPlanesMax); ok {
-			t.Errorf("%s: not refused", name)
+}
+
+// splitKernelSets is s8wSplit's passes at every runnable level with its
+// own, and the twins.
+func splitKernelSets() map[string]*s8wKernels {
+	sets := map[string]*s8wKernels{"twins": s8wTwins(16, false)}
+	for _, set := range runnable {
+		if set.s8w != nil && set.s8w.scan != nil {
+			sets[set.level.String()] = set.s8w
 		}
 	}
-	if planes, _, ok := s8wSplit(make([]uint32, s8wSplitLen(64)), big[:64], s8wPlanesMax); !ok || planes != 6 {
-		t.Errorf("64 elements of 2^20 and one of 2^-25: planes %d, ok %v; want 6 planes", planes, ok)
-	}
-	if _, _, ok := s8wSplit(make([]uint32, s8wSplitLen(1<<16+1)), make([]float32, 1<<16+1), s8wPlanesMax); ok {
-		t.Errorf("k = 2^16+1: not refused")
+	return sets
+}
+
+// TestS8WScanSplitKernels runs the scan and split kernels against their
+// twins over rows of every length to 40 and of 768, with zeros,
+// subnormals and special values: the same scan, the same planes.
+func TestS8WScanSplitKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(179, 180))
+	specials := []float32{0, float32(math.Copysign(0, -1)), 0x1p-149, -0x1p-130, float32(math.Inf(1)), float32(math.NaN()), 1 << 24}
+	for level, ks := range splitKernelSets() {
+		if ks.scan == nil {
+			continue
+		}
+		for n := 1; n <= 41; n++ {
+			if n == 41 {
+				n = 768
+			}
+			for trial := 0; trial < 4; trial++ {
+				x := make([]float32, n+1)[1:] // unaligned
+				for i := range x {
+					x[i] = float32(r.NormFloat64() * math.Ldexp(1, r.IntN(9)-4))
+					if r.IntN(8) == 0 {
+						x[i] = specials[r.IntN(len(specials))]
+					}
+				}
+				if trial == 3 {
+					clear(x)
+				}
+				gotE, gotL := ks.scan(&x[0], n)
+				wantE, wantL := s8wScanTwin(&x[0], n)
+				if gotE != wantE || gotL != wantL {
+					t.Fatalf("%s scan n=%d: (%d, %d), twin (%d, %d)", level, n, gotE, gotL, wantE, wantL)
+				}
+				for i := range x {
+					if b := math.Float32bits(x[i]); b&0x7f800000 == 0x7f800000 {
+						x[i] = 1 // the split takes finite rows
+					}
+				}
+				for planes := 1; planes <= s8wPlanesMax; planes++ {
+					got, want := make([]uint32, s8wSplitLen(n)), make([]uint32, s8wSplitLen(n))
+					sc := math.Ldexp(1, 8*planes-12)
+					off := uint64(1) << (8*planes - 1)
+					ks.split(&got[0], &x[0], n, sc, off, s8wSplitTables[planes].start(), planes)
+					s8wSplitTwin(&want[0], &x[0], n, sc, off, s8wSplitTables[planes].start(), planes)
+					for i := 0; i < (n+3)/4*planes; i++ {
+						if got[i] != want[i] {
+							t.Fatalf("%s split n=%d planes=%d: dword %d = %#x, twin %#x", level, n, planes, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -695,7 +695,8 @@ func generateS8W(o *output) error {
 		planes = append(planes, emitS8WPlanes(o.amd64, p))
 	}
 	widen := emitS8WWidenQuads(o.amd64)
-	o.set("levelAVX512VNNI", "s8w", fmt.Sprintf("&s8wKernels{nr: %d, quads: true, rows: %s, planes: %s, widen: %s}", s8wQuadsNR,
-		goList("[]s8wRowsKernel", true, quads), goList("[]s8wPlanesKernel", true, planes), widen))
+	scan, split := emitS8WScan(o.amd64), emitS8WSplit(o.amd64)
+	o.set("levelAVX512VNNI", "s8w", fmt.Sprintf("&s8wKernels{nr: %d, quads: true, rows: %s, planes: %s, widen: %s, scan: %s, split: %s}", s8wQuadsNR,
+		goList("[]s8wRowsKernel", true, quads), goList("[]s8wPlanesKernel", true, planes), widen, scan, split))
 	return nil
 }

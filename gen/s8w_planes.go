@@ -187,3 +187,162 @@ func zmmIndex(r reg.VecPhysical) int {
 	}
 	panic(fmt.Sprintf("%v is not a zmm register", r))
 }
+
+// emitS8WScan writes the scan of a row before its split: over the nonzero
+// elements x = m·2^(e−150) (subnormals as e = 1 without the implicit
+// bit), the greatest weight of a leading bit, e + bitlen(m) − 1, and the
+// least of a lowest set bit, e + tz(m); minLow 1<<30 when every element
+// is zero. An infinity or a NaN makes maxLead 278.
+func emitS8WScan(f *amd64File) string {
+	name := "s8wScanAVX512"
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr("func(x *float32, n int) (maxLead int32, minLow int32)")
+	f.Doc(name + " finds, over the n elements of x, the greatest weight of a leading bit and the least of a lowest set bit; see s8wScanTwin.")
+	x := f.Load(f.Param("x"), f.GP64())
+	n := f.Load(f.Param("n"), f.GP64())
+	abs, mant, impl, one, zero := zmm[20], zmm[21], zmm[22], zmm[23], zmm[24]
+	maxAcc, minAcc := zmm[0], zmm[1]
+	v, e, m, l, h := zmm[2], zmm[3], zmm[4], zmm[5], zmm[7]
+	bcast := func(c uint32, z reg.VecPhysical) {
+		f.MOVL(operand.U32(c), reg.EAX)
+		f.VPBROADCASTD(reg.EAX, z)
+	}
+	bcast(0x7fffffff, abs)
+	bcast(0x7fffff, mant)
+	bcast(0x800000, impl)
+	bcast(1, one)
+	bcast(0x7fffffff, minAcc)
+	f.VPXORD(zero, zero, zero)
+	bcast(127, maxAcc) // 0 when every element is zero, as the twin's
+	nz, normal, tail := opmasks[0], opmasks[1], opmasks[2]
+	// body folds the 16 elements in v (zero lanes ignored).
+	body := func() {
+		f.VPANDD(abs, v, v)
+		f.VPTESTMD(v, v, nz)
+		f.VPSRLD(imm(23), v, e)
+		f.VPTESTMD(e, e, normal)
+		f.VPANDD(mant, v, m)
+		f.VPORD(impl, m, normal, m)
+		f.VPMAXSD(one, e, e)
+		// Exponents of exact conversions: the leading bit's position
+		// (127 + bitlen(m) − 1), the lowest set bit's (127 + tz(m)).
+		f.VCVTDQ2PS(m, h)
+		f.VPSRLD(imm(23), h, h)
+		f.VPADDD(e, h, h)
+		f.VPMAXSD(h, maxAcc, nz, maxAcc)
+		f.VPSUBD(m, zero, l)
+		f.VPANDD(m, l, l) // the lowest set bit, a power of two ≤ 2^23
+		f.VCVTDQ2PS(l, l)
+		f.VPSRLD(imm(23), l, l)
+		f.VPADDD(l, e, e)
+		f.VPMINSD(e, minAcc, nz, minAcc)
+	}
+	f.Label("loop")
+	f.CMPQ(n, imm(16))
+	f.JL(operand.LabelRef("tail"))
+	f.VMOVDQU32(mem(x, 0), v)
+	body()
+	f.ADDQ(imm(64), x)
+	f.SUBQ(imm(16), n)
+	f.JMP(operand.LabelRef("loop"))
+	f.Label("tail")
+	f.TESTQ(n, n)
+	f.JZ(operand.LabelRef("reduce"))
+	f.MOVQ(n, reg.RCX)
+	f.MOVL(operand.U32(1), reg.EAX)
+	f.SHLL(reg.CL, reg.EAX)
+	f.DECL(reg.EAX)
+	f.KMOVW(reg.EAX, tail)
+	f.VMOVDQU32_Z(mem(x, 0), tail, v)
+	body()
+	f.Label("reduce")
+	t := zmm[6]
+	for _, a := range []struct {
+		acc reg.VecPhysical
+		op  func(a, b, c operand.Op)
+	}{{maxAcc, func(a, b, c operand.Op) { f.VPMAXSD(a, b, c) }}, {minAcc, func(a, b, c operand.Op) { f.VPMINSD(a, b, c) }}} {
+		f.VEXTRACTI64X4(imm(1), a.acc, t.AsY())
+		a.op(t.AsY(), a.acc.AsY(), a.acc.AsY())
+		f.VEXTRACTI128(imm(1), a.acc.AsY(), t.AsX())
+		a.op(t.AsX(), a.acc.AsX(), a.acc.AsX())
+		f.VPSHUFD(imm(0x4e), a.acc.AsX(), t.AsX())
+		a.op(t.AsX(), a.acc.AsX(), a.acc.AsX())
+		f.VPSHUFD(imm(0xb1), a.acc.AsX(), t.AsX())
+		a.op(t.AsX(), a.acc.AsX(), a.acc.AsX())
+	}
+	f.VMOVD(maxAcc.AsX(), reg.EAX)
+	f.SUBL(operand.U32(127), reg.EAX)
+	f.Store(reg.EAX, f.ReturnIndex(0))
+	f.VMOVD(minAcc.AsX(), reg.EAX)
+	f.MOVL(operand.U32(1<<30), reg.ECX)
+	f.CMPL(reg.EAX, operand.U32(0x7fffffff))
+	f.JEQ(operand.LabelRef("store"))
+	f.SUBL(operand.U32(127), reg.EAX)
+	f.MOVL(reg.EAX, reg.ECX)
+	f.Label("store")
+	f.Store(reg.ECX, f.ReturnIndex(1))
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
+
+// emitS8WSplit writes the split of a row into planes: eight elements at a
+// time X = x·sc (exact), U = X + off, the bytes of the eight U shuffled into
+// two groups' planes (tab: a VPSHUFB index pairing the bytes of each two
+// elements, then a VPERMW index placing the pairs), 64 bytes stored every
+// 8·planes bytes (the next store overwriting what lies past the planes).
+func emitS8WSplit(f *amd64File) string {
+	name := "s8wSplitAVX512"
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr("func(dst *uint32, x *float32, n int, sc float64, off uint64, tab *uint8, planes int)")
+	f.Doc(name + " writes the n elements of x as byte planes of x·sc + off; see s8wSplitTwin.")
+	dst := f.Load(f.Param("dst"), f.GP64())
+	x := f.Load(f.Param("x"), f.GP64())
+	n := f.Load(f.Param("n"), f.GP64())
+	tab := f.Load(f.Param("tab"), f.GP64())
+	stride := f.Load(f.Param("planes"), f.GP64())
+	f.SHLQ(imm(3), stride)
+	scAddr, _ := f.Param("sc").Resolve()
+	offAddr, _ := f.Param("off").Resolve()
+	sc, off, shuf, perm, v := zmm[1], zmm[2], zmm[3], zmm[4], zmm[0]
+	f.VBROADCASTSD(scAddr.Addr, sc)
+	f.VPBROADCASTQ(offAddr.Addr, off)
+	f.VMOVDQU64(mem(tab, 0), shuf)
+	f.VMOVDQU64(mem(tab, 64), perm)
+	body := func() {
+		f.VMULPD(sc, v, v)
+		f.VCVTTPD2QQ(v, v)
+		f.VPADDQ(off, v, v)
+		f.VPSHUFB(shuf, v, v)
+		f.VPERMW(v, perm, v)
+		f.VMOVDQU32(v, mem(dst, 0))
+	}
+	f.Label("loop")
+	f.CMPQ(n, imm(8))
+	f.JL(operand.LabelRef("tail"))
+	f.VCVTPS2PD(mem(x, 0), v)
+	body()
+	f.ADDQ(imm(32), x)
+	f.ADDQ(stride, dst)
+	f.SUBQ(imm(8), n)
+	f.JMP(operand.LabelRef("loop"))
+	f.Label("tail")
+	f.TESTQ(n, n)
+	f.JZ(operand.LabelRef("done"))
+	f.MOVQ(n, reg.RCX)
+	f.MOVL(operand.U32(1), reg.EAX)
+	f.SHLL(reg.CL, reg.EAX)
+	f.DECL(reg.EAX)
+	tail := opmasks[0]
+	f.KMOVW(reg.EAX, tail)
+	f.VCVTPS2PD_Z(mem(x, 0), tail, v)
+	body()
+	f.Label("done")
+	f.VZEROUPPER()
+	f.RET()
+	return name
+}
