@@ -94,6 +94,24 @@ func convNarrow(name string, y, x []uint16, batch int, in []int, p *PackedConv, 
 var narrowZero [1]uint16
 
 // runDepthwiseNarrow is runDepthwise for 16-bit input and output.
+// pairBlocks returns how many blocks of 32 channels one pair kernel call
+// computes for tiles of a box and of rows pixels: every block where each
+// is a whole, consecutive block the pair kernel takes (else 0).
+func (j *convJob) pairBlocks(box *convBox, rows, last int) int {
+	pl, s := j.pl, j.narrow
+	pr := s.pairRow
+	if pr == nil || j.pair == nil || !box.rowTaps || pr.k != last || rows > pr.maxRows() || len(pl.chans) == 0 {
+		return 0
+	}
+	for ci := range pl.chans {
+		c := &pl.chans[ci]
+		if c.n != pairBlock || c.c0 != pl.chans[0].c0+ci*pairBlock || c.c0%pairBlock != 0 {
+			return 0
+		}
+	}
+	return len(pl.chans)
+}
+
 func (j *convJob) runDepthwiseNarrow(u0, u1 int) {
 	pl := j.pl
 	p := pl.p
@@ -127,6 +145,13 @@ func (j *convJob) runDepthwiseNarrow(u0, u1 int) {
 			a = &j.x16[off]
 		}
 		tab := &pl.tabs[2*box.tab0]
+		if blocks := j.pairBlocks(box, rows, last); blocks > 0 {
+			// Every block of channels is the pair kernel's: one call
+			// computes each tile's channels before the next tile's.
+			c := &pl.chans[0]
+			s.pairRow.rows[rows](n, box.ntaps, tab, a, tile.aoff+c.c0, box.lda, &j.pair[c.c0], &j.y16[img*pl.outImage+tile.coff+c.c0], box.ldc, blocks)
+			continue
+		}
 		for ci := range pl.chans {
 			c := &pl.chans[ci]
 			off := img*pl.outImage + tile.coff + c.c0
@@ -147,7 +172,7 @@ func (j *convJob) runDepthwiseNarrow(u0, u1 int) {
 			kern := s.dw[set].rows[rows]
 			if box.rowTaps {
 				if pr := s.pairRow; pr != nil && j.pair != nil && pr.k == last && c.n == pairBlock && c.c0%pairBlock == 0 && rows <= pr.maxRows() {
-					pr.rows[rows](n, box.ntaps, tab, a, aoff, box.lda, &j.pair[c.c0], &j.y16[off], box.ldc, nil, 0)
+					pr.rows[rows](n, box.ntaps, tab, a, aoff, box.lda, &j.pair[c.c0], &j.y16[off], box.ldc, 1)
 					continue
 				}
 				if r := s.rowTiles(last, s.dw[set].vecs); r >= 0 && rows <= s.dwRow[r].maxRows() {

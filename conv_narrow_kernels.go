@@ -46,8 +46,24 @@ type dwNarrowSet struct {
 	dwRow  []dwNarrowRowTiles
 	// pairRow, when not nil, is the bfloat16 row kernels of whole blocks
 	// of 32 channels that take the weights in pair order (pairWeights).
-	pairRow *dwNarrowRowTiles
+	pairRow *dwPairRowTiles
 }
+
+// dwPairKernel is a bfloat16 row kernel of whole blocks of 32 channels
+// (dwNarrowRowTiles' kernel without a partial block): each of the n tiles
+// computes blocks consecutive blocks of 32 channels, one after another,
+// the input, the weights' columns and the output moving on by 32 elements
+// from one block to the next, before the next tile.
+type dwPairKernel func(n, taps int, tab *int, a *uint16, aoff, lda int, w *float32, c *uint16, ldc int, blocks int)
+
+// dwPairRowTiles is the pair row kernels for kernel rows of k taps at
+// unit stride, by pixel count.
+type dwPairRowTiles struct {
+	k    int
+	rows []dwPairKernel
+}
+
+func (t dwPairRowTiles) maxRows() int { return len(t.rows) - 1 }
 
 // pairBlock is the channels of one block of the pair kernels.
 const pairBlock = 32

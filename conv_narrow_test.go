@@ -209,8 +209,16 @@ func TestDepthwiseNarrowKernelsAgainstTwin(t *testing.T) {
 			if pr := s.pairRow; pr != nil {
 				for rows := 1; rows <= pr.maxRows(); rows++ {
 					for _, kernelRows := range []int{0, 1, 3} {
-						name := fmt.Sprintf("%s pair row bf16 k=%d %d pixels, %d kernel rows", tb.level, pr.k, rows, kernelRows)
-						checkDWNarrowKernel(t, name, r, pr.rows[rows], 1+(rows+kernelRows)%3, rows, pairBlock, s.lanes, pairBlock, pr.k, kernelRows, bf16, true)
+						// One block of 32 channels, and several: each
+						// tile computes its blocks one after another.
+						for _, blocks := range []int{1, 2, 3} {
+							name := fmt.Sprintf("%s pair row bf16 k=%d %d pixels, %d kernel rows, %d blocks", tb.level, pr.k, rows, kernelRows, blocks)
+							kern := func(n, taps int, tab *int, a *uint16, aoff, lda int, w *float32, c *uint16, ldc int, _ *int32, _ uint) {
+								pr.rows[rows](n, taps, tab, a, aoff, lda, w, c, ldc, blocks)
+							}
+							width := blocks * pairBlock
+							checkDWNarrowKernel(t, name, r, kern, 1+(rows+kernelRows)%3, rows, width, s.lanes, width, pr.k, kernelRows, bf16, true)
+						}
 					}
 				}
 			}

@@ -1965,65 +1965,65 @@ func depthwiseBF16AVX512Row3Pixels13x16(n int, taps int, tab *int, a *uint16, ao
 //go:noescape
 func depthwiseBF16AVX512Row3Pixels14x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
 
-// depthwiseBF16AVX512Row3Pairs1x32 computes n tiles of 1 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs1x32 computes n tiles of 1 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs2x32 computes n tiles of 2 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs2x32 computes n tiles of 2 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs3x32 computes n tiles of 3 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs3x32 computes n tiles of 3 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs4x32 computes n tiles of 4 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs4x32 computes n tiles of 4 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs5x32 computes n tiles of 5 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs5x32 computes n tiles of 5 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs6x32 computes n tiles of 6 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs6x32 computes n tiles of 6 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs7x32 computes n tiles of 7 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs7x32 computes n tiles of 7 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs8x32 computes n tiles of 8 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs8x32 computes n tiles of 8 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs9x32 computes n tiles of 9 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs9x32 computes n tiles of 9 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs10x32 computes n tiles of 10 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs10x32 computes n tiles of 10 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs11x32 computes n tiles of 11 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs11x32 computes n tiles of 11 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16AVX512Row3Pairs12x32 computes n tiles of 12 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16AVX512Row3Pairs12x32 computes n tiles of 12 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16AVX512Row3Pairs12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16AVX512Row3Pairs12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
 // depthwiseF16AVX512Pixels1x32 computes n tiles of 1 output pixels × 32 channels of a binary16 depthwise convolution with AVX512 over a table of taps; see dwNarrowKernel.
 //
@@ -2545,65 +2545,65 @@ func depthwiseBF16NativeAVX512Row3Pixels13x16(n int, taps int, tab *int, a *uint
 //go:noescape
 func depthwiseBF16NativeAVX512Row3Pixels14x16(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
 
-// depthwiseBF16NativeAVX512Row3Pairs1x32 computes n tiles of 1 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs1x32 computes n tiles of 1 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs1x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs2x32 computes n tiles of 2 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs2x32 computes n tiles of 2 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs2x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs3x32 computes n tiles of 3 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs3x32 computes n tiles of 3 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs3x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs4x32 computes n tiles of 4 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs4x32 computes n tiles of 4 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs4x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs5x32 computes n tiles of 5 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs5x32 computes n tiles of 5 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs5x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs6x32 computes n tiles of 6 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs6x32 computes n tiles of 6 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs6x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs7x32 computes n tiles of 7 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs7x32 computes n tiles of 7 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs7x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs8x32 computes n tiles of 8 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs8x32 computes n tiles of 8 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs8x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs9x32 computes n tiles of 9 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs9x32 computes n tiles of 9 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs9x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs10x32 computes n tiles of 10 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs10x32 computes n tiles of 10 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs10x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs11x32 computes n tiles of 11 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs11x32 computes n tiles of 11 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs11x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
-// depthwiseBF16NativeAVX512Row3Pairs12x32 computes n tiles of 12 output pixels × 32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwNarrowKernel and pairWeights.
+// depthwiseBF16NativeAVX512Row3Pairs12x32 computes n tiles of 12 output pixels × blocks·32 channels of a bfloat16 depthwise convolution with AVX512 over a table of rows of 3 taps, the weights in pair order; see dwPairKernel and pairWeights.
 //
 //go:noescape
-func depthwiseBF16NativeAVX512Row3Pairs12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)
+func depthwiseBF16NativeAVX512Row3Pairs12x32(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)
 
 // depthwiseBF16AVX2Pixels1x16 computes n tiles of 1 output pixels × 16 channels of a bfloat16 depthwise convolution with AVX2 over a table of taps; see dwNarrowKernel.
 //

@@ -30,6 +30,9 @@ import (
 
 const dwNarrowSignature = "func(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, mask *int32, flags uint)"
 
+// dwPairSignature is the pair row kernels': blocks of 32 channels per tile.
+const dwPairSignature = "func(n int, taps int, tab *int, a *uint16, aoff int, lda int, w *float32, c *uint16, ldc int, blocks int)"
+
 // dwNarrowType is the element type of a narrow depthwise kernel's input and
 // output, and how it rounds.
 type dwNarrowType struct {
@@ -135,7 +138,7 @@ func generateConvNarrow(o *output) error {
 					names[r-1] = t.pairName(e, r)
 					emitNarrowPairRowKernel(f, t, e, r)
 				}
-				s += fmt.Sprintf("pairRow: &dwNarrowRowTiles{k: %d, vecs: %d, rows: %s},\n", t.k, t.nv, goList("[]dwNarrowKernel", true, names))
+				s += fmt.Sprintf("pairRow: &dwPairRowTiles{k: %d, rows: %s},\n", t.k, goList("[]dwPairKernel", true, names))
 			}
 		}
 		return s + "}"
@@ -462,15 +465,25 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 	f.Function(name)
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
-	f.SignatureExpr(dwNarrowSignature)
-	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × 32 channels of a bfloat16 depthwise convolution with %s over a table of rows of %d taps, the weights in pair order; see dwNarrowKernel and pairWeights.", name, rows, v.name, k))
+	f.SignatureExpr(dwPairSignature)
+	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × blocks·32 channels of a bfloat16 depthwise convolution with %s over a table of rows of %d taps, the weights in pair order; see dwPairKernel and pairWeights.", name, rows, v.name, k))
 
 	a := f.Load(f.Param("a"), f.GP64())
 	{
 		aoff := f.Load(f.Param("aoff"), f.GP64())
 		f.LEAQ(memIdx(a, aoff, 2, 0), a)
 	}
+	// Each tile computes its blocks of 32 channels one after another,
+	// the next block's input, weights and output 32 elements on, before
+	// the next tile: the tile's pixels stay in the caches for all their
+	// channels.
+	left := f.AllocLocal(8)
 	f.Label("top")
+	{
+		r := f.Load(f.Param("blocks"), f.GP64())
+		f.MOVQ(r, left)
+	}
+	f.Label("block")
 	acc := func(i, j int) reg.VecPhysical { return v.vec(i*nv + j) }
 	wReg := func(kw, j int) reg.VecPhysical { return v.vec(t.mr*nv + kw*nv + j) }
 	x := v.vec(t.mr*nv + k*nv)
@@ -581,8 +594,29 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 			f.ADDQ(ldc, c)
 		}
 	}
+	f.DECQ(left)
+	f.JZ(operand.LabelRef("tiled"))
+	f.ADDQ(imm(2*pairBlockGen), a)
+	f.ADDQ(imm(2*pairBlockGen), addrOf(f.Param("c")))
+	f.ADDQ(imm(4*pairBlockGen), addrOf(f.Param("w")))
+	f.JMP(operand.LabelRef("block"))
+	f.Label("tiled")
+	{
+		// Back to the first block for the next tile.
+		r := f.Load(f.Param("blocks"), f.GP64())
+		f.DECQ(r)
+		f.SHLQ(imm(6), r)
+		f.SUBQ(r, a)
+		f.SUBQ(r, addrOf(f.Param("c")))
+		f.SHLQ(imm(1), r)
+		f.SUBQ(r, addrOf(f.Param("w")))
+	}
 	emitTileAdvance(f, rows, 2, a, false)
 }
+
+// pairBlockGen is the channels of one block of the pair kernels (the
+// root package's pairBlock).
+const pairBlockGen = 32
 
 // vcvtne2ps2bf16 rounds two float32 vectors to one of bfloat16: d's low
 // 16 words from s2, its high ones from s1 (AVX512_BF16).
