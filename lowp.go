@@ -1,6 +1,7 @@
 package kiln
 
 import (
+	endian "encoding/binary"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -216,9 +217,7 @@ func (j *lowpJob) packRow(dst []byte, i int) {
 	case j.b.elem == j.aSize() && !j.offsetA:
 		copy(dst, src)
 	case j.b.elem == 1: // signed bytes, offset
-		for p, v := range src {
-			dst[p] = v ^ 0x80
-		}
+		flipSignBits(dst[:k], src)
 	case j.aKind == aS8: // int16 pairs
 		d := unsafe.Slice((*int16)(unsafe.Pointer(&dst[0])), k)
 		for p, v := range src {
@@ -229,6 +228,19 @@ func (j *lowpJob) packRow(dst []byte, i int) {
 		for p, v := range src {
 			d[p] = int16(v)
 		}
+	}
+}
+
+// flipSignBits sets dst[i] = src[i] ^ 0x80 (an int8 offset by 128 as a
+// uint8), eight bytes at a time.
+func flipSignBits(dst, src []byte) {
+	const flip = 0x8080808080808080
+	n := len(src) &^ 7
+	for p := 0; p < n; p += 8 {
+		endian.NativeEndian.PutUint64(dst[p:p+8], endian.NativeEndian.Uint64(src[p:p+8])^flip)
+	}
+	for p := n; p < len(src); p++ {
+		dst[p] = src[p] ^ 0x80
 	}
 }
 

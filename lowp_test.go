@@ -677,3 +677,22 @@ func BenchmarkRepackBF16(b *testing.B) {
 		})
 	}
 }
+
+// TestFlipSignBits checks the word-at-a-time offset of int8 rows against
+// the byte-at-a-time definition, at every length to 40 and unaligned.
+func TestFlipSignBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(181, 182))
+	for n := 0; n <= 40; n++ {
+		src := make([]byte, n+3)[3:]
+		for i := range src {
+			src[i] = byte(r.Uint32())
+		}
+		dst := make([]byte, n+1)[1:]
+		flipSignBits(dst, src)
+		for i := range src {
+			if dst[i] != src[i]^0x80 {
+				t.Fatalf("n=%d: byte %d = %#x, want %#x", n, i, dst[i], src[i]^0x80)
+			}
+		}
+	}
+}
