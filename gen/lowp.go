@@ -512,6 +512,22 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int, quads bool) string {
 	base := f.Load(f.Param("a"), f.GP64())
 	kk := f.Load(f.Param("k"), f.GP64())
 	lanes := v.lanes(f32)
+	// fmas adds A(i, t)·tmp(s, j) (A's element t on from base, the widened
+	// weights in set s's registers) into the accumulator set s.
+	fmas := func(t, s int) {
+		for i := 0; i < rows; i++ {
+			r := ar
+			if s == 1 {
+				r = ar2
+			}
+			m := aMem(base, i)
+			m.Disp += 4 * t
+			f.VBROADCASTSS(m, r)
+			for j := 0; j < nv; j++ {
+				f.VFMADD231PS(tmp(s*nv+j), r, acc(s*rows+i, j))
+			}
+		}
+	}
 	// step computes k steps 0…steps-1 from w and base: step t into the
 	// accumulator set t.
 	step := func(steps int) {
@@ -528,18 +544,7 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int, quads bool) string {
 			}
 		}
 		for t := range steps {
-			for i := 0; i < rows; i++ {
-				r := ar
-				if t == 1 {
-					r = ar2
-				}
-				m := aMem(base, i)
-				m.Disp += 4 * t
-				f.VBROADCASTSS(m, r)
-				for j := 0; j < nv; j++ {
-					f.VFMADD231PS(tmp(t*nv+j), r, acc(t*rows+i, j))
-				}
-			}
+			fmas(t, t)
 		}
 		f.ADDQ(imm(4*steps), base)
 		f.ADDQ(operand.U32(steps*nr), w)
@@ -559,18 +564,7 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int, quads bool) string {
 			}
 			f.VCVTDQ2PS(tmp(s*nv+j), tmp(s*nv+j))
 		}
-		for i := 0; i < rows; i++ {
-			r := ar
-			if s == 1 {
-				r = ar2
-			}
-			m := aMem(base, i)
-			m.Disp += 4 * t
-			f.VBROADCASTSS(m, r)
-			for j := 0; j < nv; j++ {
-				f.VFMADD231PS(tmp(s*nv+j), r, acc(s*rows+i, j))
-			}
-		}
+		fmas(t, s)
 	}
 	switch {
 	case quads:
