@@ -190,23 +190,26 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 				tiles[st.i] = inputs[k][st.off+start : st.off+start+g*n]
 			case flatSum:
 				x := tiles[st.a]
-				for j := range g {
-					var sum float32
-					if st.bf16 {
-						sum = kiln.SumBF16(x[j*n : j*n+n])
-					} else {
-						sum = kiln.SumF16(x[j*n : j*n+n])
+				r, b := &sc[st.i], &sc[st.b]
+				if st.bf16 {
+					for j := range g {
+						r[j] = b[j] + (0 + kiln.SumBF16(x[j*n:j*n+n]))
 					}
-					sc[st.i][j] = sc[st.b][j] + (0 + sum)
+				} else {
+					for j := range g {
+						r[j] = b[j] + (0 + kiln.SumF16(x[j*n:j*n+n]))
+					}
 				}
 			case flatSqDev:
 				x := tiles[st.a]
+				r, rlo, rhi, b, c := &sc[st.i], &dlo[st.i], &dhi[st.i], &sc[st.b], &sc[st.c]
+				keeps := st.keep
 				for j := range g {
 					var kp []uint16
-					if st.keep {
+					if keeps {
 						kp = keep[j*n : j*n+n]
 					}
-					sc[st.i][j], dlo[st.i][j], dhi[st.i][j] = sqDevRow(x[j*n:j*n+n], sc[st.b][j], sc[st.c][j], kp)
+					r[j], rlo[j], rhi[j] = sqDevRow(x[j*n:j*n+n], b[j], c[j], kp)
 				}
 			case flatArith:
 				// As evalUniform computes a float32 scalar op (scalarF32,
@@ -259,17 +262,22 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 				}
 			case flatFused:
 				x := tiles[st.a]
+				b, c, kind, ranged := &sc[st.b], &sc[st.c], st.fused, st.d >= 0
+				var los, his *[flatBatch]float32
+				if ranged {
+					los, his = &dlo[st.d], &dhi[st.d]
+				}
 				for j := range g {
 					var rlo, rhi float32
 					var kp []uint16
-					if st.d >= 0 {
-						rlo, rhi = dlo[st.d][j], dhi[st.d][j]
+					if ranged {
+						rlo, rhi = los[j], his[j]
 						if kept {
 							kp = keep[j*n : j*n+n]
 						}
 					}
 					o := start + j*n
-					fusedRow(st.fused, y[o:o+n], x[j*n:j*n+n], sc[st.b][j], sc[st.c][j], st.d >= 0, rlo, rhi, kp)
+					fusedRow(kind, y[o:o+n], x[j*n:j*n+n], b[j], c[j], ranged, rlo, rhi, kp)
 				}
 			}
 		}
