@@ -6160,3 +6160,58 @@ func s8wScanAVX512(x *float32, n int) (maxLead int32, minLow int32)
 //
 //go:noescape
 func s8wSplitAVX512(dst *uint32, x *float32, n int, sc float64, off uint64, tab *uint8, planes int)
+
+// s8wQuadsAVX21x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsAVX21x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsAVX22x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsAVX22x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsAVX23x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsAVX23x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsAVX24x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights (k×16 bytes each); see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsAVX24x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wPlanesAVX2P1x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 1 byte planes of the fixed-point X (groups×1 dwords from x) and the panels q < panels of int8 weight quads, with AVX-VNNI; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX2P1x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX2P2x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 2 byte planes of the fixed-point X (groups×2 dwords from x) and the panels q < panels of int8 weight quads, with AVX-VNNI; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX2P2x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX2P3x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 3 byte planes of the fixed-point X (groups×3 dwords from x) and the panels q < panels of int8 weight quads, with AVX-VNNI; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX2P3x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX2P4x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 4 byte planes of the fixed-point X (groups×4 dwords from x) and the panels q < panels of int8 weight quads, with AVX-VNNI; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX2P4x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX2P5x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 5 byte planes of the fixed-point X (groups×5 dwords from x) and the panels q < panels of int8 weight quads, with AVX-VNNI; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX2P5x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesAVX2P6x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 6 byte planes of the fixed-point X (groups×6 dwords from x) and the panels q < panels of int8 weight quads, with AVX-VNNI; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesAVX2P6x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wWidenQuadsAVX2x16 widens groups of int8 weight quads, 16 columns each, into 4·groups float32 rows of the columns; see s8wWidenQuadsTwin.
+//
+//go:noescape
+func s8wWidenQuadsAVX2x16(dst *float32, w *int8, groups int)

@@ -546,6 +546,19 @@ func archTables() []*kernelTable {
 			idotAVXVNNI5x16,
 			idotAVXVNNI6x16,
 		}}
+	avxvnni.s8w = &s8wKernels{nr: 16, quads: true, rows: []s8wRowsKernel{nil,
+		s8wQuadsAVX21x16,
+		s8wQuadsAVX22x16,
+		s8wQuadsAVX23x16,
+		s8wQuadsAVX24x16,
+	}, planes: []s8wPlanesKernel{nil,
+		s8wPlanesAVX2P1x16,
+		s8wPlanesAVX2P2x16,
+		s8wPlanesAVX2P3x16,
+		s8wPlanesAVX2P4x16,
+		s8wPlanesAVX2P5x16,
+		s8wPlanesAVX2P6x16,
+	}, widen: s8wWidenQuadsAVX2x16}
 	avx512 := &kernelTable{
 		level:    levelAVX512,
 		fmaPeak:  fmaPeakAVX512,

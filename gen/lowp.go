@@ -555,12 +555,16 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int, quads bool) string {
 	quadStep := func(t int) {
 		s := t % sets
 		for j := 0; j < nv; j++ {
-			m := mem(w, j*v.bytes)
+			var src operand.Op = mem(w, j*v.bytes)
+			if !v.kmask { // the VEX shifts take no memory source
+				f.VMOVDQU(src, tmp(s*nv+j))
+				src = tmp(s*nv + j)
+			}
 			if t < 3 {
-				f.VPSLLD(imm(24-8*t), m, tmp(s*nv+j))
+				f.VPSLLD(imm(24-8*t), src, tmp(s*nv+j))
 				f.VPSRAD(imm(24), tmp(s*nv+j), tmp(s*nv+j))
 			} else {
-				f.VPSRAD(imm(24), m, tmp(s*nv+j))
+				f.VPSRAD(imm(24), src, tmp(s*nv+j))
 			}
 			f.VCVTDQ2PS(tmp(s*nv+j), tmp(s*nv+j))
 		}
@@ -688,9 +692,22 @@ func generateS8W(o *output) error {
 	for p := 1; p <= s8wPlanesMax; p++ {
 		planes = append(planes, emitS8WPlanes(o.amd64, p))
 	}
-	widen := emitS8WWidenQuads(o.amd64)
+	widen := emitS8WWidenQuads(o.amd64, avx512)
 	scan, split := emitS8WScan(o.amd64), emitS8WSplit(o.amd64)
 	o.set("levelAVX512VNNI", "s8w", fmt.Sprintf("&s8wKernels{nr: %d, quads: true, rows: %s, planes: %s, widen: %s, scan: %s, split: %s}", s8wQuadsNR,
 		goList("[]s8wRowsKernel", true, quads), goList("[]s8wPlanesKernel", true, planes), widen, scan, split))
+	// AVX-VNNI: the same in ymm, panels of 16 columns (the row's split
+	// runs on its Go twin).
+	generateS8WConsts(o.amd64)
+	quads, planes = nil, nil
+	for rows := 1; rows <= s8wRowsMax; rows++ {
+		quads = append(quads, emitS8WRows(o.amd64, avx2, s8wQuadsNRAVX2, rows, true))
+	}
+	for p := 1; p <= s8wPlanesMax; p++ {
+		planes = append(planes, emitS8WPlanesAVX2(o.amd64, p))
+	}
+	widen = emitS8WWidenQuads(o.amd64, avx2)
+	o.set("levelAVXVNNI", "s8w", fmt.Sprintf("&s8wKernels{nr: %d, quads: true, rows: %s, planes: %s, widen: %s}", s8wQuadsNRAVX2,
+		goList("[]s8wRowsKernel", true, quads), goList("[]s8wPlanesKernel", true, planes), widen))
 	return nil
 }

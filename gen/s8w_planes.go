@@ -21,8 +21,12 @@ const s8wPlanesSignature = "func(groups int, x *uint32, w *int8, panels int, sum
 // dot products cost more than widening the weights to float32.
 const s8wPlanesMax = 6
 
-// s8wQuadsNR is the quads layout's panel width: four zmm of dword lanes.
-const s8wQuadsNR = 64
+// s8wQuadsNR is the quads layout's panel width at the AVX-512 levels: four
+// zmm of dword lanes; s8wQuadsNRAVX2 at AVX-VNNI's, two ymm.
+const (
+	s8wQuadsNR     = 64
+	s8wQuadsNRAVX2 = 16
+)
 
 // emitS8WPlanes writes the kernel for rows of planes bytes: for every
 // panel and column j, the int32 sums S_p(j) = Σ_g Σ_t byte t of x[g·planes+p]
@@ -71,7 +75,7 @@ func emitS8WPlanes(f *amd64File, planes int) string {
 	for p := 0; p < planes; p++ {
 		f.VPBROADCASTD(mem(x, 4*p), bc(p))
 		for j := 0; j < nv; j++ {
-			emitRaw(f, vpdpbusd(zmmIndex(acc(p, j)), zmmIndex(bc(p)), zmmIndex(wv(j))))
+			emitRaw(f, vpdpbusd(regIndex(avx512, acc(p, j)), regIndex(avx512, bc(p)), regIndex(avx512, wv(j))))
 		}
 	}
 	f.ADDQ(imm(4*planes), x)
@@ -142,50 +146,51 @@ func emitS8WPlanes(f *amd64File, planes int) string {
 }
 
 // emitS8WWidenQuads writes the kernel that widens groups of weight quads
-// (one panel's, s8wQuadsNR columns) into float32 rows: dst[(4g+t)·nr+j] =
-// float32(W(4g+t, j)), four rows for every group, exactly.
-func emitS8WWidenQuads(f *amd64File) string {
-	const nv = s8wQuadsNR / 16
-	name := fmt.Sprintf("s8wWidenQuadsAVX512x%d", s8wQuadsNR)
+// (one panel's, of the level's quads width) into float32 rows:
+// dst[(4g+t)·nr+j] = float32(W(4g+t, j)), four rows for every group,
+// exactly.
+func emitS8WWidenQuads(f *amd64File, v vecArch) string {
+	nr := s8wQuadsNR
+	if !v.kmask {
+		nr = s8wQuadsNRAVX2
+	}
+	lanes := v.lanes(f32)
+	nv := nr / lanes
+	name := fmt.Sprintf("s8wWidenQuads%sx%d", v.name, nr)
 	f.Function(name)
 	f.Attributes(attr.NOSPLIT)
 	f.Pragma("noescape")
 	f.SignatureExpr("func(dst *float32, w *int8, groups int)")
-	f.Doc(fmt.Sprintf("%s widens groups of int8 weight quads, %d columns each, into 4·groups float32 rows of the columns; see s8wWidenQuadsTwin.", name, s8wQuadsNR))
+	f.Doc(fmt.Sprintf("%s widens groups of int8 weight quads, %d columns each, into 4·groups float32 rows of the columns; see s8wWidenQuadsTwin.", name, nr))
 	dst := f.Load(f.Param("dst"), f.GP64())
 	w := f.Load(f.Param("w"), f.GP64())
 	g := f.Load(f.Param("groups"), f.GP64())
 	f.Label("group")
 	for t := range 4 {
 		for j := 0; j < nv; j++ {
-			r := zmm[t*nv+j]
+			r := v.vec(t*nv + j)
+			var src operand.Op = mem(w, v.bytes*j)
+			if !v.kmask { // the VEX shifts take no memory source
+				f.VMOVDQU(src, r)
+				src = r
+			}
 			if t < 3 {
-				f.VPSLLD(imm(24-8*t), mem(w, 64*j), r)
+				f.VPSLLD(imm(24-8*t), src, r)
 				f.VPSRAD(imm(24), r, r)
 			} else {
-				f.VPSRAD(imm(24), mem(w, 64*j), r)
+				f.VPSRAD(imm(24), src, r)
 			}
 			f.VCVTDQ2PS(r, r)
-			f.VMOVUPS(r, mem(dst, 4*(t*s8wQuadsNR+16*j)))
+			f.VMOVUPS(r, mem(dst, 4*(t*nr+lanes*j)))
 		}
 	}
-	f.ADDQ(operand.U32(4*s8wQuadsNR), w)
-	f.ADDQ(operand.U32(16*s8wQuadsNR), dst)
+	f.ADDQ(operand.U32(4*nr), w)
+	f.ADDQ(operand.U32(16*nr), dst)
 	f.DECQ(g)
 	f.JNZ(operand.LabelRef("group"))
 	f.VZEROUPPER()
 	f.RET()
 	return name
-}
-
-// zmmIndex is the number of a zmm register.
-func zmmIndex(r reg.VecPhysical) int {
-	for i, z := range zmm {
-		if z == r {
-			return i
-		}
-	}
-	panic(fmt.Sprintf("%v is not a zmm register", r))
 }
 
 // emitS8WScan writes the scan of a row before its split: over the nonzero
