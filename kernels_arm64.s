@@ -75213,3 +75213,2404 @@ norelu:
 	SUB $1, R4, R4
 	CBNZ R4, panel
 	RET
+
+// func s8wQuadsNEON1x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+TEXT ·s8wQuadsNEON1x16(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD w+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD scale+40(FP), R9
+	MOVD c+48(FP), R10
+	MOVD ldc+56(FP), R11
+	LSL $2, R11, R11
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD a+8(FP), R5
+	MOVD k+0(FP), R0
+	CMP $4, R0
+	BLT ktail
+
+kloop:
+	VLD1.P 64(R3), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4f385614 // shl v20.4s, v16.4s, #24
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f385635 // shl v21.4s, v17.4s, #24
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f385656 // shl v22.4s, v18.4s, #24
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f385677 // shl v23.4s, v19.4s, #24
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	WORD $0x4f305618 // shl v24.4s, v16.4s, #16
+	WORD $0x4f280718 // sshr v24.4s, v24.4s, #24
+	WORD $0x4e21db18 // scvtf v24.4s, v24.4s
+	WORD $0x4f305639 // shl v25.4s, v17.4s, #16
+	WORD $0x4f280739 // sshr v25.4s, v25.4s, #24
+	WORD $0x4e21db39 // scvtf v25.4s, v25.4s
+	WORD $0x4f30565a // shl v26.4s, v18.4s, #16
+	WORD $0x4f28075a // sshr v26.4s, v26.4s, #24
+	WORD $0x4e21db5a // scvtf v26.4s, v26.4s
+	WORD $0x4f30567b // shl v27.4s, v19.4s, #16
+	WORD $0x4f28077b // sshr v27.4s, v27.4s, #24
+	WORD $0x4e21db7b // scvtf v27.4s, v27.4s
+	VLD1R.P 4(R5), [V29.S4]
+	WORD $0x4e3dcf04 // fmla v4.4s, v24.4s, v29.4s
+	WORD $0x4e3dcf25 // fmla v5.4s, v25.4s, v29.4s
+	WORD $0x4e3dcf46 // fmla v6.4s, v26.4s, v29.4s
+	WORD $0x4e3dcf67 // fmla v7.4s, v27.4s, v29.4s
+	WORD $0x4f285614 // shl v20.4s, v16.4s, #8
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f285635 // shl v21.4s, v17.4s, #8
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f285656 // shl v22.4s, v18.4s, #8
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f285677 // shl v23.4s, v19.4s, #8
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	WORD $0x4f280618 // sshr v24.4s, v16.4s, #24
+	WORD $0x4e21db18 // scvtf v24.4s, v24.4s
+	WORD $0x4f280639 // sshr v25.4s, v17.4s, #24
+	WORD $0x4e21db39 // scvtf v25.4s, v25.4s
+	WORD $0x4f28065a // sshr v26.4s, v18.4s, #24
+	WORD $0x4e21db5a // scvtf v26.4s, v26.4s
+	WORD $0x4f28067b // sshr v27.4s, v19.4s, #24
+	WORD $0x4e21db7b // scvtf v27.4s, v27.4s
+	VLD1R.P 4(R5), [V29.S4]
+	WORD $0x4e3dcf04 // fmla v4.4s, v24.4s, v29.4s
+	WORD $0x4e3dcf25 // fmla v5.4s, v25.4s, v29.4s
+	WORD $0x4e3dcf46 // fmla v6.4s, v26.4s, v29.4s
+	WORD $0x4e3dcf67 // fmla v7.4s, v27.4s, v29.4s
+	SUB $4, R0, R0
+	CMP $4, R0
+	BGE kloop
+
+ktail:
+	CBZ R0, ksum
+	VLD1.P 64(R3), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4f385614 // shl v20.4s, v16.4s, #24
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f385635 // shl v21.4s, v17.4s, #24
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f385656 // shl v22.4s, v18.4s, #24
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f385677 // shl v23.4s, v19.4s, #24
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	CMP $2, R0
+	BLT ksum
+	WORD $0x4f305618 // shl v24.4s, v16.4s, #16
+	WORD $0x4f280718 // sshr v24.4s, v24.4s, #24
+	WORD $0x4e21db18 // scvtf v24.4s, v24.4s
+	WORD $0x4f305639 // shl v25.4s, v17.4s, #16
+	WORD $0x4f280739 // sshr v25.4s, v25.4s, #24
+	WORD $0x4e21db39 // scvtf v25.4s, v25.4s
+	WORD $0x4f30565a // shl v26.4s, v18.4s, #16
+	WORD $0x4f28075a // sshr v26.4s, v26.4s, #24
+	WORD $0x4e21db5a // scvtf v26.4s, v26.4s
+	WORD $0x4f30567b // shl v27.4s, v19.4s, #16
+	WORD $0x4f28077b // sshr v27.4s, v27.4s, #24
+	WORD $0x4e21db7b // scvtf v27.4s, v27.4s
+	VLD1R.P 4(R5), [V29.S4]
+	WORD $0x4e3dcf04 // fmla v4.4s, v24.4s, v29.4s
+	WORD $0x4e3dcf25 // fmla v5.4s, v25.4s, v29.4s
+	WORD $0x4e3dcf46 // fmla v6.4s, v26.4s, v29.4s
+	WORD $0x4e3dcf67 // fmla v7.4s, v27.4s, v29.4s
+	CMP $3, R0
+	BLT ksum
+	WORD $0x4f285614 // shl v20.4s, v16.4s, #8
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f285635 // shl v21.4s, v17.4s, #8
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f285656 // shl v22.4s, v18.4s, #8
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f285677 // shl v23.4s, v19.4s, #8
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+
+ksum:
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s
+	WORD $0x6e32dc42 // fmul v2.4s, v2.4s, v18.4s
+	WORD $0x6e33dc63 // fmul v3.4s, v3.4s, v19.4s
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V28.B16, V28.B16, V28.B16
+	WORD $0x4e3cf400 // fmax v0.4s, v0.4s, v28.4s
+	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
+	WORD $0x4e3cf442 // fmax v2.4s, v2.4s, v28.4s
+	WORD $0x4e3cf463 // fmax v3.4s, v3.4s, v28.4s
+
+norelu:
+	MOVD R10, R14
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R14)
+	ADD $64, R10, R10
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wQuadsNEON2x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+TEXT ·s8wQuadsNEON2x16(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD w+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD scale+40(FP), R9
+	MOVD c+48(FP), R10
+	MOVD ldc+56(FP), R11
+	LSL $2, R11, R11
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD a+8(FP), R5
+	ADD R2, R5, R6
+	MOVD k+0(FP), R0
+	CMP $4, R0
+	BLT ktail
+
+kloop:
+	VLD1.P 64(R3), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4f385614 // shl v20.4s, v16.4s, #24
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f385635 // shl v21.4s, v17.4s, #24
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f385656 // shl v22.4s, v18.4s, #24
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f385677 // shl v23.4s, v19.4s, #24
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	WORD $0x4f305614 // shl v20.4s, v16.4s, #16
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f305635 // shl v21.4s, v17.4s, #16
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f305656 // shl v22.4s, v18.4s, #16
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f305677 // shl v23.4s, v19.4s, #16
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	WORD $0x4f285614 // shl v20.4s, v16.4s, #8
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f285635 // shl v21.4s, v17.4s, #8
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f285656 // shl v22.4s, v18.4s, #8
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f285677 // shl v23.4s, v19.4s, #8
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	WORD $0x4f280614 // sshr v20.4s, v16.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f280635 // sshr v21.4s, v17.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f280656 // sshr v22.4s, v18.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f280677 // sshr v23.4s, v19.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	SUB $4, R0, R0
+	CMP $4, R0
+	BGE kloop
+
+ktail:
+	CBZ R0, ksum
+	VLD1.P 64(R3), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4f385614 // shl v20.4s, v16.4s, #24
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f385635 // shl v21.4s, v17.4s, #24
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f385656 // shl v22.4s, v18.4s, #24
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f385677 // shl v23.4s, v19.4s, #24
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	CMP $2, R0
+	BLT ksum
+	WORD $0x4f305614 // shl v20.4s, v16.4s, #16
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f305635 // shl v21.4s, v17.4s, #16
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f305656 // shl v22.4s, v18.4s, #16
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f305677 // shl v23.4s, v19.4s, #16
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	CMP $3, R0
+	BLT ksum
+	WORD $0x4f285614 // shl v20.4s, v16.4s, #8
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f285635 // shl v21.4s, v17.4s, #8
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f285656 // shl v22.4s, v18.4s, #8
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f285677 // shl v23.4s, v19.4s, #8
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+
+ksum:
+	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s
+	WORD $0x6e32dc42 // fmul v2.4s, v2.4s, v18.4s
+	WORD $0x6e33dc63 // fmul v3.4s, v3.4s, v19.4s
+	WORD $0x6e30dc84 // fmul v4.4s, v4.4s, v16.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
+	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+	WORD $0x4e30d484 // fadd v4.4s, v4.4s, v16.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x4e33d4e7 // fadd v7.4s, v7.4s, v19.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V28.B16, V28.B16, V28.B16
+	WORD $0x4e3cf400 // fmax v0.4s, v0.4s, v28.4s
+	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
+	WORD $0x4e3cf442 // fmax v2.4s, v2.4s, v28.4s
+	WORD $0x4e3cf463 // fmax v3.4s, v3.4s, v28.4s
+	WORD $0x4e3cf484 // fmax v4.4s, v4.4s, v28.4s
+	WORD $0x4e3cf4a5 // fmax v5.4s, v5.4s, v28.4s
+	WORD $0x4e3cf4c6 // fmax v6.4s, v6.4s, v28.4s
+	WORD $0x4e3cf4e7 // fmax v7.4s, v7.4s, v28.4s
+
+norelu:
+	MOVD R10, R14
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R14)
+	ADD $64, R10, R10
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wQuadsNEON3x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+TEXT ·s8wQuadsNEON3x16(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD w+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD scale+40(FP), R9
+	MOVD c+48(FP), R10
+	MOVD ldc+56(FP), R11
+	LSL $2, R11, R11
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	MOVD a+8(FP), R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	MOVD k+0(FP), R0
+	CMP $4, R0
+	BLT ktail
+
+kloop:
+	VLD1.P 64(R3), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4f385614 // shl v20.4s, v16.4s, #24
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f385635 // shl v21.4s, v17.4s, #24
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f385656 // shl v22.4s, v18.4s, #24
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f385677 // shl v23.4s, v19.4s, #24
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	WORD $0x4f305614 // shl v20.4s, v16.4s, #16
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f305635 // shl v21.4s, v17.4s, #16
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f305656 // shl v22.4s, v18.4s, #16
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f305677 // shl v23.4s, v19.4s, #16
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	WORD $0x4f285614 // shl v20.4s, v16.4s, #8
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f285635 // shl v21.4s, v17.4s, #8
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f285656 // shl v22.4s, v18.4s, #8
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f285677 // shl v23.4s, v19.4s, #8
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	WORD $0x4f280614 // sshr v20.4s, v16.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f280635 // sshr v21.4s, v17.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f280656 // sshr v22.4s, v18.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f280677 // sshr v23.4s, v19.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	SUB $4, R0, R0
+	CMP $4, R0
+	BGE kloop
+
+ktail:
+	CBZ R0, ksum
+	VLD1.P 64(R3), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4f385614 // shl v20.4s, v16.4s, #24
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f385635 // shl v21.4s, v17.4s, #24
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f385656 // shl v22.4s, v18.4s, #24
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f385677 // shl v23.4s, v19.4s, #24
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	CMP $2, R0
+	BLT ksum
+	WORD $0x4f305614 // shl v20.4s, v16.4s, #16
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f305635 // shl v21.4s, v17.4s, #16
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f305656 // shl v22.4s, v18.4s, #16
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f305677 // shl v23.4s, v19.4s, #16
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	CMP $3, R0
+	BLT ksum
+	WORD $0x4f285614 // shl v20.4s, v16.4s, #8
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f285635 // shl v21.4s, v17.4s, #8
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f285656 // shl v22.4s, v18.4s, #8
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f285677 // shl v23.4s, v19.4s, #8
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+
+ksum:
+	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s
+	WORD $0x6e32dc42 // fmul v2.4s, v2.4s, v18.4s
+	WORD $0x6e33dc63 // fmul v3.4s, v3.4s, v19.4s
+	WORD $0x6e30dc84 // fmul v4.4s, v4.4s, v16.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
+	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
+	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
+	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
+	WORD $0x6e32dd4a // fmul v10.4s, v10.4s, v18.4s
+	WORD $0x6e33dd6b // fmul v11.4s, v11.4s, v19.4s
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+	WORD $0x4e30d484 // fadd v4.4s, v4.4s, v16.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x4e33d4e7 // fadd v7.4s, v7.4s, v19.4s
+	WORD $0x4e30d508 // fadd v8.4s, v8.4s, v16.4s
+	WORD $0x4e31d529 // fadd v9.4s, v9.4s, v17.4s
+	WORD $0x4e32d54a // fadd v10.4s, v10.4s, v18.4s
+	WORD $0x4e33d56b // fadd v11.4s, v11.4s, v19.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V28.B16, V28.B16, V28.B16
+	WORD $0x4e3cf400 // fmax v0.4s, v0.4s, v28.4s
+	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
+	WORD $0x4e3cf442 // fmax v2.4s, v2.4s, v28.4s
+	WORD $0x4e3cf463 // fmax v3.4s, v3.4s, v28.4s
+	WORD $0x4e3cf484 // fmax v4.4s, v4.4s, v28.4s
+	WORD $0x4e3cf4a5 // fmax v5.4s, v5.4s, v28.4s
+	WORD $0x4e3cf4c6 // fmax v6.4s, v6.4s, v28.4s
+	WORD $0x4e3cf4e7 // fmax v7.4s, v7.4s, v28.4s
+	WORD $0x4e3cf508 // fmax v8.4s, v8.4s, v28.4s
+	WORD $0x4e3cf529 // fmax v9.4s, v9.4s, v28.4s
+	WORD $0x4e3cf54a // fmax v10.4s, v10.4s, v28.4s
+	WORD $0x4e3cf56b // fmax v11.4s, v11.4s, v28.4s
+
+norelu:
+	MOVD R10, R14
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R14)
+	ADD $64, R10, R10
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wQuadsNEON4x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+TEXT ·s8wQuadsNEON4x16(SB), NOSPLIT, $0-80
+	MOVD lda+16(FP), R2
+	LSL $2, R2, R2
+	MOVD w+24(FP), R3
+	MOVD panels+32(FP), R4
+	MOVD scale+40(FP), R9
+	MOVD c+48(FP), R10
+	MOVD ldc+56(FP), R11
+	LSL $2, R11, R11
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	MOVD a+8(FP), R5
+	ADD R2, R5, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	MOVD k+0(FP), R0
+	CMP $4, R0
+	BLT ktail
+
+kloop:
+	VLD1.P 64(R3), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4f385614 // shl v20.4s, v16.4s, #24
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f385635 // shl v21.4s, v17.4s, #24
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f385656 // shl v22.4s, v18.4s, #24
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f385677 // shl v23.4s, v19.4s, #24
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	VLD1R.P 4(R8), [V28.S4]
+	WORD $0x4e3cce8c // fmla v12.4s, v20.4s, v28.4s
+	WORD $0x4e3ccead // fmla v13.4s, v21.4s, v28.4s
+	WORD $0x4e3ccece // fmla v14.4s, v22.4s, v28.4s
+	WORD $0x4e3cceef // fmla v15.4s, v23.4s, v28.4s
+	WORD $0x4f305614 // shl v20.4s, v16.4s, #16
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f305635 // shl v21.4s, v17.4s, #16
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f305656 // shl v22.4s, v18.4s, #16
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f305677 // shl v23.4s, v19.4s, #16
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	VLD1R.P 4(R8), [V28.S4]
+	WORD $0x4e3cce8c // fmla v12.4s, v20.4s, v28.4s
+	WORD $0x4e3ccead // fmla v13.4s, v21.4s, v28.4s
+	WORD $0x4e3ccece // fmla v14.4s, v22.4s, v28.4s
+	WORD $0x4e3cceef // fmla v15.4s, v23.4s, v28.4s
+	WORD $0x4f285614 // shl v20.4s, v16.4s, #8
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f285635 // shl v21.4s, v17.4s, #8
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f285656 // shl v22.4s, v18.4s, #8
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f285677 // shl v23.4s, v19.4s, #8
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	VLD1R.P 4(R8), [V28.S4]
+	WORD $0x4e3cce8c // fmla v12.4s, v20.4s, v28.4s
+	WORD $0x4e3ccead // fmla v13.4s, v21.4s, v28.4s
+	WORD $0x4e3ccece // fmla v14.4s, v22.4s, v28.4s
+	WORD $0x4e3cceef // fmla v15.4s, v23.4s, v28.4s
+	WORD $0x4f280614 // sshr v20.4s, v16.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f280635 // sshr v21.4s, v17.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f280656 // sshr v22.4s, v18.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f280677 // sshr v23.4s, v19.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	VLD1R.P 4(R8), [V28.S4]
+	WORD $0x4e3cce8c // fmla v12.4s, v20.4s, v28.4s
+	WORD $0x4e3ccead // fmla v13.4s, v21.4s, v28.4s
+	WORD $0x4e3ccece // fmla v14.4s, v22.4s, v28.4s
+	WORD $0x4e3cceef // fmla v15.4s, v23.4s, v28.4s
+	SUB $4, R0, R0
+	CMP $4, R0
+	BGE kloop
+
+ktail:
+	CBZ R0, ksum
+	VLD1.P 64(R3), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4f385614 // shl v20.4s, v16.4s, #24
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f385635 // shl v21.4s, v17.4s, #24
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f385656 // shl v22.4s, v18.4s, #24
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f385677 // shl v23.4s, v19.4s, #24
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	VLD1R.P 4(R8), [V28.S4]
+	WORD $0x4e3cce8c // fmla v12.4s, v20.4s, v28.4s
+	WORD $0x4e3ccead // fmla v13.4s, v21.4s, v28.4s
+	WORD $0x4e3ccece // fmla v14.4s, v22.4s, v28.4s
+	WORD $0x4e3cceef // fmla v15.4s, v23.4s, v28.4s
+	CMP $2, R0
+	BLT ksum
+	WORD $0x4f305614 // shl v20.4s, v16.4s, #16
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f305635 // shl v21.4s, v17.4s, #16
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f305656 // shl v22.4s, v18.4s, #16
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f305677 // shl v23.4s, v19.4s, #16
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	VLD1R.P 4(R8), [V28.S4]
+	WORD $0x4e3cce8c // fmla v12.4s, v20.4s, v28.4s
+	WORD $0x4e3ccead // fmla v13.4s, v21.4s, v28.4s
+	WORD $0x4e3ccece // fmla v14.4s, v22.4s, v28.4s
+	WORD $0x4e3cceef // fmla v15.4s, v23.4s, v28.4s
+	CMP $3, R0
+	BLT ksum
+	WORD $0x4f285614 // shl v20.4s, v16.4s, #8
+	WORD $0x4f280694 // sshr v20.4s, v20.4s, #24
+	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
+	WORD $0x4f285635 // shl v21.4s, v17.4s, #8
+	WORD $0x4f2806b5 // sshr v21.4s, v21.4s, #24
+	WORD $0x4e21dab5 // scvtf v21.4s, v21.4s
+	WORD $0x4f285656 // shl v22.4s, v18.4s, #8
+	WORD $0x4f2806d6 // sshr v22.4s, v22.4s, #24
+	WORD $0x4e21dad6 // scvtf v22.4s, v22.4s
+	WORD $0x4f285677 // shl v23.4s, v19.4s, #8
+	WORD $0x4f2806f7 // sshr v23.4s, v23.4s, #24
+	WORD $0x4e21daf7 // scvtf v23.4s, v23.4s
+	VLD1R.P 4(R5), [V28.S4]
+	WORD $0x4e3cce80 // fmla v0.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea1 // fmla v1.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec2 // fmla v2.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee3 // fmla v3.4s, v23.4s, v28.4s
+	VLD1R.P 4(R6), [V28.S4]
+	WORD $0x4e3cce84 // fmla v4.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea5 // fmla v5.4s, v21.4s, v28.4s
+	WORD $0x4e3ccec6 // fmla v6.4s, v22.4s, v28.4s
+	WORD $0x4e3ccee7 // fmla v7.4s, v23.4s, v28.4s
+	VLD1R.P 4(R7), [V28.S4]
+	WORD $0x4e3cce88 // fmla v8.4s, v20.4s, v28.4s
+	WORD $0x4e3ccea9 // fmla v9.4s, v21.4s, v28.4s
+	WORD $0x4e3cceca // fmla v10.4s, v22.4s, v28.4s
+	WORD $0x4e3cceeb // fmla v11.4s, v23.4s, v28.4s
+	VLD1R.P 4(R8), [V28.S4]
+	WORD $0x4e3cce8c // fmla v12.4s, v20.4s, v28.4s
+	WORD $0x4e3ccead // fmla v13.4s, v21.4s, v28.4s
+	WORD $0x4e3ccece // fmla v14.4s, v22.4s, v28.4s
+	WORD $0x4e3cceef // fmla v15.4s, v23.4s, v28.4s
+
+ksum:
+	VLD1.P 64(R9), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e30dc00 // fmul v0.4s, v0.4s, v16.4s
+	WORD $0x6e31dc21 // fmul v1.4s, v1.4s, v17.4s
+	WORD $0x6e32dc42 // fmul v2.4s, v2.4s, v18.4s
+	WORD $0x6e33dc63 // fmul v3.4s, v3.4s, v19.4s
+	WORD $0x6e30dc84 // fmul v4.4s, v4.4s, v16.4s
+	WORD $0x6e31dca5 // fmul v5.4s, v5.4s, v17.4s
+	WORD $0x6e32dcc6 // fmul v6.4s, v6.4s, v18.4s
+	WORD $0x6e33dce7 // fmul v7.4s, v7.4s, v19.4s
+	WORD $0x6e30dd08 // fmul v8.4s, v8.4s, v16.4s
+	WORD $0x6e31dd29 // fmul v9.4s, v9.4s, v17.4s
+	WORD $0x6e32dd4a // fmul v10.4s, v10.4s, v18.4s
+	WORD $0x6e33dd6b // fmul v11.4s, v11.4s, v19.4s
+	WORD $0x6e30dd8c // fmul v12.4s, v12.4s, v16.4s
+	WORD $0x6e31ddad // fmul v13.4s, v13.4s, v17.4s
+	WORD $0x6e32ddce // fmul v14.4s, v14.4s, v18.4s
+	WORD $0x6e33ddef // fmul v15.4s, v15.4s, v19.4s
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
+	WORD $0x4e31d421 // fadd v1.4s, v1.4s, v17.4s
+	WORD $0x4e32d442 // fadd v2.4s, v2.4s, v18.4s
+	WORD $0x4e33d463 // fadd v3.4s, v3.4s, v19.4s
+	WORD $0x4e30d484 // fadd v4.4s, v4.4s, v16.4s
+	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
+	WORD $0x4e32d4c6 // fadd v6.4s, v6.4s, v18.4s
+	WORD $0x4e33d4e7 // fadd v7.4s, v7.4s, v19.4s
+	WORD $0x4e30d508 // fadd v8.4s, v8.4s, v16.4s
+	WORD $0x4e31d529 // fadd v9.4s, v9.4s, v17.4s
+	WORD $0x4e32d54a // fadd v10.4s, v10.4s, v18.4s
+	WORD $0x4e33d56b // fadd v11.4s, v11.4s, v19.4s
+	WORD $0x4e30d58c // fadd v12.4s, v12.4s, v16.4s
+	WORD $0x4e31d5ad // fadd v13.4s, v13.4s, v17.4s
+	WORD $0x4e32d5ce // fadd v14.4s, v14.4s, v18.4s
+	WORD $0x4e33d5ef // fadd v15.4s, v15.4s, v19.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V28.B16, V28.B16, V28.B16
+	WORD $0x4e3cf400 // fmax v0.4s, v0.4s, v28.4s
+	WORD $0x4e3cf421 // fmax v1.4s, v1.4s, v28.4s
+	WORD $0x4e3cf442 // fmax v2.4s, v2.4s, v28.4s
+	WORD $0x4e3cf463 // fmax v3.4s, v3.4s, v28.4s
+	WORD $0x4e3cf484 // fmax v4.4s, v4.4s, v28.4s
+	WORD $0x4e3cf4a5 // fmax v5.4s, v5.4s, v28.4s
+	WORD $0x4e3cf4c6 // fmax v6.4s, v6.4s, v28.4s
+	WORD $0x4e3cf4e7 // fmax v7.4s, v7.4s, v28.4s
+	WORD $0x4e3cf508 // fmax v8.4s, v8.4s, v28.4s
+	WORD $0x4e3cf529 // fmax v9.4s, v9.4s, v28.4s
+	WORD $0x4e3cf54a // fmax v10.4s, v10.4s, v28.4s
+	WORD $0x4e3cf56b // fmax v11.4s, v11.4s, v28.4s
+	WORD $0x4e3cf58c // fmax v12.4s, v12.4s, v28.4s
+	WORD $0x4e3cf5ad // fmax v13.4s, v13.4s, v28.4s
+	WORD $0x4e3cf5ce // fmax v14.4s, v14.4s, v28.4s
+	WORD $0x4e3cf5ef // fmax v15.4s, v15.4s, v28.4s
+
+norelu:
+	MOVD R10, R14
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R14)
+	ADD R11, R14, R14
+	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R14)
+	ADD $64, R10, R10
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wPlanesNEONP1x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+TEXT ·s8wPlanesNEONP1x16(SB), NOSPLIT, $0-80
+	MOVD w+16(FP), R3
+	MOVD panels+24(FP), R4
+	MOVD sums+32(FP), R5
+	MOVD scale+48(FP), R9
+	MOVD c+56(FP), R10
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+	MOVD $unit+40(FP), R14
+	VLD1R (R14), [V30.D2]
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	MOVD x+8(FP), R1
+	MOVD groups+0(FP), R0
+
+group:
+	VLD1.P 64(R3), [V24.S4, V25.S4, V26.S4, V27.S4]
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f83 // usdot v3.4s, v28.16b, v27.16b
+	SUB $1, R0, R0
+	CBNZ R0, group
+	WORD $0x0f20a418 // sxtl v24.2d, v0.2s
+	WORD $0x4f20a419 // sxtl2 v25.2d, v0.4s
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f47575a // shl v26.2d, v26.2d, #7
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f47575a // shl v26.2d, v26.2d, #7
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b00 // fcvtn v0.2s, v24.2d
+	WORD $0x4e616b20 // fcvtn2 v0.4s, v25.2d
+	WORD $0x0f20a438 // sxtl v24.2d, v1.2s
+	WORD $0x4f20a439 // sxtl2 v25.2d, v1.4s
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f47575a // shl v26.2d, v26.2d, #7
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f47575a // shl v26.2d, v26.2d, #7
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b01 // fcvtn v1.2s, v24.2d
+	WORD $0x4e616b21 // fcvtn2 v1.4s, v25.2d
+	WORD $0x0f20a458 // sxtl v24.2d, v2.2s
+	WORD $0x4f20a459 // sxtl2 v25.2d, v2.4s
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f47575a // shl v26.2d, v26.2d, #7
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f47575a // shl v26.2d, v26.2d, #7
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b02 // fcvtn v2.2s, v24.2d
+	WORD $0x4e616b22 // fcvtn2 v2.4s, v25.2d
+	WORD $0x0f20a478 // sxtl v24.2d, v3.2s
+	WORD $0x4f20a479 // sxtl2 v25.2d, v3.4s
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f47575a // shl v26.2d, v26.2d, #7
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f47575a // shl v26.2d, v26.2d, #7
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b03 // fcvtn v3.2s, v24.2d
+	WORD $0x4e616b23 // fcvtn2 v3.4s, v25.2d
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V24.S4, V25.S4, V26.S4, V27.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V29.B16, V29.B16, V29.B16
+	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
+	WORD $0x4e3df421 // fmax v1.4s, v1.4s, v29.4s
+	WORD $0x4e3df442 // fmax v2.4s, v2.4s, v29.4s
+	WORD $0x4e3df463 // fmax v3.4s, v3.4s, v29.4s
+
+norelu:
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R10)
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wPlanesNEONP2x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+TEXT ·s8wPlanesNEONP2x16(SB), NOSPLIT, $0-80
+	MOVD w+16(FP), R3
+	MOVD panels+24(FP), R4
+	MOVD sums+32(FP), R5
+	MOVD scale+48(FP), R9
+	MOVD c+56(FP), R10
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+	MOVD $unit+40(FP), R14
+	VLD1R (R14), [V30.D2]
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD x+8(FP), R1
+	MOVD groups+0(FP), R0
+
+group:
+	VLD1.P 64(R3), [V24.S4, V25.S4, V26.S4, V27.S4]
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f83 // usdot v3.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fa4 // usdot v4.4s, v29.16b, v24.16b
+	WORD $0x4e999fa5 // usdot v5.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa6 // usdot v6.4s, v29.16b, v26.16b
+	WORD $0x4e9b9fa7 // usdot v7.4s, v29.16b, v27.16b
+	SUB $1, R0, R0
+	CBNZ R0, group
+	WORD $0x0f20a418 // sxtl v24.2d, v0.2s
+	WORD $0x4f20a419 // sxtl2 v25.2d, v0.4s
+	WORD $0x0f20a49a // sxtl v26.2d, v4.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a49a // sxtl2 v26.2d, v4.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f4f575a // shl v26.2d, v26.2d, #15
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f4f575a // shl v26.2d, v26.2d, #15
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b00 // fcvtn v0.2s, v24.2d
+	WORD $0x4e616b20 // fcvtn2 v0.4s, v25.2d
+	WORD $0x0f20a438 // sxtl v24.2d, v1.2s
+	WORD $0x4f20a439 // sxtl2 v25.2d, v1.4s
+	WORD $0x0f20a4ba // sxtl v26.2d, v5.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4ba // sxtl2 v26.2d, v5.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f4f575a // shl v26.2d, v26.2d, #15
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f4f575a // shl v26.2d, v26.2d, #15
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b01 // fcvtn v1.2s, v24.2d
+	WORD $0x4e616b21 // fcvtn2 v1.4s, v25.2d
+	WORD $0x0f20a458 // sxtl v24.2d, v2.2s
+	WORD $0x4f20a459 // sxtl2 v25.2d, v2.4s
+	WORD $0x0f20a4da // sxtl v26.2d, v6.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4da // sxtl2 v26.2d, v6.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f4f575a // shl v26.2d, v26.2d, #15
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f4f575a // shl v26.2d, v26.2d, #15
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b02 // fcvtn v2.2s, v24.2d
+	WORD $0x4e616b22 // fcvtn2 v2.4s, v25.2d
+	WORD $0x0f20a478 // sxtl v24.2d, v3.2s
+	WORD $0x4f20a479 // sxtl2 v25.2d, v3.4s
+	WORD $0x0f20a4fa // sxtl v26.2d, v7.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4fa // sxtl2 v26.2d, v7.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f4f575a // shl v26.2d, v26.2d, #15
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f4f575a // shl v26.2d, v26.2d, #15
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b03 // fcvtn v3.2s, v24.2d
+	WORD $0x4e616b23 // fcvtn2 v3.4s, v25.2d
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V24.S4, V25.S4, V26.S4, V27.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V29.B16, V29.B16, V29.B16
+	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
+	WORD $0x4e3df421 // fmax v1.4s, v1.4s, v29.4s
+	WORD $0x4e3df442 // fmax v2.4s, v2.4s, v29.4s
+	WORD $0x4e3df463 // fmax v3.4s, v3.4s, v29.4s
+
+norelu:
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R10)
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wPlanesNEONP3x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+TEXT ·s8wPlanesNEONP3x16(SB), NOSPLIT, $0-80
+	MOVD w+16(FP), R3
+	MOVD panels+24(FP), R4
+	MOVD sums+32(FP), R5
+	MOVD scale+48(FP), R9
+	MOVD c+56(FP), R10
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+	MOVD $unit+40(FP), R14
+	VLD1R (R14), [V30.D2]
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	MOVD x+8(FP), R1
+	MOVD groups+0(FP), R0
+
+group:
+	VLD1.P 64(R3), [V24.S4, V25.S4, V26.S4, V27.S4]
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f83 // usdot v3.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fa4 // usdot v4.4s, v29.16b, v24.16b
+	WORD $0x4e999fa5 // usdot v5.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa6 // usdot v6.4s, v29.16b, v26.16b
+	WORD $0x4e9b9fa7 // usdot v7.4s, v29.16b, v27.16b
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f88 // usdot v8.4s, v28.16b, v24.16b
+	WORD $0x4e999f89 // usdot v9.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f8a // usdot v10.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f8b // usdot v11.4s, v28.16b, v27.16b
+	SUB $1, R0, R0
+	CBNZ R0, group
+	WORD $0x0f20a418 // sxtl v24.2d, v0.2s
+	WORD $0x4f20a419 // sxtl2 v25.2d, v0.4s
+	WORD $0x0f20a49a // sxtl v26.2d, v4.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a49a // sxtl2 v26.2d, v4.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a51a // sxtl v26.2d, v8.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a51a // sxtl2 v26.2d, v8.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f57575a // shl v26.2d, v26.2d, #23
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f57575a // shl v26.2d, v26.2d, #23
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b00 // fcvtn v0.2s, v24.2d
+	WORD $0x4e616b20 // fcvtn2 v0.4s, v25.2d
+	WORD $0x0f20a438 // sxtl v24.2d, v1.2s
+	WORD $0x4f20a439 // sxtl2 v25.2d, v1.4s
+	WORD $0x0f20a4ba // sxtl v26.2d, v5.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4ba // sxtl2 v26.2d, v5.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a53a // sxtl v26.2d, v9.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a53a // sxtl2 v26.2d, v9.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f57575a // shl v26.2d, v26.2d, #23
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f57575a // shl v26.2d, v26.2d, #23
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b01 // fcvtn v1.2s, v24.2d
+	WORD $0x4e616b21 // fcvtn2 v1.4s, v25.2d
+	WORD $0x0f20a458 // sxtl v24.2d, v2.2s
+	WORD $0x4f20a459 // sxtl2 v25.2d, v2.4s
+	WORD $0x0f20a4da // sxtl v26.2d, v6.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4da // sxtl2 v26.2d, v6.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a55a // sxtl v26.2d, v10.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a55a // sxtl2 v26.2d, v10.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f57575a // shl v26.2d, v26.2d, #23
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f57575a // shl v26.2d, v26.2d, #23
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b02 // fcvtn v2.2s, v24.2d
+	WORD $0x4e616b22 // fcvtn2 v2.4s, v25.2d
+	WORD $0x0f20a478 // sxtl v24.2d, v3.2s
+	WORD $0x4f20a479 // sxtl2 v25.2d, v3.4s
+	WORD $0x0f20a4fa // sxtl v26.2d, v7.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4fa // sxtl2 v26.2d, v7.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a57a // sxtl v26.2d, v11.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a57a // sxtl2 v26.2d, v11.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f57575a // shl v26.2d, v26.2d, #23
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f57575a // shl v26.2d, v26.2d, #23
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b03 // fcvtn v3.2s, v24.2d
+	WORD $0x4e616b23 // fcvtn2 v3.4s, v25.2d
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V24.S4, V25.S4, V26.S4, V27.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V29.B16, V29.B16, V29.B16
+	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
+	WORD $0x4e3df421 // fmax v1.4s, v1.4s, v29.4s
+	WORD $0x4e3df442 // fmax v2.4s, v2.4s, v29.4s
+	WORD $0x4e3df463 // fmax v3.4s, v3.4s, v29.4s
+
+norelu:
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R10)
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wPlanesNEONP4x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+TEXT ·s8wPlanesNEONP4x16(SB), NOSPLIT, $0-80
+	MOVD w+16(FP), R3
+	MOVD panels+24(FP), R4
+	MOVD sums+32(FP), R5
+	MOVD scale+48(FP), R9
+	MOVD c+56(FP), R10
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+	MOVD $unit+40(FP), R14
+	VLD1R (R14), [V30.D2]
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	MOVD x+8(FP), R1
+	MOVD groups+0(FP), R0
+
+group:
+	VLD1.P 64(R3), [V24.S4, V25.S4, V26.S4, V27.S4]
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f83 // usdot v3.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fa4 // usdot v4.4s, v29.16b, v24.16b
+	WORD $0x4e999fa5 // usdot v5.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa6 // usdot v6.4s, v29.16b, v26.16b
+	WORD $0x4e9b9fa7 // usdot v7.4s, v29.16b, v27.16b
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f88 // usdot v8.4s, v28.16b, v24.16b
+	WORD $0x4e999f89 // usdot v9.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f8a // usdot v10.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f8b // usdot v11.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fac // usdot v12.4s, v29.16b, v24.16b
+	WORD $0x4e999fad // usdot v13.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fae // usdot v14.4s, v29.16b, v26.16b
+	WORD $0x4e9b9faf // usdot v15.4s, v29.16b, v27.16b
+	SUB $1, R0, R0
+	CBNZ R0, group
+	WORD $0x0f20a418 // sxtl v24.2d, v0.2s
+	WORD $0x4f20a419 // sxtl2 v25.2d, v0.4s
+	WORD $0x0f20a49a // sxtl v26.2d, v4.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a49a // sxtl2 v26.2d, v4.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a51a // sxtl v26.2d, v8.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a51a // sxtl2 v26.2d, v8.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a59a // sxtl v26.2d, v12.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a59a // sxtl2 v26.2d, v12.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f5f575a // shl v26.2d, v26.2d, #31
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f5f575a // shl v26.2d, v26.2d, #31
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b00 // fcvtn v0.2s, v24.2d
+	WORD $0x4e616b20 // fcvtn2 v0.4s, v25.2d
+	WORD $0x0f20a438 // sxtl v24.2d, v1.2s
+	WORD $0x4f20a439 // sxtl2 v25.2d, v1.4s
+	WORD $0x0f20a4ba // sxtl v26.2d, v5.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4ba // sxtl2 v26.2d, v5.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a53a // sxtl v26.2d, v9.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a53a // sxtl2 v26.2d, v9.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5ba // sxtl v26.2d, v13.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5ba // sxtl2 v26.2d, v13.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f5f575a // shl v26.2d, v26.2d, #31
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f5f575a // shl v26.2d, v26.2d, #31
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b01 // fcvtn v1.2s, v24.2d
+	WORD $0x4e616b21 // fcvtn2 v1.4s, v25.2d
+	WORD $0x0f20a458 // sxtl v24.2d, v2.2s
+	WORD $0x4f20a459 // sxtl2 v25.2d, v2.4s
+	WORD $0x0f20a4da // sxtl v26.2d, v6.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4da // sxtl2 v26.2d, v6.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a55a // sxtl v26.2d, v10.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a55a // sxtl2 v26.2d, v10.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5da // sxtl v26.2d, v14.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5da // sxtl2 v26.2d, v14.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f5f575a // shl v26.2d, v26.2d, #31
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f5f575a // shl v26.2d, v26.2d, #31
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b02 // fcvtn v2.2s, v24.2d
+	WORD $0x4e616b22 // fcvtn2 v2.4s, v25.2d
+	WORD $0x0f20a478 // sxtl v24.2d, v3.2s
+	WORD $0x4f20a479 // sxtl2 v25.2d, v3.4s
+	WORD $0x0f20a4fa // sxtl v26.2d, v7.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4fa // sxtl2 v26.2d, v7.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a57a // sxtl v26.2d, v11.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a57a // sxtl2 v26.2d, v11.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5fa // sxtl v26.2d, v15.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5fa // sxtl2 v26.2d, v15.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f5f575a // shl v26.2d, v26.2d, #31
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f5f575a // shl v26.2d, v26.2d, #31
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b03 // fcvtn v3.2s, v24.2d
+	WORD $0x4e616b23 // fcvtn2 v3.4s, v25.2d
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V24.S4, V25.S4, V26.S4, V27.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V29.B16, V29.B16, V29.B16
+	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
+	WORD $0x4e3df421 // fmax v1.4s, v1.4s, v29.4s
+	WORD $0x4e3df442 // fmax v2.4s, v2.4s, v29.4s
+	WORD $0x4e3df463 // fmax v3.4s, v3.4s, v29.4s
+
+norelu:
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R10)
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wPlanesNEONP5x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+TEXT ·s8wPlanesNEONP5x16(SB), NOSPLIT, $0-80
+	MOVD w+16(FP), R3
+	MOVD panels+24(FP), R4
+	MOVD sums+32(FP), R5
+	MOVD scale+48(FP), R9
+	MOVD c+56(FP), R10
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+	MOVD $unit+40(FP), R14
+	VLD1R (R14), [V30.D2]
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	MOVD x+8(FP), R1
+	MOVD groups+0(FP), R0
+
+group:
+	VLD1.P 64(R3), [V24.S4, V25.S4, V26.S4, V27.S4]
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f83 // usdot v3.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fa4 // usdot v4.4s, v29.16b, v24.16b
+	WORD $0x4e999fa5 // usdot v5.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa6 // usdot v6.4s, v29.16b, v26.16b
+	WORD $0x4e9b9fa7 // usdot v7.4s, v29.16b, v27.16b
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f88 // usdot v8.4s, v28.16b, v24.16b
+	WORD $0x4e999f89 // usdot v9.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f8a // usdot v10.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f8b // usdot v11.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fac // usdot v12.4s, v29.16b, v24.16b
+	WORD $0x4e999fad // usdot v13.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fae // usdot v14.4s, v29.16b, v26.16b
+	WORD $0x4e9b9faf // usdot v15.4s, v29.16b, v27.16b
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f90 // usdot v16.4s, v28.16b, v24.16b
+	WORD $0x4e999f91 // usdot v17.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f92 // usdot v18.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f93 // usdot v19.4s, v28.16b, v27.16b
+	SUB $1, R0, R0
+	CBNZ R0, group
+	WORD $0x0f20a418 // sxtl v24.2d, v0.2s
+	WORD $0x4f20a419 // sxtl2 v25.2d, v0.4s
+	WORD $0x0f20a49a // sxtl v26.2d, v4.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a49a // sxtl2 v26.2d, v4.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a51a // sxtl v26.2d, v8.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a51a // sxtl2 v26.2d, v8.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a59a // sxtl v26.2d, v12.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a59a // sxtl2 v26.2d, v12.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a61a // sxtl v26.2d, v16.2s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a61a // sxtl2 v26.2d, v16.4s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f67575a // shl v26.2d, v26.2d, #39
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f67575a // shl v26.2d, v26.2d, #39
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b00 // fcvtn v0.2s, v24.2d
+	WORD $0x4e616b20 // fcvtn2 v0.4s, v25.2d
+	WORD $0x0f20a438 // sxtl v24.2d, v1.2s
+	WORD $0x4f20a439 // sxtl2 v25.2d, v1.4s
+	WORD $0x0f20a4ba // sxtl v26.2d, v5.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4ba // sxtl2 v26.2d, v5.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a53a // sxtl v26.2d, v9.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a53a // sxtl2 v26.2d, v9.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5ba // sxtl v26.2d, v13.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5ba // sxtl2 v26.2d, v13.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a63a // sxtl v26.2d, v17.2s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a63a // sxtl2 v26.2d, v17.4s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f67575a // shl v26.2d, v26.2d, #39
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f67575a // shl v26.2d, v26.2d, #39
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b01 // fcvtn v1.2s, v24.2d
+	WORD $0x4e616b21 // fcvtn2 v1.4s, v25.2d
+	WORD $0x0f20a458 // sxtl v24.2d, v2.2s
+	WORD $0x4f20a459 // sxtl2 v25.2d, v2.4s
+	WORD $0x0f20a4da // sxtl v26.2d, v6.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4da // sxtl2 v26.2d, v6.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a55a // sxtl v26.2d, v10.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a55a // sxtl2 v26.2d, v10.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5da // sxtl v26.2d, v14.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5da // sxtl2 v26.2d, v14.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a65a // sxtl v26.2d, v18.2s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a65a // sxtl2 v26.2d, v18.4s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f67575a // shl v26.2d, v26.2d, #39
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f67575a // shl v26.2d, v26.2d, #39
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b02 // fcvtn v2.2s, v24.2d
+	WORD $0x4e616b22 // fcvtn2 v2.4s, v25.2d
+	WORD $0x0f20a478 // sxtl v24.2d, v3.2s
+	WORD $0x4f20a479 // sxtl2 v25.2d, v3.4s
+	WORD $0x0f20a4fa // sxtl v26.2d, v7.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4fa // sxtl2 v26.2d, v7.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a57a // sxtl v26.2d, v11.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a57a // sxtl2 v26.2d, v11.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5fa // sxtl v26.2d, v15.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5fa // sxtl2 v26.2d, v15.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a67a // sxtl v26.2d, v19.2s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a67a // sxtl2 v26.2d, v19.4s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f67575a // shl v26.2d, v26.2d, #39
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f67575a // shl v26.2d, v26.2d, #39
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b03 // fcvtn v3.2s, v24.2d
+	WORD $0x4e616b23 // fcvtn2 v3.4s, v25.2d
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V24.S4, V25.S4, V26.S4, V27.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V29.B16, V29.B16, V29.B16
+	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
+	WORD $0x4e3df421 // fmax v1.4s, v1.4s, v29.4s
+	WORD $0x4e3df442 // fmax v2.4s, v2.4s, v29.4s
+	WORD $0x4e3df463 // fmax v3.4s, v3.4s, v29.4s
+
+norelu:
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R10)
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wPlanesNEONP6x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+TEXT ·s8wPlanesNEONP6x16(SB), NOSPLIT, $0-80
+	MOVD w+16(FP), R3
+	MOVD panels+24(FP), R4
+	MOVD sums+32(FP), R5
+	MOVD scale+48(FP), R9
+	MOVD c+56(FP), R10
+	MOVD bias+64(FP), R12
+	MOVD flags+72(FP), R13
+	MOVD $unit+40(FP), R14
+	VLD1R (R14), [V30.D2]
+
+panel:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	VEOR V21.B16, V21.B16, V21.B16
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+	MOVD x+8(FP), R1
+	MOVD groups+0(FP), R0
+
+group:
+	VLD1.P 64(R3), [V24.S4, V25.S4, V26.S4, V27.S4]
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f80 // usdot v0.4s, v28.16b, v24.16b
+	WORD $0x4e999f81 // usdot v1.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f82 // usdot v2.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f83 // usdot v3.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fa4 // usdot v4.4s, v29.16b, v24.16b
+	WORD $0x4e999fa5 // usdot v5.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fa6 // usdot v6.4s, v29.16b, v26.16b
+	WORD $0x4e9b9fa7 // usdot v7.4s, v29.16b, v27.16b
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f88 // usdot v8.4s, v28.16b, v24.16b
+	WORD $0x4e999f89 // usdot v9.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f8a // usdot v10.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f8b // usdot v11.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fac // usdot v12.4s, v29.16b, v24.16b
+	WORD $0x4e999fad // usdot v13.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fae // usdot v14.4s, v29.16b, v26.16b
+	WORD $0x4e9b9faf // usdot v15.4s, v29.16b, v27.16b
+	VLD1R.P 4(R1), [V28.S4]
+	WORD $0x4e989f90 // usdot v16.4s, v28.16b, v24.16b
+	WORD $0x4e999f91 // usdot v17.4s, v28.16b, v25.16b
+	WORD $0x4e9a9f92 // usdot v18.4s, v28.16b, v26.16b
+	WORD $0x4e9b9f93 // usdot v19.4s, v28.16b, v27.16b
+	VLD1R.P 4(R1), [V29.S4]
+	WORD $0x4e989fb4 // usdot v20.4s, v29.16b, v24.16b
+	WORD $0x4e999fb5 // usdot v21.4s, v29.16b, v25.16b
+	WORD $0x4e9a9fb6 // usdot v22.4s, v29.16b, v26.16b
+	WORD $0x4e9b9fb7 // usdot v23.4s, v29.16b, v27.16b
+	SUB $1, R0, R0
+	CBNZ R0, group
+	WORD $0x0f20a418 // sxtl v24.2d, v0.2s
+	WORD $0x4f20a419 // sxtl2 v25.2d, v0.4s
+	WORD $0x0f20a49a // sxtl v26.2d, v4.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a49a // sxtl2 v26.2d, v4.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a51a // sxtl v26.2d, v8.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a51a // sxtl2 v26.2d, v8.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a59a // sxtl v26.2d, v12.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a59a // sxtl2 v26.2d, v12.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a61a // sxtl v26.2d, v16.2s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a61a // sxtl2 v26.2d, v16.4s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a69a // sxtl v26.2d, v20.2s
+	WORD $0x4f68575a // shl v26.2d, v26.2d, #40
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a69a // sxtl2 v26.2d, v20.4s
+	WORD $0x4f68575a // shl v26.2d, v26.2d, #40
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f6f575a // shl v26.2d, v26.2d, #47
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f6f575a // shl v26.2d, v26.2d, #47
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b00 // fcvtn v0.2s, v24.2d
+	WORD $0x4e616b20 // fcvtn2 v0.4s, v25.2d
+	WORD $0x0f20a438 // sxtl v24.2d, v1.2s
+	WORD $0x4f20a439 // sxtl2 v25.2d, v1.4s
+	WORD $0x0f20a4ba // sxtl v26.2d, v5.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4ba // sxtl2 v26.2d, v5.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a53a // sxtl v26.2d, v9.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a53a // sxtl2 v26.2d, v9.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5ba // sxtl v26.2d, v13.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5ba // sxtl2 v26.2d, v13.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a63a // sxtl v26.2d, v17.2s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a63a // sxtl2 v26.2d, v17.4s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a6ba // sxtl v26.2d, v21.2s
+	WORD $0x4f68575a // shl v26.2d, v26.2d, #40
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a6ba // sxtl2 v26.2d, v21.4s
+	WORD $0x4f68575a // shl v26.2d, v26.2d, #40
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f6f575a // shl v26.2d, v26.2d, #47
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f6f575a // shl v26.2d, v26.2d, #47
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b01 // fcvtn v1.2s, v24.2d
+	WORD $0x4e616b21 // fcvtn2 v1.4s, v25.2d
+	WORD $0x0f20a458 // sxtl v24.2d, v2.2s
+	WORD $0x4f20a459 // sxtl2 v25.2d, v2.4s
+	WORD $0x0f20a4da // sxtl v26.2d, v6.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4da // sxtl2 v26.2d, v6.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a55a // sxtl v26.2d, v10.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a55a // sxtl2 v26.2d, v10.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5da // sxtl v26.2d, v14.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5da // sxtl2 v26.2d, v14.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a65a // sxtl v26.2d, v18.2s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a65a // sxtl2 v26.2d, v18.4s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a6da // sxtl v26.2d, v22.2s
+	WORD $0x4f68575a // shl v26.2d, v26.2d, #40
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a6da // sxtl2 v26.2d, v22.4s
+	WORD $0x4f68575a // shl v26.2d, v26.2d, #40
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f6f575a // shl v26.2d, v26.2d, #47
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f6f575a // shl v26.2d, v26.2d, #47
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b02 // fcvtn v2.2s, v24.2d
+	WORD $0x4e616b22 // fcvtn2 v2.4s, v25.2d
+	WORD $0x0f20a478 // sxtl v24.2d, v3.2s
+	WORD $0x4f20a479 // sxtl2 v25.2d, v3.4s
+	WORD $0x0f20a4fa // sxtl v26.2d, v7.2s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a4fa // sxtl2 v26.2d, v7.4s
+	WORD $0x4f48575a // shl v26.2d, v26.2d, #8
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a57a // sxtl v26.2d, v11.2s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a57a // sxtl2 v26.2d, v11.4s
+	WORD $0x4f50575a // shl v26.2d, v26.2d, #16
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a5fa // sxtl v26.2d, v15.2s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a5fa // sxtl2 v26.2d, v15.4s
+	WORD $0x4f58575a // shl v26.2d, v26.2d, #24
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a67a // sxtl v26.2d, v19.2s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a67a // sxtl2 v26.2d, v19.4s
+	WORD $0x4f60575a // shl v26.2d, v26.2d, #32
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	WORD $0x0f20a6fa // sxtl v26.2d, v23.2s
+	WORD $0x4f68575a // shl v26.2d, v26.2d, #40
+	WORD $0x4efa8718 // add v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a6fa // sxtl2 v26.2d, v23.4s
+	WORD $0x4f68575a // shl v26.2d, v26.2d, #40
+	WORD $0x4efa8739 // add v25.2d, v25.2d, v26.2d
+	VLD1.P 16(R5), [V27.S4]
+	WORD $0x0f20a77a // sxtl v26.2d, v27.2s
+	WORD $0x4f6f575a // shl v26.2d, v26.2d, #47
+	WORD $0x6efa8718 // sub v24.2d, v24.2d, v26.2d
+	WORD $0x4f20a77a // sxtl2 v26.2d, v27.4s
+	WORD $0x4f6f575a // shl v26.2d, v26.2d, #47
+	WORD $0x6efa8739 // sub v25.2d, v25.2d, v26.2d
+	WORD $0x4e61db18 // scvtf v24.2d, v24.2d
+	WORD $0x4e61db39 // scvtf v25.2d, v25.2d
+	VLD1.P 16(R9), [V28.S4]
+	WORD $0x0e617b9a // fcvtl v26.2d, v28.2s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf18 // fmul v24.2d, v24.2d, v26.2d
+	WORD $0x4e617b9a // fcvtl2 v26.2d, v28.4s
+	WORD $0x6e7edf5a // fmul v26.2d, v26.2d, v30.2d
+	WORD $0x6e7adf39 // fmul v25.2d, v25.2d, v26.2d
+	WORD $0x0e616b03 // fcvtn v3.2s, v24.2d
+	WORD $0x4e616b23 // fcvtn2 v3.4s, v25.2d
+	TBZ $1, R13, nobias
+	VLD1 (R12), [V24.S4, V25.S4, V26.S4, V27.S4]
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x4e39d421 // fadd v1.4s, v1.4s, v25.4s
+	WORD $0x4e3ad442 // fadd v2.4s, v2.4s, v26.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+
+nobias:
+	TBZ $2, R13, norelu
+	VEOR V29.B16, V29.B16, V29.B16
+	WORD $0x4e3df400 // fmax v0.4s, v0.4s, v29.4s
+	WORD $0x4e3df421 // fmax v1.4s, v1.4s, v29.4s
+	WORD $0x4e3df442 // fmax v2.4s, v2.4s, v29.4s
+	WORD $0x4e3df463 // fmax v3.4s, v3.4s, v29.4s
+
+norelu:
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R10)
+	ADD $64, R12, R12
+	SUB $1, R4, R4
+	CBNZ R4, panel
+	RET
+
+// func s8wWidenQuadsNEONx16(dst *float32, w *int8, groups int)
+TEXT ·s8wWidenQuadsNEONx16(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD w+8(FP), R1
+	MOVD groups+16(FP), R2
+
+group:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x4f385404 // shl v4.4s, v0.4s, #24
+	WORD $0x4f280484 // sshr v4.4s, v4.4s, #24
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4f385425 // shl v5.4s, v1.4s, #24
+	WORD $0x4f2804a5 // sshr v5.4s, v5.4s, #24
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4f385446 // shl v6.4s, v2.4s, #24
+	WORD $0x4f2804c6 // sshr v6.4s, v6.4s, #24
+	WORD $0x4e21d8c6 // scvtf v6.4s, v6.4s
+	WORD $0x4f385467 // shl v7.4s, v3.4s, #24
+	WORD $0x4f2804e7 // sshr v7.4s, v7.4s, #24
+	WORD $0x4e21d8e7 // scvtf v7.4s, v7.4s
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	WORD $0x4f305408 // shl v8.4s, v0.4s, #16
+	WORD $0x4f280508 // sshr v8.4s, v8.4s, #24
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4f305429 // shl v9.4s, v1.4s, #16
+	WORD $0x4f280529 // sshr v9.4s, v9.4s, #24
+	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
+	WORD $0x4f30544a // shl v10.4s, v2.4s, #16
+	WORD $0x4f28054a // sshr v10.4s, v10.4s, #24
+	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
+	WORD $0x4f30546b // shl v11.4s, v3.4s, #16
+	WORD $0x4f28056b // sshr v11.4s, v11.4s, #24
+	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
+	VST1.P [V8.S4, V9.S4, V10.S4, V11.S4], 64(R0)
+	WORD $0x4f28540c // shl v12.4s, v0.4s, #8
+	WORD $0x4f28058c // sshr v12.4s, v12.4s, #24
+	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
+	WORD $0x4f28542d // shl v13.4s, v1.4s, #8
+	WORD $0x4f2805ad // sshr v13.4s, v13.4s, #24
+	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4f28544e // shl v14.4s, v2.4s, #8
+	WORD $0x4f2805ce // sshr v14.4s, v14.4s, #24
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4f28546f // shl v15.4s, v3.4s, #8
+	WORD $0x4f2805ef // sshr v15.4s, v15.4s, #24
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
+	VST1.P [V12.S4, V13.S4, V14.S4, V15.S4], 64(R0)
+	WORD $0x4f280410 // sshr v16.4s, v0.4s, #24
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4f280431 // sshr v17.4s, v1.4s, #24
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x4f280452 // sshr v18.4s, v2.4s, #24
+	WORD $0x4e21da52 // scvtf v18.4s, v18.4s
+	WORD $0x4f280473 // sshr v19.4s, v3.4s, #24
+	WORD $0x4e21da73 // scvtf v19.4s, v19.4s
+	VST1.P [V16.S4, V17.S4, V18.S4, V19.S4], 64(R0)
+	SUB $1, R2, R2
+	CBNZ R2, group
+	RET

@@ -1728,3 +1728,58 @@ func s8wRowsNEON3x16(k int, a *float32, lda int, w *int8, panels int, scale *flo
 //
 //go:noescape
 func s8wRowsNEON4x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsNEON1x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 1 rows of A and the panels q < panels of int8 weights in quads of rows; see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsNEON1x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsNEON2x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 2 rows of A and the panels q < panels of int8 weights in quads of rows; see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsNEON2x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsNEON3x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 3 rows of A and the panels q < panels of int8 weights in quads of rows; see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsNEON3x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wQuadsNEON4x16 computes C(i, q*16+j) = act(scale[q*16+j]·Σp A(i,p)·float32(W(p, q*16+j)) + bias) for the 4 rows of A and the panels q < panels of int8 weights in quads of rows; see GemmF32S8.
+//
+//go:noescape
+func s8wQuadsNEON4x16(k int, a *float32, lda int, w *int8, panels int, scale *float32, c *float32, ldc int, bias *float32, flags uint)
+
+// s8wPlanesNEONP1x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 1 byte planes of the fixed-point X (groups×1 dwords from x) and the panels q < panels of int8 weight quads, with USDOT; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesNEONP1x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesNEONP2x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 2 byte planes of the fixed-point X (groups×2 dwords from x) and the panels q < panels of int8 weight quads, with USDOT; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesNEONP2x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesNEONP3x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 3 byte planes of the fixed-point X (groups×3 dwords from x) and the panels q < panels of int8 weight quads, with USDOT; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesNEONP3x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesNEONP4x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 4 byte planes of the fixed-point X (groups×4 dwords from x) and the panels q < panels of int8 weight quads, with USDOT; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesNEONP4x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesNEONP5x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 5 byte planes of the fixed-point X (groups×5 dwords from x) and the panels q < panels of int8 weight quads, with USDOT; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesNEONP5x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wPlanesNEONP6x16 computes C(q*16+j) = act(scale·(X·W) + bias) for a row held as 6 byte planes of the fixed-point X (groups×6 dwords from x) and the panels q < panels of int8 weight quads, with USDOT; see s8wPlanesTwin.
+//
+//go:noescape
+func s8wPlanesNEONP6x16(groups int, x *uint32, w *int8, panels int, sums *int32, unit float64, scale *float32, c *float32, bias *float32, flags uint)
+
+// s8wWidenQuadsNEONx16 widens groups of int8 weight quads, 16 columns each, into 4·groups float32 rows of the columns; see s8wWidenQuadsTwin.
+//
+//go:noescape
+func s8wWidenQuadsNEONx16(dst *float32, w *int8, groups int)

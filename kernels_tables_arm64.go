@@ -422,5 +422,18 @@ func archTables() []*kernelTable {
 			idotNEONI8MM7x12,
 			idotNEONI8MM8x12,
 		}}
+	neonbf16.s8w = &s8wKernels{nr: 16, quads: true, rows: []s8wRowsKernel{nil,
+		s8wQuadsNEON1x16,
+		s8wQuadsNEON2x16,
+		s8wQuadsNEON3x16,
+		s8wQuadsNEON4x16,
+	}, planes: []s8wPlanesKernel{nil,
+		s8wPlanesNEONP1x16,
+		s8wPlanesNEONP2x16,
+		s8wPlanesNEONP3x16,
+		s8wPlanesNEONP4x16,
+		s8wPlanesNEONP5x16,
+		s8wPlanesNEONP6x16,
+	}, widen: s8wWidenQuadsNEONx16}
 	return []*kernelTable{neonbf16, neon}
 }

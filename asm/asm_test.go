@@ -29,6 +29,8 @@ func TestEncodings(t *testing.T) {
 		{BFDOT(V(3), V(4), V(5)), 0x6e45fc83, "bfdot v3.4s, v4.8h, v5.8h"},
 		{SXTL2(H8, V(0), V(1)), 0x4f08a420, "sxtl2 v0.8h, v1.16b"},
 		{SXTL2(S4, V(0), V(1)), 0x4f10a420, "sxtl2 v0.4s, v1.8h"},
+		{SXTL(D2, V(0), V(1)), 0x0f20a420, "sxtl v0.2d, v1.2s"},
+		{SXTL2(D2, V(0), V(1)), 0x4f20a420, "sxtl2 v0.2d, v1.4s"},
 	}
 	for _, c := range cases {
 		if c.w.Enc != c.enc || c.w.Text != c.text {

@@ -257,14 +257,14 @@ func SSHR(a Arrangement, d, n VReg, s int) Word {
 }
 
 // UXTL zero-extends the lower half's lanes to twice their width (8b → 8h,
-// 4h → 4s); SXTL sign-extends.
+// 4h → 4s, 2s → 2d); SXTL sign-extends.
 func UXTL(to Arrangement, d, n VReg) Word { return xtl("uxtl", 0x2f00a400, to, d, n) }
 
 // SXTL sign-extends the lower half's lanes to twice their width.
 func SXTL(to Arrangement, d, n VReg) Word { return xtl("sxtl", 0x0f00a400, to, d, n) }
 
 func xtl(name string, base uint32, to Arrangement, d, n VReg) Word {
-	from := map[int]Arrangement{2: B8, 4: H4}[to.Size]
+	from := map[int]Arrangement{2: B8, 4: H4, 8: S2}[to.Size]
 	if from.Lanes == 0 {
 		panic("asm: " + name + " to ." + to.gnuName)
 	}
@@ -364,9 +364,9 @@ func BFDOT(d, n, m VReg) Word {
 }
 
 // SXTL2 sign-extends the upper half's lanes to twice their width (16b → 8h,
-// 8h → 4s).
+// 8h → 4s, 4s → 2d).
 func SXTL2(to Arrangement, d, n VReg) Word {
-	from := map[int]Arrangement{2: B16, 4: H8}[to.Size]
+	from := map[int]Arrangement{2: B16, 4: H8, 8: S4}[to.Size]
 	if from.Lanes == 0 {
 		panic("asm: sxtl2 to ." + to.gnuName)
 	}

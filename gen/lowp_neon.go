@@ -245,45 +245,7 @@ func emitNEONS8WRows(f *asm.File, rows int) string {
 		fn.Op("CBNZ R0, kloop")
 	}
 	// The scales, the bias, ReLU, the store.
-	list := func(first asm.VReg) string {
-		s := make([]string, nv)
-		for j := range s {
-			s[j] = (first + asm.VReg(j)).S4()
-		}
-		return strings.Join(s, ", ")
-	}
-	fn.Op("VLD1.P 64(%s), [%s]", R9, list(wv(0)))
-	for i := 0; i < rows; i++ {
-		for j := 0; j < nv; j++ {
-			fn.Word(asm.FMUL(asm.S4, acc(i, j), acc(i, j), wv(j)))
-		}
-	}
-	fn.Op("TBZ $1, %s, nobias", R13)
-	fn.Op("VLD1 (%s), [%s]", R12, list(wv(0)))
-	for i := 0; i < rows; i++ {
-		for j := 0; j < nv; j++ {
-			fn.Word(asm.FADD(asm.S4, acc(i, j), acc(i, j), wv(j)))
-		}
-	}
-	fn.Label("nobias")
-	fn.Op("TBZ $2, %s, norelu", R13)
-	fn.Op("VEOR %s, %s, %s", aReg.B16(), aReg.B16(), aReg.B16())
-	for i := 0; i < rows*nv; i++ {
-		fn.Word(asm.FMAX(asm.S4, asm.V(i), asm.V(i), aReg))
-	}
-	fn.Label("norelu")
-	fn.Op("MOVD %s, R14", R10)
-	for i := 0; i < rows; i++ {
-		fn.Op("VST1 [%s], (R14)", list(acc(i, 0)))
-		if i+1 < rows {
-			fn.Op("ADD %s, R14, R14", R11)
-		}
-	}
-	fn.Op("ADD $64, %s, %s", R10, R10)
-	fn.Op("ADD $64, %s, %s", R12, R12)
-	fn.Op("SUB $1, %s, %s", R4, R4)
-	fn.Op("CBNZ %s, panel", R4)
-	fn.Op("RET")
+	emitNEONS8WEpilogue(fn, rows, wv(0), aReg, R4, R9, R10, R11, R12, R13)
 	return name
 }
 
@@ -316,5 +278,15 @@ func generateLowpNEON(o *output) error {
 		rowsNames = append(rowsNames, emitNEONS8WRows(f, rows))
 	}
 	o.set("levelNEON", "s8w", fmt.Sprintf("&s8wKernels{nr: %d, rows: %s}", neonS8WColumns, goList("[]s8wRowsKernel", true, rowsNames)))
+	// I8MM: the weights in quads, for USDOT's planes.
+	var quads, planes []string
+	for rows := 1; rows <= s8wRowsMax; rows++ {
+		quads = append(quads, emitNEONS8WQuads(f, rows))
+	}
+	for p := 1; p <= s8wPlanesMax; p++ {
+		planes = append(planes, emitNEONS8WPlanes(f, p))
+	}
+	o.set("levelNEONBF16", "s8w", fmt.Sprintf("&s8wKernels{nr: %d, quads: true, rows: %s, planes: %s, widen: %s}", neonS8WColumns,
+		goList("[]s8wRowsKernel", true, quads), goList("[]s8wPlanesKernel", true, planes), emitNEONS8WWidenQuads(f)))
 	return nil
 }
