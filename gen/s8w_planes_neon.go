@@ -39,7 +39,7 @@ func emitNEONS8WQuads(f *asm.File, rows int) string {
 		sets = 2
 	}
 	acc := func(i, j int) asm.VReg { return asm.V(i*nv + j) }
-	g := func(j int) asm.VReg { return asm.V(16 + j) }            // the group's four vectors
+	g := func(j int) asm.VReg { return asm.V(16 + j) }           // the group's four vectors
 	wt := func(s, j int) asm.VReg { return asm.V(20 + 4*s + j) } // a step's widened weights
 	aReg := func(s int) asm.VReg { return asm.V(28 + s) }
 	R2, R3, R4, R9, R10, R11, R12, R13 := asm.R(2), asm.R(3), asm.R(4), asm.R(9), asm.R(10), asm.R(11), asm.R(12), asm.R(13)
