@@ -171,17 +171,7 @@ func emitNEONS8WRows(f *asm.File, rows int) string {
 	wv := func(j int) asm.VReg { return asm.V(16 + j) } // the widened weights
 	h0, h1 := asm.V(20), asm.V(21)                      // the 16 bytes, as two 8h halves
 	aReg := asm.V(22)
-	R2, R3, R4, R9, R10, R11, R12, R13 := asm.R(2), asm.R(3), asm.R(4), asm.R(9), asm.R(10), asm.R(11), asm.R(12), asm.R(13)
-	fn.Op("MOVD %s, %s", fr.arg("lda"), R2)
-	fn.Op("LSL $2, %s, %s", R2, R2)
-	fn.Op("MOVD %s, %s", fr.arg("w"), R3)
-	fn.Op("MOVD %s, %s", fr.arg("panels"), R4)
-	fn.Op("MOVD %s, %s", fr.arg("scale"), R9)
-	fn.Op("MOVD %s, %s", fr.arg("c"), R10)
-	fn.Op("MOVD %s, %s", fr.arg("ldc"), R11)
-	fn.Op("LSL $2, %s, %s", R11, R11)
-	fn.Op("MOVD %s, %s", fr.arg("bias"), R12)
-	fn.Op("MOVD %s, %s", fr.arg("flags"), R13)
+	R2, R3, R4, R9, R10, R11, R12, R13 := neonS8WRowsPrologue(fn, fr)
 	rowPtr := func(i int) asm.Reg { return asm.R(5 + i) }
 	fn.Label("panel")
 	for i := 0; i < rows*nv; i++ {

@@ -88,23 +88,13 @@ func emitS8WPlanes(f *amd64File, planes int) string {
 	t, u, ext, lo, hi := zmm[24], zmm[25], zmm[26], zmm[27], zmm[28]
 	for j := 0; j < nv; j++ {
 		for h := 0; h < 2; h++ {
-			for p := 0; p < planes; p++ {
-				src := acc(p, j).AsY()
+			emitPlanesExact(f, planes, func(p int) operand.Op {
 				if h == 1 {
 					f.VEXTRACTI64X4(imm(1), acc(p, j), ext.AsY())
-					src = ext.AsY()
+					return ext.AsY()
 				}
-				if p == 0 {
-					f.VPMOVSXDQ(src, t)
-					continue
-				}
-				f.VPMOVSXDQ(src, u)
-				f.VPSLLQ(imm(8*p), u, u)
-				f.VPADDQ(u, t, t)
-			}
-			f.VPMOVSXDQ(mem(sums, 64*j+32*h), u)
-			f.VPSLLQ(imm(8*planes-1), u, u)
-			f.VPSUBQ(u, t, t)
+				return acc(p, j).AsY()
+			}, t, u, mem(sums, 64*j+32*h))
 			f.VCVTQQ2PD(t, t)
 			f.VCVTPS2PD(mem(scale, 64*j+32*h), u)
 			f.VMULPD(unit, u, u)
@@ -143,6 +133,26 @@ func emitS8WPlanes(f *amd64File, planes int) string {
 	f.VZEROUPPER()
 	f.RET()
 	return name
+}
+
+// emitPlanesExact sets dst to the exact int64 sums of a half of the planes'
+// int32 accumulators: Σp half(p)·2^(8p) − sums·2^(8·planes−1), half(p)
+// the int32 lanes of plane p's half (emitting what brings them to a
+// register), sumsAt the half's column sums, u a free register.
+func emitPlanesExact(f *amd64File, planes int, half func(p int) operand.Op, dst, u reg.VecPhysical, sumsAt operand.Mem) {
+	for p := 0; p < planes; p++ {
+		src := half(p)
+		if p == 0 {
+			f.VPMOVSXDQ(src, dst)
+			continue
+		}
+		f.VPMOVSXDQ(src, u)
+		f.VPSLLQ(imm(8*p), u, u)
+		f.VPADDQ(u, dst, dst)
+	}
+	f.VPMOVSXDQ(sumsAt, u)
+	f.VPSLLQ(imm(8*planes-1), u, u)
+	f.VPSUBQ(u, dst, dst)
 }
 
 // emitS8WWidenQuads writes the kernel that widens groups of weight quads

@@ -90,23 +90,13 @@ func emitS8WPlanesAVX2(f *amd64File, planes int) string {
 	// 8 results end in acc(0, j).
 	t, u, x3, x4 := ymm[12], ymm[13], ymm[14], ymm[15]
 	exact := func(j, h int, dst reg.VecPhysical) {
-		for p := 0; p < planes; p++ {
-			src := acc(p, j).AsX()
+		emitPlanesExact(f, planes, func(p int) operand.Op {
 			if h == 1 {
 				f.VEXTRACTI128(imm(1), acc(p, j), u.AsX())
-				src = u.AsX()
+				return u.AsX()
 			}
-			if p == 0 {
-				f.VPMOVSXDQ(src, dst)
-				continue
-			}
-			f.VPMOVSXDQ(src, u)
-			f.VPSLLQ(imm(8*p), u, u)
-			f.VPADDQ(u, dst, dst)
-		}
-		f.VPMOVSXDQ(mem(sums, 32*j+16*h), u)
-		f.VPSLLQ(imm(8*planes-1), u, u)
-		f.VPSUBQ(u, dst, dst)
+			return acc(p, j).AsX()
+		}, dst, u, mem(sums, 32*j+16*h))
 	}
 	// scaled turns the int64 sums in s into float32 in out (xmm), using
 	// u, x3 and t.

@@ -42,17 +42,7 @@ func emitNEONS8WQuads(f *asm.File, rows int) string {
 	g := func(j int) asm.VReg { return asm.V(16 + j) }           // the group's four vectors
 	wt := func(s, j int) asm.VReg { return asm.V(20 + 4*s + j) } // a step's widened weights
 	aReg := func(s int) asm.VReg { return asm.V(28 + s) }
-	R2, R3, R4, R9, R10, R11, R12, R13 := asm.R(2), asm.R(3), asm.R(4), asm.R(9), asm.R(10), asm.R(11), asm.R(12), asm.R(13)
-	fn.Op("MOVD %s, %s", fr.arg("lda"), R2)
-	fn.Op("LSL $2, %s, %s", R2, R2)
-	fn.Op("MOVD %s, %s", fr.arg("w"), R3)
-	fn.Op("MOVD %s, %s", fr.arg("panels"), R4)
-	fn.Op("MOVD %s, %s", fr.arg("scale"), R9)
-	fn.Op("MOVD %s, %s", fr.arg("c"), R10)
-	fn.Op("MOVD %s, %s", fr.arg("ldc"), R11)
-	fn.Op("LSL $2, %s, %s", R11, R11)
-	fn.Op("MOVD %s, %s", fr.arg("bias"), R12)
-	fn.Op("MOVD %s, %s", fr.arg("flags"), R13)
+	R2, R3, R4, R9, R10, R11, R12, R13 := neonS8WRowsPrologue(fn, fr)
 	rowPtr := func(i int) asm.Reg { return asm.R(5 + i) }
 	fn.Label("panel")
 	for i := 0; i < sets*rows*nv; i++ {
@@ -105,6 +95,24 @@ func emitNEONS8WQuads(f *asm.File, rows int) string {
 	}
 	emitNEONS8WEpilogue(fn, rows, g(0), aReg(0), R4, R9, R10, R11, R12, R13)
 	return name
+}
+
+// neonS8WRowsPrologue loads a float32 int8-weight row kernel's arguments
+// (fr: s8wRowsKernel's): lda in bytes into R2, w R3, panels R4, scale R9,
+// c R10, ldc in bytes R11, bias R12, flags R13, and returns them.
+func neonS8WRowsPrologue(fn *asm.Func, fr *frame) (R2, R3, R4, R9, R10, R11, R12, R13 asm.Reg) {
+	R2, R3, R4, R9, R10, R11, R12, R13 = asm.R(2), asm.R(3), asm.R(4), asm.R(9), asm.R(10), asm.R(11), asm.R(12), asm.R(13)
+	fn.Op("MOVD %s, %s", fr.arg("lda"), R2)
+	fn.Op("LSL $2, %s, %s", R2, R2)
+	fn.Op("MOVD %s, %s", fr.arg("w"), R3)
+	fn.Op("MOVD %s, %s", fr.arg("panels"), R4)
+	fn.Op("MOVD %s, %s", fr.arg("scale"), R9)
+	fn.Op("MOVD %s, %s", fr.arg("c"), R10)
+	fn.Op("MOVD %s, %s", fr.arg("ldc"), R11)
+	fn.Op("LSL $2, %s, %s", R11, R11)
+	fn.Op("MOVD %s, %s", fr.arg("bias"), R12)
+	fn.Op("MOVD %s, %s", fr.arg("flags"), R13)
+	return
 }
 
 // emitNEONS8WEpilogue ends a float32 int8-weight row kernel: the scales,
