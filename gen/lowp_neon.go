@@ -172,16 +172,7 @@ func emitNEONS8WRows(f *asm.File, rows int) string {
 	h0, h1 := asm.V(20), asm.V(21)                      // the 16 bytes, as two 8h halves
 	aReg := asm.V(22)
 	R2, R3, R4, R9, R10, R11, R12, R13 := neonS8WRowsPrologue(fn, fr)
-	rowPtr := func(i int) asm.Reg { return asm.R(5 + i) }
-	fn.Label("panel")
-	for i := 0; i < rows*nv; i++ {
-		fn.Op("VEOR %s, %s, %s", asm.V(i).B16(), asm.V(i).B16(), asm.V(i).B16())
-	}
-	fn.Op("MOVD %s, %s", fr.arg("a"), rowPtr(0))
-	for i := 1; i < rows; i++ {
-		fn.Op("ADD %s, %s, %s", R2, rowPtr(i-1), rowPtr(i))
-	}
-	fn.Op("MOVD %s, R0", fr.arg("k"))
+	rowPtr := neonS8WPanelStart(fn, fr, rows, rows*nv, R2)
 	// step computes one k step into accumulator set t: one row keeps two
 	// sets, the even k steps' and the odd ones' (s8wTwin's order), so that
 	// its FMLAs do not wait on each other's latency; the second set's

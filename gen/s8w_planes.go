@@ -57,7 +57,6 @@ func emitS8WPlanes(f *amd64File, planes int) string {
 	unitAddr, _ := f.Param("unit").Resolve()
 	flagsAddr, _ := f.Param("flags").Resolve()
 	f.VBROADCASTSD(unitAddr.Addr, unit)
-	f.VPXORD(zero, zero, zero)
 	f.Label("panel")
 	for i := 0; i < planes*nv; i++ {
 		f.VPXORD(zmm[i], zmm[i], zmm[i])
@@ -107,32 +106,41 @@ func emitS8WPlanes(f *amd64File, planes int) string {
 		}
 		f.VINSERTF32X8(imm(1), hi.AsY(), lo, acc(0, j))
 	}
+	emitPlanesTail(f, avx512, nv, s8wQuadsNR, func(j int) reg.VecPhysical { return acc(0, j) }, zero, flagsAddr.Addr, panels, c, bias, scale, sums)
+	return name
+}
+
+// emitPlanesTail ends a planes kernel: the bias and ReLU as the flags (at
+// flagsAt) say on the panel's nv result vectors res(j), their store at c,
+// and the next panel (c, bias, scale and sums nr columns on). zero is a
+// free register.
+func emitPlanesTail(f *amd64File, v vecArch, nv, nr int, res func(j int) reg.VecPhysical, zero reg.VecPhysical, flagsAt operand.Mem, panels, c, bias, scale, sums reg.Register) {
 	flags := f.GP64()
-	f.MOVQ(flagsAddr.Addr, flags)
+	f.MOVQ(flagsAt, flags)
 	f.TESTQ(operand.U32(flagBias), flags)
 	f.JZ(operand.LabelRef("nobias"))
 	for j := 0; j < nv; j++ {
-		f.VADDPS(mem(bias, 64*j), acc(0, j), acc(0, j))
+		f.VADDPS(mem(bias, v.bytes*j), res(j), res(j))
 	}
 	f.Label("nobias")
 	f.TESTQ(operand.U32(flagReLU), flags)
 	f.JZ(operand.LabelRef("norelu"))
+	f.VXORPS(zero, zero, zero)
 	for j := 0; j < nv; j++ {
-		f.VMAXPS(acc(0, j), zero, acc(0, j)) // NaN kept (x86 returns src2),
-		f.VADDPS(zero, acc(0, j), acc(0, j)) // and -0 made +0 (XLA's max)
+		f.VMAXPS(res(j), zero, res(j)) // NaN kept (x86 returns src2),
+		f.VADDPS(zero, res(j), res(j)) // and -0 made +0 (XLA's max)
 	}
 	f.Label("norelu")
 	for j := 0; j < nv; j++ {
-		f.VMOVUPS(acc(0, j), mem(c, 64*j))
+		f.VMOVUPS(res(j), mem(c, v.bytes*j))
 	}
 	for _, r := range []reg.Register{c, bias, scale, sums} {
-		f.ADDQ(operand.U32(4*s8wQuadsNR), r)
+		f.ADDQ(operand.U32(4*nr), r)
 	}
 	f.DECQ(panels)
 	f.JNZ(operand.LabelRef("panel"))
 	f.VZEROUPPER()
 	f.RET()
-	return name
 }
 
 // emitPlanesExact sets dst to the exact int64 sums of a half of the planes'

@@ -127,32 +127,6 @@ func emitS8WPlanesAVX2(f *amd64File, planes int) string {
 		scaled(j, 1, x4, x4)
 		f.VINSERTF128(imm(1), x4.AsX(), res, res)
 	}
-	flags := f.GP64()
-	f.MOVQ(flagsAddr.Addr, flags)
-	f.TESTQ(operand.U32(flagBias), flags)
-	f.JZ(operand.LabelRef("nobias"))
-	for j := 0; j < nv; j++ {
-		f.VADDPS(mem(bias, 32*j), acc(0, j), acc(0, j))
-	}
-	f.Label("nobias")
-	f.TESTQ(operand.U32(flagReLU), flags)
-	f.JZ(operand.LabelRef("norelu"))
-	zero := t
-	f.VXORPS(zero, zero, zero)
-	for j := 0; j < nv; j++ {
-		f.VMAXPS(acc(0, j), zero, acc(0, j)) // NaN kept (x86 returns src2),
-		f.VADDPS(zero, acc(0, j), acc(0, j)) // and -0 made +0 (XLA's max)
-	}
-	f.Label("norelu")
-	for j := 0; j < nv; j++ {
-		f.VMOVUPS(acc(0, j), mem(c, 32*j))
-	}
-	for _, r := range []reg.Register{c, bias, scale, sums} {
-		f.ADDQ(operand.U32(4*s8wQuadsNRAVX2), r)
-	}
-	f.DECQ(panels)
-	f.JNZ(operand.LabelRef("panel"))
-	f.VZEROUPPER()
-	f.RET()
+	emitPlanesTail(f, avx2, nv, s8wQuadsNRAVX2, func(j int) reg.VecPhysical { return acc(0, j) }, t, flagsAddr.Addr, panels, c, bias, scale, sums)
 	return name
 }

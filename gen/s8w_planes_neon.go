@@ -43,16 +43,7 @@ func emitNEONS8WQuads(f *asm.File, rows int) string {
 	wt := func(s, j int) asm.VReg { return asm.V(20 + 4*s + j) } // a step's widened weights
 	aReg := func(s int) asm.VReg { return asm.V(28 + s) }
 	R2, R3, R4, R9, R10, R11, R12, R13 := neonS8WRowsPrologue(fn, fr)
-	rowPtr := func(i int) asm.Reg { return asm.R(5 + i) }
-	fn.Label("panel")
-	for i := 0; i < sets*rows*nv; i++ {
-		fn.Op("VEOR %s, %s, %s", asm.V(i).B16(), asm.V(i).B16(), asm.V(i).B16())
-	}
-	fn.Op("MOVD %s, %s", fr.arg("a"), rowPtr(0))
-	for i := 1; i < rows; i++ {
-		fn.Op("ADD %s, %s, %s", R2, rowPtr(i-1), rowPtr(i))
-	}
-	fn.Op("MOVD %s, R0", fr.arg("k"))
+	rowPtr := neonS8WPanelStart(fn, fr, rows, sets*rows*nv, R2)
 	step := func(t int) {
 		s := t % sets
 		for j := 0; j < nv; j++ {
@@ -113,6 +104,23 @@ func neonS8WRowsPrologue(fn *asm.Func, fr *frame) (R2, R3, R4, R9, R10, R11, R12
 	fn.Op("MOVD %s, %s", fr.arg("bias"), R12)
 	fn.Op("MOVD %s, %s", fr.arg("flags"), R13)
 	return
+}
+
+// neonS8WPanelStart starts a float32 int8-weight row kernel's panel: the
+// label, nacc accumulators V0… cleared, the rows' pointers into A (R5…,
+// row stride R2 bytes) and k in R0. It returns the row pointers.
+func neonS8WPanelStart(fn *asm.Func, fr *frame, rows, nacc int, R2 asm.Reg) func(i int) asm.Reg {
+	rowPtr := func(i int) asm.Reg { return asm.R(5 + i) }
+	fn.Label("panel")
+	for i := 0; i < nacc; i++ {
+		fn.Op("VEOR %s, %s, %s", asm.V(i).B16(), asm.V(i).B16(), asm.V(i).B16())
+	}
+	fn.Op("MOVD %s, %s", fr.arg("a"), rowPtr(0))
+	for i := 1; i < rows; i++ {
+		fn.Op("ADD %s, %s, %s", R2, rowPtr(i-1), rowPtr(i))
+	}
+	fn.Op("MOVD %s, R0", fr.arg("k"))
+	return rowPtr
 }
 
 // emitNEONS8WEpilogue ends a float32 int8-weight row kernel: the scales,
