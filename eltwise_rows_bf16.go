@@ -36,29 +36,43 @@ func SumSqDevBF16(x []uint16, s float32) (sum, minDev, maxDev float32) {
 	return float32(total), lo, hi
 }
 
-// SumSqDevMaxBF16 is SumSqDevBF16 without the least non-zero |d|: the
-// same sum and the largest |d|, one comparison per element fewer. Where s
-// is a normal non-zero value, BF16DevFloor(s) bounds the least from below.
-func SumSqDevMaxBF16(x []uint16, s float32) (sum, maxDev float32) {
-	checkBF16Scalar("SumSqDevMaxBF16", "s", s)
-	return sumSqDevMax(x, nil, s)
+// SumSqDevBoundBF16 is SumSqDevBF16 without the least non-zero |d|: the
+// same sum, and in place of the largest |d| a bound no |d| exceeds — the
+// largest itself, or, where the pair kernels ran, twice the square root of
+// their sum (each |d|² is at most its rounded square plus 2^-8 of it, so
+// the sum exceeds a quarter of it), which spares them a comparison and a
+// maximum per block. The bound is +Inf or NaN where the sum is. Where s
+// is a normal non-zero value, BF16DevFloor(s) bounds the least |d| from
+// below.
+func SumSqDevBoundBF16(x []uint16, s float32) (sum, bound float32) {
+	checkBF16Scalar("SumSqDevBoundBF16", "s", s)
+	return sumSqDevBound(x, nil, s)
 }
 
-// sumSqDevMax is SumSqDevMaxBF16, keeping the deviations the pair kernel
-// rounds in keep where keep is not nil.
-func sumSqDevMax(x, keep []uint16, s float32) (sum, maxDev float32) {
+// sumSqDevBound is SumSqDevBoundBF16, keeping the deviations the pair
+// kernel rounds in keep where keep is not nil.
+func sumSqDevBound(x, keep []uint16, s float32) (sum, bound float32) {
 	t := kernels()
 	total, hi := 0.0, float32(0)
 	if p := t.bf16Pairs; p != nil && pairsDeviationsNormal(s) {
 		if m := len(x) &^ (pairsWidth - 1); m > 0 {
-			var bits uint32
 			if keep != nil {
-				total, bits = p.sumSqDevMaxKeep(x[:m], keep[:m], s)
+				total = p.sumSqDevKeep(x[:m], keep[:m], s)
 			} else {
-				total, bits = p.sumSqDevMax(x[:m], s)
+				total = p.sumSqDev(x[:m], s)
 			}
-			hi = math.Float32frombits(bits)
-			x = x[m:]
+			if total != total {
+				// Some x[i] is infinite or NaN, and the kernel's NaN may
+				// stand for an infinite sum: the row again without it,
+				// and the deviations it kept as it would have kept them.
+				if keep != nil {
+					keepPairsGo(keep[:m], x[:m], s)
+				}
+				total, hi = 0, 0
+			} else {
+				hi = float32(2 * math.Sqrt(total))
+				x = x[m:]
+			}
 		}
 	}
 	k := t.reduce
@@ -76,21 +90,34 @@ func sumSqDevMax(x, keep []uint16, s float32) (sum, maxDev float32) {
 	return float32(total), hi
 }
 
-// SumSqDevMaxKeepBF16 is SumSqDevMaxBF16 that also keeps, in keep (at
+// keepPairsGo stores the deviations bf16(x[i] − s) of each block of 32 in
+// keep in the pair kernels' order (the even elements' in words 0–15, the
+// odd ones' in 16–31), rounded as VCVTNE2PS2BF16 rounds them: to nearest
+// even, a NaN quieted (the callers' deviations are never subnormal).
+func keepPairsGo(keep, x []uint16, s float32) {
+	for b := 0; b+pairsWidth <= len(x); b += pairsWidth {
+		for k := range pairsWidth / 2 {
+			keep[b+k] = f32ToBF16(bf16Widen(x[b+2*k]) - s)
+			keep[b+pairsWidth/2+k] = f32ToBF16(bf16Widen(x[b+2*k+1]) - s)
+		}
+	}
+}
+
+// SumSqDevBoundKeepBF16 is SumSqDevBoundBF16 that also keeps, in keep (at
 // least len(x) elements), the deviations bf16(x[i] − s) it rounds, in the
 // order its kernels hold them, so that SubMulKeptBF16 scales them without
 // widening, subtracting and rounding them again. What keep holds
 // afterwards is only for SubMulKeptBF16 with the same x and s.
-func SumSqDevMaxKeepBF16(x, keep []uint16, s float32) (sum, maxDev float32) {
-	checkBF16Scalar("SumSqDevMaxKeepBF16", "s", s)
+func SumSqDevBoundKeepBF16(x, keep []uint16, s float32) (sum, bound float32) {
+	checkBF16Scalar("SumSqDevBoundKeepBF16", "s", s)
 	if len(keep) < len(x) {
-		panic(fmt.Sprintf("kiln.SumSqDevMaxKeepBF16: keep has %d elements, fewer than x's %d", len(keep), len(x)))
+		panic(fmt.Sprintf("kiln.SumSqDevBoundKeepBF16: keep has %d elements, fewer than x's %d", len(keep), len(x)))
 	}
-	return sumSqDevMax(x, keep, s)
+	return sumSqDevBound(x, keep, s)
 }
 
 // SubMulKeptBF16 is SubMulScalarBF16(dst, x, s, r) for the x and s of a
-// SumSqDevMaxKeepBF16(x, keep, s) just before: the deviations that call
+// SumSqDevBoundKeepBF16(x, keep, s) just before: the deviations that call
 // kept are scaled where it kept them, the others computed from x. dst may
 // be x.
 func SubMulKeptBF16(dst, x, keep []uint16, s, r float32) {
@@ -98,7 +125,7 @@ func SubMulKeptBF16(dst, x, keep []uint16, s, r float32) {
 	checkBF16Scalar("SubMulKeptBF16", "s", s)
 	p := kernels().bf16Pairs
 	m := len(x) &^ (pairsWidth - 1)
-	// The kept part is the one SumSqDevMaxKeepBF16 took to its pair
+	// The kept part is the one SumSqDevBoundKeepBF16 took to its pair
 	// kernel; its products must also be normal, as the pair kernels need.
 	if p == nil || m == 0 || len(keep) < m || !pairsDeviationsNormal(s) || !pairsProductsNormal(s, r) {
 		SubMulScalarBF16(dst, x, s, r)
@@ -126,10 +153,10 @@ func maxKeepNaN32(a, b float32) float32 {
 // where no value they round can be one (pairsDeviationsNormal,
 // pairsProductsNormal).
 type bf16PairKernels struct {
-	sumSqDevMax     func(x []uint16, s float32) (sum float64, hi uint32)
-	sumSqDevMaxKeep func(x, keep []uint16, s float32) (sum float64, hi uint32)
-	subMul          func(dst, x []uint16, s, r float32)
-	mulKept         func(dst, keep, x []uint16, r float32)
+	sumSqDev     func(x []uint16, s float32) (sum float64)
+	sumSqDevKeep func(x, keep []uint16, s float32) (sum float64)
+	subMul       func(dst, x []uint16, s, r float32)
+	mulKept      func(dst, keep, x []uint16, r float32)
 	// sum is the level's reduce.sumBF16 (the AVX-512 one), bit for bit,
 	// widening 32 elements from one load (SumBF16).
 	sum func(x []uint16) float64
@@ -140,7 +167,9 @@ const pairsWidth = 32
 
 // pairsDeviationsNormal reports whether, for every bfloat16 x, x − s and
 // bf16(x − s)² are zero or at least 2^-126 in magnitude: BF16DevFloor(s)
-// is at least 2^-63.
+// is at least 2^-63. Then |s| ≥ 2^-55, and a subnormal x, which the sum
+// of squares' VDPBF16PS flushes to zero, lies below half a unit of s's
+// float32 value: x − s rounds to −s either way.
 func pairsDeviationsNormal(s float32) bool {
 	f, ok := BF16DevFloor(s)
 	return ok && f >= 0x1p-63

@@ -121,12 +121,14 @@ func TestSumSqDevBF16(t *testing.T) {
 			if (lo != wlo || hi != whi) && !(nan && (lo != lo || hi != hi)) {
 				t.Fatalf("n=%d: SumSqDevBF16's deviations lie in [%g, %g], want [%g, %g]", n, lo, hi, wlo, whi)
 			}
-			got2, hi2 := SumSqDevMaxBF16(x, s)
+			got2, hi2 := SumSqDevBoundBF16(x, s)
 			if math.Float32bits(got2) != math.Float32bits(want) && !(got2 != got2 && want != want) {
-				t.Fatalf("n=%d: SumSqDevMaxBF16 = %v, the separate kernels give %v", n, got2, want)
+				t.Fatalf("n=%d: SumSqDevBoundBF16 = %v, the separate kernels give %v", n, got2, want)
 			}
-			if hi2 != whi && !(nan && hi2 != hi2) {
-				t.Fatalf("n=%d: SumSqDevMaxBF16's largest deviation is %g, want %g", n, hi2, whi)
+			// The bound: the largest |d| itself, or the pair kernels'
+			// 2·√sum (at most the tail's largest above it).
+			if !nan && !(hi2 >= whi && (hi2 == whi || float64(hi2) <= 2*math.Sqrt(float64(got2))*(1+0x1p-20))) {
+				t.Fatalf("n=%d s=%g: SumSqDevBoundBF16's bound is %g; the largest deviation %g, the sum %g", n, s, hi2, whi, got2)
 			}
 			if f, ok := BF16DevFloor(s); ok && wlo < f {
 				t.Fatalf("n=%d: a deviation %g from %g lies below BF16DevFloor's %g", n, wlo, s, f)
@@ -284,14 +286,16 @@ func bf16Of(sig, e int) float32 {
 	return bf16Widen(f32ToBF16(float32(math.Ldexp(m, e))))
 }
 
-// TestBF16PairKernels checks the kernels that read rows as even and odd
-// halves (where the level has them) against the per-lane twins: the scaled
+// TestBF16PairKernels checks the kernels that read rows 32 elements at a
+// time (where the level has them) against the per-lane twins: the scaled
 // deviations bit for bit (also from the deviations the keeping variance
-// pass stored, whose sum and largest deviation must be the plain pass's), the largest deviation exactly, the sum of
-// squares exactly where every sum is exact (small integers) and within the
-// twins' error bound elsewhere, on rows of every multiple of the pair
-// width up to 40 of them with special values, for row scalars at the edge
-// of the range where no value rounded can be subnormal.
+// pass stored, whose sum must be the plain pass's, and which must be
+// keepPairsGo's wherever that pass's sum is not NaN), the sum of squares
+// exactly where every sum is exact (small integers), within the twins'
+// error bound elsewhere, and NaN or the twin's where that is infinite or
+// NaN, on rows of every multiple of the pair width up to 40 of them with
+// special values, for row scalars at the edge of the range where no value
+// rounded can be subnormal.
 func TestBF16PairKernels(t *testing.T) {
 	p := kernels().bf16Pairs
 	if p == nil {
@@ -333,43 +337,40 @@ func TestBF16PairKernels(t *testing.T) {
 				q = float32(0x1p-126 / float64(f)) // the least product exactly 2^-126
 			}
 			keep := make([]uint16, m)
-			ksum, kbits := p.sumSqDevMaxKeep(x, keep, s)
-			if sum, bits := p.sumSqDevMax(x, s); math.Float64bits(ksum) != math.Float64bits(sum) && sum == sum || kbits != bits {
-				t.Fatalf("sumSqDevMaxKeepPairs m=%d s=%g: %g, %#x; sumSqDevMaxPairs %g, %#x", m, s, ksum, kbits, sum, bits)
+			ksum := p.sumSqDevKeep(x, keep, s)
+			if sum := p.sumSqDev(x, s); math.Float64bits(ksum) != math.Float64bits(sum) && sum == sum {
+				t.Fatalf("sumSqDevKeepPairs m=%d s=%g: %g; sumSqDevPairs %g", m, s, ksum, sum)
+			}
+			if ksum == ksum {
+				want := make([]uint16, m)
+				keepPairsGo(want, x, s)
+				sameBits16(t, fmt.Sprintf("sumSqDevKeepPairs s=%g: the kept deviations", s), m, keep, want)
 			}
 			if pairsProductsNormal(s, q) {
 				got, want := make([]uint16, m), make([]uint16, m)
 				p.subMul(got, x, s, q)
 				subMulRoundBF16Go(want, x, s, q)
 				sameBits16(t, fmt.Sprintf("subMulPairs s=%g r=%g", s, q), m, got, want)
+				keepPairsGo(keep, x, s)
 				p.mulKept(got, keep, x, q)
 				sameBits16(t, fmt.Sprintf("mulKeptPairs s=%g r=%g", s, q), m, got, want)
 			} else if rep == 0 {
 				t.Fatalf("s=%g r=%g: the least product is normal, pairsProductsNormal says no", s, q)
 			}
-			sum, bits := p.sumSqDevMax(x, s)
-			wsum, whi := sumSqDevMaxRoundBF16Go(x, s)
-			_, dhi, nan := devRange(x, s)
-			hi := math.Float32frombits(bits)
-			if nan {
-				if hi == hi || sum == sum {
-					t.Fatalf("sumSqDevMaxPairs m=%d: a NaN deviation gives sum %g, largest %g", m, sum, hi)
+			sum := p.sumSqDev(x, s)
+			wsum, _ := sumSqDevMaxRoundBF16Go(x, s)
+			if math.IsInf(wsum, 0) || wsum != wsum {
+				// An infinite or NaN element: the kernel may give NaN
+				// for an infinite sum (sumSqDevBound then recomputes it).
+				if sum == sum && sum != wsum {
+					t.Fatalf("sumSqDevPairs m=%d: %g, its twin %g", m, sum, wsum)
 				}
 				continue
-			}
-			if hi != whi || hi != dhi {
-				t.Fatalf("sumSqDevMaxPairs m=%d s=%g: largest deviation %g, want %g", m, s, hi, dhi)
 			}
 			// Both sums hold m terms in float32 partial sums of at most
 			// reduceFlush·2 terms each, folded in float64.
-			if math.IsInf(wsum, 0) {
-				if sum != wsum {
-					t.Fatalf("sumSqDevMaxPairs m=%d: %g, its twin %g", m, sum, wsum)
-				}
-				continue
-			}
 			if bound := 2 * float64(2*reduceFlush) * 0x1p-24 * math.Abs(wsum); math.Abs(sum-wsum) > bound {
-				t.Fatalf("sumSqDevMaxPairs m=%d s=%g: %g, its twin %g (bound %g)", m, s, sum, wsum, bound)
+				t.Fatalf("sumSqDevPairs m=%d s=%g: %g, its twin %g (bound %g)", m, s, sum, wsum, bound)
 			}
 		}
 		// Small integers: every square and every sum exact.
@@ -377,9 +378,9 @@ func TestBF16PairKernels(t *testing.T) {
 		for i := range x {
 			x[i] = f32ToBF16(float32(r.IntN(33) - 16))
 		}
-		sum, _ := p.sumSqDevMax(x, 3)
+		sum := p.sumSqDev(x, 3)
 		if want, _ := sumSqDevMaxRoundBF16Go(x, 3); sum != want {
-			t.Fatalf("sumSqDevMaxPairs m=%d of small integers: %v, want %v", m, sum, want)
+			t.Fatalf("sumSqDevPairs m=%d of small integers: %v, want %v", m, sum, want)
 		}
 	}
 }
@@ -401,8 +402,8 @@ func TestBF16PairsSubnormalEdge(t *testing.T) {
 		SubScalarBF16(d, x, s)
 		MulBF16(sq, d, d)
 		want := SumBF16(sq)
-		if got, _ := SumSqDevMaxBF16(x, s); got != want || got == 0 {
-			t.Fatalf("s=%g: SumSqDevMaxBF16 = %g, the separate kernels give %g", s, got, want)
+		if got, _ := SumSqDevBoundBF16(x, s); got != want || got == 0 {
+			t.Fatalf("s=%g: SumSqDevBoundBF16 = %g, the separate kernels give %g", s, got, want)
 		}
 		f, _ := BF16DevFloor(s)
 		for _, q := range []float32{float32(0x1p-126 / float64(f)), float32(0x1p-127 / float64(f))} {
@@ -416,8 +417,8 @@ func TestBF16PairsSubnormalEdge(t *testing.T) {
 
 // TestSubMulKeptBF16 checks the passes that keep the deviations between
 // them against the ones that compute them twice, on every level: the sum
-// and the largest deviation of SumSqDevMaxKeepBF16 bit for bit those of
-// SumSqDevMaxBF16, and SubMulKeptBF16 bit for bit SubMulScalarBF16 (also
+// and the bound of SumSqDevBoundKeepBF16 bit for bit those of
+// SumSqDevBoundBF16, and SubMulKeptBF16 bit for bit SubMulScalarBF16 (also
 // in place), at every tail around the pair width, for row scalars on
 // either side of the pair kernels' limit and scales whose products fall
 // on either side of 2^-126 — and with a keep left by another row, that
@@ -461,10 +462,10 @@ func TestSubMulKeptBF16(t *testing.T) {
 					keep[i] = uint16(r.Uint32())
 				}
 				keep = keep[3:] // unaligned
-				sum, hi := SumSqDevMaxKeepBF16(x, keep, s)
-				wsum, whi := SumSqDevMaxBF16(x, s)
+				sum, hi := SumSqDevBoundKeepBF16(x, keep, s)
+				wsum, whi := SumSqDevBoundBF16(x, s)
 				if math.Float32bits(sum) != math.Float32bits(wsum) || math.Float32bits(hi) != math.Float32bits(whi) {
-					t.Fatalf("%s n=%d s=%g: SumSqDevMaxKeepBF16 = %g, %g; SumSqDevMaxBF16 = %g, %g", level, n, s, sum, hi, wsum, whi)
+					t.Fatalf("%s n=%d s=%g: SumSqDevBoundKeepBF16 = %g, %g; SumSqDevBoundBF16 = %g, %g", level, n, s, sum, hi, wsum, whi)
 				}
 				got, want := make([]uint16, n), make([]uint16, n)
 				SubMulKeptBF16(got, x, keep, s, q)

@@ -5825,20 +5825,21 @@ func subMulRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 //go:noescape
 func subDivRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, t float32)
 
-// sumSqDevMaxPairsBF16AVX512BF16 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16
-// rounding to nearest even, s a bfloat16 value) and the largest |d| as bfloat16 bits (a NaN d
-// gives a NaN's), len(x) a multiple of 32, no non-zero |d| or d·d below 2^-126. Four
-// float32 partial sums fold into float64 every 2,048 elements.
+// sumSqDevPairsBF16AVX512BF16 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16
+// rounding to nearest even, s a bfloat16 value), len(x) a multiple of 32, |s| ≥ 2^-55, no non-zero
+// |d| or d·d below 2^-126 — or a NaN where some x[i] is infinite or NaN (the sum is then
+// infinite or NaN, and the kernel computes d wrongly beside such an element). Four float32
+// partial sums fold into float64 every 2,048 elements.
 //
 //go:noescape
-func sumSqDevMaxPairsBF16AVX512BF16(x []uint16, s float32) (sum float64, hi uint32)
+func sumSqDevPairsBF16AVX512BF16(x []uint16, s float32) (sum float64)
 
-// sumSqDevMaxKeepPairsBF16AVX512BF16 is sumSqDevMaxPairsBF16AVX512BF16 that also stores each block of 32 d in keep
+// sumSqDevKeepPairsBF16AVX512BF16 is sumSqDevPairsBF16AVX512BF16 that also stores each block of 32 d in keep
 // (len(keep) ≥ len(x)) in pair order: the even elements' in words 0–15, the odd ones' in
-// 16–31 (mulKeptPairsBF16AVX512BF16 reads them).
+// 16–31 (mulKeptPairsBF16AVX512BF16 reads them). Where the sum is NaN, some of them are wrong.
 //
 //go:noescape
-func sumSqDevMaxKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, s float32) (sum float64, hi uint32)
+func sumSqDevKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, s float32) (sum float64)
 
 // subMulPairsBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a
 // bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product
@@ -5850,7 +5851,7 @@ func sumSqDevMaxKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, s float32) (s
 func subMulPairsBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 
 // mulKeptPairsBF16AVX512BF16 sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d
-// sumSqDevMaxKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a
+// sumSqDevKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a
 // multiple of 32, no non-zero product below 2^-126. It prefetches eight times as many
 // bytes past x (for reading; x is not read) and past dst (for writing): the row of a
 // row program eight rows on.

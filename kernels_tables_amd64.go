@@ -1764,7 +1764,7 @@ func archTables() []*kernelTable {
 		subMulRoundBF16:      subMulRoundBF16AVX512BF16,
 		subDivRoundBF16:      subDivRoundBF16AVX512BF16,
 	}
-	avx512bf16.bf16Pairs = &bf16PairKernels{sumSqDevMax: sumSqDevMaxPairsBF16AVX512BF16, sumSqDevMaxKeep: sumSqDevMaxKeepPairsBF16AVX512BF16, subMul: subMulPairsBF16AVX512BF16, mulKept: mulKeptPairsBF16AVX512BF16, sum: sumPairsBF16AVX512BF16}
+	avx512bf16.bf16Pairs = &bf16PairKernels{sumSqDev: sumSqDevPairsBF16AVX512BF16, sumSqDevKeep: sumSqDevKeepPairsBF16AVX512BF16, subMul: subMulPairsBF16AVX512BF16, mulKept: mulKeptPairsBF16AVX512BF16, sum: sumPairsBF16AVX512BF16}
 	avx512bf16.bdot = &dotTiles{mr: 6, nr: 64, group: 2, elem: 2, unsignedA: false, masked: true, kind: dotPairsBF16,
 		rows: []dotKernel{nil,
 			bdotAVX512BF161x64,

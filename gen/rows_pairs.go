@@ -10,34 +10,99 @@ import (
 
 // The bf16pairs family: the two elementwise passes of a bfloat16
 // layer-norm's rows (the root package's eltwise_rows_bf16.go) with
-// AVX512_BF16, reading 32 elements at a time as their even and odd
-// halves. A 64-byte load of 32 bfloat16 values is 16 int32 lanes; shifting
-// each lane left by 16 gives the even elements' float32 values, clearing
-// its low half the odd ones'. VCVTNE2PS2BF16 rounds both halves to nearest
-// even in one instruction (XLA's rounding; the callers make sure no lane
-// it reads is subnormal, which it would flush), and the result widens back
-// the same way. The sum of squares and the largest deviation do not care
-// in which lanes the elements are; the scaled deviations are put back in
-// order by one VPERMW before the store.
+// AVX512_BF16, 32 elements at a time. A 64-byte load of 32 bfloat16
+// values is 16 int32 lanes. Unpacking its words against zero (VPUNPCKLWD,
+// VPUNPCKHWD) widens them into two vectors of float32 values, in an order
+// of their own (pairsUnpack); VCVTNE2PS2BF16 rounds two vectors to
+// nearest even in one instruction (XLA's rounding; the callers make sure
+// no lane it reads is subnormal, which it would flush), and the result
+// widens back the same way. The sum of squares subtracts with VDPBF16PS
+// (below) and sums with it. The sum does not care in which lanes the
+// elements are; the scaled deviations are put back in order by one VPERMW
+// before the store. Every instruction counts: on Zen 5 these passes are
+// bound by the vector pipes, and unpacking and VDPBF16PS run beside the
+// adds and roundings where a shift would take their pipes.
 
 const (
-	pairsConsts    = "bf16PairsConsts"
-	pairsHigh      = 0   // 0xffff0000 in 16 lanes
-	pairsMagnitude = 64  // 0x7fff7fff
-	pairsOrder     = 128 // VPERMW's index (pairsIndex)
-	pairsSplit     = 192 // VPERMW's index for the sums (words j and 16+j into int32 lane j)
+	pairsConsts     = "bf16PairsConsts"
+	pairsOrder      = 0   // VPERMW's index of the subtract-and-scale pass (pairsIndex(false))
+	pairsKeptOrder  = 64  // VPERMW's index of the kept pass (pairsIndex(true))
+	pairsSplit      = 128 // VPERMW's index for the sums (pairsSplitIndex)
+	pairsEvenOne    = 192 // bfloat16 1 in the even word of each int32 lane, 0 in the odd one
+	pairsOddOne     = 256 // bfloat16 1 in the odd word, 0 in the even one
+	pairsOnes       = 320 // bfloat16 1 in every word
 )
 
-// pairsIndex is the word each element of a scaled pass's result comes
-// from: after the first rounding, word k of the deviations holds element
-// 2k (k < 16) or 2(k−16)+1; the even-half widening of those words holds
-// in lane j word 2j and the odd-half widening word 2j+1, and the second
-// rounding puts the even-half products in words 0–15 and the odd-half
-// ones in 16–31. Element 4j+q (j < 8) thus comes from word j+8q.
-func pairsIndex() []uint16 {
+// pairsUnpack is the element each int32 lane of a widening holds, given
+// the element each word of the widened vector holds: VPUNPCKLWD against
+// zero (hi false) puts words 0–3 of each 128-bit lane q in lanes 4q…4q+3,
+// VPUNPCKHWD (hi true) words 4–7.
+func pairsUnpack(words []int, hi bool) []int {
+	lanes := make([]int, 16)
+	for q := range 4 {
+		for i := range 4 {
+			w := 8*q + i
+			if hi {
+				w += 4
+			}
+			lanes[4*q+i] = words[w]
+		}
+	}
+	return lanes
+}
+
+// pairsRounded is the element each word of VPCVTNE2PS2BF16's result
+// holds: words 0–15 the low widening's lanes, 16–31 the high one's.
+func pairsRounded(words []int) []int {
+	return append(pairsUnpack(words, false), pairsUnpack(words, true)...)
+}
+
+// pairsInterleaved is the element each word of VPCVTNE2PS2BF16's result
+// holds where its two vectors were the even and the odd elements of a
+// block (the sum of squares' subtraction by VDPBF16PS): words 0–15 the
+// even elements, 16–31 the odd ones. It is the order the deviations are
+// kept in.
+func pairsInterleaved() []int {
+	words := make([]int, 32)
+	for k := range 16 {
+		words[k], words[16+k] = 2*k, 2*k+1
+	}
+	return words
+}
+
+// pairsIndex is VPERMW's index that puts the words of a scaled pass's
+// result back in element order. Word k of the result holds element
+// out[k]: the subtract-and-scale pass widens and rounds twice
+// (pairsRounded of pairsRounded of the loaded order); the kept pass widens
+// and rounds the deviations in the order the sum of squares kept them
+// (pairsRounded of pairsInterleaved).
+func pairsIndex(kept bool) []uint16 {
+	words := make([]int, 32)
+	for e := range words {
+		words[e] = e
+	}
+	out := pairsRounded(pairsRounded(words))
+	if kept {
+		out = pairsRounded(pairsInterleaved())
+	}
 	idx := make([]uint16, 32)
-	for e := range idx {
-		idx[e] = uint16(e/4 + 8*(e%4))
+	for k, e := range out {
+		idx[e] = uint16(k)
+	}
+	return idx
+}
+
+// pairsSplitIndex is VPERMW's index that places 32 loaded elements so
+// that the two widenings hold elements 0–15 and 16–31 in order, lane j
+// element j (the reduce family's order): word 8q+i takes element 4q+i and
+// word 8q+4+i element 16+4q+i.
+func pairsSplitIndex() []uint16 {
+	idx := make([]uint16, 32)
+	for q := range 4 {
+		for i := range 4 {
+			idx[8*q+i] = uint16(4*q + i)
+			idx[8*q+4+i] = uint16(16 + 4*q + i)
+		}
 	}
 	return idx
 }
@@ -50,32 +115,41 @@ func generateRowsPairs(o *output) error {
 	f := o.amd64
 	f.StaticGlobal(pairsConsts)
 	f.DataAttributes(attr.RODATA | attr.NOPTR)
-	for l := 0; l < 16; l++ {
-		f.AddDatum(pairsHigh+4*l, operand.U32(0xffff0000))
-	}
-	for l := 0; l < 16; l++ {
-		f.AddDatum(pairsMagnitude+4*l, operand.U32(0x7fff7fff))
-	}
-	for e, k := range pairsIndex() {
+	for e, k := range pairsIndex(false) {
 		f.AddDatum(pairsOrder+2*e, operand.U16(k))
 	}
-	for w := range 32 {
-		f.AddDatum(pairsSplit+2*w, operand.U16(w/2+16*(w%2)))
+	for e, k := range pairsIndex(true) {
+		f.AddDatum(pairsKeptOrder+2*e, operand.U16(k))
 	}
-	sq := emitSumSqDevMaxPairs(f, false)
-	sk := emitSumSqDevMaxPairs(f, true)
+	for w, e := range pairsSplitIndex() {
+		f.AddDatum(pairsSplit+2*w, operand.U16(e))
+	}
+	// Each in order: the assembler takes DATA in increasing offsets.
+	for _, c := range []struct {
+		off  int
+		lane uint32
+	}{{pairsEvenOne, 0x00003f80}, {pairsOddOne, 0x3f800000}, {pairsOnes, 0x3f803f80}} {
+		for l := range 16 {
+			f.AddDatum(c.off+4*l, operand.U32(c.lane))
+		}
+	}
+	sq := emitSumSqDevPairs(f, false)
+	sk := emitSumSqDevPairs(f, true)
 	sm := emitScaledPairs(f, false)
 	mk := emitScaledPairs(f, true)
 	su := emitSumPairsBF16(f)
-	o.set("levelAVX512BF16", "bf16Pairs", fmt.Sprintf("&bf16PairKernels{sumSqDevMax: %s, sumSqDevMaxKeep: %s, subMul: %s, mulKept: %s, sum: %s}", sq, sk, sm, mk, su))
+	o.set("levelAVX512BF16", "bf16Pairs", fmt.Sprintf("&bf16PairKernels{sumSqDev: %s, sumSqDevKeep: %s, subMul: %s, mulKept: %s, sum: %s}", sq, sk, sm, mk, su))
 	return nil
 }
 
-// pairsWiden sets e to the float32 values of the even elements of the 32
-// bfloat16 values in w and o to the odd ones'.
-func pairsWiden(f *amd64File, w, high, e, o reg.VecPhysical) {
-	f.VPSLLD(imm(16), w, e)
-	f.VPANDD(high, w, o)
+// pairsWiden sets e and o to the float32 values of the 32 bfloat16 values
+// in w: e to words 0–3 of each 128-bit lane, o to words 4–7
+// (pairsUnpack). Unpacking against zero runs on every vector pipe, where
+// a shift would take the adder's, which the subtractions, the sums and
+// the roundings need.
+func pairsWiden(f *amd64File, w, zero, e, o reg.VecPhysical) {
+	f.VPUNPCKLWD(w, zero, e)
+	f.VPUNPCKHWD(w, zero, o)
 }
 
 // pairsRound rounds e and o to bfloat16 into r: its words 0–15 from e,
@@ -93,22 +167,35 @@ func pairsFunction(f *amd64File, name, sig string, doc ...string) {
 	f.Doc(doc...)
 }
 
-// emitSumSqDevMaxPairs writes the sum-of-squares pass: for d = bf16(x[i] −
-// s), the sum of bf16(d·d) and the largest |d| (its bits; a NaN d makes
-// it a NaN). With keep, it also stores each block's d, as rounded, in
-// keep: in pair order (words 0–15 the even elements', 16–31 the odd
-// ones'), which emitMulKeptPairs reads.
-func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
-	name, sig := "sumSqDevMaxPairsBF16AVX512BF16", "func(x []uint16, s float32) (sum float64, hi uint32)"
+// emitSumSqDevPairs writes the sum-of-squares pass: the sum of bf16(d·d)
+// for d = bf16(x[i] − s). With keep, it also stores each block's d, as
+// rounded, in keep, in pair order (pairsInterleaved), which
+// emitScaledPairs' kept pass reads.
+//
+// VDPBF16PS does the subtraction and the sum. Into a lane holding −s it
+// adds x's odd element times 0, then its even one times 1 (pairsEvenOne;
+// pairsOddOne the other way): −s + 0 is −s, and the sum rounds once, as
+// VSUBPS would. Its inputs are flushed to zero where subnormal, which
+// changes nothing while s is at least 2^-55 in magnitude (the callers'
+// pairsDeviationsNormal): a subnormal x lies below half a unit of s's
+// float32 value, so x − s rounds to −s either way. But where the other
+// element of the pair is infinite or NaN, 0 times it is NaN, and the
+// lane's d with it: the sum is then NaN, and the caller recomputes the row
+// without this kernel (it could only have been infinite or NaN). The
+// squares, rounded to bfloat16, are summed by VDPBF16PS against bfloat16
+// ones: each lane adds its odd square, then its even one.
+func emitSumSqDevPairs(f *amd64File, keep bool) string {
+	name, sig := "sumSqDevPairsBF16AVX512BF16", "func(x []uint16, s float32) (sum float64)"
 	doc := []string{name + " returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16",
-		"rounding to nearest even, s a bfloat16 value) and the largest |d| as bfloat16 bits (a NaN d",
-		"gives a NaN's), len(x) a multiple of 32, no non-zero |d| or d·d below 2^-126. Four",
-		"float32 partial sums fold into float64 every 2,048 elements."}
+		"rounding to nearest even, s a bfloat16 value), len(x) a multiple of 32, |s| ≥ 2^-55, no non-zero",
+		"|d| or d·d below 2^-126 — or a NaN where some x[i] is infinite or NaN (the sum is then",
+		"infinite or NaN, and the kernel computes d wrongly beside such an element). Four float32",
+		"partial sums fold into float64 every 2,048 elements."}
 	if keep {
-		name, sig = "sumSqDevMaxKeepPairsBF16AVX512BF16", "func(x []uint16, keep []uint16, s float32) (sum float64, hi uint32)"
-		doc = []string{name + " is sumSqDevMaxPairsBF16AVX512BF16 that also stores each block of 32 d in keep",
+		name, sig = "sumSqDevKeepPairsBF16AVX512BF16", "func(x []uint16, keep []uint16, s float32) (sum float64)"
+		doc = []string{name + " is sumSqDevPairsBF16AVX512BF16 that also stores each block of 32 d in keep",
 			"(len(keep) ≥ len(x)) in pair order: the even elements' in words 0–15, the odd ones' in",
-			"16–31 (mulKeptPairsBF16AVX512BF16 reads them)."}
+			"16–31 (mulKeptPairsBF16AVX512BF16 reads them). Where the sum is NaN, some of them are wrong."}
 	}
 	pairsFunction(f, name, sig, doc...)
 	x, n, cnt, kp := reg.RSI, reg.RCX, reg.RAX, reg.RDI
@@ -117,53 +204,55 @@ func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
 	if keep {
 		f.Load(f.Param("keep").Base(), kp)
 	}
-	s, high, magn := zmm[31], zmm[30], zmm[29]
-	f.VBROADCASTSS(addrOf(f.Param("s")), s)
-	f.VMOVDQU32(pairsConst(pairsHigh), high)
-	f.VMOVDQU32(pairsConst(pairsMagnitude), magn)
+	negS, zero, evenOne, oddOne, ones := zmm[31], zmm[30], zmm[29], zmm[28], zmm[27]
+	f.VBROADCASTSS(addrOf(f.Param("s")), negS)
+	f.MOVL(operand.U32(0x80000000), reg.EDX)
+	f.VPBROADCASTD(reg.EDX, zero)
+	f.VPXORD(zero, negS, negS)
+	f.VPXORD(zero, zero, zero)
+	f.VMOVDQU32(pairsConst(pairsEvenOne), evenOne)
+	f.VMOVDQU32(pairsConst(pairsOddOne), oddOne)
+	f.VMOVDQU32(pairsConst(pairsOnes), ones)
 	acc := []reg.VecPhysical{zmm[0], zmm[1], zmm[2], zmm[3]}
-	tot0, tot1, hiW := zmm[4], zmm[5], zmm[6]
+	tot0, tot1 := zmm[4], zmm[5]
 	for _, a := range acc {
 		f.VPXORD(a, a, a)
 	}
 	f.VPXORD(tot0, tot0, tot0)
 	f.VPXORD(tot1, tot1, tot1)
-	f.VPXORD(hiW, hiW, hiW)
+	dp := func(d, s1, s2 reg.VecPhysical) {
+		emitRaw(f, vdpbf16ps(regIndex(avx512, d), regIndex(avx512, s1), regIndex(avx512, s2)))
+	}
 	// stages are block u's instructions in the order they depend on one
 	// another; the main loop runs each stage for its four blocks before
 	// the next, so that the core finds independent work ahead instead of
-	// each block's chain of roundings. Blocks alternate between the two
-	// pairs of accumulators, so each accumulator sums its blocks in the
-	// order a block at a time would.
+	// each block's chain of roundings. Block u sums into accumulator u.
 	stages := func(u int) []func() {
 		w, e, o, r := zmm[8+4*u], zmm[9+4*u], zmm[10+4*u], zmm[11+4*u]
-		a0, a1 := acc[2*(u%2)], acc[2*(u%2)+1]
+		a := acc[u%len(acc)]
 		return []func(){
 			func() { f.VMOVDQU32(mem(x, 64*u), w) },
-			func() { pairsWiden(f, w, high, e, o) },
 			func() {
-				f.VSUBPS(s, e, e)
-				f.VSUBPS(s, o, o)
+				f.VMOVAPS(negS, e)
+				f.VMOVAPS(negS, o)
+			},
+			func() {
+				dp(e, w, evenOne)
+				dp(o, w, oddOne)
 			},
 			func() { pairsRound(f, r, e, o) },
 			func() {
 				if keep {
 					f.VMOVDQU32(r, mem(kp, 64*u))
 				}
-				f.VPANDD(magn, r, w)
-				f.VPMAXUW(w, hiW, hiW)
-				pairsWiden(f, r, high, e, o)
+				pairsWiden(f, r, zero, e, o)
 			},
 			func() {
 				f.VMULPS(e, e, e)
 				f.VMULPS(o, o, o)
 			},
 			func() { pairsRound(f, r, e, o) },
-			func() { pairsWiden(f, r, high, e, o) },
-			func() {
-				f.VADDPS(e, a0, a0)
-				f.VADDPS(o, a1, a1)
-			},
+			func() { dp(a, r, ones) },
 		}
 	}
 	body := func(u int) {
@@ -222,21 +311,6 @@ func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
 	f.VPERMILPD(imm(1), tot0.AsX(), zmm[7].AsX())
 	f.VADDSD(zmm[7].AsX(), tot0.AsX(), tot0.AsX())
 	f.VMOVSD(tot0.AsX(), addrOf(f.Return("sum")))
-	// The largest magnitude's bits: the largest of 32 words.
-	f.VEXTRACTI64X4(imm(1), hiW, zmm[7].AsY())
-	f.VPMAXUW(zmm[7].AsY(), hiW.AsY(), hiW.AsY())
-	f.VEXTRACTI128(imm(1), hiW.AsY(), zmm[7].AsX())
-	f.VPMAXUW(zmm[7].AsX(), hiW.AsX(), hiW.AsX())
-	f.VPSHUFD(imm(0x4e), hiW.AsX(), zmm[7].AsX())
-	f.VPMAXUW(zmm[7].AsX(), hiW.AsX(), hiW.AsX())
-	f.VPSHUFD(imm(0xb1), hiW.AsX(), zmm[7].AsX())
-	f.VPMAXUW(zmm[7].AsX(), hiW.AsX(), hiW.AsX())
-	f.VPSRLD(imm(16), hiW.AsX(), zmm[7].AsX())
-	f.VPMAXUW(zmm[7].AsX(), hiW.AsX(), hiW.AsX())
-	f.VMOVD(hiW.AsX(), reg.EDX)
-	f.ANDL(operand.U32(0xffff), reg.EDX)
-	f.SHLL(imm(16), reg.EDX)
-	f.MOVL(reg.EDX, addrOf(f.Return("hi")))
 	f.VZEROUPPER()
 	f.RET()
 	return name
@@ -245,10 +319,9 @@ func emitSumSqDevMaxPairs(f *amd64File, keep bool) string {
 // emitScaledPairs writes a scaled pass. Without kept: dst[i] =
 // bf16(bf16(x[i] − s)·r). With kept: dst[i] = bf16(d·r) for the d of
 // element i that a keep pass stored in pair order, so that the deviations
-// are neither widened from x nor subtracted and rounded again; after
-// widening the kept words and rounding the products, element i sits where
-// pairsIndex says (the words went through the pair order twice, as in the
-// subtract-and-scale pass). Both prefetch x and dst eight rows on: the
+// are neither widened from x nor subtracted and rounded again. Each puts
+// the rounded products back in element order with its pairsIndex. Both
+// prefetch x and dst eight rows on: the
 // flat row loop of a row program runs each pass over a batch of eight
 // rows, so the next row is already in L1 when it is read; the row a batch
 // later comes from L3 or memory (in A/B runs of the bfloat16 layer-norm,
@@ -263,7 +336,7 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 	if kept {
 		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, x []uint16, r float32)"
 		doc = []string{name + " sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d",
-			"sumSqDevMaxKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a",
+			"sumSqDevKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a",
 			"multiple of 32, no non-zero product below 2^-126. It prefetches eight times as many",
 			"bytes past x (for reading; x is not read) and past dst (for writing): the row of a",
 			"row program eight rows on."}
@@ -284,23 +357,27 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 	f.Load(f.Param("dst").Len(), n)
 	f.MOVQ(n, ahead)
 	f.SHLQ(imm(4), ahead) // 2·8 bytes an element: eight rows ahead
-	s, rr, high, order := zmm[31], zmm[30], zmm[29], zmm[28]
+	s, rr, zero, order := zmm[31], zmm[30], zmm[29], zmm[28]
 	if !kept {
 		f.VBROADCASTSS(addrOf(f.Param("s")), s)
 	}
 	f.VBROADCASTSS(addrOf(f.Param("r")), rr)
-	f.VMOVDQU32(pairsConst(pairsHigh), high)
-	f.VMOVDQU16(pairsConst(pairsOrder), order)
+	f.VPXORD(zero, zero, zero)
+	if kept {
+		f.VMOVDQU16(pairsConst(pairsKeptOrder), order)
+	} else {
+		f.VMOVDQU16(pairsConst(pairsOrder), order)
+	}
 	body := func(u int) {
 		w, e, o, r := zmm[4*u], zmm[4*u+1], zmm[4*u+2], zmm[4*u+3]
 		f.PREFETCHT0(memIdx(x, ahead, 1, 64*u))
 		f.VMOVDQU32(mem(src, 64*u), w)
-		pairsWiden(f, w, high, e, o)
+		pairsWiden(f, w, zero, e, o)
 		if !kept {
 			f.VSUBPS(s, e, e)
 			f.VSUBPS(s, o, o)
 			pairsRound(f, r, e, o)
-			pairsWiden(f, r, high, e, o)
+			pairsWiden(f, r, zero, e, o)
 		}
 		f.VMULPS(rr, e, e)
 		f.VMULPS(rr, o, o)
@@ -368,10 +445,9 @@ func emitSumPairsBF16(f *amd64File) string {
 	f.Load(f.Param("x").Len(), n)
 	acc := []reg.VecPhysical{zmm[31], zmm[30], zmm[29], zmm[28]}
 	tot0, tot1, zero, zero64 := zmm[27], zmm[26], zmm[25], zmm[24]
-	high, split := zmm[23], zmm[22]
+	split := zmm[22]
 	f.VPXORD(zero.AsX(), zero.AsX(), zero.AsX())
 	f.VPXORD(zero64.AsX(), zero64.AsX(), zero64.AsX())
-	f.VMOVDQU32(pairsConst(pairsHigh), high)
 	f.VMOVDQU16(pairsConst(pairsSplit), split)
 	for _, a := range acc {
 		f.VMOVAPS(zero, a)
@@ -387,8 +463,7 @@ func emitSumPairsBF16(f *amd64File) string {
 		f.VPERMW(mem(x, 64*h), split, zmm[2*h])
 	}
 	for h := range 2 {
-		f.VPSLLD(imm(16), zmm[2*h], zmm[2*h+1])
-		f.VPANDD(high, zmm[2*h], zmm[2*h])
+		pairsWiden(f, zmm[2*h], zero, zmm[2*h+1], zmm[2*h])
 	}
 	for h := range 2 {
 		f.VADDPS(zmm[2*h+1], acc[2*h], acc[2*h])

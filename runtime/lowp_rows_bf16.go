@@ -98,24 +98,25 @@ func (l *lowpLoop) fuseBF16Rows() {
 	}
 }
 
-// rowSqDev folds a row's bf16(d·d) in one pass, keeping the range of d:
-// its least non-zero |d| bounded from below by kiln.BF16DevFloor where the
-// row's scalar allows (the pass then tracks only the largest), the least
-// itself otherwise.
+// rowSqDev folds a row's bf16(d·d) in one pass, keeping bounds on |d|:
+// where the row's scalar allows, kiln.BF16DevFloor below its least
+// non-zero value and kiln.SumSqDevBoundBF16's bound above (the pass then
+// tracks at most the largest), the least and the largest otherwise.
 func (l *lowpLoop) rowSqDev(in *lowpInstr, vs []lval, n int) (s, lo, hi float32) {
 	return sqDevRow(vs[in.args[0]].h[:n], vs[in.args[1]].s, vs[in.args[2]].s, nil)
 }
 
 // sqDevRow is rowSqDev of row x, scalar c and initial value init; where
 // keep is not nil, it keeps the deviations there for fusedRow
-// (kiln.SumSqDevMaxKeepBF16).
+// (kiln.SumSqDevBoundKeepBF16). Its hi bounds the deviations from above
+// (the largest, or a bound on it the row's sum gives).
 func sqDevRow(x []uint16, c, init float32, keep []uint16) (s, lo, hi float32) {
 	if f, ok := kiln.BF16DevFloor(c); ok {
 		var sum float32
 		if keep != nil {
-			sum, hi = kiln.SumSqDevMaxKeepBF16(x, keep, c)
+			sum, hi = kiln.SumSqDevBoundKeepBF16(x, keep, c)
 		} else {
-			sum, hi = kiln.SumSqDevMaxBF16(x, c)
+			sum, hi = kiln.SumSqDevBoundBF16(x, c)
 		}
 		return init + sum, f, hi
 	}
