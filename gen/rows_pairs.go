@@ -24,13 +24,13 @@ import (
 // adds and roundings where a shift would take their pipes.
 
 const (
-	pairsConsts     = "bf16PairsConsts"
-	pairsOrder      = 0   // VPERMW's index of the subtract-and-scale pass (pairsIndex(false))
-	pairsKeptOrder  = 64  // VPERMW's index of the kept pass (pairsIndex(true))
-	pairsSplit      = 128 // VPERMW's index for the sums (pairsSplitIndex)
-	pairsEvenOne    = 192 // bfloat16 1 in the even word of each int32 lane, 0 in the odd one
-	pairsOddOne     = 256 // bfloat16 1 in the odd word, 0 in the even one
-	pairsOnes       = 320 // bfloat16 1 in every word
+	pairsConsts    = "bf16PairsConsts"
+	pairsOrder     = 0   // VPERMW's index of the subtract-and-scale pass (pairsIndex(false))
+	pairsKeptOrder = 64  // VPERMW's index of the kept pass (pairsIndex(true))
+	pairsSplit     = 128 // VPERMW's index for the sums (pairsSplitIndex)
+	pairsEvenOne   = 192 // bfloat16 1 in the even word of each int32 lane, 0 in the odd one
+	pairsOddOne    = 256 // bfloat16 1 in the odd word, 0 in the even one
+	pairsOnes      = 320 // bfloat16 1 in every word
 )
 
 // pairsUnpack is the element each int32 lane of a widening holds, given
