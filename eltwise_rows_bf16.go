@@ -131,7 +131,7 @@ func SubMulKeptBF16(dst, x, keep []uint16, s, r float32) {
 		SubMulScalarBF16(dst, x, s, r)
 		return
 	}
-	p.mulKept(dst[:m], keep[:m], x[:m], r)
+	p.mulKept(dst[:m], keep[:m], r)
 	if m < len(x) {
 		SubMulScalarBF16(dst[m:], x[m:], s, r)
 	}
@@ -156,7 +156,7 @@ type bf16PairKernels struct {
 	sumSqDev     func(x []uint16, s float32) (sum float64)
 	sumSqDevKeep func(x, keep []uint16, s float32) (sum float64)
 	subMul       func(dst, x []uint16, s, r float32)
-	mulKept      func(dst, keep, x []uint16, r float32)
+	mulKept      func(dst, keep []uint16, r float32)
 	// sum is the level's reduce.sumBF16 (the AVX-512 one), bit for bit,
 	// widening 32 elements from one load (SumBF16).
 	sum func(x []uint16) float64

@@ -352,7 +352,7 @@ func TestBF16PairKernels(t *testing.T) {
 				subMulRoundBF16Go(want, x, s, q)
 				sameBits16(t, fmt.Sprintf("subMulPairs s=%g r=%g", s, q), m, got, want)
 				keepPairsGo(keep, x, s)
-				p.mulKept(got, keep, x, q)
+				p.mulKept(got, keep, q)
 				sameBits16(t, fmt.Sprintf("mulKeptPairs s=%g r=%g", s, q), m, got, want)
 			} else if rep == 0 {
 				t.Fatalf("s=%g r=%g: the least product is normal, pairsProductsNormal says no", s, q)

@@ -5843,21 +5843,17 @@ func sumSqDevKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, s float32) (sum 
 
 // subMulPairsBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a
 // bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product
-// below 2^-126. It prefetches eight times as many bytes past x (for reading) and past
-// dst (for writing): the row of a row program eight rows on, which the row loop reaches
-// a batch of eight rows later.
+// below 2^-126.
 //
 //go:noescape
 func subMulPairsBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 
 // mulKeptPairsBF16AVX512BF16 sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d
 // sumSqDevKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a
-// multiple of 32, no non-zero product below 2^-126. It prefetches eight times as many
-// bytes past x (for reading; x is not read) and past dst (for writing): the row of a
-// row program eight rows on.
+// multiple of 32, no non-zero product below 2^-126.
 //
 //go:noescape
-func mulKeptPairsBF16AVX512BF16(dst []uint16, keep []uint16, x []uint16, r float32)
+func mulKeptPairsBF16AVX512BF16(dst []uint16, keep []uint16, r float32)
 
 // sumPairsBF16AVX512BF16 returns what sumBF16AVX512 returns for x, len(x) a multiple of 16.
 //

@@ -320,43 +320,31 @@ func emitSumSqDevPairs(f *amd64File, keep bool) string {
 // bf16(bf16(x[i] − s)·r). With kept: dst[i] = bf16(d·r) for the d of
 // element i that a keep pass stored in pair order, so that the deviations
 // are neither widened from x nor subtracted and rounded again. Each puts
-// the rounded products back in element order with its pairsIndex. Both
-// prefetch x and dst eight rows on: the
-// flat row loop of a row program runs each pass over a batch of eight
-// rows, so the next row is already in L1 when it is read; the row a batch
-// later comes from L3 or memory (in A/B runs of the bfloat16 layer-norm,
-// 4096×768, 6 % less time with its data in memory, 2 % in L3).
+// the rounded products back in element order with its pairsIndex. Neither
+// prefetches: with the row loop's batch of eight rows in L1, fetching the
+// next batch's input and output lines from here evicted this batch's (in
+// A/B runs of the bfloat16 layer-norm, 4096×768, on Zen 5, 5 % faster
+// without).
 func emitScaledPairs(f *amd64File, kept bool) string {
 	name, sig := "subMulPairsBF16AVX512BF16", "func(dst []uint16, x []uint16, s float32, r float32)"
 	doc := []string{name + " sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a",
 		"bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product",
-		"below 2^-126. It prefetches eight times as many bytes past x (for reading) and past",
-		"dst (for writing): the row of a row program eight rows on, which the row loop reaches",
-		"a batch of eight rows later."}
+		"below 2^-126."}
 	if kept {
-		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, x []uint16, r float32)"
+		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, r float32)"
 		doc = []string{name + " sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d",
 			"sumSqDevKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a",
-			"multiple of 32, no non-zero product below 2^-126. It prefetches eight times as many",
-			"bytes past x (for reading; x is not read) and past dst (for writing): the row of a",
-			"row program eight rows on."}
+			"multiple of 32, no non-zero product below 2^-126."}
 	}
 	pairsFunction(f, name, sig, doc...)
-	dst, x, n, ahead := reg.RDI, reg.RSI, reg.RCX, reg.RDX
-	src, ptrs := x, []reg.Register{x, dst}
+	dst, src, n := reg.RDI, reg.RSI, reg.RCX
+	f.Load(f.Param("dst").Base(), dst)
 	if kept {
-		x, src = reg.RBX, reg.RSI
-		ptrs = []reg.Register{src, x, dst}
-		f.Load(f.Param("dst").Base(), dst)
 		f.Load(f.Param("keep").Base(), src)
-		f.Load(f.Param("x").Base(), x)
 	} else {
-		f.Load(f.Param("dst").Base(), dst)
-		f.Load(f.Param("x").Base(), x)
+		f.Load(f.Param("x").Base(), src)
 	}
 	f.Load(f.Param("dst").Len(), n)
-	f.MOVQ(n, ahead)
-	f.SHLQ(imm(4), ahead) // 2·8 bytes an element: eight rows ahead
 	s, rr, zero, order := zmm[31], zmm[30], zmm[29], zmm[28]
 	if !kept {
 		f.VBROADCASTSS(addrOf(f.Param("s")), s)
@@ -370,7 +358,6 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 	}
 	body := func(u int) {
 		w, e, o, r := zmm[4*u], zmm[4*u+1], zmm[4*u+2], zmm[4*u+3]
-		f.PREFETCHT0(memIdx(x, ahead, 1, 64*u))
 		f.VMOVDQU32(mem(src, 64*u), w)
 		pairsWiden(f, w, zero, e, o)
 		if !kept {
@@ -383,10 +370,9 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 		f.VMULPS(rr, o, o)
 		pairsRound(f, r, e, o)
 		f.VPERMW(r, order, w)
-		emitRaw(f, prefetchwDstAhead(64*u))
 		f.VMOVDQU32(w, mem(dst, 64*u))
 	}
-	emitPairsLoop(f, n, body, ptrs...)
+	emitPairsLoop(f, n, body, src, dst)
 	return name
 }
 
@@ -417,13 +403,6 @@ func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), ptrs ...reg.R
 	f.Label("done")
 	f.VZEROUPPER()
 	f.RET()
-}
-
-// prefetchwDstAhead is PREFETCHW [rdi+rdx+disp]: the line of a later row
-// of dst that this one's line at disp stands for, fetched for writing.
-func prefetchwDstAhead(disp int) rawInst {
-	return rawInst{fmt.Sprintf("prefetchw [rdi+rdx+%d]", disp),
-		[]byte{0x0f, 0x0d, 0x8c, 0x17, byte(disp), byte(disp >> 8), byte(disp >> 16), byte(disp >> 24)}}
 }
 
 // emitSumPairsBF16 writes the sum of a bfloat16 row that reads 32
