@@ -39,9 +39,9 @@ func SumSqDevBF16(x []uint16, s float32) (sum, minDev, maxDev float32) {
 // SumSqDevBoundBF16 is SumSqDevBF16 without the least non-zero |d|: the
 // same sum, and in place of the largest |d| a bound no |d| exceeds — the
 // largest itself, or, where the pair kernels ran, twice the square root of
-// their sum (each |d|² is at most its rounded square plus 2^-8 of it, so
-// the sum exceeds a quarter of it), which spares them a comparison and a
-// maximum per block. The bound is +Inf or NaN where the sum is. Where s
+// their sum rounded up to a power of two (each |d|² is at most its
+// rounded square plus 2^-8 of it, so the sum exceeds a quarter of it),
+// which spares them a comparison and a maximum per block. The bound is +Inf or NaN where the sum is. Where s
 // is a normal non-zero value, BF16DevFloor(s) bounds the least |d| from
 // below.
 func SumSqDevBoundBF16(x []uint16, s float32) (sum, bound float32) {
@@ -70,7 +70,7 @@ func sumSqDevBound(x, keep []uint16, s float32) (sum, bound float32) {
 				}
 				total, hi = 0, 0
 			} else {
-				hi = float32(2 * math.Sqrt(total))
+				hi = sumSqDevBoundOf(total)
 				x = x[m:]
 			}
 		}
@@ -88,6 +88,22 @@ func sumSqDevBound(x, keep []uint16, s float32) (sum, bound float32) {
 		hi = maxKeepNaN32(hi, h)
 	}
 	return float32(total), hi
+}
+
+// sumSqDevBoundOf is a power of two at least 2·√total (total ≥ 0, +Inf
+// for an infinite total), from total's exponent: no square root on the
+// way from the row's sum to the next row.
+func sumSqDevBoundOf(total float64) float32 {
+	e := int(math.Float64bits(total) >> 52)
+	switch e {
+	case 0: // zero (a sum of squares of at least 2^-126 is never subnormal)
+		return 0
+	case 0x7ff:
+		return float32(math.Inf(1))
+	}
+	// total < 2^(e−1022), so 2·√total < 2^(⌈(e−1022)/2⌉+1).
+	k := (e-1021)>>1 + 1
+	return float32(math.Float64frombits(uint64(k+1023) << 52))
 }
 
 // keepPairsGo stores the deviations bf16(x[i] − s) of each block of 32 in

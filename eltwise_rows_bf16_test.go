@@ -126,8 +126,9 @@ func TestSumSqDevBF16(t *testing.T) {
 				t.Fatalf("n=%d: SumSqDevBoundBF16 = %v, the separate kernels give %v", n, got2, want)
 			}
 			// The bound: the largest |d| itself, or the pair kernels'
-			// 2·√sum (at most the tail's largest above it).
-			if !nan && !(hi2 >= whi && (hi2 == whi || float64(hi2) <= 2*math.Sqrt(float64(got2))*(1+0x1p-20))) {
+			// 2·√sum rounded up to a power of two (at most the tail's
+			// largest above it).
+			if !nan && !(hi2 >= whi && (hi2 == whi || float64(hi2) <= 4*math.Sqrt(float64(got2))*(1+0x1p-20))) {
 				t.Fatalf("n=%d s=%g: SumSqDevBoundBF16's bound is %g; the largest deviation %g, the sum %g", n, s, hi2, whi, got2)
 			}
 			if f, ok := BF16DevFloor(s); ok && wlo < f {
@@ -503,6 +504,35 @@ func TestBF16PairSum(t *testing.T) {
 			if math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("m=%d specials=%v: pair sum %g (%#x), sumBF16 %g (%#x)", m, rep == 1, got, math.Float64bits(got), want, math.Float64bits(want))
 			}
+		}
+	}
+}
+
+// TestSumSqDevBoundOf checks the power-of-two bound against 2·√total
+// across the float64 range: at least it, less than twice it.
+func TestSumSqDevBoundOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	if b := sumSqDevBoundOf(0); b != 0 {
+		t.Fatalf("sumSqDevBoundOf(0) = %g", b)
+	}
+	if b := sumSqDevBoundOf(math.Inf(1)); !math.IsInf(float64(b), 1) {
+		t.Fatalf("sumSqDevBoundOf(+Inf) = %g", b)
+	}
+	for i := 0; i < 100000; i++ {
+		total := math.Ldexp(1+r.Float64(), r.IntN(2*300)-300)
+		if i%7 == 0 {
+			total = math.Ldexp(1, r.IntN(600)-300) // powers of two: the edge
+		}
+		b, want := float64(sumSqDevBoundOf(total)), 2*math.Sqrt(total)
+		if math.IsInf(b, 1) || want > math.MaxFloat32 {
+			// A power of two in [want, 2·want) beyond float32's range.
+			if !math.IsInf(b, 1) || want <= 0x1p126 {
+				t.Fatalf("sumSqDevBoundOf(%g) = %g, 2·√total is %g", total, b, want)
+			}
+			continue
+		}
+		if !(b >= want && b < 2*want*(1+0x1p-50)) || math.Float64bits(b)&(1<<52-1) != 0 {
+			t.Fatalf("sumSqDevBoundOf(%g) = %g, want a power of two in [%g, %g)", total, b, want, 2*want)
 		}
 	}
 }
