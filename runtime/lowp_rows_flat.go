@@ -23,10 +23,10 @@ type flatKind uint8
 
 const (
 	flatLoad   flatKind = iota // tiles[i] = the row of load slot
-	flatSum                    // sc[i] = sc[b] + (0 + the sum of tiles[a])
-	flatSqDev                  // sc[i], lo[i], hi[i] = sqDevRow(tiles[a], sc[b], sc[c]), the deviations kept where keep
+	flatSum                    // sc[i] = sc[b] + (0 + the sum of tiles[a]) (kiln.SumRowsBF16)
+	flatSqDev                  // sc[i], lo[i], hi[i] = sqDevRow(tiles[a], sc[b], sc[c]) (kiln.SqDevRowsBF16), the deviations kept where keep
 	flatArith                  // sc[i] = op(sc[a], sc[b]) rounded to round
-	flatFused                  // the result row = fusedRow(tiles[a], sc[b], sc[c], the range of d)
+	flatFused                  // the result row = fusedRow(tiles[a], sc[b], sc[c], the range of d) (a division: kiln.SubDivRowsBF16)
 	flatScalar                 // sc[i] = an input's element for the row (evalUniform)
 )
 
@@ -192,8 +192,9 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 				x := tiles[st.a]
 				r, b := &sc[st.i], &sc[st.b]
 				if st.bf16 {
+					kiln.SumRowsBF16(r[:g], x, n)
 					for j := range g {
-						r[j] = b[j] + (0 + kiln.SumBF16(x[j*n:j*n+n]))
+						r[j] = b[j] + (0 + r[j])
 					}
 				} else {
 					for j := range g {
@@ -203,13 +204,13 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 			case flatSqDev:
 				x := tiles[st.a]
 				r, rlo, rhi, b, c := &sc[st.i], &dlo[st.i], &dhi[st.i], &sc[st.b], &sc[st.c]
-				keeps := st.keep
+				var kp []uint16
+				if st.keep {
+					kp = keep[:g*n]
+				}
+				kiln.SqDevRowsBF16(r[:g], rlo[:g], rhi[:g], x, kp, n, b[:g])
 				for j := range g {
-					var kp []uint16
-					if keeps {
-						kp = keep[j*n : j*n+n]
-					}
-					r[j], rlo[j], rhi[j] = sqDevRow(x[j*n:j*n+n], b[j], c[j], kp)
+					r[j] = c[j] + r[j]
 				}
 			case flatArith:
 				// As evalUniform computes a float32 scalar op (scalarF32,
@@ -266,6 +267,14 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 				var los, his *[flatBatch]float32
 				if ranged {
 					los, his = &dlo[st.d], &dhi[st.d]
+				}
+				if ranged && kind == rowSubDiv {
+					var kp []uint16
+					if kept {
+						kp = keep[:g*n]
+					}
+					kiln.SubDivRowsBF16(y[start:start+g*n], x, kp, n, b[:g], c[:g], los[:g], his[:g])
+					break
 				}
 				for j := range g {
 					var rlo, rhi float32
