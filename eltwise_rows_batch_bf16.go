@@ -2,6 +2,7 @@ package kiln
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -34,22 +35,36 @@ func checkRowScalars(fn, names string, rows int, lens ...int) {
 	}
 }
 
+// rowsAtOnce is the most rows a batch pass takes through each of its
+// phases before the next: its per-row values live on the stack.
+const rowsAtOnce = 16
+
 // SumRowsBF16 sets sums[j] = SumBF16(row j of x) for each of the len(sums)
 // rows of n elements.
 func SumRowsBF16(sums []float32, x []uint16, n int) {
 	checkRowsBF16("SumRowsBF16", "x", x, len(sums), n)
 	t := kernels()
 	p := t.bf16Pairs
-	m := vectorPart(n, t.reduce.lanes)
-	if p == nil || m == 0 || m != n {
+	if p == nil || n == 0 || vectorPart(n, t.reduce.lanes) != n {
 		for j := range sums {
 			sums[j] = SumBF16(x[j*n : j*n+n])
 		}
 		return
 	}
-	for j := range sums {
-		sums[j] = float32(p.sum(x[j*n : j*n+n]))
+	var totals [rowsAtOnce]float64
+	for lo := 0; lo < len(sums); lo += rowsAtOnce {
+		hi := min(len(sums), lo+rowsAtOnce)
+		p.sum(noEscape(x[lo*n:hi*n]), n, noEscape(totals[:hi-lo]))
+		for j := lo; j < hi; j++ {
+			sums[j] = float32(totals[j-lo])
+		}
 	}
+}
+
+// pairsDeviationsNormalBits is pairsDeviationsNormal(s) from s's biased
+// exponent e: BF16DevFloor(s) = 2^(e−135) ≥ 2^-63 for 72 ≤ e < 255.
+func pairsDeviationsNormalBits(s float32) bool {
+	return uint32(math.Float32bits(s)>>23&0xff)-72 < 255-72
 }
 
 // SqDevRowsBF16 sets, for each row j of the len(s) rows of n elements of
@@ -66,35 +81,68 @@ func SqDevRowsBF16(sums, lows, highs []float32, x, keep []uint16, n int, s []flo
 		checkRowsBF16("SqDevRowsBF16", "keep", keep, rows, n)
 	}
 	p := kernels().bf16Pairs
-	for j, c := range s {
-		checkBF16Scalar("SqDevRowsBF16", "s", c)
-		row := x[j*n : j*n+n]
-		f, ok := BF16DevFloor(c)
-		if !ok {
-			sums[j], lows[j], highs[j] = SumSqDevBF16(row, c)
-			continue
+	pairs := p != nil && n > 0 && n%pairsWidth == 0
+	var totals [rowsAtOnce]float64
+	var paired [rowsAtOnce]bool
+	for lo := 0; lo < rows; lo += rowsAtOnce {
+		hi := min(rows, lo+rowsAtOnce)
+		for j := lo; j < hi; j++ {
+			checkBF16Scalar("SqDevRowsBF16", "s", s[j])
+			paired[j-lo] = pairs && pairsDeviationsNormalBits(s[j])
 		}
-		lows[j] = f
-		if p != nil && n%pairsWidth == 0 && pairsDeviationsNormal(c) {
-			// The pair kernels take the whole row: sumSqDevBound
-			// without its dispatch, unless the sum is NaN.
-			var total float64
-			if keep != nil {
-				total = p.sumSqDevKeep(row, keep[j*n:j*n+n], c)
-			} else {
-				total = p.sumSqDev(row, c)
+		// The pair kernel takes whole rows, all of them in one call
+		// where it can.
+		all := true
+		for j := lo; j < hi; j++ {
+			all = all && paired[j-lo]
+		}
+		switch {
+		case all && keep != nil:
+			p.sumSqDevKeep(noEscape(x[lo*n:hi*n]), noEscape(keep[lo*n:hi*n]), n, noEscape(s[lo:hi]), noEscape(totals[:hi-lo]))
+		case all:
+			p.sumSqDev(noEscape(x[lo*n:hi*n]), n, noEscape(s[lo:hi]), noEscape(totals[:hi-lo]))
+		default:
+			for j := lo; j < hi; j++ {
+				if paired[j-lo] {
+					var kp []uint16
+					if keep != nil {
+						kp = keep[j*n : j*n+n]
+					}
+					totals[j-lo] = p.sumSqDevRow(x[j*n:j*n+n], kp, s[j])
+				}
 			}
-			if total == total {
-				sums[j], highs[j] = float32(total), sumSqDevBoundOf(total)
+		}
+		for j := lo; j < hi; j++ {
+			c := s[j]
+			f, ok := BF16DevFloor(c)
+			if total := totals[j-lo]; paired[j-lo] && total == total {
+				sums[j], lows[j], highs[j] = float32(total), f, sumSqDevBoundOf(total)
 				continue
 			}
+			// No pair kernel, or its sum was NaN (sumSqDevBound then
+			// rewrites the deviations it kept).
+			row := x[j*n : j*n+n]
+			if !ok {
+				sums[j], lows[j], highs[j] = SumSqDevBF16(row, c)
+				continue
+			}
+			var kp []uint16
+			if keep != nil {
+				kp = keep[j*n : j*n+n]
+			}
+			lows[j] = f
+			sums[j], highs[j] = sumSqDevBound(row, kp, c)
 		}
-		var kp []uint16
-		if keep != nil {
-			kp = keep[j*n : j*n+n]
-		}
-		sums[j], highs[j] = sumSqDevBound(row, kp, c)
 	}
+}
+
+// pairsProductsNormalBits is pairsProductsNormal(s, r) for s with
+// pairsDeviationsNormalBits and r a normal float32, from their biased
+// exponents e and f: BF16DevFloor(s)·|r| = 2^(e−135)·|r| is at least
+// 2^(e+f−262), below 2^(e+f−261), and a power of two apart from |r|'s
+// significand, so it is at least 2^-126 just where e + f ≥ 136.
+func pairsProductsNormalBits(s, r float32) bool {
+	return math.Float32bits(s)>>23&0xff+math.Float32bits(r)>>23&0xff >= 136
 }
 
 // SubDivRowsBF16 sets row j of dst to bf16(bf16(x[i] − s[j]) / t[j]) for
@@ -111,14 +159,14 @@ func SubDivRowsBF16(dst, x, keep []uint16, n int, s, t, lows, highs []float32) {
 	if keep != nil {
 		checkRowsBF16("SubDivRowsBF16", "keep", keep, rows, n)
 	}
-	// The reciprocals first, so that no kernel waits on a division.
-	const most = 64
-	var rs [most]float32
-	var how [most]uint8 // rowDiv, rowKept, rowSubMulKept, rowSubMul
 	p := kernels().bf16Pairs
 	whole := p != nil && keep != nil && n > 0 && n%pairsWidth == 0
-	for lo := 0; lo < rows; lo += most {
-		hi := min(rows, lo+most)
+	// The reciprocals first, so that no kernel waits on a division, and
+	// the kernels of the rows that kept their deviations back to back.
+	var rs [rowsAtOnce]float32
+	var how [rowsAtOnce]uint8
+	for lo := 0; lo < rows; lo += rowsAtOnce {
+		hi := min(rows, lo+rowsAtOnce)
 		for j := lo; j < hi; j++ {
 			c := s[j]
 			checkBF16Scalar("SubDivRowsBF16", "s", c)
@@ -126,7 +174,7 @@ func SubDivRowsBF16(dst, x, keep []uint16, n int, s, t, lows, highs []float32) {
 			rs[j-lo], how[j-lo] = r, rowDiv
 			switch {
 			case !ok:
-			case whole && pairsDeviationsNormal(c) && pairsProductsNormal(c, r):
+			case whole && pairsDeviationsNormalBits(c) && pairsProductsNormalBits(c, r):
 				how[j-lo] = rowKept
 			case keep != nil:
 				how[j-lo] = rowSubMulKept
@@ -134,16 +182,27 @@ func SubDivRowsBF16(dst, x, keep []uint16, n int, s, t, lows, highs []float32) {
 				how[j-lo] = rowSubMul
 			}
 		}
+		all := true
+		for j := lo; j < hi; j++ {
+			all = all && how[j-lo] == rowKept
+		}
+		if all {
+			p.mulKept(noEscape(dst[lo*n:hi*n]), noEscape(keep[lo*n:hi*n]), n, noEscape(rs[:hi-lo]))
+			continue
+		}
+		for j := lo; j < hi; j++ {
+			if how[j-lo] == rowKept {
+				p.mulKeptRow(dst[j*n:j*n+n], keep[j*n:j*n+n], rs[j-lo])
+			}
+		}
 		for j := lo; j < hi; j++ {
 			d, row, r := dst[j*n:j*n+n], x[j*n:j*n+n], rs[j-lo]
 			switch how[j-lo] {
-			case rowKept:
-				p.mulKept(d, keep[j*n:j*n+n], r)
 			case rowSubMulKept:
 				SubMulKeptBF16(d, row, keep[j*n:j*n+n], s[j], r)
 			case rowSubMul:
 				SubMulScalarBF16(d, row, s[j], r)
-			default:
+			case rowDiv:
 				SubDivScalarBF16(d, row, s[j], t[j])
 			}
 		}

@@ -133,3 +133,53 @@ func TestRowsBF16Misuse(t *testing.T) {
 		}()
 	}
 }
+
+// TestPairsNormalBits checks the exponent tests against the float ones
+// they stand for: every bfloat16 exponent of s, with NaNs and infinities,
+// and normal reciprocals r of every exponent.
+func TestPairsNormalBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for e := uint32(0); e < 256; e++ {
+		for rep := 0; rep < 8; rep++ {
+			s := math.Float32frombits(e<<23 | uint32(r.IntN(128))<<16 | uint32(r.IntN(2))<<31)
+			if got, want := pairsDeviationsNormalBits(s), pairsDeviationsNormal(s); got != want {
+				t.Fatalf("s=%g: pairsDeviationsNormalBits %v, pairsDeviationsNormal %v", s, got, want)
+			}
+			if !pairsDeviationsNormal(s) {
+				continue
+			}
+			for f := uint32(1); f < 255; f++ {
+				q := math.Float32frombits(f<<23 | uint32(r.IntN(1<<23)) | uint32(r.IntN(2))<<31)
+				if got, want := pairsProductsNormalBits(s, q), pairsProductsNormal(s, q); got != want {
+					t.Fatalf("s=%g r=%g: pairsProductsNormalBits %v, pairsProductsNormal %v", s, q, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestRowsBF16DoNotAllocate checks that the row and batch passes, whose
+// kernels are called through the dispatch table with stack arrays of
+// scalars and results, allocate nothing.
+func TestRowsBF16DoNotAllocate(t *testing.T) {
+	const n, rows = 96, 5
+	r := rand.New(rand.NewPCG(45, 46))
+	x := bf16RowInput(r, rows*n, false)
+	keep, dst := make([]uint16, rows*n), make([]uint16, rows*n)
+	s, sums, lows, highs, div := make([]float32, rows), make([]float32, rows), make([]float32, rows), make([]float32, rows), make([]float32, rows)
+	for j := range s {
+		s[j], div[j] = 0.5, 2
+	}
+	forEachLevel(t, func(level string) {
+		if a := testing.AllocsPerRun(20, func() {
+			SumRowsBF16(sums, x, n)
+			SqDevRowsBF16(sums, lows, highs, x, keep, n, s)
+			SubDivRowsBF16(dst, x, keep, n, s, div, lows, highs)
+			SumBF16(x[:n])
+			SumSqDevBoundKeepBF16(x[:n], keep, 0.5)
+			SubMulKeptBF16(dst[:n], x[:n], keep, 0.5, 0.5)
+		}); a != 0 {
+			t.Errorf("%s: %v allocations per run, want 0", level, a)
+		}
+	})
+}

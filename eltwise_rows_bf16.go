@@ -56,11 +56,7 @@ func sumSqDevBound(x, keep []uint16, s float32) (sum, bound float32) {
 	total, hi := 0.0, float32(0)
 	if p := t.bf16Pairs; p != nil && pairsDeviationsNormal(s) {
 		if m := len(x) &^ (pairsWidth - 1); m > 0 {
-			if keep != nil {
-				total = p.sumSqDevKeep(x[:m], keep[:m], s)
-			} else {
-				total = p.sumSqDev(x[:m], s)
-			}
+			total = p.sumSqDevRow(x[:m], keep, s)
 			if total != total {
 				// Some x[i] is infinite or NaN, and the kernel's NaN may
 				// stand for an infinite sum: the row again without it,
@@ -147,7 +143,7 @@ func SubMulKeptBF16(dst, x, keep []uint16, s, r float32) {
 		SubMulScalarBF16(dst, x, s, r)
 		return
 	}
-	p.mulKept(dst[:m], keep[:m], r)
+	p.mulKeptRow(dst[:m], keep[:m], r)
 	if m < len(x) {
 		SubMulScalarBF16(dst[m:], x[m:], s, r)
 	}
@@ -169,13 +165,40 @@ func maxKeepNaN32(a, b float32) float32 {
 // where no value they round can be one (pairsDeviationsNormal,
 // pairsProductsNormal).
 type bf16PairKernels struct {
-	sumSqDev     func(x []uint16, s float32) (sum float64)
-	sumSqDevKeep func(x, keep []uint16, s float32) (sum float64)
+	// sumSqDev and sumSqDevKeep take a batch of rows of n elements, one
+	// scalar and one sum per row (sumSqDevRow takes one).
+	sumSqDev     func(x []uint16, n int, s []float32, sums []float64)
+	sumSqDevKeep func(x, keep []uint16, n int, s []float32, sums []float64)
 	subMul       func(dst, x []uint16, s, r float32)
-	mulKept      func(dst, keep []uint16, r float32)
+	mulKept      func(dst, keep []uint16, n int, r []float32) // rows of n elements, a scale each
 	// sum is the level's reduce.sumBF16 (the AVX-512 one), bit for bit,
-	// widening 32 elements from one load (SumBF16).
-	sum func(x []uint16) float64
+	// widening 32 elements from one load (SumBF16), of each row of n
+	// elements (sumRow of one).
+	sum func(x []uint16, n int, sums []float64)
+}
+
+// sumRow is sum of one row.
+func (p *bf16PairKernels) sumRow(x []uint16) float64 {
+	var sums [1]float64
+	p.sum(x, len(x), noEscape(sums[:]))
+	return sums[0]
+}
+
+// sumSqDevRow is sumSqDev (with keep not nil, sumSqDevKeep) of one row.
+func (p *bf16PairKernels) sumSqDevRow(x, keep []uint16, s float32) float64 {
+	sv, sums := [1]float32{s}, [1]float64{}
+	if keep != nil {
+		p.sumSqDevKeep(x, keep[:len(x)], len(x), noEscape(sv[:]), noEscape(sums[:]))
+	} else {
+		p.sumSqDev(x, len(x), noEscape(sv[:]), noEscape(sums[:]))
+	}
+	return sums[0]
+}
+
+// mulKeptRow is mulKept of one row.
+func (p *bf16PairKernels) mulKeptRow(dst, keep []uint16, r float32) {
+	rv := [1]float32{r}
+	p.mulKept(dst, keep[:len(dst)], len(dst), noEscape(rv[:]))
 }
 
 // pairsWidth is the elements the pair kernels take at a time.

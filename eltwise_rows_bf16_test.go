@@ -338,8 +338,8 @@ func TestBF16PairKernels(t *testing.T) {
 				q = float32(0x1p-126 / float64(f)) // the least product exactly 2^-126
 			}
 			keep := make([]uint16, m)
-			ksum := p.sumSqDevKeep(x, keep, s)
-			if sum := p.sumSqDev(x, s); math.Float64bits(ksum) != math.Float64bits(sum) && sum == sum {
+			ksum := p.sumSqDevRow(x, keep, s)
+			if sum := p.sumSqDevRow(x, nil, s); math.Float64bits(ksum) != math.Float64bits(sum) && sum == sum {
 				t.Fatalf("sumSqDevKeepPairs m=%d s=%g: %g; sumSqDevPairs %g", m, s, ksum, sum)
 			}
 			if ksum == ksum {
@@ -353,12 +353,12 @@ func TestBF16PairKernels(t *testing.T) {
 				subMulRoundBF16Go(want, x, s, q)
 				sameBits16(t, fmt.Sprintf("subMulPairs s=%g r=%g", s, q), m, got, want)
 				keepPairsGo(keep, x, s)
-				p.mulKept(got, keep, q)
+				p.mulKeptRow(got, keep, q)
 				sameBits16(t, fmt.Sprintf("mulKeptPairs s=%g r=%g", s, q), m, got, want)
 			} else if rep == 0 {
 				t.Fatalf("s=%g r=%g: the least product is normal, pairsProductsNormal says no", s, q)
 			}
-			sum := p.sumSqDev(x, s)
+			sum := p.sumSqDevRow(x, nil, s)
 			wsum, _ := sumSqDevMaxRoundBF16Go(x, s)
 			if math.IsInf(wsum, 0) || wsum != wsum {
 				// An infinite or NaN element: the kernel may give NaN
@@ -379,7 +379,7 @@ func TestBF16PairKernels(t *testing.T) {
 		for i := range x {
 			x[i] = f32ToBF16(float32(r.IntN(33) - 16))
 		}
-		sum := p.sumSqDev(x, 3)
+		sum := p.sumSqDevRow(x, nil, 3)
 		if want, _ := sumSqDevMaxRoundBF16Go(x, 3); sum != want {
 			t.Fatalf("sumSqDevPairs m=%d of small integers: %v, want %v", m, sum, want)
 		}
@@ -500,7 +500,7 @@ func TestBF16PairSum(t *testing.T) {
 	for m := 0; m <= 4200; m += 16 {
 		for rep := 0; rep < 2; rep++ {
 			x := bf16RowInput(r, m+1, rep == 1)[1:] // unaligned
-			got, want := p.sum(x), k.sumBF16(x)
+			got, want := p.sumRow(x), k.sumBF16(x)
 			if math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("m=%d specials=%v: pair sum %g (%#x), sumBF16 %g (%#x)", m, rep == 1, got, math.Float64bits(got), want, math.Float64bits(want))
 			}

@@ -5825,21 +5825,22 @@ func subMulRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 //go:noescape
 func subDivRoundBF16AVX512BF16(dst []uint16, x []uint16, s float32, t float32)
 
-// sumSqDevPairsBF16AVX512BF16 returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16
-// rounding to nearest even, s a bfloat16 value), len(x) a multiple of 32, |s| ≥ 2^-55, no non-zero
-// |d| or d·d below 2^-126 — or a NaN where some x[i] is infinite or NaN (the sum is then
+// sumSqDevPairsBF16AVX512BF16 sets sums[j], for each of the len(s) rows j of n elements of x (n a multiple
+// of 32), to the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s[j]) (bf16
+// rounding to nearest even, s[j] a bfloat16 value with |s[j]| ≥ 2^-55, no non-zero |d| or d·d
+// below 2^-126) — or to a NaN where some x[i] of the row is infinite or NaN (the sum is then
 // infinite or NaN, and the kernel computes d wrongly beside such an element). Four float32
 // partial sums fold into float64 every 2,048 elements.
 //
 //go:noescape
-func sumSqDevPairsBF16AVX512BF16(x []uint16, s float32) (sum float64)
+func sumSqDevPairsBF16AVX512BF16(x []uint16, n int, s []float32, sums []float64)
 
 // sumSqDevKeepPairsBF16AVX512BF16 is sumSqDevPairsBF16AVX512BF16 that also stores each block of 32 d in keep
-// (len(keep) ≥ len(x)) in pair order: the even elements' in words 0–15, the odd ones' in
-// 16–31 (mulKeptPairsBF16AVX512BF16 reads them). Where the sum is NaN, some of them are wrong.
+// (as long as x) in pair order: the even elements' in words 0–15, the odd ones' in 16–31
+// (mulKeptPairsBF16AVX512BF16 reads them). Where a row's sum is NaN, some of them are wrong.
 //
 //go:noescape
-func sumSqDevKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, s float32) (sum float64)
+func sumSqDevKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, n int, s []float32, sums []float64)
 
 // subMulPairsBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a
 // bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product
@@ -5848,17 +5849,19 @@ func sumSqDevKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, s float32) (sum 
 //go:noescape
 func subMulPairsBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 
-// mulKeptPairsBF16AVX512BF16 sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d
-// sumSqDevKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a
-// multiple of 32, no non-zero product below 2^-126.
+// mulKeptPairsBF16AVX512BF16 sets, for each of the len(r) rows j of n elements (n a multiple of 32),
+// dst[i] = bf16(d·r[j]) (bf16 rounding to nearest even) for the deviations d
+// sumSqDevKeepPairsBF16AVX512BF16 left in keep (as long as dst), no non-zero product below
+// 2^-126.
 //
 //go:noescape
-func mulKeptPairsBF16AVX512BF16(dst []uint16, keep []uint16, r float32)
+func mulKeptPairsBF16AVX512BF16(dst []uint16, keep []uint16, n int, r []float32)
 
-// sumPairsBF16AVX512BF16 returns what sumBF16AVX512 returns for x, len(x) a multiple of 16.
+// sumPairsBF16AVX512BF16 sets sums[j] to what sumBF16AVX512 returns for row j of the len(sums) rows of n
+// elements of x, n a multiple of 16.
 //
 //go:noescape
-func sumPairsBF16AVX512BF16(x []uint16) (sum float64)
+func sumPairsBF16AVX512BF16(x []uint16, n int, sums []float64)
 
 // transposeStrip8AVX2 transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).
 //

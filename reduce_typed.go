@@ -156,7 +156,7 @@ func SumBF16(x []uint16) float32 {
 	s := 0.0
 	switch {
 	case m > 0 && t.bf16Pairs != nil:
-		s = t.bf16Pairs.sum(x[:m])
+		s = t.bf16Pairs.sumRow(x[:m])
 	case m > 0:
 		s = k.sumBF16(x[:m])
 	}

@@ -185,36 +185,38 @@ func pairsFunction(f *amd64File, name, sig string, doc ...string) {
 // squares, rounded to bfloat16, are summed by VDPBF16PS against bfloat16
 // ones: each lane adds its odd square, then its even one.
 func emitSumSqDevPairs(f *amd64File, keep bool) string {
-	name, sig := "sumSqDevPairsBF16AVX512BF16", "func(x []uint16, s float32) (sum float64)"
-	doc := []string{name + " returns the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s) (bf16",
-		"rounding to nearest even, s a bfloat16 value), len(x) a multiple of 32, |s| ≥ 2^-55, no non-zero",
-		"|d| or d·d below 2^-126 — or a NaN where some x[i] is infinite or NaN (the sum is then",
+	name, sig := "sumSqDevPairsBF16AVX512BF16", "func(x []uint16, n int, s []float32, sums []float64)"
+	doc := []string{name + " sets sums[j], for each of the len(s) rows j of n elements of x (n a multiple",
+		"of 32), to the sum of the float32 widenings of bf16(d·d) for d = bf16(x[i] - s[j]) (bf16",
+		"rounding to nearest even, s[j] a bfloat16 value with |s[j]| ≥ 2^-55, no non-zero |d| or d·d",
+		"below 2^-126) — or to a NaN where some x[i] of the row is infinite or NaN (the sum is then",
 		"infinite or NaN, and the kernel computes d wrongly beside such an element). Four float32",
 		"partial sums fold into float64 every 2,048 elements."}
 	if keep {
-		name, sig = "sumSqDevKeepPairsBF16AVX512BF16", "func(x []uint16, keep []uint16, s float32) (sum float64)"
+		name, sig = "sumSqDevKeepPairsBF16AVX512BF16", "func(x []uint16, keep []uint16, n int, s []float32, sums []float64)"
 		doc = []string{name + " is sumSqDevPairsBF16AVX512BF16 that also stores each block of 32 d in keep",
-			"(len(keep) ≥ len(x)) in pair order: the even elements' in words 0–15, the odd ones' in",
-			"16–31 (mulKeptPairsBF16AVX512BF16 reads them). Where the sum is NaN, some of them are wrong."}
+			"(as long as x) in pair order: the even elements' in words 0–15, the odd ones' in 16–31",
+			"(mulKeptPairsBF16AVX512BF16 reads them). Where a row's sum is NaN, some of them are wrong."}
 	}
 	pairsFunction(f, name, sig, doc...)
 	x, n, cnt, kp := reg.RSI, reg.RCX, reg.RAX, reg.RDI
-	f.Load(f.Param("x").Base(), x)
-	f.Load(f.Param("x").Len(), n)
+	params, ptrs := []string{"x"}, []reg.Register{x}
 	if keep {
-		f.Load(f.Param("keep").Base(), kp)
+		params, ptrs = append(params, "keep"), append(ptrs, kp)
 	}
+	rl := pairsRowLoop(f, params, ptrs, "s", "sums")
 	negS, zero, evenOne, oddOne, ones := zmm[31], zmm[30], zmm[29], zmm[28], zmm[27]
-	f.VBROADCASTSS(addrOf(f.Param("s")), negS)
-	f.MOVL(operand.U32(0x80000000), reg.EDX)
-	f.VPBROADCASTD(reg.EDX, zero)
-	f.VPXORD(zero, negS, negS)
 	f.VPXORD(zero, zero, zero)
 	f.VMOVDQU32(pairsConst(pairsEvenOne), evenOne)
 	f.VMOVDQU32(pairsConst(pairsOddOne), oddOne)
 	f.VMOVDQU32(pairsConst(pairsOnes), ones)
 	acc := []reg.VecPhysical{zmm[0], zmm[1], zmm[2], zmm[3]}
 	tot0, tot1 := zmm[4], zmm[5]
+	rl.start(n)
+	f.VBROADCASTSS(operand.Mem{Base: rl.scalars}, negS)
+	f.MOVL(operand.U32(0x80000000), reg.EDX)
+	f.VPBROADCASTD(reg.EDX, zmm[6])
+	f.VPXORD(zmm[6], negS, negS)
 	for _, a := range acc {
 		f.VPXORD(a, a, a)
 	}
@@ -310,10 +312,75 @@ func emitSumSqDevPairs(f *amd64File, keep bool) string {
 	f.VADDPD(zmm[7].AsX(), tot0.AsX(), tot0.AsX())
 	f.VPERMILPD(imm(1), tot0.AsX(), zmm[7].AsX())
 	f.VADDSD(zmm[7].AsX(), tot0.AsX(), tot0.AsX())
-	f.VMOVSD(tot0.AsX(), addrOf(f.Return("sum")))
+	f.VMOVSD(tot0.AsX(), operand.Mem{Base: rl.results})
+	rl.next()
+	return name
+}
+
+// pairsRows is the row loop of a pair kernel that takes a batch of rows
+// of n elements, one after another: the rows' base pointers, advanced by
+// 2n bytes a row and copied into the working pointers at its start, a
+// pointer to the row's float32 scalar and one to its float64 result, each
+// advanced by one element a row, and the rows left.
+type pairsRows struct {
+	f                         *amd64File
+	bases, ptrs               []reg.Register
+	n, rows, scalars, results reg.Register
+}
+
+// pairsRowLoop loads a row kernel's arguments: the slices named params
+// (their working pointers ptrs), the elements per row (the parameter n),
+// the scalars and the results (names; "" for none). The rows are
+// len(scalars), or with none len(results).
+func pairsRowLoop(f *amd64File, params []string, ptrs []reg.Register, scalars, results string) *pairsRows {
+	rl := &pairsRows{f: f, n: reg.R10, rows: reg.R11, scalars: reg.R12, results: reg.R13}
+	bases := []reg.Register{reg.R8, reg.R9, reg.R14}
+	for i, p := range params {
+		f.Load(f.Param(p).Base(), bases[i])
+		rl.bases = append(rl.bases, bases[i])
+		rl.ptrs = append(rl.ptrs, ptrs[i])
+	}
+	f.Load(f.Param("n"), rl.n)
+	if scalars != "" {
+		f.Load(f.Param(scalars).Base(), rl.scalars)
+		f.Load(f.Param(scalars).Len(), rl.rows)
+	}
+	if results != "" {
+		f.Load(f.Param(results).Base(), rl.results)
+		if scalars == "" {
+			f.Load(f.Param(results).Len(), rl.rows)
+		}
+	}
+	return rl
+}
+
+// start begins the row loop: it returns when no row is left, and
+// otherwise sets the working pointers to the row's and count to n.
+func (rl *pairsRows) start(count reg.Register) {
+	f := rl.f
+	f.Label("row")
+	f.TESTQ(rl.rows, rl.rows)
+	f.JZ(operand.LabelRef("rowsdone"))
+	for i, b := range rl.bases {
+		f.MOVQ(b, rl.ptrs[i])
+	}
+	f.MOVQ(rl.n, count)
+}
+
+// next ends a row: the bases and the scalar and result pointers move on,
+// and the loop goes to the next row; after the last, the kernel returns.
+func (rl *pairsRows) next() {
+	f := rl.f
+	for _, b := range rl.bases {
+		f.LEAQ(memIdx(b, rl.n, 2, 0), b)
+	}
+	f.ADDQ(operand.U32(4), rl.scalars)
+	f.ADDQ(operand.U32(8), rl.results)
+	f.DECQ(rl.rows)
+	f.JMP(operand.LabelRef("row"))
+	f.Label("rowsdone")
 	f.VZEROUPPER()
 	f.RET()
-	return name
 }
 
 // emitScaledPairs writes a scaled pass. Without kept: dst[i] =
@@ -331,28 +398,30 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 		"bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product",
 		"below 2^-126."}
 	if kept {
-		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, r float32)"
-		doc = []string{name + " sets dst[i] = bf16(d·r) (bf16 rounding to nearest even) for the deviations d",
-			"sumSqDevKeepPairsBF16AVX512BF16 left in keep (len(keep) ≥ len(dst)), len(dst) a",
-			"multiple of 32, no non-zero product below 2^-126."}
+		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, n int, r []float32)"
+		doc = []string{name + " sets, for each of the len(r) rows j of n elements (n a multiple of 32),",
+			"dst[i] = bf16(d·r[j]) (bf16 rounding to nearest even) for the deviations d",
+			"sumSqDevKeepPairsBF16AVX512BF16 left in keep (as long as dst), no non-zero product below",
+			"2^-126."}
 	}
 	pairsFunction(f, name, sig, doc...)
 	dst, src, n := reg.RDI, reg.RSI, reg.RCX
-	f.Load(f.Param("dst").Base(), dst)
-	if kept {
-		f.Load(f.Param("keep").Base(), src)
-	} else {
-		f.Load(f.Param("x").Base(), src)
-	}
-	f.Load(f.Param("dst").Len(), n)
 	s, rr, zero, order := zmm[31], zmm[30], zmm[29], zmm[28]
-	if !kept {
+	var rl *pairsRows
+	if kept {
+		rl = pairsRowLoop(f, []string{"dst", "keep"}, []reg.Register{dst, src}, "r", "")
+	} else {
+		f.Load(f.Param("dst").Base(), dst)
+		f.Load(f.Param("x").Base(), src)
+		f.Load(f.Param("dst").Len(), n)
 		f.VBROADCASTSS(addrOf(f.Param("s")), s)
+		f.VBROADCASTSS(addrOf(f.Param("r")), rr)
 	}
-	f.VBROADCASTSS(addrOf(f.Param("r")), rr)
 	f.VPXORD(zero, zero, zero)
 	if kept {
 		f.VMOVDQU16(pairsConst(pairsKeptOrder), order)
+		rl.start(n)
+		f.VBROADCASTSS(operand.Mem{Base: rl.scalars}, rr)
 	} else {
 		f.VMOVDQU16(pairsConst(pairsOrder), order)
 	}
@@ -372,14 +441,21 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 		f.VPERMW(r, order, w)
 		f.VMOVDQU32(w, mem(dst, 64*u))
 	}
-	emitPairsLoop(f, n, body, src, dst)
+	end := func() {
+		f.VZEROUPPER()
+		f.RET()
+	}
+	if kept {
+		end = rl.next
+	}
+	emitPairsLoop(f, n, body, end, src, dst)
 	return name
 }
 
 // emitPairsLoop ends a scaled pass: body(u) for four blocks of 32
 // elements at a time, then one at a time, the pointers moving on with
-// them, while n (the elements left) allows; then it returns.
-func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), ptrs ...reg.Register) {
+// them, while n (the elements left) allows; then end.
+func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), end func(), ptrs ...reg.Register) {
 	f.Label("loop")
 	f.CMPQ(n, operand.U32(128))
 	f.JL(operand.LabelRef("tail"))
@@ -401,8 +477,7 @@ func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), ptrs ...reg.R
 	f.SUBQ(operand.U32(32), n)
 	f.JMP(operand.LabelRef("tail"))
 	f.Label("done")
-	f.VZEROUPPER()
-	f.RET()
+	end()
 }
 
 // emitSumPairsBF16 writes the sum of a bfloat16 row that reads 32
@@ -417,17 +492,18 @@ func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), ptrs ...reg.R
 // 2,048 elements, then 16 elements at a time.
 func emitSumPairsBF16(f *amd64File) string {
 	name := "sumPairsBF16AVX512BF16"
-	pairsFunction(f, name, "func(x []uint16) (sum float64)",
-		name+" returns what sumBF16AVX512 returns for x, len(x) a multiple of 16.")
+	pairsFunction(f, name, "func(x []uint16, n int, sums []float64)",
+		name+" sets sums[j] to what sumBF16AVX512 returns for row j of the len(sums) rows of n",
+		"elements of x, n a multiple of 16.")
 	x, n, cnt := reg.RSI, reg.RCX, reg.RAX
-	f.Load(f.Param("x").Base(), x)
-	f.Load(f.Param("x").Len(), n)
+	rl := pairsRowLoop(f, []string{"x"}, []reg.Register{x}, "", "sums")
 	acc := []reg.VecPhysical{zmm[31], zmm[30], zmm[29], zmm[28]}
 	tot0, tot1, zero, zero64 := zmm[27], zmm[26], zmm[25], zmm[24]
 	split := zmm[22]
 	f.VPXORD(zero.AsX(), zero.AsX(), zero.AsX())
 	f.VPXORD(zero64.AsX(), zero64.AsX(), zero64.AsX())
 	f.VMOVDQU16(pairsConst(pairsSplit), split)
+	rl.start(n)
 	for _, a := range acc {
 		f.VMOVAPS(zero, a)
 	}
@@ -485,9 +561,8 @@ func emitSumPairsBF16(f *amd64File) string {
 	f.VADDPD(zmm[0], zmm[1], zmm[1])
 	f.VMOVHLPS(zmm[1].AsX(), zmm[1].AsX(), zmm[0].AsX())
 	f.VADDPD(zmm[0], zmm[1], zmm[1])
-	f.VMOVSD(zmm[1].AsX(), addrOf(f.Return("sum")))
-	f.VZEROUPPER()
-	f.RET()
+	f.VMOVSD(zmm[1].AsX(), operand.Mem{Base: rl.results})
+	rl.next()
 	return name
 }
 
