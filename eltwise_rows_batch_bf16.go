@@ -73,13 +73,20 @@ func pairsDeviationsNormalBits(s float32) bool {
 // has a BF16DevFloor, that floor and SumSqDevBoundBF16's bound, keeping
 // the deviations in row j of keep (keep may be nil) as
 // SumSqDevBoundKeepBF16 does; elsewhere SumSqDevBF16's least and largest.
-func SqDevRowsBF16(sums, lows, highs []float32, x, keep []uint16, n int, s []float32) {
+// With keep, out (nil, or as long as x) is where the rows' results go
+// next: the pass fetches its lines for writing while it computes, so that
+// the pass that writes them finds them in the cache.
+func SqDevRowsBF16(sums, lows, highs []float32, x, keep, out []uint16, n int, s []float32) {
 	rows := len(s)
 	checkRowScalars("SqDevRowsBF16", "sums, lows, highs", rows, len(sums), len(lows), len(highs))
 	checkRowsBF16("SqDevRowsBF16", "x", x, rows, n)
 	if keep != nil {
 		checkRowsBF16("SqDevRowsBF16", "keep", keep, rows, n)
 	}
+	if out == nil {
+		out = x
+	}
+	checkRowsBF16("SqDevRowsBF16", "out", out, rows, n)
 	p := kernels().bf16Pairs
 	pairs := p != nil && n > 0 && n%pairsWidth == 0
 	var totals [rowsAtOnce]float64
@@ -98,7 +105,7 @@ func SqDevRowsBF16(sums, lows, highs []float32, x, keep []uint16, n int, s []flo
 		}
 		switch {
 		case all && keep != nil:
-			p.sumSqDevKeep(noEscape(x[lo*n:hi*n]), noEscape(keep[lo*n:hi*n]), n, noEscape(s[lo:hi]), noEscape(totals[:hi-lo]))
+			p.sumSqDevKeep(noEscape(x[lo*n:hi*n]), noEscape(keep[lo*n:hi*n]), noEscape(out[lo*n:hi*n]), n, noEscape(s[lo:hi]), noEscape(totals[:hi-lo]))
 		case all:
 			p.sumSqDev(noEscape(x[lo*n:hi*n]), n, noEscape(s[lo:hi]), noEscape(totals[:hi-lo]))
 		default:
@@ -150,12 +157,18 @@ func pairsProductsNormalBits(s, r float32) bool {
 // nil, SubMulScalarBF16) and the reciprocal of t[j] where
 // BF16Reciprocal(t[j], lows[j], highs[j]) allows — lows and highs bounds
 // on the row's deviations, as SqDevRowsBF16 gives them, and keep what it
-// kept — and by SubDivScalarBF16 elsewhere. dst may be x.
-func SubDivRowsBF16(dst, x, keep []uint16, n int, s, t, lows, highs []float32) {
+// kept — and by SubDivScalarBF16 elsewhere. dst may be x. next (nil, or
+// as long as x) is what the next pass reads: the pass fetches it into the
+// cache while it computes.
+func SubDivRowsBF16(dst, x, keep, next []uint16, n int, s, t, lows, highs []float32) {
 	rows := len(s)
 	checkRowScalars("SubDivRowsBF16", "t, lows, highs", rows, len(t), len(lows), len(highs))
 	checkRowsBF16("SubDivRowsBF16", "x", x, rows, n)
 	checkRowsBF16("SubDivRowsBF16", "dst", dst, rows, n)
+	if next == nil {
+		next = dst
+	}
+	checkRowsBF16("SubDivRowsBF16", "next", next, rows, n)
 	if keep != nil {
 		checkRowsBF16("SubDivRowsBF16", "keep", keep, rows, n)
 	}
@@ -187,7 +200,7 @@ func SubDivRowsBF16(dst, x, keep []uint16, n int, s, t, lows, highs []float32) {
 			all = all && how[j-lo] == rowKept
 		}
 		if all {
-			p.mulKept(noEscape(dst[lo*n:hi*n]), noEscape(keep[lo*n:hi*n]), n, noEscape(rs[:hi-lo]))
+			p.mulKept(noEscape(dst[lo*n:hi*n]), noEscape(keep[lo*n:hi*n]), noEscape(next[lo*n:hi*n]), n, noEscape(rs[:hi-lo]))
 			continue
 		}
 		for j := lo; j < hi; j++ {

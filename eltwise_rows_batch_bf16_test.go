@@ -57,7 +57,7 @@ func TestRowsBF16(t *testing.T) {
 						}
 					}
 					lows, highs := make([]float32, rows), make([]float32, rows)
-					SqDevRowsBF16(sums, lows, highs, x, keep, n, s)
+					SqDevRowsBF16(sums, lows, highs, x, keep, nil, n, s)
 					wkeep := make([]uint16, n)
 					for j := range rows {
 						row := x[j*n : j*n+n]
@@ -91,13 +91,13 @@ func TestRowsBF16(t *testing.T) {
 						row, w := x[j*n:j*n+n], want[j*n:j*n+n]
 						SubDivScalarBF16(w, row, s[j], div[j])
 					}
-					SubDivRowsBF16(got, x, keep, n, s, div, lows, highs)
+					SubDivRowsBF16(got, x, keep, nil, n, s, div, lows, highs)
 					sameBits16(t, fmt.Sprintf("%s SubDivRowsBF16 keep=%v", level, withKeep), rows*n, got, want)
 					if withKeep {
 						// In place, with the deviations kept again.
-						SqDevRowsBF16(sums, lows, highs, x, keep, n, s)
+						SqDevRowsBF16(sums, lows, highs, x, keep, nil, n, s)
 						copy(got, x)
-						SubDivRowsBF16(got, got, keep, n, s, div, lows, highs)
+						SubDivRowsBF16(got, got, keep, x, n, s, div, lows, highs)
 						sameBits16(t, fmt.Sprintf("%s SubDivRowsBF16 in place", level), rows*n, got, want)
 					}
 				}
@@ -116,11 +116,17 @@ func TestRowsBF16Misuse(t *testing.T) {
 		f    func()
 	}{
 		{"x has 96 elements, fewer than 4 rows of 32", func() { SumRowsBF16(make([]float32, 4), x, 32) }},
-		{"keep has 95 elements", func() { SqDevRowsBF16(make([]float32, 3), make([]float32, 3), make([]float32, 3), x, x[1:], 32, one) }},
-		{"sums, lows, highs", func() { SqDevRowsBF16(make([]float32, 2), make([]float32, 3), make([]float32, 3), x, nil, 32, one) }},
-		{"dst has 64 elements", func() { SubDivRowsBF16(x[:64], x, nil, 32, one, one, one, one) }},
-		{"t, lows, highs", func() { SubDivRowsBF16(x, x, nil, 32, one, one[:2], one, one) }},
-		{"is not a bfloat16 value", func() { SqDevRowsBF16(one, one, one, x, nil, 32, []float32{1, 1.1, 1}) }},
+		{"keep has 95 elements", func() {
+			SqDevRowsBF16(make([]float32, 3), make([]float32, 3), make([]float32, 3), x, x[1:], nil, 32, one)
+		}},
+		{"sums, lows, highs", func() {
+			SqDevRowsBF16(make([]float32, 2), make([]float32, 3), make([]float32, 3), x, nil, nil, 32, one)
+		}},
+		{"dst has 64 elements", func() { SubDivRowsBF16(x[:64], x, nil, nil, 32, one, one, one, one) }},
+		{"out has 64 elements", func() { SqDevRowsBF16(one, one, one, x, x, x[:64], 32, one) }},
+		{"next has 64 elements", func() { SubDivRowsBF16(x, x, x, x[:64], 32, one, one, one, one) }},
+		{"t, lows, highs", func() { SubDivRowsBF16(x, x, nil, nil, 32, one, one[:2], one, one) }},
+		{"is not a bfloat16 value", func() { SqDevRowsBF16(one, one, one, x, nil, nil, 32, []float32{1, 1.1, 1}) }},
 	} {
 		func() {
 			defer func() {
@@ -173,8 +179,8 @@ func TestRowsBF16DoNotAllocate(t *testing.T) {
 	forEachLevel(t, func(level string) {
 		if a := testing.AllocsPerRun(20, func() {
 			SumRowsBF16(sums, x, n)
-			SqDevRowsBF16(sums, lows, highs, x, keep, n, s)
-			SubDivRowsBF16(dst, x, keep, n, s, div, lows, highs)
+			SqDevRowsBF16(sums, lows, highs, x, keep, nil, n, s)
+			SubDivRowsBF16(dst, x, keep, nil, n, s, div, lows, highs)
 			SumBF16(x[:n])
 			SumSqDevBoundKeepBF16(x[:n], keep, 0.5)
 			SubMulKeptBF16(dst[:n], x[:n], keep, 0.5, 0.5)

@@ -168,9 +168,9 @@ type bf16PairKernels struct {
 	// sumSqDev and sumSqDevKeep take a batch of rows of n elements, one
 	// scalar and one sum per row (sumSqDevRow takes one).
 	sumSqDev     func(x []uint16, n int, s []float32, sums []float64)
-	sumSqDevKeep func(x, keep []uint16, n int, s []float32, sums []float64)
+	sumSqDevKeep func(x, keep, out []uint16, n int, s []float32, sums []float64) // out fetched for writing
 	subMul       func(dst, x []uint16, s, r float32)
-	mulKept      func(dst, keep []uint16, n int, r []float32) // rows of n elements, a scale each
+	mulKept      func(dst, keep, next []uint16, n int, r []float32) // rows of n elements, a scale each; next fetched
 	// sum is the level's reduce.sumBF16 (the AVX-512 one), bit for bit,
 	// widening 32 elements from one load (SumBF16), of each row of n
 	// elements (sumRow of one).
@@ -188,7 +188,7 @@ func (p *bf16PairKernels) sumRow(x []uint16) float64 {
 func (p *bf16PairKernels) sumSqDevRow(x, keep []uint16, s float32) float64 {
 	sv, sums := [1]float32{s}, [1]float64{}
 	if keep != nil {
-		p.sumSqDevKeep(x, keep[:len(x)], len(x), noEscape(sv[:]), noEscape(sums[:]))
+		p.sumSqDevKeep(x, keep[:len(x)], x, len(x), noEscape(sv[:]), noEscape(sums[:]))
 	} else {
 		p.sumSqDev(x, len(x), noEscape(sv[:]), noEscape(sums[:]))
 	}
@@ -198,7 +198,7 @@ func (p *bf16PairKernels) sumSqDevRow(x, keep []uint16, s float32) float64 {
 // mulKeptRow is mulKept of one row.
 func (p *bf16PairKernels) mulKeptRow(dst, keep []uint16, r float32) {
 	rv := [1]float32{r}
-	p.mulKept(dst, keep[:len(dst)], len(dst), noEscape(rv[:]))
+	p.mulKept(dst, keep[:len(dst)], dst, len(dst), noEscape(rv[:]))
 }
 
 // pairsWidth is the elements the pair kernels take at a time.

@@ -5837,10 +5837,12 @@ func sumSqDevPairsBF16AVX512BF16(x []uint16, n int, s []float32, sums []float64)
 
 // sumSqDevKeepPairsBF16AVX512BF16 is sumSqDevPairsBF16AVX512BF16 that also stores each block of 32 d in keep
 // (as long as x) in pair order: the even elements' in words 0–15, the odd ones' in 16–31
-// (mulKeptPairsBF16AVX512BF16 reads them). Where a row's sum is NaN, some of them are wrong.
+// (mulKeptPairsBF16AVX512BF16 reads them), and fetches out (as long as x: where the rows'
+// results go next) into the cache for writing. Where a row's sum is NaN, some of the kept
+// deviations are wrong.
 //
 //go:noescape
-func sumSqDevKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, n int, s []float32, sums []float64)
+func sumSqDevKeepPairsBF16AVX512BF16(x []uint16, keep []uint16, out []uint16, n int, s []float32, sums []float64)
 
 // subMulPairsBF16AVX512BF16 sets dst[i] = bf16(bf16(x[i] - s)·r) (bf16 rounding to nearest even, s a
 // bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product
@@ -5852,10 +5854,10 @@ func subMulPairsBF16AVX512BF16(dst []uint16, x []uint16, s float32, r float32)
 // mulKeptPairsBF16AVX512BF16 sets, for each of the len(r) rows j of n elements (n a multiple of 32),
 // dst[i] = bf16(d·r[j]) (bf16 rounding to nearest even) for the deviations d
 // sumSqDevKeepPairsBF16AVX512BF16 left in keep (as long as dst), no non-zero product below
-// 2^-126.
+// 2^-126, and fetches next (as long as dst: what the next pass reads) into the cache.
 //
 //go:noescape
-func mulKeptPairsBF16AVX512BF16(dst []uint16, keep []uint16, n int, r []float32)
+func mulKeptPairsBF16AVX512BF16(dst []uint16, keep []uint16, next []uint16, n int, r []float32)
 
 // sumPairsBF16AVX512BF16 sets sums[j] to what sumBF16AVX512 returns for row j of the len(sums) rows of n
 // elements of x, n a multiple of 16.

@@ -193,16 +193,19 @@ func emitSumSqDevPairs(f *amd64File, keep bool) string {
 		"infinite or NaN, and the kernel computes d wrongly beside such an element). Four float32",
 		"partial sums fold into float64 every 2,048 elements."}
 	if keep {
-		name, sig = "sumSqDevKeepPairsBF16AVX512BF16", "func(x []uint16, keep []uint16, n int, s []float32, sums []float64)"
+		name, sig = "sumSqDevKeepPairsBF16AVX512BF16", "func(x []uint16, keep []uint16, out []uint16, n int, s []float32, sums []float64)"
 		doc = []string{name + " is sumSqDevPairsBF16AVX512BF16 that also stores each block of 32 d in keep",
 			"(as long as x) in pair order: the even elements' in words 0–15, the odd ones' in 16–31",
-			"(mulKeptPairsBF16AVX512BF16 reads them). Where a row's sum is NaN, some of them are wrong."}
+			"(mulKeptPairsBF16AVX512BF16 reads them), and fetches out (as long as x: where the rows'",
+			"results go next) into the cache for writing. Where a row's sum is NaN, some of the kept",
+			"deviations are wrong."}
 	}
 	pairsFunction(f, name, sig, doc...)
 	x, n, cnt, kp := reg.RSI, reg.RCX, reg.RAX, reg.RDI
+	out := reg.RBX
 	params, ptrs := []string{"x"}, []reg.Register{x}
 	if keep {
-		params, ptrs = append(params, "keep"), append(ptrs, kp)
+		params, ptrs = append(params, "keep", "out"), append(ptrs, kp, out)
 	}
 	rl := pairsRowLoop(f, params, ptrs, "s", "sums")
 	negS, zero, evenOne, oddOne, ones := zmm[31], zmm[30], zmm[29], zmm[28], zmm[27]
@@ -233,7 +236,12 @@ func emitSumSqDevPairs(f *amd64File, keep bool) string {
 		w, e, o, r := zmm[8+4*u], zmm[9+4*u], zmm[10+4*u], zmm[11+4*u]
 		a := acc[u%len(acc)]
 		return []func(){
-			func() { f.VMOVDQU32(mem(x, 64*u), w) },
+			func() {
+				f.VMOVDQU32(mem(x, 64*u), w)
+				if keep {
+					emitRaw(f, prefetchwRBX(64*u))
+				}
+			},
 			func() {
 				f.VMOVAPS(negS, e)
 				f.VMOVAPS(negS, o)
@@ -289,6 +297,7 @@ func emitSumSqDevPairs(f *amd64File, keep bool) string {
 	f.ADDQ(operand.U32(64*unroll), x)
 	if keep {
 		f.ADDQ(operand.U32(64*unroll), kp)
+		f.ADDQ(operand.U32(64*unroll), out)
 	}
 	f.SUBQ(operand.U32(32*unroll), n)
 	f.DECQ(cnt)
@@ -398,18 +407,18 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 		"bfloat16 value), len(dst) a multiple of 32, no non-zero |bf16(x[i] - s)| or product",
 		"below 2^-126."}
 	if kept {
-		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, n int, r []float32)"
+		name, sig = "mulKeptPairsBF16AVX512BF16", "func(dst []uint16, keep []uint16, next []uint16, n int, r []float32)"
 		doc = []string{name + " sets, for each of the len(r) rows j of n elements (n a multiple of 32),",
 			"dst[i] = bf16(d·r[j]) (bf16 rounding to nearest even) for the deviations d",
 			"sumSqDevKeepPairsBF16AVX512BF16 left in keep (as long as dst), no non-zero product below",
-			"2^-126."}
+			"2^-126, and fetches next (as long as dst: what the next pass reads) into the cache."}
 	}
 	pairsFunction(f, name, sig, doc...)
 	dst, src, n := reg.RDI, reg.RSI, reg.RCX
 	s, rr, zero, order := zmm[31], zmm[30], zmm[29], zmm[28]
 	var rl *pairsRows
 	if kept {
-		rl = pairsRowLoop(f, []string{"dst", "keep"}, []reg.Register{dst, src}, "r", "")
+		rl = pairsRowLoop(f, []string{"dst", "keep", "next"}, []reg.Register{dst, src, reg.RBX}, "r", "")
 	} else {
 		f.Load(f.Param("dst").Base(), dst)
 		f.Load(f.Param("x").Base(), src)
@@ -428,6 +437,9 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 	body := func(u int) {
 		w, e, o, r := zmm[4*u], zmm[4*u+1], zmm[4*u+2], zmm[4*u+3]
 		f.VMOVDQU32(mem(src, 64*u), w)
+		if kept {
+			f.PREFETCHT0(mem(reg.RBX, 64*u))
+		}
 		pairsWiden(f, w, zero, e, o)
 		if !kept {
 			f.VSUBPS(s, e, e)
@@ -445,11 +457,19 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 		f.VZEROUPPER()
 		f.RET()
 	}
+	ptrs := []reg.Register{src, dst}
 	if kept {
 		end = rl.next
+		ptrs = append(ptrs, reg.RBX)
 	}
-	emitPairsLoop(f, n, body, end, src, dst)
+	emitPairsLoop(f, n, body, end, ptrs...)
 	return name
+}
+
+// prefetchwRBX is PREFETCHW [rbx+disp]: a line fetched for writing.
+func prefetchwRBX(disp int) rawInst {
+	return rawInst{fmt.Sprintf("prefetchw [rbx+%d]", disp),
+		[]byte{0x0f, 0x0d, 0x8b, byte(disp), byte(disp >> 8), byte(disp >> 16), byte(disp >> 24)}}
 }
 
 // emitPairsLoop ends a scaled pass: body(u) for four blocks of 32

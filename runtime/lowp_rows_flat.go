@@ -161,7 +161,7 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 		batch = 1
 	}
 	var sc, dlo, dhi [2 * maxLoopOps][flatBatch]float32
-	var tiles [2 * maxLoopOps][]uint16
+	var tiles, nexts [2 * maxLoopOps][]uint16 // a load's rows for the batch, and for the next one
 	var ti tileIndex
 	for _, i := range s.consts {
 		vs[i] = lval{}
@@ -187,7 +187,11 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 			st := &s.flat[k]
 			switch st.kind {
 			case flatLoad:
-				tiles[st.i] = inputs[k][st.off+start : st.off+start+g*n]
+				in := inputs[k][st.off+start:]
+				tiles[st.i], nexts[st.i] = in[:g*n], nil
+				if len(in) >= 2*g*n {
+					nexts[st.i] = in[g*n : 2*g*n]
+				}
 			case flatSum:
 				x := tiles[st.a]
 				r, b := &sc[st.i], &sc[st.b]
@@ -208,7 +212,7 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 				if st.keep {
 					kp = keep[:g*n]
 				}
-				kiln.SqDevRowsBF16(r[:g], rlo[:g], rhi[:g], x, kp, n, b[:g])
+				kiln.SqDevRowsBF16(r[:g], rlo[:g], rhi[:g], x, kp, y[start:start+g*n], n, b[:g])
 				for j := range g {
 					r[j] = c[j] + r[j]
 				}
@@ -273,7 +277,7 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 					if kept {
 						kp = keep[:g*n]
 					}
-					kiln.SubDivRowsBF16(y[start:start+g*n], x, kp, n, b[:g], c[:g], los[:g], his[:g])
+					kiln.SubDivRowsBF16(y[start:start+g*n], x, kp, nexts[st.a], n, b[:g], c[:g], los[:g], his[:g])
 					break
 				}
 				for j := range g {
