@@ -16,6 +16,7 @@ import (
 	"github.com/kilnml/kiln/ir"
 	"github.com/kilnml/kiln/ir/ops"
 	"github.com/kilnml/kiln/ssa"
+	"math"
 )
 
 // flatKind is how the flat row loop computes a step.
@@ -241,6 +242,16 @@ func (s *lowpLoopStep) runFlat(fr *frame, lo, hi int, vs []lval, scratch, out []
 				case ssa.OpConvert:
 					for j := range g {
 						r[j] = a[j]
+					}
+				case ssa.Op(ir.OpSqrt):
+					// ops.FloatUnary(OpSqrt), math.Sqrt, without the
+					// indirect call.
+					for j := range g {
+						r[j] = float32(math.Sqrt(float64(a[j])))
+					}
+				case ssa.OpRsqrt:
+					for j := range g {
+						r[j] = float32(1 / math.Sqrt(float64(a[j])))
 					}
 				default:
 					for j := range g {
