@@ -165,6 +165,8 @@ func sliceOnlyPrefix(f *ssa.Func, v *ssa.Value, d int) int {
 	return k
 }
 
+func (s *radixSortStep) kernelKind() string { return "sort" }
+
 func (s *radixSortStep) name() string {
 	if s.topK > 0 {
 		return "sort-topk"
@@ -453,7 +455,8 @@ func (c *compiler) fastTopKStep(k *sched.Kernel, p *program) step {
 	return s
 }
 
-func (s *fastTopKStep) name() string { return "topk-select" }
+func (s *fastTopKStep) name() string       { return "topk-select" }
+func (s *fastTopKStep) kernelKind() string { return "top-k" }
 
 func (s *fastTopKStep) exec(fr *frame) error {
 	if s.k == 0 || s.rows == 0 {

@@ -284,6 +284,15 @@ func sortImpl(n int, impl string) func(*testing.T, *Executable) {
 				if k.Impl != want {
 					t.Errorf("the sort runs %s, expected %s", k.Impl, want)
 				}
+				// Its kind in Stats: the dedicated sort's own, the
+				// generic sort's sched's.
+				wantKind := "sort"
+				if impl == "" {
+					wantKind = "generic"
+				}
+				if k.Kind != wantKind {
+					t.Errorf("the sort's kernel is of kind %s, expected %s", k.Kind, wantKind)
+				}
 				return
 			}
 		}
@@ -394,7 +403,14 @@ ENTRY e {
 				for _, largest := range []bool{true, false} {
 					hlo := fmt.Sprintf("HloModule t\n\nENTRY e {\n  x = %[1]s[%[2]d,%[3]d] parameter(0)\n  ROOT t = (%[1]s[%[2]d,%[4]d], s32[%[2]d,%[4]d]) topk(x), k=%[4]d, largest=%[5]v\n}\n", ty, rows, n, k, largest)
 					t.Run(fmt.Sprintf("%s/topk/%d/%d/%v", ty, n, k, largest), func(t *testing.T) {
-						checkGeneric(t, genericCase{hlo: hlo, args: []*ir.Literal{keys}, ulps: -1, check: usesImpl("topk-select")})
+						checkGeneric(t, genericCase{hlo: hlo, args: []*ir.Literal{keys}, ulps: -1, check: func(t *testing.T, e *Executable) {
+							usesImpl("topk-select")(t, e)
+							for _, k := range e.Stats().Kernels {
+								if k.Impl == "topk-select" && k.Kind != "top-k" {
+									t.Errorf("the top-k's kernel is of kind %s, expected top-k", k.Kind)
+								}
+							}
+						}})
 					})
 				}
 			}

@@ -34,7 +34,7 @@ type Stats struct {
 
 // KernelStat is one kernel of the plan.
 type KernelStat struct {
-	Kind string   // sched's kernel kind: loop, reduce, dot, …
+	Kind string   // the kernel's kind: sched's (loop, reduce, dot, …), or for a value sched leaves to the runtime (its generic kind) the kind of dedicated kernel the runtime runs it with (sort, top-k)
 	Impl string   // the implementation the runtime chose ("gemm", "loop", "reference", …)
 	Ops  []string // the ops it computes, in order (HLO names; kiln.* for Kiln's ops)
 	Out  string   // its output buffer
@@ -62,6 +62,11 @@ func (s Stats) String() string {
 	return b.String()
 }
 
+// kindedStep is implemented by the steps that run a value sched leaves to
+// the runtime (a generic kernel) with a dedicated kernel of their own: its
+// kind, for Stats.
+type kindedStep interface{ kernelKind() string }
+
 func collectStats(plan *sched.Plan, p *program, c *compiler) Stats {
 	s := Stats{IntermediateBytes: plan.IntermediateBytes, LowerBoundBytes: plan.LowerBoundBytes,
 		FrameBytes: p.frameBytes(), PackedBytes: c.packedBytes}
@@ -71,8 +76,13 @@ func collectStats(plan *sched.Plan, p *program, c *compiler) Stats {
 	for _, q := range p.all {
 		s.ArenaBytes += q.arena
 	}
-	for _, k := range plan.Kernels {
+	for i, k := range plan.Kernels {
 		ks := KernelStat{Kind: k.Kind.String(), Impl: k.Impl, Out: k.Out.String()}
+		if k.Kind == sched.Generic && i < len(p.steps) {
+			if kk, ok := p.steps[i].(kindedStep); ok {
+				ks.Kind = kk.kernelKind()
+			}
+		}
 		for _, v := range k.Values {
 			ks.Ops = append(ks.Ops, v.Op.String())
 		}
