@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -251,11 +250,7 @@ func emitConvKernel(f *amd64File, t convTile, rows int) {
 		panic(fmt.Sprintf("%s: a %d×%d conv tile does not fit %d registers", v.name, t.mr, t.nr, v.regs))
 	}
 	name := t.kernelName(rows)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(convSignature)
-	f.Doc(fmt.Sprintf("%s computes n %d×%d convolution tiles with %s over a table of taps; see convKernel.", name, rows, t.nr, v.name))
+	f.leafFunction(name, convSignature, fmt.Sprintf("%s computes n %d×%d convolution tiles with %s over a table of taps; see convKernel.", name, rows, t.nr, v.name))
 	// a points at the tile's first pixel (its virtual position), in a
 	// register across the tiles of the call.
 	a := f.Load(f.Param("a"), f.GP64())
@@ -581,11 +576,7 @@ func emitDepthwiseKernel(f *amd64File, t dwTile, rows int) {
 		panic(fmt.Sprintf("%s: a %d-pixel depthwise tile of %d vectors does not fit", v.name, t.mr, nv))
 	}
 	name := t.kernelName(rows)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(dwSignature)
-	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with %s over a table of taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name))
+	f.leafFunction(name, dwSignature, fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with %s over a table of taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name))
 	// a points at the tile's first pixel (its virtual position), in a
 	// register across the tiles of the call.
 	a := f.Load(f.Param("a"), f.GP64())
@@ -842,11 +833,7 @@ func emitDepthwiseRowKernel(f *amd64File, t dwRowTile, rows int) {
 		panic(fmt.Sprintf("%s: a %d-pixel depthwise row tile of %d taps and %d vectors does not fit", v.name, t.mr, k, nv))
 	}
 	name := t.kernelName(rows)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(dwSignature)
-	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with %s over a table of rows of %d taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name, k))
+	f.leafFunction(name, dwSignature, fmt.Sprintf("%s computes n tiles of %d output pixels × %d channels of a depthwise convolution with %s over a table of rows of %d taps; see dwKernel.", name, rows, nv*v.lanes(e), v.name, k))
 	// a points at the tile's first pixel (its virtual position), in a
 	// register across the tiles of the call.
 	a := f.Load(f.Param("a"), f.GP64())

@@ -169,10 +169,7 @@ func emitNarrowDepthwiseKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, row
 		panic(fmt.Sprintf("%s: a %d-pixel narrow depthwise tile of %d vectors does not fit", v.name, t.mr, nv))
 	}
 	name := t.kernelName(e, rows)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(dwNarrowSignature)
+	f.leafFunction(name, dwNarrowSignature)
 	what := "a table of taps"
 	if k > 0 {
 		what = fmt.Sprintf("a table of rows of %d taps", k)
@@ -462,11 +459,7 @@ func emitNarrowPairRowKernel(f *amd64File, t dwNarrowTile, e dwNarrowType, rows 
 		panic(fmt.Sprintf("%s: no pair row kernel of %d pixels", v.name, t.mr))
 	}
 	name := t.pairName(e, rows)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(dwPairSignature)
-	f.Doc(fmt.Sprintf("%s computes n tiles of %d output pixels × blocks·32 channels of a bfloat16 depthwise convolution with %s over a table of rows of %d taps, the weights in pair order; see dwPairKernel and pairWeights.", name, rows, v.name, k))
+	f.leafFunction(name, dwPairSignature, fmt.Sprintf("%s computes n tiles of %d output pixels × blocks·32 channels of a bfloat16 depthwise convolution with %s over a table of rows of %d taps, the weights in pair order; see dwPairKernel and pairWeights.", name, rows, v.name, k))
 
 	a := f.Load(f.Param("a"), f.GP64())
 	{

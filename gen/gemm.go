@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -339,10 +338,7 @@ func emitGEMMKernel(f *amd64File, t gemmTile, rows int, rowMajor bool, mode kern
 		name = t.prefetchingName()
 		sig = "func(k int, a *%[1]s, lda int, b *%[1]s, ldb int, c *%[1]s, ldc int, alpha, beta %[1]s, bias *%[1]s, mask *int32, flags uint, pf *%[1]s, pfStride int)"
 	}
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(fmt.Sprintf(sig, e.goType))
+	f.leafFunction(name, fmt.Sprintf(sig, e.goType))
 	layout := "A(i,p) = a[p*lda+i]"
 	if rowMajor {
 		layout = "A(i,p) = a[i*lda+p]"

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -19,11 +18,7 @@ import (
 func emitDot4(f *amd64File, v vecArch) string {
 	e := f32
 	name := "sdot4" + v.name
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(k int, x *float32, b *float32, ldb int, out *float32)")
-	f.Doc(fmt.Sprintf("%s adds x[p]·b[r*ldb+p] over p < k (a multiple of %d) into four vectors of partial sums, out[r*%d:], r < 4.", name, v.lanes(e), v.lanes(e)))
+	f.leafFunction(name, "func(k int, x *float32, b *float32, ldb int, out *float32)", fmt.Sprintf("%s adds x[p]·b[r*ldb+p] over p < k (a multiple of %d) into four vectors of partial sums, out[r*%d:], r < 4.", name, v.lanes(e), v.lanes(e)))
 	k := f.Load(f.Param("k"), f.GP64())
 	x := f.Load(f.Param("x"), f.GP64())
 	b := f.Load(f.Param("b"), f.GP64())
@@ -86,11 +81,7 @@ func emitDot4(f *amd64File, v vecArch) string {
 func emitAxpy4(f *amd64File, v vecArch) string {
 	e := f32
 	name := "saxpy4" + v.name
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(n int, x *float32, b *float32, ldb int, y *float32)")
-	f.Doc(fmt.Sprintf("%s adds x[r]·b[r*ldb+j] over r < 4 to y[j] for j < n (a multiple of %d).", name, v.lanes(e)))
+	f.leafFunction(name, "func(n int, x *float32, b *float32, ldb int, y *float32)", fmt.Sprintf("%s adds x[r]·b[r*ldb+j] over r < 4 to y[j] for j < n (a multiple of %d).", name, v.lanes(e)))
 	n := f.Load(f.Param("n"), f.GP64())
 	x := f.Load(f.Param("x"), f.GP64())
 	b := f.Load(f.Param("b"), f.GP64())

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/reg"
 )
 
@@ -45,11 +44,7 @@ func emitGemvCols(f *amd64File, v vecArch, nv int) string {
 	}
 	sets := gemvColsSets(nv)
 	name := gemvColsName(v, nv)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)")
-	f.Doc(fmt.Sprintf("%s adds x[p]·b[p*ldb+j] over p < k to y[j] for j < %d, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.", name, nv*v.lanes(e)))
+	f.leafFunction(name, "func(k int, x *float32, b *float32, ldb int, y *float32, mask *int32)", fmt.Sprintf("%s adds x[p]·b[p*ldb+j] over p < k to y[j] for j < %d, reading from the last vector of b only the lanes mask enables; see gemv_cols.go.", name, nv*v.lanes(e)))
 
 	acc := func(s, j int) reg.VecPhysical { return v.vec(s*nv + j) }
 	xRegs := []reg.VecPhysical{v.vec(sets * nv), v.vec(sets*nv + 1)}

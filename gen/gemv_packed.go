@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -71,11 +70,7 @@ func emitGemvPacked(f *amd64File, v vecArch, nr, rows int) string {
 		panic(fmt.Sprintf("%s: %d packed rows of %d columns do not fit the registers", v.name, rows, nr))
 	}
 	name := gemvPackedName(v.name, rows, nr)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)")
-	f.Doc(fmt.Sprintf("%s computes C(i, q*%d+j) = act(alpha·Σp A(i,p)·B(p, q*%[2]d+j) + beta·C + bias) for the %d rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×%[2]d row-major panel each, one after another from b); see gemv_packed.go.", name, nr, rows))
+	f.leafFunction(name, "func(k int, a *float32, lda int, b *float32, panels int, c *float32, ldc int, alpha, beta float32, bias *float32, flags uint)", fmt.Sprintf("%s computes C(i, q*%d+j) = act(alpha·Σp A(i,p)·B(p, q*%[2]d+j) + beta·C + bias) for the %d rows of A (A(i,p) = a[i*lda+p]) and the panels q < panels (a k×%[2]d row-major panel each, one after another from b); see gemv_packed.go.", name, nr, rows))
 
 	acc := func(s, i, j int) reg.VecPhysical { return v.vec((s*rows+i)*nv + j) }
 	bReg := func(j int) reg.VecPhysical { return v.vec(nacc + j) }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -71,10 +70,7 @@ func emitDotKernel(f *amd64File, t dotTile, rows int) string {
 	v := t.v
 	nv := t.nr / (v.bytes / 4)
 	name := t.kernelName(rows)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(dotSignature)
+	f.leafFunction(name, dotSignature)
 	what := map[dotOp]string{dotBF16: "bfloat16 pairs with VDPBF16PS", dotVNNI: "unsigned×signed byte quads with VPDPBUSD", dotVNNIVEX: "unsigned×signed byte quads with AVX-VNNI's VPDPBUSD", dotMaddWD: "int16 pairs with VPMADDWD"}[t.op]
 	f.Doc(fmt.Sprintf("%s computes a %d×%d tile of C from %s (see dotKernel).", name, rows, t.nr, what))
 	nacc := rows * nv
@@ -323,11 +319,7 @@ var amxKinds = []amxKind{
 // configuration (every tile 16 rows of 64 bytes), loaded first; the tiles
 // are released at the end, so that no tile state outlives the call.
 func emitAMXKernel(f *amd64File, k amxKind) string {
-	f.Function(k.name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(amxSignature)
-	f.Doc(fmt.Sprintf("%s computes a 32×32 block of C from %s with AMX (see amxKernel).", k.name, k.doc))
+	f.leafFunction(k.name, amxSignature, fmt.Sprintf("%s computes a 32×32 block of C from %s with AMX (see amxKernel).", k.name, k.doc))
 	rKB, rA0, rLdaA, rA16, rB0, rLdb, rB16 := reg.RCX, reg.RSI, reg.RDX, reg.RDI, reg.R8, reg.R9, reg.R10
 	rCfg, rCOut, rStride := reg.R11, reg.R12, reg.RAX
 	f.Load(f.Param("cfg"), rCfg)
@@ -441,11 +433,7 @@ func emitS8WRows(f *amd64File, v vecArch, nr, rows int, quads bool) string {
 		kind = "Quads"
 	}
 	name := fmt.Sprintf("s8w%s%s%dx%d", kind, v.name, rows, nr)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(s8wRowsSignature)
-	f.Doc(fmt.Sprintf("%s computes C(i, q*%d+j) = act(scale[q*%[2]d+j]·Σp A(i,p)·float32(W(p, q*%[2]d+j)) + bias) for the %d rows of A and the panels q < panels of int8 weights (k×%[2]d bytes each); see GemmF32S8.", name, nr, rows))
+	f.leafFunction(name, s8wRowsSignature, fmt.Sprintf("%s computes C(i, q*%d+j) = act(scale[q*%[2]d+j]·Σp A(i,p)·float32(W(p, q*%[2]d+j)) + bias) for the %d rows of A and the panels q < panels of int8 weights (k×%[2]d bytes each); see GemmF32S8.", name, nr, rows))
 	// One row has too few accumulators to hide the FMAs' latency: it
 	// keeps two sets, the even k steps' and the odd ones', added at the
 	// end (s8wTwin sums in the same order).

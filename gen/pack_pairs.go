@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -41,11 +40,7 @@ func emitPackPairs16AVX512(f *amd64File) string {
 // writing 16 32-bit results to out; a and b advance nr elements per
 // panel, dst panelStride elements.
 func emitPanelScatter(f *amd64File, name, sig, aName, bName string, elem uint8, doc []string, body func(a, b, j reg.Register, out operand.Mem)) string {
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(sig)
-	f.Doc(doc...)
+	f.leafFunction(name, sig, doc...)
 	dst, stride := reg.RDI, reg.RDX
 	a, b := reg.RSI, reg.RBX
 	nr, panels := reg.RCX, reg.R8

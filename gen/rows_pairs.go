@@ -158,15 +158,6 @@ func pairsRound(f *amd64File, r, e, o reg.VecPhysical) {
 	emitRaw(f, vcvtne2ps2bf16(regIndex(avx512, r), regIndex(avx512, o), regIndex(avx512, e)))
 }
 
-// pairsFunction starts a pair kernel: its name, signature and doc lines.
-func pairsFunction(f *amd64File, name, sig string, doc ...string) {
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(sig)
-	f.Doc(doc...)
-}
-
 // emitSumSqDevPairs writes the sum-of-squares pass: the sum of bf16(d·d)
 // for d = bf16(x[i] − s). With keep, it also stores each block's d, as
 // rounded, in keep, in pair order (pairsInterleaved), which
@@ -200,7 +191,7 @@ func emitSumSqDevPairs(f *amd64File, keep bool) string {
 			"results go next) into the cache for writing. Where a row's sum is NaN, some of the kept",
 			"deviations are wrong."}
 	}
-	pairsFunction(f, name, sig, doc...)
+	f.leafFunction(name, sig, doc...)
 	x, n, cnt, kp := reg.RSI, reg.RCX, reg.RAX, reg.RDI
 	out := reg.RBX
 	params, ptrs := []string{"x"}, []reg.Register{x}
@@ -413,7 +404,7 @@ func emitScaledPairs(f *amd64File, kept bool) string {
 			"sumSqDevKeepPairsBF16AVX512BF16 left in keep (as long as dst), no non-zero product below",
 			"2^-126, and fetches next (as long as dst: what the next pass reads) into the cache."}
 	}
-	pairsFunction(f, name, sig, doc...)
+	f.leafFunction(name, sig, doc...)
 	dst, src, n := reg.RDI, reg.RSI, reg.RCX
 	s, rr, zero, order := zmm[31], zmm[30], zmm[29], zmm[28]
 	var rl *pairsRows
@@ -512,7 +503,7 @@ func emitPairsLoop(f *amd64File, n reg.Register, body func(u int), end func(), p
 // 2,048 elements, then 16 elements at a time.
 func emitSumPairsBF16(f *amd64File) string {
 	name := "sumPairsBF16AVX512BF16"
-	pairsFunction(f, name, "func(x []uint16, n int, sums []float64)",
+	f.leafFunction(name, "func(x []uint16, n int, sums []float64)",
 		name+" sets sums[j] to what sumBF16AVX512 returns for row j of the len(sums) rows of n",
 		"elements of x, n a multiple of 16.")
 	x, n, cnt := reg.RSI, reg.RCX, reg.RAX

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -36,11 +35,7 @@ const (
 func emitS8WPlanes(f *amd64File, planes int) string {
 	const nv = s8wQuadsNR / 16
 	name := fmt.Sprintf("s8wPlanesAVX512P%dx%d", planes, s8wQuadsNR)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(s8wPlanesSignature)
-	f.Doc(fmt.Sprintf("%s computes C(q*%d+j) = act(scale·(X·W) + bias) for a row held as %d byte planes of the fixed-point X (groups×%[3]d dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.", name, s8wQuadsNR, planes))
+	f.leafFunction(name, s8wPlanesSignature, fmt.Sprintf("%s computes C(q*%d+j) = act(scale·(X·W) + bias) for a row held as %d byte planes of the fixed-point X (groups×%[3]d dwords from x) and the panels q < panels of int8 weight quads; see s8wPlanesTwin.", name, s8wQuadsNR, planes))
 	acc := func(p, j int) reg.VecPhysical { return zmm[p*nv+j] }
 	wv := func(j int) reg.VecPhysical { return zmm[24+j] }
 	bc := func(p int) reg.VecPhysical { return zmm[28+p%2] }
@@ -175,11 +170,7 @@ func emitS8WWidenQuads(f *amd64File, v vecArch) string {
 	lanes := v.lanes(f32)
 	nv := nr / lanes
 	name := fmt.Sprintf("s8wWidenQuads%sx%d", v.name, nr)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(dst *float32, w *int8, groups int)")
-	f.Doc(fmt.Sprintf("%s widens groups of int8 weight quads, %d columns each, into 4·groups float32 rows of the columns; see s8wWidenQuadsTwin.", name, nr))
+	f.leafFunction(name, "func(dst *float32, w *int8, groups int)", fmt.Sprintf("%s widens groups of int8 weight quads, %d columns each, into 4·groups float32 rows of the columns; see s8wWidenQuadsTwin.", name, nr))
 	dst := f.Load(f.Param("dst"), f.GP64())
 	w := f.Load(f.Param("w"), f.GP64())
 	g := f.Load(f.Param("groups"), f.GP64())
@@ -218,11 +209,7 @@ func emitS8WWidenQuads(f *amd64File, v vecArch) string {
 // is zero. An infinity or a NaN makes maxLead 278.
 func emitS8WScan(f *amd64File) string {
 	name := "s8wScanAVX512"
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(x *float32, n int) (maxLead int32, minLow int32)")
-	f.Doc(name + " finds, over the n elements of x, the greatest weight of a leading bit and the least of a lowest set bit; see s8wScanTwin.")
+	f.leafFunction(name, "func(x *float32, n int) (maxLead int32, minLow int32)", name+" finds, over the n elements of x, the greatest weight of a leading bit and the least of a lowest set bit; see s8wScanTwin.")
 	x := f.Load(f.Param("x"), f.GP64())
 	n := f.Load(f.Param("n"), f.GP64())
 	abs, mant, impl, one, zero := zmm[20], zmm[21], zmm[22], zmm[23], zmm[24]
@@ -318,11 +305,7 @@ func emitS8WScan(f *amd64File) string {
 // 8·planes bytes (the next store overwriting what lies past the planes).
 func emitS8WSplit(f *amd64File) string {
 	name := "s8wSplitAVX512"
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func(dst *uint32, x *float32, n int, sc float64, off uint64, tab *uint8, planes int)")
-	f.Doc(name + " writes the n elements of x as byte planes of x·sc + off; see s8wSplitTwin.")
+	f.leafFunction(name, "func(dst *uint32, x *float32, n int, sc float64, off uint64, tab *uint8, planes int)", name+" writes the n elements of x as byte planes of x·sc + off; see s8wSplitTwin.")
 	dst := f.Load(f.Param("dst"), f.GP64())
 	x := f.Load(f.Param("x"), f.GP64())
 	n := f.Load(f.Param("n"), f.GP64())

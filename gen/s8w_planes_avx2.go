@@ -45,11 +45,7 @@ func generateS8WConsts(f *amd64File) {
 func emitS8WPlanesAVX2(f *amd64File, planes int) string {
 	const nv = s8wQuadsNRAVX2 / 8
 	name := fmt.Sprintf("s8wPlanesAVX2P%dx%d", planes, s8wQuadsNRAVX2)
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(s8wPlanesSignature)
-	f.Doc(fmt.Sprintf("%s computes C(q*%d+j) = act(scale·(X·W) + bias) for a row held as %d byte planes of the fixed-point X (groups×%[3]d dwords from x) and the panels q < panels of int8 weight quads, with AVX-VNNI; see s8wPlanesTwin.", name, s8wQuadsNRAVX2, planes))
+	f.leafFunction(name, s8wPlanesSignature, fmt.Sprintf("%s computes C(q*%d+j) = act(scale·(X·W) + bias) for a row held as %d byte planes of the fixed-point X (groups×%[3]d dwords from x) and the panels q < panels of int8 weight quads, with AVX-VNNI; see s8wPlanesTwin.", name, s8wQuadsNRAVX2, planes))
 	acc := func(p, j int) reg.VecPhysical { return ymm[p*nv+j] }
 	wv := func(j int) reg.VecPhysical { return ymm[12+j] }
 	bc := func(p int) reg.VecPhysical { return ymm[14+p%2] }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -125,10 +124,7 @@ func (s *sortNet) inVector() {
 
 func emitSortU32AVX512(f *amd64File) string {
 	name := "sortU32AVX512"
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(sortSig)
+	f.leafFunction(name, sortSig)
 	f.Doc(name+" sorts the n 32-bit keys of row in the order of a key transform, in keys (m of them,",
 		"m a power of two of at least 256, m ≥ n). tab holds the lane indices 15…0 and i^7 (0…31),",
 		"the transform k = b ^ (tab[80] & sar(b, 31)) ^ tab[81] and its inverse",

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kilnml/kiln/asm"
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -23,11 +22,7 @@ const transposeSig = "func(dst *float32, ldd int, src *float32, lds int, n int)"
 // emitTransposeAVX2 writes the 8-column strip kernel.
 func emitTransposeAVX2(f *amd64File) string {
 	name := "transposeStrip8AVX2"
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr(transposeSig)
-	f.Doc(name + " transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).")
+	f.leafFunction(name, transposeSig, name+" transposes an n×8 strip of src into 8 rows of n in dst (n a multiple of 8).")
 	dst, ldd := reg.RDI, reg.RDX
 	src, lds := reg.RSI, reg.RBX
 	n := reg.RCX

@@ -83,11 +83,7 @@ func emitX86VKernel(f *amd64File, pool *constPool, k *vkernel, t *target) (strin
 	}
 	name := k.name + t.name
 	g := &x86Gen{f: f, t: t, v: vecArchOf(t), k: k, a: a, pool: pool, ptr: map[int]reg.GPPhysical{}}
-	f.Function(name)
-	f.Attributes(attr.NOSPLIT)
-	f.Pragma("noescape")
-	f.SignatureExpr("func" + k.signature())
-	f.Doc(fmt.Sprintf("%s %s, with %s (whole vectors of %d lanes; see the Go twin %sGo).", name, k.doc, t.name, t.lanes(k.lane), k.name))
+	f.leafFunction(name, "func"+k.signature(), fmt.Sprintf("%s %s, with %s (whole vectors of %d lanes; see the Go twin %sGo).", name, k.doc, t.name, t.lanes(k.lane), k.name))
 
 	lanes := t.lanes(k.lane)
 	count := reg.RCX

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/operand"
@@ -89,6 +90,19 @@ func (v vecArch) lanes(e elemType) int { return v.bytes / e.size }
 // amd64File collects the functions of one family for one output file.
 type amd64File struct {
 	*build.Context
+}
+
+// leafFunction starts an assembly kernel: a NOSPLIT function whose
+// pointer arguments do not escape (it keeps none), with its signature and,
+// where given, its doc lines.
+func (f *amd64File) leafFunction(name, sig string, doc ...string) {
+	f.Function(name)
+	f.Attributes(attr.NOSPLIT)
+	f.Pragma("noescape")
+	f.SignatureExpr(sig)
+	if len(doc) > 0 {
+		f.Doc(doc...)
+	}
 }
 
 func newAMD64File() *amd64File {
